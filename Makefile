@@ -1,0 +1,29 @@
+# Every target bootstraps its own .venv (python3 -m venv + pip install -e '.[test]').
+VENV   := .venv
+PY     := $(VENV)/bin/python
+RACE   := $(VENV)/bin/race
+STAMP  := $(VENV)/.installed
+
+.PHONY: race test bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'
+	touch $(STAMP)
+
+## race: the main job
+race: $(STAMP)
+	$(RACE) solve --stats tests/data/hard9.txt
+	$(RACE) count tests/data/empty4.sudoku
+
+## test: the whole test suite
+test: $(STAMP)
+	$(PY) -m pytest
+
+## bench: performance benchmarks (ratios against baselines measured in the same run)
+bench: $(STAMP)
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,bench]'
+	@set -e; for f in tests/bench/bench_*.py; do echo "== $$f"; $(PY) $$f; done
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

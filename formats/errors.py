@@ -1,0 +1,32 @@
+"""The one exception type for errors a user can cause.
+
+Malformed files, impossible sizes, unknown solvers, missing binaries: every such
+problem raises :class:`RaceError` with a message that says *what* is wrong and
+*where* (file, line, column when known). The CLI prints ``str(error)`` on one
+line and exits with status 2; it never shows a traceback for user error.
+"""
+
+from __future__ import annotations
+
+
+class RaceError(Exception):
+    """A user-facing error: one line, naming the place and what was expected."""
+
+    def __init__(self, message: str, *, source: str | None = None,
+                 line: int | None = None, column: int | None = None) -> None:
+        self.message = message
+        self.source = source
+        self.line = line
+        self.column = column
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        where = []
+        if self.source is not None:
+            where.append(str(self.source))
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        if self.column is not None:
+            where.append(f"column {self.column}")
+        text = " ".join(self.message.split())  # always one line
+        return f"{', '.join(where)}: {text}" if where else text

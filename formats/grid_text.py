@@ -1,0 +1,174 @@
+"""Sudoku grid files (Task 1): the native ``.sudoku`` format and the one-line format.
+
+Native format (one puzzle per file)::
+
+    # kind=unique
+    # n=2
+    1 . 3 .
+    . . . 2
+    ...
+
+Each non-blank line not starting with ``#`` is a row of n² whitespace-separated
+tokens; ``.`` or ``0`` is empty; values are decimal 1..n². n is inferred from
+the number of rows. ``# key=value`` comment lines carry metadata.
+
+One-line format (public 9x9 datasets): each puzzle is one line of n⁴
+characters, ``.`` or ``0`` empty, ``1``-``9`` then ``A``-``Z`` for 10..35
+(so n <= 5). A file may hold one puzzle per line.
+
+:func:`read` takes a path or ``-`` (stdin) and detects the format: a file whose
+content lines are all single tokens longer than one character is one-line,
+anything else is native. Malformed input raises :class:`RaceError` naming the
+file, line (and column) and what was expected.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from formats.errors import RaceError
+from formats.grid import Grid
+
+NATIVE, ONE_LINE = "native", "one-line"
+ONE_LINE_DIGITS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"   # value v -> ONE_LINE_DIGITS[v-1]
+MAX_ONE_LINE_N = 5
+
+
+@dataclass
+class PuzzleFile:
+    """What a grid file holds: its format, its grids and its ``# key=value`` metadata."""
+    format: str
+    grids: list[Grid]
+    metadata: dict[str, str] = field(default_factory=dict)
+
+
+def read_text(source: str | Path) -> tuple[str, str]:
+    """The text of a path or of stdin (``-``), and a name for error messages."""
+    if str(source) == "-":
+        return sys.stdin.read(), "<stdin>"
+    path = Path(source)
+    try:
+        return path.read_text(encoding="utf-8"), str(path)
+    except FileNotFoundError:
+        raise RaceError("no such file", source=str(path)) from None
+    except IsADirectoryError:
+        raise RaceError("is a directory, expected a puzzle file", source=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise RaceError(f"not a text file ({exc.reason})", source=str(path)) from None
+    except OSError as exc:
+        raise RaceError(f"cannot read: {exc.strerror}", source=str(path)) from None
+
+
+def read(source: str | Path) -> PuzzleFile:
+    """Read a grid file (either format) from a path or ``-`` for stdin."""
+    text, name = read_text(source)
+    return parse(text, name)
+
+
+def parse(text: str, name: str = "<text>") -> PuzzleFile:
+    """Parse grid text in either format; ``name`` is used in error messages."""
+    lines = [(no, line.strip()) for no, line in enumerate(text.splitlines(), 1)]
+    content = [(no, line) for no, line in lines if line and not line.startswith("#")]
+    if not content:
+        raise RaceError("no grid found (only blank or # lines)", source=name)
+    if all(len(line.split()) == 1 and len(line) > 1 for _, line in content):
+        return PuzzleFile(ONE_LINE, [_parse_one_line(line, name, no) for no, line in content])
+    metadata = {}
+    for _, line in lines:
+        if line.startswith("#") and "=" in line:
+            key, _, value = line[1:].partition("=")
+            if key.strip() and " " not in key.strip():
+                metadata[key.strip()] = value.strip()
+    return PuzzleFile(NATIVE, [_parse_native(content, name)], metadata)
+
+
+def _side_to_n(side: int) -> int | None:
+    n = math.isqrt(side)
+    return n if n * n == side and n >= 1 else None
+
+
+def _parse_native(content: list[tuple[int, str]], name: str) -> Grid:
+    rows = len(content)
+    n = _side_to_n(rows)
+    if n is None:
+        lo, hi = math.isqrt(rows) ** 2, (math.isqrt(rows) + 1) ** 2
+        raise RaceError(f"{rows} grid rows, but a grid has n² rows for some n "
+                        f"(nearest: {lo} or {hi})", source=name, line=content[-1][0])
+    side = rows
+    cells = np.zeros((side, side), dtype=np.int64)
+    for r, (no, line) in enumerate(content):
+        tokens = line.split()
+        if len(tokens) != side:
+            raise RaceError(f"{len(tokens)} cells in this row, expected {side} "
+                            f"({side} rows make a {side}x{side} grid)", source=name, line=no)
+        col = 0
+        for c, tok in enumerate(tokens):
+            col = line.index(tok, col)
+            if tok == ".":
+                continue
+            if not tok.isdecimal():
+                raise RaceError(f"bad cell {tok!r}, expected '.', '0' or a value 1..{side}",
+                                source=name, line=no, column=col + 1)
+            value = int(tok)
+            if value > side:
+                raise RaceError(f"value {value} out of range, expected 1..{side} for a "
+                                f"{side}x{side} grid (n={n})", source=name, line=no, column=col + 1)
+            cells[r, c] = value
+            col += len(tok)
+    return Grid(n, cells)
+
+
+def _parse_one_line(line: str, name: str, no: int) -> Grid:
+    length = len(line)
+    n = _side_to_n(math.isqrt(length)) if math.isqrt(length) ** 2 == length else None
+    if n is None or n > MAX_ONE_LINE_N:
+        raise RaceError(f"{length} characters, expected n⁴ characters for n = 1..{MAX_ONE_LINE_N} "
+                        "(1, 16, 81, 256 or 625)", source=name, line=no)
+    side = n * n
+    cells = np.zeros(side * side, dtype=np.int64)
+    for pos, ch in enumerate(line):
+        if ch in ".0":
+            continue
+        value = ONE_LINE_DIGITS.find(ch.upper()) + 1
+        if value == 0:
+            raise RaceError(f"bad character {ch!r}, expected '.', '0', 1-9 or A-Z",
+                            source=name, line=no, column=pos + 1)
+        if value > side:
+            raise RaceError(f"value {ch!r} (= {value}) out of range, expected 1..{side} for n={n}",
+                            source=name, line=no, column=pos + 1)
+        cells[pos] = value
+    return Grid(n, cells.reshape(side, side))
+
+
+def format_native(grid: Grid, metadata: dict[str, object] | None = None) -> str:
+    """The grid in the native format, with ``# key=value`` lines first."""
+    width = len(str(grid.side))
+    out = [f"# {k}={v}" for k, v in (metadata or {}).items()]
+    for row in grid.cells.tolist():
+        out.append(" ".join(str(v).rjust(width) if v else ".".rjust(width) for v in row))
+    return "\n".join(out) + "\n"
+
+
+def format_one_line(grid: Grid) -> str:
+    """The grid as one line of n⁴ characters (n <= 5), without a newline."""
+    if grid.n > MAX_ONE_LINE_N:
+        raise RaceError(f"the one-line format holds n <= {MAX_ONE_LINE_N}, got n={grid.n}")
+    table = np.array(["."] + list(ONE_LINE_DIGITS[:grid.side]))
+    return "".join(table[grid.cells.ravel()].tolist())
+
+
+def format_grid(grid: Grid, fmt: str, metadata: dict[str, object] | None = None) -> str:
+    """The grid in ``fmt`` (``native`` or ``one-line``), ending with a newline."""
+    if fmt == ONE_LINE:
+        return format_one_line(grid) + "\n"
+    return format_native(grid, metadata)
+
+
+def write(grid: Grid, fmt: str = NATIVE, out=None, metadata: dict[str, object] | None = None) -> None:
+    """Write the grid to ``out`` (default stdout)."""
+    (out or sys.stdout).write(format_grid(grid, fmt, metadata))
