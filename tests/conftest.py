@@ -1,0 +1,33 @@
+"""Shared test fixtures: valid full grids and puzzles made from them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from formats.grid import Grid
+
+
+def full_grid(n: int, rng: np.random.Generator) -> Grid:
+    """A random valid solved grid: the pattern grid with rows and columns
+    shuffled within bands/stacks, bands and stacks shuffled, and digits relabelled."""
+    side = n * n
+    i, j = np.indices((side, side))
+    base = (i * n + i // n + j) % side + 1
+    rows = np.concatenate([b * n + rng.permutation(n) for b in rng.permutation(n)])
+    cols = np.concatenate([b * n + rng.permutation(n) for b in rng.permutation(n)])
+    digits = np.concatenate([[0], rng.permutation(side) + 1])
+    return Grid(n, digits[base[rows][:, cols]])
+
+
+def puzzle_from(solution: Grid, blanks: float, rng: np.random.Generator) -> Grid:
+    """``solution`` with a fraction ``blanks`` of its cells emptied at random."""
+    cells = solution.cells.copy().ravel()
+    drop = rng.choice(cells.size, size=int(round(blanks * cells.size)), replace=False)
+    cells[drop] = 0
+    return Grid(solution.n, cells.reshape(solution.cells.shape))
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(12345)

@@ -1,0 +1,106 @@
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+from click.testing import CliRunner
+
+from experiments.cli import main
+from formats import grid_text
+from formats.grid import Grid
+from solvers import rules
+from tests.conftest import full_grid, puzzle_from
+
+HARD9 = Path(__file__).parent / "data" / "hard9.txt"
+PUZZLE9 = HARD9.read_text().splitlines()[2]
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(main, list(args), input=input)
+
+
+def test_solve_one_line_from_stdin():
+    r = run("solve", "-", input=PUZZLE9 + "\n")
+    assert r.exit_code == 0, r.output
+    (solution,) = grid_text.parse(r.stdout).grids
+    (puzzle,) = grid_text.parse(PUZZLE9).grids
+    assert len(r.stdout.strip()) == 81 and rules.is_solution_of(puzzle, solution)
+
+
+def test_solve_many_one_line_puzzles(tmp_path):
+    lines = HARD9.read_text().splitlines()[2:4]
+    unsat = "11" + "." * 79
+    f = tmp_path / "many.txt"
+    f.write_text("\n".join([lines[0], unsat, lines[1]]) + "\n")
+    r = run("solve", str(f))
+    assert r.exit_code == 1
+    out = r.stdout.split("\n")
+    assert len(out[0]) == 81 and out[1] == "" and len(out[2]) == 81
+    assert "puzzle 2: no solution" in r.stderr
+
+
+def test_solve_native_keeps_native_format(tmp_path, rng):
+    p = puzzle_from(full_grid(2, rng), 0.5, rng)
+    f = tmp_path / "p.sudoku"
+    f.write_text(grid_text.format_native(p))
+    r = run("solve", str(f), "--stats")
+    assert r.exit_code == 0
+    pf = grid_text.parse(r.stdout)
+    assert pf.format == grid_text.NATIVE and rules.is_solution_of(p, pf.grids[0])
+    assert "nodes=" in r.stderr and "status=solved" in r.stderr
+
+
+def test_solve_no_solution_exit_1(tmp_path):
+    f = tmp_path / "u.sudoku"
+    f.write_text("1 2 3 .\n. . . .\n. . . 4\n. . . .\n")
+    r = run("solve", str(f))
+    assert r.exit_code == 1 and r.stdout == "" and "no solution" in r.stderr
+
+
+def test_count_empty_4x4_is_288():
+    r = run("count", "-", input=". . . .\n" * 4)
+    assert r.exit_code == 0 and r.stdout == "288\n"
+    r = run("count", "-", "--limit", "10", input=". . . .\n" * 4)
+    assert r.stdout == "10 (limit reached)\n"
+    r = run("count", "-", "--limit", "0", input=". . . .\n" * 4)
+    assert r.exit_code == 2
+
+
+def test_check_states(tmp_path, rng):
+    g = full_grid(3, rng)
+    cases = {"solved": (g, 0, "solved"),
+             "consistent": (puzzle_from(g, 0.5, rng), 0, "consistent, 40 empty cells"),
+             }
+    bad = g.copy()
+    bad.cells[0, 0], bad.cells[0, 1] = bad.cells[0, 1], bad.cells[0, 1]
+    cases["inconsistent"] = (bad, 1, "inconsistent: row 1 has 2 copies")
+    for name, (grid, code, text) in cases.items():
+        f = tmp_path / f"{name}.sudoku"
+        f.write_text(str(grid))
+        r = run("check", str(f))
+        assert r.exit_code == code and text in r.stdout, (name, r.output)
+
+
+def test_unknown_solver_exit_2():
+    r = run("solve", "--solver", "nosuch", "-", input=PUZZLE9)
+    assert r.exit_code == 2 and "unknown solver 'nosuch'" in r.stderr
+
+
+def test_solvers_lists_backtracking():
+    r = run("solvers")
+    assert r.exit_code == 0 and r.stdout.startswith("backtracking")
+
+
+def test_every_command_has_help_with_example():
+    for name, command in main.commands.items():
+        r = run(name, "--help")
+        assert r.exit_code == 0, name
+        assert "Example" in r.stdout, f"`race {name} --help` has no example"
+
+
+def test_console_script_one_line_error(tmp_path):
+    f = tmp_path / "bad.sudoku"
+    f.write_text(". . .\n")
+    race = Path(sys.executable).parent / "race"
+    p = subprocess.run([str(race), "solve", str(f)], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr

@@ -1,0 +1,103 @@
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings, strategies as st
+
+from experiments.cli import main
+from formats import grid_text
+from formats.errors import RaceError
+from formats.grid import Grid
+from tests.conftest import full_grid, puzzle_from
+
+
+def random_puzzle(n, seed, blanks=0.5):
+    rng = np.random.default_rng(seed)
+    return puzzle_from(full_grid(n, rng), blanks, rng)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 5), seed=st.integers(0, 2**32 - 1),
+       blanks=st.floats(0, 1))
+def test_round_trip_both_formats(n, seed, blanks):
+    g = random_puzzle(n, seed, blanks)
+    native = grid_text.parse(grid_text.format_native(g, {"kind": "test", "n": n}))
+    assert native.format == grid_text.NATIVE and native.grids == [g]
+    assert native.metadata == {"kind": "test", "n": str(n)}
+    if n > 1:   # a 1x1 grid is the same text in both formats; it reads as native
+        one = grid_text.parse(grid_text.format_one_line(g) + "\n")
+        assert one.format == grid_text.ONE_LINE and one.grids == [g]
+
+
+def test_native_accepts_zero_dot_comments_and_blank_lines():
+    text = "# a comment\n\n1 0 . 4\n# mid\n. . . .\n\n. . . .\n. . . 3\n"
+    (g,) = grid_text.parse(text).grids
+    assert g.n == 2 and g.cells[0].tolist() == [1, 0, 0, 4] and g.cells[3, 3] == 3
+
+
+def test_one_line_many_puzzles_and_letters():
+    g = random_puzzle(4, 1, 0.3)
+    line = grid_text.format_one_line(g)
+    assert any(c in line for c in "ABCDEFG")
+    pf = grid_text.parse(line + "\n" + line.lower() + "\n")
+    assert pf.format == grid_text.ONE_LINE and pf.grids == [g, g]
+
+
+def test_native_width_for_two_digit_values():
+    g = random_puzzle(4, 2, 0.0)
+    assert grid_text.parse(str(g)).grids == [g]
+    assert "16" in str(g)
+
+
+def test_one_line_refuses_n6():
+    with pytest.raises(RaceError, match="n <= 5"):
+        grid_text.format_one_line(Grid.empty(6))
+
+
+MALFORMED = {
+    "ragged row": (". . . .\n. . .\n. . . .\n. . . .\n", "line 2", "expected 4"),
+    "non-square rows": (". . .\n. . .\n. . .\n", "line 3", "n² rows"),
+    "value out of range": ("1 2 3 4\n. . . .\n. . . .\n. . . 5\n", "line 4", "out of range"),
+    "bad token": ("1 2 3 4\n. x . .\n. . . .\n. . . .\n", "line 2, column 3", "bad cell"),
+    "negative": ("1 2 3 4\n. -1 . .\n. . . .\n. . . .\n", "line 2", "bad cell"),
+    "one-line bad length": ("1" * 80 + "\n", "line 1", "expected n⁴"),
+    "one-line bad character": ("." * 40 + "?" + "." * 40 + "\n", "line 1, column 41", "bad character"),
+    "one-line value too big": ("1234G" + "." * 11 + "\n", "column 5", "out of range"),
+    "only comments": ("# nothing here\n\n", "", "no grid"),
+}
+
+
+@pytest.mark.parametrize("case", list(MALFORMED))
+def test_malformed_input_exit_2_one_line(case, tmp_path):
+    text, where, what = MALFORMED[case]
+    path = tmp_path / "bad.sudoku"
+    path.write_text(text)
+    for command in (["solve", str(path)], ["count", str(path)], ["check", str(path)]):
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == 2, (case, command, result.output)
+        err = result.stderr.strip()
+        assert "\n" not in err and str(path) in err and where in err and what in err, err
+        assert "Traceback" not in result.output
+
+
+def test_ten_in_a_9x9_grid(tmp_path):
+    rows = [". " * 8 + "."] * 9
+    rows[4] = ". . . 10 . . . . ."
+    path = tmp_path / "ten.sudoku"
+    path.write_text("\n".join(rows) + "\n")
+    result = CliRunner().invoke(main, ["solve", str(path)])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (f"race: error: {path}, line 5, column 7: value 10 out of range, "
+                                     "expected 1..9 for a 9x9 grid (n=3)")
+
+
+def test_missing_file_and_directory(tmp_path):
+    for target, what in ((tmp_path / "nope.sudoku", "no such file"), (tmp_path, "directory")):
+        result = CliRunner().invoke(main, ["solve", str(target)])
+        assert result.exit_code == 2 and what in result.stderr and "\n" not in result.stderr.strip()
+
+
+def test_binary_file(tmp_path):
+    path = tmp_path / "bin.sudoku"
+    path.write_bytes(b"\xff\xfe\x00\x01")
+    result = CliRunner().invoke(main, ["check", str(path)])
+    assert result.exit_code == 2 and "not a text file" in result.stderr
