@@ -1,0 +1,307 @@
+"""Analysis of a race campaign: from ``runs.csv`` to per-entrant, per-n statistics.
+
+A campaign directory holds ``runs.csv`` (one row per cell: entrant x n x
+instance x repeat) and ``meta.json`` (see the records contract). This module
+loads it and summarises it, treating every run that did not end in a verified
+answer (timeout, memout, error, wrong, unknown, skipped) as **censored**: its
+time is "more than the limit", never a number to average.
+
+Repeats of one instance are first collapsed to one time per instance (their
+median, censored when the median is censored); all statistics are then over
+instances. Per entrant and n:
+
+* ``solved`` / ``total`` / ``solved_frac``: instances answered correctly within
+  the limit;
+* ``median_s``, ``q25_s``, ``q75_s``: quantiles of wall time over *all*
+  instances with censored ones as +inf, so a quantile is ``inf`` ("> limit")
+  exactly when at least that share of instances was not solved;
+* ``par2_s``: PAR-2, the mean of the solved times with every unsolved instance
+  counted as twice the limit (the SAT competition's secondary score);
+* medians of the work counters and phase times over solved instances;
+* counts of each status, ``wrong`` included (a wrong answer is loud).
+
+:func:`growth` fits how fast each entrant's median time grows with n.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from formats.errors import RaceError
+
+#: columns of runs.csv in the contract's order
+COLUMNS: list[str] = [
+    "campaign", "entrant", "solver", "params", "n", "kind", "seed", "instance", "instance_sha256",
+    "clues", "repeat", "status", "verified", "wall_s", "cpu_s", "peak_rss_mb", "timeout_s",
+    "iterations", "t_check", "t_build", "t_encode", "t_write", "t_search", "t_decode", "t_verify",
+    "nodes", "updates", "checks", "conflicts", "decisions", "propagations", "vars", "clauses",
+    "worker", "started_at", "message",
+]
+#: columns without which no analysis is possible
+REQUIRED: list[str] = ["entrant", "n", "instance", "status", "wall_s", "timeout_s"]
+#: phase-time columns, in pipeline order
+PHASES: list[str] = ["t_check", "t_build", "t_encode", "t_write", "t_search", "t_decode", "t_verify"]
+#: work-counter columns
+COUNTERS: list[str] = ["nodes", "updates", "checks", "conflicts", "decisions", "propagations",
+                       "vars", "clauses"]
+STATUSES: list[str] = ["solved", "unsat", "unknown", "timeout", "memout", "error", "wrong", "skipped"]
+#: statuses that count as a correct answer within the limit
+ANSWERED: frozenset[str] = frozenset({"solved", "unsat"})
+
+
+@dataclass
+class Campaign:
+    """A loaded campaign: its directory, the runs table and the metadata."""
+    path: Path
+    runs: pd.DataFrame
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return str(self.meta.get("campaign") or self.path.name)
+
+    @property
+    def entrants(self) -> list[str]:
+        """Entrants in the order the campaign declared them (then any others as they appear)."""
+        declared = [str(e) for e in self.meta.get("entrants") or []]
+        seen = list(dict.fromkeys(self.runs["entrant"].astype(str)))
+        return [e for e in declared if e in seen] + [e for e in seen if e not in declared]
+
+    @property
+    def n_values(self) -> list[int]:
+        return sorted(int(v) for v in self.runs["n"].unique())
+
+    @property
+    def timeout_s(self) -> float:
+        """The campaign's time limit: meta.json's, else the largest in the runs."""
+        value = self.meta.get("timeout_s")
+        if value is None:
+            value = pd.to_numeric(self.runs["timeout_s"], errors="coerce").max()
+        return float(value)
+
+
+def load(path: str | Path) -> Campaign:
+    """Load ``path/runs.csv`` and ``path/meta.json``.
+
+    Raises RaceError when the directory or either file is missing, unreadable or
+    malformed, when a required column is missing, or when there are no rows.
+    Optional columns missing from an older file are added as empty.
+    """
+    root = Path(path)
+    if not root.is_dir():
+        raise RaceError(f"{root}: not a campaign directory (expected runs.csv and meta.json in it)")
+    csv_path, meta_path = root / "runs.csv", root / "meta.json"
+    if not csv_path.is_file():
+        raise RaceError(f"{csv_path}: missing (is {root} a campaign written by `race run`?)")
+    try:
+        runs = pd.read_csv(csv_path, dtype={"entrant": str, "status": str, "instance": str,
+                                            "message": str, "params": str})
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        raise RaceError(f"malformed CSV: {str(exc).splitlines()[0]}", source=str(csv_path)) from None
+    missing = [c for c in REQUIRED if c not in runs.columns]
+    if missing:
+        raise RaceError(f"missing column(s) {', '.join(missing)} "
+                        f"(expected the runs.csv header: {','.join(COLUMNS[:6])},...)",
+                        source=str(csv_path), line=1)
+    if runs.empty:
+        raise RaceError("no runs recorded", source=str(csv_path))
+    for column in COLUMNS:
+        if column not in runs.columns:
+            runs[column] = np.nan
+    numeric = ["n", "repeat", "wall_s", "cpu_s", "timeout_s", "peak_rss_mb", "iterations",
+               *PHASES, *COUNTERS]
+    for column in numeric:
+        runs[column] = pd.to_numeric(runs[column], errors="coerce")
+    if runs["n"].isna().any():
+        bad = int(runs.index[runs["n"].isna()][0]) + 2
+        raise RaceError("column n: expected an integer", source=str(csv_path), line=bad)
+    runs["n"] = runs["n"].astype(int)
+    runs["repeat"] = runs["repeat"].fillna(0).astype(int)
+    runs["status"] = runs["status"].fillna("error").str.strip().str.lower()
+    unknown = sorted(set(runs["status"]) - set(STATUSES))
+    if unknown:
+        raise RaceError(f"unknown status {unknown[0]!r} (expected one of {', '.join(STATUSES)})",
+                        source=str(csv_path))
+    runs["entrant"] = runs["entrant"].astype(str)
+    if not meta_path.is_file():
+        raise RaceError(f"{meta_path}: missing (is {root} a campaign written by `race run`?)")
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise RaceError(f"malformed JSON: {exc}", source=str(meta_path)) from None
+    if not isinstance(meta, dict):
+        raise RaceError("expected a JSON object", source=str(meta_path))
+    return Campaign(root, runs, meta)
+
+
+# ---------------------------------------------------------------- censored statistics
+
+def censored_quantile(times: np.ndarray | list[float], q: float) -> float:
+    """The q-quantile (linear interpolation) of ``times`` where unsolved runs are ``inf``.
+
+    Returns ``inf`` when the quantile falls on or next to a censored value (the
+    honest answer is then "more than the limit"), ``nan`` for no data.
+    """
+    values = np.sort(np.asarray(times, dtype=float))
+    if values.size == 0:
+        return math.nan
+    position = q * (values.size - 1)
+    lo, hi = int(math.floor(position)), int(math.ceil(position))
+    if math.isinf(values[lo]) or math.isinf(values[hi]):
+        return math.inf
+    return float(values[lo] + (values[hi] - values[lo]) * (position - lo))
+
+
+def par2(times: np.ndarray | list[float], limit: float) -> float:
+    """PAR-2: mean time with every unsolved run (``inf``) counted as 2 x limit."""
+    values = np.asarray(times, dtype=float)
+    if values.size == 0:
+        return math.nan
+    return float(np.where(np.isinf(values), 2.0 * limit, values).mean())
+
+
+def instance_times(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per (entrant, n, instance): the median over repeats of the wall time,
+    ``inf`` for censored runs (anything but a verified answer), and the status of
+    the instance (``solved`` when that median is finite, else the worst status)."""
+    frame = runs.copy()
+    answered = frame["status"].isin(ANSWERED)
+    verified = frame["verified"].astype(str).str.lower().isin({"true", "1", "1.0", "nan"})
+    ok = answered & (verified | (frame["status"] == "unsat")) & frame["wall_s"].notna()
+    frame["time"] = np.where(ok, frame["wall_s"], np.inf)
+    rank = {s: i for i, s in enumerate(["solved", "unsat", "unknown", "skipped", "timeout",
+                                         "memout", "error", "wrong"])}
+    rows = []
+    for (entrant, n, instance), group in frame.groupby(["entrant", "n", "instance"], sort=False):
+        t = censored_quantile(group["time"].to_numpy(), 0.5)
+        worst = max(group["status"], key=lambda s: rank.get(s, 0))
+        rows.append({"entrant": entrant, "n": int(n), "instance": instance, "time": t,
+                     "status": group["status"].iloc[0] if math.isfinite(t) else worst,
+                     "repeats": len(group)})
+    return pd.DataFrame(rows, columns=["entrant", "n", "instance", "time", "status", "repeats"])
+
+
+def summary(campaign: Campaign) -> pd.DataFrame:
+    """Per entrant and n (entrants in campaign order, n ascending) the statistics
+    described in the module docstring. Times in seconds; ``inf`` = censored."""
+    runs = campaign.runs
+    per_instance = instance_times(runs)
+    limit = campaign.timeout_s
+    rows = []
+    for entrant in campaign.entrants:
+        for n in sorted(runs.loc[runs["entrant"] == entrant, "n"].unique()):
+            cells = runs[(runs["entrant"] == entrant) & (runs["n"] == n)]
+            inst = per_instance[(per_instance["entrant"] == entrant) & (per_instance["n"] == n)]
+            times = inst["time"].to_numpy(dtype=float)
+            solved_runs = cells[cells["status"].isin(ANSWERED)]
+            cell_limit = pd.to_numeric(cells["timeout_s"], errors="coerce").max()
+            cell_limit = float(cell_limit) if pd.notna(cell_limit) else limit
+            row = {
+                "entrant": entrant, "n": int(n), "total": len(inst),
+                "solved": int(np.isfinite(times).sum()),
+                "solved_frac": float(np.isfinite(times).mean()) if len(inst) else math.nan,
+                "runs": len(cells),
+                "median_s": censored_quantile(times, 0.5),
+                "q25_s": censored_quantile(times, 0.25),
+                "q75_s": censored_quantile(times, 0.75),
+                "min_s": float(times.min()) if len(times) else math.nan,
+                "max_solved_s": float(times[np.isfinite(times)].max()) if np.isfinite(times).any()
+                else math.nan,
+                "par2_s": par2(times, cell_limit),
+                "limit_s": cell_limit,
+                "cpu_median_s": float(solved_runs["cpu_s"].median()) if len(solved_runs) else math.nan,
+                "rss_median_mb": float(solved_runs["peak_rss_mb"].median()) if len(solved_runs)
+                else math.nan,
+            }
+            for status in STATUSES:
+                row[status] = int((cells["status"] == status).sum())
+            for column in COUNTERS + PHASES:
+                values = solved_runs[column].dropna()
+                row[column] = float(values.median()) if len(values) else math.nan
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+@dataclass
+class Growth:
+    """How an entrant's median time grows with n over the n where it is measured.
+
+    ``slope`` is the least-squares slope of log10(median seconds) against n,
+    ``factor`` = 10**slope the fitted time multiplier per step of n, ``ratios``
+    the observed median(n+1)/median(n) between consecutive measured n.
+    """
+    entrant: str
+    n_values: list[int]
+    slope: float
+    factor: float
+    ratios: dict[int, float]
+
+
+def growth(table: pd.DataFrame, entrant: str) -> Growth:
+    """Fit the growth of ``entrant``'s median time over the n where it is finite
+    (needs two such n; slope and factor are ``nan`` otherwise)."""
+    rows = table[(table["entrant"] == entrant) & np.isfinite(table["median_s"])
+                 & (table["median_s"] > 0)].sort_values("n")
+    ns = rows["n"].astype(int).tolist()
+    medians = rows["median_s"].to_numpy(dtype=float)
+    if len(ns) >= 2:
+        slope = float(np.polyfit(np.asarray(ns, dtype=float), np.log10(medians), 1)[0])
+        factor = 10.0 ** slope
+    else:
+        slope = factor = math.nan
+    ratios = {ns[i + 1]: float(medians[i + 1] / medians[i])
+              for i in range(len(ns) - 1) if ns[i + 1] == ns[i] + 1}
+    return Growth(entrant, ns, slope, factor, ratios)
+
+
+def growth_table(campaign: Campaign, table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per entrant: measured n range, slope, factor per n step, last step ratio."""
+    table = summary(campaign) if table is None else table
+    rows = []
+    for entrant in campaign.entrants:
+        g = growth(table, entrant)
+        rows.append({"entrant": entrant,
+                     "n_from": min(g.n_values) if g.n_values else math.nan,
+                     "n_to": max(g.n_values) if g.n_values else math.nan,
+                     "points": len(g.n_values), "slope": g.slope, "factor": g.factor,
+                     "last_ratio": g.ratios[max(g.ratios)] if g.ratios else math.nan})
+    return pd.DataFrame(rows)
+
+
+def wrong_runs(campaign: Campaign) -> pd.DataFrame:
+    """The rows whose status is ``wrong`` (should be empty; never hidden)."""
+    return campaign.runs[campaign.runs["status"] == "wrong"]
+
+
+# ---------------------------------------------------------------- formatting
+
+def format_seconds(value: float, limit: float | None = None) -> str:
+    """A time for humans: ``0.0123`` -> ``12.3 ms``; ``inf`` -> ``> 10 s`` (censored)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    if math.isinf(value):
+        return f"> {format_seconds(limit)}" if limit is not None and math.isfinite(limit) else "> limit"
+    if value == 0:
+        return "0 s"
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        if value >= scale or unit == "µs":
+            return f"{value / scale:.3g} {unit}"
+    return f"{value:.3g} s"
+
+
+def summary_text(campaign: Campaign, table: pd.DataFrame | None = None) -> str:
+    """A plain-text table of the summary (for the terminal)."""
+    table = summary(campaign) if table is None else table
+    lines = [f"{'entrant':<28}{'n':>3}{'solved':>9}{'median':>12}{'IQR':>24}{'PAR-2':>12}{'wrong':>7}"]
+    for row in table.itertuples():
+        iqr = f"{format_seconds(row.q25_s, row.limit_s)} .. {format_seconds(row.q75_s, row.limit_s)}"
+        lines.append(f"{row.entrant:<28}{row.n:>3}{f'{row.solved}/{row.total}':>9}"
+                     f"{format_seconds(row.median_s, row.limit_s):>12}{iqr:>24}"
+                     f"{format_seconds(row.par2_s):>12}{row.wrong:>7}")
+    return "\n".join(lines)
