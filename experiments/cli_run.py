@@ -1,3 +1,143 @@
-"""Commands of the run part of the race CLI (filled in by that part)."""
+"""``race run``: the horse race (Task 20), a campaign of entrants x n x instances x repeats."""
 
-COMMANDS: list = []
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+from experiments import campaign as camp
+from experiments import records
+from formats.errors import RaceError
+
+#: defaults of `race run`, sized so that `race run --n 2..5` (= `make race`) finishes
+#: within 15 minutes on a 2-core machine, instance generation included
+DEFAULTS = {"instances": 5, "timeout_s": 20.0, "memory_mb": 4096.0, "repeats": 1, "kind": "unique",
+            "seed": 0}
+
+
+def _canonical(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout: float,
+               memory: float | None, repeats: int, jobs: int | None, out: str, executor: str,
+               scheduler: str | None, name: str) -> str:
+    parts = ["race", "run", "--n", n_text, "--solvers", solvers, "--instances", str(instances),
+             "--kind", kind, "--seed", str(seed), "--timeout", f"{timeout:g}",
+             "--memory", f"{memory:g}" if memory is not None else "0", "--repeats", str(repeats),
+             "--out", out, "--campaign", name]
+    if jobs is not None:
+        parts += ["--jobs", str(jobs)]
+    if executor != "local":
+        parts += ["--executor", executor, "--scheduler", str(scheduler)]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+@click.command("run")
+@click.option("--n", "n_text", default="2..5", show_default=True,
+              help="Box sizes: N, A..B or a list such as 2,4,6.")
+@click.option("--solvers", default=",".join(camp.DEFAULT_ENTRANTS), show_default=True,
+              help="Entrant specs, comma-separated: NAME or NAME:key=value,... (see `race solvers`).")
+@click.option("--instances", type=click.IntRange(min=1), default=DEFAULTS["instances"],
+              show_default=True, help="Instances per n.")
+@click.option("--kind", default=DEFAULTS["kind"], show_default=True,
+              help="Instance generator (see `race generate --help`).")
+@click.option("--seed", type=click.IntRange(min=0), default=DEFAULTS["seed"], show_default=True,
+              help="Seed of the instance set.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+              default=DEFAULTS["timeout_s"], show_default=True, help="Wall-time limit per cell (s).")
+@click.option("--memory", type=click.FloatRange(min=0), default=DEFAULTS["memory_mb"],
+              show_default=True, help="Memory limit per cell (MB of resident memory; 0 = none).")
+@click.option("--repeats", type=click.IntRange(min=1), default=DEFAULTS["repeats"],
+              show_default=True, help="Measurements per entrant and instance.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Parallel workers [default: the CPU count; dask: the cluster's threads].")
+@click.option("--out", default="results", show_default=True, type=click.Path(file_okay=False),
+              help="Results directory (campaigns and the instance cache).")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
+              show_default=True, help="Where cells run.")
+@click.option("--scheduler", default=None, help="Dask scheduler address (with --executor dask).")
+@click.option("--campaign", "name", default=None,
+              help="Campaign name [default: derived from n, kind, seed and limits].")
+def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout: float,
+        memory: float, repeats: int, jobs: int | None, out: str, executor: str,
+        scheduler: str | None, name: str | None) -> None:
+    """Race the entrants on generated instances for each box size n and record
+    every measurement in OUT/CAMPAIGN/runs.csv (+ meta.json).
+
+    \b
+    Each cell (entrant x n x instance x repeat) runs in a warm worker process
+    that is killed past --timeout or --memory (status timeout / memout); a crash
+    is status error; every answer is verified (a wrong one is status wrong).
+    Once an entrant hits the limit on every instance at some n, larger n are
+    skipped for it. Re-running the same command resumes: recorded cells are
+    not run again (Ctrl-C keeps everything finished).
+
+    \b
+    Example:
+      race run --n 2..5                          # the default race (make race)
+      race run --n 3 --solvers dlx,sat:backend=glucose4 --instances 20
+      race run --n 2,4 --timeout 5 --repeats 3 --jobs 1
+      race run --n 2..4 --executor dask --scheduler tcp://10.0.0.1:8786
+    """
+    from experiments.executor import DaskExecutor, LocalExecutor
+    from experiments.summary import summary_text
+
+    n_values = camp.parse_n(n_text)
+    entrants = camp.parse_entrants(solvers)
+    if executor == "dask" and not scheduler:
+        raise RaceError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
+    if executor == "local" and scheduler:
+        raise RaceError("--scheduler is only used with --executor dask")
+    memory_mb = memory or None
+    name = name or camp.default_name(n_values, kind, seed, instances, timeout, memory_mb, DEFAULTS)
+    if not name or "/" in name or name.startswith("."):
+        raise RaceError(f"--campaign {name!r}: expected a plain directory name")
+    canonical = _canonical(n_text, solvers, instances, kind, seed, timeout, memory_mb, repeats,
+                           jobs, out, executor, scheduler, name)
+    argv = sys.argv
+    command = (" ".join(shlex.quote(a) for a in ["race", *argv[1:]])
+               if argv and Path(argv[0]).name == "race" else canonical)
+    local_jobs = jobs or os.cpu_count() or 1
+    config = camp.Config(n_values=n_values, entrants=entrants, kind=kind, seed=seed,
+                         instances=instances, repeats=repeats, timeout_s=timeout,
+                         memory_mb=memory_mb, jobs=local_jobs if executor == "local" else (jobs or 0),
+                         executor=executor, scheduler=scheduler, out=Path(out), campaign=name,
+                         command=command)
+    prepared = camp.prepare(config, progress=True)
+    done = len(prepared.cells) - len(prepared.pending)
+    click.echo(f"campaign {name}: {len(prepared.cells)} cells "
+               f"({len(entrants)} entrants x n={','.join(map(str, n_values))} x {instances} "
+               f"instances x {repeats} repeats), {done} already recorded, "
+               f"{len(prepared.pending)} to run, limit {timeout:g} s"
+               + (f" / {memory_mb:g} MB" if memory_mb else ""), err=True)
+    if executor == "dask":
+        runner = DaskExecutor(scheduler, jobs, timeout, memory_mb)
+        config.jobs = runner.jobs
+    else:
+        runner = LocalExecutor(local_jobs, timeout, memory_mb)
+    interrupted = False
+    stats = None
+    from tqdm import tqdm
+    with tqdm(total=len(prepared.pending), unit="cell", file=sys.stderr, dynamic_ncols=True,
+              mininterval=0.25, disable=not prepared.pending) as bar:
+        def on_row(row: dict) -> None:
+            bar.set_postfix_str(f"{row['entrant']} n={row['n']}: {row['status']}", refresh=False)
+            bar.update(1)
+        try:
+            stats = camp.run(prepared, runner, on_row)
+        except KeyboardInterrupt:
+            interrupted = True
+    directory = config.directory
+    if (directory / "runs.csv").exists() and records.read_rows(directory / "runs.csv"):
+        click.echo(summary_text(directory))
+    if stats is not None and stats.statuses.get("wrong"):
+        click.echo(f"!!! {stats.statuses['wrong']} WRONG ANSWER(S) in this run !!!", err=True)
+    click.echo(f"results: {directory / 'runs.csv'} and {directory / 'meta.json'}")
+    if interrupted:
+        click.echo("interrupted: finished cells are recorded; re-run the same command to resume:\n"
+                   f"  {canonical}", err=True)
+        sys.exit(130)
+
+
+COMMANDS: list = [run]

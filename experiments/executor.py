@@ -1,0 +1,446 @@
+"""Executors: run cells in killable worker processes, under time and memory limits.
+
+A *request* describes one cell for a worker (see :mod:`experiments.worker`)::
+
+    {"entrant": spec, "init": {"name", "target", "fixed", "spec"},
+     "solve": {"instance", "text"}}
+
+An executor takes requests with :meth:`submit` (while :meth:`free` > 0) and
+hands back ``(key, outcome)`` pairs from :meth:`poll`. An outcome is the
+worker's measurement (status, verified, wall_s, cpu_s, peak_rss_mb, iterations,
+times, counters, message) plus ``worker``, ``solver``, ``params`` and
+``started_at``; the limits are enforced here, in the parent, never trusted to the
+worker:
+
+* **timeout**: a worker still busy ``timeout_s`` (+ a small grace) after the
+  request was sent is killed with its whole process group (so an external
+  solver binary dies too); a result whose measured wall time is over the limit
+  is a timeout as well.
+* **memout**: the resident memory of the worker's process tree is polled via
+  ``/proc`` every :data:`MEMORY_POLL_S`; past ``memory_mb`` the group is killed.
+* **error**: a worker that dies (crash, signal) or fails to start; the next
+  cell gets a fresh worker.
+
+:class:`LocalExecutor` keeps ``jobs`` workers, each warm for one entrant and
+reused while healthy. :class:`DaskExecutor` sends each cell to a dask.distributed
+cluster, where :func:`run_remote` runs it in the same kind of killable worker.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Hashable
+
+from formats.errors import RaceError
+
+#: seconds between two memory polls of a busy worker
+MEMORY_POLL_S = 0.05
+#: seconds a worker gets past its time limit before the kill (its reply may be in flight)
+GRACE_S = 0.25
+#: seconds a worker may take to import and warm up its entrant
+INIT_TIMEOUT_S = 180.0
+
+_PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024 if hasattr(os, "sysconf") else 4
+
+
+def utc_now() -> str:
+    """The current time as ISO 8601 UTC with seconds."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def worker_env() -> dict[str, str]:
+    """The environment of a worker: this process's, with ``sys.path`` as PYTHONPATH
+    so whatever the parent can import (e.g. a solver defined by a test) the worker can too."""
+    env = dict(os.environ)
+    paths = [p for p in sys.path if p and os.path.isdir(p)]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    return env
+
+
+def _children(pid: int) -> list[int]:
+    kids: list[int] = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                kids.extend(int(k) for k in f.read().split())
+    except OSError:
+        pass
+    return kids
+
+
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory (MB) of process ``pid`` and all its descendants (0 if gone)."""
+    total_kb = 0
+    todo = [pid]
+    seen: set[int] = set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            with open(f"/proc/{p}/statm") as f:
+                total_kb += int(f.read().split()[1]) * _PAGE_KB
+        except (OSError, IndexError, ValueError):
+            continue
+        todo.extend(_children(p))
+    return total_kb / 1024.0
+
+
+class WorkerProcess:
+    """The parent's handle on one worker subprocess (in a session of its own)."""
+
+    def __init__(self, init: dict[str, Any], env: dict[str, str] | None = None,
+                 die_with_parent: bool = True) -> None:
+        self.entrant: str = init["spec"]
+        self.ready: dict[str, Any] | None = None
+        self._stderr = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "experiments.worker"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True,
+            env=env if env is not None else worker_env(), bufsize=0)
+        self._buf = b""
+        self.send({"op": "init", **init, "die_with_parent": die_with_parent})
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def fileno(self) -> int:
+        return self.proc.stdout.fileno()
+
+    def send(self, message: dict[str, Any]) -> bool:
+        """Send one request; False when the worker is gone."""
+        try:
+            self.proc.stdin.write((json.dumps(message) + "\n").encode())
+            return True
+        except (BrokenPipeError, OSError):
+            return False
+
+    def receive(self) -> list[dict[str, Any]] | None:
+        """The complete replies available now (call when readable); None at EOF."""
+        data = os.read(self.fileno(), 1 << 20)
+        if not data:
+            return None
+        self._buf += data
+        *lines, self._buf = self._buf.split(b"\n")
+        return [json.loads(line) for line in lines if line.strip()]
+
+    def kill(self) -> None:
+        """SIGKILL the worker's whole process group and reap it."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
+        self._close_files()
+
+    def stop(self) -> None:
+        """Ask an idle worker to exit (closes its stdin); kill it if it lingers."""
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=2)
+        except (subprocess.TimeoutExpired, OSError):
+            pass
+        self.kill()
+
+    def _close_files(self) -> None:
+        for f in (self.proc.stdin, self.proc.stdout, self._stderr):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+    def death(self) -> str:
+        """Why the worker died, with the tail of its stderr (call after EOF)."""
+        try:
+            code = self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            code = None
+        if code is not None and code < 0:
+            how = f"killed by {signal.Signals(-code).name}"
+        else:
+            how = f"exit status {code}"
+        try:
+            self._stderr.seek(0)
+            tail = self._stderr.read().decode(errors="replace").strip().splitlines()[-3:]
+        except (OSError, ValueError):
+            tail = []
+        return f"worker died ({how})" + (": " + " | ".join(tail) if tail else "")
+
+    def rss_mb(self) -> float:
+        return tree_rss_mb(self.proc.pid)
+
+
+@dataclass
+class _Slot:
+    worker: WorkerProcess | None = None
+    key: Hashable = None
+    request: dict[str, Any] | None = None
+    phase: str = "idle"            # idle | init | solve
+    deadline: float = 0.0
+    sent: float = 0.0
+    started_at: str = ""
+    rss_peak: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class LocalExecutor:
+    """``jobs`` worker processes on this machine, each warm for one entrant.
+
+    ``timeout_s`` and ``memory_mb`` (None = no memory limit) are per cell;
+    ``min_time`` is the worker's calibration target (see :func:`experiments.worker.measure`).
+    """
+
+    def __init__(self, jobs: int, timeout_s: float, memory_mb: float | None = None,
+                 min_time: float | None = None, die_with_parent: bool = True,
+                 init_timeout_s: float = INIT_TIMEOUT_S) -> None:
+        if jobs < 1:
+            raise RaceError(f"--jobs must be >= 1, got {jobs}")
+        self.jobs = jobs
+        self.timeout_s = float(timeout_s)
+        self.memory_mb = memory_mb
+        self.min_time = min_time
+        self.die_with_parent = die_with_parent
+        self.init_timeout_s = init_timeout_s
+        self.env = worker_env()
+        self.slots = [_Slot() for _ in range(jobs)]
+        self._last_mem = 0.0
+
+    # -- the executor interface ------------------------------------------------
+    def free(self) -> int:
+        """How many more requests :meth:`submit` accepts now."""
+        return sum(s.phase == "idle" for s in self.slots)
+
+    def busy(self) -> int:
+        return self.jobs - self.free()
+
+    def warm_entrants(self) -> set[str]:
+        """Entrants with an idle warm worker (submitting one of these costs no start-up)."""
+        return {s.worker.entrant for s in self.slots if s.phase == "idle" and s.worker}
+
+    def submit(self, key: Hashable, request: dict[str, Any]) -> None:
+        """Start the cell ``request`` on a free worker (one warm for its entrant if any)."""
+        entrant = request["entrant"]
+        idle = [s for s in self.slots if s.phase == "idle"]
+        if not idle:
+            raise RuntimeError("no free worker")
+        slot = next((s for s in idle if s.worker and s.worker.entrant == entrant), None) \
+            or next((s for s in idle if s.worker is None), None) or idle[0]
+        if slot.worker is not None and slot.worker.entrant != entrant:
+            slot.worker.stop()
+            slot.worker = None
+        slot.key, slot.request, slot.rss_peak = key, request, 0.0
+        if slot.worker is None:
+            slot.worker = WorkerProcess(request["init"], self.env, self.die_with_parent)
+            slot.phase, slot.deadline = "init", time.monotonic() + self.init_timeout_s
+        else:
+            self._send_solve(slot)
+
+    def poll(self, max_wait: float = 0.5) -> list[tuple[Hashable, dict[str, Any]]]:
+        """Wait up to ``max_wait`` s for cells to finish (or be killed); return them."""
+        done: list[tuple[Hashable, dict[str, Any]]] = []
+        busy = [s for s in self.slots if s.phase != "idle"]
+        if not busy:
+            return done
+        now = time.monotonic()
+        wait = min([max_wait] + [max(0.0, s.deadline - now) for s in busy])
+        if self.memory_mb is not None:
+            wait = min(wait, MEMORY_POLL_S)
+        readable, _, _ = select.select([s.worker for s in busy], [], [], wait)
+        for worker in readable:
+            slot = next(s for s in busy if s.worker is worker)
+            self._on_readable(slot, done)
+        now = time.monotonic()
+        for slot in self.slots:
+            if slot.phase != "idle" and now > slot.deadline:
+                self._on_deadline(slot, done)
+        if self.memory_mb is not None and now - self._last_mem >= MEMORY_POLL_S:
+            self._last_mem = now
+            for slot in self.slots:
+                if slot.phase == "solve":
+                    self._check_memory(slot, done)
+        return done
+
+    def close(self) -> None:
+        """Stop every worker (killing busy ones with their process groups)."""
+        for slot in self.slots:
+            if slot.worker is not None:
+                if slot.phase == "idle":
+                    slot.worker.stop()
+                else:
+                    slot.worker.kill()
+            slot.worker, slot.phase = None, "idle"
+
+    # -- the state machine of a slot -------------------------------------------
+    def _send_solve(self, slot: _Slot) -> None:
+        message = {"op": "solve", **slot.request["solve"]}
+        if self.min_time is not None:
+            message["min_time"] = self.min_time
+        slot.phase, slot.started_at = "solve", utc_now()
+        slot.sent = time.monotonic()
+        slot.deadline = slot.sent + self.timeout_s + GRACE_S
+        slot.worker.send(message)     # a dead worker shows up as EOF on the next poll
+
+    def _finish(self, slot: _Slot, outcome: dict[str, Any], done: list, healthy: bool) -> None:
+        worker = slot.worker
+        ready = (worker.ready or {}) if worker else {}
+        outcome.setdefault("worker", ready.get("worker", f"?:{worker.pid if worker else '?'}"))
+        outcome.setdefault("started_at", slot.started_at or utc_now())
+        if "solver" in ready:
+            outcome.setdefault("solver", ready["solver"])
+            outcome.setdefault("params", ready["params"])
+        done.append((slot.key, outcome))
+        if not healthy and worker is not None:
+            worker.kill()
+            slot.worker = None
+        slot.phase, slot.key, slot.request = "idle", None, None
+
+    def _on_readable(self, slot: _Slot, done: list) -> None:
+        replies = slot.worker.receive()
+        if replies is None:                               # EOF: the worker died
+            why = slot.worker.death()
+            what = "failed to start" if slot.phase == "init" else "crashed"
+            self._finish(slot, {"status": "error", "message": f"{what}: {why}"}, done, healthy=False)
+            return
+        for reply in replies:
+            if slot.phase == "init":
+                if reply.get("op") == "ready":
+                    slot.worker.ready = reply
+                    self._send_solve(slot)
+                else:
+                    self._finish(slot, {"status": "error", "message": "entrant failed to start: "
+                                        + str(reply.get("message"))}, done, healthy=False)
+                    return
+            elif slot.phase == "solve" and reply.get("op") == "result":
+                reply = {k: v for k, v in reply.items() if k != "op"}
+                wall = reply.get("wall_s")
+                if wall is not None and wall > self.timeout_s:
+                    reply = {"status": "timeout", "peak_rss_mb": reply.get("peak_rss_mb"),
+                             "message": f"finished in {wall:.3g} s, over the {self.timeout_s:g} s limit"}
+                reply.setdefault("peak_rss_mb", slot.rss_peak or None)
+                self._finish(slot, reply, done, healthy=True)
+                return
+
+    def _on_deadline(self, slot: _Slot, done: list) -> None:
+        if slot.phase == "init":
+            self._finish(slot, {"status": "error", "message":
+                                f"entrant did not warm up within {self.init_timeout_s:g} s"},
+                         done, healthy=False)
+            return
+        rss = max(slot.rss_peak, slot.worker.rss_mb())
+        elapsed = time.monotonic() - slot.sent
+        self._finish(slot, {"status": "timeout", "peak_rss_mb": rss or None,
+                            "message": f"killed after {elapsed:.2f} s (limit {self.timeout_s:g} s)"},
+                     done, healthy=False)
+
+    def _check_memory(self, slot: _Slot, done: list) -> None:
+        rss = slot.worker.rss_mb()
+        slot.rss_peak = max(slot.rss_peak, rss)
+        if rss > self.memory_mb:
+            elapsed = time.monotonic() - slot.sent
+            self._finish(slot, {"status": "memout", "peak_rss_mb": rss, "message":
+                                f"killed at {rss:.0f} MB after {elapsed:.2f} s "
+                                f"(limit {self.memory_mb:g} MB)"}, done, healthy=False)
+
+
+# -- dask.distributed --------------------------------------------------------------
+_REMOTE = threading.local()
+
+
+def run_remote(key: Hashable, request: dict[str, Any], timeout_s: float,
+               memory_mb: float | None, min_time: float | None) -> tuple[Hashable, dict[str, Any]]:
+    """Run one cell on a dask worker: in a killable worker subprocess, under the same
+    limits as locally. The subprocess is kept warm (per dask thread) for the next cell."""
+    executor = getattr(_REMOTE, "executor", None)
+    if executor is None or (executor.timeout_s, executor.memory_mb, executor.min_time) \
+            != (float(timeout_s), memory_mb, min_time):
+        if executor is not None:
+            executor.close()
+        executor = LocalExecutor(1, timeout_s, memory_mb, min_time, die_with_parent=False)
+        _REMOTE.executor = executor
+    executor.submit(key, request)
+    while True:
+        done = executor.poll(1.0)
+        if done:
+            return done[0]
+
+
+class DaskExecutor:
+    """Cells as tasks on a dask.distributed cluster (``scheduler``: an address such as
+    ``tcp://host:8786``, or a Cluster / Client object). At most ``jobs`` cells in
+    flight (default: the cluster's total threads)."""
+
+    def __init__(self, scheduler: Any, jobs: int | None, timeout_s: float,
+                 memory_mb: float | None = None, min_time: float | None = None) -> None:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise RaceError("--executor dask needs dask.distributed: "
+                            "pip install 'sudoku-race[dask]'") from None
+        try:
+            self.client = scheduler if isinstance(scheduler, Client) else Client(scheduler, timeout=15)
+            self._own_client = not isinstance(scheduler, Client)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise RaceError(f"cannot reach the dask scheduler {scheduler!r}: {exc}") from None
+        threads = sum(self.client.nthreads().values()) or 1
+        self.jobs = jobs or threads
+        self.timeout_s, self.memory_mb, self.min_time = float(timeout_s), memory_mb, min_time
+        self.futures: dict[Any, Hashable] = {}
+
+    def free(self) -> int:
+        return self.jobs - len(self.futures)
+
+    def busy(self) -> int:
+        return len(self.futures)
+
+    def warm_entrants(self) -> set[str]:
+        return set()
+
+    def submit(self, key: Hashable, request: dict[str, Any]) -> None:
+        future = self.client.submit(run_remote, key, request, self.timeout_s, self.memory_mb,
+                                    self.min_time, pure=False)
+        self.futures[future] = key
+
+    def poll(self, max_wait: float = 0.5) -> list[tuple[Hashable, dict[str, Any]]]:
+        from distributed import wait
+        if not self.futures:
+            return []
+        try:
+            finished = wait(list(self.futures), timeout=max_wait, return_when="FIRST_COMPLETED").done
+        except TimeoutError:
+            return []
+        done = []
+        for future in finished:
+            key = self.futures.pop(future)
+            try:
+                _, outcome = future.result()
+            except Exception as exc:  # noqa: BLE001 - a lost task is the cell's error
+                outcome = {"status": "error", "message": f"dask task failed: {type(exc).__name__}: {exc}",
+                           "started_at": utc_now()}
+            done.append((key, outcome))
+        return done
+
+    def close(self) -> None:
+        for future in self.futures:
+            future.cancel()
+        self.futures.clear()
+        if self._own_client:
+            self.client.close()
+
+
+def repo_root() -> Path:
+    """The project directory (where ``experiments/`` lives)."""
+    return Path(__file__).resolve().parent.parent

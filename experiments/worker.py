@@ -1,0 +1,209 @@
+"""The measurement worker: a process that runs cells of one entrant, warm.
+
+Started by the executor as ``python -m experiments.worker`` in a session of its
+own (so a kill of its process group takes external solver binaries with it).
+It speaks JSON lines: requests on stdin, replies on the real stdout (fd 1 is
+pointed at stderr once started, so nothing a solver prints can corrupt the
+protocol).
+
+Requests and replies::
+
+    {"op": "init", "name", "target", "fixed", "spec"}   -> {"op": "ready", "worker", "solver", "params"}
+                                                          | {"op": "error", "message"}
+    {"op": "solve", "instance", "text", "min_time"}     -> {"op": "result", <measurement>}
+
+``init`` creates the entrant through :mod:`solvers.registry` (the registry entry
+is sent along, so a solver registered only in the parent, e.g. by a test, is
+found) and calls ``warmup()`` once: imports and JIT compilation are never
+inside a measurement. ``solve`` parses the instance (outside the measurement),
+runs ``solver.solve(grid)`` and measures it (:func:`measure`). The worker exits
+when stdin closes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import socket
+import sys
+import time
+import traceback
+from typing import Any
+
+#: solves at least this long (s) are measured once; faster ones are repeated
+#: until this much measured time has accumulated (pyperf-style calibration)
+MIN_TIME = 0.02
+#: never repeat a solve more often than this
+MAX_ITERATIONS = 100_000
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU of this process and of its waited-for children."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _reset_peak_rss() -> bool:
+    """Reset this process's peak RSS (VmHWM) so the next reading is per cell (Linux >= 4.0)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _peak_rss_kb() -> int:
+    """Peak RSS of this process in kB: VmHWM (since the last reset) or ru_maxrss."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
+            max_iterations: int = MAX_ITERATIONS) -> dict[str, Any]:
+    """Solve ``grid`` with ``solver`` and measure it.
+
+    Returns the measurement: ``status`` (solved / unsat / unknown / wrong),
+    ``verified``, ``wall_s`` and ``cpu_s`` per solve (CPU includes waited-for
+    children, e.g. a kissat binary), ``peak_rss_mb`` (this process's peak plus
+    the peak of a child started during the cell), ``iterations``, ``times``
+    (phase seconds per solve), ``counters`` and ``message``.
+
+    A solve faster than ``min_time`` is repeated until the repeats add up to
+    ``min_time`` (the first, calibrating solve is not counted) and the times
+    are averaged. Every answer is re-verified with
+    :func:`solvers.rules.is_solution_of`: the solver's own verdict is not trusted.
+    """
+    from solvers import rules
+    from solvers.interface import SOLVED, WRONG
+
+    kids_peak0 = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    _reset_peak_rss()
+    cpu0 = _cpu_seconds()
+    t0 = time.perf_counter()
+    first = solver.solve(grid)
+    wall = time.perf_counter() - t0
+    cpu = _cpu_seconds() - cpu0
+    results = [first]
+    if wall < min_time and first.status != WRONG:
+        results = []
+        spent = 0.0
+        cpu0 = _cpu_seconds()
+        while spent < min_time and len(results) < max_iterations:
+            t0 = time.perf_counter()
+            results.append(solver.solve(grid))
+            spent += time.perf_counter() - t0
+        cpu = (_cpu_seconds() - cpu0) / len(results)
+        wall = spent / len(results)
+    self_peak = _peak_rss_kb()
+    kids_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    peak_kb = self_peak + (kids_peak if kids_peak > kids_peak0 else 0)
+
+    status, message = first.status, first.message
+    for r in results:
+        if r.status == WRONG:
+            status, message = WRONG, r.message or "the solver's answer failed verification"
+            break
+        if r.status != first.status:
+            status, message = WRONG, (f"repeated solves disagree: {first.status} then {r.status}")
+            break
+        if r.status == SOLVED and (r.solution is None or not rules.is_solution_of(grid, r.solution)):
+            status, message = WRONG, "the harness's re-verification rejected the returned grid"
+            break
+    times: dict[str, float] = {}
+    for r in results:
+        for phase, seconds in r.times.items():
+            times[phase] = times.get(phase, 0.0) + seconds
+    times = {p: s / len(results) for p, s in times.items()}
+    return {
+        "status": status,
+        "verified": status == SOLVED,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "peak_rss_mb": peak_kb / 1024.0,
+        "iterations": len(results),
+        "times": times,
+        "counters": {k: int(v) for k, v in first.counters.items()},
+        "message": message,
+    }
+
+
+def _die_with_parent() -> None:
+    """Ask the kernel to SIGKILL this process when the parent dies (Linux only)."""
+    try:
+        import ctypes
+        import signal
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+class _Worker:
+    def __init__(self) -> None:
+        self.solver = None
+        self.ident = f"{socket.gethostname()}:{os.getpid()}"
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        op = request.get("op")
+        if op == "init":
+            return self.init(request)
+        if op == "solve":
+            return self.solve(request)
+        return {"op": "error", "message": f"unknown request {op!r}"}
+
+    def init(self, request: dict[str, Any]) -> dict[str, Any]:
+        from solvers import registry
+        if request.get("die_with_parent"):
+            _die_with_parent()
+        registry.SOLVERS[request["name"]] = (request["target"], dict(request.get("fixed", {})))
+        try:
+            self.solver = registry.create(request["spec"])
+            self.solver.warmup()
+        except Exception as exc:  # noqa: BLE001 - reported to the parent as the cell's error
+            return {"op": "error", "message": f"{type(exc).__name__}: {exc}"}
+        return {"op": "ready", "worker": self.ident, "solver": self.solver.name,
+                "params": _jsonable(self.solver.params)}
+
+    def solve(self, request: dict[str, Any]) -> dict[str, Any]:
+        from formats.grid_text import parse
+        if self.solver is None:
+            return {"op": "result", "status": "error", "message": "worker not initialised"}
+        try:
+            grid = parse(request["text"], request.get("instance", "<instance>")).grids[0]
+            out = measure(self.solver, grid, float(request.get("min_time", MIN_TIME)))
+        except Exception as exc:  # noqa: BLE001 - a solver crash is the cell's outcome
+            tail = traceback.format_exc(limit=-3).strip().splitlines()
+            print("\n".join(tail), file=sys.stderr)
+            return {"op": "result", "status": "error", "worker": self.ident,
+                    "message": f"{type(exc).__name__}: {exc}"}
+        out.update(op="result", worker=self.ident)
+        return out
+
+
+def _jsonable(params: dict[str, Any]) -> dict[str, Any]:
+    return {k: v if isinstance(v, (int, float, str, bool, type(None))) else str(v)
+            for k, v in params.items()}
+
+
+def main() -> None:
+    """Serve requests from stdin until it closes."""
+    proto = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+    os.dup2(2, 1)                       # anything printed by a solver goes to stderr
+    worker = _Worker()
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        reply = worker.handle(json.loads(line))
+        proto.write(json.dumps(reply, default=str) + "\n")
+
+
+if __name__ == "__main__":
+    main()

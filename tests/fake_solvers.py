@@ -1,0 +1,92 @@
+"""Misbehaving solvers for the harness tests (registered by the tests only).
+
+Imported by the harness's worker processes as ``fake_solvers`` (tests/ is on
+sys.path under pytest, and the harness hands the parent's sys.path to workers).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+
+import numpy as np
+
+from formats.grid import Grid
+from solvers.interface import Search, Solver
+
+
+class Hang(Solver):
+    """Never returns (like a numba kernel that cannot be interrupted)."""
+    name = "hang"
+
+    def search(self, grid: Grid, limit, keep) -> Search:
+        while True:
+            time.sleep(0.05)
+
+
+class HangChild(Solver):
+    """Starts an external process (like kissat) and waits for it forever; writes the
+    child's pid to the file named by the ``pidfile`` parameter."""
+    name = "hang-child"
+    parameters = {"pidfile": ("", None)}
+
+    def search(self, grid: Grid, limit, keep) -> Search:
+        child = subprocess.Popen(["sleep", "1000"])
+        with open(self.params["pidfile"], "w") as f:
+            f.write(str(child.pid))
+        child.wait()
+        return Search(0, complete=False)
+
+
+class Wrong(Solver):
+    """Returns the puzzle with every empty cell set to 1: not a solution."""
+    name = "wrong"
+
+    def search(self, grid: Grid, limit, keep) -> Search:
+        cells = grid.cells.copy()
+        cells[cells == 0] = 1
+        return Search(1, [cells], complete=True, counters={"nodes": 7})
+
+
+class Crash(Solver):
+    """Dies of a segmentation fault in the middle of the search."""
+    name = "crash"
+
+    def search(self, grid: Grid, limit, keep) -> Search:
+        os.kill(os.getpid(), signal.SIGSEGV)
+        time.sleep(5)
+        return Search(0)
+
+
+class Hog(Solver):
+    """Touches ``mb`` megabytes of memory and holds them."""
+    name = "hog"
+    parameters = {"mb": (400, None)}
+
+    def search(self, grid: Grid, limit, keep) -> Search:
+        block = np.ones(int(self.params["mb"]) * 1024 * 1024 // 8)
+        time.sleep(10)
+        return Search(int(block[0]) - 1)
+
+
+class Slow(Solver):
+    """Backtracking that first sleeps ``delay`` seconds (a campaign slow enough to interrupt)."""
+    name = "slow"
+    parameters = {"delay": (0.3, None)}
+
+    def search(self, grid: Grid, limit, keep) -> Search:
+        from solvers.backtracking import Backtracking
+        time.sleep(float(self.params["delay"]))
+        return Backtracking().search(grid, limit, keep)
+
+
+FAKES = {
+    "hang": ("fake_solvers:Hang", {}),
+    "hang-child": ("fake_solvers:HangChild", {}),
+    "wrong": ("fake_solvers:Wrong", {}),
+    "crash": ("fake_solvers:Crash", {}),
+    "hog": ("fake_solvers:Hog", {}),
+    "slow": ("fake_solvers:Slow", {}),
+}
