@@ -1,3 +1,56 @@
-"""Commands of the report part of the race CLI (filled in by that part)."""
+"""Commands of the report part of the race CLI: ``race plot`` and ``race report``."""
 
-COMMANDS: list = []
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from experiments import analysis
+
+
+@click.command()
+@click.argument("results_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--out", "-o", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where to write the figures [default: RESULTS_DIR/plots].")
+def plot(results_dir: Path, out: Path | None) -> None:
+    """Plot the campaign in RESULTS_DIR (runs.csv + meta.json): runtime vs n,
+    fraction solved vs n, cactus plot, work counters vs n and the SAT phase
+    split, each as PDF and PNG. Prints the summary table and the files written.
+
+    \b
+    Example:
+      race plot results/reference-n2-5 -o /tmp/plots
+    """
+    from experiments import plots
+    campaign = analysis.load(results_dir)
+    table = analysis.summary(campaign)
+    written = plots.plot_all(campaign, out if out is not None else results_dir / "plots")
+    click.echo(analysis.summary_text(campaign, table))
+    for path in written:
+        click.echo(f"wrote {path}")
+
+
+@click.command()
+@click.argument("results_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--report-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Build in this directory instead of the repository's report/ "
+                   "(report.tex is copied there).")
+@click.option("--no-pdf", is_flag=True, help="Only write report/generated/, do not run LaTeX.")
+def report(results_dir: Path, report_dir: Path | None, no_pdf: bool) -> None:
+    """Regenerate the report from the campaign in RESULTS_DIR: figures, booktabs
+    tables and macros.tex (every number the text quotes) in report/generated/,
+    then report/report.pdf with latexmk. Without LaTeX installed, still writes
+    report/generated/ and says how to install it (exit 0).
+
+    \b
+    Example:
+      race report results/reference-n2-5        # -> report/report.pdf
+    """
+    from experiments import report as report_module
+    target = report_dir if report_dir is not None else report_module.REPORT_DIR
+    result = report_module.build(results_dir, target, pdf=not no_pdf)
+    click.echo(result.message)
+
+
+COMMANDS: list = [plot, report]
