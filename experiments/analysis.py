@@ -219,8 +219,8 @@ def summary(campaign: Campaign) -> pd.DataFrame:
                 "rss_median_mb": float(solved_runs["peak_rss_mb"].median()) if len(solved_runs)
                 else math.nan,
             }
-            for status in STATUSES:
-                row[status] = int((cells["status"] == status).sum())
+            for status in STATUSES:  # runs per status ("solved" above counts instances)
+                row["solved_runs" if status == "solved" else status] = int((cells["status"] == status).sum())
             for column in COUNTERS + PHASES:
                 values = solved_runs[column].dropna()
                 row[column] = float(values.median()) if len(values) else math.nan

@@ -268,7 +268,9 @@ def campaign_macros(campaign: analysis.Campaign, table: pd.DataFrame, growth: pd
     m.add("campaignMemory", f"{tex_int(float(memory))}\\,MB" if memory else MISSING)
     m.add("campaignJobs", escape(meta.get("jobs", MISSING)))
     m.add("campaignExecutor", escape(meta.get("executor", MISSING)))
-    m.add("campaignGitCommit", f"\\texttt{{{escape(str(meta.get('git_commit', MISSING))[:10])}}}")
+    commit = str(meta.get("git_commit") or MISSING)
+    m.add("campaignGitCommit", f"\\texttt{{{escape(commit[:10])}}}"
+          + (" (with uncommitted changes)" if commit.endswith("-dirty") else ""))
     m.add("campaignNValues", ", ".join(map(str, ns)))
     m.add("campaignNMin", min(ns))
     m.add("campaignNMax", max(ns))
