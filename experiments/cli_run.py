@@ -83,12 +83,12 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
     from experiments.executor import DaskExecutor, LocalExecutor
     from experiments.summary import summary_text
 
-    n_values = camp.parse_n(n_text)
-    entrants = camp.parse_entrants(solvers)
     if executor == "dask" and not scheduler:
         raise RaceError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
     if executor == "local" and scheduler:
         raise RaceError("--scheduler is only used with --executor dask")
+    n_values = camp.parse_n(n_text)
+    entrants = camp.parse_entrants(solvers)
     memory_mb = memory or None
     name = name or camp.default_name(n_values, kind, seed, instances, timeout, memory_mb, DEFAULTS)
     if not name or "/" in name or name.startswith("."):

@@ -1,6 +1,6 @@
 """Misbehaving solvers for the harness tests (registered by the tests only).
 
-Imported by the harness's worker processes as ``fake_solvers`` (tests/ is on
+Imported by the harness's worker processes as ``tests.fake_solvers`` (the project root is on
 sys.path under pytest, and the harness hands the parent's sys.path to workers).
 """
 
@@ -83,10 +83,10 @@ class Slow(Solver):
 
 
 FAKES = {
-    "hang": ("fake_solvers:Hang", {}),
-    "hang-child": ("fake_solvers:HangChild", {}),
-    "wrong": ("fake_solvers:Wrong", {}),
-    "crash": ("fake_solvers:Crash", {}),
-    "hog": ("fake_solvers:Hog", {}),
-    "slow": ("fake_solvers:Slow", {}),
+    "hang": ("tests.fake_solvers:Hang", {}),
+    "hang-child": ("tests.fake_solvers:HangChild", {}),
+    "wrong": ("tests.fake_solvers:Wrong", {}),
+    "crash": ("tests.fake_solvers:Crash", {}),
+    "hog": ("tests.fake_solvers:Hog", {}),
+    "slow": ("tests.fake_solvers:Slow", {}),
 }

@@ -1,0 +1,344 @@
+"""The race harness (`race run`): campaigns end to end, limits, resume, dask."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, strategies as st
+
+from experiments import campaign as camp
+from experiments import records
+from experiments.cli import main
+from experiments.worker import measure
+from formats import grid_text
+from formats.errors import RaceError
+from formats.grid import Grid
+from solvers import registry, rules
+from solvers.backtracking import Backtracking
+from tests.conftest import full_grid, puzzle_from
+from tests.fake_solvers import FAKES
+
+ROOT = Path(__file__).resolve().parent.parent
+META_KEYS = {"campaign", "command", "created_at", "n_values", "entrants", "kind", "seed", "instances",
+             "repeats", "timeout_s", "memory_mb", "jobs", "executor", "git_commit", "python",
+             "packages", "kissat_version", "machine"}
+
+
+def write_instances(out: Path, n: int, count: int, kind: str = "unique", seed: int = 0) -> Path:
+    """An instance set as the generator caches it (files + manifest.csv): blanked valid grids."""
+    directory = camp.instance_dir(out, kind, n, seed)
+    directory.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for index in range(count):
+        rng = np.random.default_rng([seed, n, index])
+        grid = puzzle_from(full_grid(n, rng), 0.5, rng)
+        name = camp.instance_name(kind, n, seed, index)
+        data = grid_text.format_native(grid, {"kind": kind, "n": n}).encode()
+        (directory / name).write_bytes(data)
+        rows.append({"file": name, "kind": kind, "n": n, "seed": seed, "index": index,
+                     "clues": grid.clues(), "sha256": hashlib.sha256(data).hexdigest()})
+    with open(directory / "manifest.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return directory
+
+
+@pytest.fixture
+def out(tmp_path: Path) -> Path:
+    for n in (2, 3):
+        write_instances(tmp_path, n, 2)
+    return tmp_path
+
+
+@pytest.fixture
+def fakes(monkeypatch):
+    for name, entry in FAKES.items():
+        monkeypatch.setitem(registry.SOLVERS, name, entry)
+
+
+def race(out: Path, *args: str):
+    return CliRunner().invoke(main, ["run", "--out", str(out), *args])
+
+
+def rows_of(out: Path, campaign: str | None = None) -> list[dict[str, str]]:
+    directories = [d for d in out.iterdir() if d.name != "instances"]
+    directory = out / campaign if campaign else directories[0]
+    return records.read_rows(directory / "runs.csv")
+
+
+def _other_entrant() -> str:
+    """An entrant besides backtracking that is available now (dlx or sat, else a variant)."""
+    for spec in ("dlx", "sat"):
+        try:
+            registry.create(spec)
+            return spec
+        except RaceError:
+            continue
+    return "backtracking:node_limit=1000000"
+
+
+# -- end to end ---------------------------------------------------------------------
+def test_small_campaign_end_to_end(out):
+    other = _other_entrant()
+    r = race(out, "--n", "2..3", "--solvers", f"backtracking,{other}", "--instances", "2",
+             "--timeout", "30", "--campaign", "small")
+    assert r.exit_code == 0, r.output
+    directory = out / "small"
+    header = (directory / "runs.csv").read_text().splitlines()[0].split(",")
+    assert tuple(header) == records.COLUMNS
+    rows = records.read_rows(directory / "runs.csv")
+    assert len(rows) == 2 * 2 * 2
+    assert {(r["entrant"], int(r["n"])) for r in rows} == {
+        (e, n) for e in ("backtracking", other) for n in (2, 3)}
+    manifest = {}
+    for n in (2, 3):
+        with open(camp.instance_dir(out, "unique", n, 0) / "manifest.csv") as f:
+            manifest.update({m["file"]: m for m in csv.DictReader(f)})
+    for row in rows:
+        assert row["status"] == "solved" and row["verified"] == "True", row
+        assert float(row["wall_s"]) > 0 and float(row["cpu_s"]) >= 0 and float(row["peak_rss_mb"]) > 0
+        assert int(row["iterations"]) >= 1 and float(row["timeout_s"]) == 30
+        assert row["instance_sha256"] == manifest[row["instance"]]["sha256"]
+        assert int(row["clues"]) == int(manifest[row["instance"]]["clues"])
+        assert row["worker"].count(":") == 1 and row["started_at"].endswith("Z")
+        assert row["campaign"] == "small" and json.loads(row["params"]) is not None
+        assert float(row["t_verify"]) >= 0 and row["t_check"] != ""
+    bt = [r for r in rows if r["entrant"] == "backtracking"]
+    assert all(int(r["nodes"]) > 0 and int(r["checks"]) > 0 for r in bt)
+    meta = json.loads((directory / "meta.json").read_text())
+    assert set(meta) == META_KEYS
+    assert meta["n_values"] == [2, 3] and meta["entrants"] == ["backtracking", other]
+    assert meta["machine"]["cores"] >= 1 and meta["python"].count(".") == 2
+    assert "backtracking" in r.output and "2/2" in r.output and str(directory) in r.output
+
+
+def test_hanging_solver_times_out_and_escalation_skips(out, fakes):
+    r = race(out, "--n", "2..3", "--solvers", "hang,backtracking", "--instances", "2",
+             "--timeout", "1", "--campaign", "hang")
+    assert r.exit_code == 0, r.output
+    rows = rows_of(out, "hang")
+    by = {(r["entrant"], int(r["n"])): [] for r in rows}
+    for row in rows:
+        by[(row["entrant"], int(row["n"]))].append(row)
+    assert [r["status"] for r in by[("hang", 2)]] == ["timeout", "timeout"]
+    assert all(float(r["wall_s"]) == 1.0 == float(r["timeout_s"]) for r in by[("hang", 2)])
+    assert [r["status"] for r in by[("hang", 3)]] == ["skipped", "skipped"]
+    assert all(r["wall_s"] == "" for r in by[("hang", 3)])
+    assert all(r["status"] == "solved" for n in (2, 3) for r in by[("backtracking", n)])
+
+
+def test_timeout_kills_the_whole_process_group(out, fakes, tmp_path):
+    pidfile = tmp_path / "child.pid"
+    r = race(out, "--n", "2", "--solvers", f"hang-child:pidfile={pidfile}", "--instances", "1",
+             "--timeout", "1", "--campaign", "child")
+    assert r.exit_code == 0, r.output
+    assert [row["status"] for row in rows_of(out, "child")] == ["timeout"]
+    pid = int(pidfile.read_text())
+    for _ in range(50):                      # the orphan is reaped by init shortly after the kill
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+        except FileNotFoundError:
+            break
+        if state == "Z":
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"the solver's child process {pid} survived the timeout kill")
+
+
+def test_wrong_grid_is_wrong_and_crash_is_error(out, fakes):
+    r = race(out, "--n", "2", "--solvers", "wrong,crash,backtracking", "--instances", "2",
+             "--timeout", "10", "--campaign", "bad")
+    assert r.exit_code == 0, r.output
+    rows = rows_of(out, "bad")
+    status = {(r["entrant"], r["instance"]): r for r in rows}
+    assert len(status) == 6
+    for row in rows:
+        if row["entrant"] == "wrong":
+            assert row["status"] == "wrong" and row["verified"] == "False"
+        elif row["entrant"] == "crash":
+            assert row["status"] == "error" and "SIGSEGV" in row["message"]
+        else:
+            assert row["status"] == "solved"
+    assert "WRONG ANSWERS: 2" in r.output
+
+
+def test_memory_hog_is_memout(out, fakes):
+    r = race(out, "--n", "2", "--solvers", "hog:mb=500", "--instances", "1", "--memory", "300",
+             "--timeout", "8", "--campaign", "hog")
+    assert r.exit_code == 0, r.output
+    (row,) = rows_of(out, "hog")
+    assert row["status"] == "memout" and float(row["peak_rss_mb"]) > 300, row
+
+
+def test_interrupted_campaign_resumes_without_rerunning(out, fakes):
+    args = ["run", "--out", str(out), "--n", "2..3", "--solvers", "slow:delay=0.25", "--instances",
+            "2", "--repeats", "2", "--jobs", "1", "--timeout", "10", "--campaign", "resume"]
+    boot = ("import sys; from solvers import registry; from tests.fake_solvers import FAKES; "
+            "registry.SOLVERS.update(FAKES); from experiments.cli import main; "
+            "sys.argv = ['race'] + sys.argv[1:]; main()")
+    proc = subprocess.Popen([sys.executable, "-c", boot, *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    runs = out / "resume" / "runs.csv"
+    deadline = time.monotonic() + 60
+    while len(records.read_rows(runs)) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert "resume" in stderr
+    before = records.read_rows(runs)
+    assert 3 <= len(before) < 8
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0, r.output
+    assert f"{len(before)} already recorded, {8 - len(before)} to run" in r.output
+    after = records.read_rows(runs)
+    assert len(after) == 8 and after[: len(before)] == before
+    assert len({records.cell_key(row) for row in after}) == 8
+    assert all(row["status"] == "solved" for row in after)
+
+
+def test_cut_last_row_is_dropped_and_repaired(tmp_path):
+    path = tmp_path / "runs.csv"
+    with records.RunsWriter(path) as w:
+        w.write({"entrant": "a", "n": 2, "instance": "x", "repeat": 0, "status": "solved"})
+    with open(path, "a") as f:
+        f.write("cam,b,b,{},2,unique,0,y,")           # a row cut by a kill
+    assert [r["entrant"] for r in records.read_rows(path)] == ["a"]
+    with records.RunsWriter(path) as w:
+        w.write({"entrant": "c", "n": 3, "instance": "z", "repeat": 1, "status": "timeout"})
+    rows = records.read_rows(path)
+    assert [(r["entrant"], r["status"]) for r in rows] == [("a", "solved"), ("c", "timeout")]
+
+
+def test_dask_local_cluster_gives_the_same_records(out, fakes):
+    import distributed
+
+    common = ["--n", "2..3", "--solvers", "backtracking,wrong,hang", "--instances", "2",
+              "--timeout", "1"]
+    r = race(out, *common, "--campaign", "local")
+    assert r.exit_code == 0, r.output
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        r = race(out, *common, "--campaign", "dask", "--executor", "dask",
+                 "--scheduler", cluster.scheduler_address)
+    assert r.exit_code == 0, r.output
+    keep = ["entrant", "n", "instance", "repeat", "status", "verified", "instance_sha256", "clues",
+            "timeout_s", *records.COUNTERS]
+    local = sorted(tuple(row[k] for k in keep) for row in rows_of(out, "local"))
+    remote = sorted(tuple(row[k] for k in keep) for row in rows_of(out, "dask"))
+    assert local == remote and len(local) == 12
+    assert {s[4] for s in local} == {"solved", "wrong", "timeout", "skipped"}
+    meta = json.loads((out / "dask" / "meta.json").read_text())
+    assert meta["executor"] == "dask"
+
+
+# -- bad input ------------------------------------------------------------------------
+@pytest.mark.parametrize("args, needle", [
+    (["--n", "5..2"], "empty range"),
+    (["--n", "two"], "expected N"),
+    (["--n", "0"], "out of range"),
+    (["--n", "2..99"], "out of range"),
+    (["--n", ""], "expected N"),
+    (["--solvers", "nosuch"], "unknown solver"),
+    (["--solvers", "backtracking:colour=red"], "no parameter"),
+    (["--solvers", "backtracking", "--executor", "dask"], "--scheduler"),
+    (["--solvers", "backtracking", "--scheduler", "tcp://x:1"], "only used with"),
+])
+def test_bad_input_exits_2_with_one_line(tmp_path, args, needle):
+    r = race(tmp_path, *args)
+    assert r.exit_code == 2, r.output
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0]
+
+
+def test_resume_with_other_limits_is_refused(out):
+    r = race(out, "--n", "2", "--solvers", "backtracking", "--instances", "1", "--campaign", "c")
+    assert r.exit_code == 0, r.output
+    r = race(out, "--n", "2", "--solvers", "backtracking", "--instances", "1", "--campaign", "c",
+             "--timeout", "3")
+    assert r.exit_code == 2 and "timeout_s" in r.stderr
+
+
+# -- units ------------------------------------------------------------------------------
+@given(st.lists(st.integers(1, camp.MAX_N), min_size=1, max_size=6))
+def test_parse_n_lists(values):
+    assert camp.parse_n(",".join(map(str, values))) == sorted(set(values))
+
+
+@given(st.integers(1, camp.MAX_N), st.integers(0, 5))
+def test_parse_n_ranges(lo, width):
+    hi = min(camp.MAX_N, lo + width)
+    assert camp.parse_n(f"{lo}..{hi}") == list(range(lo, hi + 1))
+    assert camp.parse_n(f"{lo}..{hi},{lo}") == list(range(lo, hi + 1))
+
+
+def test_entrant_specs_split_on_entrants_not_parameters():
+    assert camp._split_specs("backtracking,sat:backend=glucose4,encoding=x,dlx") == [
+        "backtracking", "sat:backend=glucose4,encoding=x", "dlx"]
+    (e,) = camp.parse_entrants("backtracking:node_limit=5")
+    assert e.name == "backtracking" and e.params == {"node_limit": 5}
+
+
+def test_default_name_resumes_the_same_directory():
+    d = {"instances": 5, "timeout_s": 20.0, "memory_mb": 4096.0}
+    assert camp.default_name([2, 3, 4, 5], "unique", 0, 5, 20.0, 4096.0, d) == "race-n2-5-unique-s0"
+    assert camp.default_name([2, 4, 6], "unique", 1, 3, 5.0, 4096.0, d) == \
+        "race-n2_4_6-unique-s1-i3-t5"
+
+
+def _cell(entrant: str, n: int, i: int) -> camp.Cell:
+    return camp.Cell(entrant, n, f"i{i}", 0)
+
+
+def test_escalation_waits_then_skips():
+    cells = [_cell(e, n, i) for e in ("a", "b") for n in (2, 3, 4) for i in range(2)]
+    esc = camp.Escalation(cells)
+    assert esc.may_start(_cell("a", 2, 0)) and not esc.may_start(_cell("a", 3, 0))
+    esc.record("a", 2, "timeout")
+    assert not esc.may_start(_cell("a", 3, 0)) and esc.dead_at("a") is None
+    esc.record("a", 2, "memout")
+    assert esc.dead_at("a") == 2
+    esc.record("b", 2, "solved")                # one answer is enough to go on
+    assert esc.may_start(_cell("b", 3, 0)) and not esc.may_start(_cell("b", 4, 0))
+    esc.record("b", 2, "timeout")
+    assert esc.dead_at("b") is None
+
+
+def test_measure_calibrates_fast_solves_and_reverifies():
+    rng = np.random.default_rng(7)
+    solution = full_grid(2, rng)
+    puzzle = puzzle_from(solution, 0.5, rng)
+    solver = Backtracking()
+    solver.warmup()
+    m = measure(solver, puzzle, min_time=0.01)
+    assert m["status"] == "solved" and m["verified"]
+    assert m["iterations"] > 1 and m["wall_s"] * m["iterations"] >= 0.01
+    assert m["counters"]["nodes"] >= 1 and set(m["times"]) >= {"check", "search", "verify"}
+    one = measure(solver, puzzle, min_time=0.0)
+    assert one["iterations"] == 1
+
+    class Liar(Backtracking):            # claims solved, but the grid breaks a clue
+        def _run(self, grid, limit, keep):
+            result = super()._run(grid, limit, keep)
+            bad = result.solutions[0].cells.copy()
+            bad[grid.cells == 0] = 0
+            result.solutions[0] = Grid(grid.n, bad)
+            return result
+
+    m = measure(Liar(), puzzle, min_time=0.0)
+    assert m["status"] == "wrong" and not m["verified"]
+    assert rules.is_solution_of(puzzle, solution)
