@@ -521,25 +521,28 @@ def run(prepared: Prepared, executor: Any,
 
     with records.RunsWriter(config.runs_path) as writer:
         try:
+            check_dead = True
             while pending or inflight:
                 # escalation: skip what can no longer be worth running
-                keep = []
-                for cell in pending:
-                    dead = escalation.dead_at(cell.entrant)
-                    if dead is not None and cell.n > dead:
-                        emit(writer, cell, {"status": "skipped", "started_at": utc_now(),
-                                            "message": f"{cell.entrant} hit the limit on every "
-                                                       f"instance at n={dead}"})
-                    else:
-                        keep.append(cell)
-                pending = keep
-                # dispatch
+                if check_dead:
+                    keep = []
+                    for cell in pending:
+                        dead = escalation.dead_at(cell.entrant)
+                        if dead is not None and cell.n > dead:
+                            emit(writer, cell, {"status": "skipped", "started_at": utc_now(),
+                                                "message": f"{cell.entrant} hit the limit on "
+                                                           f"every instance at n={dead}"})
+                        else:
+                            keep.append(cell)
+                    pending, check_dead = keep, False
+                # dispatch: the first cell that may start, of a warm entrant if possible
                 while executor.free() > 0 and pending:
-                    ready = [c for c in pending if escalation.may_start(c)]
-                    if not ready:
-                        break
                     warm = executor.warm_entrants()
-                    cell = next((c for c in ready if c.entrant in warm), ready[0])
+                    cell = next((c for c in pending if c.entrant in warm
+                                 and escalation.may_start(c)), None) \
+                        or next((c for c in pending if escalation.may_start(c)), None)
+                    if cell is None:
+                        break
                     pending.remove(cell)
                     inst = cell.instance
                     if inst.path not in texts:
@@ -555,6 +558,7 @@ def run(prepared: Prepared, executor: Any,
                     continue
                 for key, outcome in executor.poll(0.5):
                     emit(writer, inflight.pop(key), outcome)
+                    check_dead = check_dead or outcome.get("status") in records.LIMIT_STATUSES
         except BaseException:
             executor.close()
             raise

@@ -1,0 +1,129 @@
+"""Benchmark: harness overhead per warm cell (target < 5 ms), for n = 2 solves.
+
+Overhead = the parent's wall time for a cell minus the solve time the worker
+measured. Calibration is off here (min_time = 0: one solve per cell), so the
+overhead is exactly the cost of the harness around one solve. Two layers:
+
+* ``executor``: submit -> JSON over the pipe -> worker parses, solves, measures,
+  re-verifies -> reply -> poll (the watchdog loop);
+* ``campaign``: all of the above plus scheduling, escalation bookkeeping and
+  appending the row to runs.csv.
+
+Baseline measured in the same run: the same solve called in-process
+(``solver.solve(grid)``), so the ratio shows what isolation costs relative to
+the solve itself.
+
+Run: ``.venv/bin/python tests/bench/bench_harness.py``
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from experiments import campaign as camp  # noqa: E402
+from experiments.executor import LocalExecutor  # noqa: E402
+from formats import grid_text  # noqa: E402
+from solvers import registry  # noqa: E402
+from tests.conftest import full_grid, puzzle_from  # noqa: E402
+from tests.test_harness import write_instances  # noqa: E402
+
+CELLS = 300
+TARGET_MS = 5.0
+
+
+def _puzzles(count: int) -> list:
+    rng = np.random.default_rng(2024)
+    return [puzzle_from(full_grid(2, rng), 0.5, rng) for _ in range(count)]
+
+
+def in_process(puzzles: list) -> list[float]:
+    solver = registry.create("backtracking")
+    solver.warmup()
+    times = []
+    for grid in puzzles:
+        t0 = time.perf_counter()
+        solver.solve(grid)
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def executor_overhead(puzzles: list) -> tuple[list[float], list[float]]:
+    (entrant,) = camp.parse_entrants("backtracking")
+    executor = LocalExecutor(1, timeout_s=10.0, memory_mb=4096.0, min_time=0.0)
+    texts = [grid_text.format_native(g) for g in puzzles]
+    solve, overhead = [], []
+    try:
+        for i, text in enumerate([texts[0]] + texts):          # the first cell starts the worker
+            request = {"entrant": entrant.spec, "init": entrant.init_request(),
+                       "solve": {"instance": f"p{i}", "text": text}}
+            t0 = time.perf_counter()
+            executor.submit(i, request)
+            done = []
+            while not done:
+                done = executor.poll(1.0)
+            total = time.perf_counter() - t0
+            outcome = done[0][1]
+            assert outcome["status"] == "solved", outcome
+            if i:
+                solve.append(outcome["wall_s"])
+                overhead.append(total - outcome["wall_s"])
+    finally:
+        executor.close()
+    return solve, overhead
+
+
+def campaign_overhead(count: int) -> tuple[list[float], float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        write_instances(out, 2, count)
+        config = camp.Config(n_values=[2], entrants=camp.parse_entrants("backtracking"),
+                             instances=count, timeout_s=10.0, memory_mb=4096.0, jobs=1,
+                             out=out, campaign="bench", command="bench", min_time=0.0)
+        prepared = camp.prepare(config)
+        executor = LocalExecutor(1, 10.0, 4096.0, min_time=0.0)
+        executor.submit("warm", {"entrant": "backtracking",
+                                 "init": config.entrants[0].init_request(),
+                                 "solve": {"instance": "w", "text": camp.read_instance(
+                                     prepared.cells[0].instance)}})
+        while not executor.poll(1.0):
+            pass
+        t0 = time.perf_counter()
+        camp.run(prepared, executor)
+        total = time.perf_counter() - t0
+        from experiments import records
+        rows = records.read_rows(config.runs_path)
+        solve = [float(r["wall_s"]) for r in rows]
+        assert len(rows) == count and all(r["status"] == "solved" for r in rows)
+        return solve, (total - sum(solve)) / count
+
+
+def main() -> None:
+    puzzles = _puzzles(CELLS)
+    base = in_process(puzzles)
+    solve, overhead = executor_overhead(puzzles)
+    c_solve, c_overhead = campaign_overhead(CELLS)
+    base_ms = statistics.median(base) * 1e3
+    print(f"harness overhead per warm cell, n = 2, {CELLS} cells, calibration off")
+    print(f"{'layer':<22}{'solve (median)':>16}{'overhead':>22}{'overhead/solve':>16}{'target':>10}")
+    print(f"{'in-process (baseline)':<22}{base_ms:>13.3f} ms{'-':>22}{'-':>16}{'':>10}")
+    med = statistics.median(overhead) * 1e3
+    p90 = sorted(overhead)[int(0.9 * len(overhead))] * 1e3
+    print(f"{'executor':<22}{statistics.median(solve) * 1e3:>13.3f} ms"
+          f"{f'{med:.3f} ms (p90 {p90:.3f})':>22}{med / base_ms:>15.0f}x"
+          f"{'met' if med < TARGET_MS else 'MISSED':>10}")
+    print(f"{'campaign (+runs.csv)':<22}{statistics.median(c_solve) * 1e3:>13.3f} ms"
+          f"{f'{c_overhead * 1e3:.3f} ms (mean)':>22}{c_overhead * 1e3 / base_ms:>15.0f}x"
+          f"{'met' if c_overhead * 1e3 < TARGET_MS else 'MISSED':>10}")
+
+
+if __name__ == "__main__":
+    main()
