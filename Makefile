@@ -13,8 +13,7 @@ $(STAMP): pyproject.toml
 
 ## race: the main job
 race: $(STAMP)
-	$(RACE) solve --stats tests/data/hard9.txt
-	$(RACE) count tests/data/empty4.sudoku
+	$(RACE) run --n 2..5
 
 ## test: the whole test suite
 test: $(STAMP)
