@@ -1,0 +1,272 @@
+"""Plots, generated LaTeX files, and the report PDF built from a real small campaign."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import matplotlib.image as mpimg
+import pytest
+from click.testing import CliRunner
+
+from experiments import analysis, plots, report
+from experiments.cli import main
+
+SECTIONS = ["The problem", "Three methods", "File formats and data structures",
+            "Instances: the generator", "Experimental design", "Results", "Discussion", "References"]
+
+
+def synthetic_campaign(root: Path) -> Path:
+    """Four entrants (backtracking, dlx, sat, kissat) x n = 2..4 x 3 instances, with
+    counters and phases as each solver reports them, one timeout and one skipped n."""
+    rows = []
+    limit = 5.0
+    for e, (base, growth) in {"backtracking": (1e-5, 300.0), "dlx": (2e-5, 8.0),
+                              "sat": (1e-3, 6.0), "kissat": (5e-3, 4.0)}.items():
+        for n in (2, 3, 4):
+            for k in range(3):
+                t = base * growth ** (n - 2) * (1 + k)
+                status = "solved"
+                if e == "backtracking" and n == 4:
+                    status = "timeout" if k == 0 else "skipped"
+                r = {c: "" for c in analysis.COLUMNS}
+                r.update(campaign="syn", entrant=e, solver=e, n=n, kind="unique", seed=0,
+                         instance=f"unique-n{n}-{k}.sudoku", clues=n ** 4 // 2, repeat=0, status=status,
+                         verified=status == "solved", timeout_s=limit, iterations=1,
+                         params=json.dumps({"backend": "kissat", "encoding": "extended"} if e == "kissat"
+                                           else {"backend": "cadical195", "encoding": "extended"}
+                                           if e == "sat" else {}))
+                if status == "solved":
+                    r.update(wall_s=t, cpu_s=t, t_check=t / 100, t_verify=t / 100)
+                    if e == "backtracking":
+                        r.update(nodes=int(t * 1e7), checks=int(t * 3e7), t_search=0.98 * t)
+                    elif e == "dlx":
+                        r.update(nodes=int(t * 1e6), updates=int(t * 1e8), t_build=0.3 * t, t_search=0.6 * t)
+                    else:
+                        r.update(conflicts=k, decisions=int(t * 1e5), vars=n ** 6,
+                                 clauses=report.extended_clauses(n), t_encode=0.4 * t, t_search=0.4 * t,
+                                 t_decode=0.1 * t, t_write=0.1 * t if e == "kissat" else "")
+                elif status == "timeout":
+                    r.update(wall_s=limit, cpu_s=limit)
+                rows.append(r)
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / "runs.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, analysis.COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    meta = {"campaign": "syn", "command": "race run --n 2..4 --instances 3 --timeout 5",
+            "created_at": "2026-11-21T20:00:00.000Z", "n_values": [2, 3, 4],
+            "entrants": ["backtracking", "dlx", "sat", "kissat"], "kind": "unique", "seed": 0,
+            "instances": 3, "repeats": 1, "timeout_s": limit, "memory_mb": 4096.0, "jobs": 2,
+            "executor": "local", "git_commit": "0123456789abcdef-dirty", "python": "3.11.7",
+            "packages": {"numpy": "2.0", "numba": "0.60", "python-sat": "1.8.dev30"},
+            "kissat_version": "4.0.1", "machine": {"cpu_model": "Test CPU_1 & co", "cores": 2,
+                                                   "ram_gb": 8.0, "os": "Linux", "hostname": "h"}}
+    (root / "meta.json").write_text(json.dumps(meta))
+    return root
+
+
+@pytest.fixture(scope="session")
+def synthetic(tmp_path_factory) -> Path:
+    return synthetic_campaign(tmp_path_factory.mktemp("syn") / "syn")
+
+
+@pytest.fixture(scope="session")
+def generated(synthetic, tmp_path_factory) -> tuple[Path, list[Path]]:
+    """report.write_generated on the synthetic campaign: (report dir, files written)."""
+    root = tmp_path_factory.mktemp("report")
+    return root, report.write_generated(analysis.load(synthetic), root)
+
+
+def race_command() -> list[str]:
+    """The `race` console script of this interpreter's environment."""
+    script = Path(sys.executable).with_name("race")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "from experiments.cli import main; main()"]
+
+
+@pytest.fixture(scope="session")
+def small_campaign(tmp_path_factory) -> Path:
+    """A real campaign: `race run --n 2..3 --instances 2 --solvers backtracking,dlx --timeout 10`."""
+    out = tmp_path_factory.mktemp("race")
+    proc = subprocess.run([*race_command(), "run", "--n", "2..3", "--instances", "2", "--solvers",
+                           "backtracking,dlx", "--timeout", "10", "--jobs", "1", "--out", str(out),
+                           "--campaign", "small"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return out / "small"
+
+
+# ---------------------------------------------------------------- names and macros
+
+def test_macro_names_are_letters_only():
+    assert report.macro_name("dlx", "Median", "N5") == "dlxMedianNFive"
+    assert report.macro_name("sat:backend=glucose4,encoding=reduced") == "satBackendGlucoseFourEncodingReduced"
+    assert report.number_word(12) == "Twelve" and report.number_word(195) == "OneNineFive"
+    with pytest.raises(ValueError):
+        report.Macros().add("dlx2", "x")
+
+
+def test_reduction_sizes_match_the_assignment():
+    assert report.minimal_clauses(3) == 3240           # the assignment's example for n = 3
+    assert report.extended_clauses(3) == 11988         # Lynce & Ouaknine's extended encoding, 9x9
+    sizes = report.sizes_table([2, 5]).set_index("n")
+    assert sizes.loc[5, "vars"] == 5 ** 6 and sizes.loc[5, "columns"] == 4 * 5 ** 4
+
+
+def read_macros(path: Path) -> dict[str, str]:
+    text = path.read_text()
+    pairs = re.findall(r"^\\newcommand\{\\([A-Za-z]+)\}\{(.*)\}$", text, flags=re.M)
+    assert len(pairs) == text.count("\\newcommand"), "a macro line did not parse"
+    return dict(pairs)
+
+
+def test_generated_files_and_macros(synthetic, generated):
+    campaign = analysis.load(synthetic)
+    root, written = generated
+    gen = root / "generated"
+    for name in ("table_summary.tex", "table_work.tex", "table_phases.tex", "table_growth.tex",
+                 "table_sizes.tex", "macros.tex", "runtime.pdf", "runtime.png", "phases.pdf"):
+        assert gen / name in written and (gen / name).stat().st_size > 0
+    macros = read_macros(gen / "macros.tex")
+    assert len(macros) == len(set(macros))
+    table = analysis.summary(campaign)
+    dlx2 = table[(table.entrant == "dlx") & (table.n == 2)].iloc[0]
+    assert macros["dlxMedianNTwo"] == report.tex_seconds(dlx2["median_s"])
+    assert macros["dlxSolvedNTwo"] == "3/3"
+    assert macros["backtrackingMedianNFour"] == r"$>$\,5\,s"       # censored: 1 timeout + 2 skipped
+    assert macros["backtrackingMaxAllSolvedN"] == "3" and macros["backtrackingFirstFailN"] == "4"
+    assert macros["dlxMedianNFive"] == "n/a"                    # canonical n = 5 is always defined
+    assert macros["minimalClausesNThree"] == "3{,}240"
+    assert macros["machineCpu"] == r"Test CPU\_1 \& co"        # escaped for LaTeX
+    assert "uncommitted" in macros["campaignGitCommit"]
+    assert macros["dlxGrowthFactor"] == "8"
+    assert float(macros["speedupDlxOverBacktrackingNThree"]) > 1
+    summary = (gen / "table_summary.tex").read_text()
+    assert r"\toprule" in summary and r"\bottomrule" in summary and "kissat" in summary
+
+
+def test_report_text_quotes_numbers_only_through_macros(generated):
+    """Decimal numbers or numbers of 3+ digits in the prose would not regenerate from data;
+    and every macro the text uses that looks like ours is defined."""
+    text = (report.REPORT_DIR / "report.tex").read_text()
+    body = text.split(r"\begin{document}")[1].split(r"\begin{thebibliography}")[0]
+    body = re.sub(r"%.*", "", body)
+    body = re.sub(r"\\(ref|label|cite|includegraphics|input)(\[[^]]*\])?\{[^}]*\}", "", body)
+    body = re.sub(r"\d+(\.\d+)?\s*(pt|cm|mm|em|ex|\\textwidth|\\linewidth)", "", body)
+    assert not re.findall(r"\d+\.\d+|\d{3,}", body)
+    macros = read_macros(generated[0] / "generated" / "macros.tex")
+    used = set(re.findall(r"\\([A-Za-z]+)", body))
+    quoted = {m for m in used if m in macros}
+    assert len(quoted) >= 40, "the text should quote its numbers through macros"
+    ours = re.compile(r"^(backtracking|dlx|sat|kissat|campaign|machine|speedup|clues|vars|minimal|"
+                      r"extended|cover)[A-Z]")
+    assert {m for m in used if ours.match(m)} <= set(macros)
+
+
+# ---------------------------------------------------------------- plots
+
+def test_plots_written_and_decodable(generated):
+    paths = [p for p in generated[1] if p.stem in plots.FIGURES]
+    assert {p.name for p in paths} == {f"{name}.{fmt}" for name in plots.FIGURES for fmt in ("pdf", "png")}
+    for path in paths:
+        assert path.stat().st_size > 1000
+        if path.suffix == ".png":
+            image = mpimg.imread(path)
+            assert image.ndim == 3 and image.shape[0] > 200 and image.shape[1] > 300
+        else:
+            assert path.read_bytes().startswith(b"%PDF")
+
+
+def test_runtime_plot_shows_every_entrant_and_the_limit(synthetic):
+    campaign = analysis.load(synthetic)
+    fig = plots.runtime_figure(campaign)
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels[:4] == ["backtracking", "dlx", "sat", "kissat"]
+    assert any("time limit (5 s)" in label for label in labels)
+    assert fig.axes[0].get_yscale() == "log"
+    assert fig.axes[0].get_xlabel().startswith("box size n")
+
+
+def test_phases_plot_without_sat_entrant(tmp_path, synthetic):
+    runs = list(csv.DictReader(open(synthetic / "runs.csv")))
+    root = tmp_path / "nosat"
+    root.mkdir()
+    with open(root / "runs.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, analysis.COLUMNS)
+        writer.writeheader()
+        writer.writerows(r for r in runs if r["entrant"] in ("backtracking", "dlx"))
+    shutil.copy(synthetic / "meta.json", root / "meta.json")
+    campaign = analysis.load(root)
+    assert plots.sat_entrants(campaign) == []
+    fig = plots.phases_figure(campaign)
+    assert "no SAT entrant" in fig.axes[0].texts[0].get_text()
+
+
+def test_cli_plot(synthetic, tmp_path):
+    result = CliRunner().invoke(main, ["plot", str(synthetic), "-o", str(tmp_path / "p")])
+    assert result.exit_code == 0, result.output
+    assert "wrote" in result.output and (tmp_path / "p" / "cactus.png").stat().st_size > 0
+    assert "dlx" in result.output and "> 5 s" in result.output
+
+
+def test_report_without_latex_still_writes_files(synthetic, tmp_path, monkeypatch):
+    real_which = shutil.which
+    monkeypatch.setattr(report.shutil, "which", lambda name: None if name == "latexmk" else real_which(name))
+    result = CliRunner().invoke(main, ["report", str(synthetic), "--report-dir", str(tmp_path / "r")])
+    assert result.exit_code == 0, result.output
+    assert "latexmk is missing" in result.output and "apt-get install" in result.output
+    assert "texlive-latex-recommended" in result.output
+    assert (tmp_path / "r" / "generated" / "macros.tex").is_file()
+    assert not (tmp_path / "r" / "report.pdf").exists()
+
+
+def test_report_bad_campaign_exits_2(tmp_path):
+    result = CliRunner().invoke(main, ["report", str(tmp_path / "none"), "--report-dir", str(tmp_path)])
+    assert result.exit_code == 2 and "not a campaign directory" in result.output
+
+
+# ---------------------------------------------------------------- the PDF
+
+def require_latex() -> None:
+    missing = [tool for tool in ("latexmk", "pdflatex", "pdfinfo", "pdftotext") if shutil.which(tool) is None]
+    if missing:
+        pytest.fail(f"{', '.join(missing)} not installed; the report build test needs LaTeX and poppler: "
+                    f"{report.INSTALL_HINT}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def pdf_campaign(synthetic) -> Path:
+    """The campaign the PDF test builds from (synthetic until `race run` can generate instances)."""
+    return synthetic
+
+
+def test_pdf_from_a_small_campaign(pdf_campaign, tmp_path):
+    require_latex()
+    campaign = analysis.load(pdf_campaign)
+    assert not campaign.runs["status"].isin(["wrong", "error"]).any()
+    result = CliRunner().invoke(main, ["report", str(pdf_campaign), "--report-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    pdf = tmp_path / "report.pdf"
+    assert pdf.is_file()
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
+    pages = int(re.search(r"^Pages:\s+(\d+)", info, flags=re.M).group(1))
+    assert 4 <= pages <= 12
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    flat = re.sub(r"\s+", " ", text)
+    for title in SECTIONS:
+        assert title in flat, f"section {title!r} missing from the PDF text"
+    macros = read_macros(tmp_path / "generated" / "macros.tex")
+    assert f"Campaign {campaign.name}" in flat
+    assert f"DLX solves {macros['dlxSolvedTotal']} instances" in flat
+    # the figures are embedded: their own text (titles, axis labels) is in the PDF
+    figure_texts = ["Median time per instance", "Cactus plot", "search-tree nodes", "box size n",
+                    "Where SAT time goes" if plots.sat_entrants(campaign) else "no SAT entrant in this campaign"]
+    for figure_text in figure_texts:
+        assert figure_text in flat, f"figure text {figure_text!r} missing"
