@@ -24,5 +24,10 @@ bench: $(STAMP)
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,bench]'
 	@set -e; for f in tests/bench/bench_*.py; do echo "== $$f"; $(PY) $$f; done
 
+## report: figures, tables and report/report.pdf from the committed reference campaign
+.PHONY: report
+report: $(STAMP)
+	$(RACE) report results/reference-n2-5
+
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
