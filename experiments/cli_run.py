@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import signal
 import sys
 from pathlib import Path
 
@@ -81,7 +82,6 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
       race run --n 2..4 --executor dask --scheduler tcp://10.0.0.1:8786
     """
     from experiments.executor import DaskExecutor, LocalExecutor
-    from experiments.summary import summary_text
 
     if executor == "dask" and not scheduler:
         raise RaceError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
@@ -104,21 +104,41 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
                          memory_mb=memory_mb, jobs=local_jobs if executor == "local" else (jobs or 0),
                          executor=executor, scheduler=scheduler, out=Path(out), campaign=name,
                          command=command)
-    prepared = camp.prepare(config, progress=True)
-    done = len(prepared.cells) - len(prepared.pending)
-    click.echo(f"campaign {name}: {len(prepared.cells)} cells "
-               f"({len(entrants)} entrants x n={','.join(map(str, n_values))} x {instances} "
-               f"instances x {repeats} repeats), {done} already recorded, "
-               f"{len(prepared.pending)} to run, limit {timeout:g} s"
-               + (f" / {memory_mb:g} MB" if memory_mb else ""), err=True)
     if executor == "dask":
         runner = DaskExecutor(scheduler, jobs, timeout, memory_mb)
         config.jobs = runner.jobs
     else:
         runner = LocalExecutor(local_jobs, timeout, memory_mb)
+    previous = signal.signal(signal.SIGTERM, _interrupt)   # a polite kill is handled like Ctrl-C
+    try:
+        code = _race(config, runner, canonical)
+    finally:
+        runner.close()
+        signal.signal(signal.SIGTERM, previous)
+    if code:
+        sys.exit(code)
+
+
+def _race(config: camp.Config, runner, canonical: str) -> int:
+    """Prepare and run the campaign, print the summary; the exit status (130 if interrupted)."""
+    from tqdm import tqdm
+
+    from experiments.summary import summary_text
+
+    try:
+        prepared = camp.prepare(config, progress=True)
+    except KeyboardInterrupt:
+        click.echo("interrupted while preparing instances (finished ones are cached); "
+                   f"re-run the same command to resume:\n  {canonical}", err=True)
+        return 130
+    done = len(prepared.cells) - len(prepared.pending)
+    click.echo(f"campaign {config.campaign}: {len(prepared.cells)} cells "
+               f"({len(config.entrants)} entrants x n={','.join(map(str, config.n_values))} x "
+               f"{config.instances} instances x {config.repeats} repeats), {done} already recorded, "
+               f"{len(prepared.pending)} to run, limit {config.timeout_s:g} s"
+               + (f" / {config.memory_mb:g} MB" if config.memory_mb else ""), err=True)
     interrupted = False
     stats = None
-    from tqdm import tqdm
     with tqdm(total=len(prepared.pending), unit="cell", file=sys.stderr, dynamic_ncols=True,
               mininterval=0.25, disable=not prepared.pending) as bar:
         def on_row(row: dict) -> None:
@@ -129,7 +149,7 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
         except KeyboardInterrupt:
             interrupted = True
     directory = config.directory
-    if (directory / "runs.csv").exists() and records.read_rows(directory / "runs.csv"):
+    if records.read_rows(directory / "runs.csv"):
         click.echo(summary_text(directory))
     if stats is not None and stats.statuses.get("wrong"):
         click.echo(f"!!! {stats.statuses['wrong']} WRONG ANSWER(S) in this run !!!", err=True)
@@ -137,7 +157,12 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
     if interrupted:
         click.echo("interrupted: finished cells are recorded; re-run the same command to resume:\n"
                    f"  {canonical}", err=True)
-        sys.exit(130)
+        return 130
+    return 0
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
 
 
 COMMANDS: list = [run]
