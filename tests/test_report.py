@@ -195,7 +195,8 @@ def test_runtime_plot_shows_every_entrant_and_the_limit(synthetic):
 
 
 def test_phases_plot_without_sat_entrant(tmp_path, synthetic):
-    runs = list(csv.DictReader(open(synthetic / "runs.csv")))
+    with open(synthetic / "runs.csv", newline="") as f:
+        runs = list(csv.DictReader(f))
     root = tmp_path / "nosat"
     root.mkdir()
     with open(root / "runs.csv", "w", newline="") as f:
