@@ -1,0 +1,134 @@
+"""Counting Sudoku solutions with a SAT solver: blocking clauses, in-process (PySAT).
+
+:func:`enumerate_models` finds a model, records it, adds a clause that
+forbids exactly that assignment of the decision variables ("blocking
+clause"), and repeats until the formula is unsatisfiable or ``limit`` models
+are found. A Sudoku solution is determined by its true variables, so the
+blocking clause is the disjunction of their negations.
+
+:class:`IncrementalCounter` is the generators' uniqueness check: ONE solver
+holding the ``extended`` structural clauses for a box size n, the clues of
+each question given as assumptions, and the blocking clauses of each question
+guarded by a fresh selector literal s (clause ¬s ∨ block): s is assumed during
+that question and disabled forever afterwards by the unit clause ¬s, so the
+solver (and everything it learnt about Sudoku) is reused across questions::
+
+    with IncrementalCounter(3) as counter:
+        unique = counter.count(puzzle, limit=2) == 1
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from formats.errors import RaceError
+from formats.grid import Grid
+from solvers import sudoku_cnf
+
+#: PySAT solver names that must never be used (python-sat 1.9.dev17: kissat404
+#: ignores assumptions and aborts the interpreter on a second solve).
+FORBIDDEN_PYSAT = ("kissat404", "kissat")
+
+
+def pysat_solver(name: str, clauses=None):
+    """A PySAT solver by name, refusing the broken in-process kissat."""
+    from pysat.solvers import Solver, SolverNames
+    if name in FORBIDDEN_PYSAT or name in getattr(SolverNames, "kissat404", ()):
+        raise RaceError(f"PySAT backend {name!r} is not usable in-process (wrong answers with "
+                        "assumptions); use backend=kissat, the external binary")
+    try:
+        solver = Solver(name=name)
+    except Exception as exc:   # PySAT raises a bare Exception/NotImplementedError for unknown names
+        raise RaceError(f"unknown PySAT solver {name!r}: {exc}") from None
+    if clauses is not None:
+        for block in clauses:
+            solver.append_formula(block.tolist() if isinstance(block, np.ndarray) else block)
+    return solver
+
+
+def enumerate_models(solver, nvars: int, limit: int | None, assumptions: list[int] = (),
+                     guard: int | None = None,
+                     solve: Callable | None = None) -> tuple[int, list[np.ndarray], bool]:
+    """Enumerate models of ``solver`` under ``assumptions`` with blocking clauses.
+
+    Stops after ``limit`` models (None = all). Each blocking clause negates the
+    true variables among 1..``nvars`` that are not assumptions; with ``guard``
+    it also holds ¬guard (and ``guard`` must be among the assumptions).
+    ``solve(solver, assumptions)`` -> True/False/None (None = budget ran out)
+    replaces the plain ``solver.solve``. Returns (count, models as arrays of
+    true variables, complete); complete is False when ``solve`` gave None."""
+    solve = solve or (lambda s, a: s.solve(assumptions=a))
+    assumed = np.asarray([a for a in assumptions if a > 0], dtype=np.int64)
+    models: list[np.ndarray] = []
+    count = 0
+    while limit is None or count < limit:
+        answer = solve(solver, list(assumptions))
+        if answer is None:
+            return count, models, False
+        if not answer:
+            return count, models, True
+        model = np.asarray(solver.get_model(), dtype=np.int64)
+        true = model[(model > 0) & (model <= nvars)]
+        models.append(true)
+        count += 1
+        block = -true[~np.isin(true, assumed)]
+        clause = block.tolist() + ([-guard] if guard is not None else [])
+        if not clause:      # nothing left to vary: the model is the only one
+            return count, models, True
+        solver.add_clause(clause)
+    return count, models, True
+
+
+class IncrementalCounter:
+    """Count solutions of many puzzles of one box size n with one SAT solver.
+
+    ``IncrementalCounter(n, backend)`` builds the ``extended`` encoding of the
+    empty grid once (``backend`` is a PySAT solver name, cadical195 by
+    default). :meth:`count` answers each puzzle with its clues as assumptions;
+    no clause of one question constrains the next."""
+
+    def __init__(self, n: int, backend: str = "cadical195") -> None:
+        self.n = n
+        self.side = n * n
+        self.nvars = self.side ** 3
+        self._next_var = self.nvars + 1
+        self._solver = pysat_solver(backend, sudoku_cnf.extended_blocks(n))
+
+    def count(self, grid: Grid, limit: int = 2) -> int:
+        """The number of solutions of ``grid``, counted up to ``limit`` (so
+        ``count(grid, 2) == 1`` means "unique")."""
+        if self._solver is None:
+            raise RaceError("IncrementalCounter is closed")
+        if grid.n != self.n:
+            raise RaceError(f"this counter was built for n={self.n}, got a grid with n={grid.n}")
+        if limit < 1:
+            raise RaceError(f"the solution limit must be >= 1, got {limit}")
+        selector = self._next_var
+        self._next_var += 1
+        assumptions = sudoku_cnf.clue_literals(grid).tolist() + [selector]
+        try:
+            count, _, _ = enumerate_models(self._solver, self.nvars, limit, assumptions,
+                                           guard=selector)
+        finally:
+            self._solver.add_clause([-selector])   # retire this question's blocking clauses
+        return count
+
+    def close(self) -> None:
+        """Free the solver (idempotent)."""
+        if self._solver is not None:
+            self._solver.delete()
+            self._solver = None
+
+    def __enter__(self) -> "IncrementalCounter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass

@@ -1,0 +1,302 @@
+"""Sudoku as CNF (Task 8) and models back to grids (Task 9, decoding half).
+
+Variables follow the assignment: x_{i,j,k} ("cell (i, j) holds k", 1-based) is
+DIMACS variable ``(i-1)·n⁴ + (j-1)·n² + k``; in 0-based code that is
+``i·N² + j·N + k + 1`` with N = n². Three encodings, chosen by name:
+
+``minimal``
+    exactly the assignment's clauses (i)-(v): at-least-one per (row, value),
+    (column, value), (box, value) and cell, and at-most-one per cell as
+    pairwise binary clauses: 4n⁴ + (n⁸ - n⁶)/2 clauses, then one unit clause
+    per clue. It lacks at-most-one per unit, so solvers must do pigeonhole
+    reasoning; it is kept because the assignment asks for it.
+``extended``
+    Lynce & Ouaknine's extended encoding: at-least-one and pairwise
+    at-most-one for every cell and for every (row|column|box, value):
+    4n⁴ + 4·n⁴·(n⁴ - n²)/2 clauses, plus the clue units.
+``reduced``
+    Kwon & Jain's optimised encoding: the clues are propagated first (a clue
+    removes its value from its peers; naked and hidden singles become clues
+    until nothing changes), then only the remaining candidates get variables
+    (numbered 1..V in (i, j, k) order) and only unsatisfied groups get clauses
+    (the extended clauses restricted to candidates). ``Formula.var_cell``
+    maps a variable back to its (i, j, k); ``Formula.fixed`` holds the cells
+    the propagation decided. Propagation proving the clues contradictory
+    yields the one-variable formula (x1) ∧ (¬x1).
+
+A :class:`Formula` keeps its clauses as a list of 2-D int32 blocks, one clause
+width per block (``(m, w)`` = m clauses of w literals), built with numpy
+vectorised over all groups at once: no Python loop over the n⁸ pairs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import numpy as np
+
+from formats.errors import RaceError
+from formats.grid import Grid
+
+ENCODINGS = ("minimal", "extended", "reduced")
+
+LIT_DTYPE = np.int32
+
+
+@dataclass
+class Formula:
+    """A CNF over ``nvars`` variables: clauses in fixed-width int32 blocks.
+
+    ``var_cell[v]`` is the flat index i·N² + j·N + k (0-based) of variable v
+    (entry 0 unused), or None when the identity numbering of the assignment is
+    used (minimal, extended). ``fixed`` is the (N, N) array of cells known
+    before solving (the clues; for ``reduced`` also what propagation decided).
+    """
+    n: int
+    encoding: str
+    nvars: int
+    blocks: list[np.ndarray]
+    fixed: np.ndarray
+    var_cell: np.ndarray | None = None
+    comments: list[str] = field(default_factory=list)
+
+    @property
+    def nclauses(self) -> int:
+        return sum(b.shape[0] for b in self.blocks)
+
+    @property
+    def nliterals(self) -> int:
+        return sum(b.size for b in self.blocks)
+
+    def clauses(self) -> Iterator[list[int]]:
+        """Every clause as a Python list of ints (what PySAT takes)."""
+        for block in self.blocks:
+            yield from block.tolist()
+
+    def flat(self) -> tuple[np.ndarray, np.ndarray]:
+        """All clauses as one flat literal array and clause start offsets
+        (``offsets`` has nclauses + 1 entries)."""
+        lits = np.concatenate([b.ravel() for b in self.blocks]) if self.blocks \
+            else np.zeros(0, LIT_DTYPE)
+        widths = np.concatenate([np.full(b.shape[0], b.shape[1], np.int64) for b in self.blocks]) \
+            if self.blocks else np.zeros(0, np.int64)
+        return lits.astype(LIT_DTYPE, copy=False), np.concatenate([[0], np.cumsum(widths)])
+
+    def header(self) -> list[str]:
+        """Comment lines for a DIMACS file: what this formula encodes."""
+        return [f"sudoku-race CNF: n={self.n} encoding={self.encoding}",
+                "x(i,j,k) = (i-1)*n^4 + (j-1)*n^2 + k" if self.var_cell is None
+                else "reduced variables: numbered over the remaining candidates in (i,j,k) order",
+                *self.comments]
+
+    def clue_literals(self, grid: Grid) -> np.ndarray:
+        """The variables asserting the clues of ``grid`` (identity numbering only)."""
+        if self.var_cell is not None:
+            raise RaceError("clue literals exist only for the minimal and extended encodings")
+        return clue_literals(grid)
+
+
+# -- the variable cube ------------------------------------------------------------
+
+def variables(n: int) -> np.ndarray:
+    """The (N, N, N) array of variable numbers x[i, j, k] = i·N² + j·N + k + 1."""
+    side = n * n
+    return np.arange(1, side ** 3 + 1, dtype=LIT_DTYPE).reshape(side, side, side)
+
+
+def groups(n: int, cube: np.ndarray) -> dict[str, np.ndarray]:
+    """The four families of exactly-one groups over ``cube`` (any (N, N, N) array):
+    each is an (N², N) array, one row per group, in the assignment's order."""
+    side = n * n
+    boxes = cube.reshape(n, n, n, n, side).transpose(0, 2, 4, 1, 3)   # (bi, bj, k, ri, rj)
+    return {
+        "row": cube.transpose(0, 2, 1).reshape(side * side, side),    # (i, k) over j   (i)
+        "column": cube.transpose(1, 2, 0).reshape(side * side, side),  # (j, k) over i  (ii)
+        "box": boxes.reshape(side * side, side),                       # (box, k)       (iii)
+        "cell": cube.reshape(side * side, side),                       # (i, j) over k  (iv)
+    }
+
+
+def at_most_one(rows: np.ndarray) -> np.ndarray:
+    """Pairwise at-most-one clauses (¬a ∨ ¬b) for every pair in every row of
+    ``rows`` ((m, w) variables): an (m·w(w-1)/2, 2) block."""
+    m, w = rows.shape
+    a, b = np.triu_indices(w, 1)
+    out = np.empty((m, a.size, 2), dtype=LIT_DTYPE)
+    np.negative(rows[:, a], out=out[:, :, 0])
+    np.negative(rows[:, b], out=out[:, :, 1])
+    return out.reshape(-1, 2)
+
+
+def clue_literals(grid: Grid) -> np.ndarray:
+    """The assignment's variable x_{i,j,k} of each clue (i, j) = k, as int32."""
+    side = grid.side
+    i, j = np.nonzero(grid.cells)
+    return (i * side * side + j * side + grid.cells[i, j]).astype(LIT_DTYPE)
+
+
+def _units(grid: Grid) -> np.ndarray:
+    return clue_literals(grid).reshape(-1, 1)
+
+
+# -- the three encodings -----------------------------------------------------------
+
+def encode_minimal(grid: Grid) -> Formula:
+    """Clauses (i)-(v) of the assignment plus one unit clause per clue."""
+    g = groups(grid.n, variables(grid.n))
+    blocks = [g["row"], g["column"], g["box"], g["cell"], at_most_one(g["cell"]), _units(grid)]
+    return Formula(grid.n, "minimal", grid.side ** 3, [b for b in blocks if b.size],
+                   grid.cells.copy())
+
+
+def encode_extended(grid: Grid) -> Formula:
+    """Lynce & Ouaknine's extended encoding plus one unit clause per clue."""
+    return Formula(grid.n, "extended", grid.side ** 3, extended_blocks(grid.n) +
+                   ([_units(grid)] if grid.clues() else []), grid.cells.copy())
+
+
+def extended_blocks(n: int) -> list[np.ndarray]:
+    """The structural clauses of the extended encoding for box size n."""
+    g = groups(n, variables(n))
+    families = [g["cell"], g["row"], g["column"], g["box"]]
+    return families + [at_most_one(f) for f in families]
+
+
+def encode_reduced(grid: Grid) -> Formula:
+    """Propagate the clues, then encode only the remaining candidates."""
+    n, side = grid.n, grid.side
+    fixed, cand = propagate(grid)
+    if fixed is None:   # the clues contradict each other
+        return Formula(n, "reduced", 1, [np.array([[1], [-1]], LIT_DTYPE)], grid.cells.copy(),
+                       np.array([-1, -1], np.int64), ["propagation: the clues are contradictory"])
+    var_cell = np.concatenate([[-1], np.flatnonzero(cand)]).astype(np.int64)
+    numbering = np.zeros(side ** 3, dtype=LIT_DTYPE)
+    numbering[var_cell[1:]] = np.arange(1, var_cell.size, dtype=LIT_DTYPE)
+    cube = numbering.reshape(side, side, side)
+    blocks: list[np.ndarray] = []
+    for rows in groups(n, cube).values():
+        width = np.count_nonzero(rows, axis=1)
+        for w in np.unique(width[width > 0]):
+            chosen = rows[width == w]
+            packed = chosen[chosen != 0].reshape(-1, w)   # candidates of each group, in order
+            blocks.append(packed)
+            if w > 1:
+                blocks.append(at_most_one(packed))
+    decided = int(np.count_nonzero(fixed)) - grid.clues()
+    return Formula(n, "reduced", var_cell.size - 1, blocks, fixed, var_cell,
+                   [f"propagation decided {decided} cells beyond the {grid.clues()} clues"])
+
+
+ENCODERS = {"minimal": encode_minimal, "extended": encode_extended, "reduced": encode_reduced}
+
+
+def encode(grid: Grid, encoding: str = "extended") -> Formula:
+    """The CNF of ``grid`` in the named encoding (see the module docstring)."""
+    try:
+        encoder = ENCODERS[encoding]
+    except KeyError:
+        raise RaceError(f"unknown encoding {encoding!r} (known: {', '.join(ENCODINGS)})") from None
+    return encoder(grid)
+
+
+def structural_clause_count(n: int, encoding: str) -> int:
+    """The number of clauses before clues: 4n⁴ + (n⁸-n⁶)/2 for minimal,
+    4n⁴ + 2(n⁸-n⁶) for extended."""
+    pairs = (n ** 8 - n ** 6) // 2
+    return 4 * n ** 4 + {"minimal": pairs, "extended": 4 * pairs}[encoding]
+
+
+# -- propagation for the reduced encoding ----------------------------------------------
+
+def propagate(grid: Grid) -> tuple[np.ndarray | None, np.ndarray]:
+    """Unit propagation of the clues over the extended encoding.
+
+    Returns ``(fixed, candidates)``: ``fixed`` is the (N, N) grid of decided
+    cells, ``candidates`` an (N, N, N) bool array, True where value k+1 is still
+    possible in an undecided cell (i, j). A cell decided by the clues removes its
+    value from its peers; a cell with one candidate left (naked single) or a
+    value with one place left in a row, column or box (hidden single) is decided;
+    repeat until nothing changes. ``fixed`` is None when a contradiction shows
+    (two equal values in a unit, a cell or a unit without candidates)."""
+    n, side = grid.n, grid.side
+    fixed = grid.cells.astype(np.int64)
+    box_of = (np.arange(side)[:, None] // n) * n + np.arange(side)[None, :] // n
+    while True:
+        filled = fixed > 0
+        i, j = np.nonzero(filled)
+        k = fixed[i, j] - 1
+        row_has = np.zeros((side, side), np.int64)
+        col_has = np.zeros((side, side), np.int64)
+        box_has = np.zeros((side, side), np.int64)
+        np.add.at(row_has, (i, k), 1)
+        np.add.at(col_has, (j, k), 1)
+        np.add.at(box_has, (box_of[i, j], k), 1)
+        if max(row_has.max(initial=0), col_has.max(initial=0), box_has.max(initial=0)) > 1:
+            return None, np.zeros((side, side, side), bool)
+        cand = ~filled[:, :, None] & (row_has[:, None, :] == 0) & (col_has[None, :, :] == 0) \
+            & (box_has[box_of] == 0)
+        count = cand.sum(axis=2)
+        if np.any(count[~filled] == 0):
+            return None, cand
+        # a value missing from a unit with no place left in it
+        per_row = cand.sum(axis=1)                        # (i, k)
+        per_col = cand.sum(axis=0)                        # (j, k)
+        per_box = np.zeros((side, side), np.int64)
+        np.add.at(per_box, box_of, cand)                  # (box, k)
+        if (np.any((per_row == 0) & (row_has == 0)) or np.any((per_col == 0) & (col_has == 0))
+                or np.any((per_box == 0) & (box_has == 0))):
+            return None, cand
+        new = np.zeros((side, side), np.int64)
+        singles = (count == 1) & ~filled
+        new[singles] = np.argmax(cand[singles], axis=1) + 1
+        hidden = cand & ((per_row[:, None, :] == 1) | (per_col[None, :, :] == 1)
+                         | (per_box[box_of] == 1))
+        hi, hj, hk = np.nonzero(hidden)
+        clash = (new[hi, hj] != 0) & (new[hi, hj] != hk + 1)
+        if np.any(clash):
+            return None, cand
+        new[hi, hj] = hk + 1
+        if not np.any(new):
+            return fixed.astype(grid.cells.dtype), cand
+        fixed = fixed + new
+
+
+# -- decoding (Task 9) ------------------------------------------------------------
+
+def decode(formula: Formula, model: np.ndarray | list[int]) -> Grid:
+    """The grid a model of ``formula`` describes.
+
+    ``model`` holds signed literals (absent variables count as false). Every
+    undecided cell must get exactly one true variable, else :class:`RaceError`
+    (never a wrong grid). Literals beyond ``formula.nvars`` are ignored."""
+    n, side = formula.n, formula.n * formula.n
+    lits = np.asarray(model, dtype=np.int64).ravel()
+    true = lits[(lits > 0) & (lits <= formula.nvars)]
+    if formula.var_cell is None:
+        flat = true - 1
+    else:
+        flat = formula.var_cell[true]
+        if np.any(flat < 0):
+            raise RaceError("the model sets a variable that encodes no cell")
+    cell = flat // side
+    per_cell = np.bincount(cell, minlength=side * side)
+    free = formula.fixed.ravel() == 0
+    if formula.var_cell is None:
+        free = np.ones(side * side, bool)
+    bad = np.flatnonzero(free & (per_cell != 1))
+    if bad.size:
+        i, j = divmod(int(bad[0]), side)
+        raise RaceError(f"the model gives cell ({i + 1}, {j + 1}) {per_cell[bad[0]]} values, "
+                        f"expected exactly one ({bad.size} such cells)")
+    if formula.var_cell is not None and np.any(per_cell[~free]):
+        raise RaceError("the model sets a value in a cell that was already decided")
+    cells = formula.fixed.ravel().astype(np.int64)
+    cells[cell] = flat % side + 1
+    return Grid(n, cells.reshape(side, side))
+
+
+def solution_literals(formula: Formula, model: np.ndarray | list[int]) -> np.ndarray:
+    """The true variables of ``model`` (within 1..nvars): what a blocking clause negates."""
+    lits = np.asarray(model, dtype=np.int64).ravel()
+    return lits[(lits > 0) & (lits <= formula.nvars)].astype(LIT_DTYPE)
