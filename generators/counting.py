@@ -1,0 +1,411 @@
+"""How many solutions, up to a limit? The pluggable counters behind the generators.
+
+Algorithm 2 asks two questions again and again: "does M still have a solution?"
+(fill phase, line 11) and "does M have exactly one solution?" (removal phase,
+line 14). A :class:`Counter` answers both, exactly, for one box size n:
+
+* :meth:`Counter.count` -- the number of solutions, capped at ``limit``;
+* :meth:`Counter.solvable` -- is there a solution? (and one, when the
+  backend gives it for free: a witness the fill phase reuses).
+
+Every question first goes through :func:`propagate`, a cheap exact pre-check:
+naked and hidden singles to a fixpoint (each candidate test is CanPlace on the
+row/column/box occupancy). Forced moves do not change the set of solutions, so
+a contradiction proves "none", a full grid proves "exactly one", and otherwise
+the reduced grid (same solutions, fewer empties) goes to a solver backend:
+
+``backtracking``  Algorithm 1's kernel (:func:`solvers.backtracking.backtrack`);
+                  slow, but the reference.
+``dlx``           dancing links (:func:`solvers.dlx.count_sudoku`), no budget.
+``sat``           the incremental SAT counter (:class:`solvers.sat.IncrementalCounter`):
+                  one fixed encoding, the clues as assumptions.
+``robust``        the default: DLX with a node budget, then SAT for the grids
+                  on which DLX ran out (DLX is fastest on average, but has heavy
+                  tails on near-empty large grids; SAT has none of that size).
+
+Every backend is exact (a budgeted DLX run that gives up is never taken as an
+answer), so the choice changes the speed of a generator, never its output.
+The counters count their work: ``calls`` (solver invocations), ``decided``
+(questions settled by propagation alone), and ``by_backend``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter as _Tally
+from functools import lru_cache
+
+import numpy as np
+from numba import njit
+
+from formats.errors import RaceError
+from formats.grid import Grid
+from solvers.algorithm_x import MRV, cover, dlx_search, uncover
+from solvers.backtracking import backtrack
+
+#: counter names accepted by :func:`make_counter`
+COUNTERS = ("auto", "robust", "dlx", "sat", "backtracking")
+
+#: DLX node budget of the ``robust`` counter before it hands a grid to SAT.
+DLX_NODE_BUDGET = 20_000
+
+
+@lru_cache(maxsize=None)
+def unit_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``units``: (3n², n²) flat cell indices of each row, column, box;
+    ``cell_units``: (n⁴, 3) the row, column and box unit of each cell."""
+    side = n * n
+    i, j = np.indices((side, side))
+    box = (i // n) * n + j // n
+    cell_units = np.stack([i.ravel(), side + j.ravel(), 2 * side + box.ravel()], axis=1)
+    units = np.empty((3 * side, side), dtype=np.int64)
+    fill = np.zeros(3 * side, dtype=np.int64)
+    for c, us in enumerate(cell_units):
+        for u in us:
+            units[u, fill[u]] = c
+            fill[u] += 1
+    return units, cell_units.astype(np.int64)
+
+
+@njit(cache=True, nogil=True)
+def _place(flat, has, cell_units, c, k):
+    flat[c] = k
+    for t in range(3):
+        has[cell_units[c, t], k] = True
+
+
+@njit(cache=True, nogil=True)
+def _free(flat, has, cell_units, c, k):
+    """CanPlace(c, k) on the occupancy table."""
+    if flat[c] != 0:
+        return False
+    for t in range(3):
+        if has[cell_units[c, t], k]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def propagate_cells(flat: np.ndarray, side: int, units: np.ndarray, cell_units: np.ndarray) -> int:
+    """Naked and hidden singles to a fixpoint on a flat cell array, in place.
+
+    Returns the number of cells still empty, or -1 when a contradiction shows
+    the grid has no solution (conflicting clues, a cell without candidates, or
+    a unit where a missing value fits nowhere). The solutions are unchanged."""
+    has = np.zeros((3 * side, side + 1), dtype=np.bool_)
+    empties = 0
+    for c in range(side * side):
+        k = flat[c]
+        if k == 0:
+            empties += 1
+            continue
+        for t in range(3):
+            if has[cell_units[c, t], k]:
+                return -1
+        _place(flat, has, cell_units, c, k)
+    changed = True
+    while changed and empties > 0:
+        changed = False
+        for c in range(side * side):              # naked singles
+            if flat[c] != 0:
+                continue
+            found = 0
+            last = 0
+            for k in range(1, side + 1):
+                if _free(flat, has, cell_units, c, k):
+                    found += 1
+                    last = k
+                    if found > 1:
+                        break
+            if found == 0:
+                return -1
+            if found == 1:
+                _place(flat, has, cell_units, c, last)
+                empties -= 1
+                changed = True
+        for u in range(3 * side):                  # hidden singles
+            for k in range(1, side + 1):
+                if has[u, k]:
+                    continue
+                found = 0
+                where = -1
+                for t in range(side):
+                    c = units[u, t]
+                    if _free(flat, has, cell_units, c, k):
+                        found += 1
+                        where = c
+                        if found > 1:
+                            break
+                if found == 0:
+                    return -1
+                if found == 1:
+                    _place(flat, has, cell_units, where, k)
+                    empties -= 1
+                    changed = True
+    return empties
+
+
+def propagate(cells: np.ndarray, n: int) -> int:
+    """:func:`propagate_cells` on an (n², n²) array, in place."""
+    units, cell_units = unit_tables(n)
+    return int(propagate_cells(cells.reshape(-1), n * n, units, cell_units))
+
+
+
+@njit(cache=True)
+def dlx_solution(links, cells, n, node_limit, out):
+    """One solution of ``cells`` by DLX (MRV) on the full matrix of
+    :func:`solvers.dlx.full_links`, written into ``out`` (same shape).
+
+    The clues are applied as in :func:`solvers.dlx.count_with_clues` (cover
+    the items of each clue's option, undone afterwards) and the chosen option
+    nodes decoded: node x of option o = (i·n² + j)·n² + k - 1 lies in
+    [first + 4o, first + 4o + 4). Returns (found 0/1, nodes, complete)."""
+    L, R, U, D, C, S = links[0], links[1], links[2], links[3], links[4], links[5]
+    side = n * n
+    first = 4 * side * side + 1
+    used = np.zeros(first, dtype=np.bool_)
+    clue_nodes = np.empty(side * side, dtype=np.int64)
+    m = 0
+    ok = True
+    for i in range(side):
+        for j in range(side):
+            k = cells[i, j]
+            out[i, j] = k
+            if k == 0 or not ok:
+                continue
+            x = first + 4 * ((i * side + j) * side + k - 1)
+            for t in range(4):
+                if used[C[x + t]]:
+                    ok = False
+            if not ok:
+                continue
+            for t in range(4):
+                used[C[x + t]] = True
+                cover(L, R, U, D, C, S, C[x + t])
+            clue_nodes[m] = x
+            m += 1
+    found, nodes, complete = 0, 0, True
+    if ok:
+        chosen = np.zeros((1, side * side), dtype=np.int64)
+        depth = np.zeros(1, dtype=np.int64)
+        found, nodes, _, complete = dlx_search(links, MRV, 1, node_limit, 1, chosen, depth)
+        if found:
+            for q in range(depth[0]):
+                o = (chosen[0, q] - first) // 4
+                cell = o // side
+                out[cell // side, cell % side] = o % side + 1
+    for q in range(m - 1, -1, -1):
+        x = clue_nodes[q]
+        for t in range(3, -1, -1):
+            uncover(L, R, U, D, C, S, C[x + t])
+    return found, nodes, complete
+
+
+class Counter:
+    """Exact answers to "how many solutions, up to a limit?" for box size ``n``.
+
+    :meth:`count` and :meth:`solvable` settle what propagation can, and hand
+    the reduced grid to the backend (:meth:`_count`, :meth:`_solvable`) only
+    when it cannot. Cell arrays given in are never modified."""
+
+    name = "?"
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.calls = 0           # questions that reached a solver
+        self.decided = 0         # questions settled by propagation alone
+        self.by_backend: _Tally[str] = _Tally()
+        self.seconds = 0.0       # time inside solver backends
+
+    def count(self, cells: np.ndarray, limit: int = 2) -> int:
+        """The number of solutions of ``cells``, capped at ``limit`` (>= 1)."""
+        work = np.array(cells, dtype=np.int32)
+        left = propagate(work, self.n)
+        if left <= 0:
+            self.decided += 1
+            return 0 if left < 0 else 1
+        self.calls += 1
+        t0 = time.perf_counter()
+        try:
+            return self._count(work, limit)
+        finally:
+            self.seconds += time.perf_counter() - t0
+
+    def solvable(self, cells: np.ndarray) -> tuple[bool, np.ndarray | None]:
+        """(has a solution, one solution when the backend gives one cheaply, else None)."""
+        work = np.array(cells, dtype=np.int32)
+        left = propagate(work, self.n)
+        if left <= 0:
+            self.decided += 1
+            return (False, None) if left < 0 else (True, work)
+        self.calls += 1
+        t0 = time.perf_counter()
+        try:
+            return self._solvable(work)
+        finally:
+            self.seconds += time.perf_counter() - t0
+
+    def stats(self) -> dict[str, int]:
+        """Work so far: solver calls, questions settled by propagation, calls per backend."""
+        out = {"calls": self.calls, "decided": self.decided}
+        out.update({f"calls_{k}": v for k, v in sorted(self.by_backend.items())})
+        return out
+
+    def warmup(self) -> None:
+        """Compile the kernels (on a tiny grid of this n)."""
+        side = self.n * self.n
+        cells = np.zeros((side, side), dtype=np.int32)
+        self._count(cells, 2) if side > 1 else None
+        self._solvable(cells)
+        self.by_backend.clear()
+        propagate(cells, self.n)
+
+    def close(self) -> None:
+        """Release solver resources (SAT solvers)."""
+
+    def __enter__(self) -> "Counter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- backends: called on grids propagation could not settle ------------
+    def _count(self, cells: np.ndarray, limit: int) -> int:
+        raise NotImplementedError
+
+    def _solvable(self, cells: np.ndarray) -> tuple[bool, np.ndarray | None]:
+        raise NotImplementedError
+
+
+class BacktrackingCounter(Counter):
+    """Algorithm 1's compiled kernel, no budget (the reference)."""
+
+    name = "backtracking"
+
+    def _run(self, cells: np.ndarray, limit: int) -> tuple[int, np.ndarray]:
+        self.by_backend["backtracking"] += 1
+        out = np.zeros((1,) + cells.shape, dtype=cells.dtype)
+        found, _, _, _ = backtrack(cells, self.n, limit, 0, 1, out)
+        return int(found), out[0]
+
+    def _count(self, cells: np.ndarray, limit: int) -> int:
+        return self._run(cells, limit)[0]
+
+    def _solvable(self, cells: np.ndarray) -> tuple[bool, np.ndarray | None]:
+        found, sol = self._run(cells, 1)
+        return (True, sol) if found else (False, None)
+
+
+class DLXCounter(Counter):
+    """Dancing links (:func:`solvers.dlx.count_sudoku`, one shared matrix per n).
+    :meth:`try_count` / :meth:`try_solvable` take a node budget and may give up."""
+
+    name = "dlx"
+
+    def __init__(self, n: int) -> None:
+        super().__init__(n)
+        from solvers.dlx import count_sudoku, full_links
+        self._count_sudoku = count_sudoku
+        self._links = full_links(n)
+
+    def try_count(self, cells: np.ndarray, limit: int, node_limit: int) -> int | None:
+        """The capped count, or None when ``node_limit`` nodes did not settle it."""
+        self.by_backend["dlx"] += 1
+        found, _, complete = self._count_sudoku(Grid(self.n, cells), limit, node_limit)
+        if not complete and found < limit:
+            return None
+        return int(found)
+
+    def try_solvable(self, cells: np.ndarray, node_limit: int) -> tuple[bool, np.ndarray | None] | None:
+        """(solvable, solution) or None when ``node_limit`` nodes did not settle it."""
+        self.by_backend["dlx"] += 1
+        out = np.empty_like(cells)
+        found, _, complete = dlx_solution(self._links, cells, self.n, node_limit, out)
+        if found:
+            return True, out
+        return (False, None) if complete else None
+
+    def _count(self, cells: np.ndarray, limit: int) -> int:
+        return self.try_count(cells, limit, 0)
+
+    def _solvable(self, cells: np.ndarray) -> tuple[bool, np.ndarray | None]:
+        return self.try_solvable(cells, 0)
+
+
+class SATCounter(Counter):
+    """The incremental SAT counter (:class:`solvers.sat.IncrementalCounter`):
+    one base encoding per n, the clues as assumptions. Gives no witness."""
+
+    name = "sat"
+
+    def __init__(self, n: int, backend: str = "cadical195") -> None:
+        super().__init__(n)
+        from solvers.sat import IncrementalCounter
+        self._sat = IncrementalCounter(n, backend=backend)
+
+    def _count(self, cells: np.ndarray, limit: int) -> int:
+        self.by_backend["sat"] += 1
+        return int(self._sat.count(Grid(self.n, cells), limit=limit))
+
+    def _solvable(self, cells: np.ndarray) -> tuple[bool, np.ndarray | None]:
+        return self._count(cells, 1) >= 1, None
+
+    def close(self) -> None:
+        self._sat.close()
+
+
+class RobustCounter(Counter):
+    """DLX with a node budget first; the SAT counter (complete, no heavy
+    tail at these sizes) when the budget runs out. Plain DLX when SAT is missing."""
+
+    name = "robust"
+
+    def __init__(self, n: int, node_budget: int = DLX_NODE_BUDGET) -> None:
+        super().__init__(n)
+        self.node_budget = node_budget
+        self._dlx = DLXCounter(n)
+        self._dlx.by_backend = self.by_backend
+        self._sat: Counter | None = None
+
+    def _fallback(self) -> Counter:
+        if self._sat is None:
+            try:
+                self._sat = SATCounter(self.n)
+            except ImportError:
+                self._sat = self._dlx
+            self._sat.by_backend = self.by_backend
+        return self._sat
+
+    def _count(self, cells: np.ndarray, limit: int) -> int:
+        found = self._dlx.try_count(cells, limit, self.node_budget)
+        return found if found is not None else self._fallback()._count(cells, limit)
+
+    def _solvable(self, cells: np.ndarray) -> tuple[bool, np.ndarray | None]:
+        answer = self._dlx.try_solvable(cells, self.node_budget)
+        return answer if answer is not None else self._fallback()._solvable(cells)
+
+    def close(self) -> None:
+        if self._sat is not None:
+            self._sat.close()
+
+
+_KINDS = {"backtracking": BacktrackingCounter, "dlx": DLXCounter, "sat": SATCounter,
+          "robust": RobustCounter}
+
+
+def make_counter(n: int, name: str = "auto") -> Counter:
+    """A counter for box size ``n`` by name (see :data:`COUNTERS`); ``auto``
+    is ``robust``, or ``backtracking`` when the DLX solver is not importable."""
+    if name not in COUNTERS:
+        raise RaceError(f"unknown counter {name!r} (known: {', '.join(COUNTERS)})")
+    if name == "auto":
+        try:
+            import solvers.dlx  # noqa: F401
+            name = "robust"
+        except ImportError:
+            name = "backtracking"
+    try:
+        return _KINDS[name](n)
+    except ImportError as exc:
+        raise RaceError(f"counter {name!r} is not available: {exc}") from None

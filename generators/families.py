@@ -1,0 +1,179 @@
+"""The instance families of the race, all built on Algorithm 2 (:mod:`generators.unique`).
+
+Each family is a function ``(n, streams, counter, **options) -> Puzzle``.
+``streams`` holds three independent numpy Generators: ``fill`` (the fill
+phase), ``remove`` (the removal order) and ``extra`` (the family's own draws).
+Families that share the fill stream share the solved grid, so for one
+(seed, index) the families are cut from the same solution:
+
+``unique``   Algorithm 2 as written: unique solution, many clues.
+``minimal``  Algorithm 2 carried on through the whole removal order: unique, and
+             every clue is necessary (removing any one gives >= 2 solutions).
+             Its clues are a subset of ``unique``'s for the same seed.
+``multi``    Algorithm 2's grid just before its last line (the restore): >= 2
+             solutions, one clue short of ``unique``.
+``unsat``    a ``unique`` (or ``minimal``, ``base=minimal``) puzzle plus one
+             wrong clue: an empty cell gets a value CanPlace allows but the
+             unique solution does not have there. Clues consistent, no solution.
+``holes``    the random solved grid of the fill phase with round(f·n⁴) cells
+             emptied (``holes=f``); ``pattern=random`` picks them uniformly,
+             ``pattern=balanced`` spreads them evenly over rows, columns and
+             boxes (Ansótegui et al., "fully balanced"): hole counts per row,
+             column and box differ by at most one. Uniqueness not required.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from formats.errors import RaceError
+from generators.counting import Counter, unit_tables
+from generators.unique import fill_grid, generate_unique, pattern_solution
+
+PATTERNS = ("random", "balanced")
+UNSAT_BASES = ("unique", "minimal")
+
+
+class Streams(NamedTuple):
+    """The three random streams of one puzzle."""
+    fill: np.random.Generator
+    remove: np.random.Generator
+    extra: np.random.Generator
+
+
+@dataclass
+class Puzzle:
+    """A generated puzzle: its cells, the solved grid it was cut from
+    (``planted``; the unique solution for unique/minimal), whether ``planted``
+    is its unique solution, and family metadata, with the generation stats."""
+    cells: np.ndarray
+    planted: np.ndarray
+    unique_solution: bool
+    metadata: dict[str, str] = field(default_factory=dict)
+    stats: dict[str, float] = field(default_factory=dict)
+
+
+def unique(n: int, streams: Streams, counter: Counter) -> Puzzle:
+    """Algorithm 2: a puzzle with exactly one solution."""
+    r = generate_unique(n, streams.fill, streams.remove, counter)
+    return Puzzle(r.puzzle, r.solution, True, stats=r.stats)
+
+
+def minimal(n: int, streams: Streams, counter: Counter) -> Puzzle:
+    """A minimal puzzle: unique, and removing any clue breaks uniqueness."""
+    r = generate_unique(n, streams.fill, streams.remove, counter, minimal=True)
+    return Puzzle(r.puzzle, r.solution, True, stats=r.stats)
+
+
+def multi(n: int, streams: Streams, counter: Counter) -> Puzzle:
+    """Algorithm 2 stopped before the restore: at least two solutions."""
+    r = generate_unique(n, streams.fill, streams.remove, counter)
+    if r.multi is None:
+        raise RaceError(f"no multi-solution puzzle exists for n={n} (the empty grid has one solution)")
+    return Puzzle(r.multi, r.solution, False, stats=r.stats)
+
+
+def unsat(n: int, streams: Streams, counter: Counter, base: str = "unique") -> Puzzle:
+    """A ``base`` puzzle plus one clue that CanPlace allows but the unique
+    solution contradicts: consistent clues, no solution. The (cell, value)
+    pair is uniform among all such pairs."""
+    if base not in UNSAT_BASES:
+        raise RaceError(f"unsat: base must be one of {', '.join(UNSAT_BASES)}, got {base!r}")
+    r = generate_unique(n, streams.fill, streams.remove, counter, minimal=base == "minimal")
+    pairs = wrong_clues(r.puzzle, r.solution, n)
+    if not len(pairs):
+        raise RaceError(f"unsat: no empty cell of the n={n} {base} puzzle accepts a wrong value "
+                        f"(try base=minimal)" if base == "unique" and n > 1 else
+                        f"no unsat puzzle with consistent clues exists for n={n}")
+    c, v = pairs[streams.extra.integers(len(pairs))]
+    cells = r.puzzle.copy()
+    cells.reshape(-1)[c] = v
+    return Puzzle(cells, r.solution, False, {"base": base}, r.stats)
+
+
+def wrong_clues(puzzle: np.ndarray, solution: np.ndarray, n: int) -> np.ndarray:
+    """All (flat cell, value) pairs with the cell empty in ``puzzle``, the value
+    allowed there by CanPlace and different from ``solution``'s, in row-major
+    then value order."""
+    side = n * n
+    _, cell_units = unit_tables(n)
+    flat = puzzle.reshape(-1)
+    has = np.zeros((3 * side, side + 1), dtype=bool)
+    filled = np.flatnonzero(flat)
+    for t in range(3):
+        has[cell_units[filled, t], flat[filled]] = True
+    empty = np.flatnonzero(flat == 0)
+    us = cell_units[empty]
+    free = ~(has[us[:, 0]] | has[us[:, 1]] | has[us[:, 2]])        # (empties, side+1)
+    free[:, 0] = False
+    free[np.arange(empty.size), solution.reshape(-1)[empty]] = False
+    rows, values = np.nonzero(free)
+    return np.stack([empty[rows], values], axis=1)
+
+
+def holes(n: int, streams: Streams, counter: Counter, holes: float = 0.5,
+          pattern: str = "random") -> Puzzle:
+    """The fill phase's random solved grid with ``round(holes · n⁴)`` cells emptied."""
+    side = n * n
+    count = hole_count(n, holes)
+    if pattern not in PATTERNS:
+        raise RaceError(f"holes: pattern must be one of {', '.join(PATTERNS)}, got {pattern!r}")
+    from generators.unique import FillStats
+    fstats = FillStats()
+    calls0 = counter.calls
+    solution = fill_grid(n, streams.fill, counter, fstats)
+    if pattern == "random":
+        drop = streams.extra.choice(side * side, size=count, replace=False)
+    else:
+        drop = balanced_holes(n, count, streams.extra)
+    cells = solution.copy()
+    cells.reshape(-1)[drop] = 0
+    stats = {"fill_seconds": fstats.seconds, "remove_seconds": 0.0, "calls": counter.calls - calls0,
+             "fill_calls": counter.calls - calls0, "remove_calls": 0}
+    return Puzzle(cells, solution, False, {"holes": format_fraction(holes), "pattern": pattern}, stats)
+
+
+def hole_count(n: int, fraction: float) -> int:
+    """round(fraction · n⁴), halves rounded up; fraction must lie in [0, 1]."""
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 <= fraction <= 1:
+        raise RaceError(f"holes: the fraction of empty cells must be a number in [0, 1], got {fraction!r}")
+    return int(np.floor(fraction * n ** 4 + 0.5))
+
+
+def format_fraction(fraction: float) -> str:
+    """The fraction as written in metadata and file identity (shortest repr)."""
+    return repr(float(fraction))
+
+
+def balanced_holes(n: int, count: int, rng: np.random.Generator) -> np.ndarray:
+    """``count`` flat cells spread evenly: every row, column and box gets
+    count // n² or count // n² + 1 of them.
+
+    A random solved grid T (the canonical one with rows permuted within bands,
+    bands permuted, columns and stacks likewise, and digits relabelled) has
+    every digit once per row, column and box. Take the cells of q = count // n²
+    digits of T, plus r = count mod n² random cells of one more digit."""
+    side = n * n
+    q, r = divmod(count, side)
+    rows = np.concatenate([b * n + rng.permutation(n) for b in rng.permutation(n)])
+    cols = np.concatenate([b * n + rng.permutation(n) for b in rng.permutation(n)])
+    digits = rng.permutation(side) + 1
+    t = pattern_solution(n)[rows][:, cols].reshape(-1)
+    chosen = np.flatnonzero(np.isin(t, digits[:q]))
+    if r:
+        extra = np.flatnonzero(t == digits[q])
+        chosen = np.concatenate([chosen, rng.choice(extra, size=r, replace=False)])
+    return np.sort(chosen)
+
+
+#: family name -> (function, options it accepts with defaults)
+FAMILIES = {
+    "unique": (unique, {}),
+    "minimal": (minimal, {}),
+    "unsat": (unsat, {"base": "unique"}),
+    "multi": (multi, {}),
+    "holes": (holes, {"holes": 0.5, "pattern": "random"}),
+}

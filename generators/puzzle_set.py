@@ -1,0 +1,225 @@
+"""Reproducible puzzles and puzzle sets on disk: the generators' public API.
+
+* :func:`make` -- one puzzle and its metadata from (kind, n, seed, index, options);
+* :func:`write_set` -- ``count`` puzzles as ``<kind>-n<N>-s<seed>-<index:04d>.sudoku``
+  files plus ``manifest.csv`` (file, kind, n, seed, index, clues, sha256); files
+  already present for the same identity are kept, not regenerated (a cache).
+
+Determinism: the random streams come from ``np.random.SeedSequence([seed,
+index, n, stream])`` (stream 0 = fill, 1 = removal order, 2 + kind code = the
+family's own draws), never from global state, and the counters are exact,
+so the same arguments give byte-identical files on every machine, whichever
+counter is used. ``unique``, ``minimal``, ``multi``, ``unsat`` and ``holes``
+with the same (seed, index, n) share the solved grid (see
+:mod:`generators.families`).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import os
+from pathlib import Path
+
+import numpy as np
+
+from formats import grid_text
+from formats.errors import RaceError
+from formats.grid import Grid
+from generators import families
+from generators.counting import COUNTERS, Counter, make_counter
+
+#: the instance families, in the order the CLI lists them
+KINDS: tuple[str, ...] = ("unique", "minimal", "unsat", "multi", "holes")
+#: bumped whenever a change to the algorithms changes any output (invalidates cached files)
+GENERATOR_VERSION = "1"
+_KIND_CODE = {kind: code for code, kind in enumerate(KINDS)}
+MANIFEST = "manifest.csv"
+MANIFEST_FIELDS = ("file", "kind", "n", "seed", "index", "clues", "sha256")
+MAX_N = 8
+
+_counters: dict[tuple[int, str], Counter] = {}
+
+
+def counter_for(n: int, name: str = "auto") -> Counter:
+    """The process-wide counter for (n, name), built and warmed up once."""
+    key = (n, name)
+    if key not in _counters:
+        counter = make_counter(n, name)
+        counter.warmup()
+        _counters[key] = counter
+    return _counters[key]
+
+
+def streams(n: int, seed: int, index: int, kind: str) -> families.Streams:
+    """The three independent random streams of puzzle (kind, n, seed, index)."""
+    def rng(stream: int) -> np.random.Generator:
+        return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, index, n, stream])))
+    return families.Streams(rng(0), rng(1), rng(2 + _KIND_CODE[kind]))
+
+
+def _check_int(name: str, value, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise RaceError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def _resolve(kind: str, n: int, seed: int, index: int, options: dict) -> tuple[dict, str]:
+    """Validate the arguments; return the family's options (defaults filled) and the counter name."""
+    if kind not in KINDS:
+        raise RaceError(f"unknown kind {kind!r} (kinds: {', '.join(KINDS)})")
+    n = _check_int("n", n, 1)
+    if n > MAX_N:
+        raise RaceError(f"n={n} is beyond what the generator can do (n <= {MAX_N})")
+    _check_int("seed", seed, 0)
+    _check_int("index", index, 0)
+    options = dict(options)
+    counter = options.pop("counter", "auto")
+    if counter not in COUNTERS:
+        raise RaceError(f"unknown counter {counter!r} (counters: {', '.join(COUNTERS)})")
+    allowed = families.FAMILIES[kind][1]
+    unknown = set(options) - set(allowed)
+    if unknown:
+        known = ", ".join(allowed) or "none"
+        raise RaceError(f"kind {kind!r} takes no option {', '.join(sorted(unknown))} (options: {known})")
+    resolved = {**allowed, **options}
+    if kind == "holes":
+        families.hole_count(n, resolved["holes"])
+        resolved["holes"] = float(resolved["holes"])
+        if resolved["pattern"] not in families.PATTERNS:
+            raise RaceError(f"pattern must be one of {', '.join(families.PATTERNS)}, "
+                            f"got {resolved['pattern']!r}")
+    if kind == "unsat" and resolved["base"] not in families.UNSAT_BASES:
+        raise RaceError(f"base must be one of {', '.join(families.UNSAT_BASES)}, got {resolved['base']!r}")
+    return resolved, counter
+
+
+def identity(kind: str, n: int, seed: int, index: int, **options) -> dict[str, str]:
+    """The metadata that names a puzzle: equal identities give equal puzzles."""
+    resolved, _ = _resolve(kind, n, seed, index, options)
+    out = {"kind": kind, "n": str(n), "seed": str(seed), "index": str(index),
+           "generator": f"sudoku-race/{GENERATOR_VERSION}"}
+    for key, value in resolved.items():
+        out[key] = families.format_fraction(value) if isinstance(value, float) else str(value)
+    return out
+
+
+def compact(cells: np.ndarray, n: int) -> str:
+    """A solved grid on one line: the one-line format for n <= 5, else
+    comma-separated values in row-major order."""
+    if n <= grid_text.MAX_ONE_LINE_N:
+        return grid_text.format_one_line(Grid(n, cells))
+    return ",".join(map(str, cells.reshape(-1).tolist()))
+
+
+def make(kind: str, n: int, seed: int, index: int, **options) -> tuple[Grid, dict[str, str]]:
+    """Puzzle number ``index`` of the set (kind, n, seed) and its metadata.
+
+    ``options``: ``holes`` (fraction in [0, 1]) and ``pattern`` (random |
+    balanced) for kind ``holes``; ``base`` (unique | minimal) for ``unsat``;
+    ``counter`` (any kind; speed only, never the output). Metadata keys: kind,
+    n, seed, index, generator, the options, clues, and ``solution`` (the unique
+    solution, unique/minimal) or ``planted`` (the solved grid the puzzle was cut
+    from: a solution for holes and multi, contradicted by one clue for unsat).
+    Raises RaceError for a bad argument or a kind that cannot exist at this n."""
+    meta = identity(kind, n, seed, index, **options)
+    resolved, counter_name = _resolve(kind, n, seed, index, options)
+    function = families.FAMILIES[kind][0]
+    puzzle = function(n, streams(n, seed, index, kind), counter_for(n, counter_name), **resolved)
+    grid = Grid(n, puzzle.cells)
+    meta["clues"] = str(grid.clues())
+    meta["solution" if puzzle.unique_solution else "planted"] = compact(puzzle.planted, n)
+    return grid, meta
+
+
+def puzzle_name(kind: str, n: int, seed: int, index: int) -> str:
+    """The file name of a puzzle: ``<kind>-n<N>-s<seed>-<index:04d>.sudoku``."""
+    return f"{kind}-n{n}-s{seed}-{index:04d}.sudoku"
+
+
+def _cached(path: Path, ident: dict[str, str]) -> bytes | None:
+    """The bytes of ``path`` when it holds a readable puzzle of this identity."""
+    try:
+        data = path.read_bytes()
+        found = grid_text.parse(data.decode("utf-8"), str(path))
+    except (OSError, UnicodeDecodeError, RaceError):
+        return None
+    meta = found.metadata
+    if len(found.grids) != 1 or any(meta.get(k) != v for k, v in ident.items()):
+        return None
+    if meta.get("clues") != str(found.grids[0].clues()) or found.grids[0].n != int(ident["n"]):
+        return None
+    return data
+
+
+def write_set(kind: str, n: int, count: int, seed: int, out_dir: Path, progress: bool = False,
+              **options) -> Path:
+    """Write puzzles 0..count-1 of (kind, n, seed, options) into ``out_dir``
+    (native format with ``# key=value`` metadata) and update ``manifest.csv``
+    there (rows of other sets already listed are kept). A puzzle file already
+    present with the same identity metadata is reused, not regenerated.
+    Returns the manifest path. Raises RaceError for bad arguments or an
+    unwritable directory."""
+    count = _check_int("count", count, 0)
+    identity(kind, n, seed, 0, **options)           # validate before touching the disk
+    out_dir = Path(out_dir)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RaceError(f"cannot create output directory: {exc.strerror}", source=str(out_dir)) from None
+    rows: dict[str, dict[str, str]] = {}
+    indices = range(count)
+    if progress:
+        from tqdm import tqdm
+        indices = tqdm(indices, desc=f"{kind} n={n}", unit="puzzle", leave=False)
+    for index in indices:
+        name = puzzle_name(kind, n, seed, index)
+        path = out_dir / name
+        ident = identity(kind, n, seed, index, **options)
+        data = _cached(path, ident)
+        if data is None:
+            grid, meta = make(kind, n, seed, index, **options)
+            data = grid_text.format_native(grid, meta).encode("utf-8")
+            _write_atomic(path, data)
+            clues = meta["clues"]
+        else:
+            clues = grid_text.parse(data.decode("utf-8")).metadata["clues"]
+        rows[name] = {"file": name, "kind": kind, "n": str(n), "seed": str(seed), "index": str(index),
+                      "clues": clues, "sha256": hashlib.sha256(data).hexdigest()}
+    manifest = out_dir / MANIFEST
+    for row in read_manifest(manifest):
+        if row.get("file") not in rows and (out_dir / row.get("file", "")).is_file():
+            rows[row["file"]] = row
+    text = _manifest_text(sorted(rows.values(), key=lambda r: r["file"]))
+    _write_atomic(manifest, text.encode("utf-8"))
+    return manifest
+
+
+def read_manifest(path: Path) -> list[dict[str, str]]:
+    """The rows of a manifest (empty when the file does not exist)."""
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            return [dict(row) for row in csv.DictReader(fh)]
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise RaceError(f"cannot read manifest: {exc}", source=str(path)) from None
+
+
+def _manifest_text(rows: list[dict[str, str]]) -> str:
+    import io
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=MANIFEST_FIELDS, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise RaceError(f"cannot write: {exc.strerror}", source=str(path)) from None

@@ -1,0 +1,160 @@
+"""Algorithm 2 of the assignment (Task 7): random Sudoku with a unique solution.
+
+    fill:    for each cell (i, j) in row-major order:
+                 do draw k in [n²]; M[i,j] <- k  while M has no solution
+    remove:  while M has exactly one solution:
+                 draw (i, j) at random; k <- M[i,j]; empty M[i,j]
+             M[i,j] <- k          (restore the clue whose removal broke uniqueness)
+
+The output distribution is exactly Algorithm 2's; only wasted work is skipped:
+
+* **Fill.** "Draw k uniformly with replacement until the grid stays solvable"
+  picks k uniformly among the *valid* values (those that keep M solvable).
+  We draw the candidates in a uniformly random order *without* replacement
+  (a random permutation) and take the first valid one: again uniform among
+  the valid values. Values that CanPlace rejects give a grid with no solution,
+  so they are never valid and are skipped without a solver call. A solution
+  found along the way is kept as a *witness*: a value equal to the witness's
+  is valid with no call (the witness is a solution of the new grid).
+* **Remove.** Algorithm 2 draws (i, j) among all cells; a draw of an empty
+  cell changes nothing (k = 0, M unchanged, still unique) and is followed by
+  another draw, so the first *filled* cell drawn is uniform among the filled
+  cells. We therefore draw among the filled cells only, i.e. visit the cells
+  in a uniformly random permutation. (Literally, Algorithm 2 loops forever
+  when every cell has been emptied and M is still unique; that happens only
+  for n = 1, where we return the empty grid.)
+
+The loop stops at the first removal that breaks uniqueness. Just before the
+restore, M has >= 2 solutions: that grid is the ``multi`` family. Continuing
+the permutation past failures (keeping every clue whose removal breaks
+uniqueness) gives a *minimal* puzzle (:func:`remove_clues` with
+``minimal=True``): a clue necessary for a superset of the final clues is
+necessary for the final clues too, so one pass suffices.
+
+Randomness comes from the numpy Generators given by the caller.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from generators.counting import Counter, unit_tables
+
+
+def pattern_solution(n: int) -> np.ndarray:
+    """The canonical solved grid: M[i,j] = (i·n + i//n + j) mod n² + 1."""
+    side = n * n
+    i, j = np.indices((side, side))
+    return ((i * n + i // n + j) % side + 1).astype(np.int32)
+
+
+@dataclass
+class FillStats:
+    draws: int = 0          # values tried (after CanPlace)
+    witness_hits: int = 0   # values accepted because the witness already had them
+    seconds: float = 0.0
+
+
+def fill_grid(n: int, rng: np.random.Generator, counter: Counter,
+              stats: FillStats | None = None) -> np.ndarray:
+    """The fill phase of Algorithm 2: a random solved (n², n²) grid.
+
+    Cell by cell in row-major order, the value is uniform among the values
+    that keep the grid solvable (see the module docstring)."""
+    stats = stats if stats is not None else FillStats()
+    t0 = time.perf_counter()
+    side = n * n
+    units, cell_units = unit_tables(n)
+    cells = np.zeros((side, side), dtype=np.int32)
+    flat = cells.reshape(-1)
+    has = np.zeros((3 * side, side + 1), dtype=bool)   # value k present in unit u
+    witness = pattern_solution(n).reshape(-1)          # any solution of the empty grid
+    for c in range(side * side):
+        us = cell_units[c]
+        candidates = np.flatnonzero(~(has[us[0]] | has[us[1]] | has[us[2]])[1:]) + 1  # CanPlace
+        for k in candidates[rng.permutation(candidates.size)]:
+            stats.draws += 1
+            flat[c] = k
+            if witness[c] == k:
+                stats.witness_hits += 1
+                break
+            ok, found = counter.solvable(cells)
+            if ok:
+                witness = found.reshape(-1) if found is not None else np.zeros_like(flat)
+                break
+        else:  # pragma: no cover - the grid before this cell was solvable
+            raise AssertionError("no valid value for a cell of a solvable grid")
+        has[us, flat[c]] = True
+    stats.seconds += time.perf_counter() - t0
+    return cells
+
+
+@dataclass
+class RemoveResult:
+    """The removal phase's output: ``puzzle`` (unique); ``multi`` = the grid
+    just before the restore (>= 2 solutions; None when every cell was removed);
+    ``tested`` = removals tried."""
+    puzzle: np.ndarray
+    multi: np.ndarray | None
+    tested: int = 0
+    seconds: float = 0.0
+
+
+def remove_clues(solution: np.ndarray, n: int, rng: np.random.Generator, counter: Counter,
+                 minimal: bool = False) -> RemoveResult:
+    """The removal phase of Algorithm 2 on a solved grid.
+
+    Visits the cells in a random permutation, emptying each while the grid
+    keeps exactly one solution. Stops at the first removal that breaks
+    uniqueness (Algorithm 2) and restores that clue; with ``minimal`` it
+    restores the clue and goes on through the whole permutation."""
+    t0 = time.perf_counter()
+    cells = solution.astype(np.int32, copy=True)
+    flat = cells.reshape(-1)
+    multi = None
+    tested = 0
+    for c in rng.permutation(flat.size):
+        k = flat[c]
+        flat[c] = 0
+        tested += 1
+        if counter.count(cells, 2) == 1:
+            continue
+        if multi is None:
+            multi = cells.copy()
+        flat[c] = k
+        if not minimal:
+            break
+    return RemoveResult(cells, multi, tested, time.perf_counter() - t0)
+
+
+@dataclass
+class UniqueResult:
+    """One run of Algorithm 2: the puzzle, its solution, the >=2-solution grid
+    before the restore, and where the time went."""
+    puzzle: np.ndarray
+    solution: np.ndarray
+    multi: np.ndarray | None
+    stats: dict[str, float] = field(default_factory=dict)
+
+
+def generate_unique(n: int, fill_rng: np.random.Generator, remove_rng: np.random.Generator,
+                    counter: Counter, minimal: bool = False) -> UniqueResult:
+    """Algorithm 2 (``minimal``: carried on to a minimal puzzle).
+
+    ``fill_rng`` drives the fill phase, ``remove_rng`` the removal order; the
+    counter only changes the speed, never the result."""
+    calls0, decided0 = counter.calls, counter.decided
+    fstats = FillStats()
+    solution = fill_grid(n, fill_rng, counter, fstats)
+    fill_calls = counter.calls - calls0
+    removed = remove_clues(solution, n, remove_rng, counter, minimal=minimal)
+    stats = {
+        "fill_seconds": fstats.seconds, "remove_seconds": removed.seconds,
+        "fill_calls": fill_calls, "remove_calls": counter.calls - calls0 - fill_calls,
+        "calls": counter.calls - calls0, "decided": counter.decided - decided0,
+        "draws": fstats.draws, "witness_hits": fstats.witness_hits, "removals_tested": removed.tested,
+    }
+    return UniqueResult(removed.puzzle, solution, removed.multi, stats)
