@@ -1,3 +1,66 @@
-"""The SAT entrant (work in progress): see solvers.sat_counting for IncrementalCounter."""
+"""The SAT entrant: encode the grid as CNF, solve it, decode the model (Tasks 8-9).
 
+``sat:backend=NAME,encoding=NAME,timeout=SECONDS``:
+
+* ``backend``: a PySAT solver name (``cadical195``, the default; ``glucose4``,
+  ``minisat22``, ...; never PySAT's ``kissat404``), ``kissat`` (the external
+  binary, also registered as the entrant ``kissat``), or the name/path of any
+  DIMACS solver binary (``cadical``, ``minisat``); see :mod:`solvers.sat_backends`.
+* ``encoding``: ``minimal`` (the assignment's clauses), ``extended`` or
+  ``reduced`` (the default: fastest in ``tests/bench/bench_sat.py``; see
+  :mod:`solvers.sudoku_cnf`).
+* ``timeout``: seconds (0 = none) before the answer is ``unknown``.
+
+Counting uses blocking clauses (:mod:`solvers.sat_counting`). Phase times:
+``encode``, ``write`` (external solvers only), ``search``, ``decode``.
+Counters: ``vars``, ``clauses``, ``conflicts``, ``decisions``, ``propagations``.
+
+:class:`IncrementalCounter` (for the generators) lives in
+:mod:`solvers.sat_counting` and is re-exported here.
+"""
+
+from __future__ import annotations
+
+import time
+
+from formats.grid import Grid
+from solvers import sat_backends, sudoku_cnf
+from solvers.interface import Search, Solver
 from solvers.sat_counting import IncrementalCounter  # noqa: F401  (API for the generators)
+
+#: the default encoding, chosen by the benchmark (tests/bench/bench_sat.py).
+DEFAULT_ENCODING = "reduced"
+
+
+class SAT(Solver):
+    """CNF encoding solved by a SAT solver (PySAT in-process or a DIMACS binary)."""
+
+    name = "sat"
+    parameters = {
+        "backend": ("cadical195", None),
+        "encoding": (DEFAULT_ENCODING, sudoku_cnf.ENCODINGS),
+        "timeout": (0.0, None),
+    }
+
+    def __init__(self, **params) -> None:
+        super().__init__(**params)
+        self.backend = sat_backends.backend(str(self.params["backend"]))
+
+    def search(self, grid: Grid, limit: int | None, keep: int) -> Search:
+        times: dict[str, float] = {}
+        t0 = time.perf_counter()
+        formula = sudoku_cnf.encode(grid, self.params["encoding"])
+        times["encode"] = time.perf_counter() - t0
+        found = self.backend.enumerate(formula, limit, float(self.params["timeout"]))
+        times.update(found.times)
+        t0 = time.perf_counter()
+        solutions = [sudoku_cnf.decode(formula, model).cells for model in found.models[:keep]]
+        times["decode"] = time.perf_counter() - t0
+        counters = {"vars": formula.nvars, "clauses": formula.nclauses, **found.counters}
+        return Search(found.count, solutions, found.complete, counters, times)
+
+    def warmup(self) -> None:
+        """Import PySAT, compile the DIMACS writer and solve one 4x4 grid."""
+        from formats import dimacs
+        dimacs.dumps(1, [[1], [-1, 1]])
+        self.solve(Grid.empty(2))

@@ -1,0 +1,283 @@
+"""SAT backends: PySAT in-process, or an external binary speaking DIMACS.
+
+:func:`backend` turns a name into a backend object with one method,
+``enumerate(formula, limit, timeout) -> Enumeration``: up to ``limit`` models
+(true variables), whether the search was complete, the solver's conflicts /
+decisions / propagations and the phase times (``write`` for external
+binaries, ``search``). Names:
+
+* a PySAT solver name (``cadical195``, ``glucose4``, ``minisat22``, ...):
+  in-process. CaDiCaL's ``solve()`` holds the GIL and cannot be interrupted,
+  so a timeout is enforced by solving in conflict-budget slices and checking
+  the clock between them. PySAT's own kissat (``kissat404`` and its aliases)
+  is refused: it ignores assumptions and aborts the interpreter on a second
+  solve.
+* ``kissat``: the kissat binary, found from ``$KISSAT``, then ``PATH``, then
+  the binary shipped in the ``passagemath-kissat`` wheel (located through its
+  installed file list; the package itself is never imported).
+* any other name or path: an executable found on ``PATH`` or at that path
+  (``cadical``, ``minisat`` from Debian, ...). minisat writes its answer to a
+  result file, the others to stdout in the competition format.
+
+External solvers get the formula as a temporary DIMACS file, run in their own
+session (a timeout kills the whole process group) and die with this process
+(``PR_SET_PDEATHSIG``), so a killed worker leaves no solver running. Counting
+with an external solver re-runs it with the blocking clauses found so far.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from formats import dimacs, sat_output
+from formats.errors import RaceError
+from solvers.sat_counting import enumerate_models, pysat_solver
+
+#: grace period (s) between an external solver's own time limit and the hard kill.
+KILL_GRACE = 2.0
+
+
+@dataclass
+class Enumeration:
+    """Models found (each an array of true variables), whether the search ran
+    to its end (unsat proved or ``limit`` reached), counters and phase times."""
+    models: list[np.ndarray]
+    complete: bool
+    counters: dict[str, int] = field(default_factory=dict)
+    times: dict[str, float] = field(default_factory=dict)
+    message: str = ""
+
+    @property
+    def count(self) -> int:
+        return len(self.models)
+
+
+def _pysat_names() -> dict[str, str]:
+    from pysat.solvers import SolverNames
+    return {alias: key for key, aliases in vars(SolverNames).items()
+            if not key.startswith("_") for alias in aliases}
+
+
+def backend(name: str):
+    """The backend called ``name`` (see the module docstring)."""
+    if name == "kissat":
+        return ExternalBackend(find_kissat(), "kissat")
+    canonical = _pysat_names().get(name)
+    if canonical == "kissat404":
+        raise RaceError(f"PySAT's in-process kissat ({name!r}) gives wrong answers with "
+                        "assumptions and crashes on a second solve; use backend=kissat (the binary)")
+    if canonical is not None:
+        return PySATBackend(name)
+    return ExternalBackend(find_binary(name), Path(name).name)
+
+
+# -- in-process ----------------------------------------------------------------------
+
+class PySATBackend:
+    """A PySAT solver, built fresh for each formula, counting with blocking clauses."""
+
+    external = False
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def enumerate(self, formula, limit: int | None, timeout: float = 0.0) -> Enumeration:
+        deadline = time.perf_counter() + timeout if timeout > 0 else None
+        t0 = time.perf_counter()
+        solver = pysat_solver(self.name, formula.blocks)
+        try:
+            count, models, complete = enumerate_models(
+                solver, formula.nvars, limit, solve=lambda s, a: solve_until(s, a, deadline))
+            stats = solver.accum_stats() or {}
+        finally:
+            solver.delete()
+        counters = {k: int(stats[k]) for k in ("conflicts", "decisions", "propagations")
+                    if k in stats}
+        return Enumeration(models, complete, counters, {"search": time.perf_counter() - t0},
+                           "" if complete else f"timeout after {timeout:g} s")
+
+
+def solve_until(solver, assumptions: list[int], deadline: float | None) -> bool | None:
+    """``solver.solve(assumptions)``, but give up (None) once ``deadline``
+    (a ``perf_counter`` time) has passed: solve in growing conflict budgets and
+    look at the clock between them (CaDiCaL cannot be interrupted otherwise)."""
+    if deadline is None:
+        return solver.solve(assumptions=assumptions)
+    budget = 1000
+    while time.perf_counter() < deadline:
+        solver.conf_budget(budget)
+        answer = solver.solve_limited(assumptions=assumptions)
+        if answer is not None:
+            return answer
+        budget = min(budget * 2, 200_000)
+    return None
+
+
+# -- external binaries ------------------------------------------------------------------
+
+def find_kissat() -> str:
+    """The kissat executable: ``$KISSAT``, else ``PATH``, else the passagemath-kissat wheel."""
+    looked = []
+    env = os.environ.get("KISSAT")
+    if env:
+        if os.path.isfile(env) and os.access(env, os.X_OK):
+            return env
+        raise RaceError(f"$KISSAT={env} is not an executable file")
+    looked.append("$KISSAT (unset)")
+    found = shutil.which("kissat")
+    if found:
+        return found
+    looked.append("PATH")
+    try:
+        from importlib.metadata import PackageNotFoundError, distribution
+        dist = distribution("passagemath-kissat")
+        for entry in dist.files or ():
+            if str(entry).endswith("bin/kissat"):
+                path = str(dist.locate_file(entry))
+                if os.path.isfile(path):
+                    if not os.access(path, os.X_OK):
+                        os.chmod(path, os.stat(path).st_mode | 0o111)
+                    return path
+        looked.append("the passagemath-kissat wheel (no bin/kissat in it)")
+    except PackageNotFoundError:
+        looked.append("the passagemath-kissat wheel (not installed)")
+    raise RaceError("kissat binary not found; looked in " + ", ".join(looked))
+
+
+def find_binary(name: str) -> str:
+    """An executable given by path (contains '/') or looked up on PATH."""
+    if "/" in name:
+        if os.path.isfile(name) and os.access(name, os.X_OK):
+            return name
+        raise RaceError(f"SAT solver {name!r}: no executable file at that path")
+    found = shutil.which(name)
+    if not found:
+        raise RaceError(f"SAT backend {name!r} is neither a PySAT solver name nor an executable "
+                        f"on PATH (looked in PySAT's solver names and PATH)")
+    return found
+
+
+def _die_with_parent() -> None:          # runs in the child, before exec
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def run_solver(command: list[str], timeout: float | None) -> tuple[str, str, int | None]:
+    """Run ``command`` in its own session; after ``timeout`` seconds kill its
+    whole process group. Returns (stdout, stderr, exit code or None if killed)."""
+    try:
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True, preexec_fn=_die_with_parent)
+    except OSError as exc:
+        raise RaceError(f"cannot run {command[0]}: {exc.strerror}") from None
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        return out, err, proc.returncode
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        out, err = proc.communicate()
+        return out, err, None
+    except BaseException:
+        _kill_group(proc)
+        proc.wait()
+        raise
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+class ExternalBackend:
+    """A solver binary reading DIMACS; ``kind`` picks its command line
+    (kissat, cadical, minisat, or anything printing the competition format)."""
+
+    external = True
+
+    def __init__(self, path: str, kind: str) -> None:
+        self.path = path
+        self.kind = "minisat" if "minisat" in kind else "cadical" if "cadical" in kind \
+            else "kissat" if "kissat" in kind else kind
+
+    def command(self, cnf: str, result: str, timeout: float) -> list[str]:
+        seconds = str(max(1, math.ceil(timeout))) if timeout > 0 else None
+        if self.kind == "kissat":
+            return [self.path, *([f"--time={seconds}"] if seconds else []), cnf]
+        if self.kind == "cadical":
+            return [self.path, *(["-t", seconds] if seconds else []), cnf]
+        if self.kind == "minisat":
+            return [self.path, *([f"-cpu-lim={seconds}"] if seconds else []), cnf, result]
+        return [self.path, cnf]
+
+    def solve_file(self, cnf: str, nvars: int | None, timeout: float = 0.0
+                   ) -> tuple[sat_output.SatOutput | None, dict[str, int], float]:
+        """Run the solver on a DIMACS file; (parsed output or None on a hard
+        kill, statistics, seconds)."""
+        with tempfile.TemporaryDirectory(prefix="race-sat-") as tmp:
+            result = os.path.join(tmp, "result.txt")
+            t0 = time.perf_counter()
+            out, err, code = run_solver(self.command(cnf, result, timeout),
+                                        timeout + KILL_GRACE if timeout > 0 else None)
+            seconds = time.perf_counter() - t0
+            stats = sat_output.statistics(out)
+            if code is None:
+                return None, stats, seconds
+            if self.kind == "minisat":
+                try:
+                    text = Path(result).read_text()
+                except FileNotFoundError:
+                    text = ""
+                name = f"{self.path} result file"
+            else:
+                text, name = out, f"output of {self.path}"
+            if not text.strip():
+                tail = (err.strip().splitlines() or ["no output"])[-1]
+                raise RaceError(f"{self.path} exited with code {code} and no answer: {tail}")
+            return sat_output.parse(text, name, nvars, code), stats, seconds
+
+    def enumerate(self, formula, limit: int | None, timeout: float = 0.0) -> Enumeration:
+        deadline = time.perf_counter() + timeout if timeout > 0 else None
+        models: list[np.ndarray] = []
+        blocking: list[np.ndarray] = []
+        counters = {"conflicts": 0, "decisions": 0, "propagations": 0}
+        times = {"write": 0.0, "search": 0.0}
+        with tempfile.TemporaryDirectory(prefix="race-sat-") as tmp:
+            cnf = os.path.join(tmp, "formula.cnf")
+            while limit is None or len(models) < limit:
+                left = 0.0
+                if deadline is not None:
+                    left = deadline - time.perf_counter()
+                    if left <= 0:
+                        return Enumeration(models, False, counters, times, "timeout")
+                t0 = time.perf_counter()
+                dimacs.write(cnf, formula.nvars, [*formula.blocks, *blocking], formula.header())
+                times["write"] += time.perf_counter() - t0
+                answer, stats, seconds = self.solve_file(cnf, formula.nvars, left)
+                times["search"] += seconds
+                for key, value in stats.items():
+                    counters[key] = counters.get(key, 0) + value
+                if answer is None or answer.status == sat_output.UNKNOWN:
+                    return Enumeration(models, False, counters, times, "timeout")
+                if answer.status == sat_output.UNSAT:
+                    return Enumeration(models, True, counters, times)
+                true = answer.model[answer.model > 0].astype(np.int32)
+                models.append(true)
+                if true.size == 0:
+                    break
+                blocking.append(-true.reshape(1, -1))
+        return Enumeration(models, True, counters, times)
