@@ -1,3 +1,101 @@
-"""Commands of the sat part of the race CLI (filled in by that part)."""
+"""Commands of the SAT part: ``race encode`` (Task 8) and ``race decode`` (Task 9)."""
 
-COMMANDS: list = []
+from __future__ import annotations
+
+import sys
+
+import click
+
+from formats import dimacs, grid_text, sat_output
+from formats.errors import RaceError
+from formats.grid import Grid
+from solvers import rules, sudoku_cnf
+from solvers.sat import DEFAULT_ENCODING
+
+
+def _one_grid(puzzle: str, index: int) -> tuple[grid_text.PuzzleFile, Grid]:
+    pf = grid_text.read(puzzle)
+    if not 1 <= index <= len(pf.grids):
+        raise RaceError(f"puzzle {index} asked, the file holds {len(pf.grids)}", source=puzzle)
+    return pf, pf.grids[index - 1]
+
+
+@click.command()
+@click.argument("puzzle", default="-")
+@click.option("--encoding", "-e", type=click.Choice(sudoku_cnf.ENCODINGS), default=DEFAULT_ENCODING,
+              show_default=True, help="minimal = the assignment's clauses (i)-(v) + clue units; "
+              "extended = at-least/at-most-one per cell and unit; reduced = only the candidates "
+              "left after propagating the clues.")
+@click.option("--output", "-o", default="-", show_default=True, help="DIMACS file (- = stdout).")
+@click.option("--index", "-i", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Which puzzle of a one-line file with many.")
+def encode(puzzle: str, encoding: str, output: str, index: int) -> None:
+    """Write PUZZLE (a file, or - for stdin) as a DIMACS CNF formula.
+
+    Variable x(i,j,k) = (i-1)*n^4 + (j-1)*n^2 + k says "cell (i,j) holds k"
+    (minimal, extended); reduced numbers only the remaining candidates. The
+    comment header names n and the encoding.
+
+    \b
+    Example:
+      race encode puzzle.sudoku > puzzle.cnf
+      kissat puzzle.cnf > out.txt; race decode puzzle.sudoku out.txt
+      race encode --encoding minimal -o p.cnf puzzle.sudoku
+    """
+    _, grid = _one_grid(puzzle, index)
+    formula = sudoku_cnf.encode(grid, encoding)
+    dimacs.write_formula(output, formula)
+
+
+@click.command()
+@click.argument("puzzle")
+@click.argument("output")
+@click.option("--encoding", "-e", type=click.Choice(("auto", *sudoku_cnf.ENCODINGS)),
+              default="auto", show_default=True,
+              help="The encoding the formula was written with; auto tells it from the "
+                   "number of variables in the model.")
+@click.option("--index", "-i", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Which puzzle of a one-line file with many.")
+def decode(puzzle: str, output: str, encoding: str, index: int) -> None:
+    """Turn a SAT solver's OUTPUT file (competition format, or minisat's result
+    file; - for stdin) for PUZZLE into the solved grid, printed in the puzzle's
+    format. The grid is checked against the rules and the clues.
+    Exit 1 with "no solution" when the solver proved unsatisfiable.
+
+    \b
+    Example:
+      race encode p.sudoku > p.cnf && kissat p.cnf > out.txt; race decode p.sudoku out.txt
+    """
+    pf, grid = _one_grid(puzzle, index)
+    text, name = grid_text.read_text(output)
+    answer = sat_output.parse(text, name)
+    if answer.status == sat_output.UNSAT:
+        click.echo("no solution", err=True)
+        sys.exit(1)
+    if answer.status == sat_output.UNKNOWN:
+        click.echo("no answer (the solver said UNKNOWN)", err=True)
+        sys.exit(1)
+    formula = _formula_for(grid, encoding, answer.model, name)
+    sat_output.parse(text, name, nvars=formula.nvars)     # the model must cover every variable
+    solution = sudoku_cnf.decode(formula, answer.model)
+    if not rules.is_solution_of(grid, solution):
+        raise RaceError("the model does not decode to a solution of the puzzle "
+                        "(output of another puzzle or encoding?)", source=name)
+    click.echo(grid_text.format_grid(solution, pf.format, pf.metadata), nl=False)
+
+
+def _formula_for(grid: Grid, encoding: str, model, name: str) -> sudoku_cnf.Formula:
+    if encoding != "auto":
+        return sudoku_cnf.encode(grid, encoding)
+    nvars = int(abs(model).max()) if model.size else 0
+    if nvars == grid.side ** 3:
+        return sudoku_cnf.encode(grid, "extended")         # minimal numbers variables the same way
+    reduced = sudoku_cnf.encode(grid, "reduced")
+    if nvars == reduced.nvars:
+        return reduced
+    raise RaceError(f"the model has {nvars} variables: neither the {grid.side ** 3} of the "
+                    f"minimal/extended encodings nor the {reduced.nvars} of the reduced one "
+                    f"for this puzzle", source=name)
+
+
+COMMANDS = [encode, decode]
