@@ -1,3 +1,117 @@
-"""Commands of the generate part of the race CLI (filled in by that part)."""
+"""``race generate``: seeded instances (Algorithm 2 and the other families) to stdout or files."""
 
-COMMANDS: list = []
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from formats import grid_text
+from formats.errors import RaceError
+from generators import families
+from generators.counting import COUNTERS
+from generators.puzzle_set import KINDS, MAX_N, make, write_set
+
+
+def _int(name: str, text: str, low: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise RaceError(f"--{name} must be an integer, got {text!r}") from None
+    if value < low:
+        raise RaceError(f"--{name} must be >= {low}, got {value}")
+    return value
+
+
+@click.command("generate")
+@click.option("--n", "n_text", required=True, metavar="N",
+              help=f"Box size n (grid n² x n²), 1..{MAX_N}.")
+@click.option("--count", "-k", "count_text", default="1", show_default=True, metavar="K",
+              help="Number of puzzles (indices 0..K-1).")
+@click.option("--seed", "-s", "seed_text", default="0", show_default=True, metavar="S",
+              help="Seed of the set (an integer >= 0).")
+@click.option("--kind", type=click.Choice(KINDS), default="unique", show_default=True,
+              help="Instance family (see below).")
+@click.option("--holes", "holes_text", default=None, metavar="F",
+              help="Fraction of empty cells in [0, 1] (--kind holes) [default: 0.5].")
+@click.option("--pattern", type=click.Choice(families.PATTERNS), default=None,
+              help="Where the holes go (--kind holes) [default: random].")
+@click.option("--base", type=click.Choice(families.UNSAT_BASES), default=None,
+              help="Puzzle the wrong clue is added to (--kind unsat) [default: unique].")
+@click.option("--counter", type=click.Choice(COUNTERS), default="auto", show_default=True,
+              help="Solution counter (changes the speed, never the puzzles).")
+@click.option("--out", "-o", "out", default=None, type=click.Path(file_okay=False),
+              help="Write one .sudoku file per puzzle and manifest.csv into this directory "
+                   "[default: print to stdout].")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar on stderr [default: when stderr is a terminal].")
+def generate(n_text: str, count_text: str, seed_text: str, kind: str, holes_text: str | None,
+             pattern: str | None, base: str | None, counter: str, out: str | None,
+             progress: bool | None) -> None:
+    """Generate seeded Sudoku instances with box size N.
+
+    \b
+    Kinds:
+      unique    Algorithm 2: fill cells at random while solvable, then remove
+                random clues while the solution stays unique
+      minimal   unique, and every clue necessary
+      unsat     a unique puzzle plus one wrong (but consistent) clue: no solution
+      multi     Algorithm 2 one step before the end: at least two solutions
+      holes     a random solved grid with a fraction F of its cells emptied
+                (--pattern balanced: evenly over rows, columns and boxes)
+
+    \b
+    The same (kind, N, seed, index, options) gives the same bytes on any
+    machine. Without -o the puzzles go to stdout (native format with # key=value
+    metadata, separated by a blank line); with -o each goes to
+    <kind>-n<N>-s<seed>-<index>.sudoku, listed with its sha256 in manifest.csv;
+    files already there for the same puzzle are kept.
+
+    \b
+    Example:
+      race generate --n 3                              # one 9x9 unique puzzle
+      race generate --n 5 --count 3 --seed 1 -o /tmp/p5
+      race generate --n 4 --kind holes --holes 0.6 --pattern balanced
+    """
+    n = _int("n", n_text, 1)
+    if n > MAX_N:
+        raise RaceError(f"--n {n} is beyond what the generator can do (n <= {MAX_N})")
+    count = _int("count", count_text, 1)
+    seed = _int("seed", seed_text, 0)
+    options: dict[str, object] = {"counter": counter}
+    if kind != "holes" and (holes_text is not None or pattern is not None):
+        raise RaceError("--holes and --pattern go with --kind holes")
+    if kind != "unsat" and base is not None:
+        raise RaceError("--base goes with --kind unsat")
+    if kind == "holes":
+        if holes_text is not None:
+            try:
+                options["holes"] = float(holes_text)
+            except ValueError:
+                raise RaceError(f"--holes must be a fraction in [0, 1], got {holes_text!r}") from None
+            if not 0 <= options["holes"] <= 1:
+                raise RaceError(f"--holes must be a fraction in [0, 1], got {holes_text}")
+        if pattern is not None:
+            options["pattern"] = pattern
+    if kind == "unsat" and base is not None:
+        options["base"] = base
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if out is not None:
+        manifest = write_set(kind, n, count, seed, Path(out), progress=progress, **options)
+        click.echo(f"{count} {kind} puzzle(s) with n={n} in {manifest.parent} (manifest: {manifest})",
+                   err=True)
+        return
+    indices = range(count)
+    if progress:
+        from tqdm import tqdm
+        indices = tqdm(indices, desc=f"{kind} n={n}", unit="puzzle", leave=False)
+    for index in indices:
+        grid, meta = make(kind, n, seed, index, **options)
+        if index:
+            click.echo("")
+        click.echo(grid_text.format_native(grid, meta), nl=False)
+
+
+COMMANDS: list = [generate]
