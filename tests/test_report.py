@@ -242,17 +242,12 @@ def require_latex() -> None:
                     f"{report.INSTALL_HINT}", pytrace=False)
 
 
-@pytest.fixture(scope="session")
-def pdf_campaign(synthetic) -> Path:
-    """The campaign the PDF test builds from (synthetic until `race run` can generate instances)."""
-    return synthetic
-
-
-def test_pdf_from_a_small_campaign(pdf_campaign, tmp_path):
+def test_pdf_from_a_real_small_campaign(small_campaign, tmp_path):
     require_latex()
-    campaign = analysis.load(pdf_campaign)
-    assert not campaign.runs["status"].isin(["wrong", "error"]).any()
-    result = CliRunner().invoke(main, ["report", str(pdf_campaign), "--report-dir", str(tmp_path)])
+    campaign = analysis.load(small_campaign)
+    assert campaign.entrants == ["backtracking", "dlx"] and campaign.n_values == [2, 3]
+    assert (campaign.runs["status"] == "solved").all()
+    result = CliRunner().invoke(main, ["report", str(small_campaign), "--report-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
     pdf = tmp_path / "report.pdf"
     assert pdf.is_file()
