@@ -230,7 +230,7 @@ def summary(campaign: Campaign) -> pd.DataFrame:
 
 @dataclass
 class Growth:
-    """How an entrant's median time grows with n over the n where it is measured.
+    """How an entrant's median time grows with n over its solved range.
 
     ``slope`` is the least-squares slope of log10(median seconds) against n,
     ``factor`` = 10**slope the fitted time multiplier per step of n, ``ratios``
@@ -244,18 +244,24 @@ class Growth:
 
 
 def growth(table: pd.DataFrame, entrant: str) -> Growth:
-    """Fit the growth of ``entrant``'s median time over the n where it is finite
-    (needs two such n; slope and factor are ``nan`` otherwise)."""
-    rows = table[(table["entrant"] == entrant) & np.isfinite(table["median_s"])
-                 & (table["median_s"] > 0)].sort_values("n")
-    ns = rows["n"].astype(int).tolist()
-    medians = rows["median_s"].to_numpy(dtype=float)
+    """Fit the growth of ``entrant``'s median time over its *solved range*: the n from
+    the smallest measured one up to the last n before the first censored median (so a
+    fit never skips an n where the entrant failed). Needs two points; slope and factor
+    are ``nan`` otherwise."""
+    rows = table[table["entrant"] == entrant].sort_values("n")
+    ns: list[int] = []
+    medians: list[float] = []
+    for n, median in zip(rows["n"].astype(int), rows["median_s"].astype(float)):
+        if not (math.isfinite(median) and median > 0):
+            break
+        ns.append(int(n))
+        medians.append(float(median))
     if len(ns) >= 2:
         slope = float(np.polyfit(np.asarray(ns, dtype=float), np.log10(medians), 1)[0])
         factor = 10.0 ** slope
     else:
         slope = factor = math.nan
-    ratios = {ns[i + 1]: float(medians[i + 1] / medians[i])
+    ratios = {ns[i + 1]: medians[i + 1] / medians[i]
               for i in range(len(ns) - 1) if ns[i + 1] == ns[i] + 1}
     return Growth(entrant, ns, slope, factor, ratios)
 

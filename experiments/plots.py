@@ -67,47 +67,51 @@ def _n_axis(ax, ns: list[int]) -> None:
         ax.set_xlim(min(ns) - 0.4, max(ns) + 0.4)
 
 
+def _legend_below(fig: Figure, handles: list, labels: list, columns: int) -> None:
+    """One legend under the axes, outside the data (lays the axes out first)."""
+    fig.tight_layout()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=columns,
+               frameon=False, handlelength=3.2, columnspacing=1.4)
+
+
 def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
     """Median wall time per solve vs n (log y), IQR band, hollow markers at the limit
-    where the median is censored, the limit as a dashed line."""
+    where the median is censored (joined by thin dotted lines), the limit as a dashed line."""
     table = analysis.summary(campaign) if table is None else table
     limit = campaign.timeout_s
     entrants = campaign.entrants
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    fig, ax = plt.subplots(figsize=(6.4, 3.4))
+    handles, labels = [], []
     for i, entrant in enumerate(entrants):
         rows = table[table["entrant"] == entrant].sort_values("n")
         x = rows["n"].to_numpy(dtype=float) + _dodge(i, len(entrants))
         med = rows["median_s"].to_numpy(dtype=float)
-        lo = np.minimum(rows["q25_s"].to_numpy(dtype=float), limit)
-        hi = np.minimum(rows["q75_s"].to_numpy(dtype=float), limit)
+        q25, q75 = rows["q25_s"].to_numpy(dtype=float), rows["q75_s"].to_numpy(dtype=float)
         st = style(i)
         finite = np.isfinite(med)
-        ax.plot(x[finite], med[finite], label=entrant, **st)
-        band = np.isfinite(rows["q25_s"].to_numpy(dtype=float))
-        if band.any():
-            ax.fill_between(x[band], lo[band], hi[band], color=st["color"], alpha=0.15, linewidth=0)
-        censored = ~finite & ~np.isnan(med)
+        censored = np.isinf(med)
+        # the measured medians: a line that breaks where the median is censored
+        (line,) = ax.plot(x, np.where(finite, med, np.nan), **st)
+        handles.append(line)
+        labels.append(entrant)
         if censored.any():
+            ax.plot(x, np.where(censored, limit, med), color=st["color"], linestyle=":", linewidth=0.9)
             ax.plot(x[censored], np.full(censored.sum(), limit), linestyle="none", marker=st["marker"],
                     markersize=7, markerfacecolor="white", markeredgecolor=st["color"],
                     markeredgewidth=1.4)
-            if finite.any():
-                last = np.flatnonzero(finite)[-1]
-                first_cens = np.flatnonzero(censored)
-                after = first_cens[first_cens > last]
-                if after.size:
-                    ax.plot([x[last], x[after[0]]], [med[last], limit], color=st["color"],
-                            linestyle=":", linewidth=1.0)
+        band = np.isfinite(q25)
+        if band.any():
+            ax.fill_between(x, np.where(band, q25, np.nan), np.where(band, np.minimum(q75, limit), np.nan),
+                            color=st["color"], alpha=0.15, linewidth=0)
     ax.axhline(limit, color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)
     ax.set_yscale("log")
     ax.set_ylabel("wall time per solve (s, log scale)")
     _n_axis(ax, campaign.n_values)
-    handles, labels = ax.get_legend_handles_labels()
     handles += [Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9),
                 Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
                        markeredgecolor="0.3", markersize=7)]
-    labels += [f"time limit ({analysis.format_seconds(limit)})", "median > limit"]
-    ax.legend(handles, labels, loc="upper left", frameon=True, framealpha=0.9)
+    labels += [f"time limit ({analysis.format_seconds(limit)})", "median > limit (censored)"]
+    _legend_below(fig, handles, labels, 3)
     ax.set_title("Median time per instance (band: interquartile range)")
     return fig
 
@@ -116,7 +120,7 @@ def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None
     """Fraction of instances solved (verified) within the limit vs n."""
     table = analysis.summary(campaign) if table is None else table
     entrants = campaign.entrants
-    fig, ax = plt.subplots(figsize=(3.9, 3.0))
+    fig, ax = plt.subplots(figsize=(3.9, 2.8))
     for i, entrant in enumerate(entrants):
         rows = table[table["entrant"] == entrant].sort_values("n")
         ax.plot(rows["n"].to_numpy(dtype=float) + _dodge(i, len(entrants), 0.05),
@@ -124,7 +128,7 @@ def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None
     ax.set_ylim(-5, 105)
     ax.set_ylabel(f"solved within {analysis.format_seconds(campaign.timeout_s)} (%)")
     _n_axis(ax, campaign.n_values)
-    ax.legend(loc="lower left", framealpha=0.9)
+    _legend_below(fig, *ax.get_legend_handles_labels(), 2)
     ax.set_title("Instances solved within the limit")
     return fig
 
@@ -132,25 +136,28 @@ def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None
 def cactus_figure(campaign: analysis.Campaign) -> Figure:
     """Cactus plot: for each entrant, the k-th fastest solved instance (all n) at x = k."""
     per_instance = analysis.instance_times(campaign.runs)
-    fig, ax = plt.subplots(figsize=(3.9, 3.0))
+    fig, ax = plt.subplots(figsize=(3.9, 2.8))
+    handles, labels = [], []
     for i, entrant in enumerate(campaign.entrants):
         times = np.sort(per_instance.loc[per_instance["entrant"] == entrant, "time"].to_numpy(float))
         times = times[np.isfinite(times)]
-        if times.size == 0:
-            continue
         st = style(i)
-        ax.step(np.arange(1, times.size + 1), times, where="post", label=entrant,
-                color=st["color"], linestyle=st["linestyle"], linewidth=st["linewidth"])
-        ax.plot(np.arange(1, times.size + 1), times, linestyle="none", marker=st["marker"],
-                color=st["color"], markersize=3.5, markevery=max(1, times.size // 6))
-    ax.axhline(campaign.timeout_s, color="0.3", linestyle=(0, (6, 3)), linewidth=0.9,
-               label="time limit")
+        if times.size:
+            ax.step(np.arange(1, times.size + 1), times, where="post", color=st["color"],
+                    linestyle=st["linestyle"], linewidth=st["linewidth"])
+            ax.plot(np.arange(1, times.size + 1), times, linestyle="none", marker=st["marker"],
+                    color=st["color"], markersize=3.5, markevery=max(1, times.size // 6))
+        handles.append(Line2D([], [], **st))
+        labels.append(entrant)
+    ax.axhline(campaign.timeout_s, color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)
+    handles.append(Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9))
+    labels.append("time limit")
     total = per_instance.groupby("entrant").size().max() if len(per_instance) else 0
     ax.set_xlim(0, total + 1)
     ax.set_yscale("log")
     ax.set_xlabel(f"instances solved (of {total}, all n)")
     ax.set_ylabel("wall time per solve (s, log scale)")
-    ax.legend(loc="upper left", framealpha=0.9)
+    _legend_below(fig, handles, labels, 2)
     ax.set_title("Cactus plot")
     return fig
 
@@ -160,10 +167,12 @@ WORK = [("nodes", "search-tree nodes"), ("updates", "DLX link updates"),
 
 
 def work_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
-    """Median work counters over solved instances vs n, one panel per counter (log y)."""
+    """Median work counters over solved instances vs n, one panel per counter (log y;
+    symlog when a median is 0), one legend for all panels."""
     table = analysis.summary(campaign) if table is None else table
     entrants = campaign.entrants
-    fig, axes = plt.subplots(1, len(WORK), figsize=(7.0, 2.7))
+    fig, axes = plt.subplots(1, len(WORK), figsize=(7.0, 2.5))
+    shown: dict[str, Line2D] = {}
     for ax, (counter, title) in zip(axes, WORK):
         drawn = zero = False
         for i, entrant in enumerate(entrants):
@@ -172,8 +181,9 @@ def work_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) 
             keep = np.isfinite(y) & (y >= 0)
             if keep.any():
                 zero = zero or bool((y[keep] == 0).any())
-                ax.plot(rows["n"].to_numpy(dtype=float)[keep] + _dodge(i, len(entrants), 0.05), y[keep],
-                        label=entrant, **style(i))
+                (line,) = ax.plot(rows["n"].to_numpy(dtype=float) + _dodge(i, len(entrants), 0.05),
+                                  np.where(keep, y, np.nan), **style(i))
+                shown.setdefault(entrant, line)
                 drawn = True
         if drawn:
             if zero:  # a median of 0 (e.g. no conflicts) stays visible on a symlog axis
@@ -181,16 +191,16 @@ def work_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) 
                 ax.set_ylim(bottom=0)
             else:
                 ax.set_yscale("log")
-            ax.legend(loc="upper left", fontsize=7, framealpha=0.9)
         else:
             ax.text(0.5, 0.5, f"no entrant reports\n{counter}", ha="center", va="center",
                     transform=ax.transAxes, color="0.4")
         _n_axis(ax, campaign.n_values)
-        ax.set_xlabel("n")
+        ax.set_xlabel("box size n")
         ax.set_xticklabels([str(n) for n in campaign.n_values])
         ax.set_title(f"{title} (median)")
-        ax.set_ylabel(f"{counter} per solve (log)" if drawn else "")
-    fig.tight_layout()
+        ax.set_ylabel(f"{counter} per solve" if drawn else "")
+    order = [e for e in entrants if e in shown]
+    _legend_below(fig, [shown[e] for e in order], order, 4)
     return fig
 
 
@@ -201,53 +211,56 @@ def sat_entrants(campaign: analysis.Campaign) -> list[str]:
             if runs.loc[runs["entrant"] == e, "t_encode"].notna().any()]
 
 
+#: fill grey and hatch per phase, chosen to differ in greyscale
+PHASE_STYLE = {"t_check": ("0.92", ""), "t_build": ("0.75", "||"), "t_encode": ("0.5", "///"),
+               "t_write": ("0.85", "..."), "t_search": ("0.25", "xx"), "t_decode": ("0.65", "\\\\"),
+               "t_verify": ("1.0", "oo")}
+
+
 def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
-    """Stacked bars: share of each phase in the median solve of every SAT entrant at every n,
-    the bar labelled with the sum of the phase medians."""
+    """One panel per SAT entrant: stacked bars of each phase's share of the median solve
+    at every n, each bar labelled with the sum of the phase medians."""
     table = analysis.summary(campaign) if table is None else table
     entrants = sat_entrants(campaign)
-    fig, ax = plt.subplots(figsize=(7.0, 2.9))
     if not entrants:
+        fig, ax = plt.subplots(figsize=(7.0, 1.2))
         ax.text(0.5, 0.5, "no SAT entrant in this campaign", ha="center", va="center",
                 transform=ax.transAxes, color="0.4")
         ax.set_axis_off()
         return fig
     phases = [p for p in analysis.PHASES if table.loc[table["entrant"].isin(entrants), p].notna().any()]
-    labels, positions, x = [], [], 0.0
-    bottoms: list[float] = []
-    bars: list[tuple[float, dict[str, float]]] = []
-    for entrant in entrants:
+    fig, axes = plt.subplots(1, len(entrants), figsize=(max(3.2, 1.75 * len(entrants) + 1.0), 2.7),
+                             sharey=True, squeeze=False)
+    for ax, entrant in zip(axes[0], entrants):
         rows = table[table["entrant"] == entrant].sort_values("n")
-        for row in rows.itertuples():
-            values = {p: float(getattr(row, p)) for p in phases}
-            if all(math.isnan(v) for v in values.values()):
-                continue
-            bars.append((x, values))
-            labels.append(f"{entrant}\nn={row.n}")
-            positions.append(x)
-            x += 1
-        x += 0.6
-    for j, phase in enumerate(phases):
-        bottoms = [0.0] * len(bars) if j == 0 else bottoms
-        heights = []
-        for k, (_, values) in enumerate(bars):
-            total = sum(v for v in values.values() if not math.isnan(v))
-            heights.append(100 * (values[phase] if not math.isnan(values[phase]) else 0.0) / total
-                           if total > 0 else 0.0)
-        ax.bar(positions, heights, bottom=bottoms, width=0.8, label=PHASE_NAMES[phase],
-               color=str(0.15 + 0.7 * j / max(1, len(phases) - 1)), hatch=HATCHES[j % len(HATCHES)],
-               edgecolor="black", linewidth=0.5)
-        bottoms = [b + h for b, h in zip(bottoms, heights)]
-    for pos, (_, values) in zip(positions, bars):
-        total = sum(v for v in values.values() if not math.isnan(v))
-        ax.text(pos, 102, analysis.format_seconds(total), ha="center", va="bottom", fontsize=6.5)
-    ax.set_xticks(positions)
-    ax.set_xticklabels(labels, fontsize=7)
-    ax.set_ylim(0, 118)
-    ax.set_ylabel("share of median time (%)")
-    ax.set_title("Where SAT time goes (label: sum of phase medians)", pad=4)
-    ax.grid(axis="x", visible=False)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), framealpha=0.9)
+        rows = rows[rows[phases].notna().any(axis=1)]
+        ns = rows["n"].astype(int).tolist()
+        values = rows[phases].fillna(0.0).to_numpy(dtype=float)
+        totals = values.sum(axis=1)
+        shares = 100 * values / np.where(totals > 0, totals, 1.0)[:, None]
+        bottom = np.zeros(len(ns))
+        for j, phase in enumerate(phases):
+            grey, hatch = PHASE_STYLE[phase]
+            ax.bar(range(len(ns)), shares[:, j], bottom=bottom, width=0.75, color=grey, hatch=hatch,
+                   edgecolor="black", linewidth=0.5, label=PHASE_NAMES[phase])
+            bottom += shares[:, j]
+        for k, total in enumerate(totals):
+            ax.text(k, 102, analysis.format_seconds(total), ha="center", va="bottom", fontsize=6,
+                    rotation=90)
+        ax.set_xticks(range(len(ns)))
+        ax.set_xticklabels([str(n) for n in ns])
+        ax.set_xlabel("box size n")
+        ax.set_title(entrant, fontsize=8, pad=30)
+        ax.set_ylim(0, 100)
+        ax.grid(axis="x", visible=False)
+        ax.set_xlim(-0.6, max(len(ns), 1) - 0.4)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+    axes[0][0].set_ylabel("share of median time (%)")
+    fig.tight_layout()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=len(phases),
+               frameon=False)
     return fig
 
 

@@ -40,7 +40,8 @@ REPORT_DIR: Path = Path(__file__).resolve().parents[1] / "report"
 #: source files copied when the report is built in another directory
 SOURCES: tuple[str, ...] = ("report.tex",)
 #: entrants and n the text may quote; their macros always exist
-CANONICAL_ENTRANTS: tuple[str, ...] = ("backtracking", "dlx", "sat", "kissat")
+CANONICAL_ENTRANTS: tuple[str, ...] = ("backtracking", "dlx", "sat", "kissat", "dlx:heuristic=first",
+                                        "sat:encoding=extended", "sat:encoding=minimal")
 CANONICAL_N: tuple[int, ...] = (2, 3, 4, 5)
 INSTALL_HINT = ("apt-get update && apt-get install -y texlive-latex-base texlive-latex-recommended "
                 "texlive-fonts-recommended latexmk poppler-utils")
@@ -244,6 +245,23 @@ def _ratio(fast: pd.Series | None, slow: pd.Series | None) -> str:
     return tex_float(b / a)
 
 
+def _compare(a: pd.Series | None, b: pd.Series | None) -> str:
+    """A phrase comparing medians: "3.9 times faster than", "at least 40 times slower than"."""
+    if a is None or b is None:
+        return MISSING
+    ta, tb = float(a["median_s"]), float(b["median_s"])
+    if math.isnan(ta) or math.isnan(tb) or ta <= 0 or tb <= 0:
+        return MISSING
+    if math.isinf(ta) and math.isinf(tb):
+        return "(both beyond the limit) no faster than"
+    if math.isinf(tb):
+        return f"at least {tex_float(float(b['limit_s']) / ta)} times faster than"
+    if math.isinf(ta):
+        return f"at least {tex_float(float(a['limit_s']) / tb)} times slower than"
+    return (f"{tex_float(tb / ta)} times faster than" if tb >= ta
+            else f"{tex_float(ta / tb)} times slower than")
+
+
 def campaign_macros(campaign: analysis.Campaign, table: pd.DataFrame, growth: pd.DataFrame) -> Macros:
     """All macros the report quotes (see the module docstring for the naming)."""
     m = Macros()
@@ -299,9 +317,12 @@ def campaign_macros(campaign: analysis.Campaign, table: pd.DataFrame, growth: pd
             c = pd.to_numeric(per_instance["clues"], errors="coerce").dropna()
             m.add(f"cluesMedianN{w}", tex_int(float(c.median())))
             m.add(f"cluesPctN{w}", f"{100 * float(c.median()) / n ** 4:.0f}")
+            m.add(f"emptiesMedianN{w}", tex_int(n ** 4 - float(c.median())))
+            m.add(f"cluesMinN{w}", tex_int(float(c.min())))
+            m.add(f"cluesMaxN{w}", tex_int(float(c.max())))
         else:
-            m.add(f"cluesMedianN{w}", MISSING)
-            m.add(f"cluesPctN{w}", MISSING)
+            for q in ("cluesMedian", "cluesPct", "emptiesMedian", "cluesMin", "cluesMax"):
+                m.add(f"{q}N{w}", MISSING)
         # reduction sizes (formulas)
         m.add(f"varsN{w}", tex_int(n ** 6))
         m.add(f"minimalClausesN{w}", tex_int(minimal_clauses(n)))
@@ -332,6 +353,12 @@ def campaign_macros(campaign: analysis.Campaign, table: pd.DataFrame, growth: pd
         m.add(f"{e}GrowthSlope", tex_float(g["slope"]) if g is not None else MISSING)
         m.add(f"{e}GrowthFrom", int(g["n_from"]) if g is not None and g["points"] else MISSING)
         m.add(f"{e}GrowthTo", int(g["n_to"]) if g is not None and g["points"] else MISSING)
+        m.add(f"{e}GrowthPoints", int(g["points"]) if g is not None else MISSING)
+        # SAT: how many formulas the clues alone decided (no variable left after propagation)
+        solved = runs[(runs["entrant"] == entrant) & runs["status"].isin(analysis.ANSWERED)]
+        has_vars = solved["vars"].dropna()
+        m.add(f"{e}EmptyFormulaCount", tex_int(int((has_vars == 0).sum())) if len(has_vars) else MISSING)
+        m.add(f"{e}FormulaCount", tex_int(len(has_vars)) if len(has_vars) else MISSING)
         for n in all_n:
             w = f"N{number_word(n)}"
             r = rows.get((entrant, n))
@@ -366,7 +393,7 @@ def campaign_macros(campaign: analysis.Campaign, table: pd.DataFrame, growth: pd
             for phase in ("search", "encode", "build"):
                 value = r[f"t_{phase}"]
                 m.add(f"{e}{phase.capitalize()}{w}", tex_seconds(value) if math.isfinite(value) else MISSING)
-    # speed-ups: how many times A's median beats B's, for every ordered pair
+    # comparisons: how many times A's median beats B's, for every ordered pair
     for a in entrants:
         for b in entrants:
             if a == b:
@@ -375,6 +402,8 @@ def campaign_macros(campaign: analysis.Campaign, table: pd.DataFrame, growth: pd
                 m.add(f"speedup{macro_name(a)[0].upper()}{macro_name(a)[1:]}Over"
                       f"{macro_name(b)[0].upper()}{macro_name(b)[1:]}N{number_word(n)}",
                       _ratio(rows.get((a, n)), rows.get((b, n))))
+                m.add(f"{macro_name(a)}Vs{macro_name(b)[0].upper()}{macro_name(b)[1:]}N{number_word(n)}",
+                      _compare(rows.get((a, n)), rows.get((b, n))))
     return m
 
 

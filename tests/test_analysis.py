@@ -132,6 +132,14 @@ def test_growth_fits_the_slope_of_log_time(tmp_path):
     assert gt.iloc[0]["n_to"] == 4 and gt.iloc[0]["points"] == 3
 
 
+def test_growth_stops_at_the_first_censored_n(tmp_path):
+    rows = [run("a", 2, "i", "solved", 0.01), run("a", 3, "i", "solved", 0.1),
+            run("a", 4, "i", "timeout", None), run("a", 5, "i", "solved", 0.001)]
+    c = analysis.load(write_campaign(tmp_path / "g", rows))
+    g = analysis.growth(analysis.summary(c), "a")
+    assert g.n_values == [2, 3] and g.factor == pytest.approx(10.0)
+
+
 def test_growth_needs_two_points(campaign):
     g = analysis.growth(analysis.summary(campaign), "a")
     assert g.n_values == [2] and math.isnan(g.slope)
