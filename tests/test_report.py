@@ -187,7 +187,7 @@ def test_plots_written_and_decodable(generated):
 def test_runtime_plot_shows_every_entrant_and_the_limit(synthetic):
     campaign = analysis.load(synthetic)
     fig = plots.runtime_figure(campaign)
-    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert labels[:4] == ["backtracking", "dlx", "sat", "kissat"]
     assert any("time limit (5 s)" in label for label in labels)
     assert fig.axes[0].get_yscale() == "log"
