@@ -190,7 +190,8 @@ def instance_dir(out: Path, kind: str, n: int, seed: int) -> Path:
     return out / "instances" / f"{kind}-n{n}-s{seed}"
 
 
-def _read_manifest(directory: Path) -> dict[int, Instance]:
+def _read_manifest(directory: Path, kind: str, n: int, seed: int) -> dict[int, Instance]:
+    """The instances of (kind, n, seed) listed in the directory's manifest, by index."""
     manifest = directory / "manifest.csv"
     if not manifest.exists():
         return {}
@@ -198,6 +199,8 @@ def _read_manifest(directory: Path) -> dict[int, Instance]:
     with open(manifest, newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
             try:
+                if (row["kind"], int(row["n"]), int(row["seed"])) != (kind, n, seed):
+                    continue
                 index = int(row["index"])
                 found[index] = Instance(row["file"], directory / row["file"], int(row["n"]),
                                         row["kind"], int(row["seed"]), index,
@@ -214,7 +217,7 @@ def ensure_instances(out: Path, kind: str, n: int, count: int, seed: int,
     """Instances 0..count-1 of ``kind`` at box size n: read from the cache, generated
     (by :func:`generators.puzzle_set.write_set`) when missing."""
     directory = instance_dir(out, kind, n, seed)
-    have = _read_manifest(directory)
+    have = _read_manifest(directory, kind, n, seed)
     if any(i not in have for i in range(count)):
         try:
             from generators import puzzle_set
@@ -225,7 +228,7 @@ def ensure_instances(out: Path, kind: str, n: int, count: int, seed: int,
                   f"in {directory}", file=sys.stderr, flush=True)
         directory.mkdir(parents=True, exist_ok=True)
         puzzle_set.write_set(kind, n, count, seed, directory, progress=progress, **options)
-        have = _read_manifest(directory)
+        have = _read_manifest(directory, kind, n, seed)
         missing = [i for i in range(count) if i not in have]
         if missing:
             raise RaceError(f"the generator did not produce instance {missing[0]} "
@@ -328,21 +331,11 @@ def _git_commit() -> str | None:
 
 def kissat_version() -> str | None:
     """``kissat --version`` of the binary the SAT solver would use, if there is one."""
-    binary = None
     try:
-        from solvers import sat
-        for attr in ("kissat_binary", "find_kissat", "kissat_path", "binary_path"):
-            lookup = getattr(sat, attr, None)
-            if callable(lookup):
-                try:
-                    binary = lookup() if attr != "binary_path" else lookup("kissat")
-                except Exception:  # noqa: BLE001 - a missing binary is just "no version"
-                    binary = None
-                if binary:
-                    break
-    except Exception:  # noqa: BLE001 - the SAT module may be absent
-        binary = None
-    binary = binary or shutil.which("kissat")
+        from solvers.sat_backends import find_kissat
+        binary = find_kissat()
+    except Exception:  # noqa: BLE001 - no SAT module or no binary: just "no version"
+        binary = shutil.which("kissat")
     if not binary:
         return None
     try:

@@ -16,7 +16,7 @@ from formats.errors import RaceError
 
 #: defaults of `race run`, sized so that `race run --n 2..5` (= `make race`) finishes
 #: within 15 minutes on a 2-core machine, instance generation included
-DEFAULTS = {"instances": 5, "timeout_s": 20.0, "memory_mb": 4096.0, "repeats": 1, "kind": "unique",
+DEFAULTS = {"instances": 50, "timeout_s": 60.0, "memory_mb": 4096.0, "repeats": 1, "kind": "unique",
             "seed": 0}
 
 

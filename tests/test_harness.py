@@ -342,3 +342,17 @@ def test_measure_calibrates_fast_solves_and_reverifies():
     m = measure(Liar(), puzzle, min_time=0.0)
     assert m["status"] == "wrong" and not m["verified"]
     assert rules.is_solution_of(puzzle, solution)
+
+
+def test_instances_come_from_the_generator_and_are_cached(tmp_path):
+    first = camp.ensure_instances(tmp_path, "unique", 2, 2, 5)
+    assert [i.file for i in first] == [camp.instance_name("unique", 2, 5, k) for k in range(2)]
+    stamps = [i.path.stat().st_mtime_ns for i in first]
+    again = camp.ensure_instances(tmp_path, "unique", 2, 2, 5)
+    assert again == first and [i.path.stat().st_mtime_ns for i in again] == stamps
+    for inst in first:
+        grid = grid_text.parse(camp.read_instance(inst)).grids[0]
+        assert grid.n == 2 and grid.clues() == inst.clues
+    first[0].path.write_text(first[0].path.read_text() + "# tampered\n")
+    with pytest.raises(RaceError, match="sha256"):
+        camp.read_instance(first[0])
