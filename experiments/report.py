@@ -359,6 +359,15 @@ def campaign_macros(campaign: analysis.Campaign, table: pd.DataFrame, growth: pd
         has_vars = solved["vars"].dropna()
         m.add(f"{e}EmptyFormulaCount", tex_int(int((has_vars == 0).sum())) if len(has_vars) else MISSING)
         m.add(f"{e}FormulaCount", tex_int(len(has_vars)) if len(has_vars) else MISSING)
+        # DLX: solves whose search tree is a single path (one node per cell plus the root)
+        with_nodes = solved[solved["nodes"].notna() & solved["updates"].notna()]
+        path = (with_nodes["nodes"] == with_nodes["n"] ** 4 + 1).sum()
+        m.add(f"{e}NoBacktrackCount", tex_int(int(path)) if len(with_nodes) else MISSING)
+        m.add(f"{e}NodesCount", tex_int(len(with_nodes)) if len(with_nodes) else MISSING)
+        # CDCL: solves that needed no conflict at all (unit propagation alone)
+        conflicts = solved["conflicts"].dropna()
+        m.add(f"{e}ZeroConflictCount", tex_int(int((conflicts == 0).sum())) if len(conflicts) else MISSING)
+        m.add(f"{e}ConflictCount", tex_int(len(conflicts)) if len(conflicts) else MISSING)
         for n in all_n:
             w = f"N{number_word(n)}"
             r = rows.get((entrant, n))
