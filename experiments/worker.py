@@ -73,8 +73,9 @@ def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
 
     Returns the measurement: ``status`` (solved / unsat / unknown / wrong),
     ``verified``, ``wall_s`` and ``cpu_s`` per solve (CPU includes waited-for
-    children, e.g. a kissat binary), ``peak_rss_mb`` (this process's peak plus
-    the peak of a child started during the cell), ``iterations``, ``times``
+    children, e.g. a kissat binary), ``peak_rss_mb`` (this process's peak during
+    the cell, plus the children's high-water mark when a child process ran: an
+    upper bound), ``iterations``, ``times``
     (phase seconds per solve), ``counters`` and ``message``.
 
     A solve faster than ``min_time`` is repeated until the repeats add up to
@@ -85,7 +86,8 @@ def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
     from solvers import rules
     from solvers.interface import SOLVED, WRONG
 
-    kids_peak0 = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    kids_peak0, kids_cpu0 = kids0.ru_maxrss, kids0.ru_utime + kids0.ru_stime
     _reset_peak_rss()
     cpu0 = _cpu_seconds()
     t0 = time.perf_counter()
@@ -104,8 +106,11 @@ def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
         cpu = (_cpu_seconds() - cpu0) / len(results)
         wall = spent / len(results)
     self_peak = _peak_rss_kb()
-    kids_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    peak_kb = self_peak + (kids_peak if kids_peak > kids_peak0 else 0)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # a child (e.g. kissat) ran during the cell when the children's CPU grew; the kernel
+    # keeps only the children's lifetime high-water mark, an upper bound for this cell's child
+    ran_child = kids.ru_utime + kids.ru_stime > kids_cpu0 or kids.ru_maxrss > kids_peak0
+    peak_kb = self_peak + (kids.ru_maxrss if ran_child else 0)
 
     status, message = first.status, first.message
     for r in results:
