@@ -16,6 +16,7 @@ with the same (seed, index, n) share the solved grid (see
 
 from __future__ import annotations
 
+import atexit
 import csv
 import hashlib
 import os
@@ -39,6 +40,13 @@ MANIFEST_FIELDS = ("file", "kind", "n", "seed", "index", "clues", "sha256")
 MAX_N = 8
 
 _counters: dict[tuple[int, str], Counter] = {}
+
+
+@atexit.register
+def close_counters() -> None:
+    """Free the cached counters' solvers (SAT) before the interpreter tears down."""
+    while _counters:
+        _counters.popitem()[1].close()
 
 
 def counter_for(n: int, name: str = "auto") -> Counter:

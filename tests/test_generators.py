@@ -1,0 +1,308 @@
+"""Generators: Algorithm 2 and the families, counters, determinism, sets on disk, CLI."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from experiments.cli import main
+from formats import grid_text
+from formats.errors import RaceError
+from formats.grid import Grid
+from generators import counting, families, puzzle_set
+from generators.counting import make_counter, propagate
+from generators.unique import fill_grid, generate_unique
+from solvers import registry, rules
+from tests.conftest import full_grid, puzzle_from
+
+SOLVERS = {name: registry.create(name) for name in ("backtracking", "dlx", "sat")}
+
+
+def second_solver(n: int) -> str:
+    """An independent check beside dlx: backtracking where it is fast enough, else SAT."""
+    return "backtracking" if n <= 3 else "sat"
+
+
+def count(name: str, grid: Grid, limit: int = 2) -> int:
+    result = SOLVERS[name].count(grid, limit)
+    assert result.status in ("solved", "unsat"), result.message
+    return result.count
+
+
+def text(kind: str, n: int, seed: int, index: int, **options) -> str:
+    return grid_text.format_native(*puzzle_set.make(kind, n, seed, index, **options))
+
+
+# -- determinism -------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", puzzle_set.KINDS)
+def test_same_arguments_same_bytes_and_index_changes_the_puzzle(kind):
+    a = text(kind, 3, 7, 0)
+    assert a == text(kind, 3, 7, 0)
+    assert a != text(kind, 3, 7, 1)
+    assert a != text(kind, 3, 8, 0)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_counters_change_speed_never_the_output(n):
+    for seed in range(4):
+        outs = {name: text("minimal", n, seed, 0, counter=name)
+                for name in ("backtracking", "dlx", "sat", "robust")}
+        assert len(set(outs.values())) == 1, outs.keys()
+
+
+def test_minimal_is_a_subset_of_unique_and_multi_one_clue_short():
+    for seed in range(5):
+        u, um = puzzle_set.make("unique", 3, seed, 0)
+        m, _ = puzzle_set.make("minimal", 3, seed, 0)
+        mu, _ = puzzle_set.make("multi", 3, seed, 0)
+        given_u = u.cells != 0
+        assert np.all(u.cells[m.cells != 0] == m.cells[m.cells != 0])
+        assert m.clues() <= u.clues()
+        assert mu.clues() == u.clues() - 1 and np.all(u.cells[mu.cells != 0] == mu.cells[mu.cells != 0])
+        assert np.array_equal(grid_text.parse(um["solution"]).grids[0].cells[given_u], u.cells[given_u])
+
+
+# -- the families ---------------------------------------------------------------------------
+@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("kind", ["unique", "minimal"])
+def test_unique_and_minimal_have_exactly_one_solution(kind, n):
+    for index in range(3):
+        grid, meta = puzzle_set.make(kind, n, 11, index)
+        assert rules.is_consistent(grid)
+        assert count("dlx", grid) == 1
+        assert count(second_solver(n), grid) == 1
+        solution = SOLVERS["dlx"].solve(grid).solution
+        assert puzzle_set.compact(solution.cells, n) == meta["solution"]
+        assert meta["clues"] == str(grid.clues())
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_minimal_loses_uniqueness_on_removing_any_clue(n):
+    # DLX needs ~10^5 nodes per count on these 16x16 grids; the SAT counter is far faster
+    from solvers.dlx import count_sudoku
+    from solvers.sat import IncrementalCounter
+    with IncrementalCounter(n) as sat:
+        check = (lambda g: count_sudoku(g, 2)[0]) if n <= 3 else (lambda g: sat.count(g, 2))
+        for index in range(2 if n == 4 else 4):
+            grid, _ = puzzle_set.make("minimal", n, 3, index)
+            for i, j in np.argwhere(grid.cells != 0):
+                fewer = grid.copy()
+                fewer.cells[i, j] = 0
+                assert check(fewer) == 2, (i, j)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_unique_stops_at_the_first_failed_removal(n):
+    # Algorithm 2 is not minimal in general, but its last removal broke uniqueness:
+    # the multi grid is the unique puzzle minus one clue and has >= 2 solutions.
+    for index in range(3):
+        u, _ = puzzle_set.make("unique", n, 5, index)
+        mu, _ = puzzle_set.make("multi", n, 5, index)
+        assert mu.clues() == u.clues() - 1
+        assert count("dlx", mu) == 2
+        assert count(second_solver(n), mu) == 2
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("base", ["unique", "minimal"])
+def test_unsat_has_consistent_clues_and_no_solution(n, base):
+    for index in range(3):
+        grid, meta = puzzle_set.make("unsat", n, 2, index, base=base)
+        assert rules.is_consistent(grid)
+        assert count("dlx", grid) == 0
+        assert count(second_solver(n), grid) == 0
+        planted = grid_text.parse(meta["planted"]).grids[0]
+        wrong = (grid.cells != planted.cells) & (grid.cells != 0)
+        assert wrong.sum() == 1                # one wrong clue, the others from the solution
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_multi_has_at_least_two_solutions(n):
+    for index in range(3):
+        grid, _ = puzzle_set.make("multi", n, 9, index)
+        assert rules.is_consistent(grid)
+        assert count("dlx", grid) == 2
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 4), fraction=st.floats(0, 1), balanced=st.booleans(), index=st.integers(0, 3))
+def test_holes_exact_count_and_balance(n, fraction, balanced, index):
+    pattern = "balanced" if balanced else "random"
+    grid, meta = puzzle_set.make("holes", n, 4, index, holes=fraction, pattern=pattern)
+    side = n * n
+    assert grid.empties() == int(np.floor(fraction * side * side + 0.5))
+    planted = grid_text.parse(meta["planted"]).grids[0]
+    assert rules.is_solved(planted) and rules.keeps_clues(grid, planted)
+    if balanced:
+        empty = grid.cells == 0
+        boxes = empty.reshape(n, n, n, n).sum(axis=(1, 3))
+        for per_unit in (empty.sum(axis=0), empty.sum(axis=1), boxes.ravel()):
+            assert per_unit.max() - per_unit.min() <= 1
+
+
+def test_balanced_pattern_is_spread_where_random_is_not():
+    # 16x16, 40 %: the random pattern leaves some rows much emptier than others
+    spreads = []
+    for pattern in ("balanced", "random"):
+        grid, _ = puzzle_set.make("holes", 4, 0, 0, holes=0.4, pattern=pattern)
+        per_row = (grid.cells == 0).sum(axis=1)
+        spreads.append(per_row.max() - per_row.min())
+    assert spreads[0] <= 1 < spreads[1]
+
+
+def test_n1_and_impossible_families():
+    grid, meta = puzzle_set.make("unique", 1, 0, 0)
+    assert grid.clues() == 0 and meta["solution"] == "1"      # the empty 1x1 grid is unique
+    for kind in ("multi", "unsat"):
+        with pytest.raises(RaceError):
+            puzzle_set.make(kind, 1, 0, 0)
+
+
+@pytest.mark.parametrize("bad", [
+    dict(kind="nope"), dict(n=0), dict(n=True), dict(seed=-1), dict(index=-2),
+    dict(kind="holes", holes=1.5), dict(kind="holes", pattern="spiral"),
+    dict(kind="unique", holes=0.5), dict(counter="magic"), dict(kind="unsat", base="holes")])
+def test_make_rejects_bad_arguments(bad):
+    args = dict(kind="unique", n=2, seed=0, index=0) | bad
+    with pytest.raises(RaceError):
+        puzzle_set.make(**args)
+
+
+# -- Algorithm 2's distribution ------------------------------------------------------------
+def test_fill_follows_algorithm_2_distribution():
+    """n = 2: Algorithm 2's fill gives a grid the probability prod over cells of
+    1/|values that keep the prefix solvable|; our sampler must match it."""
+    solutions = np.array([g.cells.ravel() for g in _all_solutions(2)])
+    assert len(solutions) == 288
+    prob = np.ones(len(solutions))
+    for s, sol in enumerate(solutions):
+        for c in range(16):
+            alive = np.all(solutions[:, :c] == sol[:c], axis=1)
+            prob[s] /= len(np.unique(solutions[alive, c]))
+    counter = make_counter(2, "dlx")
+    rng = np.random.default_rng(2024)
+    draws = 5000
+    index = {sol.tobytes(): s for s, sol in enumerate(solutions)}
+    seen = np.zeros(len(solutions))
+    for _ in range(draws):
+        seen[index[fill_grid(2, rng, counter).ravel().astype(solutions.dtype).tobytes()]] += 1
+    expected = prob * draws
+    chi2 = ((seen - expected) ** 2 / expected).sum()
+    assert abs(prob.sum() - 1) < 1e-9
+    assert chi2 < 287 + 5 * np.sqrt(2 * 287)       # 287 degrees of freedom: mean 287, sd 24
+
+
+def _all_solutions(n: int) -> list[Grid]:
+    result = SOLVERS["backtracking"].count(Grid.empty(n), None, keep=10 ** 4)
+    assert result.status == "solved" and result.count == len(result.solutions)
+    return result.solutions
+
+
+# -- counters ---------------------------------------------------------------------------
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(2, 3), blanks=st.floats(0.3, 0.9), seed=st.integers(0, 10 ** 6),
+       wrong=st.booleans())
+def test_propagation_and_counters_agree_with_dlx(n, blanks, seed, wrong):
+    rng = np.random.default_rng(seed)
+    puzzle = puzzle_from(full_grid(n, rng), blanks, rng)
+    if wrong:   # a consistent but possibly wrong clue
+        pairs = families.wrong_clues(puzzle.cells, full_grid(n, rng).cells, n)
+        if len(pairs):
+            c, v = pairs[rng.integers(len(pairs))]
+            puzzle.cells.reshape(-1)[c] = v
+    truth = count("dlx", puzzle, 3)
+    reduced = puzzle.cells.copy()
+    left = propagate(reduced, n)
+    assert np.all(reduced[puzzle.cells != 0] == puzzle.cells[puzzle.cells != 0])
+    if left < 0:
+        assert truth == 0
+    elif left == 0:
+        assert truth == 1
+    else:
+        assert count("dlx", Grid(n, reduced), 3) == truth
+    for name in ("backtracking", "dlx", "sat", "robust"):
+        with make_counter(n, name) as counter:
+            assert counter.count(puzzle.cells, 2) == min(truth, 2)
+            ok, witness = counter.solvable(puzzle.cells)
+        assert ok == (truth > 0)
+        if witness is not None:
+            assert rules.is_solution_of(puzzle, Grid(n, witness))
+
+
+def test_robust_counter_falls_back_to_sat_when_the_budget_runs_out():
+    grid, _ = puzzle_set.make("minimal", 4, 0, 0)
+    assert propagate(grid.cells.copy(), 4) > 0          # needs search, not just singles
+    with counting.RobustCounter(4, node_budget=1) as counter:
+        assert counter.count(grid.cells, 2) == 1
+        assert counter.count(np.zeros_like(grid.cells), 2) == 2
+        assert counter.solvable(np.zeros_like(grid.cells))[0]
+        assert counter.by_backend["sat"] == 3 and counter.calls == 3
+
+
+def test_generation_counts_solver_calls():
+    counter = make_counter(4, "robust")
+    r = generate_unique(4, np.random.default_rng(1), np.random.default_rng(2), counter)
+    assert r.stats["calls"] == counter.calls == r.stats["fill_calls"] + r.stats["remove_calls"] > 0
+    assert r.stats["decided"] > 0
+
+
+# -- sets on disk ------------------------------------------------------------------------
+def test_write_set_files_manifest_and_cache(tmp_path, monkeypatch):
+    manifest = puzzle_set.write_set("unique", 3, 3, 5, tmp_path / "a")
+    again = puzzle_set.write_set("unique", 3, 3, 5, tmp_path / "b")
+    rows = list(csv.DictReader(open(manifest)))
+    assert [r["file"] for r in rows] == [f"unique-n3-s5-{i:04d}.sudoku" for i in range(3)]
+    assert manifest.read_bytes() == again.read_bytes()
+    for row in rows:
+        data = (tmp_path / "a" / row["file"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == row["sha256"]
+        assert data.decode() == text("unique", 3, 5, int(row["index"]))
+        pf = grid_text.parse(data.decode())
+        assert pf.metadata["clues"] == row["clues"] == str(pf.grids[0].clues())
+    # a damaged file is regenerated, intact ones are reused without generating
+    victim = tmp_path / "a" / rows[1]["file"]
+    victim.write_text("# kind=unique\n1 2\n")
+    calls = []
+    real = puzzle_set.make
+    monkeypatch.setattr(puzzle_set, "make", lambda *a, **k: calls.append(a) or real(*a, **k))
+    puzzle_set.write_set("unique", 3, 3, 5, tmp_path / "a")
+    assert calls == [("unique", 3, 5, 1)]
+    assert hashlib.sha256(victim.read_bytes()).hexdigest() == rows[1]["sha256"]
+    # another set in the same directory keeps the first one's rows
+    puzzle_set.write_set("holes", 3, 2, 5, tmp_path / "a", holes=0.5)
+    files = [r["file"] for r in csv.DictReader(open(manifest))]
+    assert len(files) == 5 and "holes-n3-s5-0001.sudoku" in files
+
+
+# -- CLI ------------------------------------------------------------------------------------
+def test_cli_stdout_and_files(tmp_path):
+    runner = CliRunner()
+    out = runner.invoke(main, ["generate", "--n", "2", "--count", "2", "--seed", "3"])
+    assert out.exit_code == 0, out.output
+    first, second = out.stdout.split("\n\n")
+    assert first + "\n" == text("unique", 2, 3, 0) and second == text("unique", 2, 3, 1)
+    target = tmp_path / "set"
+    out = runner.invoke(main, ["generate", "--n", "3", "--kind", "holes", "--holes", "0.6",
+                               "--pattern", "balanced", "-k", "2", "-o", str(target)])
+    assert out.exit_code == 0, out.output
+    assert sorted(p.name for p in target.iterdir()) == [
+        "holes-n3-s0-0000.sudoku", "holes-n3-s0-0001.sudoku", "manifest.csv"]
+    assert grid_text.read(target / "holes-n3-s0-0001.sudoku").grids[0].empties() == 49
+
+
+@pytest.mark.parametrize("args", [
+    ["--n", "0"], ["--n", "-3"], ["--n", "x"], ["--n", "3", "--count", "0"], ["--n", "3", "--seed", "-1"],
+    ["--n", "3", "--kind", "holes", "--holes", "1.5"], ["--n", "3", "--kind", "holes", "--holes", "lots"],
+    ["--n", "3", "--holes", "0.5"], ["--n", "3", "--base", "minimal"], ["--n", "1", "--kind", "multi"],
+    ["--n", "99"]])
+def test_cli_bad_input_exit_2_one_line(args):
+    out = CliRunner().invoke(main, ["generate", *args])
+    assert out.exit_code == 2
+    assert out.output.count("\n") == 1 and "error" in out.output
