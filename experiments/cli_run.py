@@ -109,12 +109,15 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
         config.jobs = runner.jobs
     else:
         runner = LocalExecutor(local_jobs, timeout, memory_mb)
-    previous = signal.signal(signal.SIGTERM, _interrupt)   # a polite kill is handled like Ctrl-C
+    # Ctrl-C / kill -INT / kill -TERM stop the campaign cleanly, even when started from a
+    # shell that ignores SIGINT in background jobs
+    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         code = _race(config, runner, canonical)
     finally:
         runner.close()
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     if code:
         sys.exit(code)
 
