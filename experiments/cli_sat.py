@@ -98,4 +98,42 @@ def _formula_for(grid: Grid, encoding: str, model, name: str) -> sudoku_cnf.Form
                     f"for this puzzle", source=name)
 
 
-COMMANDS = [encode, decode]
+@click.command("sat-solve")
+@click.argument("cnf", default="-")
+@click.option("--backend", "-b", default="cadical195", show_default=True,
+              help="A PySAT solver name, kissat, or a DIMACS solver binary (see `race solvers`).")
+@click.option("--timeout", "-t", type=float, default=0.0, show_default=True,
+              help="Seconds before giving up with s UNKNOWN (0 = none).")
+def sat_solve(cnf: str, backend: str, timeout: float) -> None:
+    """Solve a DIMACS CNF file (- = stdin) with one of the race's SAT backends
+    and print the answer in the competition format (s and v lines); exit 10
+    (satisfiable), 20 (unsatisfiable) or 0 (unknown). The file is checked
+    against the DIMACS rules first (exit 2 with file and line when malformed).
+
+    \b
+    Example:
+      race encode p.sudoku | race sat-solve - > out.txt; race decode p.sudoku out.txt
+      race sat-solve --backend glucose4 formula.cnf
+    """
+    from solvers import sat_backends
+    parsed = dimacs.read(cnf)
+    formula = sudoku_cnf.Formula(0, "dimacs", parsed.nvars, parsed.blocks(), None,
+                                 comments=parsed.comments)
+    found = sat_backends.backend(backend).enumerate(formula, 1, timeout)
+    for key, value in found.counters.items():
+        click.echo(f"c {key}: {value}")
+    if found.models:
+        click.echo("s SATISFIABLE")
+        true = set(found.models[0].tolist())
+        lits = [v if v in true else -v for v in range(1, parsed.nvars + 1)] + [0]
+        for start in range(0, len(lits), 20):
+            click.echo("v " + " ".join(map(str, lits[start:start + 20])))
+        sys.exit(10)
+    if found.complete:
+        click.echo("s UNSATISFIABLE")
+        sys.exit(20)
+    click.echo("s UNKNOWN")
+    sys.exit(0)
+
+
+COMMANDS = [encode, decode, sat_solve]

@@ -142,6 +142,15 @@ class Dimacs:
         for c in range(self.nclauses):
             yield self.lits[self.offsets[c]:self.offsets[c + 1]].tolist()
 
+    def blocks(self) -> list[np.ndarray]:
+        """The clauses grouped by width into 2-D blocks (order within a width kept)."""
+        widths = np.diff(self.offsets)
+        out = []
+        for w in np.unique(widths):
+            starts = self.offsets[:-1][widths == w]
+            out.append(self.lits[starts[:, None] + np.arange(w)].reshape(starts.size, w))
+        return out
+
 
 _PREAMBLE = re.compile(r"p\s+cnf\s+(\d+)\s+(\d+)\s*$")
 _ODD_BODY = re.compile(rb"(?m)^[ \t]*[^-0-9 \t\r\n]")

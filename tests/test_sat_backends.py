@@ -1,0 +1,208 @@
+"""SAT entrant end to end: encode -> backend (PySAT or binary) -> decode, limits, errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from conftest import full_grid, puzzle_from
+from experiments.cli import main
+from formats import dimacs, grid_text, sat_output
+from formats.errors import RaceError
+from formats.grid import Grid
+from solvers import registry, rules, sat_backends, sudoku_cnf
+
+BLANKS = {2: 0.7, 3: 0.6, 4: 0.5, 5: 0.4}
+
+
+def _puzzle(n: int, seed: int, blanks: float | None = None) -> Grid:
+    rng = np.random.default_rng(seed)
+    return puzzle_from(full_grid(n, rng), BLANKS[n] if blanks is None else blanks, rng)
+
+
+def _unsat(n: int) -> Grid:
+    """Consistent clues without a solution: row 1 holds 2..n² after an empty
+    first cell, which must then be 1, but column 1 already has a 1 (below its box)."""
+    cells = np.zeros((n * n, n * n), np.int32)
+    cells[0, 1:] = np.arange(2, n * n + 1)
+    cells[n, 0] = 1
+    return Grid(n, cells)
+
+
+def test_kissat_is_found_without_setup(monkeypatch):
+    monkeypatch.delenv("KISSAT", raising=False)
+    path = sat_backends.find_kissat()
+    assert os.access(path, os.X_OK)
+    assert subprocess.run([path, "--version"], capture_output=True, text=True).stdout.strip()
+
+
+def test_missing_binaries_say_where_they_looked(monkeypatch, tmp_path):
+    monkeypatch.setenv("KISSAT", str(tmp_path / "nope"))
+    with pytest.raises(RaceError, match=r"\$KISSAT=.*nope"):
+        registry.create("kissat")
+    with pytest.raises(RaceError, match="PySAT's solver names and PATH"):
+        registry.create("sat:backend=no-such-solver")
+    with pytest.raises(RaceError, match="no executable file at that path"):
+        registry.create(f"sat:backend={tmp_path}/solver")
+    with pytest.raises(RaceError, match="backend=kissat"):
+        registry.create("sat:backend=kissat404")
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+@pytest.mark.parametrize("backend", ["kissat", "cadical195"])
+def test_encode_solve_decode_gives_verified_grids(n, backend, tmp_path):
+    puzzle = _puzzle(n, seed=n)
+    for encoding in ("extended", "reduced") + (("minimal",) if n <= 3 else ()):
+        formula = sudoku_cnf.encode(puzzle, encoding)
+        found = sat_backends.backend(backend).enumerate(formula, 1)
+        assert found.complete and found.count == 1
+        assert rules.is_solution_of(puzzle, sudoku_cnf.decode(formula, found.models[0]))
+
+
+@pytest.mark.parametrize("n", [4, 5])
+def test_minimal_encoding_with_few_blanks(n):
+    puzzle = _puzzle(n, seed=9, blanks=0.15)
+    for backend in ("kissat", "cadical195"):
+        result = registry.create(f"sat:backend={backend},encoding=minimal").solve(puzzle)
+        assert result.status == "solved" and result.verified
+        assert result.counters["clauses"] == 4 * n ** 4 + (n ** 8 - n ** 6) // 2 + puzzle.clues()
+
+
+def test_kissat_binary_through_dimacs_files(tmp_path):
+    """The assignment's route: DIMACS file -> kissat process -> output text -> grid."""
+    puzzle = _puzzle(3, seed=11)
+    formula = sudoku_cnf.encode(puzzle, "minimal")
+    cnf = tmp_path / "p.cnf"
+    dimacs.write_formula(cnf, formula)
+    run = subprocess.run([sat_backends.find_kissat(), str(cnf)], capture_output=True, text=True)
+    assert run.returncode == 10
+    answer = sat_output.parse(run.stdout, "kissat", formula.nvars, run.returncode)
+    assert rules.is_solution_of(puzzle, sudoku_cnf.decode(formula, answer.model))
+
+
+BACKENDS = ["cadical195", "glucose4", "minisat22", "kissat", "cadical", "minisat"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_unsat_puzzle_is_unsat_on_every_backend(backend):
+    puzzle = _unsat(3)
+    assert rules.is_consistent(puzzle)
+    assert registry.create("backtracking").solve(puzzle).status == "unsat"
+    for encoding in sudoku_cnf.ENCODINGS:
+        result = registry.create(f"sat:backend={backend},encoding={encoding}").solve(puzzle)
+        assert result.status == "unsat" and result.count == 0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_every_backend_solves_and_reports_counters(backend):
+    puzzle = grid_text.read("tests/data/hard9.txt").grids[0]
+    result = registry.create(f"sat:backend={backend},encoding=extended").solve(puzzle)
+    assert result.status == "solved" and result.verified
+    assert result.counters["vars"] == 729 and result.counters["clauses"] == 11988 + puzzle.clues()
+    assert {"conflicts", "decisions", "propagations"} <= set(result.counters)
+    assert result.counters["propagations"] > 0
+    assert {"encode", "search", "decode"} <= set(result.times)
+    assert ("write" in result.times) == (backend in ("kissat", "cadical", "minisat"))
+
+
+@pytest.mark.parametrize("spec", ["sat", "sat:encoding=extended", "sat:encoding=minimal",
+                                  "sat:backend=glucose4"])
+def test_counting_288_on_the_empty_4x4(spec):
+    result = registry.create(spec).count(Grid.empty(2))
+    assert result.count == 288 and result.status == "solved"
+    assert registry.create(spec).count(Grid.empty(2), limit=5).limit_hit
+
+
+@pytest.mark.parametrize("spec", ["kissat:encoding=extended", "sat:backend=minisat"])
+def test_counting_through_a_binary_reruns_with_blocking_clauses(spec):
+    puzzle = _puzzle(2, seed=4, blanks=0.75)
+    expected = registry.create("backtracking").count(puzzle).count
+    assert expected > 1
+    assert registry.create(spec).count(puzzle).count == expected
+
+
+def test_timeouts_give_unknown_not_a_wrong_answer():
+    hard = _puzzle(4, seed=3, blanks=0.6)    # minimal encoding: pigeonhole-hard (>1e6 conflicts)
+    for spec in ("sat:encoding=minimal,timeout=0.5", "kissat:encoding=minimal,timeout=0.5",
+                 "sat:backend=glucose4,encoding=minimal,timeout=0.5"):
+        result = registry.create(spec).solve(hard)
+        assert result.status == "unknown" and result.verified
+        assert result.count == 0 and not result.solutions
+        assert result.counters["conflicts"] > 1000
+
+
+def test_hard_kill_takes_the_whole_process_group(tmp_path):
+    pidfile = tmp_path / "child.pid"
+    script = tmp_path / "slowsat"
+    script.write_text(f"#!/bin/sh\nsleep 60 &\necho $! > {pidfile}\nwait\n")
+    script.chmod(0o755)
+    t0 = time.perf_counter()
+    result = registry.create(f"sat:backend={script},timeout=0.2").solve(_puzzle(2, seed=1))
+    assert result.status == "unknown"
+    assert time.perf_counter() - t0 < 30
+    child = int(pidfile.read_text())
+    time.sleep(0.2)
+    state = subprocess.run(["ps", "-o", "stat=", "-p", str(child)], capture_output=True, text=True)
+    assert state.stdout.strip() in ("", "Z")            # gone (or a zombie awaiting init)
+
+
+def test_garbage_from_a_binary_is_an_error_not_a_grid(tmp_path):
+    script = tmp_path / "liar"
+    script.write_text("#!/bin/sh\necho 's SATISFIABLE'\necho 'v 1 2 3'\nexit 10\n")
+    script.chmod(0o755)
+    with pytest.raises(RaceError, match="not terminated by 0"):
+        registry.create(f"sat:backend={script}").solve(_puzzle(2, seed=1))
+
+
+# -- CLI ------------------------------------------------------------------------------
+
+def test_cli_encode_kissat_decode(tmp_path):
+    puzzle_path = tmp_path / "p.sudoku"
+    puzzle_path.write_text(open("tests/data/hard9.txt").readline())
+    runner = CliRunner()
+    for encoding in sudoku_cnf.ENCODINGS:
+        cnf = tmp_path / f"{encoding}.cnf"
+        assert runner.invoke(main, ["encode", str(puzzle_path), "-e", encoding, "-o", str(cnf)]
+                             ).exit_code == 0
+        run = subprocess.run([sat_backends.find_kissat(), str(cnf)], capture_output=True, text=True)
+        out = tmp_path / "out.txt"
+        out.write_text(run.stdout)
+        result = runner.invoke(main, ["decode", str(puzzle_path), str(out)])
+        assert result.exit_code == 0, result.output
+        puzzle = grid_text.read(puzzle_path).grids[0]
+        assert rules.is_solution_of(puzzle, grid_text.parse(result.output).grids[0])
+        out.write_text(run.stdout[: len(run.stdout) // 2])          # truncated
+        result = runner.invoke(main, ["decode", str(puzzle_path), str(out)])
+        assert result.exit_code == 2 and "race: error" in result.output
+
+
+def test_cli_encode_to_stdout_and_decode_mismatch(tmp_path):
+    runner = CliRunner()
+    result = runner.invoke(main, ["encode", "tests/data/empty4.sudoku", "-e", "minimal"])
+    assert result.exit_code == 0
+    parsed = dimacs.parse(result.output)
+    assert parsed.nvars == 64 and parsed.nclauses == 4 * 16 + (256 - 64) // 2
+    wrong = tmp_path / "wrong.txt"
+    wrong.write_text("s SATISFIABLE\nv 1 2 0\n")
+    result = runner.invoke(main, ["decode", "tests/data/empty4.sudoku", str(wrong)])
+    assert result.exit_code == 2 and "variables" in result.output
+    unsat = tmp_path / "unsat.txt"
+    unsat.write_text("s UNSATISFIABLE\n")
+    result = runner.invoke(main, ["decode", "tests/data/empty4.sudoku", str(unsat)])
+    assert result.exit_code == 1 and "no solution" in result.output
+
+
+def test_race_solve_with_kissat_subprocess():
+    run = subprocess.run([".venv/bin/race", "solve", "--solver", "kissat", "tests/data/hard9.txt"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.split()
+    puzzles = grid_text.read("tests/data/hard9.txt").grids
+    assert len(lines) == len(puzzles)
+    for puzzle, line in zip(puzzles, lines):
+        assert rules.is_solution_of(puzzle, grid_text.parse(line).grids[0])

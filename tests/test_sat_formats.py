@@ -1,0 +1,128 @@
+"""DIMACS reader/writer and SAT solver output parsing (Task 9)."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from pysat.formula import CNF
+
+from conftest import full_grid, puzzle_from
+from experiments.cli import main
+from formats import dimacs, sat_output
+from formats.errors import RaceError
+from formats.grid import Grid
+from solvers import sudoku_cnf
+
+
+def test_dimacs_round_trip_matches_pysat(rng, tmp_path):
+    puzzle = puzzle_from(full_grid(3, rng), 0.5, rng)
+    for encoding in sudoku_cnf.ENCODINGS:
+        formula = sudoku_cnf.encode(puzzle, encoding)
+        path = tmp_path / f"{encoding}.cnf"
+        size = dimacs.write_formula(path, formula)
+        assert size == path.stat().st_size
+        back = dimacs.read(path)
+        assert back.nvars == formula.nvars and back.nclauses == formula.nclauses
+        assert list(back.clauses()) == list(formula.clauses())
+        assert f"n=3 encoding={encoding}" in back.comments[0]
+        theirs = CNF(from_file=str(path))                       # PySAT reads it the same way
+        assert theirs.nv == formula.nvars and theirs.clauses == list(formula.clauses())
+
+
+def test_dimacs_reader_follows_the_rules():
+    text = "c top\np cnf 4 3\n1 -2\n 3 0 c not a comment here\n".replace(" c not a comment here", "")
+    text += "c between\n-4 0 2\n0\n"
+    parsed = dimacs.parse(text, "x.cnf")
+    assert list(parsed.clauses()) == [[1, -2, 3], [-4], [2]]
+    assert parsed.comments == ["top", "between"]
+    assert [b.shape for b in parsed.blocks()] == [(2, 1), (1, 3)]
+    with_marker = dimacs.parse("p cnf 1 1\n1 0\n%\n0\n", "satlib.cnf")
+    assert list(with_marker.clauses()) == [[1]]
+
+
+@pytest.mark.parametrize("text, message, line", [
+    ("p cnf x 1\n1 0\n", "preamble", 1),
+    ("c a\n1 2 0\n", "preamble", 2),
+    ("p cnf 2 1\n1 3 0\n", "literal 3 out of range", 2),
+    ("p cnf 2 1\n1 -3 0\n", "literal -3 out of range", 2),
+    ("p cnf 2 2\n1 2 0\n\n-1\n", "not terminated by 0", 4),
+    ("p cnf 2 3\n1 2 0\n-1 0\n", "declares 3 clauses, the file has 2", 3),
+    ("p cnf 2 1\n1 0\n2 0\n", "more clauses than the 1", 3),
+    ("p cnf 2 1\n1 two 0\n", "integer literal", 2),
+    ("p cnf 2 1\np cnf 2 1\n1 0\n", "second preamble", 2),
+])
+def test_dimacs_reader_rejects_malformed_files(text, message, line):
+    with pytest.raises(RaceError, match=message) as info:
+        dimacs.parse(text, "bad.cnf")
+    assert info.value.source == "bad.cnf" and info.value.line == line
+
+
+@pytest.mark.parametrize("text", ["p cnf 2\n1 2 0\n", "p cnf 2 1\n1 3 0\n", "p cnf 2 1\n1 2\n"])
+def test_malformed_dimacs_exits_2_with_one_line(text, tmp_path):
+    path = tmp_path / "bad.cnf"
+    path.write_text(text)
+    result = CliRunner().invoke(main, ["sat-solve", str(path)])
+    assert result.exit_code == 2
+    assert "bad.cnf, line" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_writer_handles_stream_targets_and_single_clauses():
+    sink = io.BytesIO()
+    dimacs.write(sink, 3, [np.array([[1, -2], [3, 2]], np.int32), [-1], []], ["two\nlines"])
+    assert sink.getvalue() == b"c two\nc lines\np cnf 3 4\n1 -2 0\n3 2 0\n-1 0\n0\n"
+    big = np.array([[2_000_000_000, -2_000_000_000]], np.int32)
+    assert dimacs.dumps(2_000_000_000, [big]).endswith(b"2000000000 -2000000000 0\n")
+
+
+# -- solver output ---------------------------------------------------------------
+
+def test_output_multiline_model_and_comments():
+    text = "c kissat\ns SATISFIABLE\nv 1 -2\nc in between\nv 3\nv -4 0\nc conflicts: 7 x\n"
+    out = sat_output.parse(text, "o.txt", nvars=4, exit_code=10)
+    assert out.status == "SATISFIABLE" and out.model.tolist() == [1, -2, 3, -4]
+    assert sat_output.statistics(text) == {"conflicts": 7}
+    assert sat_output.parse("s UNSATISFIABLE\n", exit_code=20).status == "UNSATISFIABLE"
+    assert sat_output.parse("c x\ns UNKNOWN\n", exit_code=0).status == "UNKNOWN"
+
+
+def test_minisat_result_file():
+    assert sat_output.parse("SAT\n1 -2 3 0\n", nvars=3).model.tolist() == [1, -2, 3]
+    assert sat_output.parse("UNSAT\n").status == "UNSATISFIABLE"
+    with pytest.raises(RaceError, match="not terminated"):
+        sat_output.parse("SAT\n1 -2 3\n")
+
+
+@pytest.mark.parametrize("text, nvars, code, message", [
+    ("s SATISFIABLE\nv 1 -2\n", 2, None, "not terminated by 0"),
+    ("s SATISFIABLE\nv 1 -2 0\n", 3, None, "assigns 2 of the 3"),
+    ("s SATISFIABLE\nv 1 -2 0\n", 1, None, "names variable 2"),
+    ("s SATISFIABLE\nv 1 -1 0\n", None, None, "twice"),
+    ("s SATISFIABLE\n", None, None, "no model"),
+    ("c only comments\nv 1 0\n", None, None, "without a preceding"),
+    ("c only comments\n", None, None, "no 's' status line"),
+    ("", None, None, "no 's' status line"),
+    ("s SATISFIABLE\nv 1 0 2\n", None, None, "after the model's terminating 0"),
+    ("s SATISFIABLE\nv 1 0\nv 2 0\n", None, None, "after the model's terminating 0"),
+    ("s SATISFIABLE\nv 1 x 0\n", None, None, "not an integer"),
+    ("s SATISFYING\n", None, None, "unknown status"),
+    ("s SATISFIABLE\ns SATISFIABLE\n", None, None, "second 's'"),
+    ("garbage\n", None, None, "unexpected line"),
+    ("s UNSATISFIABLE\n", None, 10, "exit code 10"),
+])
+def test_output_parser_rejects_truncated_or_garbage(text, nvars, code, message):
+    with pytest.raises(RaceError, match=message):
+        sat_output.parse(text, "out.txt", nvars=nvars, exit_code=code)
+
+
+def test_every_prefix_of_a_model_is_rejected_or_complete():
+    formula = sudoku_cnf.encode(Grid.empty(2), "extended")
+    model = [v if v % 4 == 1 else -v for v in range(1, formula.nvars + 1)]
+    text = "s SATISFIABLE\n" + "".join(f"v {' '.join(map(str, model[s:s + 10]))}\n"
+                                       for s in range(0, len(model), 10)) + "v 0\n"
+    for cut in range(len("s SATISFIABLE\n"), len(text) - 1, 7):
+        with pytest.raises(RaceError):
+            out = sat_output.parse(text[:cut], "cut.txt", nvars=formula.nvars)
+            sudoku_cnf.decode(formula, out.model)
