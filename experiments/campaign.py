@@ -13,6 +13,8 @@ Scheduling rules:
   cell at some n, its cells at larger n are recorded as ``skipped``. A cell at
   n is only started once each smaller n of its entrant either has a cell that
   finished within the limit or is complete, so the rule never races.
+* An entrant whose worker fails to start :data:`START_ATTEMPTS` times (e.g. its
+  ``warmup()`` raises) gets its remaining cells recorded as ``error``, not run.
 * Cells go out entrant by entrant (n ascending), preferring the entrant of an
   idle warm worker, so workers stay warm.
 """
@@ -42,6 +44,8 @@ from formats.errors import RaceError
 DEFAULT_ENTRANTS = ("backtracking", "dlx", "sat", "kissat")
 #: the largest box size a campaign accepts (n = 16 is a 256 x 256 grid)
 MAX_N = 16
+#: an entrant whose worker fails to start this many times gets no more cells (recorded as error)
+START_ATTEMPTS = 2
 #: packages whose versions go into meta.json
 PACKAGES = ("numpy", "numba", "python-sat", "passagemath-kissat", "pandas", "click", "tqdm",
             "dask", "distributed")
@@ -499,6 +503,8 @@ def run(prepared: Prepared, executor: Any,
     inflight: dict[tuple, Cell] = {}
     texts: dict[Path, str] = {}
     stats = RunStats()
+    failures: dict[str, int] = {}      # entrant -> workers that failed to start
+    broken: dict[str, str] = {}        # entrant -> why its remaining cells are not run
 
     def emit(writer: records.RunsWriter, cell: Cell, outcome: dict[str, Any]) -> None:
         row = make_row(config, entrants[cell.entrant], cell, outcome)
@@ -521,7 +527,10 @@ def run(prepared: Prepared, executor: Any,
                     keep = []
                     for cell in pending:
                         dead = escalation.dead_at(cell.entrant)
-                        if dead is not None and cell.n > dead:
+                        if cell.entrant in broken:
+                            emit(writer, cell, {"status": "error", "started_at": utc_now(),
+                                                "message": "not run: " + broken[cell.entrant]})
+                        elif dead is not None and cell.n > dead:
                             emit(writer, cell, {"status": "skipped", "started_at": utc_now(),
                                                 "message": f"{cell.entrant} hit the limit on "
                                                            f"every instance at n={dead}"})
@@ -550,8 +559,14 @@ def run(prepared: Prepared, executor: Any,
                         raise RuntimeError("scheduler stalled: no cell can start")  # a bug
                     continue
                 for key, outcome in executor.poll(0.5):
-                    emit(writer, inflight.pop(key), outcome)
+                    cell = inflight.pop(key)
+                    emit(writer, cell, outcome)
                     check_dead = check_dead or outcome.get("status") in records.LIMIT_STATUSES
+                    if outcome.get("start_failed"):
+                        failures[cell.entrant] = failures.get(cell.entrant, 0) + 1
+                        if failures[cell.entrant] >= START_ATTEMPTS:
+                            broken[cell.entrant] = outcome.get("message", "entrant failed to start")
+                            check_dead = True
         except BaseException:
             executor.close()
             raise

@@ -18,8 +18,8 @@ worker:
   is a timeout as well.
 * **memout**: the resident memory of the worker's process tree is polled via
   ``/proc`` every :data:`MEMORY_POLL_S`; past ``memory_mb`` the group is killed.
-* **error**: a worker that dies (crash, signal) or fails to start; the next
-  cell gets a fresh worker.
+* **error**: a worker that dies (crash, signal) or fails to start (then the
+  outcome carries ``start_failed``); the next cell gets a fresh worker.
 
 :class:`LocalExecutor` keeps ``jobs`` workers, each warm for one entrant and
 reused while healthy. :class:`DaskExecutor` sends each cell to a dask.distributed
@@ -312,8 +312,11 @@ class LocalExecutor:
         replies = slot.worker.receive()
         if replies is None:                               # EOF: the worker died
             why = slot.worker.death()
-            what = "failed to start" if slot.phase == "init" else "crashed"
-            self._finish(slot, {"status": "error", "message": f"{what}: {why}"}, done, healthy=False)
+            outcome = {"status": "error", "message": f"crashed: {why}"}
+            if slot.phase == "init":
+                outcome = {"status": "error", "message": f"entrant failed to start: {why}",
+                           "start_failed": True}
+            self._finish(slot, outcome, done, healthy=False)
             return
         for reply in replies:
             if slot.phase == "init":
@@ -321,7 +324,8 @@ class LocalExecutor:
                     slot.worker.ready = reply
                     self._send_solve(slot)
                 else:
-                    self._finish(slot, {"status": "error", "message": "entrant failed to start: "
+                    self._finish(slot, {"status": "error", "start_failed": True,
+                                        "message": "entrant failed to start: "
                                         + str(reply.get("message"))}, done, healthy=False)
                     return
             elif slot.phase == "solve" and reply.get("op") == "result":
@@ -336,7 +340,7 @@ class LocalExecutor:
 
     def _on_deadline(self, slot: _Slot, done: list) -> None:
         if slot.phase == "init":
-            self._finish(slot, {"status": "error", "message":
+            self._finish(slot, {"status": "error", "start_failed": True, "message":
                                 f"entrant did not warm up within {self.init_timeout_s:g} s"},
                          done, healthy=False)
             return

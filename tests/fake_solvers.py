@@ -82,7 +82,19 @@ class Slow(Solver):
         return Backtracking().search(grid, limit, keep)
 
 
+class BadWarmup(Solver):
+    """Cannot start: its warm-up raises (like a missing binary found only at run time)."""
+    name = "bad-warmup"
+
+    def warmup(self) -> None:
+        raise RuntimeError("no engine in this worker")
+
+    def search(self, grid: Grid, limit, keep) -> Search:
+        return Search(0)
+
+
 FAKES = {
+    "bad-warmup": ("tests.fake_solvers:BadWarmup", {}),
     "hang": ("tests.fake_solvers:Hang", {}),
     "hang-child": ("tests.fake_solvers:HangChild", {}),
     "wrong": ("tests.fake_solvers:Wrong", {}),

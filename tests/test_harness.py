@@ -175,6 +175,19 @@ def test_wrong_grid_is_wrong_and_crash_is_error(out, fakes):
     assert "WRONG ANSWERS: 2" in r.output
 
 
+def test_entrant_that_cannot_start_is_error_and_not_retried_forever(out, fakes):
+    r = race(out, "--n", "2..3", "--solvers", "bad-warmup,backtracking", "--instances", "2",
+             "--jobs", "1", "--campaign", "broken")
+    assert r.exit_code == 0, r.output
+    rows = rows_of(out, "broken")
+    bad = [row for row in rows if row["entrant"] == "bad-warmup"]
+    assert len(bad) == 4 and all(row["status"] == "error" for row in bad)
+    messages = [row["message"] for row in bad]
+    assert sum("no engine in this worker" in m for m in messages) == 4
+    assert sum(m.startswith("not run:") for m in messages) == 4 - camp.START_ATTEMPTS
+    assert all(row["status"] == "solved" for row in rows if row["entrant"] == "backtracking")
+
+
 def test_memory_hog_is_memout(out, fakes):
     r = race(out, "--n", "2", "--solvers", "hog:mb=500", "--instances", "1", "--memory", "300",
              "--timeout", "8", "--campaign", "hog")
@@ -257,6 +270,7 @@ def test_dask_local_cluster_gives_the_same_records(out, fakes):
     (["--solvers", "backtracking:colour=red"], "no parameter"),
     (["--solvers", "backtracking", "--executor", "dask"], "--scheduler"),
     (["--solvers", "backtracking", "--scheduler", "tcp://x:1"], "only used with"),
+    (["--solvers", "backtracking", "--executor", "dask", "--scheduler", "bogus://x"], "dask scheduler"),
 ])
 def test_bad_input_exits_2_with_one_line(tmp_path, args, needle):
     r = race(tmp_path, *args)
