@@ -1,0 +1,239 @@
+"""Exact cover problems (Task 10) and Knuth's dlx text format.
+
+An :class:`ExactCover` is a list of item names, of which the first ``primary``
+must be covered exactly once and the rest (secondary items, as in Knuth's
+"generalized cover" problems) at most once, plus a list of options, each a set
+of item indices. The options are stored as one flat index array with row
+starts (CSR), so a Sudoku matrix with n⁶ options costs a few numpy arrays, not
+millions of Python lists; :attr:`ExactCover.options` gives them as lists.
+
+Knuth's dlx format (the input of his dlx1 program)::
+
+    | a comment: any line whose first non-blank character is |
+    A B C D E F | G        <- the items: primary, then | and the secondary ones
+    A C                     <- one option per line, as item names
+    B D G
+
+Blank lines are skipped. Malformed text raises :class:`RaceError` naming the
+source and line: no item line, a duplicate item name, an illegal name, an
+unknown item in an option, an item repeated in one option, or an option with
+no primary item (it could never be chosen; Knuth's dlx1 ignores such lines
+with a warning, here it is an error so nothing is dropped silently).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from formats.errors import RaceError
+
+INDEX_DTYPE = np.int32
+
+
+@dataclass(eq=False)
+class ExactCover:
+    """An exact cover problem: ``items`` (primary first), ``primary`` (how many
+    of them are primary) and the options as CSR arrays: option ``o`` covers the
+    items ``flat[starts[o]:starts[o+1]]`` (in the order given)."""
+
+    items: list[str]
+    primary: int
+    starts: np.ndarray
+    flat: np.ndarray
+
+    # -- construction ------------------------------------------------------
+    @classmethod
+    def from_options(cls, items: Sequence[str], primary: int | None,
+                     options: Iterable[Sequence[int]], source: str | None = None) -> "ExactCover":
+        """A problem from item names and options given as lists of item indices.
+        ``primary=None`` makes every item primary. Raises RaceError for an empty
+        option, an index out of range or an item repeated in one option."""
+        options = [list(o) for o in options]
+        starts = np.zeros(len(options) + 1, dtype=np.int64)
+        starts[1:] = np.cumsum([len(o) for o in options])
+        flat = np.fromiter((i for o in options for i in o), dtype=INDEX_DTYPE, count=int(starts[-1]))
+        return cls.from_csr(items, primary, starts, flat, source=source)
+
+    @classmethod
+    def from_csr(cls, items: Sequence[str], primary: int | None, starts: np.ndarray,
+                 flat: np.ndarray, source: str | None = None, check: bool = True) -> "ExactCover":
+        """A problem from CSR arrays (``starts`` has one more entry than there are
+        options). ``check`` validates indices, empty and repeated items."""
+        items = list(items)
+        primary = len(items) if primary is None else int(primary)
+        problem = cls(items, primary, np.asarray(starts, dtype=np.int64),
+                      np.ascontiguousarray(flat, dtype=INDEX_DTYPE))
+        if check:
+            problem.validate(source)
+        return problem
+
+    @classmethod
+    def from_dense(cls, matrix: np.ndarray, names: Sequence[str] | None = None,
+                   primary: int | None = None) -> "ExactCover":
+        """A problem from a dense 0-1 matrix (rows = options, columns = items).
+        Columns are named ``names`` or 1, 2, ...; the first ``primary`` columns
+        are primary (all by default). An all-zero row raises RaceError."""
+        matrix = np.asarray(matrix)
+        if matrix.ndim != 2:
+            raise RaceError(f"a 0-1 matrix must be 2-dimensional, got shape {matrix.shape}")
+        if matrix.size and not np.isin(matrix, (0, 1)).all():
+            raise RaceError("a 0-1 matrix may hold only 0 and 1")
+        rows, cols = np.nonzero(matrix)
+        if names is None:
+            names = [str(j + 1) for j in range(matrix.shape[1])]
+        if len(names) != matrix.shape[1]:
+            raise RaceError(f"{len(names)} names for {matrix.shape[1]} columns")
+        starts = np.zeros(matrix.shape[0] + 1, dtype=np.int64)
+        starts[1:] = np.cumsum(np.bincount(rows, minlength=matrix.shape[0]))
+        return cls.from_csr(names, primary, starts, cols, source="matrix")
+
+    # -- views ---------------------------------------------------------------
+    @property
+    def secondary(self) -> int:
+        """Number of secondary items."""
+        return len(self.items) - self.primary
+
+    def __len__(self) -> int:
+        """Number of options."""
+        return len(self.starts) - 1
+
+    def option(self, o: int) -> list[int]:
+        """The item indices of option ``o``."""
+        return self.flat[self.starts[o]:self.starts[o + 1]].tolist()
+
+    @property
+    def options(self) -> list[list[int]]:
+        """All options as lists of item indices."""
+        return [self.option(o) for o in range(len(self))]
+
+    def option_names(self, o: int) -> list[str]:
+        """The item names of option ``o``."""
+        return [self.items[i] for i in self.option(o)]
+
+    def to_dense(self) -> np.ndarray:
+        """The 0-1 matrix (options x items) as uint8."""
+        dense = np.zeros((len(self), len(self.items)), dtype=np.uint8)
+        rows = np.repeat(np.arange(len(self)), np.diff(self.starts))
+        dense[rows, self.flat] = 1
+        return dense
+
+    def validate(self, source: str | None = None) -> None:
+        """Raise RaceError unless every option is a non-empty set of known items
+        and item names are unique and legal."""
+        if not 0 <= self.primary <= len(self.items):
+            raise RaceError(f"{self.primary} primary items of {len(self.items)}", source=source)
+        seen: set[str] = set()
+        for name in self.items:
+            _check_name(name, source, None)
+            if name in seen:
+                raise RaceError(f"duplicate item name {name!r}", source=source)
+            seen.add(name)
+        if self.starts[0] != 0 or np.any(np.diff(self.starts) < 0) or self.starts[-1] != len(self.flat):
+            raise RaceError("option starts are not a valid CSR index", source=source)
+        lengths = np.diff(self.starts)
+        if np.any(lengths == 0):
+            o = int(np.argmax(lengths == 0))
+            raise RaceError(f"option {o + 1} is empty (an option must cover at least one item)",
+                            source=source)
+        if len(self.flat) and (self.flat.min() < 0 or self.flat.max() >= len(self.items)):
+            raise RaceError(f"an option refers to an item index outside 0..{len(self.items) - 1}",
+                            source=source)
+        # an item repeated inside one option: sort each option's items and compare neighbours
+        rows = np.repeat(np.arange(len(self), dtype=np.int64), lengths)
+        key = rows * len(self.items) + self.flat
+        order = np.sort(key)
+        dup = np.nonzero(np.diff(order) == 0)[0]
+        if len(dup):
+            o, i = divmod(int(order[dup[0]]), len(self.items))
+            raise RaceError(f"option {o + 1} lists item {self.items[i]!r} twice", source=source)
+
+
+def _check_name(name: str, source: str | None, line: int | None) -> None:
+    if not name or any(ch.isspace() for ch in name) or "|" in name or ":" in name:
+        raise RaceError(f"illegal item name {name!r} (names are non-blank and contain no "
+                        f"whitespace, '|' or ':')", source=source, line=line)
+
+
+# -- Knuth's dlx text format -------------------------------------------------
+
+def parse(text: str, source: str = "<text>") -> ExactCover:
+    """Parse Knuth's dlx format (see the module docstring)."""
+    items: list[str] | None = None
+    primary = 0
+    index: dict[str, int] = {}
+    starts = [0]
+    flat: list[int] = []
+    for no, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("|"):
+            continue
+        tokens = line.split()
+        if items is None:
+            if tokens.count("|") > 1:
+                raise RaceError("the item line has more than one '|'", source=source, line=no)
+            bar = tokens.index("|") if "|" in tokens else len(tokens)
+            items = tokens[:bar] + tokens[bar + 1:]
+            primary = bar
+            for name in items:
+                _check_name(name, source, no)
+                if name in index:
+                    raise RaceError(f"duplicate item name {name!r}", source=source, line=no)
+                index[name] = len(index)
+            continue
+        seen: set[int] = set()
+        for name in tokens:
+            i = index.get(name)
+            if i is None:
+                raise RaceError(f"unknown item {name!r} in an option", source=source, line=no)
+            if i in seen:
+                raise RaceError(f"item {name!r} occurs twice in one option", source=source, line=no)
+            seen.add(i)
+            flat.append(i)
+        if min(seen) >= primary:
+            raise RaceError("empty option: no primary item, so it could never be chosen",
+                            source=source, line=no)
+        starts.append(len(flat))
+    if items is None:
+        raise RaceError("no item line (expected the primary item names first)", source=source)
+    if primary == 0:
+        raise RaceError("no primary items (the item line must name at least one before '|')",
+                        source=source)
+    return ExactCover(items, primary, np.array(starts, dtype=np.int64), np.array(flat, dtype=INDEX_DTYPE))
+
+
+def read(path_or_dash: str | Path) -> ExactCover:
+    """Read a dlx file (``-`` = stdin)."""
+    if str(path_or_dash) == "-":
+        return parse(sys.stdin.read(), "<stdin>")
+    path = Path(path_or_dash)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RaceError("no such file", source=str(path)) from None
+    except IsADirectoryError:
+        raise RaceError("is a directory, expected a dlx file", source=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise RaceError(f"not a text file ({exc.reason})", source=str(path)) from None
+    except OSError as exc:
+        raise RaceError(f"cannot read: {exc.strerror}", source=str(path)) from None
+    return parse(text, str(path))
+
+
+def format_dlx(problem: ExactCover, comment: str | None = None) -> str:
+    """The problem in Knuth's dlx format (parse(format_dlx(p)) reproduces p)."""
+    out = []
+    if comment:
+        out.extend(f"| {line}" for line in comment.splitlines())
+    head = " ".join(problem.items[:problem.primary])
+    if problem.secondary:
+        head += " | " + " ".join(problem.items[problem.primary:])
+    out.append(head)
+    names = np.array(problem.items, dtype=object)
+    for o in range(len(problem)):
+        out.append(" ".join(names[problem.flat[problem.starts[o]:problem.starts[o + 1]]]))
+    return "\n".join(out) + "\n"

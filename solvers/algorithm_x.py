@@ -1,0 +1,164 @@
+"""Algorithm X on dancing links (DLX), Algorithms 4 and 5 of the assignment (Tasks 16-17).
+
+The recursion of Search(h, S) is unrolled into an explicit stack: ``O[k]`` is
+the option node tried at level k (Knuth's O_k) and ``cols[k]`` the item
+covered there, so the search is one compiled loop (numba ``njit``) over the
+flat arrays of :mod:`solvers.dancing_links`.
+
+* Choose: ``MRV`` takes the first item of minimal size S in the root's list
+  (Knuth's S heuristic, Algorithm 5); ``FIRST`` takes R[h] (no heuristic).
+* Cover / Uncover: exactly Algorithm 5 (top to bottom, left to right; undone
+  bottom to top, right to left).
+* Work, counted as Knuth counts it: ``nodes`` = the root plus one per option
+  tried (one per search-tree node); ``updates`` = one per item covered (its
+  left-right unlink, secondary items included) plus one per node unlinked
+  up-down while hiding options. Uncovering is not counted.
+
+Every exit (all solutions found, the solution ``limit`` reached, the
+``node_limit`` budget spent) unwinds the stack, so the arrays come back
+exactly as they went in.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from solvers.dancing_links import ROOT, link_lr, link_ud, unlink_lr, unlink_ud
+
+MRV, FIRST = 0, 1
+HEURISTICS = {"mrv": MRV, "first": FIRST}
+
+
+@njit(cache=True, inline="always")
+def cover(L, R, U, D, C, S, c):
+    """Cover item c (Algorithm 5); returns the number of updates it made."""
+    unlink_lr(L, R, c)
+    k = 1
+    i = D[c]
+    while i != c:
+        j = R[i]
+        while j != i:
+            unlink_ud(U, D, j)
+            S[C[j]] -= 1
+            k += 1
+            j = R[j]
+        i = D[i]
+    return k
+
+
+@njit(cache=True, inline="always")
+def uncover(L, R, U, D, C, S, c):
+    """Undo cover(c): rows bottom to top, each right to left."""
+    i = U[c]
+    while i != c:
+        j = L[i]
+        while j != i:
+            S[C[j]] += 1
+            link_ud(U, D, j)
+            j = L[j]
+        i = U[i]
+    link_lr(L, R, c)
+
+
+@njit(cache=True, inline="always")
+def choose(R, S, heuristic):
+    """The item to branch on: first of minimal S (MRV), or simply R[h] (FIRST)."""
+    c = R[ROOT]
+    if heuristic == FIRST:
+        return c
+    s = S[c]
+    j = R[c]
+    while j != ROOT and s > 0:
+        if S[j] < s:
+            c = j
+            s = S[j]
+        j = R[j]
+    return c
+
+
+@njit(cache=True)
+def dlx_search(links, heuristic, limit, node_limit, keep, chosen, depth):
+    """DLX on the (6, size) link block, which is restored before returning.
+
+    Counts exact covers up to ``limit`` (0 = all); stops before trying an
+    option once ``nodes`` reached ``node_limit`` (0 = no budget). The chosen
+    option nodes of the first ``keep`` solutions go to ``chosen[s, :depth[s]]``
+    (``chosen`` must have at least (number of primary items) columns).
+    Returns (solutions, nodes, updates, complete)."""
+    L, R, U, D, C, S = links[0], links[1], links[2], links[3], links[4], links[5]
+    levels = 1
+    c = R[ROOT]
+    while c != ROOT:
+        levels += 1
+        c = R[c]
+    O = np.empty(levels, dtype=np.int64)
+    cols = np.empty(levels, dtype=np.int64)
+    count = 0
+    nodes = 1
+    updates = 0
+    complete = True
+    level = 0
+    c = 0
+    stop_in_try = False   # where an early stop happened (to know what to unwind)
+    stopped = False
+    forward = True
+    while True:
+        if forward:
+            if R[ROOT] == ROOT:                       # no primary item left: a solution
+                if count < keep:
+                    for k in range(level):
+                        chosen[count, k] = O[k]
+                    depth[count] = level
+                count += 1
+                if limit > 0 and count >= limit:
+                    stopped = True
+                    break
+                forward = False                       # back up
+            else:
+                c = choose(R, S, heuristic)
+                updates += cover(L, R, U, D, C, S, c)
+                cols[level] = c
+                O[level] = D[c]
+                # try the first option of c (falls through below)
+        if not forward:
+            if level == 0:
+                break
+            level -= 1
+            r = O[level]
+            j = L[r]
+            while j != r:
+                uncover(L, R, U, D, C, S, C[j])
+                j = L[j]
+            c = cols[level]
+            O[level] = D[r]
+        # try option O[level] of item c
+        r = O[level]
+        if r == c:                                    # every option of c tried
+            uncover(L, R, U, D, C, S, c)
+            forward = False
+            continue
+        if node_limit > 0 and nodes >= node_limit:
+            complete = False
+            stopped = True
+            stop_in_try = True
+            break
+        nodes += 1
+        j = R[r]
+        while j != r:
+            updates += cover(L, R, U, D, C, S, C[j])
+            j = R[j]
+        level += 1
+        forward = True
+    if stopped:                                       # unwind to leave the arrays intact
+        if stop_in_try:
+            uncover(L, R, U, D, C, S, cols[level])
+        while level > 0:
+            level -= 1
+            r = O[level]
+            j = L[r]
+            while j != r:
+                uncover(L, R, U, D, C, S, C[j])
+                j = L[j]
+            uncover(L, R, U, D, C, S, cols[level])
+    return count, nodes, updates, complete
