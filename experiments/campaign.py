@@ -227,10 +227,10 @@ def ensure_instances(out: Path, kind: str, n: int, count: int, seed: int,
             from generators import puzzle_set
         except ImportError as exc:
             raise RaceError(f"cannot generate instances: {exc}") from None
+        puzzle_set.identity(kind, n, seed, 0, **options)    # RaceError for a bad kind / option
         if progress:
             print(f"generating {count} {kind} instance(s) with n={n} (seed {seed}) "
                   f"in {directory}", file=sys.stderr, flush=True)
-        directory.mkdir(parents=True, exist_ok=True)
         puzzle_set.write_set(kind, n, count, seed, directory, progress=progress, **options)
         have = _read_manifest(directory, kind, n, seed)
         missing = [i for i in range(count) if i not in have]
@@ -379,22 +379,29 @@ def packages() -> dict[str, str | None]:
     return versions
 
 
+def previous_meta(config: Config) -> dict[str, Any]:
+    """The campaign's existing ``meta.json`` ({} for a new campaign). Raises RaceError
+    when it was run with another kind, seed or limits (its rows would not compare)."""
+    path = config.directory / "meta.json"
+    if not path.exists():
+        return {}
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        return {}
+    for key, value in (("kind", config.kind), ("seed", config.seed),
+                       ("timeout_s", config.timeout_s), ("memory_mb", config.memory_mb)):
+        if key in old and old[key] != value:
+            raise RaceError(f"campaign {config.campaign!r} was run with {key}={old[key]!r}, "
+                            f"not {value!r}; choose another --campaign name", source=str(path))
+    return old
+
+
 def write_meta(config: Config) -> dict[str, Any]:
     """Write (or, on resume, update) ``meta.json``. A resumed campaign must keep its
     kind, seed and limits; n values, entrants, instances and repeats may grow."""
     path = config.directory / "meta.json"
-    old: dict[str, Any] = {}
-    if path.exists():
-        try:
-            old = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError:
-            old = {}
-        for key, value in (("kind", config.kind), ("seed", config.seed),
-                           ("timeout_s", config.timeout_s), ("memory_mb", config.memory_mb)):
-            if key in old and old[key] != value:
-                raise RaceError(f"campaign {config.campaign!r} was run with {key}={old[key]!r}, "
-                                f"not {value!r}; choose another --campaign name",
-                                source=str(path))
+    old = previous_meta(config)
     entrants = list(dict.fromkeys([*old.get("entrants", []), *(e.spec for e in config.entrants)]))
     meta = {
         "campaign": config.campaign,
@@ -432,11 +439,12 @@ class Prepared:
 
 def prepare(config: Config, progress: bool = False) -> Prepared:
     """Make the campaign directory, the instances and meta.json; find the pending cells."""
-    config.directory.mkdir(parents=True, exist_ok=True)
-    meta = write_meta(config)
+    previous_meta(config)                       # refuse an incompatible resume before any work
     instances = {n: ensure_instances(config.out, config.kind, n, config.instances, config.seed,
                                      progress=progress, **config.generator_options)
                  for n in config.n_values}
+    config.directory.mkdir(parents=True, exist_ok=True)
+    meta = write_meta(config)
     cells = make_cells(config, instances)
     done = records.done_keys(config.runs_path)
     pending = [c for c in cells if c.key not in done]

@@ -370,3 +370,9 @@ def test_instances_come_from_the_generator_and_are_cached(tmp_path):
     first[0].path.write_text(first[0].path.read_text() + "# tampered\n")
     with pytest.raises(RaceError, match="sha256"):
         camp.read_instance(first[0])
+
+
+def test_unknown_kind_exits_2_before_touching_the_disk(tmp_path):
+    r = race(tmp_path, "--n", "2", "--solvers", "backtracking", "--kind", "nosuch")
+    assert r.exit_code == 2 and "nosuch" in r.stderr
+    assert list(tmp_path.iterdir()) == []
