@@ -114,14 +114,19 @@ def solve_until(solver, assumptions: list[int], deadline: float | None) -> bool 
     look at the clock between them (CaDiCaL cannot be interrupted otherwise)."""
     if deadline is None:
         return solver.solve(assumptions=assumptions)
-    budget = 1000
-    while time.perf_counter() < deadline:
+    budget = 500
+    while True:
+        start = time.perf_counter()
+        left = deadline - start
+        if left <= 0:
+            return None
         solver.conf_budget(budget)
         answer = solver.solve_limited(assumptions=assumptions)
         if answer is not None:
             return answer
-        budget = min(budget * 2, 200_000)
-    return None
+        # size the next slice to about a tenth of the time left (at least 100 conflicts)
+        rate = budget / max(time.perf_counter() - start, 1e-6)
+        budget = int(max(100, min(budget * 2, rate * min(left / 10, 1.0))))
 
 
 # -- external binaries ------------------------------------------------------------------

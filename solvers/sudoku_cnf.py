@@ -226,12 +226,9 @@ def propagate(grid: Grid) -> tuple[np.ndarray | None, np.ndarray]:
         filled = fixed > 0
         i, j = np.nonzero(filled)
         k = fixed[i, j] - 1
-        row_has = np.zeros((side, side), np.int64)
-        col_has = np.zeros((side, side), np.int64)
-        box_has = np.zeros((side, side), np.int64)
-        np.add.at(row_has, (i, k), 1)
-        np.add.at(col_has, (j, k), 1)
-        np.add.at(box_has, (box_of[i, j], k), 1)
+        row_has = np.bincount(i * side + k, minlength=side * side).reshape(side, side)
+        col_has = np.bincount(j * side + k, minlength=side * side).reshape(side, side)
+        box_has = np.bincount(box_of[i, j] * side + k, minlength=side * side).reshape(side, side)
         if max(row_has.max(initial=0), col_has.max(initial=0), box_has.max(initial=0)) > 1:
             return None, np.zeros((side, side, side), bool)
         cand = ~filled[:, :, None] & (row_has[:, None, :] == 0) & (col_has[None, :, :] == 0) \
@@ -242,8 +239,7 @@ def propagate(grid: Grid) -> tuple[np.ndarray | None, np.ndarray]:
         # a value missing from a unit with no place left in it
         per_row = cand.sum(axis=1)                        # (i, k)
         per_col = cand.sum(axis=0)                        # (j, k)
-        per_box = np.zeros((side, side), np.int64)
-        np.add.at(per_box, box_of, cand)                  # (box, k)
+        per_box = cand.reshape(n, n, n, n, side).sum(axis=(1, 3)).reshape(side, side)  # (box, k)
         if (np.any((per_row == 0) & (row_has == 0)) or np.any((per_col == 0) & (col_has == 0))
                 or np.any((per_box == 0) & (box_has == 0))):
             return None, cand
