@@ -53,6 +53,55 @@ def test_missing_binaries_say_where_they_looked(monkeypatch, tmp_path):
         registry.create("sat:backend=kissat404")
 
 
+def test_kissat_lookup_order_and_message(monkeypatch, tmp_path):
+    fake = tmp_path / "bin" / "kissat"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    monkeypatch.delenv("KISSAT", raising=False)
+    monkeypatch.setenv("PATH", str(fake.parent))
+    assert sat_backends.find_kissat() == str(fake)                 # PATH before the wheel
+    monkeypatch.setenv("KISSAT", str(fake))
+    assert sat_backends.find_kissat() == str(fake)
+    monkeypatch.delenv("KISSAT")
+    monkeypatch.setenv("PATH", str(tmp_path))                      # nothing there
+    import importlib.metadata
+
+    def missing(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+    monkeypatch.setattr(importlib.metadata, "distribution", missing)
+    with pytest.raises(RaceError) as info:
+        sat_backends.find_kissat()
+    message = str(info.value)
+    assert "$KISSAT (unset)" in message and "PATH" in message and "passagemath-kissat" in message
+    assert "\n" not in message
+
+
+def test_external_solver_dies_with_its_worker(tmp_path):
+    pidfile = tmp_path / "solver.pid"
+    script = tmp_path / "slowsat"
+    script.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep 60\n")
+    script.chmod(0o755)
+    code = ("import sys; sys.path.insert(0, '.'); from solvers import registry; "
+            "from formats.grid import Grid; "
+            f"registry.create('sat:backend={script}').solve(Grid.empty(2))")
+    worker = subprocess.Popen([".venv/bin/python", "-c", code])
+    for _ in range(300):
+        if pidfile.exists() and pidfile.read_text().strip():
+            break
+        time.sleep(0.05)
+    child = int(pidfile.read_text())
+    worker.kill()                                                   # the harness kills the worker
+    worker.wait()
+    for _ in range(40):
+        state = subprocess.run(["ps", "-o", "stat=", "-p", str(child)], capture_output=True,
+                               text=True).stdout.strip()
+        if state in ("", "Z"):
+            break
+        time.sleep(0.05)
+    assert state in ("", "Z")
+
+
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
 @pytest.mark.parametrize("backend", ["kissat", "cadical195"])
 def test_encode_solve_decode_gives_verified_grids(n, backend, tmp_path):
