@@ -57,7 +57,7 @@ class Formula:
     encoding: str
     nvars: int
     blocks: list[np.ndarray]
-    fixed: np.ndarray
+    fixed: np.ndarray | None
     var_cell: np.ndarray | None = None
     comments: list[str] = field(default_factory=list)
 
