@@ -286,7 +286,7 @@ class LocalExecutor:
 
     # -- the state machine of a slot -------------------------------------------
     def _send_solve(self, slot: _Slot) -> None:
-        message = {"op": "solve", **slot.request["solve"]}
+        message = {"op": "solve", **slot.request["solve"], "timeout": self.timeout_s}
         if self.min_time is not None:
             message["min_time"] = self.min_time
         slot.phase, slot.started_at = "solve", utc_now()

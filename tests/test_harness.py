@@ -376,3 +376,24 @@ def test_unknown_kind_exits_2_before_touching_the_disk(tmp_path):
     r = race(tmp_path, "--n", "2", "--solvers", "backtracking", "--kind", "nosuch")
     assert r.exit_code == 2 and "nosuch" in r.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_first_cell_of_a_size_gets_an_unmeasured_warm_up_solve():
+    rng = np.random.default_rng(3)
+    puzzle = puzzle_from(full_grid(2, rng), 0.5, rng)
+
+    class Counting(Backtracking):
+        calls = 0
+
+        def search(self, grid, limit, keep):
+            type(self).calls += 1
+            return super().search(grid, limit, keep)
+
+    solver = Counting()
+    solver.warmup()
+    Counting.calls = 0
+    m = measure(solver, puzzle, min_time=0.0, rewarm_below=10.0)
+    assert Counting.calls == 2 and m["iterations"] == 1 and m["status"] == "solved"
+    Counting.calls = 0
+    measure(solver, puzzle, min_time=0.0)
+    assert Counting.calls == 1
