@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import shutil
 import subprocess
@@ -463,6 +464,15 @@ def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT
     return written
 
 
+def campaign_epoch(campaign: analysis.Campaign) -> int | None:
+    """The campaign's creation time (meta.json ``created_at``) in seconds since 1970."""
+    try:
+        stamp = datetime.fromisoformat(str(campaign.meta.get("created_at", "")).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return int(stamp.timestamp()) if stamp.tzinfo else None
+
+
 def _first_latex_error(log: str) -> str:
     for line in log.splitlines():
         if re.match(r"^(\S+\.tex:\d+:|! )", line):
@@ -470,8 +480,11 @@ def _first_latex_error(log: str) -> str:
     return log.strip().splitlines()[-1] if log.strip() else "latexmk failed"
 
 
-def build_pdf(report_dir: str | Path = REPORT_DIR, timeout: float = 300) -> Path:
-    """Run latexmk on ``report_dir/report.tex``; return the PDF path.
+def build_pdf(report_dir: str | Path = REPORT_DIR, timeout: float = 300,
+              epoch: int | None = None) -> Path:
+    """Run latexmk on ``report_dir/report.tex``; return the PDF path. With ``epoch``
+    (seconds since 1970) the PDF's dates and ID are fixed to it, so the same campaign
+    gives the same bytes.
 
     Raises RaceError when latexmk is missing (naming the packages to install) or
     when LaTeX fails (with the first error line of the log).
@@ -484,7 +497,10 @@ def build_pdf(report_dir: str | Path = REPORT_DIR, timeout: float = 300) -> Path
     cmd = ["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "-file-line-error",
            "report.tex"]
     try:
-        proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=timeout)
+        env = dict(os.environ)
+        if epoch is not None:
+            env.update(SOURCE_DATE_EPOCH=str(epoch), FORCE_SOURCE_DATE="1")
+        proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         raise RaceError(f"latexmk did not finish within {timeout:.0f} s", source=str(root)) from None
     pdf = root / "report.pdf"
@@ -515,5 +531,5 @@ def build(campaign_dir: str | Path, report_dir: str | Path = REPORT_DIR, pdf: bo
         return ReportFiles(generated, files, None,
                            f"wrote {len(files)} files to {generated}; report.pdf NOT built: latexmk is "
                            f"missing. Install LaTeX with:\n  {INSTALL_HINT}")
-    path = build_pdf(root)
+    path = build_pdf(root, epoch=campaign_epoch(campaign))
     return ReportFiles(generated, files, path, f"wrote {len(files)} files to {generated}; built {path}")

@@ -18,6 +18,8 @@ from click.testing import CliRunner
 from experiments import analysis, plots, report
 from experiments.cli import main
 
+#: the committed reference campaign the committed report is built from
+REFERENCE = report.REPORT_DIR.parent / "results" / "reference-n2-5"
 SECTIONS = ["The problem", "Three methods", "File formats and data structures",
             "Instances: the generator", "Experimental design", "Results", "Discussion", "References"]
 
@@ -228,6 +230,16 @@ def test_report_without_latex_still_writes_files(synthetic, tmp_path, monkeypatc
     assert not (tmp_path / "r" / "report.pdf").exists()
 
 
+def test_reference_campaign_is_complete():
+    """The committed reference: every entrant at every n = 2..5, no wrong answer."""
+    campaign = analysis.load(REFERENCE)
+    table = analysis.summary(campaign)
+    assert campaign.n_values == [2, 3, 4, 5]
+    assert {"backtracking", "dlx", "sat", "kissat"} <= set(campaign.entrants)
+    assert len(table) == 4 * len(campaign.entrants)
+    assert table["wrong"].sum() == 0 and table["error"].sum() == 0
+
+
 def test_report_bad_campaign_exits_2(tmp_path):
     result = CliRunner().invoke(main, ["report", str(tmp_path / "none"), "--report-dir", str(tmp_path)])
     assert result.exit_code == 2 and "not a campaign directory" in result.output
@@ -266,3 +278,18 @@ def test_pdf_from_a_real_small_campaign(small_campaign, tmp_path):
                     "Where SAT time goes" if plots.sat_entrants(campaign) else "no SAT entrant in this campaign"]
     for figure_text in figure_texts:
         assert figure_text in flat, f"figure text {figure_text!r} missing"
+    assert "??" not in flat, "an unresolved reference or citation"
+
+
+def test_report_text_fits_six_pages(tmp_path):
+    """Assignment, section 14: at most 6 pages excluding tables, figures and references,
+    with the text as the committed reference campaign fills it."""
+    require_latex()
+    report.write_generated(analysis.load(REFERENCE), tmp_path)
+    text = (report.REPORT_DIR / "report.tex").read_text()
+    text = re.sub(r"\\begin\{(figure|table)\}.*?\\end\{\1\}", "", text, flags=re.S)
+    text = re.sub(r"\\begin\{thebibliography\}.*?\\end\{thebibliography\}", "", text, flags=re.S)
+    (tmp_path / "report.tex").write_text(text)
+    pdf = report.build_pdf(tmp_path)
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
+    assert int(re.search(r"^Pages:\s+(\d+)", info, flags=re.M).group(1)) <= 6
