@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from formats.exact_cover import ExactCover
+from formats.exact_cover import INDEX_DTYPE, ExactCover
 
 LINK_DTYPE = np.int32
 ROOT = 0
@@ -154,9 +154,9 @@ class DancingLinks:
     # -- constructors ------------------------------------------------------------
     @classmethod
     def from_problem(cls, problem: ExactCover, order: np.ndarray | None = None) -> "DancingLinks":
-        """Build from an :class:`ExactCover` (vectorised numpy, no Python loop
-        over nodes). ``order`` (a permutation of the primary items) is the order
-        in which their headers are linked into the root's list (default: given order)."""
+        """Build from an :class:`ExactCover`. ``order`` (a permutation of the
+        primary items) is the order in which their headers are linked into the
+        root's list (default: the given order)."""
         return cls.from_csr(problem.items, problem.primary, problem.starts, problem.flat, order)
 
     @classmethod
@@ -168,85 +168,22 @@ class DancingLinks:
     @classmethod
     def from_csr(cls, names: list[str], primary: int, starts: np.ndarray, flat: np.ndarray,
                  order: np.ndarray | None = None) -> "DancingLinks":
-        """Build from CSR option arrays: option o covers items flat[starts[o]:starts[o+1]]."""
+        """Build from CSR option arrays (option o covers items flat[starts[o]:starts[o+1]])
+        as the assignment describes: the root, the primary headers hooked right
+        of each other (in ``order``; default: given order), secondary headers
+        linked to themselves, then each option's nodes hooked right of each other
+        and below the last node of their column. One compiled pass over the nodes."""
         n_items = len(names)
-        starts = np.asarray(starts, dtype=np.int64)
-        flat = np.asarray(flat, dtype=np.int64)
-        first = n_items + 1
-        m = len(flat)
-        size = first + m
-        links = np.empty((6, size), dtype=LINK_DTYPE)
-        L, R, U, D, C, S = links
-        nodes = np.arange(first, size, dtype=np.int64)
-        # headers: root + primary in a ring (in `order`), secondary self-linked
-        ring = np.arange(1, primary + 1, dtype=np.int64) if order is None else \
-            np.asarray(order, dtype=np.int64) + 1
-        if len(ring) != primary or (primary and not np.array_equal(np.sort(ring), np.arange(1, primary + 1))):
+        ring = np.arange(primary, dtype=np.int64) if order is None else np.asarray(order, dtype=np.int64)
+        if len(ring) != primary or not np.array_equal(np.sort(ring), np.arange(primary)):
             raise ValueError("order must be a permutation of the primary items")
-        cycle = np.concatenate(([ROOT], ring))
-        R[cycle] = np.roll(cycle, -1)
-        L[cycle] = np.roll(cycle, 1)
-        sec = np.arange(primary + 1, first)
-        L[sec] = sec
-        R[sec] = sec
-        U[ROOT] = D[ROOT] = C[ROOT] = S[ROOT] = 0
-        heads = np.arange(1, first)
-        C[heads] = heads
-        # options: each a left-right ring of consecutive nodes
-        lengths = np.diff(starts)
-        R[first:] = nodes + 1
-        L[first:] = nodes - 1
-        if m:
-            last = starts[1:][lengths > 0] - 1 + first
-            begin = starts[:-1][lengths > 0] + first
-            R[last] = begin
-            L[begin] = last
-        C[first:] = flat + 1
-        S[first:] = 0
-        # items: each an up-down ring of its header and its nodes, in option order
-        col = flat + 1
-        by_col = np.argsort(col, kind="stable") + first      # nodes grouped by column
-        counts = np.bincount(col, minlength=first)
-        S[heads] = counts[1:]
-        bounds = np.concatenate(([0], np.cumsum(counts[1:])))   # group of header t+1
-        seq_next = np.empty(m, dtype=np.int64)
-        seq_prev = np.empty(m, dtype=np.int64)
-        if m:
-            seq_next[:-1] = by_col[1:]
-            seq_prev[1:] = by_col[:-1]
-            c_sorted = col[by_col - first]
-            group_first = bounds[c_sorted - 1]
-            group_last = bounds[c_sorted] - 1
-            pos = np.arange(m)
-            seq_next[pos == group_last] = c_sorted[pos == group_last]    # last -> header
-            seq_prev[pos == group_first] = c_sorted[pos == group_first]  # first -> header
-            D[by_col] = seq_next
-            U[by_col] = seq_prev
-        nonempty = counts[1:] > 0
-        D[heads] = heads
-        U[heads] = heads
-        if m:
-            D[heads[nonempty]] = by_col[bounds[:-1][nonempty]]
-            U[heads[nonempty]] = by_col[bounds[1:][nonempty] - 1]
+        starts = np.asarray(starts, dtype=np.int64)
+        size = n_items + 1 + int(starts[-1])
+        links = np.empty((6, size), dtype=LINK_DTYPE)
+        _hook_all(links, n_items, ring, starts, np.asarray(flat, dtype=INDEX_DTYPE))
         option_of = np.full(size, -1, dtype=np.int64)
-        option_of[first:] = np.repeat(np.arange(len(lengths)), lengths)
+        option_of[n_items + 1:] = np.repeat(np.arange(len(starts) - 1), np.diff(starts))
         return cls(links, option_of, list(names), primary)
-
-    @classmethod
-    def by_hooking(cls, problem: ExactCover, order: np.ndarray | None = None) -> "DancingLinks":
-        """The same structure built node by node with hook_right/hook_down, as
-        the assignment describes: root, headers hooked in, then each option's
-        nodes hooked right of each other and below their column's last node.
-        (Slower reference for :meth:`from_problem`; the result is identical.)"""
-        n_items = len(problem.items)
-        ring = np.arange(problem.primary, dtype=np.int64) if order is None else \
-            np.asarray(order, dtype=np.int64)
-        size = n_items + 1 + len(problem.flat)
-        links = np.zeros((6, size), dtype=LINK_DTYPE)
-        _hook_all(links, n_items, ring, problem.starts, problem.flat.astype(np.int64))
-        option_of = np.full(size, -1, dtype=np.int64)
-        option_of[n_items + 1:] = np.repeat(np.arange(len(problem)), np.diff(problem.starts))
-        return cls(links, option_of, list(problem.items), problem.primary)
 
 
 @njit(cache=True)

@@ -76,13 +76,26 @@ def test_equation_6_matches_knuths_walkthrough():
 
 # -- the dancing links structure ---------------------------------------------------
 
-def test_vectorised_build_equals_building_by_hooking():
-    for problem in (ExactCover.from_dense(EQ6), queens(6), latin_square(3)):
-        order = np.arange(problem.primary)[::-1]
-        assert np.array_equal(DancingLinks.from_problem(problem).links,
-                              DancingLinks.by_hooking(problem).links)
-        assert np.array_equal(DancingLinks.from_problem(problem, order).links,
-                              DancingLinks.by_hooking(problem, order).links)
+@pytest.mark.parametrize("problem", [ExactCover.from_dense(EQ6), queens(6), latin_square(3)])
+def test_links_are_the_torus_of_the_matrix(problem):
+    order = np.arange(problem.primary)[::-1]
+    dl = DancingLinks.from_problem(problem, order)
+    L, R, U, D, C, S = dl.links
+    every = np.arange(dl.size)
+    assert np.array_equal(L[R[every]], every) and np.array_equal(R[L[every]], every)
+    assert np.array_equal(U[D[every[1:]]], every[1:]) and np.array_equal(D[U[every[1:]]], every[1:])
+    assert [c - 1 for c in dl.active_items()] == list(order)
+    for t in range(len(problem.items)):          # column t lists its options top to bottom
+        x, rows = D[t + 1], []
+        while x != t + 1:
+            assert C[x] == t + 1
+            rows.append(int(dl.option_of[x]))
+            x = D[x]
+        assert rows == [o for o in range(len(problem)) if t in problem.option(o)]
+        assert S[t + 1] == len(rows)
+    for o in range(len(problem)):                # each option is a left-right ring in given order
+        x = dl.first + int(problem.starts[o])
+        assert [dl.names.index(nm) for nm in dl.option_items(x)] == problem.option(o)
 
 
 def test_links_layout_on_equation_6():

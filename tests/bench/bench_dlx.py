@@ -1,0 +1,241 @@
+"""Benchmark: our DLX against the exact cover solvers from PyPI (miniexact, exact-cover).
+
+Every solver gets the same exact cover problem (the Task 18 matrix of a Sudoku,
+or Knuth's N queens) and must give the same count. Times are medians over
+repeats measured in this run, JIT compile excluded (reported separately):
+
+* ours:        DancingLinks build from the option arrays + the compiled DLX search;
+* miniexact:   solve() calls only (its per-option Python setup is excluded; shown apart);
+* exact-cover: one C call on the dense 0-1 matrix (secondary items as slack rows).
+
+The target is ours <= the fastest peer on every problem (ratio <= 1). Also
+printed: our updates/s, and the Sudoku pipeline end to end (DLX solver from the
+grid, verified) and count_sudoku. Run: ``.venv/bin/python tests/bench/bench_dlx.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from formats.exact_cover import ExactCover  # noqa: E402
+from formats.grid import Grid  # noqa: E402
+from formats.grid_text import parse  # noqa: E402
+from generators.cover_problems import queens  # noqa: E402
+from solvers.algorithm_x import MRV, dlx_search  # noqa: E402
+from solvers.dancing_links import DancingLinks  # noqa: E402
+from solvers.dlx import DLX, count_sudoku  # noqa: E402
+from solvers.sudoku_cover import sudoku_cover  # noqa: E402
+
+KNUTH_QUEENS = {8: (92, 1049, 16680), 9: (352, 3440, 54818), 10: (724, 11578, 198264),
+                11: (2680, 45393, 783140), 12: (14200, 211716, 3594752),
+                13: (73712, 1046319, 17463157)}
+
+
+# -- problems ------------------------------------------------------------------------
+
+def pattern_grid(n: int, rng: np.random.Generator) -> Grid:
+    side = n * n
+    i, j = np.indices((side, side))
+    base = (i * n + i // n + j) % side + 1
+    rows = np.concatenate([b * n + rng.permutation(n) for b in rng.permutation(n)])
+    cols = np.concatenate([b * n + rng.permutation(n) for b in rng.permutation(n)])
+    digits = np.concatenate([[0], rng.permutation(side) + 1])
+    return Grid(n, digits[base[rows][:, cols]])
+
+
+def random_full_grid(n: int, rng: np.random.Generator) -> Grid:
+    """A less regular full grid than the pattern: a random first row completed
+    by DLX, then rows/columns/bands/stacks/digits shuffled (pattern grids blanked
+    by half keep many solutions through their swap symmetries)."""
+    side = n * n
+    cells = np.zeros((side, side), dtype=np.int32)
+    cells[0] = rng.permutation(side) + 1
+    solved = DLX().solve(Grid(n, cells)).solution.cells
+    rows = np.concatenate([b * n + rng.permutation(n) for b in rng.permutation(n)])
+    cols = np.concatenate([b * n + rng.permutation(n) for b in rng.permutation(n)])
+    digits = np.concatenate([[0], rng.permutation(side) + 1])
+    return Grid(n, digits[solved[rows][:, cols]])
+
+
+def unique_puzzle(n: int, seed: int, fraction: float = 0.5, budget: int = 20_000) -> Grid:
+    """A full grid with ``fraction`` of its cells blanked and a unique solution:
+    cells are blanked in random order, each kept blank only if count_sudoku
+    proves the solution still unique within ``budget`` nodes (Algorithm 2's
+    second phase)."""
+    rng = np.random.default_rng(seed)
+    cells = random_full_grid(n, rng).cells.copy()
+    side = n * n
+    target = int(fraction * side * side)
+    blanked = 0
+    for cell in rng.permutation(side * side):
+        i, j = divmod(int(cell), side)
+        value, cells[i, j] = cells[i, j], 0
+        count, _, complete = count_sudoku(Grid(n, cells), limit=2, node_limit=budget)
+        if count == 1 and complete:
+            blanked += 1
+            if blanked == target:
+                return Grid(n, cells)
+        else:
+            cells[i, j] = value
+    raise RuntimeError(f"could not blank {target} cells of a {side}x{side} keeping it unique")
+
+
+def many_solutions_puzzle(seed: int, low: int = 1000, high: int = 9999) -> tuple[Grid, int]:
+    """A 9x9 with between low and high solutions: blank cells of a solved grid one by one."""
+    for attempt in range(100):
+        rng = np.random.default_rng(seed + attempt)
+        cells = pattern_grid(3, rng).cells.copy().ravel()
+        for cell in rng.permutation(cells.size):
+            cells[cell] = 0
+            count = count_sudoku(Grid(3, cells.reshape(9, 9)), limit=high + 1)[0]
+            if count >= low:
+                if count <= high:
+                    return Grid(3, cells.reshape(9, 9)), count
+                break
+    raise RuntimeError("no puzzle with a few thousand solutions found")
+
+
+# -- solvers ----------------------------------------------------------------------------
+
+def ours(problem: ExactCover, limit: int):
+    dl = DancingLinks.from_problem(problem)
+    chosen = np.zeros((1, max(dl.primary, 1)), dtype=np.int64)
+    depth = np.zeros(1, dtype=np.int64)
+    count, nodes, updates, _ = dlx_search(dl.links, MRV, limit, 0, 1, chosen, depth)
+    return count, nodes, updates
+
+
+def miniexact_setup(problem: ExactCover):
+    from miniexact import miniexacts_x
+    s = miniexacts_x()
+    ids = [s.primary(nm) for nm in problem.items[:problem.primary]] + \
+          [s.secondary(nm) for nm in problem.items[problem.primary:]]
+    for o in problem.options:
+        s.add([ids[i] for i in o])
+    return s
+
+
+def miniexact_solve(s, limit: int) -> int:
+    count = 0
+    while s.solve() == 10:
+        count += 1
+        if limit and count >= limit:
+            break
+    return count
+
+
+def exact_cover_matrix(problem: ExactCover) -> np.ndarray:
+    dense = problem.to_dense().astype(bool)
+    if problem.secondary:     # at most once -> exactly once, with one slack row per secondary item
+        slack = np.zeros((problem.secondary, len(problem.items)), dtype=bool)
+        slack[np.arange(problem.secondary), problem.primary + np.arange(problem.secondary)] = True
+        dense = np.vstack([dense, slack])
+    return np.ascontiguousarray(dense)
+
+
+def exact_cover_solve(matrix: np.ndarray, limit: int) -> int:
+    import exact_cover as ec
+    if limit == 1:
+        try:
+            ec.get_exact_cover(matrix)
+            return 1
+        except ec.NoSolution:
+            return 0
+    return int(ec.get_solution_count(matrix))
+
+
+def median_time(fn, repeats: int) -> tuple[float, object]:
+    times, out = [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), out
+
+
+def compile_time() -> float:
+    """Seconds to compile our kernels from scratch (empty numba cache) in a fresh process."""
+    code = ("import time; t=time.perf_counter(); from solvers.dlx import DLX; DLX().warmup(); "
+            "print(time.perf_counter()-t)")
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=str(ROOT))
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=env, cwd=ROOT, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+# -- main -------------------------------------------------------------------------------
+
+def main() -> None:
+    t0 = time.perf_counter()
+    DLX().warmup()
+    load = time.perf_counter() - t0
+    jit = compile_time()
+
+    hard9 = parse((ROOT / "tests/data/hard9.txt").read_text().splitlines()[0]).grids[0]
+    many, many_count = many_solutions_puzzle(seed=2024)
+    p16 = unique_puzzle(4, seed=16)
+    p25 = unique_puzzle(5, seed=25)
+    sudokus = [("hard 9x9 (solve)", hard9, 1, 15), (f"9x9 count all ({many_count})", many, 0, 9),
+               ("16x16 50% blank (solve)", p16, 1, 9), ("25x25 50% blank (solve)", p25, 1, 7)]
+    problems = [(name, sudoku_cover(g).problem, limit, reps, g) for name, g, limit, reps in sudokus]
+    problems += [(f"queens {n} (count)", queens(n), 0, 7 if n < 12 else 3, None) for n in range(8, 14)]
+
+    header = (f"{'problem':26s} {'sols':>6s} {'nodes':>9s} {'updates':>11s} {'ours ms':>9s} "
+              f"{'Mupd/s':>7s} {'miniexact':>10s} {'(setup)':>9s} {'exact-cover':>11s} "
+              f"{'ours/mini':>9s} {'ours/ec':>8s} {'ours/best':>9s}")
+    print(header)
+    print("-" * len(header))
+    worst = 0.0
+    for name, problem, limit, reps, grid in problems:
+        t_ours, (count, nodes, updates) = median_time(lambda: ours(problem, limit), reps)
+        t_setup, _ = median_time(lambda: miniexact_setup(problem), 1)
+        mini_times, mini_count = [], None
+        for _ in range(reps):
+            s = miniexact_setup(problem)
+            t1 = time.perf_counter()
+            mini_count = miniexact_solve(s, limit)
+            mini_times.append(time.perf_counter() - t1)
+        t_mini = statistics.median(mini_times)
+        matrix = exact_cover_matrix(problem)
+        ec_reps = reps if not name.startswith("queens 13") else 1
+        t_ec, ec_count = median_time(lambda: exact_cover_solve(matrix, limit), ec_reps)
+        if not (count == mini_count == ec_count):
+            raise SystemExit(f"{name}: counts disagree: ours {count}, miniexact {mini_count}, "
+                             f"exact-cover {ec_count}")
+        if name.startswith("queens"):
+            n = int(name.split()[1])
+            assert (count, nodes, updates) == KNUTH_QUEENS[n], f"{name}: not Knuth's numbers"
+        best = min(t_mini, t_ec)
+        worst = max(worst, t_ours / best)
+        print(f"{name:26s} {count:6d} {nodes:9d} {updates:11d} {t_ours * 1e3:9.3f} "
+              f"{updates / t_ours / 1e6:7.1f} {t_mini * 1e3:10.3f} {t_setup * 1e3:9.2f} "
+              f"{t_ec * 1e3:11.3f} {t_ours / t_mini:9.2f} {t_ours / t_ec:8.2f} {t_ours / best:9.2f}")
+
+    print()
+    print("Sudoku end to end (our solver from the grid; median ms):")
+    solver = DLX()
+    for name, grid, limit, reps in sudokus:
+        t_dlx, res = median_time(lambda: solver.count(grid, limit=limit or None), reps)
+        t_cs, cs = median_time(lambda: count_sudoku(grid, limit=limit), reps)
+        print(f"  {name:26s} DLX solver (check+build+search+decode+verify) {t_dlx * 1e3:8.3f}"
+              f"   count_sudoku {t_cs * 1e3:8.3f}  [{res.status}, {res.count} / {cs[0]}]")
+    print()
+    print(f"JIT: compiling the kernels from scratch {jit:.2f} s; loading them from the cache {load:.2f} s "
+          f"(both excluded from the times above)")
+    print(f"worst ratio ours/fastest peer: {worst:.2f} (target <= 1)")
+
+
+if __name__ == "__main__":
+    main()
