@@ -92,8 +92,8 @@ def dlx_search(links, heuristic, limit, node_limit, keep, chosen, depth):
     while c != ROOT:
         levels += 1
         c = R[c]
-    O = np.empty(levels, dtype=np.int64)
-    cols = np.empty(levels, dtype=np.int64)
+    O = np.empty(levels, dtype=links.dtype)       # unsigned like the links: no wraparound tests
+    cols = np.empty(levels, dtype=links.dtype)
     count = 0
     nodes = 1
     updates = 0

@@ -1,7 +1,9 @@
 """Dancing links (Tasks 12-15): Knuth's toroidal 0-1 matrix in flat integer arrays.
 
-Every object is an integer index into six parallel int32 arrays, Knuth's fields
-(one block of shape (6, size), so a compiled kernel takes a single argument):
+Every object is an integer index into six parallel integer arrays, Knuth's
+fields (one uint32 block of shape (6, size), so a compiled kernel takes a single
+argument; unsigned because numba then drops the negative-index wraparound test
+on every access, which makes the search about 1.5x faster):
 
 * ``L``, ``R``: left/right links. The root ``h = 0`` and the headers of the
   *primary* items form one circular list; each option's nodes form another.
@@ -33,7 +35,7 @@ from numba import njit
 
 from formats.exact_cover import INDEX_DTYPE, ExactCover
 
-LINK_DTYPE = np.int32
+LINK_DTYPE = np.uint32      # unsigned on purpose (see the module docstring)
 ROOT = 0
 #: rows of the link block
 L_, R_, U_, D_, C_, S_ = range(6)
@@ -93,7 +95,7 @@ def link_ud(U: np.ndarray, D: np.ndarray, x: int) -> None:
 class DancingLinks:
     """The dancing-links form of an exact cover problem (see the module docstring).
 
-    ``links`` is the (6, size) int32 block; ``L, R, U, D, C, S`` are views of
+    ``links`` is the (6, size) uint32 block; ``L, R, U, D, C, S`` are views of
     its rows. ``primary`` items have headers 1..primary, secondary ones follow."""
 
     links: np.ndarray
