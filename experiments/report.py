@@ -413,6 +413,11 @@ def campaign_macros(campaign: analysis.Campaign, table: pd.DataFrame, growth: pd
             for phase in ("search", "encode", "build"):
                 value = r[f"t_{phase}"]
                 m.add(f"{e}{phase.capitalize()}{w}", tex_seconds(value) if math.isfinite(value) else MISSING)
+    # the entrant with the smallest median at each n (ties: campaign order)
+    for n in all_n:
+        at_n = table[(table["n"] == n) & np.isfinite(table["median_s"])]
+        best = at_n.loc[at_n["median_s"].idxmin(), "entrant"] if len(at_n) else None
+        m.add(f"fastestN{number_word(n)}", f"\\texttt{{{escape(best)}}}" if best else MISSING)
     # comparisons: how many times A's median beats B's, for every ordered pair
     for a in entrants:
         for b in entrants:
