@@ -7,6 +7,9 @@ flat arrays of :mod:`solvers.dancing_links`.
 
 * Choose: ``MRV`` takes the first item of minimal size S in the root's list
   (Knuth's S heuristic, Algorithm 5); ``FIRST`` takes R[h] (no heuristic).
+  Cover and uncover also keep count of the active primary items of size 0,
+  so that MRV can stop its scan at the first item of size 1 when there is
+  none: the same choice, without walking the rest of the list.
 * Cover / Uncover: exactly Algorithm 5 (top to bottom, left to right; undone
   bottom to top, right to left).
 * Work, counted as Knuth counts it: ``nodes`` = the root plus one per option
@@ -31,45 +34,63 @@ HEURISTICS = {"mrv": MRV, "first": FIRST}
 
 
 @njit(cache=True, inline="always")
-def cover(L, R, U, D, C, S, c):
-    """Cover item c (Algorithm 5); returns the number of updates it made."""
+def cover(L, R, U, D, C, S, c, last):
+    """Cover item c (Algorithm 5). Returns (updates made, change in the number
+    of active primary items of size 0), primary items being headers 1..last."""
     unlink_lr(L, R, c)
     k = 1
+    z = -1 if (c <= last and S[c] == 0) else 0
     i = D[c]
     while i != c:
         j = R[i]
         while j != i:
             unlink_ud(U, D, j)
-            S[C[j]] -= 1
+            t = C[j]                  # always an active item: rows through covered items are hidden
+            v = S[t] - 1
+            S[t] = v
+            z += (v == 0) & (t <= last)
             k += 1
             j = R[j]
         i = D[i]
-    return k
+    return k, z
 
 
 @njit(cache=True, inline="always")
-def uncover(L, R, U, D, C, S, c):
-    """Undo cover(c): rows bottom to top, each right to left."""
+def uncover(L, R, U, D, C, S, c, last):
+    """Undo cover(c): rows bottom to top, each right to left. Returns the
+    change in the number of active primary items of size 0."""
+    z = 0
     i = U[c]
     while i != c:
         j = L[i]
         while j != i:
-            S[C[j]] += 1
+            t = C[j]
+            v = S[t]
+            z -= (v == 0) & (t <= last)
+            S[t] = v + 1
             link_ud(U, D, j)
             j = L[j]
         i = U[i]
     link_lr(L, R, c)
+    if c <= last and S[c] == 0:
+        z += 1
+    return z
 
 
 @njit(cache=True, inline="always")
-def choose(R, S, heuristic):
-    """The item to branch on: first of minimal S (MRV), or simply R[h] (FIRST)."""
+def choose(R, S, heuristic, zeros):
+    """The item to branch on: first of minimal S (MRV), or simply R[h] (FIRST).
+
+    ``zeros`` is the number of active primary items of size 0. When there is
+    none, the first item of size 1 is already the first of minimal size, so
+    the scan stops there: the same choice as Knuth's full scan, sooner."""
     c = R[ROOT]
     if heuristic == FIRST:
         return c
+    floor = 0 if zeros > 0 else 1
     s = S[c]
     j = R[c]
-    while j != ROOT and s > 0:
+    while j != ROOT and s > floor:
         if S[j] < s:
             c = j
             s = S[j]
@@ -87,10 +108,16 @@ def dlx_search(links, heuristic, limit, node_limit, keep, chosen, depth):
     (``chosen`` must have at least (number of primary items) columns).
     Returns (solutions, nodes, updates, complete)."""
     L, R, U, D, C, S = links[0], links[1], links[2], links[3], links[4], links[5]
-    levels = 1
+    levels = 1                  # active primary items + 1
+    zeros = 0                   # active primary items of size 0
+    last = R[ROOT]              # highest active primary header (secondary headers come after)
     c = R[ROOT]
     while c != ROOT:
         levels += 1
+        if S[c] == 0:
+            zeros += 1
+        if c > last:
+            last = c
         c = R[c]
     O = np.empty(levels, dtype=links.dtype)       # unsigned like the links: no wraparound tests
     cols = np.empty(levels, dtype=links.dtype)
@@ -116,8 +143,10 @@ def dlx_search(links, heuristic, limit, node_limit, keep, chosen, depth):
                     break
                 forward = False                       # back up
             else:
-                c = choose(R, S, heuristic)
-                updates += cover(L, R, U, D, C, S, c)
+                c = choose(R, S, heuristic, zeros)
+                k, z = cover(L, R, U, D, C, S, c, last)
+                updates += k
+                zeros += z
                 cols[level] = c
                 O[level] = D[c]
                 # try the first option of c (falls through below)
@@ -128,14 +157,14 @@ def dlx_search(links, heuristic, limit, node_limit, keep, chosen, depth):
             r = O[level]
             j = L[r]
             while j != r:
-                uncover(L, R, U, D, C, S, C[j])
+                zeros += uncover(L, R, U, D, C, S, C[j], last)
                 j = L[j]
             c = cols[level]
             O[level] = D[r]
         # try option O[level] of item c
         r = O[level]
         if r == c:                                    # every option of c tried
-            uncover(L, R, U, D, C, S, c)
+            zeros += uncover(L, R, U, D, C, S, c, last)
             forward = False
             continue
         if node_limit > 0 and nodes >= node_limit:
@@ -146,19 +175,21 @@ def dlx_search(links, heuristic, limit, node_limit, keep, chosen, depth):
         nodes += 1
         j = R[r]
         while j != r:
-            updates += cover(L, R, U, D, C, S, C[j])
+            k, z = cover(L, R, U, D, C, S, C[j], last)
+            updates += k
+            zeros += z
             j = R[j]
         level += 1
         forward = True
     if stopped:                                       # unwind to leave the arrays intact
         if stop_in_try:
-            uncover(L, R, U, D, C, S, cols[level])
+            uncover(L, R, U, D, C, S, cols[level], last)
         while level > 0:
             level -= 1
             r = O[level]
             j = L[r]
             while j != r:
-                uncover(L, R, U, D, C, S, C[j])
+                uncover(L, R, U, D, C, S, C[j], last)
                 j = L[j]
-            uncover(L, R, U, D, C, S, cols[level])
+            uncover(L, R, U, D, C, S, cols[level], last)
     return count, nodes, updates, complete

@@ -176,25 +176,28 @@ class DancingLinks:
         linked to themselves, then each option's nodes hooked right of each other
         and below the last node of their column. One compiled pass over the nodes."""
         n_items = len(names)
-        ring = np.arange(primary, dtype=np.int64) if order is None else np.asarray(order, dtype=np.int64)
-        if len(ring) != primary or not np.array_equal(np.sort(ring), np.arange(primary)):
-            raise ValueError("order must be a permutation of the primary items")
+        if order is None:
+            ring = np.arange(primary, dtype=np.int64)
+        else:
+            ring = np.asarray(order, dtype=np.int64)
+            if len(ring) != primary or not np.array_equal(np.sort(ring), np.arange(primary)):
+                raise ValueError("order must be a permutation of the primary items")
         starts = np.asarray(starts, dtype=np.int64)
         size = n_items + 1 + int(starts[-1])
         links = np.empty((6, size), dtype=LINK_DTYPE)
-        _hook_all(links, n_items, ring, starts, np.asarray(flat, dtype=INDEX_DTYPE))
-        option_of = np.full(size, -1, dtype=np.int64)
-        option_of[n_items + 1:] = np.repeat(np.arange(len(starts) - 1), np.diff(starts))
+        option_of = np.empty(size, dtype=np.int64)
+        _hook_all(links, option_of, n_items, ring, starts, np.asarray(flat, dtype=INDEX_DTYPE))
         return cls(links, option_of, list(names), primary)
 
 
 @njit(cache=True)
-def _hook_all(links, n_items, ring, starts, flat):
+def _hook_all(links, option_of, n_items, ring, starts, flat):
     L, R, U, D, C, S = links[0], links[1], links[2], links[3], links[4], links[5]
     for x in range(n_items + 1):          # fresh nodes: every link to itself
         L[x] = R[x] = U[x] = D[x] = x
         C[x] = x
         S[x] = 0
+        option_of[x] = -1
     last = ROOT
     for t in ring:                        # primary headers, left to right after h
         hook_right(L, R, last, t + 1)
@@ -207,6 +210,7 @@ def _hook_all(links, n_items, ring, starts, flat):
             L[x] = R[x] = U[x] = D[x] = x
             C[x] = c
             S[x] = 0
+            option_of[x] = o
             if p > starts[o]:
                 hook_right(L, R, x - 1, x)
             hook_down(U, D, U[c], x)      # at the bottom of column c

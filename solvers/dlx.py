@@ -68,7 +68,7 @@ def count_with_clues(links, cells, n, limit, node_limit):
                 break
             for t in range(4):
                 used[C[x + t]] = True
-                cover(L, R, U, D, C, S, C[x + t])
+                cover(L, R, U, D, C, S, C[x + t], 0)
             clue_nodes[m] = x
             m += 1
         if not ok:
@@ -81,7 +81,7 @@ def count_with_clues(links, cells, n, limit, node_limit):
     for q in range(m - 1, -1, -1):
         x = clue_nodes[q]
         for t in range(3, -1, -1):
-            uncover(L, R, U, D, C, S, C[x + t])
+            uncover(L, R, U, D, C, S, C[x + t], 0)
     return count, nodes, complete
 
 
