@@ -7,9 +7,10 @@ flat arrays of :mod:`solvers.dancing_links`.
 
 * Choose: ``MRV`` takes the first item of minimal size S in the root's list
   (Knuth's S heuristic, Algorithm 5); ``FIRST`` takes R[h] (no heuristic).
-  Cover and uncover also keep count of the active primary items of size 0,
-  so that MRV can stop its scan at the first item of size 1 when there is
-  none: the same choice, without walking the rest of the list.
+  Cover also counts the active primary items it empties (``zeros``; each
+  level remembers the count from before, which uncovering restores), so that
+  MRV can stop its scan at the first item of size 1 when no item is empty:
+  the same choice, without walking the rest of the list.
 * Cover / Uncover: exactly Algorithm 5 (top to bottom, left to right; undone
   bottom to top, right to left).
 * Work, counted as Knuth counts it: ``nodes`` = the root plus one per option
@@ -48,7 +49,8 @@ def cover(L, R, U, D, C, S, c, last):
             t = C[j]                  # always an active item: rows through covered items are hidden
             v = S[t] - 1
             S[t] = v
-            z += (v == 0) & (t <= last)
+            if v == 0 and t <= last:
+                z += 1
             k += 1
             j = R[j]
         i = D[i]
@@ -56,25 +58,17 @@ def cover(L, R, U, D, C, S, c, last):
 
 
 @njit(cache=True, inline="always")
-def uncover(L, R, U, D, C, S, c, last):
-    """Undo cover(c): rows bottom to top, each right to left. Returns the
-    change in the number of active primary items of size 0."""
-    z = 0
+def uncover(L, R, U, D, C, S, c):
+    """Undo cover(c): rows bottom to top, each right to left."""
     i = U[c]
     while i != c:
         j = L[i]
         while j != i:
-            t = C[j]
-            v = S[t]
-            z -= (v == 0) & (t <= last)
-            S[t] = v + 1
+            S[C[j]] += 1
             link_ud(U, D, j)
             j = L[j]
         i = U[i]
     link_lr(L, R, c)
-    if c <= last and S[c] == 0:
-        z += 1
-    return z
 
 
 @njit(cache=True, inline="always")
@@ -121,6 +115,8 @@ def dlx_search(links, heuristic, limit, node_limit, keep, chosen, depth):
         c = R[c]
     O = np.empty(levels, dtype=links.dtype)       # unsigned like the links: no wraparound tests
     cols = np.empty(levels, dtype=links.dtype)
+    zeros_before = np.empty(levels, dtype=np.int64)   # `zeros` before cover(cols[k]) ...
+    zeros_after = np.empty(levels, dtype=np.int64)    # ... and after it (uncover restores these)
     count = 0
     nodes = 1
     updates = 0
@@ -144,9 +140,11 @@ def dlx_search(links, heuristic, limit, node_limit, keep, chosen, depth):
                 forward = False                       # back up
             else:
                 c = choose(R, S, heuristic, zeros)
+                zeros_before[level] = zeros
                 k, z = cover(L, R, U, D, C, S, c, last)
                 updates += k
                 zeros += z
+                zeros_after[level] = zeros
                 cols[level] = c
                 O[level] = D[c]
                 # try the first option of c (falls through below)
@@ -157,14 +155,16 @@ def dlx_search(links, heuristic, limit, node_limit, keep, chosen, depth):
             r = O[level]
             j = L[r]
             while j != r:
-                zeros += uncover(L, R, U, D, C, S, C[j], last)
+                uncover(L, R, U, D, C, S, C[j])
                 j = L[j]
+            zeros = zeros_after[level]
             c = cols[level]
             O[level] = D[r]
         # try option O[level] of item c
         r = O[level]
         if r == c:                                    # every option of c tried
-            zeros += uncover(L, R, U, D, C, S, c, last)
+            uncover(L, R, U, D, C, S, c)
+            zeros = zeros_before[level]
             forward = False
             continue
         if node_limit > 0 and nodes >= node_limit:
@@ -183,13 +183,13 @@ def dlx_search(links, heuristic, limit, node_limit, keep, chosen, depth):
         forward = True
     if stopped:                                       # unwind to leave the arrays intact
         if stop_in_try:
-            uncover(L, R, U, D, C, S, cols[level], last)
+            uncover(L, R, U, D, C, S, cols[level])
         while level > 0:
             level -= 1
             r = O[level]
             j = L[r]
             while j != r:
-                uncover(L, R, U, D, C, S, C[j], last)
+                uncover(L, R, U, D, C, S, C[j])
                 j = L[j]
-            uncover(L, R, U, D, C, S, cols[level], last)
+            uncover(L, R, U, D, C, S, cols[level])
     return count, nodes, updates, complete

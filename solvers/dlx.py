@@ -81,7 +81,7 @@ def count_with_clues(links, cells, n, limit, node_limit):
     for q in range(m - 1, -1, -1):
         x = clue_nodes[q]
         for t in range(3, -1, -1):
-            uncover(L, R, U, D, C, S, C[x + t], 0)
+            uncover(L, R, U, D, C, S, C[x + t])
     return count, nodes, complete
 
 
