@@ -21,7 +21,10 @@ from formats.errors import RaceError
               help="Choose the item of fewest options (Knuth's S heuristic) or the first one.")
 @click.option("--stats", is_flag=True,
               help="Print 'S solutions, N nodes, U updates' (Knuth's counts) and the time on stderr.")
-def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stats: bool) -> None:
+@click.option("--show", is_flag=True,
+              help="First print the dancing-links matrix (items with sizes, then the options) on stderr.")
+def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stats: bool,
+          show: bool) -> None:
     """Solve the exact cover problem in FILE (Knuth's dlx format; - = stdin).
 
     \b
@@ -36,10 +39,10 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
     \b
     Example:
       race example queens 8 | race cover - --count --stats
-      printf 'A B C\\nA B\\nC\\nA\\nB C\\n' | race cover -
+      printf 'A B C\\nA B\\nC\\nA\\nB C\\n' | race cover - --show
     """
     from solvers.algorithm_x import HEURISTICS, dlx_search
-    from solvers.dancing_links import DancingLinks
+    from solvers.dancing_links import DancingLinks, format_links
 
     problem = exact_cover.read(source)
     _load_kernel(dlx_search)
@@ -49,6 +52,8 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
     keep = 0 if count_only else (limit if limit is not None else room)
     chosen = np.zeros((max(keep, 1), max(dl.primary, 1)), dtype=np.int64)
     depth = np.zeros(max(keep, 1), dtype=np.int64)
+    if show:
+        click.echo(format_links(dl, max_options=None), err=True)
     t1 = time.perf_counter()
     count, nodes, updates, _ = dlx_search(dl.links, HEURISTICS[heuristic], limit or 0, 0, keep,
                                           chosen, depth)

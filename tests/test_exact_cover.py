@@ -150,3 +150,25 @@ def test_cover_missing_file_exits_2():
 def test_example_latin_is_parseable():
     p = exact_cover.parse(invoke(["example", "latin", "3"]).output)
     assert len(p) == 27 and len(p.items) == 27 and p.primary == 27
+
+
+def test_cover_show_prints_the_matrix():
+    result = CliRunner().invoke(main, ["cover", "-", "--show"], input="A B C\nA B\nC\nA\nB C\n")
+    assert result.exit_code == 0
+    assert "items: A(2) B(2) C(2)" in result.output and "option 4: B C" in result.output
+
+
+def test_race_solve_and_count_with_dlx_on_grids(tmp_path):
+    from formats.grid_text import format_native, parse
+    from solvers import rules
+    from tests.test_dlx import blank, pattern_grid
+    rng = np.random.default_rng(11)
+    puzzle = blank(pattern_grid(5, rng), 0.5, rng)
+    path = tmp_path / "p25.sudoku"
+    path.write_text(format_native(puzzle))
+    result = invoke(["solve", "--solver", "dlx", str(path)])
+    assert result.exit_code == 0
+    solved = parse(result.output).grids[0]
+    assert solved.n == 5 and rules.is_solution_of(puzzle, solved)
+    counted = invoke(["count", "--solver", "dlx:heuristic=first", "tests/data/empty4.sudoku"])
+    assert counted.exit_code == 0 and counted.output.strip() == "288"
