@@ -35,9 +35,27 @@ HEURISTICS = {"mrv": MRV, "first": FIRST}
 
 
 @njit(cache=True, inline="always")
-def cover(L, R, U, D, C, S, c, last):
-    """Cover item c (Algorithm 5). Returns (updates made, change in the number
-    of active primary items of size 0), primary items being headers 1..last."""
+def cover(L, R, U, D, C, S, c):
+    """Cover item c (Algorithm 5); returns the number of updates it made."""
+    unlink_lr(L, R, c)
+    k = 1
+    i = D[c]
+    while i != c:
+        j = R[i]
+        while j != i:
+            unlink_ud(U, D, j)
+            S[C[j]] -= 1
+            k += 1
+            j = R[j]
+        i = D[i]
+    return k
+
+
+@njit(cache=True, inline="always")
+def cover_counting_empty(L, R, U, D, C, S, c, last):
+    """:func:`cover`, also returning how it changed the number of active
+    primary items of size 0 (primary items being headers 1..last): the search
+    uses it so that Choose can stop early. Returns (updates, change)."""
     unlink_lr(L, R, c)
     k = 1
     z = -1 if (c <= last and S[c] == 0) else 0
@@ -141,7 +159,7 @@ def dlx_search(links, heuristic, limit, node_limit, keep, chosen, depth):
             else:
                 c = choose(R, S, heuristic, zeros)
                 zeros_before[level] = zeros
-                k, z = cover(L, R, U, D, C, S, c, last)
+                k, z = cover_counting_empty(L, R, U, D, C, S, c, last)
                 updates += k
                 zeros += z
                 zeros_after[level] = zeros
@@ -175,7 +193,7 @@ def dlx_search(links, heuristic, limit, node_limit, keep, chosen, depth):
         nodes += 1
         j = R[r]
         while j != r:
-            k, z = cover(L, R, U, D, C, S, C[j], last)
+            k, z = cover_counting_empty(L, R, U, D, C, S, C[j], last)
             updates += k
             zeros += z
             j = R[j]

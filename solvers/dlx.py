@@ -68,7 +68,7 @@ def count_with_clues(links, cells, n, limit, node_limit):
                 break
             for t in range(4):
                 used[C[x + t]] = True
-                cover(L, R, U, D, C, S, C[x + t], 0)
+                cover(L, R, U, D, C, S, C[x + t])
             clue_nodes[m] = x
             m += 1
         if not ok:
