@@ -306,3 +306,27 @@ def test_cli_bad_input_exit_2_one_line(args):
     out = CliRunner().invoke(main, ["generate", *args])
     assert out.exit_code == 2
     assert out.output.count("\n") == 1 and "error" in out.output
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(2, 3), blanks=st.floats(0.3, 0.75), seed=st.integers(0, 10 ** 6))
+def test_differs_answers_the_removal_question(n, blanks, seed):
+    """differs(P, c, values): is there a solution with cell c in values? Checked
+    against DLX on P with c fixed to each value; budget 1 forces the SAT path."""
+    rng = np.random.default_rng(seed)
+    puzzle = puzzle_from(full_grid(n, rng), blanks, rng)
+    empty = np.flatnonzero(puzzle.cells.ravel() == 0)
+    c = int(empty[rng.integers(empty.size)])
+    values = sorted(rng.choice(np.arange(1, n * n + 1), size=int(rng.integers(1, n * n + 1)),
+                               replace=False).tolist())
+    truth = False
+    for v in values:
+        trial = puzzle.copy()
+        trial.cells.reshape(-1)[c] = v
+        truth = truth or (rules.is_consistent(trial) and count("dlx", trial, 1) == 1)
+    for counter in (counting.RobustCounter(n, node_budget=1), make_counter(n, "dlx"),
+                    make_counter(n, "backtracking")):
+        with counter:
+            before = puzzle.cells.copy()
+            assert counter.differs(puzzle.cells, c, values) == truth
+            assert np.array_equal(puzzle.cells, before)
