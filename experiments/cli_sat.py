@@ -7,6 +7,7 @@ import sys
 import click
 
 from formats import dimacs, grid_text, sat_output
+from formats.source import read_source
 from formats.errors import RaceError
 from formats.grid import Grid
 from solvers import rules, sudoku_cnf
@@ -67,7 +68,7 @@ def decode(puzzle: str, output: str, encoding: str, index: int) -> None:
       race encode p.sudoku > p.cnf && kissat p.cnf > out.txt; race decode p.sudoku out.txt
     """
     pf, grid = _one_grid(puzzle, index)
-    text, name = grid_text.read_text(output)
+    text, name = read_source(output, what="solver output file")
     answer = sat_output.parse(text, name)
     if answer.status == sat_output.UNSAT:
         click.echo("no solution", err=True)

@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from formats.errors import RaceError
+from formats.source import read_source
 
 #: bytes of output per chunk of the writer (the buffer is reused).
 CHUNK_BYTES = 1 << 23
@@ -158,15 +159,8 @@ _ODD_BODY = re.compile(rb"(?m)^[ \t]*[^-0-9 \t\r\n]")
 
 def read(source: str | Path) -> Dimacs:
     """Read a DIMACS CNF file (``-`` = stdin)."""
-    if str(source) == "-":
-        return parse(sys.stdin.buffer.read(), "<stdin>")
-    try:
-        data = Path(source).read_bytes()
-    except FileNotFoundError:
-        raise RaceError("no such file", source=str(source)) from None
-    except OSError as exc:
-        raise RaceError(f"cannot read: {exc.strerror}", source=str(source)) from None
-    return parse(data, str(source))
+    data, name = read_source(source, binary=True, what="DIMACS file")
+    return parse(data, name)
 
 
 def parse(data: bytes | str, name: str = "<dimacs>") -> Dimacs:

@@ -23,7 +23,6 @@ with a warning, here it is an error so nothing is dropped silently).
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -31,6 +30,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from formats.errors import RaceError
+from formats.source import read_source
 
 INDEX_DTYPE = np.int32
 
@@ -208,20 +208,8 @@ def parse(text: str, source: str = "<text>") -> ExactCover:
 
 def read(path_or_dash: str | Path) -> ExactCover:
     """Read a dlx file (``-`` = stdin)."""
-    if str(path_or_dash) == "-":
-        return parse(sys.stdin.read(), "<stdin>")
-    path = Path(path_or_dash)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RaceError("no such file", source=str(path)) from None
-    except IsADirectoryError:
-        raise RaceError("is a directory, expected a dlx file", source=str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise RaceError(f"not a text file ({exc.reason})", source=str(path)) from None
-    except OSError as exc:
-        raise RaceError(f"cannot read: {exc.strerror}", source=str(path)) from None
-    return parse(text, str(path))
+    text, name = read_source(path_or_dash, what="dlx file")
+    return parse(text, name)
 
 
 def format_dlx(problem: ExactCover, comment: str | None = None) -> str:

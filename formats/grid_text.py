@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from formats.errors import RaceError
+from formats.source import read_source
 from formats.grid import Grid
 
 NATIVE, ONE_LINE = "native", "one-line"
@@ -47,26 +48,9 @@ class PuzzleFile:
     metadata: dict[str, str] = field(default_factory=dict)
 
 
-def read_text(source: str | Path) -> tuple[str, str]:
-    """The text of a path or of stdin (``-``), and a name for error messages."""
-    if str(source) == "-":
-        return sys.stdin.read(), "<stdin>"
-    path = Path(source)
-    try:
-        return path.read_text(encoding="utf-8"), str(path)
-    except FileNotFoundError:
-        raise RaceError("no such file", source=str(path)) from None
-    except IsADirectoryError:
-        raise RaceError("is a directory, expected a puzzle file", source=str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise RaceError(f"not a text file ({exc.reason})", source=str(path)) from None
-    except OSError as exc:
-        raise RaceError(f"cannot read: {exc.strerror}", source=str(path)) from None
-
-
 def read(source: str | Path) -> PuzzleFile:
     """Read a grid file (either format) from a path or ``-`` for stdin."""
-    text, name = read_text(source)
+    text, name = read_source(source, what="puzzle file")
     return parse(text, name)
 
 

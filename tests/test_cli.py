@@ -2,12 +2,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 from click.testing import CliRunner
 
 from experiments.cli import main
 from formats import grid_text
-from formats.grid import Grid
 from solvers import rules
 from tests.conftest import full_grid, puzzle_from
 
