@@ -246,10 +246,12 @@ class Counter:
         finally:
             self.seconds += time.perf_counter() - t0
 
-    def differs(self, cells: np.ndarray, c: int, values: list[int]) -> bool:
+    def differs(self, cells: np.ndarray, c: int, values: list[int],
+                hint: np.ndarray | None = None) -> bool:
         """Has ``cells`` a solution in which the empty flat cell ``c`` holds
         one of ``values``? (The removal phase's question: see
-        :func:`generators.unique.still_unique`.) One :meth:`solvable` per value."""
+        :func:`generators.unique.still_unique`; ``hint`` is a known solution
+        that backends may use to guide their search.) One :meth:`solvable` per value."""
         flat = cells.reshape(-1)
         try:
             for v in values:
@@ -376,7 +378,7 @@ class ReducedSAT:
     the formula is small and a question costs a fraction of one on the full
     encoding; the model gives a witness."""
 
-    def __init__(self, n: int, backend: str = "glucose4") -> None:
+    def __init__(self, n: int, backend: str = "cadical195") -> None:
         from solvers.sat_counting import pysat_solver
         from solvers import sudoku_cnf
         self.n = n
@@ -384,10 +386,12 @@ class ReducedSAT:
         self._new = pysat_solver
         self._cnf = sudoku_cnf
 
-    def solvable(self, cells: np.ndarray, cell: int = -1,
-                 values: list[int] = ()) -> tuple[bool, np.ndarray | None]:
+    def solvable(self, cells: np.ndarray, cell: int = -1, values: list[int] = (),
+                 hint: np.ndarray | None = None) -> tuple[bool, np.ndarray | None]:
         """(has a solution, one solution); with ``cell`` >= 0 only solutions in
-        which that flat cell holds one of ``values`` count."""
+        which that flat cell holds one of ``values`` count. ``hint``, a solved
+        grid, sets the solver's phases: it tries the hint's values first (a
+        second solution usually differs from a known one in few cells)."""
         side = self.n * self.n
         formula = self._cnf.encode_reduced(Grid(self.n, cells))
         extra: list[list[int]] = []
@@ -406,6 +410,11 @@ class ReducedSAT:
         try:
             for clause in extra:
                 solver.add_clause(clause)
+            if hint is not None and formula.nvars:
+                where = formula.var_cell[1:]
+                agree = hint.reshape(-1)[where // side] == where % side + 1
+                variables = np.arange(1, formula.nvars + 1)
+                solver.set_phases(np.where(agree, variables, -variables).tolist())
             if not solver.solve():
                 return False, None
             return True, self._cnf.decode(formula, solver.get_model()).cells.astype(np.int32)
@@ -459,9 +468,11 @@ class RobustCounter(Counter):
         answer = self._dlx.try_solvable(cells, self.node_budget)
         return answer if answer is not None else self._fallback()._solvable(cells)
 
-    def differs(self, cells: np.ndarray, c: int, values: list[int]) -> bool:
+    def differs(self, cells: np.ndarray, c: int, values: list[int],
+                hint: np.ndarray | None = None) -> bool:
         """Per value: propagation, then budgeted DLX; the values DLX could not
-        settle go to ONE SAT question (cell c restricted to them)."""
+        settle go to ONE SAT question (cell c restricted to them, phases from
+        ``hint``)."""
         flat = cells.reshape(-1)
         open_values = []
         try:
@@ -491,7 +502,7 @@ class RobustCounter(Counter):
             small = self._small()
             if small is not None:
                 self.by_backend["sat_reduced"] += 1
-                return small.solvable(cells, c, open_values)[0]
+                return small.solvable(cells, c, open_values, hint)[0]
             return any(self._fallback()._solvable(_with(cells, c, v))[0] for v in open_values)
         finally:
             self.seconds += time.perf_counter() - t0

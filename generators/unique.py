@@ -121,7 +121,7 @@ def remove_clues(solution: np.ndarray, n: int, rng: np.random.Generator, counter
         k = flat[c]
         flat[c] = 0
         tested += 1
-        if still_unique(cells, c, k, n, cell_units, counter):
+        if still_unique(cells, c, k, n, cell_units, counter, solution):
             continue
         if multi is None:
             multi = cells.copy()
@@ -132,7 +132,7 @@ def remove_clues(solution: np.ndarray, n: int, rng: np.random.Generator, counter
 
 
 def still_unique(cells: np.ndarray, c: int, k: int, n: int, cell_units: np.ndarray,
-                 counter: Counter) -> bool:
+                 counter: Counter, solution: np.ndarray | None = None) -> bool:
     """Does ``cells`` (a unique puzzle whose solution has k at flat cell c, now
     emptied) still have exactly one solution?
 
@@ -154,7 +154,7 @@ def still_unique(cells: np.ndarray, c: int, k: int, n: int, cell_units: np.ndarr
     bi, bj = divmod(int(us[2]) - 2 * side, n)
     seen[cells[bi * n:(bi + 1) * n, bj * n:(bj + 1) * n].reshape(-1)] = True
     values = [v for v in range(1, side + 1) if v != k and not seen[v]]
-    return not counter.differs(cells, c, values)
+    return not counter.differs(cells, c, values, solution)
 
 
 @dataclass
