@@ -37,7 +37,8 @@ GENERATOR_VERSION = "1"
 _KIND_CODE = {kind: code for code, kind in enumerate(KINDS)}
 MANIFEST = "manifest.csv"
 MANIFEST_FIELDS = ("file", "kind", "n", "seed", "index", "clues", "sha256")
-MAX_N = 8
+#: largest n accepted: n = 6 unique takes about a minute; n = 7 would need hours and GBs of CNF
+MAX_N = 6
 
 _counters: dict[tuple[int, str], Counter] = {}
 
@@ -92,6 +93,11 @@ def _resolve(kind: str, n: int, seed: int, index: int, options: dict) -> tuple[d
         raise RaceError(f"kind {kind!r} takes no option {', '.join(sorted(unknown))} (options: {known})")
     resolved = {**allowed, **options}
     if kind == "holes":
+        if isinstance(resolved["holes"], str):       # e.g. from a command line or a config file
+            try:
+                resolved["holes"] = float(resolved["holes"])
+            except ValueError:
+                raise RaceError(f"holes must be a fraction in [0, 1], got {resolved['holes']!r}") from None
         families.hole_count(n, resolved["holes"])
         resolved["holes"] = float(resolved["holes"])
         if resolved["pattern"] not in families.PATTERNS:

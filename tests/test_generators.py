@@ -157,6 +157,10 @@ def test_balanced_pattern_is_spread_where_random_is_not():
     assert spreads[0] <= 1 < spreads[1]
 
 
+def test_holes_fraction_may_be_given_as_text():
+    assert text("holes", 2, 0, 0, holes="0.25") == text("holes", 2, 0, 0, holes=0.25)
+
+
 def test_n1_and_impossible_families():
     grid, meta = puzzle_set.make("unique", 1, 0, 0)
     assert grid.clues() == 0 and meta["solution"] == "1"      # the empty 1x1 grid is unique
@@ -168,7 +172,8 @@ def test_n1_and_impossible_families():
 @pytest.mark.parametrize("bad", [
     dict(kind="nope"), dict(n=0), dict(n=True), dict(seed=-1), dict(index=-2),
     dict(kind="holes", holes=1.5), dict(kind="holes", pattern="spiral"),
-    dict(kind="unique", holes=0.5), dict(counter="magic"), dict(kind="unsat", base="holes")])
+    dict(kind="unique", holes=0.5), dict(counter="magic"), dict(kind="unsat", base="holes"),
+    dict(kind="holes", holes="lots"), dict(n=puzzle_set.MAX_N + 1)])
 def test_make_rejects_bad_arguments(bad):
     args = dict(kind="unique", n=2, seed=0, index=0) | bad
     with pytest.raises(RaceError):
