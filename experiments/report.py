@@ -78,7 +78,8 @@ _ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": 
 
 def escape(text: object) -> str:
     """Text made safe for LaTeX (special characters escaped)."""
-    return "".join(_ESCAPES.get(ch, ch) for ch in str(text)).replace("µ", r"$\mu$")
+    text = "".join(_ESCAPES.get(ch, ch) for ch in str(text)).replace("µ", r"$\mu$")
+    return text.replace("--", "-{}-")  # no en-dash ligature in command lines
 
 
 def tex_seconds(value: float, limit: float | None = None) -> str:
@@ -285,7 +286,8 @@ def campaign_macros(campaign: analysis.Campaign, table: pd.DataFrame, growth: pd
         pass
     ns = campaign.n_values
     m.add("campaignName", f"\\texttt{{{escape(campaign.name)}}}")
-    m.add("campaignCommand", f"\\texttt{{{escape(meta.get('command', MISSING))}}}")
+    command = escape(meta.get("command", MISSING)).replace(",", ",\\allowbreak{}")
+    m.add("campaignCommand", f"\\texttt{{{command}}}")
     m.add("campaignDate", escape(created or MISSING))
     m.add("campaignSeed", escape(meta.get("seed", MISSING)))
     m.add("campaignKind", escape(meta.get("kind", MISSING)))
@@ -312,7 +314,7 @@ def campaign_macros(campaign: analysis.Campaign, table: pd.DataFrame, growth: pd
     m.add("machineCores", escape(machine.get("cores", MISSING)))
     ram = machine.get("ram_gb")
     m.add("machineRam", f"{float(ram):.0f}\\,GB" if isinstance(ram, (int, float)) else MISSING)
-    m.add("machineOs", escape(machine.get("os", MISSING)))
+    m.add("machineOs", escape(machine.get("os", MISSING)).replace("-", "-\\allowbreak{}"))
     m.add("pythonVersion", escape(str(meta.get("python", MISSING)).split()[0]))
     m.add("kissatVersion", escape(meta.get("kissat_version") or MISSING))
     for package in ("numpy", "numba", "python-sat", "pandas"):
