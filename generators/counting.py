@@ -40,7 +40,6 @@ from numba import njit
 
 from formats.errors import RaceError
 from formats.grid import Grid
-from solvers.algorithm_x import MRV, cover, dlx_search, uncover
 from solvers.backtracking import backtrack
 
 #: counter names accepted by :func:`make_counter`
@@ -150,56 +149,6 @@ def propagate(cells: np.ndarray, n: int) -> int:
     units, cell_units = unit_tables(n)
     return int(propagate_cells(cells.reshape(-1), n * n, units, cell_units))
 
-
-
-@njit(cache=True)
-def dlx_solution(links, cells, n, node_limit, out):
-    """One solution of ``cells`` by DLX (MRV) on the full matrix of
-    :func:`solvers.dlx.full_links`, written into ``out`` (same shape).
-
-    The clues are applied as in :func:`solvers.dlx.count_with_clues` (cover
-    the items of each clue's option, undone afterwards) and the chosen option
-    nodes decoded: node x of option o = (i·n² + j)·n² + k - 1 lies in
-    [first + 4o, first + 4o + 4). Returns (found 0/1, nodes, complete)."""
-    L, R, U, D, C, S = links[0], links[1], links[2], links[3], links[4], links[5]
-    side = n * n
-    first = 4 * side * side + 1
-    used = np.zeros(first, dtype=np.bool_)
-    clue_nodes = np.empty(side * side, dtype=np.int64)
-    m = 0
-    ok = True
-    for i in range(side):
-        for j in range(side):
-            k = cells[i, j]
-            out[i, j] = k
-            if k == 0 or not ok:
-                continue
-            x = first + 4 * ((i * side + j) * side + k - 1)
-            for t in range(4):
-                if used[C[x + t]]:
-                    ok = False
-            if not ok:
-                continue
-            for t in range(4):
-                used[C[x + t]] = True
-                cover(L, R, U, D, C, S, C[x + t])
-            clue_nodes[m] = x
-            m += 1
-    found, nodes, complete = 0, 0, True
-    if ok:
-        chosen = np.zeros((1, side * side), dtype=np.int64)
-        depth = np.zeros(1, dtype=np.int64)
-        found, nodes, _, complete = dlx_search(links, MRV, 1, node_limit, 1, chosen, depth)
-        if found:
-            for q in range(depth[0]):
-                o = (chosen[0, q] - first) // 4
-                cell = o // side
-                out[cell // side, cell % side] = o % side + 1
-    for q in range(m - 1, -1, -1):
-        x = clue_nodes[q]
-        for t in range(3, -1, -1):
-            uncover(L, R, U, D, C, S, C[x + t])
-    return found, nodes, complete
 
 
 class Counter:
@@ -321,9 +270,8 @@ class DLXCounter(Counter):
 
     def __init__(self, n: int) -> None:
         super().__init__(n)
-        from solvers.dlx import count_sudoku, full_links
+        from solvers.dlx import count_sudoku
         self._count_sudoku = count_sudoku
-        self._links = full_links(n)
 
     def try_count(self, cells: np.ndarray, limit: int, node_limit: int) -> int | None:
         """The capped count, or None when ``node_limit`` nodes did not settle it."""
@@ -337,7 +285,7 @@ class DLXCounter(Counter):
         """(solvable, solution) or None when ``node_limit`` nodes did not settle it."""
         self.by_backend["dlx"] += 1
         out = np.empty_like(cells)
-        found, _, complete = dlx_solution(self._links, cells, self.n, node_limit, out)
+        found, _, complete = self._count_sudoku(Grid(self.n, cells), 1, node_limit, out)
         if found:
             return True, out
         return (False, None) if complete else None

@@ -44,10 +44,12 @@ def full_links(n: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def count_with_clues(links, cells, n, limit, node_limit):
+def count_with_clues(links, cells, n, limit, node_limit, out):
     """Count the solutions of ``cells`` on the full matrix ``links``: cover the
     items of each clue's option (inconsistent clues -> 0), run DLX (MRV), then
-    uncover in reverse. Returns (solutions, nodes, complete)."""
+    uncover in reverse. The first solution found is written into ``out``
+    (shape of ``cells``): node x of option o = (i·n² + j)·n² + k - 1 lies in
+    [first + 4o, first + 4o + 4). Returns (solutions, nodes, complete)."""
     L, R, U, D, C, S = links[0], links[1], links[2], links[3], links[4], links[5]
     side = n * n
     first = 4 * side * side + 1
@@ -75,9 +77,15 @@ def count_with_clues(links, cells, n, limit, node_limit):
             break
     count, nodes, complete = 0, 0, True
     if ok:
-        count, nodes, _, complete = dlx_search(links, MRV, limit, node_limit, 0,
-                                               np.empty((0, 1), dtype=np.int64),
-                                               np.empty(0, dtype=np.int64))
+        chosen = np.zeros((1, side * side), dtype=np.int64)
+        depth = np.zeros(1, dtype=np.int64)
+        count, nodes, _, complete = dlx_search(links, MRV, limit, node_limit, 1, chosen, depth)
+        if count:
+            out[:, :] = cells
+            for q in range(depth[0]):
+                o = (chosen[0, q] - first) // 4
+                cell = o // side
+                out[cell // side, cell % side] = o % side + 1
     for q in range(m - 1, -1, -1):
         x = clue_nodes[q]
         for t in range(3, -1, -1):
@@ -85,16 +93,21 @@ def count_with_clues(links, cells, n, limit, node_limit):
     return count, nodes, complete
 
 
-def count_sudoku(grid: Grid, limit: int = 2, node_limit: int = 0) -> tuple[int, int, bool]:
+def count_sudoku(grid: Grid, limit: int = 2, node_limit: int = 0,
+                 out: np.ndarray | None = None) -> tuple[int, int, bool]:
     """Count the solutions of ``grid`` up to ``limit`` (0 = all) with DLX (MRV).
 
     Returns (solutions found, search nodes, complete); ``complete`` is False
     only when ``node_limit`` (0 = none) stopped the search first. Inconsistent
-    clues give (0, 0, True). No verification: this is the generators' inner loop."""
+    clues give (0, 0, True). When ``out`` (an (n², n²) array) is given, the
+    first solution is written into it. No verification: this is the
+    generators' inner loop."""
     links = _FULL.get(grid.n)
     if links is None:
         links = full_links(grid.n)
-    return count_with_clues(links, grid.cells, grid.n, limit, node_limit)
+    if out is None:
+        out = np.empty_like(grid.cells)
+    return count_with_clues(links, grid.cells, grid.n, limit, node_limit, out)
 
 
 class DLX(Solver):
