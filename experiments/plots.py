@@ -12,7 +12,6 @@ matplotlib Figure built from a :class:`experiments.analysis.Campaign`.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import matplotlib

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import re
 import shutil
 import subprocess
