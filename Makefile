@@ -15,12 +15,14 @@ $(STAMP): pyproject.toml
 race: $(STAMP)
 	$(RACE) run --n 2..5
 
-## test: the whole test suite
+## test: the whole test suite (installs LaTeX, poppler, cadical, minisat first when root and missing)
 test: $(STAMP)
+	bash .ci/system-deps
 	$(PY) -m pytest
 
 ## bench: performance benchmarks (ratios against baselines measured in the same run)
 bench: $(STAMP)
+	bash .ci/system-deps --bench
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,bench]'
 	@set -e; for f in tests/bench/bench_*.py; do echo "== $$f"; $(PY) $$f; done
 
