@@ -16,6 +16,7 @@ from solvers.backtracking import Backtracking
 from solvers.dancing_links import DancingLinks, format_links, link_lr, link_ud, unlink_lr, unlink_ud
 from solvers.dlx import DLX, count_sudoku
 from solvers.sudoku_cover import decode, sudoku_cover
+from tests.conftest import full_grid, puzzle_from
 
 EQ6 = np.array([[0, 0, 1, 0, 1, 1, 0],
                 [1, 0, 0, 1, 0, 0, 1],
@@ -30,22 +31,8 @@ KNUTH_QUEENS = {1: (1, 2, 3), 2: (0, 3, 19), 3: (0, 4, 56), 4: (2, 13, 183), 5: 
                 10: (724, 11578, 198264)}
 
 
-def pattern_grid(n: int, rng: np.random.Generator) -> Grid:
-    """A valid full grid: the pattern ((i·n + i//n + j) mod n²) + 1 with rows in
-    bands, columns in stacks, bands, stacks and digits shuffled."""
-    side = n * n
-    i, j = np.indices((side, side))
-    base = (i * n + i // n + j) % side + 1
-    rows = np.concatenate([b * n + rng.permutation(n) for b in rng.permutation(n)])
-    cols = np.concatenate([b * n + rng.permutation(n) for b in rng.permutation(n)])
-    digits = np.concatenate([[0], rng.permutation(side) + 1])
-    return Grid(n, digits[base[rows][:, cols]])
-
-
-def blank(grid: Grid, fraction: float, rng: np.random.Generator) -> Grid:
-    cells = grid.cells.copy().ravel()
-    cells[rng.choice(cells.size, size=int(round(fraction * cells.size)), replace=False)] = 0
-    return Grid(grid.n, cells.reshape(grid.cells.shape))
+pattern_grid = full_grid   # a valid full grid (the shuffled pattern grid of tests/conftest.py)
+blank = puzzle_from       # blank a fraction of its cells
 
 
 def run(dl: DancingLinks, heuristic=MRV, limit=0, node_limit=0, keep=1):

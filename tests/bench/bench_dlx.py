@@ -36,6 +36,7 @@ from solvers.algorithm_x import MRV, dlx_search  # noqa: E402
 from solvers.dancing_links import DancingLinks  # noqa: E402
 from solvers.dlx import DLX, count_sudoku  # noqa: E402
 from solvers.sudoku_cover import sudoku_cover  # noqa: E402
+from tests.conftest import full_grid as pattern_grid  # noqa: E402
 
 KNUTH_QUEENS = {8: (92, 1049, 16680), 9: (352, 3440, 54818), 10: (724, 11578, 198264),
                 11: (2680, 45393, 783140), 12: (14200, 211716, 3594752),
@@ -43,16 +44,6 @@ KNUTH_QUEENS = {8: (92, 1049, 16680), 9: (352, 3440, 54818), 10: (724, 11578, 19
 
 
 # -- problems ------------------------------------------------------------------------
-
-def pattern_grid(n: int, rng: np.random.Generator) -> Grid:
-    side = n * n
-    i, j = np.indices((side, side))
-    base = (i * n + i // n + j) % side + 1
-    rows = np.concatenate([b * n + rng.permutation(n) for b in rng.permutation(n)])
-    cols = np.concatenate([b * n + rng.permutation(n) for b in rng.permutation(n)])
-    digits = np.concatenate([[0], rng.permutation(side) + 1])
-    return Grid(n, digits[base[rows][:, cols]])
-
 
 def random_full_grid(n: int, rng: np.random.Generator) -> Grid:
     """A less regular full grid than the pattern: a random first row completed
