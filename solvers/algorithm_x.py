@@ -91,6 +91,15 @@ def uncover(L, R, U, D, C, S, c):
 
 
 @njit(cache=True, inline="always")
+def uncover_option(L, R, U, D, C, S, r):
+    """Undo the covers of option r's other items, right to left (Algorithm 4, lines 16-17)."""
+    j = L[r]
+    while j != r:
+        uncover(L, R, U, D, C, S, C[j])
+        j = L[j]
+
+
+@njit(cache=True, inline="always")
 def choose(R, S, heuristic, zeros):
     """The item to branch on: first of minimal S (MRV), or simply R[h] (FIRST).
 
@@ -172,10 +181,7 @@ def dlx_search(links, heuristic, limit, node_limit, keep, chosen, depth):
                 break
             level -= 1
             r = O[level]
-            j = L[r]
-            while j != r:
-                uncover(L, R, U, D, C, S, C[j])
-                j = L[j]
+            uncover_option(L, R, U, D, C, S, r)
             zeros = zeros_after[level]
             c = cols[level]
             O[level] = D[r]
@@ -205,10 +211,6 @@ def dlx_search(links, heuristic, limit, node_limit, keep, chosen, depth):
             uncover(L, R, U, D, C, S, cols[level])
         while level > 0:
             level -= 1
-            r = O[level]
-            j = L[r]
-            while j != r:
-                uncover(L, R, U, D, C, S, C[j])
-                j = L[j]
+            uncover_option(L, R, U, D, C, S, O[level])
             uncover(L, R, U, D, C, S, cols[level])
     return count, nodes, updates, complete
