@@ -14,6 +14,11 @@ from formats.errors import RaceError
 #: dtype of the cell array: wide enough for any n a machine can hold.
 CELL_DTYPE = np.int32
 
+#: The largest box size any command accepts (a 400x400 grid). One limit for the
+#: readers, the solvers, the generators and the harness; a family may stop earlier
+#: where it is not feasible (see generators.puzzle_set).
+MAX_N = 20
+
 
 class Grid:
     """A Sudoku grid of box size ``n``: ``cells`` is ``(n², n²)``, 0 = empty."""

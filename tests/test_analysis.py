@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experiments import analysis
+from experiments.analysis import statistics as analysis
 from experiments.cli import main
 from formats.errors import RaceError
 

@@ -17,10 +17,10 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, strategies as st
 
-from experiments import campaign as camp
-from experiments import records
+from experiments.harness import campaign as camp
+from experiments.harness import records
 from experiments.cli import main
-from experiments.worker import measure
+from experiments.harness.worker import measure
 from formats import grid_text
 from formats.errors import RaceError
 from formats.grid import Grid

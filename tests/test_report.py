@@ -14,7 +14,9 @@ import matplotlib.image as mpimg
 import pytest
 from click.testing import CliRunner
 
-from experiments import analysis, plots, report
+from experiments.analysis import plots
+from experiments.analysis import statistics as analysis
+from experiments.report import build as report
 from experiments.cli import main
 
 #: the committed reference campaign the committed report is built from

@@ -29,8 +29,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from experiments import campaign as camp  # noqa: E402
-from experiments.executor import LocalExecutor  # noqa: E402
+from experiments.harness import campaign as camp  # noqa: E402
+from experiments.harness.executor import LocalExecutor  # noqa: E402
 from formats import grid_text  # noqa: E402
 from solvers import registry  # noqa: E402
 from tests.conftest import full_grid, puzzle_from  # noqa: E402
@@ -98,7 +98,7 @@ def campaign_overhead(count: int) -> tuple[list[float], float]:
             pass
         stamps = [time.perf_counter()]
         camp.run(prepared, executor, on_row=lambda row: stamps.append(time.perf_counter()))
-        from experiments import records
+        from experiments.harness import records
         rows = records.read_rows(config.runs_path)
         solve = [float(r["wall_s"]) for r in rows]
         assert len(rows) == count and all(r["status"] == "solved" for r in rows)

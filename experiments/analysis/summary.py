@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from experiments import analysis
+from experiments.analysis import statistics as analysis
 
 FAILURES = ("timeout", "memout", "error", "unknown", "skipped")
 

@@ -1,6 +1,6 @@
 """Executors: run cells in killable worker processes, under time and memory limits.
 
-A *request* describes one cell for a worker (see :mod:`experiments.worker`)::
+A *request* describes one cell for a worker (see :mod:`experiments.harness.worker`)::
 
     {"entrant": spec, "init": {"name", "target", "fixed", "spec"},
      "solve": {"instance", "text"}}
@@ -108,7 +108,7 @@ class WorkerProcess:
         self.ready: dict[str, Any] | None = None
         self._stderr = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "experiments.worker"], stdin=subprocess.PIPE,
+            [sys.executable, "-m", "experiments.harness.worker"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True,
             env=env if env is not None else worker_env(), bufsize=0)
         self._buf = b""
@@ -201,7 +201,7 @@ class LocalExecutor:
     """``jobs`` worker processes on this machine, each warm for one entrant.
 
     ``timeout_s`` and ``memory_mb`` (None = no memory limit) are per cell;
-    ``min_time`` is the worker's calibration target (see :func:`experiments.worker.measure`).
+    ``min_time`` is the worker's calibration target (see :func:`experiments.harness.worker.measure`).
     """
 
     def __init__(self, jobs: int, timeout_s: float, memory_mb: float | None = None,
@@ -447,4 +447,4 @@ class DaskExecutor:
 
 def repo_root() -> Path:
     """The project directory (where ``experiments/`` lives)."""
-    return Path(__file__).resolve().parent.parent
+    return Path(__file__).resolve().parents[2]

@@ -33,11 +33,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments import analysis, plots
+from experiments.analysis import plots
+from experiments.analysis import statistics as analysis
 from formats.errors import RaceError
 
 #: the committed report sources (report.tex lives here)
-REPORT_DIR: Path = Path(__file__).resolve().parents[1] / "report"
+REPORT_DIR: Path = Path(__file__).resolve().parents[2] / "report"
 #: source files copied when the report is built in another directory
 SOURCES: tuple[str, ...] = ("report.tex",)
 #: entrants and n the text may quote; their macros always exist

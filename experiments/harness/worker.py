@@ -1,6 +1,6 @@
 """The measurement worker: a process that runs cells of one entrant, warm.
 
-Started by the executor as ``python -m experiments.worker`` in a session of its
+Started by the executor as ``python -m experiments.harness.worker`` in a session of its
 own (so a kill of its process group takes external solver binaries with it).
 It speaks JSON lines: requests on stdin, replies on the real stdout (fd 1 is
 pointed at stderr once started, so nothing a solver prints can corrupt the

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 
-from experiments import campaign as camp
-from experiments import records
+from experiments.harness import campaign as camp
+from experiments.harness import records
 from formats.errors import RaceError
 
 #: defaults of `race run`, sized so that `race run --n 2..5` (= `make race`) finishes
@@ -81,7 +81,7 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
       race run --n 2,4 --timeout 5 --repeats 3 --jobs 1
       race run --n 2..4 --executor dask --scheduler tcp://10.0.0.1:8786
     """
-    from experiments.executor import DaskExecutor, LocalExecutor
+    from experiments.harness.executor import DaskExecutor, LocalExecutor
 
     if executor == "dask" and not scheduler:
         raise RaceError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
@@ -126,7 +126,7 @@ def _race(config: camp.Config, runner, canonical: str) -> int:
     """Prepare and run the campaign, print the summary; the exit status (130 if interrupted)."""
     from tqdm import tqdm
 
-    from experiments.summary import summary_text
+    from experiments.analysis.summary import summary_text
 
     try:
         prepared = camp.prepare(config, progress=True)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from experiments import analysis
+from experiments.analysis import statistics as analysis
 
 
 @click.command()
@@ -22,7 +22,7 @@ def plot(results_dir: Path, out: Path | None) -> None:
     Example:
       race plot results/reference-n2-5 -o /tmp/plots
     """
-    from experiments import plots
+    from experiments.analysis import plots
     campaign = analysis.load(results_dir)
     table = analysis.summary(campaign)
     written = plots.plot_all(campaign, out if out is not None else results_dir / "plots")
@@ -47,7 +47,7 @@ def report(results_dir: Path, report_dir: Path | None, no_pdf: bool) -> None:
     Example:
       race report results/reference-n2-5        # -> report/report.pdf
     """
-    from experiments import report as report_module
+    from experiments.report import build as report_module
     target = report_dir if report_dir is not None else report_module.REPORT_DIR
     result = report_module.build(results_dir, target, pdf=not no_pdf)
     click.echo(result.message)

@@ -20,11 +20,11 @@ from solvers.interface import SOLVED, UNSAT, WRONG
 
 #: modules that define click commands; each exposes ``COMMANDS`` (a list).
 COMMAND_MODULES: list[str] = [
-    "experiments.cli_cover",      # cover, example        (DLX)
-    "experiments.cli_sat",        # encode, decode        (SAT)
-    "experiments.cli_generate",   # generate              (generators)
-    "experiments.cli_run",        # run                   (harness)
-    "experiments.cli_report",     # plot, report          (analysis)
+    "experiments.cli.cover",      # cover, example        (DLX)
+    "experiments.cli.sat",        # encode, decode        (SAT)
+    "experiments.cli.generate",   # generate              (generators)
+    "experiments.cli.run",        # run                   (harness)
+    "experiments.cli.report",     # plot, report          (analysis)
 ]
 
 

@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from experiments import records
-from experiments.executor import repo_root, utc_now
+from experiments.harness import records
+from experiments.harness.executor import repo_root, utc_now
 from formats.errors import RaceError
 
 #: the default entrants of a race
@@ -494,7 +494,7 @@ class RunStats:
 
 def run(prepared: Prepared, executor: Any,
         on_row: Callable[[dict[str, Any]], None] | None = None) -> RunStats:
-    """Run the pending cells on ``executor`` (see :mod:`experiments.executor`),
+    """Run the pending cells on ``executor`` (see :mod:`experiments.harness.executor`),
     appending one row per cell to runs.csv as it finishes. Escalation turns cells
     into ``skipped`` rows. ``on_row`` is called after each row is written (progress).
     On KeyboardInterrupt the executor is closed and the exception re-raised:

@@ -7,7 +7,7 @@ values (no answer within the limit) are never drawn as measurements: they
 sit on the time-limit line as hollow markers.
 
 :func:`plot_all` writes all of them; each ``*_figure`` function returns one
-matplotlib Figure built from a :class:`experiments.analysis.Campaign`.
+matplotlib Figure built from a :class:`experiments.analysis.statistics.Campaign`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
-from experiments import analysis  # noqa: E402
+from experiments.analysis import statistics as analysis  # noqa: E402
 from formats.errors import RaceError  # noqa: E402
 
 #: figure name -> what it shows (the file stem of the PDF and PNG)
