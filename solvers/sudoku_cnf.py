@@ -38,6 +38,7 @@ import numpy as np
 
 from formats.errors import RaceError
 from formats.grid import Grid
+from solvers import rules
 
 ENCODINGS = ("minimal", "extended", "reduced")
 
@@ -105,17 +106,18 @@ def variables(n: int) -> np.ndarray:
     return np.arange(1, side ** 3 + 1, dtype=LIT_DTYPE).reshape(side, side, side)
 
 
-def groups(n: int, cube: np.ndarray) -> dict[str, np.ndarray]:
-    """The four families of exactly-one groups over ``cube`` (any (N, N, N) array):
-    each is an (N², N) array, one row per group, in the assignment's order."""
+def groups(n: int, table: np.ndarray) -> dict[str, np.ndarray]:
+    """The four families of exactly-one groups over ``table`` (any array of N³
+    entries, indexed [i, j, k]): each is an (N², N) array, one row per group, in
+    the assignment's order. Rows, columns and boxes are the core's units."""
     side = n * n
-    boxes = cube.reshape(n, n, n, n, side).transpose(0, 2, 4, 1, 3)   # (bi, bj, k, ri, rj)
-    return {
-        "row": cube.transpose(0, 2, 1).reshape(side * side, side),    # (i, k) over j   (i)
-        "column": cube.transpose(1, 2, 0).reshape(side * side, side),  # (j, k) over i  (ii)
-        "box": boxes.reshape(side * side, side),                       # (box, k)       (iii)
-        "cell": cube.reshape(side * side, side),                       # (i, j) over k  (iv)
-    }
+    per_cell = table.reshape(side * side, side)                      # (cell, k)
+    units, _ = rules.unit_tables(n)
+    per_unit = per_cell[units].transpose(0, 2, 1).reshape(3, side * side, side)  # (unit, k) over cells
+    return {"row": per_unit[0],          # (i, k) over j   (i)
+            "column": per_unit[1],       # (j, k) over i  (ii)
+            "box": per_unit[2],          # (box, k)       (iii)
+            "cell": per_cell}            # (i, j) over k  (iv)
 
 
 def at_most_one(rows: np.ndarray) -> np.ndarray:
@@ -164,28 +166,48 @@ def extended_blocks(n: int) -> list[np.ndarray]:
 
 
 def encode_reduced(grid: Grid) -> Formula:
-    """Propagate the clues, then encode only the remaining candidates."""
+    """Propagate the clues (:func:`solvers.rules.propagate`), then encode only
+    the remaining candidates."""
     n, side = grid.n, grid.side
-    fixed, cand = propagate(grid)
-    if fixed is None:   # the clues contradict each other
+    found = rules.propagate(grid.cells, n)
+    if found.contradiction:
         return Formula(n, "reduced", 1, [np.array([[1], [-1]], LIT_DTYPE)], grid.cells.copy(),
                        np.array([-1, -1], np.int64), ["propagation: the clues are contradictory"])
-    var_cell = np.concatenate([[-1], np.flatnonzero(cand)]).astype(np.int64)
-    numbering = np.zeros(side ** 3, dtype=LIT_DTYPE)
-    numbering[var_cell[1:]] = np.arange(1, var_cell.size, dtype=LIT_DTYPE)
-    cube = numbering.reshape(side, side, side)
+    open_cells = np.flatnonzero(found.cells.reshape(-1) == 0)
+    cell, k = np.nonzero(found.candidates[open_cells])
+    cell = open_cells[cell]                                  # (cell, k) pairs in (i, j, k) order
+    var_cell = np.concatenate([[-1], cell * side + k]).astype(np.int64)
+    variables = np.arange(1, var_cell.size, dtype=LIT_DTYPE)
+    _, cell_units = rules.unit_tables(n)
     blocks: list[np.ndarray] = []
-    for rows in groups(n, cube).values():
-        width = np.count_nonzero(rows, axis=1)
-        for w in np.unique(width[width > 0]):
-            chosen = rows[width == w]
-            packed = chosen[chosen != 0].reshape(-1, w)   # candidates of each group, in order
-            blocks.append(packed)
-            if w > 1:
-                blocks.append(at_most_one(packed))
-    decided = int(np.count_nonzero(fixed)) - grid.clues()
-    return Formula(n, "reduced", var_cell.size - 1, blocks, fixed, var_cell,
+    for family in range(4):             # rows, columns, boxes (by unit, value), cells
+        if family < 3:
+            position = np.argsort(cell_units[cell, family] * side + k, kind="stable")
+            members, key = variables[position], (cell_units[cell, family] * side + k)[position]
+        else:
+            members, key = variables, cell
+        blocks.extend(_group_blocks(members, key))
+    decided = int(np.count_nonzero(found.cells)) - grid.clues()
+    return Formula(n, "reduced", var_cell.size - 1, blocks, found.cells.copy(), var_cell,
                    [f"propagation decided {decided} cells beyond the {grid.clues()} clues"])
+
+
+def _group_blocks(members: np.ndarray, key: np.ndarray) -> list[np.ndarray]:
+    """Exactly-one clauses of the groups of ``members`` sharing a ``key`` (sorted,
+    members in group order): per group width w (ascending), one block of
+    at-least-one clauses and, for w > 1, its pairwise at-most-one block."""
+    if members.size == 0:
+        return []
+    first = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
+    width = np.diff(np.concatenate([first, [key.size]]))
+    blocks = []
+    for w in np.unique(width):
+        starts = first[width == w]
+        packed = members[starts[:, None] + np.arange(w)]
+        blocks.append(packed)
+        if w > 1:
+            blocks.append(at_most_one(packed))
+    return blocks
 
 
 ENCODERS = {"minimal": encode_minimal, "extended": encode_extended, "reduced": encode_reduced}
@@ -205,57 +227,6 @@ def structural_clause_count(n: int, encoding: str) -> int:
     4n⁴ + 2(n⁸-n⁶) for extended."""
     pairs = (n ** 8 - n ** 6) // 2
     return 4 * n ** 4 + {"minimal": pairs, "extended": 4 * pairs}[encoding]
-
-
-# -- propagation for the reduced encoding ----------------------------------------------
-
-def propagate(grid: Grid) -> tuple[np.ndarray | None, np.ndarray]:
-    """Unit propagation of the clues over the extended encoding.
-
-    Returns ``(fixed, candidates)``: ``fixed`` is the (N, N) grid of decided
-    cells, ``candidates`` an (N, N, N) bool array, True where value k+1 is still
-    possible in an undecided cell (i, j). A cell decided by the clues removes its
-    value from its peers; a cell with one candidate left (naked single) or a
-    value with one place left in a row, column or box (hidden single) is decided;
-    repeat until nothing changes. ``fixed`` is None when a contradiction shows
-    (two equal values in a unit, a cell or a unit without candidates)."""
-    n, side = grid.n, grid.side
-    fixed = grid.cells.astype(np.int64)
-    box_of = (np.arange(side)[:, None] // n) * n + np.arange(side)[None, :] // n
-    while True:
-        filled = fixed > 0
-        i, j = np.nonzero(filled)
-        k = fixed[i, j] - 1
-        row_has = np.bincount(i * side + k, minlength=side * side).reshape(side, side)
-        col_has = np.bincount(j * side + k, minlength=side * side).reshape(side, side)
-        box_has = np.bincount(box_of[i, j] * side + k, minlength=side * side).reshape(side, side)
-        if max(row_has.max(initial=0), col_has.max(initial=0), box_has.max(initial=0)) > 1:
-            return None, np.zeros((side, side, side), bool)
-        cand = ~filled[:, :, None] & (row_has[:, None, :] == 0) & (col_has[None, :, :] == 0) \
-            & (box_has[box_of] == 0)
-        count = cand.sum(axis=2)
-        if np.any(count[~filled] == 0):
-            return None, cand
-        # a value missing from a unit with no place left in it
-        per_row = cand.sum(axis=1)                        # (i, k)
-        per_col = cand.sum(axis=0)                        # (j, k)
-        per_box = cand.reshape(n, n, n, n, side).sum(axis=(1, 3)).reshape(side, side)  # (box, k)
-        if (np.any((per_row == 0) & (row_has == 0)) or np.any((per_col == 0) & (col_has == 0))
-                or np.any((per_box == 0) & (box_has == 0))):
-            return None, cand
-        new = np.zeros((side, side), np.int64)
-        singles = (count == 1) & ~filled
-        new[singles] = np.argmax(cand[singles], axis=1) + 1
-        hidden = cand & ((per_row[:, None, :] == 1) | (per_col[None, :, :] == 1)
-                         | (per_box[box_of] == 1))
-        hi, hj, hk = np.nonzero(hidden)
-        clash = (new[hi, hj] != 0) & (new[hi, hj] != hk + 1)
-        if np.any(clash):
-            return None, cand
-        new[hi, hj] = hk + 1
-        if not np.any(new):
-            return fixed.astype(grid.cells.dtype), cand
-        fixed = fixed + new
 
 
 # -- decoding (Task 9) ------------------------------------------------------------

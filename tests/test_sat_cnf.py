@@ -80,11 +80,9 @@ def test_reduced_encodes_a_100x100_grid_with_many_clues():
 def test_propagation_spots_contradictions():
     cells = np.zeros((4, 4), np.int32)
     cells[0, 0] = cells[0, 3] = 1
-    fixed, _ = sudoku_cnf.propagate(Grid(2, cells))
-    assert fixed is None
+    assert rules.propagate(cells, 2).contradiction
     cells = np.array([[1, 2, 0, 0], [0, 0, 0, 0], [0, 0, 0, 3], [0, 0, 0, 4]], np.int32)
-    fixed, _ = sudoku_cnf.propagate(Grid(2, cells))      # cell (1,4) needs 3 or 4: none left
-    assert fixed is None
+    assert rules.propagate(cells, 2).contradiction      # cell (1,4) needs 3 or 4: none left
     formula = sudoku_cnf.encode(Grid(2, cells), "reduced")
     solver = pysat_solver("cadical195", formula.blocks)
     assert solver.solve() is False
