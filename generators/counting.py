@@ -2,15 +2,15 @@
 
 Algorithm 2 asks two questions again and again: "does M still have a solution?"
 (fill phase, line 11) and "does M have exactly one solution?" (removal phase,
-line 14). A :class:`Counter` answers both, exactly, for one box size n:
+line 14). A :class:`SolutionCounter` answers both, exactly, for one box size n:
 
-* :meth:`Counter.count` -- the number of solutions, capped at ``limit``;
-* :meth:`Counter.solvable` -- is there a solution? (and one, when the
+* :meth:`SolutionCounter.count` -- the number of solutions, capped at ``limit``;
+* :meth:`SolutionCounter.solvable` -- is there a solution? (and one, when the
   backend gives it for free: a witness the fill phase reuses).
 
-Every question first goes through :func:`propagate`, a cheap exact pre-check:
-naked and hidden singles to a fixpoint (each candidate test is CanPlace on the
-row/column/box occupancy). Forced moves do not change the set of solutions, so
+Every question first goes through the rules core's propagation
+(:class:`solvers.rules.Candidates`), a cheap exact pre-check: naked and hidden
+singles to a fixpoint. Forced moves do not change the set of solutions, so
 a contradiction proves "none", a full grid proves "exactly one", and otherwise
 the reduced grid (same solutions, fewer empties) goes to a solver backend:
 
@@ -32,126 +32,23 @@ The counters count their work: ``calls`` (solver invocations), ``decided``
 from __future__ import annotations
 
 import time
-from collections import Counter as _Tally
-from functools import lru_cache
+from collections import Counter
 
 import numpy as np
-from numba import njit
 
 from formats.errors import RaceError
 from formats.grid import Grid
+from solvers import rules
 from solvers.backtracking import backtrack
 
-#: counter names accepted by :func:`make_counter`
-COUNTERS = ("auto", "robust", "dlx", "sat", "backtracking")
+#: counter backend names accepted by :func:`make_counter`
+COUNTER_BACKENDS = ("auto", "robust", "dlx", "sat", "backtracking")
 
 #: DLX node budget of the ``robust`` counter before it hands a grid to SAT.
 DLX_NODE_BUDGET = 20_000
 
 
-@lru_cache(maxsize=None)
-def unit_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``units``: (3n², n²) flat cell indices of each row, column, box;
-    ``cell_units``: (n⁴, 3) the row, column and box unit of each cell."""
-    side = n * n
-    i, j = np.indices((side, side))
-    box = (i // n) * n + j // n
-    cell_units = np.stack([i.ravel(), side + j.ravel(), 2 * side + box.ravel()], axis=1)
-    units = np.empty((3 * side, side), dtype=np.int64)
-    fill = np.zeros(3 * side, dtype=np.int64)
-    for c, us in enumerate(cell_units):
-        for u in us:
-            units[u, fill[u]] = c
-            fill[u] += 1
-    return units, cell_units.astype(np.int64)
-
-
-@njit(cache=True, nogil=True)
-def _place(flat, has, cell_units, c, k):
-    flat[c] = k
-    for t in range(3):
-        has[cell_units[c, t], k] = True
-
-
-@njit(cache=True, nogil=True)
-def _free(flat, has, cell_units, c, k):
-    """CanPlace(c, k) on the occupancy table."""
-    if flat[c] != 0:
-        return False
-    for t in range(3):
-        if has[cell_units[c, t], k]:
-            return False
-    return True
-
-
-@njit(cache=True, nogil=True)
-def propagate_cells(flat: np.ndarray, side: int, units: np.ndarray, cell_units: np.ndarray) -> int:
-    """Naked and hidden singles to a fixpoint on a flat cell array, in place.
-
-    Returns the number of cells still empty, or -1 when a contradiction shows
-    the grid has no solution (conflicting clues, a cell without candidates, or
-    a unit where a missing value fits nowhere). The solutions are unchanged."""
-    has = np.zeros((3 * side, side + 1), dtype=np.bool_)
-    empties = 0
-    for c in range(side * side):
-        k = flat[c]
-        if k == 0:
-            empties += 1
-            continue
-        for t in range(3):
-            if has[cell_units[c, t], k]:
-                return -1
-        _place(flat, has, cell_units, c, k)
-    changed = True
-    while changed and empties > 0:
-        changed = False
-        for c in range(side * side):              # naked singles
-            if flat[c] != 0:
-                continue
-            found = 0
-            last = 0
-            for k in range(1, side + 1):
-                if _free(flat, has, cell_units, c, k):
-                    found += 1
-                    last = k
-                    if found > 1:
-                        break
-            if found == 0:
-                return -1
-            if found == 1:
-                _place(flat, has, cell_units, c, last)
-                empties -= 1
-                changed = True
-        for u in range(3 * side):                  # hidden singles
-            for k in range(1, side + 1):
-                if has[u, k]:
-                    continue
-                found = 0
-                where = -1
-                for t in range(side):
-                    c = units[u, t]
-                    if _free(flat, has, cell_units, c, k):
-                        found += 1
-                        where = c
-                        if found > 1:
-                            break
-                if found == 0:
-                    return -1
-                if found == 1:
-                    _place(flat, has, cell_units, where, k)
-                    empties -= 1
-                    changed = True
-    return empties
-
-
-def propagate(cells: np.ndarray, n: int) -> int:
-    """:func:`propagate_cells` on an (n², n²) array, in place."""
-    units, cell_units = unit_tables(n)
-    return int(propagate_cells(cells.reshape(-1), n * n, units, cell_units))
-
-
-
-class Counter:
+class SolutionCounter:
     """Exact answers to "how many solutions, up to a limit?" for box size ``n``.
 
     :meth:`count` and :meth:`solvable` settle what propagation can, and hand
@@ -164,13 +61,19 @@ class Counter:
         self.n = n
         self.calls = 0           # questions that reached a solver
         self.decided = 0         # questions settled by propagation alone
-        self.by_backend: _Tally[str] = _Tally()
+        self.by_backend: Counter[str] = Counter()
         self.seconds = 0.0       # time inside solver backends
+        self._singles = rules.Candidates(n)
+
+    def propagate(self, cells: np.ndarray) -> tuple[int, np.ndarray]:
+        """Singles to the fixpoint on a copy of ``cells``: (undecided cells or
+        -1 on a contradiction, the reduced int32 grid)."""
+        left = self._singles.start(np.asarray(cells, dtype=np.int32))
+        return left, self._singles.cells.reshape(np.shape(cells)).copy()
 
     def count(self, cells: np.ndarray, limit: int = 2) -> int:
         """The number of solutions of ``cells``, capped at ``limit`` (>= 1)."""
-        work = np.array(cells, dtype=np.int32)
-        left = propagate(work, self.n)
+        left, work = self.propagate(cells)
         if left <= 0:
             self.decided += 1
             return 0 if left < 0 else 1
@@ -183,8 +86,7 @@ class Counter:
 
     def solvable(self, cells: np.ndarray) -> tuple[bool, np.ndarray | None]:
         """(has a solution, one solution when the backend gives one cheaply, else None)."""
-        work = np.array(cells, dtype=np.int32)
-        left = propagate(work, self.n)
+        left, work = self.propagate(cells)
         if left <= 0:
             self.decided += 1
             return (False, None) if left < 0 else (True, work)
@@ -224,12 +126,12 @@ class Counter:
         self._count(cells, 2) if side > 1 else None
         self._solvable(cells)
         self.by_backend.clear()
-        propagate(cells, self.n)
+        self.propagate(cells)
 
     def close(self) -> None:
         """Release solver resources (SAT solvers)."""
 
-    def __enter__(self) -> "Counter":
+    def __enter__(self) -> "SolutionCounter":
         return self
 
     def __exit__(self, *exc) -> None:
@@ -243,7 +145,7 @@ class Counter:
         raise NotImplementedError
 
 
-class BacktrackingCounter(Counter):
+class BacktrackingCounter(SolutionCounter):
     """Algorithm 1's compiled kernel, no budget (the reference)."""
 
     name = "backtracking"
@@ -262,7 +164,7 @@ class BacktrackingCounter(Counter):
         return (True, sol) if found else (False, None)
 
 
-class DLXCounter(Counter):
+class DLXCounter(SolutionCounter):
     """Dancing links (:func:`solvers.dlx.count_sudoku`, one shared matrix per n).
     :meth:`try_count` / :meth:`try_solvable` take a node budget and may give up."""
 
@@ -297,7 +199,7 @@ class DLXCounter(Counter):
         return self.try_solvable(cells, 0)
 
 
-class SATCounter(Counter):
+class SATCounter(SolutionCounter):
     """The incremental SAT counter (:class:`solvers.sat.IncrementalCounter`):
     one base encoding per n, the clues as assumptions. Gives no witness."""
 
@@ -370,7 +272,7 @@ class ReducedSAT:
             solver.delete()
 
 
-class RobustCounter(Counter):
+class RobustCounter(SolutionCounter):
     """DLX with a node budget first; SAT (complete, and without DLX's heavy
     tails at these sizes) for the grids on which the budget ran out.
 
@@ -387,10 +289,10 @@ class RobustCounter(Counter):
         self.node_budget = node_budget
         self._dlx = DLXCounter(n)
         self._dlx.by_backend = self.by_backend
-        self._sat: Counter | None = None
+        self._sat: SolutionCounter | None = None
         self._reduced: ReducedSAT | None = None
 
-    def _fallback(self) -> Counter:
+    def _fallback(self) -> SolutionCounter:
         if self._sat is None:
             try:
                 self._sat = SATCounter(self.n)
@@ -426,8 +328,7 @@ class RobustCounter(Counter):
         try:
             for v in values:
                 flat[c] = v
-                work = cells.astype(np.int32, copy=True)
-                left = propagate(work, self.n)
+                left, work = self.propagate(cells)
                 if left <= 0:
                     self.decided += 1
                     if left == 0:
@@ -466,15 +367,15 @@ def _with(cells: np.ndarray, c: int, v: int) -> np.ndarray:
     return out
 
 
-_KINDS = {"backtracking": BacktrackingCounter, "dlx": DLXCounter, "sat": SATCounter,
+_BACKENDS = {"backtracking": BacktrackingCounter, "dlx": DLXCounter, "sat": SATCounter,
           "robust": RobustCounter}
 
 
-def make_counter(n: int, name: str = "auto") -> Counter:
-    """A counter for box size ``n`` by name (see :data:`COUNTERS`); ``auto``
+def make_counter(n: int, name: str = "auto") -> SolutionCounter:
+    """A counter for box size ``n`` by name (see :data:`COUNTER_BACKENDS`); ``auto``
     is ``robust``, or ``backtracking`` when the DLX solver is not importable."""
-    if name not in COUNTERS:
-        raise RaceError(f"unknown counter {name!r} (known: {', '.join(COUNTERS)})")
+    if name not in COUNTER_BACKENDS:
+        raise RaceError(f"unknown counter {name!r} (known: {', '.join(COUNTER_BACKENDS)})")
     if name == "auto":
         try:
             import solvers.dlx  # noqa: F401
@@ -482,6 +383,6 @@ def make_counter(n: int, name: str = "auto") -> Counter:
         except ImportError:
             name = "backtracking"
     try:
-        return _KINDS[name](n)
+        return _BACKENDS[name](n)
     except ImportError as exc:
         raise RaceError(f"counter {name!r} is not available: {exc}") from None

@@ -30,8 +30,9 @@ from typing import NamedTuple
 import numpy as np
 
 from formats.errors import RaceError
-from generators.counting import Counter, unit_tables
-from generators.unique import fill_grid, generate_unique, pattern_solution
+from generators.counting import SolutionCounter
+from generators.unique import fill_grid, generate_unique
+from solvers import rules
 
 PATTERNS = ("random", "balanced")
 UNSAT_BASES = ("unique", "minimal")
@@ -56,19 +57,19 @@ class Puzzle:
     stats: dict[str, float] = field(default_factory=dict)
 
 
-def unique(n: int, streams: Streams, counter: Counter) -> Puzzle:
+def unique(n: int, streams: Streams, counter: SolutionCounter) -> Puzzle:
     """Algorithm 2: a puzzle with exactly one solution."""
     r = generate_unique(n, streams.fill, streams.remove, counter)
     return Puzzle(r.puzzle, r.solution, True, stats=r.stats)
 
 
-def minimal(n: int, streams: Streams, counter: Counter) -> Puzzle:
+def minimal(n: int, streams: Streams, counter: SolutionCounter) -> Puzzle:
     """A minimal puzzle: unique, and removing any clue breaks uniqueness."""
     r = generate_unique(n, streams.fill, streams.remove, counter, minimal=True)
     return Puzzle(r.puzzle, r.solution, True, stats=r.stats)
 
 
-def multi(n: int, streams: Streams, counter: Counter) -> Puzzle:
+def multi(n: int, streams: Streams, counter: SolutionCounter) -> Puzzle:
     """Algorithm 2 stopped before the restore: at least two solutions."""
     r = generate_unique(n, streams.fill, streams.remove, counter)
     if r.multi is None:
@@ -76,7 +77,7 @@ def multi(n: int, streams: Streams, counter: Counter) -> Puzzle:
     return Puzzle(r.multi, r.solution, False, stats=r.stats)
 
 
-def unsat(n: int, streams: Streams, counter: Counter, base: str = "unique") -> Puzzle:
+def unsat(n: int, streams: Streams, counter: SolutionCounter, base: str = "unique") -> Puzzle:
     """A ``base`` puzzle plus one clue that CanPlace allows but the unique
     solution contradicts: consistent clues, no solution. The (cell, value)
     pair is uniform among all such pairs."""
@@ -98,23 +99,13 @@ def wrong_clues(puzzle: np.ndarray, solution: np.ndarray, n: int) -> np.ndarray:
     """All (flat cell, value) pairs with the cell empty in ``puzzle``, the value
     allowed there by CanPlace and different from ``solution``'s, in row-major
     then value order."""
-    side = n * n
-    _, cell_units = unit_tables(n)
-    flat = puzzle.reshape(-1)
-    has = np.zeros((3 * side, side + 1), dtype=bool)
-    filled = np.flatnonzero(flat)
-    for t in range(3):
-        has[cell_units[filled, t], flat[filled]] = True
-    empty = np.flatnonzero(flat == 0)
-    us = cell_units[empty]
-    free = ~(has[us[:, 0]] | has[us[:, 1]] | has[us[:, 2]])        # (empties, side+1)
-    free[:, 0] = False
-    free[np.arange(empty.size), solution.reshape(-1)[empty]] = False
-    rows, values = np.nonzero(free)
-    return np.stack([empty[rows], values], axis=1)
+    free = rules.candidate_table(puzzle, n)                      # CanPlace, (n⁴, n²)
+    free[np.arange(free.shape[0]), solution.reshape(-1) - 1] = False
+    cells, values = np.nonzero(free)
+    return np.stack([cells, values + 1], axis=1)
 
 
-def holes(n: int, streams: Streams, counter: Counter, holes: float = 0.5,
+def holes(n: int, streams: Streams, counter: SolutionCounter, holes: float = 0.5,
           pattern: str = "random") -> Puzzle:
     """The fill phase's random solved grid with ``round(holes · n⁴)`` cells emptied."""
     side = n * n
@@ -161,7 +152,7 @@ def balanced_holes(n: int, count: int, rng: np.random.Generator) -> np.ndarray:
     rows = np.concatenate([b * n + rng.permutation(n) for b in rng.permutation(n)])
     cols = np.concatenate([b * n + rng.permutation(n) for b in rng.permutation(n)])
     digits = rng.permutation(side) + 1
-    t = pattern_solution(n)[rows][:, cols].reshape(-1)
+    t = rules.pattern_solution(n)[rows][:, cols].reshape(-1)
     chosen = np.flatnonzero(np.isin(t, digits[:q]))
     if r:
         extra = np.flatnonzero(t == digits[q])

@@ -16,19 +16,19 @@ with the same (seed, index, n) share the solved grid (see
 
 from __future__ import annotations
 
-import atexit
 import csv
 import hashlib
 import os
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from formats import grid_text
 from formats.errors import RaceError
-from formats.grid import Grid
+from formats.grid import MAX_N, Grid
 from generators import families
-from generators.counting import COUNTERS, Counter, make_counter
+from generators.counting import COUNTER_BACKENDS, SolutionCounter, make_counter
 
 #: the instance families, in the order the CLI lists them
 KINDS: tuple[str, ...] = ("unique", "minimal", "unsat", "multi", "holes")
@@ -37,27 +37,18 @@ GENERATOR_VERSION = "1"
 _KIND_CODE = {kind: code for code, kind in enumerate(KINDS)}
 MANIFEST = "manifest.csv"
 MANIFEST_FIELDS = ("file", "kind", "n", "seed", "index", "clues", "sha256")
-#: largest n accepted: n = 6 unique takes about a minute; n = 7 would need hours and GBs of CNF
-MAX_N = 6
-
-_counters: dict[tuple[int, str], Counter] = {}
-
-
-@atexit.register
-def close_counters() -> None:
-    """Free the cached counters' solvers (SAT) before the interpreter tears down."""
-    while _counters:
-        _counters.popitem()[1].close()
+#: largest n each family can be generated for (every family runs Algorithm 2's fill
+#: phase): n = 6 unique takes about a minute; n = 7 would need hours and GBs of CNF.
+#: The global limit of the project is :data:`formats.grid.MAX_N`.
+FAMILY_MAX_N: dict[str, int] = {"unique": 6, "minimal": 6, "unsat": 6, "multi": 6, "holes": 6}
 
 
-def counter_for(n: int, name: str = "auto") -> Counter:
+@lru_cache(maxsize=None)
+def counter_for(n: int, name: str = "auto") -> SolutionCounter:
     """The process-wide counter for (n, name), built and warmed up once."""
-    key = (n, name)
-    if key not in _counters:
-        counter = make_counter(n, name)
-        counter.warmup()
-        _counters[key] = counter
-    return _counters[key]
+    counter = make_counter(n, name)
+    counter.warmup()
+    return counter
 
 
 def streams(n: int, seed: int, index: int, kind: str) -> families.Streams:
@@ -78,14 +69,15 @@ def _resolve(kind: str, n: int, seed: int, index: int, options: dict) -> tuple[d
     if kind not in KINDS:
         raise RaceError(f"unknown kind {kind!r} (kinds: {', '.join(KINDS)})")
     n = _check_int("n", n, 1)
-    if n > MAX_N:
-        raise RaceError(f"n={n} is beyond what the generator can do (n <= {MAX_N})")
+    if n > FAMILY_MAX_N[kind]:
+        raise RaceError(f"n={n} is beyond what the generator can do for kind {kind!r} "
+                        f"(n <= {FAMILY_MAX_N[kind]})")
     _check_int("seed", seed, 0)
     _check_int("index", index, 0)
     options = dict(options)
     counter = options.pop("counter", "auto")
-    if counter not in COUNTERS:
-        raise RaceError(f"unknown counter {counter!r} (counters: {', '.join(COUNTERS)})")
+    if counter not in COUNTER_BACKENDS:
+        raise RaceError(f"unknown counter {counter!r} (counters: {', '.join(COUNTER_BACKENDS)})")
     allowed = families.FAMILIES[kind][1]
     unknown = set(options) - set(allowed)
     if unknown:

@@ -41,14 +41,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from generators.counting import Counter, unit_tables
-
-
-def pattern_solution(n: int) -> np.ndarray:
-    """The canonical solved grid: M[i,j] = (i·n + i//n + j) mod n² + 1."""
-    side = n * n
-    i, j = np.indices((side, side))
-    return ((i * n + i // n + j) % side + 1).astype(np.int32)
+from generators.counting import SolutionCounter
+from solvers import rules
+from solvers.rules import pattern_solution
 
 
 @dataclass
@@ -58,7 +53,7 @@ class FillStats:
     seconds: float = 0.0
 
 
-def fill_grid(n: int, rng: np.random.Generator, counter: Counter,
+def fill_grid(n: int, rng: np.random.Generator, counter: SolutionCounter,
               stats: FillStats | None = None) -> np.ndarray:
     """The fill phase of Algorithm 2: a random solved (n², n²) grid.
 
@@ -67,14 +62,11 @@ def fill_grid(n: int, rng: np.random.Generator, counter: Counter,
     stats = stats if stats is not None else FillStats()
     t0 = time.perf_counter()
     side = n * n
-    units, cell_units = unit_tables(n)
     cells = np.zeros((side, side), dtype=np.int32)
     flat = cells.reshape(-1)
-    has = np.zeros((3 * side, side + 1), dtype=bool)   # value k present in unit u
     witness = pattern_solution(n).reshape(-1)          # any solution of the empty grid
     for c in range(side * side):
-        us = cell_units[c]
-        candidates = np.flatnonzero(~(has[us[0]] | has[us[1]] | has[us[2]])[1:]) + 1  # CanPlace
+        candidates = rules.cell_candidates(cells, n, c // side, c % side)    # CanPlace
         for k in candidates[rng.permutation(candidates.size)]:
             stats.draws += 1
             flat[c] = k
@@ -87,7 +79,6 @@ def fill_grid(n: int, rng: np.random.Generator, counter: Counter,
                 break
         else:  # pragma: no cover - the grid before this cell was solvable
             raise AssertionError("no valid value for a cell of a solvable grid")
-        has[us, flat[c]] = True
     stats.seconds += time.perf_counter() - t0
     return cells
 
@@ -103,7 +94,7 @@ class RemoveResult:
     seconds: float = 0.0
 
 
-def remove_clues(solution: np.ndarray, n: int, rng: np.random.Generator, counter: Counter,
+def remove_clues(solution: np.ndarray, n: int, rng: np.random.Generator, counter: SolutionCounter,
                  minimal: bool = False) -> RemoveResult:
     """The removal phase of Algorithm 2 on a solved grid.
 
@@ -116,12 +107,11 @@ def remove_clues(solution: np.ndarray, n: int, rng: np.random.Generator, counter
     flat = cells.reshape(-1)
     multi = None
     tested = 0
-    _, cell_units = unit_tables(n)
     for c in rng.permutation(flat.size):
         k = flat[c]
         flat[c] = 0
         tested += 1
-        if still_unique(cells, c, k, n, cell_units, counter, solution):
+        if still_unique(cells, c, k, n, counter, solution):
             continue
         if multi is None:
             multi = cells.copy()
@@ -131,8 +121,8 @@ def remove_clues(solution: np.ndarray, n: int, rng: np.random.Generator, counter
     return RemoveResult(cells, multi, tested, time.perf_counter() - t0)
 
 
-def still_unique(cells: np.ndarray, c: int, k: int, n: int, cell_units: np.ndarray,
-                 counter: Counter, solution: np.ndarray | None = None) -> bool:
+def still_unique(cells: np.ndarray, c: int, k: int, n: int, counter: SolutionCounter,
+                 solution: np.ndarray | None = None) -> bool:
     """Does ``cells`` (a unique puzzle whose solution has k at flat cell c, now
     emptied) still have exactly one solution?
 
@@ -142,18 +132,8 @@ def still_unique(cells: np.ndarray, c: int, k: int, n: int, cell_units: np.ndarr
     grid: a few yes/no questions on grids with one more clue, which
     propagation mostly settles, instead of counting to 2 on the emptier grid.
     ``counter.count(cells, 2) == 1`` gives the same answer."""
-    flat = cells.reshape(-1)
     side = n * n
-    us = cell_units[c]
-    seen = np.zeros(side + 1, dtype=bool)
-    for u in us:
-        if u < side:
-            seen[flat[u * side:(u + 1) * side]] = True
-        elif u < 2 * side:
-            seen[flat[u - side::side]] = True
-    bi, bj = divmod(int(us[2]) - 2 * side, n)
-    seen[cells[bi * n:(bi + 1) * n, bj * n:(bj + 1) * n].reshape(-1)] = True
-    values = [v for v in range(1, side + 1) if v != k and not seen[v]]
+    values = [v for v in rules.cell_candidates(cells, n, c // side, c % side).tolist() if v != k]
     return not counter.differs(cells, c, values, solution)
 
 
@@ -168,7 +148,7 @@ class UniqueResult:
 
 
 def generate_unique(n: int, fill_rng: np.random.Generator, remove_rng: np.random.Generator,
-                    counter: Counter, minimal: bool = False) -> UniqueResult:
+                    counter: SolutionCounter, minimal: bool = False) -> UniqueResult:
     """Algorithm 2 (``minimal``: carried on to a minimal puzzle).
 
     ``fill_rng`` drives the fill phase, ``remove_rng`` the removal order; the

@@ -18,6 +18,7 @@ is left intact. It is not thread-safe (one matrix per n per process).
 from __future__ import annotations
 
 import time
+from functools import lru_cache
 
 import numpy as np
 from numba import njit
@@ -28,19 +29,14 @@ from solvers.dancing_links import DancingLinks
 from solvers.interface import Search, Solver
 from solvers.sudoku_cover import full_options, item_names, sudoku_cover
 
-_FULL: dict[int, np.ndarray] = {}          # n -> link block of the full Sudoku matrix
-
-
+@lru_cache(maxsize=None)
 def full_links(n: int) -> np.ndarray:
-    """The (6, size) link block of the full n⁶-option Sudoku matrix, built once per n."""
-    links = _FULL.get(n)
-    if links is None:
-        side = n * n
-        starts = np.arange(0, 4 * side ** 3 + 1, 4, dtype=np.int64)
-        links = DancingLinks.from_csr(list(item_names(n)), 4 * side * side, starts,
-                                      full_options(n).reshape(-1)).links
-        _FULL[n] = links
-    return links
+    """The (6, size) link block of the full n⁶-option Sudoku matrix, built once
+    per n. :func:`count_with_clues` changes it while it runs and restores it."""
+    side = n * n
+    starts = np.arange(0, 4 * side ** 3 + 1, 4, dtype=np.int64)
+    return DancingLinks.from_csr(list(item_names(n)), 4 * side * side, starts,
+                                 full_options(n).reshape(-1)).links
 
 
 @njit(cache=True)
@@ -102,9 +98,7 @@ def count_sudoku(grid: Grid, limit: int = 2, node_limit: int = 0,
     clues give (0, 0, True). When ``out`` (an (n², n²) array) is given, the
     first solution is written into it. No verification: this is the
     generators' inner loop."""
-    links = _FULL.get(grid.n)
-    if links is None:
-        links = full_links(grid.n)
+    links = full_links(grid.n)
     if out is None:
         out = np.empty_like(grid.cells)
     return count_with_clues(links, grid.cells, grid.n, limit, node_limit, out)

@@ -24,6 +24,7 @@ import numpy as np
 
 from formats.exact_cover import INDEX_DTYPE, ExactCover
 from formats.grid import CELL_DTYPE, Grid
+from solvers import rules
 
 
 @lru_cache(maxsize=8)
@@ -38,14 +39,17 @@ def item_names(n: int) -> tuple[str, ...]:
 
 @lru_cache(maxsize=8)
 def full_options(n: int) -> np.ndarray:
-    """The (n⁶, 4) array of item indices of every option, in option order."""
+    """The (n⁶, 4) array of item indices of every option, in option order.
+
+    With the core's unit numbering (row i, column n² + j, box 2n² + b) the
+    row, column and box items of option (c, k) are n⁴ + unit·n² + k."""
     side = n * n
     sq = side * side
-    i, j, k = (a.ravel() for a in np.meshgrid(np.arange(side), np.arange(side), np.arange(side),
-                                               indexing="ij"))
-    box = (i // n) * n + j // n
-    out = np.stack([i * side + j, sq + i * side + k, 2 * sq + j * side + k, 3 * sq + box * side + k],
-                   axis=1).astype(INDEX_DTYPE)
+    _, cell_units = rules.unit_tables(n)
+    cell = np.repeat(np.arange(sq, dtype=np.int64), side)
+    k = np.tile(np.arange(side, dtype=np.int64), sq)
+    out = np.concatenate([cell[:, None], sq + cell_units[cell] * side + k[:, None]],
+                         axis=1).astype(INDEX_DTYPE)
     out.setflags(write=False)
     return out
 

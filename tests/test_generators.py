@@ -16,7 +16,7 @@ from formats import grid_text
 from formats.errors import RaceError
 from formats.grid import Grid
 from generators import counting, families, puzzle_set
-from generators.counting import make_counter, propagate
+from generators.counting import make_counter
 from generators.unique import fill_grid, generate_unique
 from solvers import registry, rules
 from tests.conftest import full_grid, puzzle_from
@@ -172,7 +172,8 @@ def test_n1_and_impossible_families():
     dict(kind="nope"), dict(n=0), dict(n=True), dict(seed=-1), dict(index=-2),
     dict(kind="holes", holes=1.5), dict(kind="holes", pattern="spiral"),
     dict(kind="unique", holes=0.5), dict(counter="magic"), dict(kind="unsat", base="holes"),
-    dict(kind="holes", holes="lots"), dict(n=puzzle_set.MAX_N + 1)])
+    dict(kind="holes", holes="lots"), dict(n=puzzle_set.MAX_N + 1),
+    dict(n=puzzle_set.FAMILY_MAX_N["unique"] + 1)])
 def test_make_rejects_bad_arguments(bad):
     args = dict(kind="unique", n=2, seed=0, index=0) | bad
     with pytest.raises(RaceError):
@@ -222,8 +223,7 @@ def test_propagation_and_counters_agree_with_dlx(n, blanks, seed, wrong):
             c, v = pairs[rng.integers(len(pairs))]
             puzzle.cells.reshape(-1)[c] = v
     truth = count("dlx", puzzle, 3)
-    reduced = puzzle.cells.copy()
-    left = propagate(reduced, n)
+    left, reduced = rules.propagate(puzzle.cells, n)[:2]
     assert np.all(reduced[puzzle.cells != 0] == puzzle.cells[puzzle.cells != 0])
     if left < 0:
         assert truth == 0
@@ -242,7 +242,7 @@ def test_propagation_and_counters_agree_with_dlx(n, blanks, seed, wrong):
 
 def test_robust_counter_falls_back_to_sat_when_the_budget_runs_out():
     grid, _ = puzzle_set.make("minimal", 4, 0, 0)
-    assert propagate(grid.cells.copy(), 4) > 0          # needs search, not just singles
+    assert rules.propagate(grid.cells, 4).undecided > 0  # needs search, not just singles
     with counting.RobustCounter(4, node_budget=1) as counter:
         assert counter.count(grid.cells, 2) == 1
         assert counter.count(np.zeros_like(grid.cells), 2) == 2

@@ -87,3 +87,162 @@ def test_grid_validation():
     with pytest.raises(RaceError, match="cell \\(1, 2\\)"):
         Grid(2, np.array([[0, 5, 0, 0]] + [[0] * 4] * 3))
     assert Grid.empty(1).side == 1 and Grid.empty(4).cells.shape == (16, 16)
+
+
+# -- the geometry ------------------------------------------------------------------------
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_unit_tables_match_the_definition(n):
+    side = n * n
+    units, cell_units = rules.unit_tables(n)
+    assert units.shape == (3 * side, side) and cell_units.shape == (side ** 2, 3)
+    for i in range(side):
+        for j in range(side):
+            c = i * side + j
+            b = (i // n) * n + j // n
+            assert rules.box_of(n, i, j) == b
+            assert cell_units[c].tolist() == [i, side + j, 2 * side + b]
+            assert units[i].tolist() == [i * side + t for t in range(side)]
+            assert units[side + j].tolist() == [t * side + j for t in range(side)]
+            box = [r * side + q for r in range(side) for q in range(side)
+                   if (r // n) * n + q // n == b]                 # row-major inside the box
+            assert units[2 * side + b].tolist() == box
+            peers = {r * side + q for r in range(side) for q in range(side)
+                     if (r == i or q == j or (r // n, q // n) == (i // n, j // n)) and (r, q) != (i, j)}
+            assert rules.peers_of(n, c).tolist() == sorted(peers)
+            assert len(peers) == 3 * side - 2 * n - 1 if n > 1 else not peers
+    assert not units.flags.writeable and rules.unit_tables(n) is rules.unit_tables(n)
+    assert rules.is_solved(Grid(n, rules.pattern_solution(n)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 4), seed=st.integers(0, 2**32 - 1), blanks=st.floats(0, 1))
+def test_the_three_forms_of_canplace_agree(n, seed, blanks):
+    rng = np.random.default_rng(seed)
+    p = puzzle_from(full_grid(n, rng), blanks, rng)
+    if n > 1:                                  # maybe an extra clue, maybe a clash
+        p.cells.reshape(-1)[rng.integers(n ** 4)] = rng.integers(1, n * n + 1)
+    side = n * n
+    table = rules.candidate_table(p.cells, n)
+    for c in range(side * side):
+        i, j = divmod(c, side)
+        each = [k for k in range(1, side + 1) if rules.can_place(p, i, j, k)]
+        assert rules.cell_candidates(p.cells, n, i, j).tolist() == each
+        assert (np.flatnonzero(table[c]) + 1).tolist() == each
+
+
+# -- the propagation kernel against a brute-force oracle ----------------------------------
+def _solutions_n2() -> np.ndarray:
+    """All 288 solved 4x4 grids, by brute force over the 4!^4 row choices."""
+    from itertools import permutations
+    rows = np.array(list(permutations(range(1, 5))))
+    grids = np.array([[a, b, c, d] for a in rows for b in rows for c in rows for d in rows])
+    ok = [g for g in grids if rules.is_solved(Grid(2, g))]
+    return np.array(ok)
+
+
+SOLUTIONS_N2 = _solutions_n2()
+
+
+def test_there_are_288_solved_4x4_grids():
+    assert len(SOLUTIONS_N2) == 288
+
+
+def _check_fixpoint(found: rules.Propagation, n: int) -> None:
+    """Nothing left for singles: every undecided cell has two candidates or more,
+    every value missing from a unit two places or more, and the candidates are
+    exactly what CanPlace allows next to the decided cells."""
+    side = n * n
+    flat = found.cells.reshape(-1)
+    open_ = flat == 0
+    assert np.array_equal(found.candidates[open_], rules.candidate_table(found.cells, n)[open_])
+    assert np.all(found.candidates[open_].sum(axis=1) >= 2)
+    assert np.array_equal(found.candidates[~open_], np.eye(side, dtype=bool)[flat[~open_] - 1])
+    units, _ = rules.unit_tables(n)
+    places = found.candidates[units].sum(axis=1)                  # (unit, value)
+    placed = np.zeros((3 * side, side + 1), bool)
+    np.put_along_axis(placed, flat[units], True, axis=1)
+    assert np.all(places[~placed[:, 1:]] >= 2)
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), blanks=st.floats(0.2, 1.0), extra=st.integers(0, 3))
+def test_propagation_agrees_with_brute_force_n2(seed, blanks, extra):
+    rng = np.random.default_rng(seed)
+    puzzle = puzzle_from(Grid(2, SOLUTIONS_N2[rng.integers(288)]), blanks, rng)
+    for _ in range(extra):                      # clues that may clash or leave no solution
+        puzzle.cells.reshape(-1)[rng.integers(16)] = rng.integers(1, 5)
+    given = puzzle.cells != 0
+    sols = SOLUTIONS_N2[np.all((SOLUTIONS_N2 == puzzle.cells) | ~given, axis=(1, 2))]
+    found = rules.propagate(puzzle.cells, 2)
+    if len(sols):                               # sound: never a contradiction, never a wrong cell
+        assert not found.contradiction
+        decided = found.cells != 0
+        assert np.all(sols[:, decided] == found.cells[decided])
+        for s in sols:                          # no solution's value is ever excluded
+            assert np.all(found.candidates[np.arange(16), s.reshape(-1) - 1])
+        if found.undecided == 0:
+            assert len(sols) == 1 and np.array_equal(found.cells, sols[0])
+        _check_fixpoint(found, 2)
+    else:                                       # never "decided" without a solution
+        assert found.contradiction or found.undecided > 0
+    if not rules.is_consistent(puzzle):
+        assert found.contradiction
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(2, 3), seed=st.integers(0, 2**32 - 1), blanks=st.floats(0.3, 0.9),
+       wrong=st.booleans())
+def test_propagation_agrees_with_backtracking(n, seed, blanks, wrong):
+    from solvers.backtracking import Backtracking
+    rng = np.random.default_rng(seed)
+    solution = full_grid(n, rng)
+    puzzle = puzzle_from(solution, blanks, rng)
+    if wrong:
+        holes = np.flatnonzero(puzzle.cells == 0)
+        c = holes[rng.integers(holes.size)]
+        puzzle.cells.reshape(-1)[c] = 1 + (solution.cells.reshape(-1)[c] + rng.integers(n * n - 1)) % (n * n)
+    truth = Backtracking().count(puzzle, limit=2, keep=2)      # Algorithm 1: the oracle
+    found = rules.propagate(puzzle.cells, n)
+    if found.contradiction:
+        assert truth.count == 0
+    elif found.undecided == 0:
+        assert truth.count == 1 and np.array_equal(found.cells, truth.solutions[0].cells)
+    if truth.count:
+        decided = found.cells != 0
+        for s in truth.solutions:
+            assert np.all(s.cells[decided] == found.cells[decided])
+            assert np.all(found.candidates[np.arange(n ** 4), s.cells.reshape(-1) - 1])
+    if not found.contradiction:
+        _check_fixpoint(found, n)
+    if not wrong:
+        assert not found.contradiction
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 4), seed=st.integers(0, 2**32 - 1), blanks=st.floats(0, 1))
+def test_incremental_assignments_of_the_solution_never_contradict(n, seed, blanks):
+    rng = np.random.default_rng(seed)
+    solution = full_grid(n, rng)
+    state = rules.Candidates(n)
+    assert state.start(puzzle_from(solution, blanks, rng).cells) >= 0
+    for c in rng.permutation(n ** 4):
+        assert state.assign(int(c), int(solution.cells.reshape(-1)[c]))
+    assert state.undecided == 0 and np.array_equal(state.cells, solution.cells.reshape(-1))
+    if n > 1:                                    # a value of a decided peer: contradiction
+        assert not state.assign(0, int(solution.cells[0, 1])) and state.contradiction
+
+
+def test_a_clash_inside_a_box_only_is_caught_everywhere():
+    """Issue 15: two equal clues in one box, different rows and columns."""
+    from solvers.dlx import count_sudoku
+    cells = np.zeros((9, 9), np.int32)
+    cells[0, 0] = cells[1, 1] = 5
+    grid = Grid(3, cells)
+    assert count_sudoku(grid, limit=2) == (0, 0, True)
+    assert rules.propagate(cells, 3).contradiction
+    assert not rules.is_consistent(grid)
+    (c,) = rules.conflicts(grid)
+    assert (c.unit, c.index, c.value, c.cells) == ("box", 0, 5, ((0, 0), (1, 1)))
+    state = rules.Candidates(3)
+    assert state.start(np.zeros(81, np.int32)) == 81
+    assert state.assign(0, 5) and not state.assign(10, 5)

@@ -10,7 +10,7 @@ import click
 from formats import grid_text
 from formats.errors import RaceError
 from generators import families
-from generators.counting import COUNTERS
+from generators.counting import COUNTER_BACKENDS
 from generators.puzzle_set import KINDS, MAX_N, make, write_set
 
 
@@ -39,7 +39,7 @@ def _int(name: str, text: str, low: int) -> int:
               help="Where the holes go (--kind holes) [default: random].")
 @click.option("--base", type=click.Choice(families.UNSAT_BASES), default=None,
               help="Puzzle the wrong clue is added to (--kind unsat) [default: unique].")
-@click.option("--counter", type=click.Choice(COUNTERS), default="auto", show_default=True,
+@click.option("--counter", type=click.Choice(COUNTER_BACKENDS), default="auto", show_default=True,
               help="Solution counter (changes the speed, never the puzzles).")
 @click.option("--out", "-o", "out", default=None, type=click.Path(file_okay=False),
               help="Write one .sudoku file per puzzle and manifest.csv into this directory "
