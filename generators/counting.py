@@ -65,7 +65,7 @@ class SolutionCounter:
         self.seconds = 0.0       # time inside solver backends
         self._singles = rules.Candidates(n)
 
-    def propagate(self, cells: np.ndarray) -> tuple[int, np.ndarray]:
+    def reduced(self, cells: np.ndarray) -> tuple[int, np.ndarray]:
         """Singles to the fixpoint on a copy of ``cells``: (undecided cells or
         -1 on a contradiction, the reduced int32 grid)."""
         left = self._singles.start(np.asarray(cells, dtype=np.int32))
@@ -73,7 +73,7 @@ class SolutionCounter:
 
     def count(self, cells: np.ndarray, limit: int = 2) -> int:
         """The number of solutions of ``cells``, capped at ``limit`` (>= 1)."""
-        left, work = self.propagate(cells)
+        left, work = self.reduced(cells)
         if left <= 0:
             self.decided += 1
             return 0 if left < 0 else 1
@@ -86,7 +86,7 @@ class SolutionCounter:
 
     def solvable(self, cells: np.ndarray) -> tuple[bool, np.ndarray | None]:
         """(has a solution, one solution when the backend gives one cheaply, else None)."""
-        left, work = self.propagate(cells)
+        left, work = self.reduced(cells)
         if left <= 0:
             self.decided += 1
             return (False, None) if left < 0 else (True, work)
@@ -126,7 +126,7 @@ class SolutionCounter:
         self._count(cells, 2) if side > 1 else None
         self._solvable(cells)
         self.by_backend.clear()
-        self.propagate(cells)
+        self.reduced(cells)
 
     def close(self) -> None:
         """Release solver resources (SAT solvers)."""
@@ -328,7 +328,7 @@ class RobustCounter(SolutionCounter):
         try:
             for v in values:
                 flat[c] = v
-                left, work = self.propagate(cells)
+                left, work = self.reduced(cells)
                 if left <= 0:
                     self.decided += 1
                     if left == 0:
