@@ -19,7 +19,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import os
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -43,12 +42,32 @@ MANIFEST_FIELDS = ("file", "kind", "n", "seed", "index", "clues", "sha256")
 FAMILY_MAX_N: dict[str, int] = {"unique": 6, "minimal": 6, "unsat": 6, "multi": 6, "holes": 6}
 
 
-@lru_cache(maxsize=None)
-def counter_for(n: int, name: str = "auto") -> SolutionCounter:
-    """The process-wide counter for (n, name), built and warmed up once."""
-    counter = make_counter(n, name)
-    counter.warmup()
-    return counter
+class CounterPool:
+    """The counters of one batch of puzzles, by (n, backend name): each built
+    and warmed up on first use, all freed by :meth:`close` (SAT solvers must
+    go before the interpreter tears down). Use as a context manager."""
+
+    def __init__(self) -> None:
+        self._built: dict[tuple[int, str], SolutionCounter] = {}
+
+    def get(self, n: int, name: str = "auto") -> SolutionCounter:
+        """The counter for box size ``n`` and backend ``name`` (see COUNTER_BACKENDS)."""
+        key = (n, name)
+        if key not in self._built:
+            counter = make_counter(n, name)
+            counter.warmup()
+            self._built[key] = counter
+        return self._built[key]
+
+    def close(self) -> None:
+        while self._built:
+            self._built.popitem()[1].close()
+
+    def __enter__(self) -> "CounterPool":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 def streams(n: int, seed: int, index: int, kind: str) -> families.Streams:
@@ -118,7 +137,8 @@ def compact(cells: np.ndarray, n: int) -> str:
     return ",".join(map(str, cells.reshape(-1).tolist()))
 
 
-def make(kind: str, n: int, seed: int, index: int, **options) -> tuple[Grid, dict[str, str]]:
+def make(kind: str, n: int, seed: int, index: int, *, pool: CounterPool | None = None,
+         **options) -> tuple[Grid, dict[str, str]]:
     """Puzzle number ``index`` of the set (kind, n, seed) and its metadata.
 
     ``options``: ``holes`` (fraction in [0, 1]) and ``pattern`` (random |
@@ -127,11 +147,16 @@ def make(kind: str, n: int, seed: int, index: int, **options) -> tuple[Grid, dic
     n, seed, index, generator, the options, clues, and ``solution`` (the unique
     solution, unique/minimal) or ``planted`` (the solved grid the puzzle was cut
     from: a solution for holes and multi, contradicted by one clue for unsat).
-    Raises RaceError for a bad argument or a kind that cannot exist at this n."""
+    ``pool`` shares warmed-up counters across calls (a fresh one per call, closed
+    on return, when None). Raises RaceError for a bad argument or a kind that
+    cannot exist at this n."""
     meta = identity(kind, n, seed, index, **options)
     resolved, counter_name = _resolve(kind, n, seed, index, options)
+    if pool is None:
+        with CounterPool() as own:
+            return make(kind, n, seed, index, pool=own, **options)
     function = families.FAMILIES[kind][0]
-    puzzle = function(n, streams(n, seed, index, kind), counter_for(n, counter_name), **resolved)
+    puzzle = function(n, streams(n, seed, index, kind), pool.get(n, counter_name), **resolved)
     grid = Grid(n, puzzle.cells)
     meta["clues"] = str(grid.clues())
     meta["solution" if puzzle.unique_solution else "planted"] = compact(puzzle.planted, n)
@@ -178,20 +203,9 @@ def write_set(kind: str, n: int, count: int, seed: int, out_dir: Path, progress:
     if progress:
         from tqdm import tqdm
         indices = tqdm(indices, desc=f"{kind} n={n}", unit="puzzle", leave=False)
-    for index in indices:
-        name = puzzle_name(kind, n, seed, index)
-        path = out_dir / name
-        ident = identity(kind, n, seed, index, **options)
-        data = _cached(path, ident)
-        if data is None:
-            grid, meta = make(kind, n, seed, index, **options)
-            data = grid_text.format_native(grid, meta).encode("utf-8")
-            _write_atomic(path, data)
-            clues = meta["clues"]
-        else:
-            clues = grid_text.parse(data.decode("utf-8")).metadata["clues"]
-        rows[name] = {"file": name, "kind": kind, "n": str(n), "seed": str(seed), "index": str(index),
-                      "clues": clues, "sha256": hashlib.sha256(data).hexdigest()}
+    with CounterPool() as pool:
+        for index in indices:
+            rows[puzzle_name(kind, n, seed, index)] = _set_row(kind, n, seed, index, out_dir, pool, options)
     manifest = out_dir / MANIFEST
     for row in read_manifest(manifest):
         if row.get("file") not in rows and (out_dir / row.get("file", "")).is_file():
@@ -199,6 +213,25 @@ def write_set(kind: str, n: int, count: int, seed: int, out_dir: Path, progress:
     text = _manifest_text(sorted(rows.values(), key=lambda r: r["file"]))
     _write_atomic(manifest, text.encode("utf-8"))
     return manifest
+
+
+def _set_row(kind: str, n: int, seed: int, index: int, out_dir: Path, pool: CounterPool,
+             options: dict) -> dict[str, str]:
+    """Write puzzle ``index`` of the set unless a file of the same identity is
+    there already; its manifest row."""
+    name = puzzle_name(kind, n, seed, index)
+    path = out_dir / name
+    ident = identity(kind, n, seed, index, **options)
+    data = _cached(path, ident)
+    if data is None:
+        grid, meta = make(kind, n, seed, index, pool=pool, **options)
+        data = grid_text.format_native(grid, meta).encode("utf-8")
+        _write_atomic(path, data)
+        clues = meta["clues"]
+    else:
+        clues = grid_text.parse(data.decode("utf-8")).metadata["clues"]
+    return {"file": name, "kind": kind, "n": str(n), "seed": str(seed), "index": str(index),
+            "clues": clues, "sha256": hashlib.sha256(data).hexdigest()}
 
 
 def read_manifest(path: Path) -> list[dict[str, str]]:
