@@ -246,3 +246,16 @@ def test_a_clash_inside_a_box_only_is_caught_everywhere():
     state = rules.Candidates(3)
     assert state.start(np.zeros(81, np.int32)) == 81
     assert state.assign(0, 5) and not state.assign(10, 5)
+
+
+def test_candidates_refuse_out_of_range_input():
+    state = rules.Candidates(2)
+    with pytest.raises(ValueError):
+        state.start(np.full(16, 5))
+    with pytest.raises(ValueError):
+        state.start(np.zeros(9))
+    state.start(np.zeros(16))
+    with pytest.raises(ValueError):
+        state.assign(16, 1)
+    with pytest.raises(ValueError):
+        state.assign(0, 0)

@@ -216,14 +216,23 @@ class Candidates:
 
     def start(self, clues: np.ndarray) -> int:
         """Reset to ``clues`` (any array of n⁴ values, 0 = empty) and propagate.
-        Returns the number of undecided cells, -1 on a contradiction."""
-        undecided = propagate_clues(np.ascontiguousarray(clues).reshape(-1), *self._state())
+        Returns the number of undecided cells, -1 on a contradiction. Raises
+        ValueError for a wrong size or a value outside 0..n² (the kernel does
+        not check bounds)."""
+        flat = np.ascontiguousarray(clues, dtype=np.int32).reshape(-1)
+        side = self.n * self.n
+        if flat.size != side * side or (flat.size and not 0 <= flat.min() <= flat.max() <= side):
+            raise ValueError(f"expected {side * side} values in 0..{side}")
+        undecided = propagate_clues(flat, *self._state())
         self.contradiction = undecided < 0
         return int(undecided)
 
     def assign(self, cell: int, value: int) -> bool:
         """Decide flat ``cell`` = ``value`` and propagate; False (and
         :attr:`contradiction` set) when that contradicts the state."""
+        side = self.n * self.n
+        if not (0 <= cell < side * side and 1 <= value <= side):
+            raise ValueError(f"cell {cell} / value {value} outside the n={self.n} grid")
         if self.contradiction:
             return False
         ok = assign(cell, value, *self._state()) and drain(*self._state())
