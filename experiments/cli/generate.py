@@ -11,7 +11,7 @@ from formats import grid_text
 from formats.errors import RaceError
 from generators import families
 from generators.counting import COUNTERS
-from generators.puzzle_set import KINDS, MAX_N, make, write_set
+from generators.puzzle_set import KINDS, MAX_N, identity, make, write_set
 
 
 def _int(name: str, text: str, low: int) -> int:
@@ -22,6 +22,22 @@ def _int(name: str, text: str, low: int) -> int:
     if value < low:
         raise RaceError(f"--{name} must be >= {low}, got {value}")
     return value
+
+
+def generator_options(kind: str, holes: str | None, pattern: str | None,
+                      base: str | None) -> dict[str, object]:
+    """The generator options of ``--holes``, ``--pattern`` and ``--base`` for ``kind``
+    (only those given), in canonical form. Raises RaceError when an option does not go
+    with the kind or has a bad value (the values are checked by
+    :func:`generators.puzzle_set.identity`, the one validator)."""
+    if kind != "holes" and (holes is not None or pattern is not None):
+        raise RaceError("--holes and --pattern go with --kind holes")
+    if kind != "unsat" and base is not None:
+        raise RaceError("--base goes with --kind unsat")
+    given = {key: value for key, value in (("holes", holes), ("pattern", pattern), ("base", base))
+             if value is not None}
+    canonical = identity(kind, 2, 0, 0, **given)
+    return {key: float(canonical[key]) if key == "holes" else canonical[key] for key in given}
 
 
 @click.command("generate")
@@ -79,23 +95,7 @@ def generate(n_text: str, count_text: str, seed_text: str, kind: str, holes_text
         raise RaceError(f"--n {n} is beyond what the generator can do (n <= {MAX_N})")
     count = _int("count", count_text, 1)
     seed = _int("seed", seed_text, 0)
-    options: dict[str, object] = {"counter": counter}
-    if kind != "holes" and (holes_text is not None or pattern is not None):
-        raise RaceError("--holes and --pattern go with --kind holes")
-    if kind != "unsat" and base is not None:
-        raise RaceError("--base goes with --kind unsat")
-    if kind == "holes":
-        if holes_text is not None:
-            try:
-                options["holes"] = float(holes_text)
-            except ValueError:
-                raise RaceError(f"--holes must be a fraction in [0, 1], got {holes_text!r}") from None
-            if not 0 <= options["holes"] <= 1:
-                raise RaceError(f"--holes must be a fraction in [0, 1], got {holes_text}")
-        if pattern is not None:
-            options["pattern"] = pattern
-    if kind == "unsat" and base is not None:
-        options["base"] = base
+    options = {**generator_options(kind, holes_text, pattern, base), "counter": counter}
     if progress is None:
         progress = sys.stderr.isatty()
     if out is not None:
