@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from experiments.analysis import statistics as analysis
+from experiments.harness import schema
 from experiments.cli import main
 from formats.errors import RaceError
 
@@ -24,10 +25,10 @@ def write_campaign(root: Path, rows: list[dict], meta: dict | None = None) -> Pa
     """A campaign dir with ``rows`` (missing columns left empty) and a meta.json."""
     root.mkdir(parents=True, exist_ok=True)
     with open(root / "runs.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, analysis.COLUMNS)
+        writer = csv.DictWriter(f, schema.COLUMNS)
         writer.writeheader()
         for row in rows:
-            writer.writerow({c: row.get(c, "") for c in analysis.COLUMNS})
+            writer.writerow({c: row.get(c, "") for c in schema.COLUMNS})
     base = {"campaign": root.name, "entrants": sorted({r["entrant"] for r in rows}, reverse=True),
             "timeout_s": LIMIT, "instances": 4, "repeats": 1, "seed": 0, "kind": "unique"}
     (root / "meta.json").write_text(json.dumps(base | (meta or {})))

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, strategies as st
 
-from experiments.harness import records
+from experiments.harness import records, schema
 from experiments.harness.config import default_name, parse_n
 from experiments.harness.entrants import parse_entrants, split_specs
 from experiments.harness.instances import ensure_instances, instance_dir, instance_name, read_instance
@@ -105,7 +105,7 @@ def test_small_campaign_end_to_end(out):
     assert r.exit_code == 0, r.output
     directory = out / "small"
     header = (directory / "runs.csv").read_text().splitlines()[0].split(",")
-    assert tuple(header) == records.COLUMNS
+    assert tuple(header) == schema.COLUMNS
     rows = records.read_rows(directory / "runs.csv")
     assert len(rows) == 2 * 2 * 2
     assert {(r["entrant"], int(r["n"])) for r in rows} == {
@@ -258,7 +258,7 @@ def test_dask_local_cluster_gives_the_same_records(out, fakes):
                  "--scheduler", cluster.scheduler_address)
     assert r.exit_code == 0, r.output
     keep = ["entrant", "n", "instance", "repeat", "status", "verified", "instance_sha256", "clues",
-            "timeout_s", *records.COUNTERS]
+            "timeout_s", *schema.WORK_COUNTERS]
     local = sorted(tuple(row[k] for k in keep) for row in rows_of(out, "local"))
     remote = sorted(tuple(row[k] for k in keep) for row in rows_of(out, "dask"))
     assert local == remote and len(local) == 12
