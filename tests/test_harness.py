@@ -279,12 +279,34 @@ def test_dask_local_cluster_gives_the_same_records(out, fakes):
     (["--solvers", "backtracking", "--executor", "dask"], "--scheduler"),
     (["--solvers", "backtracking", "--scheduler", "tcp://x:1"], "only used with"),
     (["--solvers", "backtracking", "--executor", "dask", "--scheduler", "bogus://x"], "dask scheduler"),
+    (["--solvers", "backtracking", "--holes", "0.5"], "go with --kind holes"),
+    (["--solvers", "backtracking", "--kind", "holes", "--holes", "1.5"], "[0, 1]"),
+    (["--solvers", "backtracking", "--kind", "holes", "--holes", "lots"], "[0, 1]"),
+    (["--solvers", "backtracking", "--base", "minimal"], "goes with --kind unsat"),
+    (["--solvers", "backtracking", "--kind", "nosuch"], "unknown kind"),
 ])
 def test_bad_input_exits_2_with_one_line(tmp_path, args, needle):
     r = race(tmp_path, *args)
     assert r.exit_code == 2, r.output
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0]
+
+
+def test_holes_campaign_passes_the_options_to_the_generator(tmp_path):
+    r = race(tmp_path, "--n", "2", "--solvers", "backtracking", "--instances", "2", "--kind", "holes",
+             "--holes", "0.55", "--pattern", "balanced", "--timeout", "30")
+    assert r.exit_code == 0, r.output
+    name = "race-n2-holes-holes0.55-balanced-s0-i2-t30"
+    rows = rows_of(tmp_path, name)
+    assert len(rows) == 2 and all(row["status"] == "solved" for row in rows)
+    assert {int(row["clues"]) for row in rows} == {16 - 9}      # round(0.55 * 16) = 9 holes
+    for file in (instance_dir(tmp_path, "holes", 2, 0, {"holes": 0.55, "pattern": "balanced"})
+                 .glob("*.sudoku")):
+        meta = grid_text.read(file).metadata
+        assert (meta["holes"], meta["pattern"]) == ("0.55", "balanced")
+    meta = json.loads((tmp_path / name / "meta.json").read_text())
+    assert meta["generator_options"] == {"holes": 0.55, "pattern": "balanced"}
+    assert "--holes 0.55 --pattern balanced" in meta["command"]
 
 
 def test_resume_with_other_limits_is_refused(out):

@@ -99,9 +99,6 @@ def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | 
       race run --n 2..4 --executor dask --scheduler tcp://10.0.0.1:8786
       race run --n 3 --kind holes --holes 0.55 --pattern balanced
     """
-    from experiments.harness.dask_executor import DaskExecutor
-    from experiments.harness.executor import LocalExecutor
-
     if executor == "dask" and not scheduler:
         raise RaceError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
     if executor == "local" and scheduler:
@@ -125,11 +122,7 @@ def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | 
                     memory_mb=memory_mb, jobs=local_jobs if executor == "local" else (jobs or 0),
                     executor=executor, scheduler=scheduler, out=Path(out), campaign=name,
                     command=command, generator_options=options)
-    if executor == "dask":
-        runner = DaskExecutor(scheduler, jobs, timeout, memory_mb)
-        config.jobs = runner.jobs
-    else:
-        runner = LocalExecutor(local_jobs, timeout, memory_mb)
+    runner = _executor(config, jobs)
     # Ctrl-C / kill -INT / kill -TERM stop the campaign cleanly, even when started from a
     # shell that ignores SIGINT in background jobs
     previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
@@ -141,6 +134,17 @@ def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | 
             signal.signal(sig, handler)
     if code:
         sys.exit(code)
+
+
+def _executor(config: Config, jobs: int | None):
+    """The executor of ``config`` (for dask, ``config.jobs`` becomes the cluster's slots)."""
+    if config.executor == "dask":
+        from experiments.harness.dask_executor import DaskExecutor
+        runner = DaskExecutor(config.scheduler, jobs, config.timeout_s, config.memory_mb)
+        config.jobs = runner.jobs
+        return runner
+    from experiments.harness.executor import LocalExecutor
+    return LocalExecutor(config.jobs, config.timeout_s, config.memory_mb)
 
 
 def _registry() -> Registry:

@@ -74,6 +74,21 @@ def _peak_rss_kb() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
+def _verdict(grid: Any, first: Any, results: list[Any]) -> tuple[str, str]:
+    """The cell's status and message: the first solve's, unless a solve is wrong, the
+    repeats disagree or a returned grid fails the harness's own verification."""
+    from solvers import rules
+    from solvers.interface import SOLVED, WRONG
+    for r in results:
+        if r.status == WRONG:
+            return WRONG, r.message or "the solver's answer failed verification"
+        if r.status != first.status:
+            return WRONG, f"repeated solves disagree: {first.status} then {r.status}"
+        if r.status == SOLVED and (r.solution is None or not rules.is_solution_of(grid, r.solution)):
+            return WRONG, "the harness's re-verification rejected the returned grid"
+    return first.status, first.message
+
+
 def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
             max_iterations: int = MAX_ITERATIONS, rewarm_below: float = 0.0) -> dict[str, Any]:
     """Solve ``grid`` with ``solver`` and measure it.
@@ -92,7 +107,6 @@ def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
     of that size) and the measurement starts again. Every answer is re-verified with
     :func:`solvers.rules.is_solution_of`: the solver's own verdict is not trusted.
     """
-    from solvers import rules
     from solvers.interface import SOLVED, WRONG
 
     kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -123,17 +137,7 @@ def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
     ran_child = kids.ru_utime + kids.ru_stime > kids_cpu0 or kids.ru_maxrss > kids_peak0
     peak_kb = self_peak + (kids.ru_maxrss if ran_child else 0)
 
-    status, message = first.status, first.message
-    for r in results:
-        if r.status == WRONG:
-            status, message = WRONG, r.message or "the solver's answer failed verification"
-            break
-        if r.status != first.status:
-            status, message = WRONG, (f"repeated solves disagree: {first.status} then {r.status}")
-            break
-        if r.status == SOLVED and (r.solution is None or not rules.is_solution_of(grid, r.solution)):
-            status, message = WRONG, "the harness's re-verification rejected the returned grid"
-            break
+    status, message = _verdict(grid, first, results)
     times: dict[str, float] = {}
     for r in results:
         for phase, seconds in r.times.items():
