@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Callable
 
 import click
 
@@ -40,6 +41,22 @@ def generator_options(kind: str, holes: str | None, pattern: str | None,
     return {key: float(canonical[key]) if key == "holes" else canonical[key] for key in given}
 
 
+def family_options(command: Callable) -> Callable:
+    """Add the instance family's options ``--holes``, ``--pattern`` and ``--base`` to a
+    click command (parameters ``holes_text``, ``pattern``, ``base``)."""
+    options = [
+        click.option("--holes", "holes_text", default=None, metavar="F",
+                     help="Fraction of empty cells in [0, 1] (--kind holes) [default: 0.5]."),
+        click.option("--pattern", type=click.Choice(families.PATTERNS), default=None,
+                     help="Where the holes go (--kind holes) [default: random]."),
+        click.option("--base", type=click.Choice(families.UNSAT_BASES), default=None,
+                     help="Puzzle the wrong clue is added to (--kind unsat) [default: unique]."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 @click.command("generate")
 @click.option("--n", "n_text", required=True, metavar="N",
               help=f"Box size n (grid n² x n²), 1..{MAX_N}.")
@@ -49,12 +66,7 @@ def generator_options(kind: str, holes: str | None, pattern: str | None,
               help="Seed of the set (an integer >= 0).")
 @click.option("--kind", type=click.Choice(KINDS), default="unique", show_default=True,
               help="Instance family (see below).")
-@click.option("--holes", "holes_text", default=None, metavar="F",
-              help="Fraction of empty cells in [0, 1] (--kind holes) [default: 0.5].")
-@click.option("--pattern", type=click.Choice(families.PATTERNS), default=None,
-              help="Where the holes go (--kind holes) [default: random].")
-@click.option("--base", type=click.Choice(families.UNSAT_BASES), default=None,
-              help="Puzzle the wrong clue is added to (--kind unsat) [default: unique].")
+@family_options
 @click.option("--counter", type=click.Choice(COUNTERS), default="auto", show_default=True,
               help="Solution counter (changes the speed, never the puzzles).")
 @click.option("--out", "-o", "out", default=None, type=click.Path(file_okay=False),

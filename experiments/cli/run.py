@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from experiments.cli.generate import generator_options
+from experiments.cli.generate import family_options, generator_options
 from experiments.harness import records
 from experiments.harness.campaign import prepare
 from experiments.harness.config import Config, default_name, parse_n
@@ -18,7 +18,6 @@ from experiments.harness.entrants import DEFAULT_ENTRANTS, parse_entrants
 from experiments.harness.scheduling import run as run_cells
 from experiments.harness.schema import Status
 from formats.errors import RaceError
-from generators import families
 from solvers.registry import BUILTIN, Registry
 
 #: defaults of `race run`, sized so that `race run --n 2..5` (= `make race`) finishes
@@ -53,12 +52,7 @@ def _canonical(n_text: str, solvers: str, instances: int, kind: str, options: di
               show_default=True, help="Instances per n.")
 @click.option("--kind", default=DEFAULTS["kind"], show_default=True,
               help="Instance generator (see `race generate --help`).")
-@click.option("--holes", "holes_text", default=None, metavar="F",
-              help="Fraction of empty cells in [0, 1] (--kind holes) [default: 0.5].")
-@click.option("--pattern", type=click.Choice(families.PATTERNS), default=None,
-              help="Where the holes go (--kind holes) [default: random].")
-@click.option("--base", type=click.Choice(families.UNSAT_BASES), default=None,
-              help="Puzzle the wrong clue is added to (--kind unsat) [default: unique].")
+@family_options
 @click.option("--seed", type=click.IntRange(min=0), default=DEFAULTS["seed"], show_default=True,
               help="Seed of the instance set.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
