@@ -16,8 +16,8 @@ Requests and replies::
 
 ``init`` creates the entrant through a :class:`solvers.registry.Registry` made of
 the entry sent along (so a solver registered only in the parent, e.g. by a test,
-is found; nothing global changes) and calls ``warmup()`` once: imports and JIT compilation are never
-inside a measurement. ``solve`` parses the instance (outside the measurement),
+is found; nothing global changes) and calls ``warmup()`` once: imports and JIT
+compilation are never inside a measurement. ``solve`` parses the instance (outside the measurement),
 runs ``solver.solve(grid)`` and measures it (:func:`measure`). The worker exits
 when stdin closes.
 """

@@ -145,7 +145,7 @@ def add_entrant(m: Macros, campaign: analysis.Campaign, table: pd.DataFrame, gro
     m.add(f"{e}Backend", escape(params.get("backend", MISSING)))
     sub = table[table["entrant"] == entrant]
     m.add(f"{e}SolvedTotal", f"{int(sub['solved'].sum())}/{int(sub['total'].sum())}" if present else MISSING)
-    m.add(f"{e}WrongTotal", tex_int(int(sub["wrong"].sum())) if present else MISSING)
+    m.add(f"{e}WrongTotal", tex_int(int(sub[Status.WRONG.value].sum())) if present else MISSING)
     complete = [int(r.n) for r in sub.itertuples() if r.solved == r.total and r.total > 0]
     m.add(f"{e}MaxAllSolvedN", max(complete) if complete else MISSING)
     failing = [int(r.n) for r in sub.itertuples() if r.solved < r.total]
