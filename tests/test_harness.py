@@ -309,6 +309,26 @@ def test_holes_campaign_passes_the_options_to_the_generator(tmp_path):
     assert "--holes 0.55 --pattern balanced" in meta["command"]
 
 
+def test_rows_censor_at_the_limit_and_refuse_unknown_statuses():
+    (entrant,) = parse_entrants("backtracking")
+    cell = Cell("backtracking", 2, "i0", 0)
+    timeout = records.make_row("c", "unique", 0, 7.5, entrant, cell,
+                               {"status": "timeout", "wall_s": 9.9, "counters": {"nodes": 3}})
+    assert (timeout["status"], timeout["wall_s"], timeout["cpu_s"]) == ("timeout", 7.5, 7.5)
+    assert "nodes" not in timeout and timeout["verified"] is False
+    solved = records.make_row("c", "unique", 0, 7.5, entrant, cell,
+                              {"status": schema.Status.SOLVED, "verified": True, "wall_s": 0.25,
+                               "times": {"search": 0.5, "bogus": 1.0}, "counters": {"nodes": 3}})
+    assert (solved["status"], solved["wall_s"], solved["t_search"], solved["nodes"]) == \
+        ("solved", 0.25, 0.5, 3)
+    assert "t_bogus" not in solved
+    odd = records.make_row("c", "unique", 0, 7.5, entrant, cell, {"status": "maybe"})
+    assert odd["status"] == "error" and "'maybe'" in odd["message"]
+    assert schema.answered("solved", "True") and schema.answered("unsat", "")
+    assert not schema.answered("solved", "") and not schema.answered("solved", float("nan"))
+    assert not schema.answered("timeout", True)
+
+
 def test_resume_with_other_limits_is_refused(out):
     r = race(out, "--n", "2", "--solvers", "backtracking", "--instances", "1", "--campaign", "c")
     assert r.exit_code == 0, r.output

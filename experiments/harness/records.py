@@ -103,7 +103,11 @@ def make_row(campaign: str, kind: str, seed: int, timeout_s: float, entrant: "En
     """The runs.csv row of a finished (or skipped) cell of campaign ``campaign`` run on
     instances of family ``kind`` and ``seed`` under the limit ``timeout_s``. A cell that
     hit the limit gets the limit in its time columns (the record contract)."""
-    status = Status(outcome.get("status", Status.ERROR))
+    try:
+        status = Status(outcome.get("status", Status.ERROR))
+    except ValueError:                                  # a status word outside the contract
+        outcome = {**outcome, "message": f"unknown status {outcome.get('status')!r}"}
+        status = Status.ERROR
     inst = cell.instance
     row: dict[str, Any] = {
         "campaign": campaign, "entrant": entrant.spec, "solver": entrant.name,
