@@ -1,4 +1,4 @@
-"""Misbehaving solvers for the harness tests (registered by the tests only).
+"""Misbehaving solvers for the harness tests (in :func:`fake_registry`, used by the tests only).
 
 Imported by the harness's worker processes as ``tests.fake_solvers`` (the project root is on
 sys.path under pytest, and the harness hands the parent's sys.path to workers).
@@ -15,6 +15,7 @@ import numpy as np
 
 from formats.grid import Grid
 from solvers.interface import Search, Solver
+from solvers.registry import BUILTIN, Registry
 
 
 class Hang(Solver):
@@ -102,3 +103,11 @@ FAKES = {
     "hog": ("tests.fake_solvers:Hog", {}),
     "slow": ("tests.fake_solvers:Slow", {}),
 }
+
+
+def fake_registry(base: Registry = BUILTIN) -> Registry:
+    """``base`` plus the fake solvers above (``race run`` takes it as ``obj={"registry": ...}``)."""
+    registry = base
+    for name, (target, fixed) in FAKES.items():
+        registry = registry.register(name, target, fixed)
+    return registry

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from experiments.analysis import statistics as analysis
+from experiments.harness import schema
 from experiments.cli import main
 from formats.errors import RaceError
 
@@ -24,10 +25,10 @@ def write_campaign(root: Path, rows: list[dict], meta: dict | None = None) -> Pa
     """A campaign dir with ``rows`` (missing columns left empty) and a meta.json."""
     root.mkdir(parents=True, exist_ok=True)
     with open(root / "runs.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, analysis.COLUMNS)
+        writer = csv.DictWriter(f, schema.COLUMNS)
         writer.writeheader()
         for row in rows:
-            writer.writerow({c: row.get(c, "") for c in analysis.COLUMNS})
+            writer.writerow({c: row.get(c, "") for c in schema.COLUMNS})
     base = {"campaign": root.name, "entrants": sorted({r["entrant"] for r in rows}, reverse=True),
             "timeout_s": LIMIT, "instances": 4, "repeats": 1, "seed": 0, "kind": "unique"}
     (root / "meta.json").write_text(json.dumps(base | (meta or {})))
@@ -215,3 +216,15 @@ def test_cli_plot_bad_dir_exits_2_with_one_line(tmp_path):
     result = CliRunner().invoke(main, ["plot", str(tmp_path / "missing")])
     assert result.exit_code == 2
     assert result.output.strip().count("\n") == 0 and "not a campaign directory" in result.output
+
+
+def test_solved_without_verified_true_is_censored(tmp_path):
+    """Only verified = True makes a solved run a measured time: a blank or false one is censored."""
+    rows = [run("a", 2, "i1", "solved", 1.0), run("a", 2, "i2", "solved", 2.0, verified=""),
+            run("a", 2, "i3", "solved", 3.0, verified=False), run("a", 2, "i4", "unsat", 4.0)]
+    campaign = analysis.load(write_campaign(tmp_path / "c", rows))
+    times = analysis.instance_times(campaign.runs).set_index("instance")["time"]
+    assert times.to_dict() == {"i1": 1.0, "i2": math.inf, "i3": math.inf, "i4": 4.0}
+    r = row(analysis.summary(campaign), "a", 2)
+    assert (r["solved"], r["total"]) == (2, 4)
+    assert r["par2_s"] == (1.0 + 4.0 + 2 * 2 * LIMIT) / 4

@@ -17,17 +17,20 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, strategies as st
 
-from experiments.harness import campaign as camp
-from experiments.harness import records
+from experiments.harness import records, schema
+from experiments.harness.config import default_name, parse_n
+from experiments.harness.entrants import parse_entrants, split_specs
+from experiments.harness.instances import ensure_instances, instance_dir, instance_name, read_instance
+from experiments.harness.scheduling import START_ATTEMPTS, Cell, Escalation
 from experiments.cli import main
 from experiments.harness.worker import measure
 from formats import grid_text
 from formats.errors import RaceError
-from formats.grid import Grid
+from formats.grid import MAX_N, Grid
 from solvers import registry, rules
 from solvers.backtracking import Backtracking
 from tests.conftest import full_grid, puzzle_from
-from tests.fake_solvers import FAKES
+from tests.fake_solvers import fake_registry
 
 ROOT = Path(__file__).resolve().parent.parent
 META_KEYS = {"campaign", "command", "created_at", "n_values", "entrants", "kind", "seed", "instances",
@@ -37,13 +40,13 @@ META_KEYS = {"campaign", "command", "created_at", "n_values", "entrants", "kind"
 
 def write_instances(out: Path, n: int, count: int, kind: str = "unique", seed: int = 0) -> Path:
     """An instance set as the generator caches it (files + manifest.csv): blanked valid grids."""
-    directory = camp.instance_dir(out, kind, n, seed)
+    directory = instance_dir(out, kind, n, seed)
     directory.mkdir(parents=True, exist_ok=True)
     rows = []
     for index in range(count):
         rng = np.random.default_rng([seed, n, index])
         grid = puzzle_from(full_grid(n, rng), 0.5, rng)
-        name = camp.instance_name(kind, n, seed, index)
+        name = instance_name(kind, n, seed, index)
         data = grid_text.format_native(grid, {"kind": kind, "n": n}).encode()
         (directory / name).write_bytes(data)
         rows.append({"file": name, "kind": kind, "n": n, "seed": seed, "index": index,
@@ -63,13 +66,18 @@ def out(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def fakes(monkeypatch):
-    for name, entry in FAKES.items():
-        monkeypatch.setitem(registry.SOLVERS, name, entry)
+def fakes():
+    """The built-in solvers plus the misbehaving ones of tests/fake_solvers.py."""
+    return fake_registry()
 
 
 def race(out: Path, *args: str):
-    return CliRunner().invoke(main, ["run", "--out", str(out), *args])
+    return race_with(registry.BUILTIN, out, *args)
+
+
+def race_with(solvers: registry.Registry, out: Path, *args: str):
+    """``race run --out OUT ARGS`` with the solvers of ``solvers``."""
+    return CliRunner().invoke(main, ["run", "--out", str(out), *args], obj={"registry": solvers})
 
 
 def rows_of(out: Path, campaign: str | None = None) -> list[dict[str, str]]:
@@ -97,14 +105,14 @@ def test_small_campaign_end_to_end(out):
     assert r.exit_code == 0, r.output
     directory = out / "small"
     header = (directory / "runs.csv").read_text().splitlines()[0].split(",")
-    assert tuple(header) == records.COLUMNS
+    assert tuple(header) == schema.COLUMNS
     rows = records.read_rows(directory / "runs.csv")
     assert len(rows) == 2 * 2 * 2
     assert {(r["entrant"], int(r["n"])) for r in rows} == {
         (e, n) for e in ("backtracking", other) for n in (2, 3)}
     manifest = {}
     for n in (2, 3):
-        with open(camp.instance_dir(out, "unique", n, 0) / "manifest.csv") as f:
+        with open(instance_dir(out, "unique", n, 0) / "manifest.csv") as f:
             manifest.update({m["file"]: m for m in csv.DictReader(f)})
     for row in rows:
         assert row["status"] == "solved" and row["verified"] == "True", row
@@ -125,7 +133,7 @@ def test_small_campaign_end_to_end(out):
 
 
 def test_hanging_solver_times_out_and_escalation_skips(out, fakes):
-    r = race(out, "--n", "2..3", "--solvers", "hang,backtracking", "--instances", "2",
+    r = race_with(fakes, out, "--n", "2..3", "--solvers", "hang,backtracking", "--instances", "2",
              "--timeout", "1", "--campaign", "hang")
     assert r.exit_code == 0, r.output
     rows = rows_of(out, "hang")
@@ -141,7 +149,7 @@ def test_hanging_solver_times_out_and_escalation_skips(out, fakes):
 
 def test_timeout_kills_the_whole_process_group(out, fakes, tmp_path):
     pidfile = tmp_path / "child.pid"
-    r = race(out, "--n", "2", "--solvers", f"hang-child:pidfile={pidfile}", "--instances", "1",
+    r = race_with(fakes, out, "--n", "2", "--solvers", f"hang-child:pidfile={pidfile}", "--instances", "1",
              "--timeout", "1", "--campaign", "child")
     assert r.exit_code == 0, r.output
     assert [row["status"] for row in rows_of(out, "child")] == ["timeout"]
@@ -159,7 +167,7 @@ def test_timeout_kills_the_whole_process_group(out, fakes, tmp_path):
 
 
 def test_wrong_grid_is_wrong_and_crash_is_error(out, fakes):
-    r = race(out, "--n", "2", "--solvers", "wrong,crash,backtracking", "--instances", "2",
+    r = race_with(fakes, out, "--n", "2", "--solvers", "wrong,crash,backtracking", "--instances", "2",
              "--timeout", "10", "--campaign", "bad")
     assert r.exit_code == 0, r.output
     rows = rows_of(out, "bad")
@@ -176,7 +184,7 @@ def test_wrong_grid_is_wrong_and_crash_is_error(out, fakes):
 
 
 def test_entrant_that_cannot_start_is_error_and_not_retried_forever(out, fakes):
-    r = race(out, "--n", "2..3", "--solvers", "bad-warmup,backtracking", "--instances", "2",
+    r = race_with(fakes, out, "--n", "2..3", "--solvers", "bad-warmup,backtracking", "--instances", "2",
              "--jobs", "1", "--campaign", "broken")
     assert r.exit_code == 0, r.output
     rows = rows_of(out, "broken")
@@ -184,12 +192,12 @@ def test_entrant_that_cannot_start_is_error_and_not_retried_forever(out, fakes):
     assert len(bad) == 4 and all(row["status"] == "error" for row in bad)
     messages = [row["message"] for row in bad]
     assert sum("no engine in this worker" in m for m in messages) == 4
-    assert sum(m.startswith("not run:") for m in messages) == 4 - camp.START_ATTEMPTS
+    assert sum(m.startswith("not run:") for m in messages) == 4 - START_ATTEMPTS
     assert all(row["status"] == "solved" for row in rows if row["entrant"] == "backtracking")
 
 
 def test_memory_hog_is_memout(out, fakes):
-    r = race(out, "--n", "2", "--solvers", "hog:mb=500", "--instances", "1", "--memory", "300",
+    r = race_with(fakes, out, "--n", "2", "--solvers", "hog:mb=500", "--instances", "1", "--memory", "300",
              "--timeout", "8", "--campaign", "hog")
     assert r.exit_code == 0, r.output
     (row,) = rows_of(out, "hog")
@@ -199,9 +207,9 @@ def test_memory_hog_is_memout(out, fakes):
 def test_interrupted_campaign_resumes_without_rerunning(out, fakes):
     args = ["run", "--out", str(out), "--n", "2..3", "--solvers", "slow:delay=0.25", "--instances",
             "2", "--repeats", "2", "--jobs", "1", "--timeout", "10", "--campaign", "resume"]
-    boot = ("import sys; from solvers import registry; from tests.fake_solvers import FAKES; "
-            "registry.SOLVERS.update(FAKES); from experiments.cli import main; "
-            "sys.argv = ['race'] + sys.argv[1:]; main()")
+    boot = ("import sys; from tests.fake_solvers import fake_registry; "
+            "from experiments.cli import main; "
+            "sys.argv = ['race'] + sys.argv[1:]; main(obj={'registry': fake_registry()})")
     proc = subprocess.Popen([sys.executable, "-c", boot, *args], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -215,7 +223,7 @@ def test_interrupted_campaign_resumes_without_rerunning(out, fakes):
     assert "resume" in stderr
     before = records.read_rows(runs)
     assert 3 <= len(before) < 8
-    r = CliRunner().invoke(main, args)
+    r = CliRunner().invoke(main, args, obj={"registry": fakes})
     assert r.exit_code == 0, r.output
     assert f"{len(before)} already recorded, {8 - len(before)} to run" in r.output
     after = records.read_rows(runs)
@@ -242,15 +250,15 @@ def test_dask_local_cluster_gives_the_same_records(out, fakes):
 
     common = ["--n", "2..3", "--solvers", "backtracking,wrong,hang", "--instances", "2",
               "--timeout", "1"]
-    r = race(out, *common, "--campaign", "local")
+    r = race_with(fakes, out, *common, "--campaign", "local")
     assert r.exit_code == 0, r.output
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
-        r = race(out, *common, "--campaign", "dask", "--executor", "dask",
+        r = race_with(fakes, out, *common, "--campaign", "dask", "--executor", "dask",
                  "--scheduler", cluster.scheduler_address)
     assert r.exit_code == 0, r.output
     keep = ["entrant", "n", "instance", "repeat", "status", "verified", "instance_sha256", "clues",
-            "timeout_s", *records.COUNTERS]
+            "timeout_s", *schema.WORK_COUNTERS]
     local = sorted(tuple(row[k] for k in keep) for row in rows_of(out, "local"))
     remote = sorted(tuple(row[k] for k in keep) for row in rows_of(out, "dask"))
     assert local == remote and len(local) == 12
@@ -271,12 +279,54 @@ def test_dask_local_cluster_gives_the_same_records(out, fakes):
     (["--solvers", "backtracking", "--executor", "dask"], "--scheduler"),
     (["--solvers", "backtracking", "--scheduler", "tcp://x:1"], "only used with"),
     (["--solvers", "backtracking", "--executor", "dask", "--scheduler", "bogus://x"], "dask scheduler"),
+    (["--solvers", "backtracking", "--holes", "0.5"], "go with --kind holes"),
+    (["--solvers", "backtracking", "--kind", "holes", "--holes", "1.5"], "[0, 1]"),
+    (["--solvers", "backtracking", "--kind", "holes", "--holes", "lots"], "[0, 1]"),
+    (["--solvers", "backtracking", "--base", "minimal"], "goes with --kind unsat"),
+    (["--solvers", "backtracking", "--kind", "nosuch"], "unknown kind"),
 ])
 def test_bad_input_exits_2_with_one_line(tmp_path, args, needle):
     r = race(tmp_path, *args)
     assert r.exit_code == 2, r.output
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0]
+
+
+def test_holes_campaign_passes_the_options_to_the_generator(tmp_path):
+    r = race(tmp_path, "--n", "2", "--solvers", "backtracking", "--instances", "2", "--kind", "holes",
+             "--holes", "0.55", "--pattern", "balanced", "--timeout", "30")
+    assert r.exit_code == 0, r.output
+    name = "race-n2-holes-holes0.55-balanced-s0-i2-t30"
+    rows = rows_of(tmp_path, name)
+    assert len(rows) == 2 and all(row["status"] == "solved" for row in rows)
+    assert {int(row["clues"]) for row in rows} == {16 - 9}      # round(0.55 * 16) = 9 holes
+    for file in (instance_dir(tmp_path, "holes", 2, 0, {"holes": 0.55, "pattern": "balanced"})
+                 .glob("*.sudoku")):
+        meta = grid_text.read(file).metadata
+        assert (meta["holes"], meta["pattern"]) == ("0.55", "balanced")
+    meta = json.loads((tmp_path / name / "meta.json").read_text())
+    assert meta["generator_options"] == {"holes": 0.55, "pattern": "balanced"}
+    assert "--holes 0.55 --pattern balanced" in meta["command"]
+
+
+def test_rows_censor_at_the_limit_and_refuse_unknown_statuses():
+    (entrant,) = parse_entrants("backtracking")
+    cell = Cell("backtracking", 2, "i0", 0)
+    timeout = records.make_row("c", "unique", 0, 7.5, entrant, cell,
+                               {"status": "timeout", "wall_s": 9.9, "counters": {"nodes": 3}})
+    assert (timeout["status"], timeout["wall_s"], timeout["cpu_s"]) == ("timeout", 7.5, 7.5)
+    assert "nodes" not in timeout and timeout["verified"] is False
+    solved = records.make_row("c", "unique", 0, 7.5, entrant, cell,
+                              {"status": schema.Status.SOLVED, "verified": True, "wall_s": 0.25,
+                               "times": {"search": 0.5, "bogus": 1.0}, "counters": {"nodes": 3}})
+    assert (solved["status"], solved["wall_s"], solved["t_search"], solved["nodes"]) == \
+        ("solved", 0.25, 0.5, 3)
+    assert "t_bogus" not in solved
+    odd = records.make_row("c", "unique", 0, 7.5, entrant, cell, {"status": "maybe"})
+    assert odd["status"] == "error" and "'maybe'" in odd["message"]
+    assert schema.answered("solved", "True") and schema.answered("unsat", "")
+    assert not schema.answered("solved", "") and not schema.answered("solved", float("nan"))
+    assert not schema.answered("timeout", True)
 
 
 def test_resume_with_other_limits_is_refused(out):
@@ -288,39 +338,39 @@ def test_resume_with_other_limits_is_refused(out):
 
 
 # -- units ------------------------------------------------------------------------------
-@given(st.lists(st.integers(1, camp.MAX_N), min_size=1, max_size=6))
+@given(st.lists(st.integers(1, MAX_N), min_size=1, max_size=6))
 def test_parse_n_lists(values):
-    assert camp.parse_n(",".join(map(str, values))) == sorted(set(values))
+    assert parse_n(",".join(map(str, values))) == sorted(set(values))
 
 
-@given(st.integers(1, camp.MAX_N), st.integers(0, 5))
+@given(st.integers(1, MAX_N), st.integers(0, 5))
 def test_parse_n_ranges(lo, width):
-    hi = min(camp.MAX_N, lo + width)
-    assert camp.parse_n(f"{lo}..{hi}") == list(range(lo, hi + 1))
-    assert camp.parse_n(f"{lo}..{hi},{lo}") == list(range(lo, hi + 1))
+    hi = min(MAX_N, lo + width)
+    assert parse_n(f"{lo}..{hi}") == list(range(lo, hi + 1))
+    assert parse_n(f"{lo}..{hi},{lo}") == list(range(lo, hi + 1))
 
 
 def test_entrant_specs_split_on_entrants_not_parameters():
-    assert camp._split_specs("backtracking,sat:backend=glucose4,encoding=x,dlx") == [
+    assert split_specs("backtracking,sat:backend=glucose4,encoding=x,dlx") == [
         "backtracking", "sat:backend=glucose4,encoding=x", "dlx"]
-    (e,) = camp.parse_entrants("backtracking:node_limit=5")
+    (e,) = parse_entrants("backtracking:node_limit=5")
     assert e.name == "backtracking" and e.params == {"node_limit": 5}
 
 
 def test_default_name_resumes_the_same_directory():
     d = {"instances": 5, "timeout_s": 20.0, "memory_mb": 4096.0}
-    assert camp.default_name([2, 3, 4, 5], "unique", 0, 5, 20.0, 4096.0, d) == "race-n2-5-unique-s0"
-    assert camp.default_name([2, 4, 6], "unique", 1, 3, 5.0, 4096.0, d) == \
+    assert default_name([2, 3, 4, 5], "unique", 0, 5, 20.0, 4096.0, d) == "race-n2-5-unique-s0"
+    assert default_name([2, 4, 6], "unique", 1, 3, 5.0, 4096.0, d) == \
         "race-n2_4_6-unique-s1-i3-t5"
 
 
-def _cell(entrant: str, n: int, i: int) -> camp.Cell:
-    return camp.Cell(entrant, n, f"i{i}", 0)
+def _cell(entrant: str, n: int, i: int) -> Cell:
+    return Cell(entrant, n, f"i{i}", 0)
 
 
 def test_escalation_waits_then_skips():
     cells = [_cell(e, n, i) for e in ("a", "b") for n in (2, 3, 4) for i in range(2)]
-    esc = camp.Escalation(cells)
+    esc = Escalation(cells)
     assert esc.may_start(_cell("a", 2, 0)) and not esc.may_start(_cell("a", 3, 0))
     esc.record("a", 2, "timeout")
     assert not esc.may_start(_cell("a", 3, 0)) and esc.dead_at("a") is None
@@ -359,17 +409,17 @@ def test_measure_calibrates_fast_solves_and_reverifies():
 
 
 def test_instances_come_from_the_generator_and_are_cached(tmp_path):
-    first = camp.ensure_instances(tmp_path, "unique", 2, 2, 5)
-    assert [i.file for i in first] == [camp.instance_name("unique", 2, 5, k) for k in range(2)]
+    first = ensure_instances(tmp_path, "unique", 2, 2, 5)
+    assert [i.file for i in first] == [instance_name("unique", 2, 5, k) for k in range(2)]
     stamps = [i.path.stat().st_mtime_ns for i in first]
-    again = camp.ensure_instances(tmp_path, "unique", 2, 2, 5)
+    again = ensure_instances(tmp_path, "unique", 2, 2, 5)
     assert again == first and [i.path.stat().st_mtime_ns for i in again] == stamps
     for inst in first:
-        grid = grid_text.parse(camp.read_instance(inst)).grids[0]
+        grid = grid_text.parse(read_instance(inst)).grids[0]
         assert grid.n == 2 and grid.clues() == inst.clues
     first[0].path.write_text(first[0].path.read_text() + "# tampered\n")
     with pytest.raises(RaceError, match="sha256"):
-        camp.read_instance(first[0])
+        read_instance(first[0])
 
 
 def test_unknown_kind_exits_2_before_touching_the_disk(tmp_path):

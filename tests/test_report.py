@@ -16,8 +16,12 @@ from click.testing import CliRunner
 
 from experiments.analysis import plots
 from experiments.analysis import statistics as analysis
+from experiments.harness import schema
 from experiments.report import build as report
+from experiments.report import latex, tables, tex
+from experiments.report.macros import campaign_macros
 from experiments.cli import main
+from solvers.sudoku_cnf import structural_clause_count
 
 #: the committed reference campaign the committed report is built from
 REFERENCE = report.REPORT_DIR.parent / "results" / "reference-n2-5"
@@ -38,7 +42,7 @@ def synthetic_campaign(root: Path) -> Path:
                 status = "solved"
                 if e == "backtracking" and n == 4:
                     status = "timeout" if k == 0 else "skipped"
-                r = {c: "" for c in analysis.COLUMNS}
+                r = {c: "" for c in schema.COLUMNS}
                 r.update(campaign="syn", entrant=e, solver=e, n=n, kind="unique", seed=0,
                          instance=f"unique-n{n}-{k}.sudoku", clues=n ** 4 // 2, repeat=0, status=status,
                          verified=status == "solved", timeout_s=limit, iterations=1,
@@ -53,14 +57,14 @@ def synthetic_campaign(root: Path) -> Path:
                         r.update(nodes=int(t * 1e6), updates=int(t * 1e8), t_build=0.3 * t, t_search=0.6 * t)
                     else:
                         r.update(conflicts=k, decisions=int(t * 1e5), vars=n ** 6,
-                                 clauses=report.extended_clauses(n), t_encode=0.4 * t, t_search=0.4 * t,
+                                 clauses=structural_clause_count(n, "extended"), t_encode=0.4 * t, t_search=0.4 * t,
                                  t_decode=0.1 * t, t_write=0.1 * t if e == "kissat" else "")
                 elif status == "timeout":
                     r.update(wall_s=limit, cpu_s=limit)
                 rows.append(r)
     root.mkdir(parents=True, exist_ok=True)
     with open(root / "runs.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, analysis.COLUMNS)
+        writer = csv.DictWriter(f, schema.COLUMNS)
         writer.writeheader()
         writer.writerows(rows)
     meta = {"campaign": "syn", "command": "race run --n 2..4 --instances 3 --timeout 5",
@@ -109,17 +113,17 @@ def small_campaign(tmp_path_factory) -> Path:
 # ---------------------------------------------------------------- names and macros
 
 def test_macro_names_are_letters_only():
-    assert report.macro_name("dlx", "Median", "N5") == "dlxMedianNFive"
-    assert report.macro_name("sat:backend=glucose4,encoding=reduced") == "satBackendGlucoseFourEncodingReduced"
-    assert report.number_word(12) == "Twelve" and report.number_word(195) == "OneNineFive"
+    assert tex.macro_name("dlx", "Median", "N5") == "dlxMedianNFive"
+    assert tex.macro_name("sat:backend=glucose4,encoding=reduced") == "satBackendGlucoseFourEncodingReduced"
+    assert tex.number_word(12) == "Twelve" and tex.number_word(195) == "OneNineFive"
     with pytest.raises(ValueError):
-        report.Macros().add("dlx2", "x")
+        tex.Macros().add("dlx2", "x")
 
 
 def test_reduction_sizes_match_the_assignment():
-    assert report.minimal_clauses(3) == 3240           # the assignment's example for n = 3
-    assert report.extended_clauses(3) == 11988         # Lynce & Ouaknine's extended encoding, 9x9
-    sizes = report.sizes_table([2, 5]).set_index("n")
+    assert structural_clause_count(3, "minimal") == 3240    # the assignment's example for n = 3
+    assert structural_clause_count(3, "extended") == 11988  # Lynce & Ouaknine's extended encoding, 9x9
+    sizes = tables.sizes_table([2, 5]).set_index("n")
     assert sizes.loc[5, "vars"] == 5 ** 6 and sizes.loc[5, "columns"] == 4 * 5 ** 4
 
 
@@ -141,7 +145,7 @@ def test_generated_files_and_macros(synthetic, generated):
     assert len(macros) == len(set(macros))
     table = analysis.summary(campaign)
     dlx2 = table[(table.entrant == "dlx") & (table.n == 2)].iloc[0]
-    assert macros["dlxMedianNTwo"] == report.tex_seconds(dlx2["median_s"])
+    assert macros["dlxMedianNTwo"] == tex.tex_seconds(dlx2["median_s"])
     assert macros["dlxSolvedNTwo"] == "3/3"
     assert macros["backtrackingMedianNFour"] == r"$>$\,5\,s"       # censored: 1 timeout + 2 skipped
     assert macros["backtrackingMaxAllSolvedN"] == "3" and macros["backtrackingFirstFailN"] == "4"
@@ -150,9 +154,30 @@ def test_generated_files_and_macros(synthetic, generated):
     assert macros["machineCpu"] == r"Test CPU\_1 \& co"        # escaped for LaTeX
     assert "uncommitted" in macros["campaignGitCommit"]
     assert macros["dlxGrowthFactor"] == "8"
-    assert float(macros["speedupDlxOverBacktrackingNThree"]) > 1
+    assert macros["dlxVsBacktrackingNThree"].endswith("times faster than")
     summary = (gen / "table_summary.tex").read_text()
     assert r"\toprule" in summary and r"\bottomrule" in summary and "kissat" in summary
+
+
+def test_report_macros_are_exactly_those_report_tex_uses():
+    """Every camelCase control word of report.tex (how the generated macros are named) and
+    every ``\\if<flag>`` it tests is defined by the generated macros.tex, which defines
+    nothing else."""
+    source = (report.REPORT_DIR / "report.tex").read_text()
+    source = re.sub(r"(?<!\\)%.*", "", source)
+    own = set(re.findall(r"\\newcommand\{?\\([A-Za-z]+)", source))
+    used = tex.used_names(source)
+    campaign = analysis.load(REFERENCE)
+    table = analysis.summary(campaign)
+    text = campaign_macros(campaign, table, analysis.growth_table(campaign, table), used).text()
+    defined = set(re.findall(r"^\\newcommand\{\\([A-Za-z]+)\}", text, flags=re.M))
+    flags = set(re.findall(r"^\\newif\\if([A-Za-z]+)$", text, flags=re.M))
+    camel = {m for m in used if re.fullmatch(r"[a-z]+[A-Z][A-Za-z]*", m)} - own
+    tested = {m[2:] for m in camel if m.startswith("if")}
+    assert camel - {f"if{f}" for f in tested} - defined == set(), "report.tex uses undefined macros"
+    assert tested - flags == set(), "report.tex tests undefined flags"
+    assert defined <= used and flags <= tested
+    assert len(defined) >= 80
 
 
 def test_report_text_quotes_numbers_only_through_macros(generated):
@@ -168,7 +193,7 @@ def test_report_text_quotes_numbers_only_through_macros(generated):
     used = set(re.findall(r"\\([A-Za-z]+)", body))
     quoted = {m for m in used if m in macros}
     assert len(quoted) >= 40, "the text should quote its numbers through macros"
-    ours = re.compile(r"^(backtracking|dlx|sat|kissat|campaign|machine|speedup|clues|vars|minimal|"
+    ours = re.compile(r"^(backtracking|dlx|sat|kissat|campaign|machine|clues|vars|minimal|"
                       r"extended|cover)[A-Z]")
     assert {m for m in used if ours.match(m)} <= set(macros)
 
@@ -203,7 +228,7 @@ def test_phases_plot_without_sat_entrant(tmp_path, synthetic):
     root = tmp_path / "nosat"
     root.mkdir()
     with open(root / "runs.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, analysis.COLUMNS)
+        writer = csv.DictWriter(f, schema.COLUMNS)
         writer.writeheader()
         writer.writerows(r for r in runs if r["entrant"] in ("backtracking", "dlx"))
     shutil.copy(synthetic / "meta.json", root / "meta.json")
@@ -252,7 +277,7 @@ def require_latex() -> None:
     missing = [tool for tool in ("latexmk", "pdflatex", "pdfinfo", "pdftotext") if shutil.which(tool) is None]
     if missing:
         pytest.fail(f"{', '.join(missing)} not installed; the report build test needs LaTeX and poppler: "
-                    f"{report.INSTALL_HINT}", pytrace=False)
+                    f"{latex.INSTALL_HINT}", pytrace=False)
 
 
 def test_pdf_from_a_real_small_campaign(small_campaign, tmp_path):
@@ -291,6 +316,6 @@ def test_report_text_fits_six_pages(tmp_path):
     text = re.sub(r"\\begin\{(figure|table)\}.*?\\end\{\1\}", "", text, flags=re.S)
     text = re.sub(r"\\begin\{thebibliography\}.*?\\end\{thebibliography\}", "", text, flags=re.S)
     (tmp_path / "report.tex").write_text(text)
-    pdf = report.build_pdf(tmp_path)
+    pdf = latex.build_pdf(tmp_path)
     info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
     assert int(re.search(r"^Pages:\s+(\d+)", info, flags=re.M).group(1)) <= 6

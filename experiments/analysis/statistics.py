@@ -33,26 +33,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from experiments.harness import schema
+from experiments.harness.schema import Status
 from formats.errors import RaceError
 
-#: columns of runs.csv in the contract's order
-COLUMNS: list[str] = [
-    "campaign", "entrant", "solver", "params", "n", "kind", "seed", "instance", "instance_sha256",
-    "clues", "repeat", "status", "verified", "wall_s", "cpu_s", "peak_rss_mb", "timeout_s",
-    "iterations", "t_check", "t_build", "t_encode", "t_write", "t_search", "t_decode", "t_verify",
-    "nodes", "updates", "checks", "conflicts", "decisions", "propagations", "vars", "clauses",
-    "worker", "started_at", "message",
-]
-#: columns without which no analysis is possible
-REQUIRED: list[str] = ["entrant", "n", "instance", "status", "wall_s", "timeout_s"]
 #: phase-time columns, in pipeline order
-PHASES: list[str] = ["t_check", "t_build", "t_encode", "t_write", "t_search", "t_decode", "t_verify"]
+PHASES: list[str] = list(schema.PHASE_COLUMNS)
 #: work-counter columns
-COUNTERS: list[str] = ["nodes", "updates", "checks", "conflicts", "decisions", "propagations",
-                       "vars", "clauses"]
-STATUSES: list[str] = ["solved", "unsat", "unknown", "timeout", "memout", "error", "wrong", "skipped"]
-#: statuses that count as a correct answer within the limit
-ANSWERED: frozenset[str] = frozenset({"solved", "unsat"})
+COUNTERS: list[str] = list(schema.WORK_COUNTERS)
 
 
 @dataclass
@@ -104,29 +92,27 @@ def load(path: str | Path) -> Campaign:
                                             "message": str, "params": str})
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
         raise RaceError(f"malformed CSV: {str(exc).splitlines()[0]}", source=str(csv_path)) from None
-    missing = [c for c in REQUIRED if c not in runs.columns]
+    missing = [c for c in schema.REQUIRED if c not in runs.columns]
     if missing:
         raise RaceError(f"missing column(s) {', '.join(missing)} "
-                        f"(expected the runs.csv header: {','.join(COLUMNS[:6])},...)",
+                        f"(expected the runs.csv header: {','.join(schema.COLUMNS[:6])},...)",
                         source=str(csv_path), line=1)
     if runs.empty:
         raise RaceError("no runs recorded", source=str(csv_path))
-    for column in COLUMNS:
+    for column in schema.COLUMNS:
         if column not in runs.columns:
             runs[column] = np.nan
-    numeric = ["n", "repeat", "wall_s", "cpu_s", "timeout_s", "peak_rss_mb", "iterations",
-               *PHASES, *COUNTERS]
-    for column in numeric:
+    for column in schema.NUMERIC:
         runs[column] = pd.to_numeric(runs[column], errors="coerce")
     if runs["n"].isna().any():
         bad = int(runs.index[runs["n"].isna()][0]) + 2
         raise RaceError("column n: expected an integer", source=str(csv_path), line=bad)
     runs["n"] = runs["n"].astype(int)
     runs["repeat"] = runs["repeat"].fillna(0).astype(int)
-    runs["status"] = runs["status"].fillna("error").str.strip().str.lower()
-    unknown = sorted(set(runs["status"]) - set(STATUSES))
+    runs["status"] = runs["status"].fillna(Status.ERROR.value).str.strip().str.lower()
+    unknown = sorted(set(runs["status"]) - set(schema.STATUSES))
     if unknown:
-        raise RaceError(f"unknown status {unknown[0]!r} (expected one of {', '.join(STATUSES)})",
+        raise RaceError(f"unknown status {unknown[0]!r} (expected one of {', '.join(schema.STATUSES)})",
                         source=str(csv_path))
     runs["entrant"] = runs["entrant"].astype(str)
     if not meta_path.is_file():
@@ -166,17 +152,22 @@ def par2(times: np.ndarray | list[float], limit: float) -> float:
     return float(np.where(np.isinf(values), 2.0 * limit, values).mean())
 
 
+def answered(runs: pd.DataFrame) -> pd.Series:
+    """Per run, whether it is a measured answer (:func:`experiments.harness.schema.answered`);
+    every other run is censored."""
+    return pd.Series([schema.answered(status, verified)
+                      for status, verified in zip(runs["status"], runs["verified"])],
+                     index=runs.index, dtype=bool)
+
+
 def instance_times(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per (entrant, n, instance): the median over repeats of the wall time,
     ``inf`` for censored runs (anything but a verified answer), and the status of
     the instance (``solved`` when that median is finite, else the worst status)."""
     frame = runs.copy()
-    answered = frame["status"].isin(ANSWERED)
-    verified = frame["verified"].astype(str).str.lower().isin({"true", "1", "1.0", "nan"})
-    ok = answered & (verified | (frame["status"] == "unsat")) & frame["wall_s"].notna()
+    ok = answered(frame) & frame["wall_s"].notna()
     frame["time"] = np.where(ok, frame["wall_s"], np.inf)
-    rank = {s: i for i, s in enumerate(["solved", "unsat", "unknown", "skipped", "timeout",
-                                         "memout", "error", "wrong"])}
+    rank = {s: i for i, s in enumerate(schema.SEVERITY)}
     rows = []
     for (entrant, n, instance), group in frame.groupby(["entrant", "n", "instance"], sort=False):
         t = censored_quantile(group["time"].to_numpy(), 0.5)
@@ -199,7 +190,7 @@ def summary(campaign: Campaign) -> pd.DataFrame:
             cells = runs[(runs["entrant"] == entrant) & (runs["n"] == n)]
             inst = per_instance[(per_instance["entrant"] == entrant) & (per_instance["n"] == n)]
             times = inst["time"].to_numpy(dtype=float)
-            solved_runs = cells[cells["status"].isin(ANSWERED)]
+            solved_runs = cells[answered(cells)]
             cell_limit = pd.to_numeric(cells["timeout_s"], errors="coerce").max()
             cell_limit = float(cell_limit) if pd.notna(cell_limit) else limit
             row = {
@@ -219,8 +210,9 @@ def summary(campaign: Campaign) -> pd.DataFrame:
                 "rss_median_mb": float(solved_runs["peak_rss_mb"].median()) if len(solved_runs)
                 else math.nan,
             }
-            for status in STATUSES:  # runs per status ("solved" above counts instances)
-                row["solved_runs" if status == "solved" else status] = int((cells["status"] == status).sum())
+            for status in schema.STATUSES:  # runs per status ("solved" above counts instances)
+                key = "solved_runs" if status == Status.SOLVED else status
+                row[key] = int((cells["status"] == status).sum())
             for column in COUNTERS + PHASES:
                 values = solved_runs[column].dropna()
                 row[column] = float(values.median()) if len(values) else math.nan
@@ -282,7 +274,7 @@ def growth_table(campaign: Campaign, table: pd.DataFrame | None = None) -> pd.Da
 
 def wrong_runs(campaign: Campaign) -> pd.DataFrame:
     """The rows whose status is ``wrong`` (should be empty; never hidden)."""
-    return campaign.runs[campaign.runs["status"] == "wrong"]
+    return campaign.runs[campaign.runs["status"] == Status.WRONG]
 
 
 # ---------------------------------------------------------------- formatting
@@ -299,15 +291,3 @@ def format_seconds(value: float, limit: float | None = None) -> str:
         if value >= scale or unit == "µs":
             return f"{value / scale:.3g} {unit}"
     return f"{value:.3g} s"
-
-
-def summary_text(campaign: Campaign, table: pd.DataFrame | None = None) -> str:
-    """A plain-text table of the summary (for the terminal)."""
-    table = summary(campaign) if table is None else table
-    lines = [f"{'entrant':<28}{'n':>3}{'solved':>9}{'median':>12}{'IQR':>24}{'PAR-2':>12}{'wrong':>7}"]
-    for row in table.itertuples():
-        iqr = f"{format_seconds(row.q25_s, row.limit_s)} .. {format_seconds(row.q75_s, row.limit_s)}"
-        lines.append(f"{row.entrant:<28}{row.n:>3}{f'{row.solved}/{row.total}':>9}"
-                     f"{format_seconds(row.median_s, row.limit_s):>12}{iqr:>24}"
-                     f"{format_seconds(row.par2_s):>12}{row.wrong:>7}")
-    return "\n".join(lines)

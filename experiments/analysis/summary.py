@@ -11,24 +11,24 @@ below the table, as are instances on which entrants disagree (one proves
 from __future__ import annotations
 
 import math
-from pathlib import Path
+
+import pandas as pd
 
 from experiments.analysis import statistics as analysis
+from experiments.harness.schema import FAILURES, Status
 
-FAILURES = ("timeout", "memout", "error", "unknown", "skipped")
 
-
-def summary_text(directory: str | Path) -> str:
-    """The summary table of the campaign in ``directory`` plus the loud warnings."""
-    campaign = analysis.load(directory)
-    table = analysis.summary(campaign)
+def summary_text(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> str:
+    """The summary table of ``campaign`` (``table``: its :func:`analysis.summary`, computed
+    when None) plus the loud warnings."""
+    table = analysis.summary(campaign) if table is None else table
     fmt = analysis.format_seconds
     head = (f"{'entrant':<26}{'n':>3}{'solved':>9}{'median':>12}{'IQR':>24}"
             + "".join(f"{s:>9}" for s in FAILURES) + f"{'WRONG':>7}")
     lines = [head, "-" * len(head)]
     for row in table.itertuples():
         if row.skipped and row.skipped == row.runs:
-            lines.append(f"{row.entrant:<26}{row.n:>3}{'-':>9}{'skipped':>12}{'':>24}"
+            lines.append(f"{row.entrant:<26}{row.n:>3}{'-':>9}{Status.SKIPPED:>12}{'':>24}"
                          + "".join(f"{getattr(row, s):>9}" for s in FAILURES) + f"{row.wrong:>7}")
             continue
         median = fmt(row.median_s, row.limit_s)
@@ -49,14 +49,14 @@ def _wrong_block(campaign: analysis.Campaign) -> list[str]:
     for r in wrong.head(20).itertuples():
         out.append(f"!!!   {r.entrant} n={r.n} {r.instance} repeat {r.repeat}: {r.message}")
     if len(wrong) > 20:
-        out.append(f"!!!   ... and {len(wrong) - 20} more (status == wrong in runs.csv)")
+        out.append(f"!!!   ... and {len(wrong) - 20} more (status wrong in runs.csv)")
     return out
 
 
 def _disagreements(campaign: analysis.Campaign) -> list[str]:
     runs = campaign.runs
-    solved = set(runs.loc[runs["status"] == "solved", "instance"])
-    unsat = runs[(runs["status"] == "unsat") & runs["instance"].isin(solved)]
+    solved = set(runs.loc[runs["status"] == Status.SOLVED, "instance"])
+    unsat = runs[(runs["status"] == Status.UNSAT) & runs["instance"].isin(solved)]
     if unsat.empty:
         return []
     out = ["", f"!!! DISAGREEMENT: {len(unsat)} cell(s) claim unsat on an instance another "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Callable
 
 import click
 
@@ -11,7 +12,7 @@ from formats import grid_text
 from formats.errors import RaceError
 from generators import families
 from generators.counting import COUNTER_BACKENDS
-from generators.puzzle_set import KINDS, MAX_N, make, write_set
+from generators.puzzle_set import KINDS, MAX_N, identity, make, write_set
 
 
 def _int(name: str, text: str, low: int) -> int:
@@ -24,6 +25,38 @@ def _int(name: str, text: str, low: int) -> int:
     return value
 
 
+def generator_options(kind: str, holes: str | None, pattern: str | None,
+                      base: str | None) -> dict[str, object]:
+    """The generator options of ``--holes``, ``--pattern`` and ``--base`` for ``kind``
+    (only those given), in canonical form. Raises RaceError when an option does not go
+    with the kind or has a bad value (the values are checked by
+    :func:`generators.puzzle_set.identity`, the one validator)."""
+    if kind != "holes" and (holes is not None or pattern is not None):
+        raise RaceError("--holes and --pattern go with --kind holes")
+    if kind != "unsat" and base is not None:
+        raise RaceError("--base goes with --kind unsat")
+    given = {key: value for key, value in (("holes", holes), ("pattern", pattern), ("base", base))
+             if value is not None}
+    canonical = identity(kind, 2, 0, 0, **given)
+    return {key: float(canonical[key]) if key == "holes" else canonical[key] for key in given}
+
+
+def family_options(command: Callable) -> Callable:
+    """Add the instance family's options ``--holes``, ``--pattern`` and ``--base`` to a
+    click command (parameters ``holes_text``, ``pattern``, ``base``)."""
+    options = [
+        click.option("--holes", "holes_text", default=None, metavar="F",
+                     help="Fraction of empty cells in [0, 1] (--kind holes) [default: 0.5]."),
+        click.option("--pattern", type=click.Choice(families.PATTERNS), default=None,
+                     help="Where the holes go (--kind holes) [default: random]."),
+        click.option("--base", type=click.Choice(families.UNSAT_BASES), default=None,
+                     help="Puzzle the wrong clue is added to (--kind unsat) [default: unique]."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 @click.command("generate")
 @click.option("--n", "n_text", required=True, metavar="N",
               help=f"Box size n (grid n² x n²), 1..{MAX_N}.")
@@ -33,12 +66,7 @@ def _int(name: str, text: str, low: int) -> int:
               help="Seed of the set (an integer >= 0).")
 @click.option("--kind", type=click.Choice(KINDS), default="unique", show_default=True,
               help="Instance family (see below).")
-@click.option("--holes", "holes_text", default=None, metavar="F",
-              help="Fraction of empty cells in [0, 1] (--kind holes) [default: 0.5].")
-@click.option("--pattern", type=click.Choice(families.PATTERNS), default=None,
-              help="Where the holes go (--kind holes) [default: random].")
-@click.option("--base", type=click.Choice(families.UNSAT_BASES), default=None,
-              help="Puzzle the wrong clue is added to (--kind unsat) [default: unique].")
+@family_options
 @click.option("--counter", type=click.Choice(COUNTER_BACKENDS), default="auto", show_default=True,
               help="Solution counter (changes the speed, never the puzzles).")
 @click.option("--out", "-o", "out", default=None, type=click.Path(file_okay=False),
@@ -79,23 +107,7 @@ def generate(n_text: str, count_text: str, seed_text: str, kind: str, holes_text
         raise RaceError(f"--n {n} is beyond what the generator can do (n <= {MAX_N})")
     count = _int("count", count_text, 1)
     seed = _int("seed", seed_text, 0)
-    options: dict[str, object] = {"counter": counter}
-    if kind != "holes" and (holes_text is not None or pattern is not None):
-        raise RaceError("--holes and --pattern go with --kind holes")
-    if kind != "unsat" and base is not None:
-        raise RaceError("--base goes with --kind unsat")
-    if kind == "holes":
-        if holes_text is not None:
-            try:
-                options["holes"] = float(holes_text)
-            except ValueError:
-                raise RaceError(f"--holes must be a fraction in [0, 1], got {holes_text!r}") from None
-            if not 0 <= options["holes"] <= 1:
-                raise RaceError(f"--holes must be a fraction in [0, 1], got {holes_text}")
-        if pattern is not None:
-            options["pattern"] = pattern
-    if kind == "unsat" and base is not None:
-        options["base"] = base
+    options = {**generator_options(kind, holes_text, pattern, base), "counter": counter}
     if progress is None:
         progress = sys.stderr.isatty()
     if out is not None:

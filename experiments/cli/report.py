@@ -22,11 +22,11 @@ def plot(results_dir: Path, out: Path | None) -> None:
     Example:
       race plot results/reference-n2-5 -o /tmp/plots
     """
-    from experiments.analysis import plots
+    from experiments.analysis import plots, summary
     campaign = analysis.load(results_dir)
     table = analysis.summary(campaign)
     written = plots.plot_all(campaign, out if out is not None else results_dir / "plots")
-    click.echo(analysis.summary_text(campaign, table))
+    click.echo(summary.summary_text(campaign, table))
     for path in written:
         click.echo(f"wrote {path}")
 

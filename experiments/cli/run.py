@@ -10,9 +10,15 @@ from pathlib import Path
 
 import click
 
-from experiments.harness import campaign as camp
+from experiments.cli.generate import family_options, generator_options
 from experiments.harness import records
+from experiments.harness.campaign import prepare
+from experiments.harness.config import Config, default_name, parse_n
+from experiments.harness.entrants import DEFAULT_ENTRANTS, parse_entrants
+from experiments.harness.scheduling import run as run_cells
+from experiments.harness.schema import Status
 from formats.errors import RaceError
+from solvers.registry import BUILTIN, Registry
 
 #: defaults of `race run`, sized so that `race run --n 2..5` (= `make race`) finishes
 #: within 15 minutes on a 2-core machine, instance generation included
@@ -20,11 +26,14 @@ DEFAULTS = {"instances": 50, "timeout_s": 60.0, "memory_mb": 4096.0, "repeats": 
             "seed": 0}
 
 
-def _canonical(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout: float,
-               memory: float | None, repeats: int, jobs: int | None, out: str, executor: str,
-               scheduler: str | None, name: str) -> str:
+def _canonical(n_text: str, solvers: str, instances: int, kind: str, options: dict, seed: int,
+               timeout: float, memory: float | None, repeats: int, jobs: int | None, out: str,
+               executor: str, scheduler: str | None, name: str) -> str:
+    """The ``race run`` command line that resumes this campaign."""
+    given = [x for key, value in options.items()
+             for x in (f"--{key}", f"{value:g}" if isinstance(value, float) else str(value))]
     parts = ["race", "run", "--n", n_text, "--solvers", solvers, "--instances", str(instances),
-             "--kind", kind, "--seed", str(seed), "--timeout", f"{timeout:g}",
+             "--kind", kind, *given, "--seed", str(seed), "--timeout", f"{timeout:g}",
              "--memory", f"{memory:g}" if memory is not None else "0", "--repeats", str(repeats),
              "--out", out, "--campaign", name]
     if jobs is not None:
@@ -37,12 +46,13 @@ def _canonical(n_text: str, solvers: str, instances: int, kind: str, seed: int, 
 @click.command("run")
 @click.option("--n", "n_text", default="2..5", show_default=True,
               help="Box sizes: N, A..B or a list such as 2,4,6.")
-@click.option("--solvers", default=",".join(camp.DEFAULT_ENTRANTS), show_default=True,
+@click.option("--solvers", default=",".join(DEFAULT_ENTRANTS), show_default=True,
               help="Entrant specs, comma-separated: NAME or NAME:key=value,... (see `race solvers`).")
 @click.option("--instances", type=click.IntRange(min=1), default=DEFAULTS["instances"],
               show_default=True, help="Instances per n.")
 @click.option("--kind", default=DEFAULTS["kind"], show_default=True,
               help="Instance generator (see `race generate --help`).")
+@family_options
 @click.option("--seed", type=click.IntRange(min=0), default=DEFAULTS["seed"], show_default=True,
               help="Seed of the instance set.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
@@ -60,9 +70,10 @@ def _canonical(n_text: str, solvers: str, instances: int, kind: str, seed: int, 
 @click.option("--scheduler", default=None, help="Dask scheduler address (with --executor dask).")
 @click.option("--campaign", "name", default=None,
               help="Campaign name [default: derived from n, kind, seed and limits].")
-def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout: float,
-        memory: float, repeats: int, jobs: int | None, out: str, executor: str,
-        scheduler: str | None, name: str | None) -> None:
+def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | None,
+        pattern: str | None, base: str | None, seed: int, timeout: float, memory: float,
+        repeats: int, jobs: int | None, out: str, executor: str, scheduler: str | None,
+        name: str | None) -> None:
     """Race the entrants on generated instances for each box size n and record
     every measurement in OUT/CAMPAIGN/runs.csv (+ meta.json).
 
@@ -80,35 +91,32 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
       race run --n 3 --solvers dlx,sat:backend=glucose4 --instances 20
       race run --n 2,4 --timeout 5 --repeats 3 --jobs 1
       race run --n 2..4 --executor dask --scheduler tcp://10.0.0.1:8786
+      race run --n 3 --kind holes --holes 0.55 --pattern balanced
     """
-    from experiments.harness.executor import DaskExecutor, LocalExecutor
-
     if executor == "dask" and not scheduler:
         raise RaceError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
     if executor == "local" and scheduler:
         raise RaceError("--scheduler is only used with --executor dask")
-    n_values = camp.parse_n(n_text)
-    entrants = camp.parse_entrants(solvers)
+    n_values = parse_n(n_text)
+    options = generator_options(kind, holes_text, pattern, base)
+    entrants = parse_entrants(solvers, _registry())
     memory_mb = memory or None
-    name = name or camp.default_name(n_values, kind, seed, instances, timeout, memory_mb, DEFAULTS)
+    name = name or default_name(n_values, kind, seed, instances, timeout, memory_mb, DEFAULTS,
+                                options)
     if not name or "/" in name or name.startswith("."):
         raise RaceError(f"--campaign {name!r}: expected a plain directory name")
-    canonical = _canonical(n_text, solvers, instances, kind, seed, timeout, memory_mb, repeats,
-                           jobs, out, executor, scheduler, name)
+    canonical = _canonical(n_text, solvers, instances, kind, options, seed, timeout, memory_mb,
+                           repeats, jobs, out, executor, scheduler, name)
     argv = sys.argv
     command = (" ".join(shlex.quote(a) for a in ["race", *argv[1:]])
                if argv and Path(argv[0]).name == "race" else canonical)
     local_jobs = jobs or os.cpu_count() or 1
-    config = camp.Config(n_values=n_values, entrants=entrants, kind=kind, seed=seed,
-                         instances=instances, repeats=repeats, timeout_s=timeout,
-                         memory_mb=memory_mb, jobs=local_jobs if executor == "local" else (jobs or 0),
-                         executor=executor, scheduler=scheduler, out=Path(out), campaign=name,
-                         command=command)
-    if executor == "dask":
-        runner = DaskExecutor(scheduler, jobs, timeout, memory_mb)
-        config.jobs = runner.jobs
-    else:
-        runner = LocalExecutor(local_jobs, timeout, memory_mb)
+    config = Config(n_values=n_values, entrants=entrants, kind=kind, seed=seed,
+                    instances=instances, repeats=repeats, timeout_s=timeout,
+                    memory_mb=memory_mb, jobs=local_jobs if executor == "local" else (jobs or 0),
+                    executor=executor, scheduler=scheduler, out=Path(out), campaign=name,
+                    command=command, generator_options=options)
+    runner = _executor(config, jobs)
     # Ctrl-C / kill -INT / kill -TERM stop the campaign cleanly, even when started from a
     # shell that ignores SIGINT in background jobs
     previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
@@ -122,14 +130,32 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
         sys.exit(code)
 
 
-def _race(config: camp.Config, runner, canonical: str) -> int:
+def _executor(config: Config, jobs: int | None):
+    """The executor of ``config`` (for dask, ``config.jobs`` becomes the cluster's slots)."""
+    if config.executor == "dask":
+        from experiments.harness.dask_executor import DaskExecutor
+        runner = DaskExecutor(config.scheduler, jobs, config.timeout_s, config.memory_mb)
+        config.jobs = runner.jobs
+        return runner
+    from experiments.harness.executor import LocalExecutor
+    return LocalExecutor(config.jobs, config.timeout_s, config.memory_mb)
+
+
+def _registry() -> Registry:
+    """The solver registry of this invocation: ``obj={"registry": Registry}`` given to the
+    click group (how tests add fake solvers), else the built-ins."""
+    obj = click.get_current_context().find_root().obj
+    return obj.get("registry", BUILTIN) if isinstance(obj, dict) else BUILTIN
+
+
+def _race(config: Config, runner, canonical: str) -> int:
     """Prepare and run the campaign, print the summary; the exit status (130 if interrupted)."""
     from tqdm import tqdm
 
-    from experiments.analysis.summary import summary_text
+    from experiments.analysis import statistics, summary
 
     try:
-        prepared = camp.prepare(config, progress=True)
+        prepared = prepare(config, progress=True)
     except KeyboardInterrupt:
         click.echo("interrupted while preparing instances (finished ones are cached); "
                    f"re-run the same command to resume:\n  {canonical}", err=True)
@@ -148,14 +174,14 @@ def _race(config: camp.Config, runner, canonical: str) -> int:
             bar.set_postfix_str(f"{row['entrant']} n={row['n']}: {row['status']}", refresh=False)
             bar.update(1)
         try:
-            stats = camp.run(prepared, runner, on_row)
+            stats = run_cells(prepared, runner, on_row)
         except KeyboardInterrupt:
             interrupted = True
     directory = config.directory
     if records.read_rows(directory / "runs.csv"):
-        click.echo(summary_text(directory))
-    if stats is not None and stats.statuses.get("wrong"):
-        click.echo(f"!!! {stats.statuses['wrong']} WRONG ANSWER(S) in this run !!!", err=True)
+        click.echo(summary.summary_text(statistics.load(directory)))
+    if stats is not None and stats.statuses.get(Status.WRONG):
+        click.echo(f"!!! {stats.statuses[Status.WRONG]} WRONG ANSWER(S) in this run !!!", err=True)
     click.echo(f"results: {directory / 'runs.csv'} and {directory / 'meta.json'}")
     if interrupted:
         click.echo("interrupted: finished cells are recorded; re-run the same command to resume:\n"

@@ -22,8 +22,8 @@ worker:
   outcome carries ``start_failed``); the next cell gets a fresh worker.
 
 :class:`LocalExecutor` keeps ``jobs`` workers, each warm for one entrant and
-reused while healthy. :class:`DaskExecutor` sends each cell to a dask.distributed
-cluster, where :func:`run_remote` runs it in the same kind of killable worker.
+reused while healthy. :class:`experiments.harness.dask_executor.DaskExecutor` sends
+each cell to a dask.distributed cluster, where it runs in the same kind of killable worker.
 """
 
 from __future__ import annotations
@@ -35,14 +35,14 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any, Hashable
 
+from experiments.harness.provenance import utc_now
+from experiments.harness.schema import Status
 from formats.errors import RaceError
+from solvers.sat_backends import _die_with_parent as die_with_parent_signal
 
 #: seconds between two memory polls of a busy worker
 MEMORY_POLL_S = 0.05
@@ -52,11 +52,6 @@ GRACE_S = 0.25
 INIT_TIMEOUT_S = 180.0
 
 _PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024 if hasattr(os, "sysconf") else 4
-
-
-def utc_now() -> str:
-    """The current time as ISO 8601 UTC with seconds."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def worker_env() -> dict[str, str]:
@@ -110,9 +105,10 @@ class WorkerProcess:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "experiments.harness.worker"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True,
-            env=env if env is not None else worker_env(), bufsize=0)
+            env=env if env is not None else worker_env(), bufsize=0,
+            preexec_fn=die_with_parent_signal if die_with_parent else None)
         self._buf = b""
-        self.send({"op": "init", **init, "die_with_parent": die_with_parent})
+        self.send({"op": "init", **init})
 
     @property
     def pid(self) -> int:
@@ -224,9 +220,6 @@ class LocalExecutor:
         """How many more requests :meth:`submit` accepts now."""
         return sum(s.phase == "idle" for s in self.slots)
 
-    def busy(self) -> int:
-        return self.jobs - self.free()
-
     def warm_entrants(self) -> set[str]:
         """Entrants with an idle warm worker (submitting one of these costs no start-up)."""
         return {s.worker.entrant for s in self.slots if s.phase == "idle" and s.worker}
@@ -312,9 +305,9 @@ class LocalExecutor:
         replies = slot.worker.receive()
         if replies is None:                               # EOF: the worker died
             why = slot.worker.death()
-            outcome = {"status": "error", "message": f"crashed: {why}"}
+            outcome = {"status": Status.ERROR, "message": f"crashed: {why}"}
             if slot.phase == "init":
-                outcome = {"status": "error", "message": f"entrant failed to start: {why}",
+                outcome = {"status": Status.ERROR, "message": f"entrant failed to start: {why}",
                            "start_failed": True}
             self._finish(slot, outcome, done, healthy=False)
             return
@@ -324,7 +317,7 @@ class LocalExecutor:
                     slot.worker.ready = reply
                     self._send_solve(slot)
                 else:
-                    self._finish(slot, {"status": "error", "start_failed": True,
+                    self._finish(slot, {"status": Status.ERROR, "start_failed": True,
                                         "message": "entrant failed to start: "
                                         + str(reply.get("message"))}, done, healthy=False)
                     return
@@ -332,7 +325,7 @@ class LocalExecutor:
                 reply = {k: v for k, v in reply.items() if k != "op"}
                 wall = reply.get("wall_s")
                 if wall is not None and wall > self.timeout_s:
-                    reply = {"status": "timeout", "peak_rss_mb": reply.get("peak_rss_mb"),
+                    reply = {"status": Status.TIMEOUT, "peak_rss_mb": reply.get("peak_rss_mb"),
                              "message": f"finished in {wall:.3g} s, over the {self.timeout_s:g} s limit"}
                 reply.setdefault("peak_rss_mb", slot.rss_peak or None)
                 self._finish(slot, reply, done, healthy=True)
@@ -340,13 +333,13 @@ class LocalExecutor:
 
     def _on_deadline(self, slot: _Slot, done: list) -> None:
         if slot.phase == "init":
-            self._finish(slot, {"status": "error", "start_failed": True, "message":
+            self._finish(slot, {"status": Status.ERROR, "start_failed": True, "message":
                                 f"entrant did not warm up within {self.init_timeout_s:g} s"},
                          done, healthy=False)
             return
         rss = max(slot.rss_peak, slot.worker.rss_mb())
         elapsed = time.monotonic() - slot.sent
-        self._finish(slot, {"status": "timeout", "peak_rss_mb": rss or None,
+        self._finish(slot, {"status": Status.TIMEOUT, "peak_rss_mb": rss or None,
                             "message": f"killed after {elapsed:.2f} s (limit {self.timeout_s:g} s)"},
                      done, healthy=False)
 
@@ -355,96 +348,6 @@ class LocalExecutor:
         slot.rss_peak = max(slot.rss_peak, rss)
         if rss > self.memory_mb:
             elapsed = time.monotonic() - slot.sent
-            self._finish(slot, {"status": "memout", "peak_rss_mb": rss, "message":
+            self._finish(slot, {"status": Status.MEMOUT, "peak_rss_mb": rss, "message":
                                 f"killed at {rss:.0f} MB after {elapsed:.2f} s "
                                 f"(limit {self.memory_mb:g} MB)"}, done, healthy=False)
-
-
-# -- dask.distributed --------------------------------------------------------------
-_REMOTE = threading.local()
-
-
-def run_remote(key: Hashable, request: dict[str, Any], timeout_s: float,
-               memory_mb: float | None, min_time: float | None) -> tuple[Hashable, dict[str, Any]]:
-    """Run one cell on a dask worker: in a killable worker subprocess, under the same
-    limits as locally. The subprocess is kept warm (per dask thread) for the next cell."""
-    executor = getattr(_REMOTE, "executor", None)
-    if executor is None or (executor.timeout_s, executor.memory_mb, executor.min_time) \
-            != (float(timeout_s), memory_mb, min_time):
-        if executor is not None:
-            executor.close()
-        executor = LocalExecutor(1, timeout_s, memory_mb, min_time, die_with_parent=False)
-        _REMOTE.executor = executor
-    executor.submit(key, request)
-    while True:
-        done = executor.poll(1.0)
-        if done:
-            return done[0]
-
-
-class DaskExecutor:
-    """Cells as tasks on a dask.distributed cluster (``scheduler``: an address such as
-    ``tcp://host:8786``, or a Cluster / Client object). At most ``jobs`` cells in
-    flight (default: the cluster's total threads)."""
-
-    def __init__(self, scheduler: Any, jobs: int | None, timeout_s: float,
-                 memory_mb: float | None = None, min_time: float | None = None) -> None:
-        try:
-            from distributed import Client
-        except ImportError:
-            raise RaceError("--executor dask needs dask.distributed: "
-                            "pip install 'sudoku-race[dask]'") from None
-        try:
-            self.client = scheduler if isinstance(scheduler, Client) else Client(scheduler, timeout=15)
-            self._own_client = not isinstance(scheduler, Client)
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise RaceError(f"cannot reach the dask scheduler {scheduler!r}: {exc}") from None
-        threads = sum(self.client.nthreads().values()) or 1
-        self.jobs = jobs or threads
-        self.timeout_s, self.memory_mb, self.min_time = float(timeout_s), memory_mb, min_time
-        self.futures: dict[Any, Hashable] = {}
-
-    def free(self) -> int:
-        return self.jobs - len(self.futures)
-
-    def busy(self) -> int:
-        return len(self.futures)
-
-    def warm_entrants(self) -> set[str]:
-        return set()
-
-    def submit(self, key: Hashable, request: dict[str, Any]) -> None:
-        future = self.client.submit(run_remote, key, request, self.timeout_s, self.memory_mb,
-                                    self.min_time, pure=False)
-        self.futures[future] = key
-
-    def poll(self, max_wait: float = 0.5) -> list[tuple[Hashable, dict[str, Any]]]:
-        from distributed import wait
-        if not self.futures:
-            return []
-        try:
-            finished = wait(list(self.futures), timeout=max_wait, return_when="FIRST_COMPLETED").done
-        except TimeoutError:
-            return []
-        done = []
-        for future in finished:
-            key = self.futures.pop(future)
-            try:
-                _, outcome = future.result()
-            except Exception as exc:  # noqa: BLE001 - a lost task is the cell's error
-                outcome = {"status": "error", "message": f"dask task failed: {type(exc).__name__}: {exc}",
-                           "started_at": utc_now()}
-            done.append((key, outcome))
-        return done
-
-    def close(self) -> None:
-        for future in self.futures:
-            future.cancel()
-        self.futures.clear()
-        if self._own_client:
-            self.client.close()
-
-
-def repo_root() -> Path:
-    """The project directory (where ``experiments/`` lives)."""
-    return Path(__file__).resolve().parents[2]

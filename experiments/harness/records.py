@@ -3,29 +3,23 @@
 Rows are appended and flushed as each cell finishes, so a killed campaign loses
 nothing that finished. A row cut short by a kill (no trailing newline) is
 dropped when the file is opened again. :func:`done_keys` tells a resumed
-campaign which cells already have a record.
+campaign which cells already have a record; :func:`make_row` shapes a cell's
+outcome into a row (the columns are :data:`experiments.harness.schema.COLUMNS`).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any
 
-#: the outcome of one cell
-STATUSES = ("solved", "unsat", "unknown", "timeout", "memout", "error", "wrong", "skipped")
-#: statuses where the time columns hold the limit (censored, never a measured time)
-LIMIT_STATUSES = ("timeout", "memout")
+from experiments.harness.schema import COLUMNS, LIMIT_STATUSES, PHASES, WORK_COUNTERS, Status
 
-PHASES = ("check", "build", "encode", "write", "search", "decode", "verify")
-COUNTERS = ("nodes", "updates", "checks", "conflicts", "decisions", "propagations", "vars", "clauses")
-
-COLUMNS: tuple[str, ...] = (
-    "campaign", "entrant", "solver", "params", "n", "kind", "seed", "instance", "instance_sha256",
-    "clues", "repeat", "status", "verified", "wall_s", "cpu_s", "peak_rss_mb", "timeout_s",
-    "iterations", *(f"t_{p}" for p in PHASES), *COUNTERS, "worker", "started_at", "message",
-)
+if TYPE_CHECKING:
+    from experiments.harness.entrants import Entrant
+    from experiments.harness.scheduling import Cell
 
 
 def cell_key(row: dict[str, Any]) -> tuple[str, int, str, int]:
@@ -77,11 +71,6 @@ class RunsWriter:
         self._csv.writerow({c: _cell(row.get(c)) for c in COLUMNS})
         self._flush()
 
-    def write_many(self, rows: Iterable[dict[str, Any]]) -> None:
-        for row in rows:
-            self._csv.writerow({c: _cell(row.get(c)) for c in COLUMNS})
-        self._flush()
-
     def _flush(self) -> None:
         # flush to the OS: survives a kill of this process (not a power cut, by design:
         # an fsync per row would cost more than the harness overhead budget)
@@ -103,3 +92,43 @@ def _cell(value: Any) -> Any:
     if isinstance(value, float):
         return f"{value:.9g}"
     return value
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def make_row(campaign: str, kind: str, seed: int, timeout_s: float, entrant: "Entrant", cell: "Cell",
+             outcome: dict[str, Any]) -> dict[str, Any]:
+    """The runs.csv row of a finished (or skipped) cell of campaign ``campaign`` run on
+    instances of family ``kind`` and ``seed`` under the limit ``timeout_s``. A cell that
+    hit the limit gets the limit in its time columns (the record contract)."""
+    try:
+        status = Status(outcome.get("status", Status.ERROR))
+    except ValueError:                                  # a status word outside the contract
+        outcome = {**outcome, "message": f"unknown status {outcome.get('status')!r}"}
+        status = Status.ERROR
+    inst = cell.instance
+    row: dict[str, Any] = {
+        "campaign": campaign, "entrant": entrant.spec, "solver": entrant.name,
+        "params": json.dumps(entrant.params, sort_keys=True), "n": cell.n, "kind": kind,
+        "seed": seed, "instance": cell.instance_file,
+        "instance_sha256": inst.sha256 if inst else None, "clues": inst.clues if inst else None,
+        "repeat": cell.repeat, "status": status.value, "verified": bool(outcome.get("verified", False)),
+        "timeout_s": timeout_s, "worker": outcome.get("worker"),
+        "started_at": outcome.get("started_at"), "message": outcome.get("message") or None,
+        "peak_rss_mb": _number(outcome.get("peak_rss_mb")),
+    }
+    if status in LIMIT_STATUSES:
+        row["wall_s"] = row["cpu_s"] = timeout_s
+    elif status not in (Status.SKIPPED, Status.ERROR):
+        row["wall_s"] = _number(outcome.get("wall_s"))
+        row["cpu_s"] = _number(outcome.get("cpu_s"))
+        row["iterations"] = outcome.get("iterations")
+        for phase, seconds in (outcome.get("times") or {}).items():
+            if phase in PHASES:
+                row[f"t_{phase}"] = _number(seconds)
+        for name, value in (outcome.get("counters") or {}).items():
+            if name in WORK_COUNTERS:
+                row[name] = value
+    return row

@@ -1,7 +1,8 @@
 """The measurement worker: a process that runs cells of one entrant, warm.
 
 Started by the executor as ``python -m experiments.harness.worker`` in a session of its
-own (so a kill of its process group takes external solver binaries with it).
+own (so a kill of its process group takes external solver binaries with it; the
+executor also asks the kernel to kill it when the parent dies).
 It speaks JSON lines: requests on stdin, replies on the real stdout (fd 1 is
 pointed at stderr once started, so nothing a solver prints can corrupt the
 protocol).
@@ -13,10 +14,10 @@ Requests and replies::
     {"op": "solve", "instance", "text", "min_time", "timeout"}
                                                         -> {"op": "result", <measurement>}
 
-``init`` creates the entrant through :mod:`solvers.registry` (the registry entry
-is sent along, so a solver registered only in the parent, e.g. by a test, is
-found) and calls ``warmup()`` once: imports and JIT compilation are never
-inside a measurement. ``solve`` parses the instance (outside the measurement),
+``init`` creates the entrant through a :class:`solvers.registry.Registry` made of
+the entry sent along (so a solver registered only in the parent, e.g. by a test,
+is found; nothing global changes) and calls ``warmup()`` once: imports and JIT
+compilation are never inside a measurement. ``solve`` parses the instance (outside the measurement),
 runs ``solver.solve(grid)`` and measures it (:func:`measure`). The worker exits
 when stdin closes.
 """
@@ -31,6 +32,8 @@ import sys
 import time
 import traceback
 from typing import Any
+
+from experiments.harness.schema import Status
 
 #: solves at least this long (s) are measured once; faster ones are repeated
 #: until this much measured time has accumulated (pyperf-style calibration)
@@ -71,6 +74,21 @@ def _peak_rss_kb() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
+def _verdict(grid: Any, first: Any, results: list[Any]) -> tuple[str, str]:
+    """The cell's status and message: the first solve's, unless a solve is wrong, the
+    repeats disagree or a returned grid fails the harness's own verification."""
+    from solvers import rules
+    from solvers.interface import SOLVED, WRONG
+    for r in results:
+        if r.status == WRONG:
+            return WRONG, r.message or "the solver's answer failed verification"
+        if r.status != first.status:
+            return WRONG, f"repeated solves disagree: {first.status} then {r.status}"
+        if r.status == SOLVED and (r.solution is None or not rules.is_solution_of(grid, r.solution)):
+            return WRONG, "the harness's re-verification rejected the returned grid"
+    return first.status, first.message
+
+
 def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
             max_iterations: int = MAX_ITERATIONS, rewarm_below: float = 0.0) -> dict[str, Any]:
     """Solve ``grid`` with ``solver`` and measure it.
@@ -89,7 +107,6 @@ def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
     of that size) and the measurement starts again. Every answer is re-verified with
     :func:`solvers.rules.is_solution_of`: the solver's own verdict is not trusted.
     """
-    from solvers import rules
     from solvers.interface import SOLVED, WRONG
 
     kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -120,17 +137,7 @@ def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
     ran_child = kids.ru_utime + kids.ru_stime > kids_cpu0 or kids.ru_maxrss > kids_peak0
     peak_kb = self_peak + (kids.ru_maxrss if ran_child else 0)
 
-    status, message = first.status, first.message
-    for r in results:
-        if r.status == WRONG:
-            status, message = WRONG, r.message or "the solver's answer failed verification"
-            break
-        if r.status != first.status:
-            status, message = WRONG, (f"repeated solves disagree: {first.status} then {r.status}")
-            break
-        if r.status == SOLVED and (r.solution is None or not rules.is_solution_of(grid, r.solution)):
-            status, message = WRONG, "the harness's re-verification rejected the returned grid"
-            break
+    status, message = _verdict(grid, first, results)
     times: dict[str, float] = {}
     for r in results:
         for phase, seconds in r.times.items():
@@ -149,16 +156,6 @@ def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
     }
 
 
-def _die_with_parent() -> None:
-    """Ask the kernel to SIGKILL this process when the parent dies (Linux only)."""
-    try:
-        import ctypes
-        import signal
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
 class _Worker:
     def __init__(self) -> None:
         self.solver = None
@@ -174,22 +171,23 @@ class _Worker:
         return {"op": "error", "message": f"unknown request {op!r}"}
 
     def init(self, request: dict[str, Any]) -> dict[str, Any]:
-        from solvers import registry
-        if request.get("die_with_parent"):
-            _die_with_parent()
-        registry.SOLVERS[request["name"]] = (request["target"], dict(request.get("fixed", {})))
+        from experiments.harness.entrants import jsonable
+        from solvers.registry import Registry, parse_spec
         try:
+            # the entry comes with the request: a solver registered only in the parent works
+            name, _ = parse_spec(request["spec"])
+            registry = Registry({name: (request["target"], request.get("fixed", {}))})
             self.solver = registry.create(request["spec"])
             self.solver.warmup()
         except Exception as exc:  # noqa: BLE001 - reported to the parent as the cell's error
             return {"op": "error", "message": f"{type(exc).__name__}: {exc}"}
         return {"op": "ready", "worker": self.ident, "solver": self.solver.name,
-                "params": _jsonable(self.solver.params)}
+                "params": jsonable(self.solver.params)}
 
     def solve(self, request: dict[str, Any]) -> dict[str, Any]:
         from formats.grid_text import parse
         if self.solver is None:
-            return {"op": "result", "status": "error", "message": "worker not initialised"}
+            return {"op": "result", "status": Status.ERROR, "message": "worker not initialised"}
         try:
             grid = parse(request["text"], request.get("instance", "<instance>")).grids[0]
             # the first cell of a size in this worker gets a warm-up solve when that is cheap
@@ -202,15 +200,10 @@ class _Worker:
         except Exception as exc:  # noqa: BLE001 - a solver crash is the cell's outcome
             tail = traceback.format_exc(limit=-3).strip().splitlines()
             print("\n".join(tail), file=sys.stderr)
-            return {"op": "result", "status": "error", "worker": self.ident,
+            return {"op": "result", "status": Status.ERROR, "worker": self.ident,
                     "message": f"{type(exc).__name__}: {exc}"}
         out.update(op="result", worker=self.ident)
         return out
-
-
-def _jsonable(params: dict[str, Any]) -> dict[str, Any]:
-    return {k: v if isinstance(v, (int, float, str, bool, type(None))) else str(v)
-            for k, v in params.items()}
 
 
 def main() -> None:

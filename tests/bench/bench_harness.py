@@ -29,7 +29,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from experiments.harness import campaign as camp  # noqa: E402
+from experiments.harness.campaign import prepare  # noqa: E402
+from experiments.harness.config import Config  # noqa: E402
+from experiments.harness.entrants import parse_entrants  # noqa: E402
+from experiments.harness.instances import read_instance  # noqa: E402
+from experiments.harness.scheduling import run  # noqa: E402
 from experiments.harness.executor import LocalExecutor  # noqa: E402
 from formats import grid_text  # noqa: E402
 from solvers import registry  # noqa: E402
@@ -57,7 +61,7 @@ def in_process(puzzles: list) -> list[float]:
 
 
 def executor_overhead(puzzles: list) -> tuple[list[float], list[float]]:
-    (entrant,) = camp.parse_entrants("backtracking")
+    (entrant,) = parse_entrants("backtracking")
     executor = LocalExecutor(1, timeout_s=10.0, memory_mb=4096.0, min_time=0.0)
     texts = [grid_text.format_native(g) for g in puzzles]
     solve, overhead = [], []
@@ -85,19 +89,19 @@ def campaign_overhead(count: int) -> tuple[list[float], float]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         write_instances(out, 2, count)
-        config = camp.Config(n_values=[2], entrants=camp.parse_entrants("backtracking"),
-                             instances=count, timeout_s=10.0, memory_mb=4096.0, jobs=1,
-                             out=out, campaign="bench", command="bench", min_time=0.0)
-        prepared = camp.prepare(config)
+        config = Config(n_values=[2], entrants=parse_entrants("backtracking"),
+                        instances=count, timeout_s=10.0, memory_mb=4096.0, jobs=1,
+                        out=out, campaign="bench", command="bench")
+        prepared = prepare(config)
         executor = LocalExecutor(1, 10.0, 4096.0, min_time=0.0)
         executor.submit("warm", {"entrant": "backtracking",
                                  "init": config.entrants[0].init_request(),
-                                 "solve": {"instance": "w", "text": camp.read_instance(
+                                 "solve": {"instance": "w", "text": read_instance(
                                      prepared.cells[0].instance)}})
         while not executor.poll(1.0):
             pass
         stamps = [time.perf_counter()]
-        camp.run(prepared, executor, on_row=lambda row: stamps.append(time.perf_counter()))
+        run(prepared, executor, on_row=lambda row: stamps.append(time.perf_counter()))
         from experiments.harness import records
         rows = records.read_rows(config.runs_path)
         solve = [float(r["wall_s"]) for r in rows]

@@ -1,0 +1,98 @@
+"""What defines a campaign: :class:`Config`, and the command-line text behind it
+(box sizes, the campaign's default name)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from experiments.harness.entrants import Entrant
+from formats.errors import RaceError
+from formats.grid import MAX_N
+
+
+def parse_n(text: str) -> list[int]:
+    """Box sizes from ``2..5``, ``3``, ``2,4,6`` or a mix (``2..3,5``): sorted, distinct.
+
+    Raises RaceError for anything else, or for n outside 1..MAX_N."""
+    values: set[int] = set()
+    for part in str(text).split(","):
+        part = part.strip()
+        m = re.fullmatch(r"(\d+)\s*(?:\.\.\s*(\d+))?", part)
+        if not m:
+            raise RaceError(f"--n {text!r}: expected N, A..B or a comma-separated list "
+                            f"such as 2..5 or 2,4,6 (got {part!r})")
+        lo = int(m.group(1))
+        hi = int(m.group(2)) if m.group(2) else lo
+        if hi < lo:
+            raise RaceError(f"--n {text!r}: empty range {lo}..{hi}")
+        for n in (lo, hi):
+            if not 1 <= n <= MAX_N:
+                raise RaceError(f"--n {text!r}: box size {n} is out of range 1..{MAX_N}")
+        values.update(range(lo, hi + 1))
+    return sorted(values)
+
+
+@dataclass
+class Config:
+    """Everything that defines a campaign run. ``generator_options`` are the instance
+    family's options (e.g. ``holes``, ``pattern``), passed to the generator."""
+    n_values: list[int]
+    entrants: list[Entrant]
+    kind: str = "unique"
+    seed: int = 0
+    instances: int = 5
+    repeats: int = 1
+    timeout_s: float = 10.0
+    memory_mb: float | None = None
+    jobs: int = 2
+    executor: str = "local"
+    scheduler: str | None = None
+    out: Path = Path("results")
+    campaign: str = ""
+    command: str = ""
+    generator_options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def directory(self) -> Path:
+        return self.out / self.campaign
+
+    @property
+    def runs_path(self) -> Path:
+        return self.directory / "runs.csv"
+
+
+def n_label(n_values: list[int]) -> str:
+    """``[2,3,4,5]`` -> ``2-5``; ``[2,4,6]`` -> ``2_4_6``."""
+    if n_values == list(range(n_values[0], n_values[-1] + 1)) and len(n_values) > 1:
+        return f"{n_values[0]}-{n_values[-1]}"
+    return "_".join(map(str, n_values))
+
+
+def options_label(options: dict[str, Any]) -> str:
+    """Generator options as a name suffix: ``{"holes": 0.55, "pattern": "balanced"}`` ->
+    ``-holes0.55-balanced`` (empty without options)."""
+    parts = []
+    for key, value in sorted(options.items()):
+        text = f"{value:g}" if isinstance(value, float) else str(value)
+        parts.append(f"{key}{text}" if key == "holes" else text)
+    return "".join(f"-{p}" for p in parts)
+
+
+def default_name(n_values: list[int], kind: str, seed: int, instances: int, timeout_s: float,
+                 memory_mb: float | None, defaults: dict[str, Any],
+                 generator_options: dict[str, Any] | None = None) -> str:
+    """A campaign name derived from what defines its cells and limits, so the same
+    command resumes into the same directory: ``race-n2-5-unique-s0``, plus the
+    generator options, ``-i<K>``, ``-t<SEC>``, ``-m<MB>`` when those differ from the defaults.
+    (Entrants and repeats are not in the name: adding some resumes the campaign.)"""
+    name = f"race-n{n_label(n_values)}-{kind}{options_label(generator_options or {})}-s{seed}"
+    if instances != defaults.get("instances"):
+        name += f"-i{instances}"
+    if timeout_s != defaults.get("timeout_s"):
+        name += f"-t{timeout_s:g}"
+    if memory_mb != defaults.get("memory_mb"):
+        name += f"-m{memory_mb:g}" if memory_mb is not None else "-mnone"
+    return name

@@ -1,0 +1,92 @@
+"""The dask.distributed executor: each cell a task on a cluster, run there in a
+killable worker process under the same limits as :class:`LocalExecutor` applies locally."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Hashable
+
+from experiments.harness.executor import LocalExecutor
+from experiments.harness.provenance import utc_now
+from experiments.harness.schema import Status
+from formats.errors import RaceError
+
+_REMOTE = threading.local()
+
+
+def run_remote(key: Hashable, request: dict[str, Any], timeout_s: float,
+               memory_mb: float | None, min_time: float | None) -> tuple[Hashable, dict[str, Any]]:
+    """Run one cell on a dask worker: in a killable worker subprocess, under the same
+    limits as locally. The subprocess is kept warm (per dask thread) for the next cell."""
+    executor = getattr(_REMOTE, "executor", None)
+    if executor is None or (executor.timeout_s, executor.memory_mb, executor.min_time) \
+            != (float(timeout_s), memory_mb, min_time):
+        if executor is not None:
+            executor.close()
+        executor = LocalExecutor(1, timeout_s, memory_mb, min_time, die_with_parent=False)
+        _REMOTE.executor = executor
+    executor.submit(key, request)
+    while True:
+        done = executor.poll(1.0)
+        if done:
+            return done[0]
+
+
+class DaskExecutor:
+    """Cells as tasks on a dask.distributed cluster (``scheduler``: an address such as
+    ``tcp://host:8786``, or a Cluster / Client object). At most ``jobs`` cells in
+    flight (default: the cluster's total threads)."""
+
+    def __init__(self, scheduler: Any, jobs: int | None, timeout_s: float,
+                 memory_mb: float | None = None, min_time: float | None = None) -> None:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise RaceError("--executor dask needs dask.distributed: "
+                            "pip install 'sudoku-race[dask]'") from None
+        try:
+            self.client = scheduler if isinstance(scheduler, Client) else Client(scheduler, timeout=15)
+            self._own_client = not isinstance(scheduler, Client)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise RaceError(f"cannot reach the dask scheduler {scheduler!r}: {exc}") from None
+        threads = sum(self.client.nthreads().values()) or 1
+        self.jobs = jobs or threads
+        self.timeout_s, self.memory_mb, self.min_time = float(timeout_s), memory_mb, min_time
+        self.futures: dict[Any, Hashable] = {}
+
+    def free(self) -> int:
+        return self.jobs - len(self.futures)
+
+    def warm_entrants(self) -> set[str]:
+        return set()
+
+    def submit(self, key: Hashable, request: dict[str, Any]) -> None:
+        future = self.client.submit(run_remote, key, request, self.timeout_s, self.memory_mb,
+                                    self.min_time, pure=False)
+        self.futures[future] = key
+
+    def poll(self, max_wait: float = 0.5) -> list[tuple[Hashable, dict[str, Any]]]:
+        from distributed import wait
+        if not self.futures:
+            return []
+        try:
+            finished = wait(list(self.futures), timeout=max_wait, return_when="FIRST_COMPLETED").done
+        except TimeoutError:
+            return []
+        done = []
+        for future in finished:
+            key = self.futures.pop(future)
+            try:
+                _, outcome = future.result()
+            except Exception as exc:  # noqa: BLE001 - a lost task is the cell's error
+                outcome = {"status": Status.ERROR, "message": f"dask task failed: {type(exc).__name__}: {exc}",
+                           "started_at": utc_now()}
+            done.append((key, outcome))
+        return done
+
+    def close(self) -> None:
+        for future in self.futures:
+            future.cancel()
+        self.futures.clear()
+        if self._own_client:
+            self.client.close()

@@ -1,0 +1,68 @@
+"""Entrants: the ``--solvers`` text of ``race run`` turned into validated entrants.
+
+An entrant is a spec (``name`` or ``name:key=value,...``) with its registry entry,
+so a worker process can create it from its init request alone (even a solver
+registered only in the parent's :class:`solvers.registry.Registry`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from formats.errors import RaceError
+from solvers import registry as solver_registry
+
+#: the default entrants of a race
+DEFAULT_ENTRANTS = ("backtracking", "dlx", "sat", "kissat")
+
+
+def jsonable(params: dict[str, Any]) -> dict[str, Any]:
+    """Solver parameters as JSON values (anything else as its ``str``)."""
+    return {k: v if isinstance(v, (int, float, str, bool, type(None))) else str(v)
+            for k, v in params.items()}
+
+
+def split_specs(text: str) -> list[str]:
+    """Split ``a,b:k=v,k2=v2,c`` into entrant specs: a comma starts a new entrant
+    unless what follows looks like ``key=value``."""
+    specs: list[str] = []
+    for part in (p.strip() for p in str(text).split(",")):
+        if not part:
+            continue
+        if specs and "=" in part and ":" not in part and ":" in specs[-1]:
+            specs[-1] += "," + part
+        else:
+            specs.append(part)
+    return specs
+
+
+@dataclass
+class Entrant:
+    """An entrant as the harness sends it to workers: the spec and its registry entry."""
+    spec: str
+    name: str
+    target: str
+    fixed: dict[str, Any]
+    params: dict[str, Any]
+
+    def init_request(self) -> dict[str, Any]:
+        """The worker's ``init`` request for this entrant (see :mod:`experiments.harness.worker`)."""
+        return {"spec": self.spec, "name": self.name, "target": self.target, "fixed": self.fixed}
+
+
+def parse_entrants(text: str | Iterable[str],
+                   registry: solver_registry.Registry = solver_registry.BUILTIN) -> list[Entrant]:
+    """Entrant specs (``backtracking,dlx:heuristic=first,sat:backend=glucose4,encoding=...``),
+    each validated by creating it through ``registry``. Raises RaceError for an
+    unknown or unavailable solver or a bad parameter."""
+    specs = split_specs(text) if isinstance(text, str) else [s.strip() for s in text]
+    if not specs:
+        raise RaceError("--solvers: no entrant given")
+    entrants: list[Entrant] = []
+    for spec in dict.fromkeys(specs):
+        solver = registry.create(spec)
+        name, _ = solver_registry.parse_spec(spec)
+        target, fixed = registry.entry(name)
+        entrants.append(Entrant(spec, solver.name, target, dict(fixed), jsonable(solver.params)))
+    return entrants

@@ -1,0 +1,146 @@
+"""Provenance of a campaign: ``meta.json`` (command, limits, git commit, package and
+kissat versions, machine), written when a campaign starts and kept on resume."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import platform
+import shutil
+import socket
+import subprocess
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from experiments.harness.config import Config
+from formats.errors import RaceError
+
+#: packages whose versions go into meta.json
+PACKAGES = ("numpy", "numba", "python-sat", "passagemath-kissat", "pandas", "click", "tqdm",
+            "dask", "distributed")
+
+
+def utc_now() -> str:
+    """The current time as ISO 8601 UTC with milliseconds."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def repo_root() -> Path:
+    """The project directory (where ``experiments/`` lives)."""
+    return Path(__file__).resolve().parents[2]
+
+
+def git_commit() -> str | None:
+    """``git rev-parse HEAD`` of the project (``-dirty`` with uncommitted changes), if any."""
+    root = repo_root()
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                                text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (commit + ("-dirty" if dirty else "")) or None
+
+
+def kissat_version() -> str | None:
+    """``kissat --version`` of the binary the SAT solver would use, if there is one."""
+    try:
+        from solvers.sat_backends import find_kissat
+        binary = find_kissat()
+    except Exception:  # noqa: BLE001 - no SAT module or no binary: just "no version"
+        binary = shutil.which("kissat")
+    if not binary:
+        return None
+    try:
+        out = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=10)
+        return out.stdout.strip().splitlines()[0] if out.stdout.strip() else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def machine() -> dict[str, Any]:
+    """CPU model, cores, RAM (GB), OS and host name of this machine."""
+    cpu = platform.processor() or None
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")),
+                       cpu)
+    except OSError:
+        pass
+    ram = None
+    try:
+        with open("/proc/meminfo") as f:
+            kb = next(int(line.split()[1]) for line in f if line.startswith("MemTotal:"))
+            ram = round(kb / 1024 ** 2, 1)
+    except (OSError, StopIteration):
+        pass
+    return {"cpu_model": cpu, "cores": os.cpu_count(), "ram_gb": ram,
+            "os": platform.platform(), "hostname": socket.gethostname()}
+
+
+def packages() -> dict[str, str | None]:
+    """Installed versions of :data:`PACKAGES` (None when missing)."""
+    versions: dict[str, str | None] = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def previous_meta(config: Config) -> dict[str, Any]:
+    """The campaign's existing ``meta.json`` ({} for a new campaign). Raises RaceError
+    when it was run with another kind, seed or limits (its rows would not compare)."""
+    path = config.directory / "meta.json"
+    if not path.exists():
+        return {}
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        return {}
+    for key, value in (("kind", config.kind), ("seed", config.seed),
+                       ("timeout_s", config.timeout_s), ("memory_mb", config.memory_mb),
+                       ("generator_options", config.generator_options)):
+        if key == "generator_options" and old.get(key, {}) != value:
+            raise RaceError(f"campaign {config.campaign!r} was run with generator options "
+                            f"{old.get(key, {})!r}, not {value!r}; choose another --campaign name",
+                            source=str(path))
+        if key in old and old[key] != value:
+            raise RaceError(f"campaign {config.campaign!r} was run with {key}={old[key]!r}, "
+                            f"not {value!r}; choose another --campaign name", source=str(path))
+    return old
+
+
+def write_meta(config: Config) -> dict[str, Any]:
+    """Write (or, on resume, update) ``meta.json``. A resumed campaign must keep its
+    kind, seed and limits; n values, entrants, instances and repeats may grow."""
+    path = config.directory / "meta.json"
+    old = previous_meta(config)
+    entrants = list(dict.fromkeys([*old.get("entrants", []), *(e.spec for e in config.entrants)]))
+    meta = {
+        "campaign": config.campaign,
+        "command": config.command,
+        "created_at": old.get("created_at", utc_now()),
+        "n_values": sorted(set(old.get("n_values", [])) | set(config.n_values)),
+        "entrants": entrants,
+        "kind": config.kind,
+        "seed": config.seed,
+        **({"generator_options": config.generator_options} if config.generator_options else {}),
+        "instances": max(int(old.get("instances", 0)), config.instances),
+        "repeats": max(int(old.get("repeats", 0)), config.repeats),
+        "timeout_s": config.timeout_s,
+        "memory_mb": config.memory_mb,
+        "jobs": config.jobs,
+        "executor": config.executor,
+        "git_commit": git_commit(),
+        "python": platform.python_version(),
+        "packages": packages(),
+        "kissat_version": kissat_version(),
+        "machine": machine(),
+    }
+    path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    return meta

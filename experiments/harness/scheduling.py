@@ -1,0 +1,229 @@
+"""Scheduling a campaign's cells on an executor: resume, escalation, warm workers.
+
+Rules:
+
+* **Resume**: a cell (entrant, n, instance, repeat) that already has a row in
+  ``runs.csv`` is not run again.
+* **Escalation**: once an entrant has hit its limit (timeout or memout) on every
+  cell at some n, its cells at larger n are recorded as ``skipped``. A cell at
+  n is only started once each smaller n of its entrant either has a cell that
+  finished within the limit or is complete, so the rule never races.
+* An entrant whose worker fails to start :data:`START_ATTEMPTS` times (e.g. its
+  ``warmup()`` raises) gets its remaining cells recorded as ``error``, not run.
+* Cells go out entrant by entrant (n ascending), preferring the entrant of an
+  idle warm worker, so workers stay warm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from experiments.harness import records
+from experiments.harness.config import Config
+from experiments.harness.instances import Instance, instance_name, read_instance
+from experiments.harness.provenance import utc_now
+from experiments.harness.schema import LIMIT_STATUSES, Status
+
+if TYPE_CHECKING:
+    from experiments.harness.campaign import Prepared
+
+#: an entrant whose worker fails to start this many times gets no more cells (recorded as error)
+START_ATTEMPTS = 2
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One measurement: an entrant on an instance (``instance`` None when not generated)."""
+    entrant: str
+    n: int
+    instance_file: str
+    repeat: int
+    instance: Instance | None = None
+
+    @property
+    def key(self) -> tuple[str, int, str, int]:
+        return self.entrant, self.n, self.instance_file, self.repeat
+
+
+def make_cells(config: Config, instances: dict[int, list[Instance]]) -> list[Cell]:
+    """Every cell of the campaign, entrant-major, then n, instance, repeat."""
+    cells = []
+    for entrant in config.entrants:
+        for n in config.n_values:
+            for index in range(config.instances):
+                inst = instances.get(n, [None] * config.instances)[index]
+                file = inst.file if inst else instance_name(config.kind, n, config.seed, index)
+                for repeat in range(config.repeats):
+                    cells.append(Cell(entrant.spec, n, file, repeat, inst))
+    return cells
+
+
+class Escalation:
+    """Which (entrant, n) groups are finished, which hit the limit everywhere, and
+    whether a cell may start yet (see the module docstring)."""
+
+    def __init__(self, cells: list[Cell]) -> None:
+        self.total: dict[tuple[str, int], int] = {}
+        self.finished: dict[tuple[str, int], int] = {}
+        self.answered: set[tuple[str, int]] = set()     # has a cell within the limit
+        self.n_values: dict[str, list[int]] = {}
+        for cell in cells:
+            group = (cell.entrant, cell.n)
+            self.total[group] = self.total.get(group, 0) + 1
+            self.n_values.setdefault(cell.entrant, [])
+            if cell.n not in self.n_values[cell.entrant]:
+                self.n_values[cell.entrant].append(cell.n)
+        for ns in self.n_values.values():
+            ns.sort()
+
+    def record(self, entrant: str, n: int, status: str) -> None:
+        """Count a finished cell of (entrant, n) with this status."""
+        group = (entrant, n)
+        self.finished[group] = self.finished.get(group, 0) + 1
+        if status not in LIMIT_STATUSES and status != Status.SKIPPED:
+            self.answered.add(group)
+
+    def dead_at(self, entrant: str) -> int | None:
+        """The smallest n where the entrant hit the limit on every cell, if any."""
+        for n in self.n_values.get(entrant, []):
+            group = (entrant, n)
+            if group not in self.answered and self.finished.get(group, 0) >= self.total[group]:
+                return n
+        return None
+
+    def may_start(self, cell: Cell) -> bool:
+        """True when every smaller n of the entrant is complete or has an answer."""
+        for n in self.n_values[cell.entrant]:
+            if n >= cell.n:
+                return True
+            group = (cell.entrant, n)
+            if group not in self.answered and self.finished.get(group, 0) < self.total[group]:
+                return False
+        return True
+
+
+@dataclass
+class RunStats:
+    """What :func:`run` did."""
+    ran: int = 0
+    skipped: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)
+
+
+class _Race:
+    """The state of one :func:`run`: pending and in-flight cells, escalation, start failures."""
+
+    def __init__(self, prepared: "Prepared", executor: Any, writer: records.RunsWriter,
+                 on_row: Callable[[dict[str, Any]], None] | None) -> None:
+        self.config = prepared.config
+        self.executor, self.writer, self.on_row = executor, writer, on_row
+        self.entrants = {e.spec: e for e in self.config.entrants}
+        self.escalation = Escalation(prepared.cells)
+        pending_keys = {c.key for c in prepared.pending}
+        for row in records.read_rows(self.config.runs_path):
+            key = records.cell_key(row)
+            if key[0] in self.entrants and key not in pending_keys:
+                self.escalation.record(key[0], key[1], row["status"])
+        self.pending = list(prepared.pending)
+        self.inflight: dict[tuple, Cell] = {}
+        self.texts: dict[Path, str] = {}
+        self.stats = RunStats()
+        self.failures: dict[str, int] = {}      # entrant -> workers that failed to start
+        self.broken: dict[str, str] = {}        # entrant -> why its remaining cells are not run
+        self.check_dead = True
+
+    def emit(self, cell: Cell, outcome: dict[str, Any]) -> None:
+        """Write the row of a finished cell and update escalation and the stats."""
+        c = self.config
+        row = records.make_row(c.campaign, c.kind, c.seed, c.timeout_s, self.entrants[cell.entrant],
+                               cell, outcome)
+        self.writer.write(row)
+        status = row["status"]
+        self.escalation.record(cell.entrant, cell.n, status)
+        self.stats.statuses[status] = self.stats.statuses.get(status, 0) + 1
+        if status == Status.SKIPPED:
+            self.stats.skipped += 1
+        else:
+            self.stats.ran += 1
+        if self.on_row:
+            self.on_row(row)
+
+    def drop_dead(self) -> None:
+        """Record the pending cells that can no longer be worth running (escalation)."""
+        keep = []
+        for cell in self.pending:
+            dead = self.escalation.dead_at(cell.entrant)
+            if cell.entrant in self.broken:
+                self.emit(cell, {"status": Status.ERROR, "started_at": utc_now(),
+                                 "message": "not run: " + self.broken[cell.entrant]})
+            elif dead is not None and cell.n > dead:
+                self.emit(cell, {"status": Status.SKIPPED, "started_at": utc_now(),
+                                 "message": f"{cell.entrant} hit the limit on every instance at n={dead}"})
+            else:
+                keep.append(cell)
+        self.pending, self.check_dead = keep, False
+
+    def next_cell(self) -> Cell | None:
+        """The first pending cell that may start, of a warm entrant if possible."""
+        may_start = self.escalation.may_start
+        warm = self.executor.warm_entrants()
+        return (next((c for c in self.pending if c.entrant in warm and may_start(c)), None)
+                or next((c for c in self.pending if may_start(c)), None))
+
+    def dispatch(self) -> None:
+        """Submit cells while the executor has room."""
+        while self.executor.free() > 0 and self.pending:
+            cell = self.next_cell()
+            if cell is None:
+                return
+            self.pending.remove(cell)
+            inst = cell.instance
+            if inst.path not in self.texts:
+                self.texts[inst.path] = read_instance(inst)
+            request = {"entrant": cell.entrant, "init": self.entrants[cell.entrant].init_request(),
+                       "solve": {"instance": inst.file, "text": self.texts[inst.path]}}
+            self.executor.submit(cell.key, request)
+            self.inflight[cell.key] = cell
+
+    def collect(self) -> None:
+        """Record the cells the executor finished; count entrants that fail to start."""
+        for key, outcome in self.executor.poll(0.5):
+            cell = self.inflight.pop(key)
+            self.emit(cell, outcome)
+            self.check_dead = self.check_dead or outcome.get("status") in LIMIT_STATUSES
+            if outcome.get("start_failed"):
+                self.failures[cell.entrant] = self.failures.get(cell.entrant, 0) + 1
+                if self.failures[cell.entrant] >= START_ATTEMPTS:
+                    self.broken[cell.entrant] = outcome.get("message", "entrant failed to start")
+                    self.check_dead = True
+
+    def loop(self) -> None:
+        """Run until every pending cell has a row."""
+        while self.pending or self.inflight:
+            if self.check_dead:
+                self.drop_dead()
+            self.dispatch()
+            if self.inflight:
+                self.collect()
+            elif self.pending and not any(self.escalation.may_start(c) for c in self.pending):
+                raise RuntimeError("scheduler stalled: no cell can start")  # a bug
+
+
+def run(prepared: "Prepared", executor: Any,
+        on_row: Callable[[dict[str, Any]], None] | None = None) -> RunStats:
+    """Run the pending cells on ``executor`` (see :mod:`experiments.harness.executor`),
+    appending one row per cell to runs.csv as it finishes. Escalation turns cells
+    into ``skipped`` rows. ``on_row`` is called after each row is written (progress).
+    On KeyboardInterrupt the executor is closed and the exception re-raised:
+    every finished cell is already on disk."""
+    with records.RunsWriter(prepared.config.runs_path) as writer:
+        try:
+            race = _Race(prepared, executor, writer, on_row)
+            race.loop()
+        except BaseException:
+            executor.close()
+            raise
+    executor.close()
+    return race.stats

@@ -1,0 +1,100 @@
+"""The booktabs tables of the report (bare ``tabular`` environments; captions live in
+report.tex) and the sizes of the three reductions."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from experiments.analysis import plots
+from experiments.analysis.statistics import PHASES
+from experiments.report.tex import MISSING, escape, tex_float, tex_int, tex_seconds
+from solvers.sudoku_cnf import structural_clause_count
+
+
+def sizes_table(ns: list[int]) -> pd.DataFrame:
+    """Sizes of the three reductions for each n (before clues are applied)."""
+    return pd.DataFrame([{"n": n, "side": n * n, "cells": n ** 4, "vars": n ** 6,
+                          "minimal": structural_clause_count(n, "minimal"),
+                          "extended": structural_clause_count(n, "extended"),
+                          "rows": n ** 6, "columns": 4 * n ** 4, "ones": 4 * n ** 6}
+                         for n in ns])
+
+
+def _tabular(columns: str, header: list[str], body: list[list[str] | str]) -> str:
+    """A booktabs tabular; a body entry that is a string is emitted as-is (e.g. \\midrule)."""
+    lines = [f"\\begin{{tabular}}{{{columns}}}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
+    for row in body:
+        lines.append(row if isinstance(row, str) else " & ".join(row) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def _grouped(table: pd.DataFrame, entrants: list[str], cells) -> list[list[str] | str]:
+    body: list[list[str] | str] = []
+    for k, entrant in enumerate(entrants):
+        rows = table[table["entrant"] == entrant].sort_values("n")
+        if rows.empty:
+            continue
+        if body:
+            body.append(r"\midrule")
+        for j, row in enumerate(rows.itertuples()):
+            name = f"\\texttt{{{escape(entrant)}}}" if j == 0 else ""
+            body.append([name, str(row.n), *cells(row)])
+    return body
+
+
+def summary_tabular(table: pd.DataFrame, entrants: list[str]) -> str:
+    def cells(row) -> list[str]:
+        iqr = (f"{tex_seconds(row.q25_s, row.limit_s)}--{tex_seconds(row.q75_s, row.limit_s)}"
+               if not math.isnan(row.q25_s) else MISSING)
+        failed = row.timeout + row.memout + row.error + row.unknown
+        return [f"{row.solved}/{row.total}", tex_seconds(row.median_s, row.limit_s), iqr,
+                tex_seconds(row.par2_s), str(failed) if not row.skipped else f"{failed} ({row.skipped} skipped)",
+                str(row.wrong)]
+    return _tabular("llrrrrrr", ["entrant", "$n$", "solved", "median", "IQR", "PAR-2",
+                                 "unsolved", "wrong"], _grouped(table, entrants, cells))
+
+
+def work_tabular(table: pd.DataFrame, entrants: list[str]) -> str:
+    def cells(row) -> list[str]:
+        return [tex_int(row.nodes) if not math.isnan(row.nodes) else "--",
+                tex_int(row.updates) if not math.isnan(row.updates) else "--",
+                tex_int(row.conflicts) if not math.isnan(row.conflicts) else "--",
+                tex_int(row.decisions) if not math.isnan(row.decisions) else "--",
+                tex_int(row.propagations) if not math.isnan(row.propagations) else "--",
+                tex_int(row.vars) if not math.isnan(row.vars) else "--",
+                tex_int(row.clauses) if not math.isnan(row.clauses) else "--"]
+    return _tabular("llrrrrrrr", ["entrant", "$n$", "nodes", "updates", "conflicts", "decisions",
+                                  "propagations", "vars", "clauses"], _grouped(table, entrants, cells))
+
+
+def phases_tabular(table: pd.DataFrame, entrants: list[str]) -> str:
+    present = [p for p in PHASES if table.loc[table["entrant"].isin(entrants), p].notna().any()]
+    if not entrants or not present:
+        return _tabular("l", ["no entrant reports phase times"], [])
+
+    def cells(row) -> list[str]:
+        return [tex_seconds(getattr(row, p)) if not math.isnan(getattr(row, p)) else "--" for p in present]
+    return _tabular("ll" + "r" * len(present), ["entrant", "$n$", *[plots.PHASE_NAMES[p] for p in present]],
+                    _grouped(table, entrants, cells))
+
+
+def growth_tabular(growth: pd.DataFrame) -> str:
+    body = []
+    for row in growth.itertuples():
+        span = f"{int(row.n_from)}--{int(row.n_to)}" if row.points >= 2 else (
+            str(int(row.n_from)) if row.points == 1 else MISSING)
+        body.append([f"\\texttt{{{escape(row.entrant)}}}", span, tex_float(row.slope),
+                     tex_float(row.factor), tex_float(row.last_ratio)])
+    return _tabular("lrrrr", ["entrant", "$n$ fitted", r"slope of $\log_{10} t$",
+                              "factor per step", "last step ratio"], body)
+
+
+def sizes_tabular(sizes: pd.DataFrame) -> str:
+    body = [[str(r.n), f"${r.side}\\times{r.side}$", tex_int(r.vars), tex_int(r.minimal),
+             tex_int(r.extended), f"${tex_int(r.rows)}\\times{tex_int(r.columns)}$", tex_int(r.ones)]
+            for r in sizes.itertuples()]
+    return _tabular("rrrrrrr", ["$n$", "grid", "variables $n^6$", "minimal clauses",
+                                "extended clauses", "cover matrix", "ones $4n^6$"], body)
