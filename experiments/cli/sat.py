@@ -68,7 +68,7 @@ def decode(puzzle: str, output: str, encoding: str, index: int) -> None:
       race encode p.sudoku > p.cnf && kissat p.cnf > out.txt; race decode p.sudoku out.txt
     """
     pf, grid = _one_grid(puzzle, index)
-    text, name = read_source(output, what="solver output file")
+    text, name = read_source(output, what="a solver output file")
     answer = sat_output.parse(text, name)
     if answer.status == sat_output.UNSAT:
         click.echo("no solution", err=True)
