@@ -45,11 +45,29 @@ def read_source(source: str | Path, *, binary: bool = False, what: str = "an inp
 
 
 def _read_bounded(handle, name: str, limit: int, what: str) -> bytes:
-    data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise RaceError(f"more than {limit} bytes (the limit for {what}); "
-                        f"is it really {what}?", source=name)
-    return data
+    """At most ``limit`` bytes, read in chunks; a NUL byte (never in a text
+    file, always early in /dev/zero or /dev/urandom) ends the read at once."""
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        chunk = handle.read(min(_CHUNK_BYTES, limit + 1 - total))
+        if not chunk:
+            break
+        nul = chunk.find(b"\0")
+        if nul >= 0:
+            before = b"".join(chunks) + chunk[:nul]
+            raise RaceError("not a text file: a NUL byte", source=name,
+                            line=before.count(b"\n") + 1,
+                            column=len(before) - before.rfind(b"\n"))
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise RaceError(f"more than {limit} bytes (the limit for {what}); "
+                            f"is it really {what}?", source=name)
+    return b"".join(chunks)
+
+
+_CHUNK_BYTES = 1 << 20
 
 
 def decode_utf8(data: bytes, name: str, first_line: int = 1) -> str:

@@ -149,7 +149,7 @@ def test_endless_devices_end_in_one_line(device, command):
     assert proc.returncode == 2
     lines = proc.stderr.decode().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"race: error: {device}"), lines
-    assert "bytes" in lines[0] or "UTF-8" in lines[0]
+    assert "NUL byte" in lines[0]
 
 
 def test_bounded_read_names_the_limit(tmp_path, monkeypatch):
@@ -294,3 +294,14 @@ def test_valid_parameters_still_work():
     assert registry.create("backtracking:node_limit=100").params["node_limit"] == 100
     with pytest.raises(RaceError, match="finite"):
         registry.solver_class("sat")(timeout=float("inf"))
+
+
+def test_endless_text_on_stdin_stops_at_the_limit(monkeypatch):
+    from formats import source
+
+    class Endless:
+        def read(self, size):
+            return b" " * size
+
+    with pytest.raises(RaceError, match="more than 3000000 bytes"):
+        source._read_bounded(Endless(), "<stdin>", 3_000_000, "a puzzle file")
