@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from formats.errors import RaceError
-from formats.source import read_source
+from formats.source import BLANKS, decode_utf8, read_source, split_lines
 
 #: bytes of output per chunk of the writer (the buffer is reused).
 CHUNK_BYTES = 1 << 23
@@ -153,20 +153,30 @@ class Dimacs:
         return out
 
 
-_PREAMBLE = re.compile(r"p\s+cnf\s+(\d+)\s+(\d+)\s*$")
-_ODD_BODY = re.compile(rb"(?m)^[ \t]*[^-0-9 \t\r\n]")
+#: the largest variable number (and clause count) accepted: literals are stored
+#: as int32, so anything larger would wrap around.
+MAX_VARS = 2**31 - 1
+
+#: bound on the bytes of a DIMACS file read (a formula for the largest grid fits).
+MAX_DIMACS_BYTES = 1 << 30
+
+_PREAMBLE = re.compile(r"p[ \t]+cnf[ \t]+([0-9]{1,30})[ \t]+([0-9]{1,30})[ \t\r\f\v]*")
+_ODD_BODY = re.compile(rb"[^-0-9 \t\r\n]")
+_LITERAL = re.compile(r"-?[0-9]{1,19}")
 
 
 def read(source: str | Path) -> Dimacs:
     """Read a DIMACS CNF file (``-`` = stdin)."""
-    data, name = read_source(source, binary=True, what="DIMACS file")
+    data, name = read_source(source, binary=True, what="a DIMACS file", limit=MAX_DIMACS_BYTES)
     return parse(data, name)
 
 
 def parse(data: bytes | str, name: str = "<dimacs>") -> Dimacs:
-    """Parse DIMACS CNF text; :class:`RaceError` (file, line) on any violation."""
+    """Parse DIMACS CNF text; :class:`RaceError` (file, line) on any violation:
+    numbers are ASCII decimal, VARS and CLAUSES at most :data:`MAX_VARS`, text
+    strict UTF-8, lines counted on ``\\n``."""
     if isinstance(data, str):
-        data = data.encode()
+        data = data.encode("utf-8", "surrogateescape")
     comments: list[str] = []
     pos = 0
     line_no = 0
@@ -174,19 +184,15 @@ def parse(data: bytes | str, name: str = "<dimacs>") -> Dimacs:
     while pos < len(data):             # comments and the preamble
         end = data.find(b"\n", pos)
         end = len(data) if end < 0 else end
-        line = data[pos:end].decode("utf-8", "replace").strip()
         line_no += 1
+        line = decode_utf8(data[pos:end], name, line_no).strip(BLANKS)
         pos = end + 1
         if not line:
             continue
         if line.startswith("c"):
             comments.append(line[1:].strip())
             continue
-        match = _PREAMBLE.match(line)
-        if not match:
-            raise RaceError(f"expected the preamble 'p cnf VARS CLAUSES', got {line[:40]!r}",
-                            source=name, line=line_no)
-        nvars, nclauses = int(match.group(1)), int(match.group(2))
+        nvars, nclauses = _preamble(line, name, line_no)
         break
     if nvars is None:
         raise RaceError("no preamble 'p cnf VARS CLAUSES' found", source=name)
@@ -198,8 +204,22 @@ def parse(data: bytes | str, name: str = "<dimacs>") -> Dimacs:
     return Dimacs(nvars, lits, offsets, comments)
 
 
+def _preamble(line: str, name: str, line_no: int) -> tuple[int, int]:
+    match = _PREAMBLE.fullmatch(line)
+    if not match:
+        raise RaceError(f"expected the preamble 'p cnf VARS CLAUSES' (ASCII decimal numbers), "
+                        f"got {line[:40]!r}", source=name, line=line_no)
+    numbers = []
+    for what, digits in (("VARS", match.group(1)), ("CLAUSES", match.group(2))):
+        if len(digits) > 10 or int(digits) > MAX_VARS:
+            raise RaceError(f"the preamble's {what} {digits[:20]}{'...' if len(digits) > 20 else ''} "
+                            f"is over the limit of {MAX_VARS}", source=name, line=line_no)
+        numbers.append(int(digits))
+    return numbers[0], numbers[1]
+
+
 def _parse_body_fast(body: bytes, nvars: int, nclauses: int):
-    """Vectorised parse of a clean body (numbers only); None if anything is odd."""
+    """Vectorised parse of a clean body (ASCII numbers only); None if anything is odd."""
     if _ODD_BODY.search(body):
         return None
     try:
@@ -225,8 +245,9 @@ def _parse_body_lines(body: bytes, nvars: int, nclauses: int, name: str, first_l
     offsets = [0]
     open_line = None                    # line where the unfinished clause started
     line_no = first_line
-    for line_no, raw in enumerate(body.decode("utf-8", "replace").splitlines(), first_line + 1):
-        line = raw.strip()
+    for line_no, raw in enumerate(split_lines(decode_utf8(body, name, first_line + 1)),
+                                  first_line + 1):
+        line = raw.strip(BLANKS)
         if not line:
             continue
         if line.startswith("c"):
@@ -236,12 +257,8 @@ def _parse_body_lines(body: bytes, nvars: int, nclauses: int, name: str, first_l
             break
         if line.startswith("p"):
             raise RaceError("a second preamble", source=name, line=line_no)
-        for column_token in line.split():
-            try:
-                lit = int(column_token)
-            except ValueError:
-                raise RaceError(f"expected an integer literal, got {column_token[:20]!r}",
-                                source=name, line=line_no) from None
+        for token in filter(None, _tokens(line)):
+            lit = _literal(token, nvars, name, line_no)
             if lit == 0:
                 offsets.append(len(lits))
                 open_line = None
@@ -249,9 +266,6 @@ def _parse_body_lines(body: bytes, nvars: int, nclauses: int, name: str, first_l
                     raise RaceError(f"more clauses than the {nclauses} declared in the preamble",
                                     source=name, line=line_no)
                 continue
-            if abs(lit) > nvars:
-                raise RaceError(f"literal {lit} out of range: the preamble declares {nvars} "
-                                f"variables", source=name, line=line_no)
             if open_line is None:
                 open_line = line_no
             lits.append(lit)
@@ -261,6 +275,25 @@ def _parse_body_lines(body: bytes, nvars: int, nclauses: int, name: str, first_l
         raise RaceError(f"the preamble declares {nclauses} clauses, the file has "
                         f"{len(offsets) - 1}", source=name, line=line_no)
     return np.asarray(lits, dtype=np.int32), np.asarray(offsets, dtype=np.int64)
+
+
+def _tokens(line: str) -> list[str]:
+    """The blank-separated tokens of a line (ASCII blanks only)."""
+    return line.translate(_BLANKS_TO_SPACE).split(" ")
+
+
+_BLANKS_TO_SPACE = str.maketrans({ch: " " for ch in BLANKS})
+
+
+def _literal(token: str, nvars: int, name: str, line_no: int) -> int:
+    if not _LITERAL.fullmatch(token):
+        raise RaceError(f"expected an integer literal (ASCII digits), got {token[:20]!r}",
+                        source=name, line=line_no)
+    lit = int(token)
+    if abs(lit) > nvars:
+        raise RaceError(f"literal {token} out of range: the preamble declares {nvars} "
+                        f"variables", source=name, line=line_no)
+    return lit
 
 
 def write_formula(target: str | Path | BinaryIO, formula) -> int:

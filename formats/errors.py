@@ -23,10 +23,19 @@ class RaceError(Exception):
     def __str__(self) -> str:
         where = []
         if self.source is not None:
-            where.append(str(self.source))
+            where.append(printable(str(self.source)))
         if self.line is not None:
             where.append(f"line {self.line}")
         if self.column is not None:
             where.append(f"column {self.column}")
-        text = " ".join(self.message.split())  # always one line
+        text = printable(" ".join(self.message.split()))  # always one line
         return f"{', '.join(where)}: {text}" if where else text
+
+
+def printable(text: str) -> str:
+    """``text`` with every non-printable character (newline, NUL, a lone
+    surrogate from an undecodable file name, ...) written as an escape, so a
+    message naming it stays on one line and can always be printed."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch == " " else ascii(ch)[1:-1] for ch in text)

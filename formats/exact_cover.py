@@ -14,7 +14,8 @@ Knuth's dlx format (the input of his dlx1 program)::
     A C                     <- one option per line, as item names
     B D G
 
-Blank lines are skipped. Malformed text raises :class:`RaceError` naming the
+Blank lines are skipped; lines end at ``\\n`` only and names are separated by
+ASCII blanks. Malformed text raises :class:`RaceError` naming the
 source and line: no item line, a duplicate item name, an illegal name, an
 unknown item in an option, an item repeated in one option, or an option with
 no primary item (it could never be chosen; Knuth's dlx1 ignores such lines
@@ -30,7 +31,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from formats.errors import RaceError
-from formats.source import read_source
+from formats.source import BLANKS, read_source, split_lines
 
 INDEX_DTYPE = np.int32
 
@@ -154,9 +155,13 @@ class ExactCover:
 
 
 def _check_name(name: str, source: str | None, line: int | None) -> None:
-    if not name or any(ch.isspace() for ch in name) or "|" in name or ":" in name:
-        raise RaceError(f"illegal item name {name!r} (names are non-blank and contain no "
-                        f"whitespace, '|' or ':')", source=source, line=line)
+    if not name or not name.isprintable() or any(ch.isspace() for ch in name) \
+            or "|" in name or ":" in name:
+        raise RaceError(f"illegal item name {name[:40]!r} (names are non-blank, printable and "
+                        f"contain no whitespace, '|' or ':')", source=source, line=line)
+
+
+_BLANKS_TO_SPACE = str.maketrans({ch: " " for ch in BLANKS})
 
 
 # -- Knuth's dlx text format -------------------------------------------------
@@ -168,11 +173,11 @@ def parse(text: str, source: str = "<text>") -> ExactCover:
     index: dict[str, int] = {}
     starts = [0]
     flat: list[int] = []
-    for no, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
+    for no, raw in enumerate(split_lines(text), 1):
+        line = raw.strip(BLANKS)
         if not line or line.startswith("|"):
             continue
-        tokens = line.split()
+        tokens = [tok for tok in line.translate(_BLANKS_TO_SPACE).split(" ") if tok]
         if items is None:
             if tokens.count("|") > 1:
                 raise RaceError("the item line has more than one '|'", source=source, line=no)
@@ -208,7 +213,7 @@ def parse(text: str, source: str = "<text>") -> ExactCover:
 
 def read(path_or_dash: str | Path) -> ExactCover:
     """Read a dlx file (``-`` = stdin)."""
-    text, name = read_source(path_or_dash, what="dlx file")
+    text, name = read_source(path_or_dash, what="a dlx file")
     return parse(text, name)
 
 

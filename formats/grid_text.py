@@ -10,7 +10,8 @@ Native format (one puzzle per file)::
 
 Each non-blank line not starting with ``#`` is a row of n² whitespace-separated
 tokens; ``.`` or ``0`` is empty; values are decimal 1..n². n is inferred from
-the number of rows. ``# key=value`` comment lines carry metadata.
+the number of rows (at most formats.grid.MAX_N², i.e. 400). ``# key=value``
+comment lines carry metadata.
 
 One-line format (public 9x9 datasets): each puzzle is one line of n⁴
 characters, ``.`` or ``0`` empty, ``1``-``9`` then ``A``-``Z`` for 10..35
@@ -25,6 +26,7 @@ file, line (and column) and what was expected.
 from __future__ import annotations
 
 import math
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,8 +34,8 @@ from pathlib import Path
 import numpy as np
 
 from formats.errors import RaceError
-from formats.source import read_source
-from formats.grid import Grid
+from formats.grid import MAX_N, Grid
+from formats.source import BLANKS, read_source, split_lines
 
 NATIVE, ONE_LINE = "native", "one-line"
 ONE_LINE_DIGITS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"   # value v -> ONE_LINE_DIGITS[v-1]
@@ -50,16 +52,26 @@ class PuzzleFile:
 
 def read(source: str | Path) -> PuzzleFile:
     """Read a grid file (either format) from a path or ``-`` for stdin."""
-    text, name = read_source(source, what="puzzle file")
+    text, name = read_source(source, what="a puzzle file")
     return parse(text, name)
 
 
 def parse(text: str, name: str = "<text>") -> PuzzleFile:
-    """Parse grid text in either format; ``name`` is used in error messages."""
-    lines = [(no, line.strip()) for no, line in enumerate(text.splitlines(), 1)]
+    """Parse grid text in either format; ``name`` is used in error messages.
+
+    Lines are counted on ``\\n`` only; a grid line may hold only printable ASCII
+    and blanks (space, tab, CR, FF, VT), so full-width or Arabic-Indic digits,
+    ``1_0`` and odd separators are errors, never values."""
+    lines = [(no, line.strip(BLANKS)) for no, line in enumerate(split_lines(text), 1)]
     content = [(no, line) for no, line in lines if line and not line.startswith("#")]
     if not content:
         raise RaceError("no grid found (only blank or # lines)", source=name)
+    for no, line in content:
+        bad = _BAD_CHAR.search(line)
+        if bad:
+            raise RaceError(f"bad character {bad.group()!r} in a grid line (expected ASCII "
+                            "digits, letters, '.' and blanks)", source=name, line=no,
+                            column=bad.start() + 1)
     if all(len(line.split()) == 1 and len(line) > 1 for _, line in content):
         return PuzzleFile(ONE_LINE, [_parse_one_line(line, name, no) for no, line in content])
     metadata = {}
@@ -71,6 +83,13 @@ def parse(text: str, name: str = "<text>") -> PuzzleFile:
     return PuzzleFile(NATIVE, [_parse_native(content, name)], metadata)
 
 
+#: anything but printable ASCII and the blanks of :data:`formats.source.BLANKS`.
+_BAD_CHAR = re.compile(r"[^\x21-\x7e \t\r\f\v]")
+
+#: the longest cell token read as a number (leading zeros allowed); longer is an error.
+MAX_TOKEN_DIGITS = 9
+
+
 def _side_to_n(side: int) -> int | None:
     n = math.isqrt(side)
     return n if n * n == side and n >= 1 else None
@@ -78,33 +97,57 @@ def _side_to_n(side: int) -> int | None:
 
 def _parse_native(content: list[tuple[int, str]], name: str) -> Grid:
     rows = len(content)
+    if rows > MAX_N * MAX_N:
+        raise RaceError(f"{rows} grid rows, more than the {MAX_N * MAX_N} of the largest grid "
+                        f"accepted (n <= {MAX_N}, formats.grid.MAX_N)", source=name,
+                        line=content[MAX_N * MAX_N][0])
     n = _side_to_n(rows)
     if n is None:
         lo, hi = math.isqrt(rows) ** 2, (math.isqrt(rows) + 1) ** 2
         raise RaceError(f"{rows} grid rows, but a grid has n² rows for some n "
                         f"(nearest: {lo} or {hi})", source=name, line=content[-1][0])
     side = rows
+    table = _token_table(side)
     cells = np.zeros((side, side), dtype=np.int64)
     for r, (no, line) in enumerate(content):
         tokens = line.split()
         if len(tokens) != side:
             raise RaceError(f"{len(tokens)} cells in this row, expected {side} "
                             f"({side} rows make a {side}x{side} grid)", source=name, line=no)
-        col = 0
-        for c, tok in enumerate(tokens):
-            col = line.index(tok, col)
-            if tok == ".":
-                continue
-            if not tok.isdecimal():
-                raise RaceError(f"bad cell {tok!r}, expected '.', '0' or a value 1..{side}",
-                                source=name, line=no, column=col + 1)
-            value = int(tok)
-            if value > side:
-                raise RaceError(f"value {value} out of range, expected 1..{side} for a "
-                                f"{side}x{side} grid (n={n})", source=name, line=no, column=col + 1)
-            cells[r, c] = value
-            col += len(tok)
+        values = [table.get(tok, -1) for tok in tokens]
+        if -1 in values:                 # an error, or a value with leading zeros
+            values = _row_slowly(line, tokens, side, n, name, no)
+        cells[r] = values
     return Grid(n, cells)
+
+
+def _token_table(side: int) -> dict[str, int]:
+    table = {str(v): v for v in range(1, side + 1)}
+    table["."] = table["0"] = 0
+    return table
+
+
+def _row_slowly(line: str, tokens: list[str], side: int, n: int, name: str, no: int) -> list[int]:
+    """The values of one row, token by token, naming the column of a bad one."""
+    values = []
+    col = 0
+    for tok in tokens:
+        col = line.index(tok, col)
+        if tok == ".":
+            values.append(0)
+        elif not (tok.isascii() and tok.isdigit()):
+            raise RaceError(f"bad cell {tok[:20]!r}, expected '.', '0' or a value 1..{side}",
+                            source=name, line=no, column=col + 1)
+        elif len(tok) > MAX_TOKEN_DIGITS:
+            raise RaceError(f"a cell value of {len(tok)} digits, expected '.', '0' or a value "
+                            f"1..{side}", source=name, line=no, column=col + 1)
+        elif int(tok) > side:
+            raise RaceError(f"value {int(tok)} out of range, expected 1..{side} for a "
+                            f"{side}x{side} grid (n={n})", source=name, line=no, column=col + 1)
+        else:
+            values.append(int(tok))
+        col += len(tok)
+    return values
 
 
 def _parse_one_line(line: str, name: str, no: int) -> Grid:
@@ -118,7 +161,7 @@ def _parse_one_line(line: str, name: str, no: int) -> Grid:
     for pos, ch in enumerate(line):
         if ch in ".0":
             continue
-        value = ONE_LINE_DIGITS.find(ch.upper()) + 1
+        value = ONE_LINE_DIGITS.find(ch.upper()) + 1 if ch.isascii() else 0
         if value == 0:
             raise RaceError(f"bad character {ch!r}, expected '.', '0', 1-9 or A-Z",
                             source=name, line=no, column=pos + 1)

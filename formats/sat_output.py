@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from formats.dimacs import MAX_VARS
 from formats.errors import RaceError
+from formats.source import BLANKS, split_lines
 
 SAT, UNSAT, UNKNOWN = "SATISFIABLE", "UNSATISFIABLE", "UNKNOWN"
 EXIT_CODES = {10: SAT, 20: UNSAT}
@@ -49,8 +51,8 @@ def parse(text: str, name: str = "<solver output>", nvars: int | None = None,
     ``nvars``, when given, requires the model to assign exactly the variables
     1..nvars (each once). ``exit_code``, when given, must agree with the status
     (10 = SAT, 20 = UNSAT)."""
-    lines = text.splitlines()
-    first = next((ln.strip() for ln in lines if ln.strip()), "")
+    lines = split_lines(text)
+    first = next((ln.strip(BLANKS) for ln in lines if ln.strip(BLANKS)), "")
     if first in _MINISAT:
         out = _parse_minisat(lines, name)
     else:
@@ -71,14 +73,14 @@ def _parse_competition(lines: list[str], name: str) -> SatOutput:
     ended = False
     last_v = 0
     for no, raw in enumerate(lines, 1):
-        line = raw.strip()
+        line = raw.strip(BLANKS)
         if not line:
             continue
         tag = line[0]
         if tag == "c" and (len(line) == 1 or line[1] in " \t"):
             comments.append(line[1:].strip())
         elif tag == "s" and (len(line) == 1 or line[1] in " \t"):
-            word = line[1:].strip()
+            word = line[1:].strip(BLANKS)
             if word not in (SAT, UNSAT, UNKNOWN):
                 raise RaceError(f"unknown status {word!r} (expected SATISFIABLE, UNSATISFIABLE "
                                 f"or UNKNOWN)", source=name, line=no)
@@ -91,11 +93,7 @@ def _parse_competition(lines: list[str], name: str) -> SatOutput:
                                 source=name, line=no)
             if ended:
                 raise RaceError("a 'v' line after the model's terminating 0", source=name, line=no)
-            try:
-                chunk = np.array(line[1:].split(), dtype=np.int64)
-            except (ValueError, OverflowError):
-                raise RaceError("a 'v' line holds something that is not an integer literal",
-                                source=name, line=no) from None
+            chunk = _literals(line[1:], name, no)
             zeros = np.flatnonzero(chunk == 0)
             if zeros.size and zeros[0] != chunk.size - 1:
                 raise RaceError("literals after the model's terminating 0", source=name, line=no)
@@ -120,7 +118,7 @@ def _parse_competition(lines: list[str], name: str) -> SatOutput:
 
 
 def _parse_minisat(lines: list[str], name: str) -> SatOutput:
-    content = [(no, ln.strip()) for no, ln in enumerate(lines, 1) if ln.strip()]
+    content = [(no, ln.strip(BLANKS)) for no, ln in enumerate(lines, 1) if ln.strip(BLANKS)]
     status = _MINISAT[content[0][1]]
     if status != SAT:
         if len(content) > 1:
@@ -128,11 +126,7 @@ def _parse_minisat(lines: list[str], name: str) -> SatOutput:
         return SatOutput(status)
     if len(content) < 2:
         raise RaceError("'SAT' but no model", source=name, line=content[0][0])
-    try:
-        tokens = np.array(" ".join(ln for _, ln in content[1:]).split(), dtype=np.int64)
-    except (ValueError, OverflowError):
-        raise RaceError("the model holds something that is not an integer literal",
-                        source=name, line=content[1][0]) from None
+    tokens = np.concatenate([_literals(ln, name, no) for no, ln in content[1:]])
     if tokens.size == 0 or tokens[-1] != 0:
         raise RaceError("the model is not terminated by 0: truncated output?",
                         source=name, line=content[-1][0])
@@ -140,6 +134,25 @@ def _parse_minisat(lines: list[str], name: str) -> SatOutput:
         raise RaceError("literals after the model's terminating 0", source=name,
                         line=content[-1][0])
     return SatOutput(SAT, tokens[:-1])
+
+
+def _literals(text: str, name: str, no: int) -> np.ndarray:
+    """The ASCII decimal literals of one line of a model, each within +-MAX_VARS."""
+    if not _LITERALS.fullmatch(text):
+        raise RaceError("the model holds something that is not an integer literal (ASCII digits)",
+                        source=name, line=no)
+    try:
+        chunk = np.array(text.split(), dtype=np.int64)
+    except (ValueError, OverflowError):
+        raise RaceError("the model holds something that is not an integer literal",
+                        source=name, line=no) from None
+    if chunk.size and (chunk.min() < -MAX_VARS or chunk.max() > MAX_VARS):
+        raise RaceError(f"a literal beyond +-{MAX_VARS} (the largest variable number)",
+                        source=name, line=no)
+    return chunk
+
+
+_LITERALS = re.compile(r"[-0-9 \t\r\f\v]*")
 
 
 def _check_model(model: np.ndarray, nvars: int | None, name: str) -> None:

@@ -19,6 +19,8 @@ solver returned something that is not a solution of the puzzle).
 
 from __future__ import annotations
 
+import math
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -143,17 +145,53 @@ class Solver:
                       verified=not bad and status != WRONG, message=message)
 
 
+#: the largest time limit (seconds) a parameter accepts: about 11 days.
+MAX_SECONDS = 1e6
+
+#: the largest count (node limit, ...) a parameter accepts: int64, as the kernels use.
+MAX_COUNT = 2**63 - 1
+
+
 def _convert(solver: str, key: str, value: Any, default: Any) -> Any:
-    if not isinstance(value, str) or isinstance(default, str) or default is None:
+    """``value`` as the type of ``default``, range-checked: numbers are
+    non-negative, floats finite and at most MAX_SECONDS, ints at most MAX_COUNT;
+    strings from the command line must be ASCII decimal (no ``1_0``, no inf/nan)."""
+    if default is None or isinstance(default, str):
         return value
-    try:
-        if isinstance(default, bool):
-            if value.lower() in ("1", "true", "yes", "on"):
-                return True
-            if value.lower() in ("0", "false", "no", "off"):
-                return False
-            raise ValueError(value)
-        return type(default)(value)
-    except ValueError:
-        raise RaceError(f"solver {solver!r}: {key}={value!r} is not a valid "
-                        f"{type(default).__name__}") from None
+    if isinstance(value, str):
+        value = _from_text(solver, key, value, default)
+    if isinstance(default, bool):
+        return value
+    if isinstance(default, float):
+        if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool) \
+                or not math.isfinite(value) or not 0 <= value <= MAX_SECONDS:
+            raise RaceError(f"solver {solver!r}: {key}={value!r} must be a finite number of "
+                            f"seconds in 0..{MAX_SECONDS:g}")
+        return float(value)
+    if isinstance(default, int):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) \
+                or not 0 <= value <= MAX_COUNT:
+            raise RaceError(f"solver {solver!r}: {key}={value!r} must be an integer in "
+                            f"0..{MAX_COUNT}")
+        return int(value)
+    return value
+
+
+def _from_text(solver: str, key: str, value: str, default: Any) -> Any:
+    if isinstance(default, bool):
+        if value.lower() in ("1", "true", "yes", "on"):
+            return True
+        if value.lower() in ("0", "false", "no", "off"):
+            return False
+    elif isinstance(default, float):
+        if _DECIMAL.fullmatch(value):
+            return float(value)
+        raise RaceError(f"solver {solver!r}: {key}={value!r} must be a finite number of "
+                        f"seconds in 0..{MAX_SECONDS:g} (ASCII decimal)")
+    elif isinstance(default, int) and re.fullmatch(r"-?[0-9]{1,30}", value):
+        return int(value)
+    raise RaceError(f"solver {solver!r}: {key}={value!r} is not a valid "
+                    f"{type(default).__name__} (ASCII decimal)")
+
+
+_DECIMAL = re.compile(r"[-+]?([0-9]{1,30}(\.[0-9]{0,30})?|\.[0-9]{1,30})([eE][-+]?[0-9]{1,4})?")

@@ -88,13 +88,16 @@ def solver_class(name: str) -> type[Solver]:
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """Split ``name:key=value,...`` into the name and its parameters."""
+    """Split ``name:key=value,...`` into the name and its parameters; a key
+    given twice is an error."""
     name, _, rest = spec.strip().partition(":")
     params: dict[str, str] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise RaceError(f"entrant {spec!r}: expected key=value, got {item!r}")
+        if key.strip() in params:
+            raise RaceError(f"entrant {spec!r}: parameter {key.strip()!r} given twice")
         params[key.strip()] = value.strip()
     if not name:
         raise RaceError(f"entrant {spec!r}: missing solver name")

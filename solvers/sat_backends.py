@@ -19,9 +19,13 @@ binaries, ``search``). Names:
   (``cadical``, ``minisat`` from Debian, ...). minisat writes its answer to a
   result file, the others to stdout in the competition format.
 
-External solvers get the formula as a temporary DIMACS file, run in their own
-session (a timeout kills the whole process group) and die with this process
-(``PR_SET_PDEATHSIG``), so a killed worker leaves no solver running. Counting
+External solvers get the formula as a DIMACS file in a ``race-sat-PID-*``
+temporary directory (removed on every path; one left by a killed process is
+removed by the next run), run in their own session (the process group is
+killed once the solver returns or times out) and die with this process
+(``PR_SET_PDEATHSIG``), so a killed worker leaves no solver running. Their
+stdout and stderr go to files limited to :func:`output_limit` bytes
+(``RLIMIT_FSIZE``): a solver that floods its output is stopped with an error. Counting
 with an external solver re-runs it with the blocking clauses found so far.
 """
 
@@ -30,6 +34,8 @@ from __future__ import annotations
 import ctypes
 import math
 import os
+import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -42,10 +48,14 @@ import numpy as np
 
 from formats import dimacs, sat_output
 from formats.errors import RaceError
+from formats.source import decode_utf8
 from solvers.sat_counting import enumerate_models, pysat_solver
 
 #: grace period (s) between an external solver's own time limit and the hard kill.
 KILL_GRACE = 2.0
+
+#: bytes of output any external solver may write, before room for its model.
+BASE_OUTPUT_BYTES = 64 << 20
 
 
 @dataclass
@@ -173,39 +183,87 @@ def find_binary(name: str) -> str:
     return found
 
 
-def _die_with_parent() -> None:          # runs in the child, before exec
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
-    except OSError:
-        pass
+def output_limit(nvars: int | None) -> int:
+    """Bytes an external solver may write (stdout, stderr, result file each):
+    room for a model of ``nvars`` variables plus statistics."""
+    return BASE_OUTPUT_BYTES + 24 * (nvars or 0)
 
 
-def run_solver(command: list[str], timeout: float | None) -> tuple[str, str, int | None]:
-    """Run ``command`` in its own session; after ``timeout`` seconds kill its
-    whole process group. Returns (stdout, stderr, exit code or None if killed)."""
+def _child_setup(limit: int):
+    def setup() -> None:                 # runs in the child, before exec
+        try:
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+        except OSError:
+            pass
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))   # SIGXFSZ beyond the limit
+    return setup
+
+
+def run_solver(command: list[str], timeout: float | None, workdir: str,
+               limit: int) -> tuple[str, str, int | None]:
+    """Run ``command`` in its own session with stdout and stderr going to files
+    in ``workdir``, none of which may grow beyond ``limit`` bytes; after
+    ``timeout`` seconds kill its whole process group. Returns (stdout, stderr,
+    exit code or None if killed at the timeout). The process group is killed
+    on every path, so nothing the solver started outlives the call."""
+    out_path, err_path = os.path.join(workdir, "stdout.txt"), os.path.join(workdir, "stderr.txt")
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        try:
+            proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                    start_new_session=True, preexec_fn=_child_setup(limit))
+        except OSError as exc:
+            raise RaceError(f"cannot run {command[0]}: {exc.strerror}") from None
     try:
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, start_new_session=True, preexec_fn=_die_with_parent)
-    except OSError as exc:
-        raise RaceError(f"cannot run {command[0]}: {exc.strerror}") from None
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        return out, err, proc.returncode
+        code = proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        out, err = proc.communicate()
-        return out, err, None
-    except BaseException:
+        code = None
+    finally:
         _kill_group(proc)
         proc.wait()
-        raise
+    stdout = _read_output(out_path, command[0], limit)
+    stderr = _read_output(err_path, command[0], limit).decode("utf-8", "replace")
+    return decode_utf8(stdout, f"output of {command[0]}"), stderr, code
+
+
+def _read_output(path: str, program: str, limit: int) -> bytes:
+    with open(path, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) >= limit:
+        raise RaceError(f"{program} wrote {len(data)} bytes or more, the limit for its output "
+                        f"({limit} bytes); stopped it")
+    return data
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
+    except (ProcessLookupError, PermissionError):
         pass
+
+
+def work_directory() -> str:
+    """A fresh ``race-sat-PID-*`` directory in the temp dir, after removing those
+    left by processes that no longer exist (a worker killed at its limit cannot
+    clean up after itself)."""
+    root = tempfile.gettempdir()
+    for entry in os.listdir(root):
+        match = _WORKDIR.fullmatch(entry)
+        if match and not _alive(int(match.group(1))):
+            shutil.rmtree(os.path.join(root, entry), ignore_errors=True)
+    return tempfile.mkdtemp(prefix=f"race-sat-{os.getpid()}-", dir=root)
+
+
+_WORKDIR = re.compile(r"race-sat-([0-9]{1,10})-[A-Za-z0-9_]+")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
 
 
 class ExternalBackend:
@@ -229,31 +287,41 @@ class ExternalBackend:
             return [self.path, *([f"-cpu-lim={seconds}"] if seconds else []), cnf, result]
         return [self.path, cnf]
 
-    def solve_file(self, cnf: str, nvars: int | None, timeout: float = 0.0
+    def solve_file(self, cnf: str, nvars: int | None, timeout: float = 0.0,
+                   workdir: str | None = None
                    ) -> tuple[sat_output.SatOutput | None, dict[str, int], float]:
         """Run the solver on a DIMACS file; (parsed output or None on a hard
-        kill, statistics, seconds)."""
-        with tempfile.TemporaryDirectory(prefix="race-sat-") as tmp:
-            result = os.path.join(tmp, "result.txt")
-            t0 = time.perf_counter()
-            out, err, code = run_solver(self.command(cnf, result, timeout),
-                                        timeout + KILL_GRACE if timeout > 0 else None)
-            seconds = time.perf_counter() - t0
-            stats = sat_output.statistics(out)
-            if code is None:
-                return None, stats, seconds
-            if self.kind == "minisat":
-                try:
-                    text = Path(result).read_text()
-                except FileNotFoundError:
-                    text = ""
-                name = f"{self.path} result file"
-            else:
-                text, name = out, f"output of {self.path}"
-            if not text.strip():
-                tail = (err.strip().splitlines() or ["no output"])[-1]
-                raise RaceError(f"{self.path} exited with code {code} and no answer: {tail}")
-            return sat_output.parse(text, name, nvars, code), stats, seconds
+        kill, statistics, seconds). Its files go to ``workdir`` (default: a
+        temporary directory removed on return)."""
+        if workdir is None:
+            tmp = work_directory()
+            try:
+                return self.solve_file(cnf, nvars, timeout, tmp)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        result = os.path.join(workdir, "result.txt")
+        if os.path.exists(result):          # from an earlier run in the same directory
+            os.remove(result)
+        limit = output_limit(nvars)
+        t0 = time.perf_counter()
+        out, err, code = run_solver(self.command(cnf, result, timeout),
+                                    timeout + KILL_GRACE if timeout > 0 else None, workdir, limit)
+        seconds = time.perf_counter() - t0
+        stats = sat_output.statistics(out)
+        if code is None:
+            return None, stats, seconds
+        if self.kind == "minisat":
+            name = f"{self.path} result file"
+            try:
+                text = decode_utf8(_read_output(result, self.path, limit), name)
+            except FileNotFoundError:
+                text = ""
+        else:
+            text, name = out, f"output of {self.path}"
+        if not text.strip():
+            tail = (err.strip().splitlines() or ["no output"])[-1]
+            raise RaceError(f"{self.path} exited with code {code} and no answer: {tail[:200]}")
+        return sat_output.parse(text, name, nvars, code), stats, seconds
 
     def enumerate(self, formula, limit: int | None, timeout: float = 0.0) -> Enumeration:
         deadline = time.perf_counter() + timeout if timeout > 0 else None
@@ -261,7 +329,8 @@ class ExternalBackend:
         blocking: list[np.ndarray] = []
         counters = {"conflicts": 0, "decisions": 0, "propagations": 0}
         times = {"write": 0.0, "search": 0.0}
-        with tempfile.TemporaryDirectory(prefix="race-sat-") as tmp:
+        tmp = work_directory()
+        try:
             cnf = os.path.join(tmp, "formula.cnf")
             while limit is None or len(models) < limit:
                 left = 0.0
@@ -272,7 +341,7 @@ class ExternalBackend:
                 t0 = time.perf_counter()
                 dimacs.write(cnf, formula.nvars, [*formula.blocks, *blocking], formula.header())
                 times["write"] += time.perf_counter() - t0
-                answer, stats, seconds = self.solve_file(cnf, formula.nvars, left)
+                answer, stats, seconds = self.solve_file(cnf, formula.nvars, left, tmp)
                 times["search"] += seconds
                 for key, value in stats.items():
                     counters[key] = counters.get(key, 0) + value
@@ -285,4 +354,6 @@ class ExternalBackend:
                 if true.size == 0:
                     break
                 blocking.append(-true.reshape(1, -1))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
         return Enumeration(models, True, counters, times)

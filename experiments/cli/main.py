@@ -9,12 +9,13 @@ Every user error (:class:`RaceError`) is printed on one line, exit status 2.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import click
 
 from formats import grid_text
-from formats.errors import RaceError
+from formats.errors import RaceError, printable
 from solvers import registry
 from solvers.interface import SOLVED, UNSAT, WRONG
 
@@ -29,16 +30,75 @@ COMMAND_MODULES: list[str] = [
 
 
 class RaceGroup(click.Group):
-    """A click group that turns RaceError (and broken pipes) into one-line errors, exit 2."""
+    """A click group that turns RaceError, bad options and failed writes into
+    one-line errors (``race: error: ...``, exit 2); a broken pipe ends quietly."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as exc:
+            click.echo(exc.ctx.get_help() if exc.ctx else exc.format_message())
+            code = 2
+        except click.UsageError as exc:
+            command = exc.ctx.command_path if exc.ctx else "race"
+            _fail(f"{exc.format_message()} (see '{command} --help')", exc.exit_code)
+        except click.ClickException as exc:
+            _fail(exc.format_message(), exc.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            code = 1
+        except SystemExit as exc:
+            code = exc.code
+        except BrokenPipeError:         # --help or --version into a closed pipe
+            _silence_stdout()
+            code = 0
+        except OSError as exc:          # ... or onto a full device
+            _write_failed(exc)
+        _flush_stdout()
+        sys.exit(code or 0)
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except RaceError as exc:
-            click.echo(f"race: error: {exc}", err=True)
-            sys.exit(2)
+            _fail(str(exc))
         except BrokenPipeError:
+            _silence_stdout()
             sys.exit(0)
+        except OSError as exc:          # a write failed: /dev/full, ENOSPC, EIO, ...
+            _write_failed(exc)
+
+
+def _fail(message: str, code: int = 2) -> None:
+    click.echo(f"race: error: {printable(' '.join(message.split()))}", err=True)
+    sys.exit(code)
+
+
+def _write_failed(exc: OSError) -> None:
+    _silence_stdout()
+    where = printable(str(exc.filename)) if exc.filename else "the output"
+    _fail(f"cannot write {where}: {exc.strerror or exc}")
+
+
+def _flush_stdout() -> None:
+    """Flush stdout now, so a failed write becomes a one-line error and not a
+    message from the interpreter at exit."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+    except OSError as exc:
+        _write_failed(exc)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):   # not a real file (tests), or closed
+        pass
 
 
 @click.group(cls=RaceGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import click
+import numpy as np
 
 from formats import dimacs, grid_text, sat_output
 from formats.source import read_source
@@ -68,7 +69,7 @@ def decode(puzzle: str, output: str, encoding: str, index: int) -> None:
       race encode p.sudoku > p.cnf && kissat p.cnf > out.txt; race decode p.sudoku out.txt
     """
     pf, grid = _one_grid(puzzle, index)
-    text, name = read_source(output, what="solver output file")
+    text, name = read_source(output, what="a solver output file")
     answer = sat_output.parse(text, name)
     if answer.status == sat_output.UNSAT:
         click.echo("no solution", err=True)
@@ -78,7 +79,12 @@ def decode(puzzle: str, output: str, encoding: str, index: int) -> None:
         sys.exit(1)
     formula = _formula_for(grid, encoding, answer.model, name)
     sat_output.parse(text, name, nvars=formula.nvars)     # the model must cover every variable
-    solution = sudoku_cnf.decode(formula, answer.model)
+    try:
+        solution = sudoku_cnf.decode(formula, answer.model)
+    except RaceError as exc:
+        if exc.source is not None:
+            raise
+        raise RaceError(exc.message, source=name) from None
     if not rules.is_solution_of(grid, solution):
         raise RaceError("the model does not decode to a solution of the puzzle "
                         "(output of another puzzle or encoding?)", source=name)
@@ -118,6 +124,10 @@ def sat_solve(cnf: str, backend: str, timeout: float) -> None:
     """
     from solvers import sat_backends
     parsed = dimacs.read(cnf)
+    if parsed.nvars > MAX_SAT_SOLVE_VARS:
+        raise RaceError(f"the preamble declares {parsed.nvars} variables, more than the "
+                        f"{MAX_SAT_SOLVE_VARS} race sat-solve handles (every one is printed "
+                        f"in the model)", source="<stdin>" if cnf == "-" else cnf)
     formula = sudoku_cnf.Formula(0, "dimacs", parsed.nvars, parsed.blocks(), None,
                                  comments=parsed.comments)
     found = sat_backends.backend(backend).enumerate(formula, 1, timeout)
@@ -125,16 +135,36 @@ def sat_solve(cnf: str, backend: str, timeout: float) -> None:
         click.echo(f"c {key}: {value}")
     if found.models:
         click.echo("s SATISFIABLE")
-        true = set(found.models[0].tolist())
-        lits = [v if v in true else -v for v in range(1, parsed.nvars + 1)] + [0]
-        for start in range(0, len(lits), 20):
-            click.echo("v " + " ".join(map(str, lits[start:start + 20])))
+        _print_model(found.models[0], parsed.nvars)
         sys.exit(10)
     if found.complete:
         click.echo("s UNSATISFIABLE")
         sys.exit(20)
     click.echo("s UNKNOWN")
     sys.exit(0)
+
+
+#: the most variables ``race sat-solve`` takes: the minimal encoding of the
+#: largest grid (n = 20) has 20⁶ = 64,000,000.
+MAX_SAT_SOLVE_VARS = 1 << 26
+
+_V_CHUNK = 20 * 50_000          # variables per batch of 'v' lines (20 per line)
+
+
+def _print_model(true, nvars: int) -> None:
+    """The model as 'v' lines of 20 literals, ended by 0, built in batches (no
+    Python object per declared variable kept)."""
+    value = np.zeros(nvars + 1, dtype=bool)
+    value[true] = True
+    for start in range(1, nvars + 1, _V_CHUNK):
+        var = np.arange(start, min(start + _V_CHUNK, nvars + 1), dtype=np.int64)
+        lits = np.where(value[start:start + var.size], var, -var).tolist()
+        if start + _V_CHUNK > nvars:
+            lits.append(0)
+        click.echo("\n".join("v " + " ".join(map(str, lits[i:i + 20]))
+                             for i in range(0, len(lits), 20)))
+    if nvars == 0:
+        click.echo("v 0")
 
 
 COMMANDS = [encode, decode, sat_solve]
