@@ -165,13 +165,13 @@ def _clause_lines(path: Path) -> list[bytes]:
 
 
 #: (n, fraction blank, puzzles, lowest acceptable fresh/incremental time). Measured on the busy
-#: shared 2-core machine (several runs): n=3 60% blank 1.8-2.6x; n=4 50% blank 0.3-0.4x: there
+#: shared 2-core machine (several runs): n=3 60% blank 1.8-2.8x; n=4 50% blank 0.3-0.4x: there
 #: the incremental counter is SLOWER than a fresh solver on ``reduced`` (the clue propagation
 #: of ``reduced`` leaves the fresh solver almost nothing to do, while the counter searches the
 #: whole n=4 formula under assumptions), so that bound only guards against it getting worse;
 #: near-empty grids (90% blank, the generator's fill phase, where the counter is used): n=3
-#: 12x, n=4 8x. Bounds are about half the lowest measurement.
-COUNTER_ROWS = ((3, 0.6, 60, 0.9), (4, 0.5, 30, 0.15), (3, 0.9, 60, 5.0), (4, 0.9, 30, 4.0))
+#: 8.6-12x, n=4 5.7-8.3x. Bounds are about half the lowest measurement.
+COUNTER_ROWS = ((3, 0.6, 60, 0.9), (4, 0.5, 30, 0.15), (3, 0.9, 60, 4.0), (4, 0.9, 30, 2.5))
 
 
 def fresh_count(puzzle: Grid) -> int:
