@@ -1,4 +1,5 @@
-"""SAT benchmark: encoding sizes and costs for n = 3..8 (and 10), solve time per backend.
+"""SAT benchmark: encoding sizes and costs for n = 3..8 (and 10; n >= 7 on ``reduced`` only),
+solve time per backend, and two targets.
 
 Run: ``.venv/bin/python tests/bench/bench_sat.py`` (``make bench``). Prints
 
