@@ -9,16 +9,19 @@ overhead is exactly the cost of the harness around one solve. Two layers:
 * ``campaign``: all of the above plus scheduling, escalation bookkeeping and
   appending the row to runs.csv.
 
-Baseline measured in the same run: the same solve called in-process
-(``solver.solve(grid)``), so the ratio shows what isolation costs relative to
-the solve itself.
+Baseline measured in the same run: a bare round trip of the same request to a
+child Python process over a pipe (JSON out, JSON back, nothing else), the least
+any process isolation costs; the targets bound overhead / that round trip, and the
+overhead itself by the 5 ms budget. The in-process solve is printed for scale.
 
 Run: ``.venv/bin/python tests/bench/bench_harness.py``
 """
 
 from __future__ import annotations
 
+import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -37,11 +40,20 @@ from experiments.harness.scheduling import run  # noqa: E402
 from experiments.harness.executor import LocalExecutor  # noqa: E402
 from formats import grid_text  # noqa: E402
 from solvers import registry  # noqa: E402
+from tests.bench.targets import Targets  # noqa: E402
 from tests.conftest import full_grid, puzzle_from  # noqa: E402
 from tests.test_harness import write_instances  # noqa: E402
 
 CELLS = 300
-TARGET_MS = 5.0
+TARGET_MS = 5.0     # the harness budget per warm cell (absolute)
+#: highest acceptable median overhead / bare pipe round trip, per layer. Measured on the busy
+#: shared 2-core machine: round trip ~0.02 ms, executor 33x, campaign 39x (the re-verification,
+#: the watchdog poll loop, scheduling and the CSV append), once 171x for the executor while
+#: other jobs loaded the machine. The round trip is tiny, so the ratio is noisy: the bound
+#: 400x (~10x the typical ratio) catches an order-of-magnitude regression; the absolute 5 ms
+#: budget is the finer guard.
+TARGET_RATIO = {"executor": 400.0, "campaign (+runs.csv)": 400.0}
+ECHO = "import sys\nfor line in sys.stdin:\n    sys.stdout.write(line)\n    sys.stdout.flush()\n"
 
 
 def _puzzles(count: int) -> list:
@@ -57,6 +69,26 @@ def in_process(puzzles: list) -> list[float]:
         t0 = time.perf_counter()
         solver.solve(grid)
         times.append(time.perf_counter() - t0)
+    return times
+
+
+def pipe_round_trips(puzzles: list) -> list[float]:
+    """Seconds per bare round trip of a request like the executor's to a child echo process."""
+    texts = [grid_text.format_native(g) for g in puzzles]
+    child = subprocess.Popen([sys.executable, "-c", ECHO], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True, bufsize=1)
+    times = []
+    try:
+        for i, text in enumerate([texts[0]] + texts):           # the first trip starts the child
+            t0 = time.perf_counter()
+            child.stdin.write(json.dumps({"solve": {"instance": f"p{i}", "text": text}}) + "\n")
+            child.stdin.flush()
+            json.loads(child.stdout.readline())
+            if i:
+                times.append(time.perf_counter() - t0)
+    finally:
+        child.stdin.close()
+        child.wait()
     return times
 
 
@@ -112,21 +144,27 @@ def campaign_overhead(count: int) -> tuple[list[float], float]:
 
 
 def main() -> None:
+    targets = Targets(__file__, "a bare JSON round trip of the same request to a child process "
+                      "over a pipe, measured in this run", "bare pipe round trip")
     puzzles = _puzzles(CELLS)
     base = in_process(puzzles)
+    trip = statistics.median(pipe_round_trips(puzzles)) * 1e3
     solve, overhead = executor_overhead(puzzles)
     c_solve, c_overhead = campaign_overhead(CELLS)
     base_ms = statistics.median(base) * 1e3
     print(f"harness overhead per warm cell, n = 2, {CELLS} cells, calibration off")
-    print(f"{'layer':<22}{'solve (median)':>16}{'overhead (median)':>22}{'overhead/solve':>16}{'target':>10}")
-    print(f"{'in-process (baseline)':<22}{base_ms:>13.3f} ms{'-':>22}{'-':>16}{'':>10}")
+    print(f"{'layer':<22}{'solve (median)':>16}{'overhead (median)':>22}{'overhead/trip':>15}")
+    print(f"{'in-process solve':<22}{base_ms:>13.3f} ms{'-':>22}{'-':>15}")
+    print(f"{'bare pipe round trip':<22}{'-':>16}{f'{trip:.3f} ms':>22}{1.0:>14.1f}x")
     for layer, solves, extra in (("executor", solve, overhead),
                                  ("campaign (+runs.csv)", c_solve, c_overhead)):
         med = statistics.median(extra) * 1e3
         p90 = sorted(extra)[int(0.9 * len(extra))] * 1e3
         print(f"{layer:<22}{statistics.median(solves) * 1e3:>13.3f} ms"
-              f"{f'{med:.3f} ms (p90 {p90:.3f})':>22}{med / base_ms:>15.0f}x"
-              f"{'met' if med < TARGET_MS else 'MISSED':>10}")
+              f"{f'{med:.3f} ms (p90 {p90:.3f})':>22}{med / trip:>14.1f}x")
+        targets.at_most(f"{layer}: overhead/round trip", med / trip, TARGET_RATIO[layer])
+        targets.at_most(f"{layer}: overhead in ms", med, TARGET_MS, "absolute budget 5 ms per cell")
+    targets.exit()
 
 
 if __name__ == "__main__":
