@@ -18,6 +18,7 @@ SOLVERS: dict[str, tuple[str, dict[str, str]]] = {
     "dlx": ("solvers.dlx:DLX", {}),
     "sat": ("solvers.sat:SAT", {}),
     "kissat": ("solvers.sat:SAT", {"backend": "kissat"}),
+    "cmd": ("solvers.command:Command", {}),
 }
 
 
