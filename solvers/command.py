@@ -8,8 +8,9 @@ Spec: ``cmd:path=PROGRAM[,args=ARGS][,input=file|stdin][,format=native|oneline]
 * ``args``: fixed arguments, split like a POSIX shell would (:func:`shlex.split`)
   but never given to a shell. With ``input=file`` the puzzle file's path
   replaces ``{input}`` in them, or is appended when there is no ``{input}``.
-* ``input``: ``file`` (a temporary file, its path on the command line) or
-  ``stdin`` (the puzzle on standard input).
+* ``input``: ``file`` (the puzzle's path on the command line: an unlinked
+  temporary file seen as ``/proc/self/fd/N``, so no file is ever left behind)
+  or ``stdin`` (the puzzle on standard input).
 * ``format``: the puzzle as written for the program: ``native`` (rows of
   tokens, ``.`` empty) or ``oneline`` (n⁴ characters, n <= 5).
 * ``timeout``: wall seconds (0 = none); then the process group is killed
@@ -139,12 +140,17 @@ class Command(Solver):
     def search(self, grid: Grid, limit: int | None, keep: int) -> Search:
         fmt = grid_text.ONE_LINE if self.params["format"] == "oneline" else grid_text.NATIVE
         t0 = time.perf_counter()
-        with tempfile.TemporaryDirectory(prefix="race-cmd-") as tmp:
-            puzzle_path = os.path.join(tmp, "puzzle.sudoku")
-            Path(puzzle_path).write_text(grid_text.format_grid(grid, fmt))
+        # an unlinked temporary file: nothing is left on disk even when the harness
+        # SIGKILLs this worker mid-run; the program reads it as /proc/self/fd/N
+        with tempfile.TemporaryFile(prefix="race-cmd-") as puzzle:
+            puzzle.write(grid_text.format_grid(grid, fmt).encode("utf-8"))
+            puzzle.flush()
+            puzzle.seek(0)
             t1 = time.perf_counter()
-            done = run_limited(self.command(puzzle_path, limit),
-                               stdin_path=puzzle_path if self.params["input"] == "stdin" else None,
+            by_file = self.params["input"] == "file"
+            done = run_limited(self.command(f"/proc/self/fd/{puzzle.fileno()}", limit),
+                               stdin=None if by_file else puzzle,
+                               pass_fds=(puzzle.fileno(),) if by_file else (),
                                timeout=float(self.params["timeout"]),
                                memory_mb=int(self.params["memory_mb"]),
                                max_output=int(self.params["max_output"]))

@@ -24,6 +24,7 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from formats.errors import RaceError
 
@@ -60,9 +61,10 @@ def kill_group(pid: int) -> None:
         pass
 
 
-def run_limited(command: list[str], *, stdin_path: str | None = None, timeout: float = 0.0,
-                memory_mb: int = 0, max_output: int = MAX_OUTPUT) -> Finished:
-    """Run ``command`` (no shell) with stdin from ``stdin_path`` (else /dev/null).
+def run_limited(command: list[str], *, stdin: BinaryIO | None = None, pass_fds: tuple[int, ...] = (),
+                timeout: float = 0.0, memory_mb: int = 0, max_output: int = MAX_OUTPUT) -> Finished:
+    """Run ``command`` (no shell) with stdin from the open file ``stdin`` (else
+    /dev/null); ``pass_fds`` stay open in the child under the same numbers.
 
     ``timeout`` seconds (0 = none) of wall time, then the group is killed
     (``timed_out``); ``memory_mb`` (0 = none) caps the child's address space;
@@ -70,13 +72,12 @@ def run_limited(command: list[str], *, stdin_path: str | None = None, timeout: f
     (``flooded``). Raises RaceError when the command cannot be started."""
     memory = int(memory_mb) << 20
     t0 = time.perf_counter()
-    with open(stdin_path or os.devnull, "rb") as stdin:
-        try:
-            proc = subprocess.Popen(command, stdin=stdin, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, start_new_session=True,
-                                    preexec_fn=lambda: _child_setup(memory))
-        except OSError as exc:
-            raise RaceError(f"cannot run {command[0]}: {exc.strerror}") from None
+    try:
+        proc = subprocess.Popen(command, stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=pass_fds,
+                                start_new_session=True, preexec_fn=lambda: _child_setup(memory))
+    except OSError as exc:
+        raise RaceError(f"cannot run {command[0]}: {exc.strerror}") from None
     try:
         out, err, timed_out, flooded = _read_bounded(proc, timeout, max_output)
         kill_group(proc.pid)

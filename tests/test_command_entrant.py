@@ -164,3 +164,42 @@ def test_provenance_records_path_sha256_and_version():
 def test_run_limited_reports_exit_code_and_output():
     done = run_limited([sys.executable, "-c", "import sys; print('out'); sys.exit(4)"], timeout=30)
     assert (done.stdout, done.code, done.timed_out, done.flooded) == (b"out\n", 4, False, False)
+
+
+def test_race_run_races_outside_solvers(tmp_path):
+    """The acceptance path: `race run` with outside scripts as entrants records
+    a verified answer, a timeout and a caught wrong answer."""
+    import csv
+
+    from click.testing import CliRunner
+
+    from experiments.cli.main import main
+    entrants = ",".join(f"cmd:path={HERE / script}"
+                        for script in ("backtrack_solver.py", "sleeper.py", "wrong_solver.py"))
+    result = CliRunner().invoke(main, ["run", "--n", "2", "--solvers", entrants, "--instances", "1",
+                                       "--timeout", "2", "--jobs", "2", "--out", str(tmp_path),
+                                       "--campaign", "outside"])
+    with open(tmp_path / "outside" / "runs.csv", newline="") as handle:
+        statuses = {Path(row["entrant"].split("=", 1)[1]).name: (row["status"], row["verified"])
+                    for row in csv.DictReader(handle)}
+    assert statuses["backtrack_solver.py"] == ("solved", "True")
+    assert statuses["sleeper.py"][0] == "timeout"
+    assert statuses["wrong_solver.py"] == ("wrong", "False")
+    assert "WRONG" in result.output
+    for _ in range(50):                      # the killed worker's sleeper dies with it
+        if not _running(str(HERE / "sleeper.py")):
+            break
+        time.sleep(0.1)
+    assert not _running(str(HERE / "sleeper.py"))
+
+
+def _running(fragment: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and fragment in (entry / "cmdline").read_bytes().decode(
+                    "utf-8", "replace") and _alive(int(entry.name)):
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
