@@ -21,6 +21,7 @@ SOLVERS: Mapping[str, tuple[str, Mapping[str, str]]] = MappingProxyType({
     "dlx": ("solvers.dlx:DLX", {}),
     "sat": ("solvers.sat:SAT", {}),
     "kissat": ("solvers.sat:SAT", {"backend": "kissat"}),
+    "cmd": ("solvers.command:Command", {}),
 })
 
 

@@ -26,6 +26,8 @@ COMMAND_MODULES: list[str] = [
     "experiments.cli.generate",   # generate              (generators)
     "experiments.cli.run",        # run                   (harness)
     "experiments.cli.report",     # plot, report          (analysis)
+    "experiments.cli.dataset",    # import                (datasets)
+    "experiments.cli.export",     # export                (analysis)
 ]
 
 

@@ -1,0 +1,128 @@
+"""``race export``: a campaign's runs (or its summary) as parquet, JSON lines, CSV or markdown."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from formats.errors import RaceError
+
+FORMATS = ("parquet", "jsonl", "csv", "markdown")
+TABLES = ("runs", "summary")
+
+
+def load_campaign(results_dir: Path):
+    """The campaign in ``results_dir``: the one call into the analysis package."""
+    from experiments.analysis import statistics
+    return statistics.load(results_dir)
+
+
+def summary_rows(campaign) -> tuple[list[str], list[list[str]]]:
+    """The summary table as printed by ``race plot``: entrant, n, solved/total,
+    median, IQR, PAR-2, wrong; times formatted, censored ones as ``> limit``."""
+    from experiments.analysis import statistics
+    table = statistics.summary(campaign)
+    fmt = statistics.format_seconds
+    header = ["entrant", "n", "solved", "median", "IQR", "PAR-2", "wrong"]
+    rows = [[row.entrant, str(row.n), f"{row.solved}/{row.total}", fmt(row.median_s, row.limit_s),
+             f"{fmt(row.q25_s, row.limit_s)} .. {fmt(row.q75_s, row.limit_s)}", fmt(row.par2_s),
+             str(row.wrong)] for row in table.itertuples()]
+    return header, rows
+
+
+def markdown_table(header: list[str], rows: list[list[str]]) -> str:
+    """A GitHub-flavoured markdown table (``|`` in cells escaped), columns padded,
+    numbers right-aligned (a column is numeric when every cell parses as a float)."""
+    def cell(text: str) -> str:
+        return str(text).replace("|", "\\|").replace("\n", " ")
+
+    body = [[cell(v) for v in row] for row in rows]
+    head = [cell(h) for h in header]
+    widths = [max([len(h), 3, *(len(r[i]) for r in body)]) for i, h in enumerate(head)]
+    numeric = [bool(body) and all(_is_number(r[i]) for r in body) for i in range(len(head))]
+    lines = ["| " + " | ".join(h.ljust(w) for h, w in zip(head, widths)) + " |",
+             "| " + " | ".join("-" * (w - 1) + ":" if num else "-" * w
+                               for w, num in zip(widths, numeric)) + " |"]
+    for row in body:
+        lines.append("| " + " | ".join(v.rjust(w) if num else v.ljust(w)
+                                       for v, w, num in zip(row, widths, numeric)) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def write_frame(frame, fmt: str, out: str) -> None:
+    """Write a DataFrame as parquet (needs pyarrow; ``out`` must be a file),
+    JSON lines or CSV to ``out`` (a path, or ``-`` for stdout)."""
+    if fmt == "parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise RaceError("--format parquet needs the package pyarrow "
+                            "(pip install pyarrow)") from None
+        if out == "-":
+            raise RaceError("--format parquet is binary: give a file with --out")
+        frame.to_parquet(out, index=False)
+        return
+    text = frame.to_json(orient="records", lines=True) if fmt == "jsonl" \
+        else frame.to_csv(index=False, lineterminator="\n")
+    _write_text(text, out)
+
+
+def _write_text(text: str, out: str) -> None:
+    if out == "-":
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    try:
+        Path(out).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise RaceError(f"cannot write: {exc.strerror}", source=out) from None
+
+
+@click.command("export")
+@click.argument("results_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), required=True,
+              help="Output format (markdown: the summary table, ready to paste).")
+@click.option("--table", "-t", type=click.Choice(TABLES), default=None,
+              help="What to export [default: runs; summary for markdown].")
+@click.option("--out", "-o", "out", default="-", show_default=True,
+              help="Output file, or - for stdout (parquet needs a file).")
+def export(results_dir: Path, fmt: str, table: str | None, out: str) -> None:
+    """Export the campaign in RESULTS_DIR (runs.csv + meta.json): every run,
+    or the per-entrant, per-n summary, as parquet, JSON lines, CSV or a
+    markdown table.
+
+    \b
+    Example:
+      race export results/reference-n2-5 --format markdown     # paste into an issue
+      race export results/reference-n2-5 -f parquet -o runs.parquet
+      race export results/reference-n2-5 -f csv -t summary -o summary.csv
+    """
+    campaign = load_campaign(results_dir)
+    table = table or ("summary" if fmt == "markdown" else "runs")
+    if fmt == "markdown":
+        if table == "summary":
+            header, rows = summary_rows(campaign)
+        else:
+            frame = campaign.runs
+            header = list(frame.columns)
+            rows = [["" if v != v else str(v) for v in r] for r in frame.itertuples(index=False)]
+        _write_text(markdown_table(header, rows), out)
+        return
+    if table == "summary":
+        from experiments.analysis import statistics
+        frame = statistics.summary(campaign)
+    else:
+        frame = campaign.runs
+    write_frame(frame, fmt, out)
+
+
+COMMANDS: list = [export]

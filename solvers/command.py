@@ -1,0 +1,217 @@
+"""The ``cmd`` entrant: race any executable, run without a shell, under limits.
+
+Spec: ``cmd:path=PROGRAM[,args=ARGS][,input=file|stdin][,format=native|oneline]
+[,timeout=SECONDS][,memory_mb=MB][,count_args=ARGS]``, e.g.
+``cmd:path=./my_solver,args=-q --fast,input=stdin,format=oneline,timeout=10``.
+
+* ``path``: the executable (a path, or a name looked up on ``PATH``).
+* ``args``: fixed arguments, split like a POSIX shell would (:func:`shlex.split`)
+  but never given to a shell. With ``input=file`` the puzzle file's path
+  replaces ``{input}`` in them, or is appended when there is no ``{input}``.
+* ``input``: ``file`` (the puzzle's path on the command line: an unlinked
+  temporary file seen as ``/proc/self/fd/N``, so no file is ever left behind)
+  or ``stdin`` (the puzzle on standard input).
+* ``format``: the puzzle as written for the program: ``native`` (rows of
+  tokens, ``.`` empty) or ``oneline`` (n⁴ characters, n <= 5).
+* ``timeout``: wall seconds (0 = none); then the process group is killed
+  and the answer is ``unknown``. ``memory_mb`` (0 = none): address-space limit.
+* ``count_args``: for ``race count``, arguments appended after ``args``;
+  ``{limit}`` in them becomes the limit (0 = all). Without them a count
+  request runs the program as for solve (count 1 when it prints a grid).
+
+What the program prints (stdout; blank lines, ``#`` lines and ``c `` lines
+are ignored):
+
+* a solved grid, in the native format (rows of values; rows of n² digits
+  without spaces are accepted for n <= 3) or one line of n⁴ characters;
+* or a line saying there is none: ``no solution``, ``no solutions``,
+  ``unsat``, ``unsatisfiable``, ``none`` (any case) -> ``unsat``;
+* in count mode, first a line with the count (``K``, ``count K`` or
+  ``solutions K``), then, when K >= 1, one solution grid (verified like any
+  answer: a count without a grid is ``wrong``).
+
+A grid is verified by the base class (``wrong`` if it is not a solution of
+the puzzle). A program that times out gives ``unknown``; one that floods its
+output past ``max_output`` bytes, crashes, exits non-zero without an answer or
+prints something unreadable raises :class:`RaceError` (the harness records
+``error``). :func:`binary_provenance` gives the path, sha256 and ``--version``
+line for ``meta.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from formats import grid_text
+from formats.errors import RaceError
+from formats.grid import Grid
+from solvers.interface import Search, Solver
+from solvers.limited_process import MAX_OUTPUT, Finished, run_limited
+
+#: answers meaning "this puzzle has no solution" (compared lower-case, stripped)
+NO_SOLUTION_WORDS = frozenset({"no solution", "no solutions", "unsat", "unsatisfiable", "none"})
+_COUNT_LINE = re.compile(r"^(?:(?:count|solutions)\s*[:=]?\s*)?(\d+)$", re.IGNORECASE)
+#: seconds allowed for ``PROGRAM --version``
+VERSION_TIMEOUT = 2.0
+
+
+def resolve_program(path: str) -> str:
+    """The absolute path of the executable ``path`` (a path, or a name on PATH);
+    RaceError when there is no such executable."""
+    if not path:
+        raise RaceError("solver 'cmd': parameter path=PROGRAM is required "
+                        "(e.g. cmd:path=./my_solver,input=stdin)")
+    found = path if "/" in path else shutil.which(path)
+    if not found or not os.path.isfile(found) or not os.access(found, os.X_OK):
+        raise RaceError(f"solver 'cmd': path={path!r} is not an executable file"
+                        + ("" if "/" in path else " on PATH"))
+    return str(Path(found).resolve())
+
+
+def binary_provenance(path: str) -> dict[str, str | None]:
+    """``{"path", "sha256", "version"}`` of an executable for ``meta.json``:
+    resolved path, sha256 of its bytes, first line of ``PROGRAM --version``
+    (None when it fails, times out or prints nothing)."""
+    resolved = resolve_program(path)
+    digest = hashlib.sha256()
+    with open(resolved, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    version = None
+    try:
+        done = run_limited([resolved, "--version"], timeout=VERSION_TIMEOUT, max_output=65536)
+        if done.code == 0:
+            text = (done.stdout or done.stderr).decode("utf-8", "replace").strip()
+            version = text.splitlines()[0].strip() if text else None
+    except RaceError:
+        pass
+    return {"path": resolved, "sha256": digest.hexdigest(), "version": version}
+
+
+class Command(Solver):
+    """Any executable reading a puzzle and printing a solved grid (no shell)."""
+
+    name = "cmd"
+    parameters = {
+        "path": ("", None),
+        "args": ("", None),
+        "input": ("file", ("file", "stdin")),
+        "format": ("native", ("native", "oneline")),
+        "timeout": (0.0, None),
+        "memory_mb": (0, None),
+        "max_output": (MAX_OUTPUT, None),
+        "count_args": ("", None),
+    }
+
+    def __init__(self, **params) -> None:
+        super().__init__(**params)
+        self.program = resolve_program(str(self.params["path"]))
+        try:
+            self.args = shlex.split(str(self.params["args"]))
+            self.count_args = shlex.split(str(self.params["count_args"]))
+        except ValueError as exc:
+            raise RaceError(f"solver 'cmd': args: {exc}") from None
+
+    def provenance(self) -> dict[str, str | None]:
+        """Path, sha256 and version of the program (see :func:`binary_provenance`)."""
+        return binary_provenance(self.program)
+
+    def command(self, puzzle_path: str, limit: int | None) -> list[str]:
+        """The argument list for one run (``limit`` != 1 adds ``count_args``)."""
+        args = list(self.args)
+        if limit != 1 and self.count_args:
+            args += [a.replace("{limit}", str(limit or 0)) for a in self.count_args]
+        if self.params["input"] == "file":
+            if any("{input}" in a for a in args):
+                args = [a.replace("{input}", puzzle_path) for a in args]
+            else:
+                args.append(puzzle_path)
+        return [self.program, *args]
+
+    def search(self, grid: Grid, limit: int | None, keep: int) -> Search:
+        fmt = grid_text.ONE_LINE if self.params["format"] == "oneline" else grid_text.NATIVE
+        t0 = time.perf_counter()
+        # an unlinked temporary file: nothing is left on disk even when the harness
+        # SIGKILLs this worker mid-run; the program reads it as /proc/self/fd/N
+        with tempfile.TemporaryFile(prefix="race-cmd-") as puzzle:
+            puzzle.write(grid_text.format_grid(grid, fmt).encode("utf-8"))
+            puzzle.flush()
+            puzzle.seek(0)
+            t1 = time.perf_counter()
+            by_file = self.params["input"] == "file"
+            done = run_limited(self.command(f"/proc/self/fd/{puzzle.fileno()}", limit),
+                               stdin=None if by_file else puzzle,
+                               pass_fds=(puzzle.fileno(),) if by_file else (),
+                               timeout=float(self.params["timeout"]),
+                               memory_mb=int(self.params["memory_mb"]),
+                               max_output=int(self.params["max_output"]))
+        t2 = time.perf_counter()
+        times = {"write": t1 - t0, "search": t2 - t1}
+        if done.timed_out:
+            return Search(0, [], complete=False, times=times)
+        counting = limit != 1 and bool(self.count_args)
+        count, cells = self.parse_answer(done, grid, counting)
+        times["parse"] = time.perf_counter() - t2
+        complete = count == 0 or counting or limit == 1
+        return Search(count, [cells] if cells is not None and keep > 0 else [], complete,
+                      {"exit_code": int(done.code)}, times)
+
+    def parse_answer(self, done: Finished, grid: Grid, counting: bool) -> tuple[int, np.ndarray | None]:
+        """(solutions counted, first solution's cells or None) from a finished
+        run; RaceError when the run failed or printed nothing readable."""
+        where = f"solver {self.spec}"
+        if done.flooded:
+            raise RaceError(f"{where}: printed more than {self.params['max_output']} bytes")
+        if done.code is not None and done.code < 0:
+            raise RaceError(f"{where}: killed by signal {-done.code}{_tail(done.stderr)}")
+        lines = [line.strip() for line in done.stdout.decode("utf-8", "replace").splitlines()]
+        lines = [line for line in lines if line and not line.startswith(("#", "c "))]
+        if any(line.lower() in NO_SOLUTION_WORDS for line in lines):
+            return 0, None
+        count = None
+        if counting and lines:
+            match = _COUNT_LINE.match(lines[0])
+            if match is None:
+                raise RaceError(f"{where}: expected a count on the first output line, "
+                                f"got {lines[0][:40]!r}")
+            count, lines = int(match.group(1)), lines[1:]
+            if count == 0 or not lines:
+                return count, None
+        if not lines:
+            raise RaceError(f"{where}: exited with code {done.code} and no answer{_tail(done.stderr)}")
+        cells = read_grid_lines(lines, grid.n, where)
+        return (1 if count is None else count), cells
+
+
+def read_grid_lines(lines: list[str], n: int, where: str) -> np.ndarray:
+    """The first grid in ``lines`` (native, one-line, or n² rows of n² digits)
+    as an (n², n²) array; RaceError when it is unreadable or of another size."""
+    side = n * n
+    if len(lines[0]) == side * side and " " not in lines[0] and side > 1:
+        lines = lines[:1]                         # one line of n⁴ characters
+    elif len(lines) >= side and all(len(line) == side and " " not in line for line in lines[:side]) \
+            and side > 1 and side <= 9:
+        lines = ["".join(lines[:side])]          # rows of digits without spaces
+    elif len(lines) >= side and all(len(line.split()) == side for line in lines[:side]):
+        lines = lines[:side]                      # a native grid, perhaps followed by chatter
+    try:
+        found = grid_text.parse("\n".join(lines), f"output of {where}").grids[0]
+    except RaceError as exc:
+        raise RaceError(f"unreadable answer: {exc}") from None
+    if found.n != n:
+        raise RaceError(f"{where}: answered a grid with n={found.n}, the puzzle has n={n}")
+    return found.cells
+
+
+def _tail(stderr: bytes) -> str:
+    text = stderr.decode("utf-8", "replace").strip()
+    return f": {text.splitlines()[-1][:200]}" if text else ""

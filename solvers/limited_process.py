@@ -1,0 +1,124 @@
+"""Running an outside program under limits: time, memory, output size, no shell.
+
+:func:`run_limited` starts a command (an argument list, never a shell string)
+in its own session, so its whole process group can be killed; the child also
+dies with this process (``PR_SET_PDEATHSIG``) and, when asked, runs under an
+address-space limit (``RLIMIT_AS``). Standard input comes from a file (never a
+pipe, so a child that does not read it cannot block us). Standard output and
+error are read with a byte bound: past ``max_output`` bytes the group is
+killed and the run is reported as flooded. After the run, the process group
+is killed whatever happened, so a solver's forgotten children do not linger.
+
+This is the one place that knows how to run a child under limits; the ``cmd``
+entrant (:mod:`solvers.command`) uses it, and the external SAT backends
+(:mod:`solvers.sat_backends`) can too.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import selectors
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from formats.errors import RaceError
+
+#: default bound on the bytes read from a child's stdout (and, separately, stderr).
+MAX_OUTPUT = 16 << 20
+
+
+@dataclass
+class Finished:
+    """How a limited run ended. ``code`` is None when the run was killed
+    (``timed_out`` or ``flooded``); output past the bound is dropped."""
+    stdout: bytes
+    stderr: bytes
+    code: int | None
+    timed_out: bool = False
+    flooded: bool = False
+    seconds: float = 0.0
+
+
+def _child_setup(memory_bytes: int) -> None:      # runs in the child, before exec
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+    if memory_bytes > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL the process group led by ``pid`` (gone already: nothing to do)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_limited(command: list[str], *, stdin: BinaryIO | None = None, pass_fds: tuple[int, ...] = (),
+                timeout: float = 0.0, memory_mb: int = 0, max_output: int = MAX_OUTPUT) -> Finished:
+    """Run ``command`` (no shell) with stdin from the open file ``stdin`` (else
+    /dev/null); ``pass_fds`` stay open in the child under the same numbers.
+
+    ``timeout`` seconds (0 = none) of wall time, then the group is killed
+    (``timed_out``); ``memory_mb`` (0 = none) caps the child's address space;
+    more than ``max_output`` bytes on stdout or stderr kills the group
+    (``flooded``). Raises RaceError when the command cannot be started."""
+    memory = int(memory_mb) << 20
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.Popen(command, stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=pass_fds,
+                                start_new_session=True, preexec_fn=lambda: _child_setup(memory))
+    except OSError as exc:
+        raise RaceError(f"cannot run {command[0]}: {exc.strerror}") from None
+    try:
+        out, err, timed_out, flooded = _read_bounded(proc, timeout, max_output)
+        kill_group(proc.pid)
+        code = proc.wait()
+    except BaseException:
+        kill_group(proc.pid)
+        proc.wait()
+        raise
+    finally:
+        proc.stdout.close()
+        proc.stderr.close()
+    killed = timed_out or flooded
+    return Finished(out, err, None if killed else code, timed_out, flooded,
+                    time.perf_counter() - t0)
+
+
+def _read_bounded(proc: subprocess.Popen, timeout: float, max_output: int
+                  ) -> tuple[bytes, bytes, bool, bool]:
+    """Read both pipes until EOF, the deadline or the byte bound."""
+    deadline = time.monotonic() + timeout if timeout > 0 else None
+    chunks: dict[int, list[bytes]] = {1: [], 2: []}
+    sizes = {1: 0, 2: 0}
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ, 1)
+        selector.register(proc.stderr, selectors.EVENT_READ, 2)
+        while selector.get_map():
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return b"".join(chunks[1]), b"".join(chunks[2]), True, False
+            for key, _ in selector.select(left):
+                data = os.read(key.fd, 65536)
+                if not data:
+                    selector.unregister(key.fileobj)
+                    continue
+                sizes[key.data] += len(data)
+                if sizes[key.data] > max_output:
+                    return b"".join(chunks[1]), b"".join(chunks[2]), False, True
+                chunks[key.data].append(data)
+    if deadline is not None:        # pipes closed; the exit itself must also come in time
+        try:
+            proc.wait(max(deadline - time.monotonic(), 0.0))
+        except subprocess.TimeoutExpired:
+            return b"".join(chunks[1]), b"".join(chunks[2]), True, False
+    return b"".join(chunks[1]), b"".join(chunks[2]), False, False

@@ -1,0 +1,88 @@
+"""``race export``: runs and summary as jsonl / csv / markdown (parquet when pyarrow is there)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from experiments.cli.export import markdown_table
+from experiments.cli.main import main
+
+RUNS = """entrant,n,instance,repeat,status,verified,wall_s,timeout_s
+a,2,i0,0,solved,True,0.001,10
+a,2,i1,0,solved,True,0.003,10
+b|x,2,i0,0,solved,True,0.002,10
+b|x,2,i1,0,timeout,False,10.5,10
+"""
+
+
+@pytest.fixture
+def campaign(tmp_path):
+    (tmp_path / "runs.csv").write_text(RUNS)
+    (tmp_path / "meta.json").write_text(json.dumps({"campaign": "t", "entrants": ["a", "b|x"],
+                                                    "timeout_s": 10}))
+    return tmp_path
+
+
+def _run(*args):
+    result = CliRunner().invoke(main, ["export", *map(str, args)])
+    return result.exit_code, result.output
+
+
+def test_markdown_is_the_summary_table(campaign):
+    code, out = _run(campaign, "--format", "markdown")
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 4
+    assert [c.strip() for c in lines[0].strip("|").split("|")] == \
+        ["entrant", "n", "solved", "median", "IQR", "PAR-2", "wrong"]
+    assert lines[1].replace(" ", "").startswith("|-------|--:|------|")
+    cells_a = [c.strip() for c in lines[2].strip("|").split(" | ")]
+    assert cells_a[:3] == ["a", "2", "2/2"] and cells_a[-1] == "0"
+    assert "b\\|x" in lines[3] and "1/2" in lines[3] and "> 10 s" in lines[3]
+
+
+def test_jsonl_and_csv_hold_every_run(campaign, tmp_path):
+    code, out = _run(campaign, "-f", "jsonl")
+    records = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [r["status"] for r in records] == ["solved", "solved", "solved", "timeout"]
+    assert [r["wall_s"] for r in records] == [0.001, 0.003, 0.002, 10.5]
+    target = tmp_path / "runs_out.csv"
+    code, _ = _run(campaign, "-f", "csv", "-o", target)
+    frame = pd.read_csv(target)
+    assert code == 0 and len(frame) == 4 and list(frame["entrant"]) == ["a", "a", "b|x", "b|x"]
+
+
+def test_summary_table_as_csv(campaign):
+    code, out = _run(campaign, "-f", "csv", "-t", "summary")
+    frame = pd.read_csv(io.StringIO(out))
+    assert code == 0 and list(frame["entrant"]) == ["a", "b|x"]
+    assert list(frame["solved"]) == [2, 1] and list(frame["timeout"]) == [0, 1]
+
+
+def test_parquet_round_trips_or_names_the_missing_package(campaign, tmp_path):
+    target = tmp_path / "runs.parquet"
+    code, out = _run(campaign, "-f", "parquet", "-o", target)
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        assert code == 2 and out.strip() == \
+            "race: error: --format parquet needs the package pyarrow (pip install pyarrow)"
+        return
+    assert code == 0 and list(pd.read_parquet(target)["wall_s"]) == [0.001, 0.003, 0.002, 10.5]
+
+
+def test_missing_campaign_is_a_one_line_error(tmp_path):
+    code, out = _run(tmp_path / "nope", "-f", "csv")
+    assert code == 2 and out.startswith("race: error: ") and len(out.strip().splitlines()) == 1
+
+
+def test_markdown_table_pads_escapes_and_right_aligns_numbers():
+    text = markdown_table(["name", "value"], [["x|y", "1.5"], ["longer name", "10"]])
+    assert text == ("| name        | value |\n"
+                    "| ----------- | ----: |\n"
+                    "| x\\|y        |   1.5 |\n"
+                    "| longer name |    10 |\n")
