@@ -44,13 +44,25 @@ class Finished:
     seconds: float = 0.0
 
 
-def _child_setup(memory_bytes: int) -> None:      # runs in the child, before exec
+def die_with_parent() -> None:
+    """In a child before exec: ask the kernel to SIGKILL it when its parent dies
+    (``PR_SET_PDEATHSIG``), so a killed harness or worker leaves no orphan behind."""
     try:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
     except OSError:
         pass
-    if memory_bytes > 0:
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+
+
+def child_setup(memory_bytes: int = 0, file_bytes: int = 0):
+    """A ``preexec_fn``: die with the parent, and cap the address space
+    (``RLIMIT_AS``) and the size of any file written (``RLIMIT_FSIZE``) when > 0."""
+    def setup() -> None:                  # runs in the child, before exec
+        die_with_parent()
+        if memory_bytes > 0:
+            resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+        if file_bytes > 0:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))   # SIGXFSZ beyond
+    return setup
 
 
 def kill_group(pid: int) -> None:
@@ -75,7 +87,7 @@ def run_limited(command: list[str], *, stdin: BinaryIO | None = None, pass_fds: 
     try:
         proc = subprocess.Popen(command, stdin=stdin if stdin is not None else subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=pass_fds,
-                                start_new_session=True, preexec_fn=lambda: _child_setup(memory))
+                                start_new_session=True, preexec_fn=child_setup(memory_bytes=memory))
     except OSError as exc:
         raise RaceError(f"cannot run {command[0]}: {exc.strerror}") from None
     try:

@@ -31,11 +31,9 @@ with an external solver re-runs it with the blocking clauses found so far.
 
 from __future__ import annotations
 
-import ctypes
 import math
 import os
 import re
-import resource
 import shutil
 import signal
 import subprocess
@@ -49,6 +47,7 @@ import numpy as np
 from formats import dimacs, sat_output
 from formats.errors import RaceError
 from formats.source import decode_utf8
+from solvers.limited_process import child_setup
 from solvers.sat_counting import enumerate_models, pysat_solver
 
 #: grace period (s) between an external solver's own time limit and the hard kill.
@@ -189,14 +188,6 @@ def output_limit(nvars: int | None) -> int:
     return BASE_OUTPUT_BYTES + 24 * (nvars or 0)
 
 
-def _child_setup(limit: int):
-    def setup() -> None:                 # runs in the child, before exec
-        try:
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
-        except OSError:
-            pass
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))   # SIGXFSZ beyond the limit
-    return setup
 
 
 def run_solver(command: list[str], timeout: float | None, workdir: str,
@@ -210,7 +201,7 @@ def run_solver(command: list[str], timeout: float | None, workdir: str,
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         try:
             proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                    start_new_session=True, preexec_fn=_child_setup(limit))
+                                    start_new_session=True, preexec_fn=child_setup(file_bytes=limit))
         except OSError as exc:
             raise RaceError(f"cannot run {command[0]}: {exc.strerror}") from None
     try:

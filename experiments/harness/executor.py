@@ -42,7 +42,7 @@ from typing import Any, Hashable
 from experiments.harness.provenance import utc_now
 from experiments.harness.schema import Status
 from formats.errors import RaceError
-from solvers.sat_backends import _die_with_parent as die_with_parent_signal
+from solvers.limited_process import die_with_parent as die_with_parent_signal
 
 #: seconds between two memory polls of a busy worker
 MEMORY_POLL_S = 0.05
