@@ -91,12 +91,6 @@ class Formula:
                 else "reduced variables: numbered over the remaining candidates in (i,j,k) order",
                 *self.comments]
 
-    def clue_literals(self, grid: Grid) -> np.ndarray:
-        """The variables asserting the clues of ``grid`` (identity numbering only)."""
-        if self.var_cell is not None:
-            raise RaceError("clue literals exist only for the minimal and extended encodings")
-        return clue_literals(grid)
-
 
 # -- the variable cube ------------------------------------------------------------
 
@@ -261,9 +255,3 @@ def decode(formula: Formula, model: np.ndarray | list[int]) -> Grid:
     cells = formula.fixed.ravel().astype(np.int64)
     cells[cell] = flat % side + 1
     return Grid(n, cells.reshape(side, side))
-
-
-def solution_literals(formula: Formula, model: np.ndarray | list[int]) -> np.ndarray:
-    """The true variables of ``model`` (within 1..nvars): what a blocking clause negates."""
-    lits = np.asarray(model, dtype=np.int64).ravel()
-    return lits[(lits > 0) & (lits <= formula.nvars)].astype(LIT_DTYPE)
