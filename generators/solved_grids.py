@@ -131,11 +131,13 @@ def las_vegas_grid(n: int, rng: np.random.Generator, conflicts: int = 20_000,
 
 def _complete(clues: Grid, rng: np.random.Generator, budget: int) -> Grid | None:
     from pysat.solvers import Solver
-    from solvers import sudoku_cnf
+    from solvers import rules
     n, side = clues.n, clues.side
-    fixed, cand = sudoku_cnf.propagate(clues)
-    if fixed is None:
+    found = rules.propagate(clues.cells, n)
+    if found.contradiction:
         return None
+    fixed = found.cells
+    cand = found.candidates & (fixed.ravel() == 0)[:, None]    # undecided cells only
     var_cell = np.flatnonzero(cand)
     numbering = np.zeros(side ** 3, np.int64)
     numbering[var_cell] = np.arange(1, var_cell.size + 1)

@@ -177,12 +177,14 @@ def test_counting_through_a_binary_reruns_with_blocking_clauses(spec):
 
 def test_timeouts_give_unknown_not_a_wrong_answer():
     hard = _puzzle(4, seed=3, blanks=0.6)    # minimal encoding: pigeonhole-hard (>1e6 conflicts)
-    for spec in ("sat:encoding=minimal,timeout=0.5", "kissat:encoding=minimal,timeout=0.5",
-                 "sat:backend=glucose4,encoding=minimal,timeout=0.5"):
+    for spec in ("sat:encoding=minimal,timeout=1.5", "kissat:encoding=minimal,timeout=1.5",
+                 "sat:backend=glucose4,encoding=minimal,timeout=1.5"):
         result = registry.create(spec).solve(hard)
         assert result.status == "unknown" and result.verified
         assert result.count == 0 and not result.solutions
-        assert result.counters["conflicts"] > 1000
+        # it searched (a loaded machine may give it little CPU within the limit, so no
+        # fixed amount), and its counters were read back from the stopped search
+        assert result.counters["conflicts"] > 0
 
 
 def test_hard_kill_takes_the_whole_process_group(tmp_path):
