@@ -28,7 +28,6 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from formats.grid import Grid  # noqa: E402
 from solvers import batch, registry  # noqa: E402
 from solvers.interface import SOLVED  # noqa: E402
 
