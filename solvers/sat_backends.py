@@ -53,6 +53,9 @@ from solvers.sat_counting import enumerate_models, pysat_solver
 #: grace period (s) between an external solver's own time limit and the hard kill.
 KILL_GRACE = 2.0
 
+#: seconds between SIGTERM (a chance to print statistics) and SIGKILL at a hard kill.
+TERM_GRACE = 0.5
+
 #: bytes of output any external solver may write, before room for its model.
 BASE_OUTPUT_BYTES = 64 << 20
 
@@ -208,6 +211,11 @@ def run_solver(command: list[str], timeout: float | None, workdir: str,
         code = proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         code = None
+        _kill_group(proc, signal.SIGTERM)     # kissat and cadical print their statistics
+        try:
+            proc.wait(timeout=TERM_GRACE)
+        except subprocess.TimeoutExpired:
+            pass
     finally:
         _kill_group(proc)
         proc.wait()
@@ -225,9 +233,9 @@ def _read_output(path: str, program: str, limit: int) -> bytes:
     return data
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def _kill_group(proc: subprocess.Popen, sig: int = signal.SIGKILL) -> None:
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
+        os.killpg(proc.pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
 
