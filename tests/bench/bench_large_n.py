@@ -54,7 +54,8 @@ AMOS = ("pairwise", "sequential", "commander", "bimander", "product", "pysat-lad
 DEFAULT_AMO = "auto"
 TARGET_SECONDS = {10: 0.5, 15: 5.0, 20: 30.0}
 TARGET_RSS_MB = 2048
-LANDSCAPE = (0.33, 0.40, 0.45, 0.50, 0.55, 0.60, 0.70)
+LANDSCAPE_UP = (0.33, 0.40, 0.45, 0.50, 0.55, 0.60, 0.70)
+LANDSCAPE_DOWN = (0.30, 0.25, 0.20, 0.15, 0.10)
 
 
 def puzzle(n: int, holes: float, seed: int) -> Grid:
@@ -205,24 +206,32 @@ def table(ns, seeds, amos, backends, holes: float, limit: float) -> dict:
 
 
 def landscape(ns, seeds, limit: float) -> dict[int, float | None]:
-    """Per n, the largest hole fraction (stepping up from 33%) at which the default
-    encoding on CaDiCaL solves every seed within the limit; stops at the first miss."""
+    """Per n, the largest hole fraction at which the default encoding on CaDiCaL solves
+    every seed within the limit: stepping up from 33% until a miss, or, when 33% is
+    already missed, down until every seed is solved."""
     print(f"\nhole-fraction landscape (amo={DEFAULT_AMO}, cadical, {len(seeds)} seeds, limit {limit:g} s)")
     hardest: dict[int, float | None] = {}
     for n in ns:
         hardest[n] = None
-        for holes in LANDSCAPE:
-            rows = [run_limited(puzzle(n, holes, s), DEFAULT_AMO, "cadical", limit) for s in seeds]
-            walls = [r["wall"] for r in rows]
-            solved = sum(r["status"] == "ok" for r in rows)
-            print(f"  n={n:>2} holes={holes:.2f}: {solved}/{len(rows)} solved, max wall {max(walls):.2f} s",
-                  flush=True)
-            if solved < len(rows):
-                break
-            hardest[n] = holes
+        if _all_solved(n, LANDSCAPE_UP[0], seeds, limit):
+            hardest[n] = LANDSCAPE_UP[0]
+            for holes in LANDSCAPE_UP[1:]:
+                if not _all_solved(n, holes, seeds, limit):
+                    break
+                hardest[n] = holes
+        else:
+            hardest[n] = next((h for h in LANDSCAPE_DOWN if _all_solved(n, h, seeds, limit)), None)
         print(f"  n={n:>2}: hardest fraction solved by every seed: "
               f"{'none' if hardest[n] is None else f'{hardest[n]:.2f}'}", flush=True)
     return hardest
+
+
+def _all_solved(n: int, holes: float, seeds, limit: float) -> bool:
+    rows = [run_limited(puzzle(n, holes, s), DEFAULT_AMO, "cadical", limit) for s in seeds]
+    solved = sum(r["status"] == "ok" for r in rows)
+    print(f"  n={n:>2} holes={holes:.2f}: {solved}/{len(rows)} solved, "
+          f"max wall {max(r['wall'] for r in rows):.2f} s", flush=True)
+    return solved == len(rows)
 
 
 def recommend(results: dict, amos, limit: float) -> str:
