@@ -44,7 +44,7 @@ VARIANTS = ("pairwise", "sequential", "commander", "bimander", "binary", "produc
             *(f"pysat-{e}" for e in PYSAT_ENCODINGS), "auto")
 #: ``auto`` uses pairwise up to this width and :data:`AUTO_WIDE` above it (set by measurement).
 AUTO_PAIRWISE_MAX = 6
-AUTO_WIDE = "sequential"
+AUTO_WIDE = "product"
 
 # A template: local clauses, each a list of (local index, positive?) pairs, and the aux count.
 Clause = list[tuple[int, bool]]
