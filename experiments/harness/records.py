@@ -47,6 +47,10 @@ _VERIFIED = frozenset({"", "true", "false", "1", "0", "1.0", "0.0"})
 _INTEGERS = ("n", "repeat", "seed", "clues")
 
 
+#: the system call that appends a row (a seam for the disk-full tests)
+_write = os.write
+
+
 class RecordWriteError(RaceError):
     """A record could not be written (disk full, I/O error); nothing before it is lost."""
 
@@ -302,7 +306,7 @@ class RunsWriter:
         try:
             view = memoryview(data)
             while view:
-                view = view[os.write(self._fd, view):]
+                view = view[_write(self._fd, view):]
         except OSError as exc:
             try:
                 os.ftruncate(self._fd, size)       # no half row left behind

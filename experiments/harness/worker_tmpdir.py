@@ -14,16 +14,12 @@ import shutil
 import tempfile
 
 _NAME = re.compile(r"race-worker-([0-9]{1,10})-[A-Za-z0-9_]+")
-_swept = False
 
 
 def make() -> str:
-    """A fresh temp directory for one worker of this process (sweeping orphans once)."""
-    global _swept
+    """A fresh temp directory for one worker of this process (after removing orphans)."""
     root = tempfile.gettempdir()
-    if not _swept:
-        _swept = True
-        _sweep(root)
+    _sweep(root)
     return tempfile.mkdtemp(prefix=f"race-worker-{os.getpid()}-", dir=root)
 
 
