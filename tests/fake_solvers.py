@@ -94,8 +94,24 @@ class BadWarmup(Solver):
         return Search(0)
 
 
+class FlakyWarmup(Solver):
+    """Backtracking whose warm-up fails while the file named by ``flag`` exists (a binary
+    missing for a while, a full disk at start-up)."""
+    name = "flaky-warmup"
+    parameters = {"flag": ("", None)}
+
+    def warmup(self) -> None:
+        if os.path.exists(self.params["flag"]):
+            raise RuntimeError("engine not installed yet")
+
+    def search(self, grid: Grid, limit, keep) -> Search:
+        from solvers.backtracking import Backtracking
+        return Backtracking().search(grid, limit, keep)
+
+
 FAKES = {
     "bad-warmup": ("tests.fake_solvers:BadWarmup", {}),
+    "flaky-warmup": ("tests.fake_solvers:FlakyWarmup", {}),
     "hang": ("tests.fake_solvers:Hang", {}),
     "hang-child": ("tests.fake_solvers:HangChild", {}),
     "wrong": ("tests.fake_solvers:Wrong", {}),

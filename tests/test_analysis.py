@@ -192,11 +192,14 @@ def test_missing_columns(tmp_path):
         analysis.load(root)
 
 
-def test_bad_status_and_bad_meta(tmp_path, campaign):
+def test_bad_status_is_left_out_and_bad_meta_is_an_error(tmp_path, campaign, capsys):
     text = (campaign.path / "runs.csv").read_text().replace(",solved,", ",fine,", 1)
     (campaign.path / "runs.csv").write_text(text)
-    with pytest.raises(RaceError, match="unknown status 'fine'"):
-        analysis.load(campaign.path)
+    loaded = analysis.load(campaign.path)        # the damaged row (a, n=2, i1) is not counted
+    assert len(loaded.runs) == len(campaign.runs) - 1
+    assert row(analysis.summary(loaded), "a", 2)["total"] == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "line 2 (unknown status 'fine')" in err
     root = write_campaign(tmp_path / "m", [run("a", 2, "i1", "solved", 1.0)])
     (root / "meta.json").write_text("{not json")
     with pytest.raises(RaceError, match="malformed JSON"):

@@ -27,15 +27,16 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from experiments.harness import schema
+from experiments.harness import records, schema
 from experiments.harness.schema import Status
-from formats.errors import RaceError
+from formats.errors import RaceError, printable
 
 #: phase-time columns, in pipeline order
 PHASES: list[str] = list(schema.PHASE_COLUMNS)
@@ -78,8 +79,9 @@ def load(path: str | Path) -> Campaign:
     """Load ``path/runs.csv`` and ``path/meta.json``.
 
     Raises RaceError when the directory or either file is missing, unreadable or
-    malformed, when a required column is missing, or when there are no rows.
-    Optional columns missing from an older file are added as empty.
+    malformed, when the header lacks a column, or when there are no valid rows.
+    Rows are validated by :func:`experiments.harness.records.scan`: a damaged row
+    is left out (and reported in one line on stderr), never counted.
     """
     root = Path(path)
     if not root.is_dir():
@@ -87,33 +89,7 @@ def load(path: str | Path) -> Campaign:
     csv_path, meta_path = root / "runs.csv", root / "meta.json"
     if not csv_path.is_file():
         raise RaceError(f"{csv_path}: missing (is {root} a campaign written by `race run`?)")
-    try:
-        runs = pd.read_csv(csv_path, dtype={"entrant": str, "status": str, "instance": str,
-                                            "message": str, "params": str})
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
-        raise RaceError(f"malformed CSV: {str(exc).splitlines()[0]}", source=str(csv_path)) from None
-    missing = [c for c in schema.REQUIRED if c not in runs.columns]
-    if missing:
-        raise RaceError(f"missing column(s) {', '.join(missing)} "
-                        f"(expected the runs.csv header: {','.join(schema.COLUMNS[:6])},...)",
-                        source=str(csv_path), line=1)
-    if runs.empty:
-        raise RaceError("no runs recorded", source=str(csv_path))
-    for column in schema.COLUMNS:
-        if column not in runs.columns:
-            runs[column] = np.nan
-    for column in schema.NUMERIC:
-        runs[column] = pd.to_numeric(runs[column], errors="coerce")
-    if runs["n"].isna().any():
-        bad = int(runs.index[runs["n"].isna()][0]) + 2
-        raise RaceError("column n: expected an integer", source=str(csv_path), line=bad)
-    runs["n"] = runs["n"].astype(int)
-    runs["repeat"] = runs["repeat"].fillna(0).astype(int)
-    runs["status"] = runs["status"].fillna(Status.ERROR.value).str.strip().str.lower()
-    unknown = sorted(set(runs["status"]) - set(schema.STATUSES))
-    if unknown:
-        raise RaceError(f"unknown status {unknown[0]!r} (expected one of {', '.join(schema.STATUSES)})",
-                        source=str(csv_path))
+    runs = _valid_runs(csv_path)
     runs["entrant"] = runs["entrant"].astype(str)
     if not meta_path.is_file():
         raise RaceError(f"{meta_path}: missing (is {root} a campaign written by `race run`?)")
@@ -124,6 +100,27 @@ def load(path: str | Path) -> Campaign:
     if not isinstance(meta, dict):
         raise RaceError("expected a JSON object", source=str(meta_path))
     return Campaign(root, runs, meta)
+
+
+def _valid_runs(csv_path: Path) -> pd.DataFrame:
+    """The valid rows of ``csv_path`` as a table (blank cells NaN, numbers numeric)."""
+    found = records.scan(csv_path)
+    if found.header_problem:
+        raise RaceError(f"{found.header_problem} (expected the runs.csv header: "
+                        f"{','.join(schema.COLUMNS[:6])},...)", source=str(csv_path), line=1)
+    if found.damaged:
+        print(f"race: warning: {printable(str(csv_path))}: left out {len(found.damaged)} damaged "
+              f"row(s): {records.describe(found.damaged)}", file=sys.stderr)
+    if not found.rows:
+        raise RaceError("no runs recorded" + (" (no valid row)" if found.damaged else ""),
+                        source=str(csv_path))
+    runs = pd.DataFrame([{c: row[c] if row[c] else np.nan for c in schema.COLUMNS}
+                         for row in found.rows], columns=list(schema.COLUMNS))
+    for column in (*schema.NUMERIC, "seed", "clues"):
+        runs[column] = pd.to_numeric(runs[column], errors="coerce")
+    runs["n"] = runs["n"].astype(int)
+    runs["repeat"] = runs["repeat"].fillna(0).astype(int)
+    return runs
 
 
 # ---------------------------------------------------------------- censored statistics

@@ -15,6 +15,7 @@ from experiments.harness import records
 from experiments.harness.campaign import prepare
 from experiments.harness.config import Config, default_name, parse_n
 from experiments.harness.entrants import DEFAULT_ENTRANTS, parse_entrants
+from experiments.harness.lock import CampaignLock
 from experiments.harness.scheduling import run as run_cells
 from experiments.harness.schema import Status
 from formats.errors import RaceError
@@ -83,7 +84,10 @@ def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | 
     is status error; every answer is verified (a wrong one is status wrong).
     Once an entrant hits the limit on every instance at some n, larger n are
     skipped for it. Re-running the same command resumes: recorded cells are
-    not run again (Ctrl-C keeps everything finished).
+    not run again (Ctrl-C keeps everything finished); damaged rows of runs.csv
+    are moved to runs.damaged.csv and their cells re-run. One `race run` at a
+    time writes a campaign. Exit status 1 when an entrant could not start (its
+    cells are left for the resume), 2 on errors (a full disk), 130 if interrupted.
 
     \b
     Example:
@@ -119,9 +123,14 @@ def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | 
     runner = _executor(config, jobs)
     # Ctrl-C / kill -INT / kill -TERM stop the campaign cleanly, even when started from a
     # shell that ignores SIGINT in background jobs
+    _interrupt.count = 0
     previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        code = _race(config, runner, canonical)
+        with CampaignLock(config.directory):
+            code = _race(config, runner, canonical)
+    except records.RecordWriteError as exc:
+        raise RaceError(f"{exc}; every cell before it is recorded: free space and re-run the "
+                        f"same command to resume: {canonical}") from None
     finally:
         runner.close()
         for sig, handler in previous.items():
@@ -180,6 +189,9 @@ def _race(config: Config, runner, canonical: str) -> int:
     directory = config.directory
     if records.read_rows(directory / "runs.csv"):
         click.echo(summary.summary_text(statistics.load(directory)))
+    for entrant, (count, why) in (stats.not_started if stats else {}).items():
+        click.echo(f"race: warning: {entrant} did not start ({why}); its {count} cell(s) are not "
+                   f"recorded: re-run the same command to retry them: {canonical}", err=True)
     if stats is not None and stats.statuses.get(Status.WRONG):
         click.echo(f"!!! {stats.statuses[Status.WRONG]} WRONG ANSWER(S) in this run !!!", err=True)
     click.echo(f"results: {directory / 'runs.csv'} and {directory / 'meta.json'}")
@@ -187,11 +199,18 @@ def _race(config: Config, runner, canonical: str) -> int:
         click.echo("interrupted: finished cells are recorded; re-run the same command to resume:\n"
                    f"  {canonical}", err=True)
         return 130
-    return 0
+    return 1 if stats is not None and stats.not_started else 0
 
 
 def _interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt
+    """Stop the campaign at the first signal; later ones (a second Ctrl-C) only wait for
+    the clean stop, which prints the resume hint."""
+    _interrupt.count += 1
+    if _interrupt.count == 1:
+        raise KeyboardInterrupt
+
+
+_interrupt.count = 0
 
 
 COMMANDS: list = [run]

@@ -39,6 +39,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Hashable
 
+from experiments.harness import worker_tmpdir
 from experiments.harness.provenance import utc_now
 from experiments.harness.schema import Status
 from formats.errors import RaceError
@@ -95,18 +96,27 @@ def tree_rss_mb(pid: int) -> float:
 
 
 class WorkerProcess:
-    """The parent's handle on one worker subprocess (in a session of its own)."""
+    """The parent's handle on one worker subprocess (in a session of its own).
+
+    The worker gets a temp directory of its own (``TMPDIR``), removed when the worker
+    is reaped: a worker killed at its limit cannot clean up its temporary files (an
+    external SAT solver's DIMACS file, ...), so the parent does."""
 
     def __init__(self, init: dict[str, Any], env: dict[str, str] | None = None,
                  die_with_parent: bool = True) -> None:
         self.entrant: str = init["spec"]
         self.ready: dict[str, Any] | None = None
         self._stderr = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "experiments.harness.worker"], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True,
-            env=env if env is not None else worker_env(), bufsize=0,
-            preexec_fn=die_with_parent_signal if die_with_parent else None)
+        self.tmpdir = worker_tmpdir.make()
+        env = dict(env if env is not None else worker_env(), TMPDIR=self.tmpdir)
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "experiments.harness.worker"], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True,
+                env=env, bufsize=0, preexec_fn=die_with_parent_signal if die_with_parent else None)
+        except BaseException:
+            worker_tmpdir.remove(self.tmpdir)
+            raise
         self._buf = b""
         self.send({"op": "init", **init})
 
@@ -142,6 +152,7 @@ class WorkerProcess:
             pass
         self.proc.wait()
         self._close_files()
+        worker_tmpdir.remove(self.tmpdir)
 
     def stop(self) -> None:
         """Ask an idle worker to exit (closes its stdin); kill it if it lingers."""

@@ -1,83 +1,327 @@
 """The campaign record: ``runs.csv``, one row per cell (the contract in briefs/records.md).
 
-Rows are appended and flushed as each cell finishes, so a killed campaign loses
-nothing that finished. A row cut short by a kill (no trailing newline) is
-dropped when the file is opened again. :func:`done_keys` tells a resumed
-campaign which cells already have a record; :func:`make_row` shapes a cell's
-outcome into a row (the columns are :data:`experiments.harness.schema.COLUMNS`).
+Rows are appended as each cell finishes, one ``write(2)`` per row, so a killed
+campaign loses nothing that finished; a row whose write fails (ENOSPC) is cut
+off again, and the run ends with :class:`RecordWriteError`.
+
+Every row is validated when it is read (:func:`scan`): the header must be one
+valid line naming every required column (:data:`experiments.harness.schema.REQUIRED`;
+other columns missing from an older file read as empty); a row must be one
+line of valid UTF-8 without NUL, with one field per column, a known status, an
+integer n in 1..MAX_N, an integer repeat and numbers in the numeric columns; a
+second row of the same cell is a duplicate. A row failing any of this is
+*damaged*: readers skip it (so its cell counts as not done and is re-run, and no
+summary counts it), and :func:`set_aside` -- called when a run opens the file --
+moves it to ``runs.damaged.csv`` with the reason, reporting one line on stderr.
+:func:`make_row` shapes a cell's outcome into a row.
 """
 
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
+import math
+import os
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from experiments.harness.schema import COLUMNS, LIMIT_STATUSES, PHASES, WORK_COUNTERS, Status
+from experiments.harness.provenance import utc_now
+from experiments.harness.schema import (COLUMNS, LIMIT_STATUSES, NUMERIC, PHASES, REQUIRED,
+                                        STATUSES, WORK_COUNTERS, Status)
+from formats.errors import RaceError, printable
+from formats.grid import MAX_N
 
 if TYPE_CHECKING:
     from experiments.harness.entrants import Entrant
     from experiments.harness.scheduling import Cell
 
+#: where damaged rows go, next to runs.csv
+DAMAGED_NAME = "runs.damaged.csv"
+#: the columns of the side file
+DAMAGED_COLUMNS = ("set_aside_at", "line", "reason", "row")
+_VERIFIED = frozenset({"", "true", "false", "1", "0", "1.0", "0.0"})
+_INTEGERS = ("n", "repeat", "seed", "clues")
+
+
+#: the system call that appends a row (a seam for the disk-full tests)
+_write = os.write
+
+
+class RecordWriteError(RaceError):
+    """A record could not be written (disk full, I/O error); nothing before it is lost."""
+
+
+@dataclass
+class Damaged:
+    """A line of runs.csv that is not a valid record: its 1-based line number, bytes, why."""
+    line: int
+    raw: bytes
+    reason: str
+
+
+@dataclass
+class Scan:
+    """What :func:`scan` found: the valid rows, the damaged lines, and whether the
+    file is exactly what :class:`RunsWriter` appends to (canonical header, nothing damaged)."""
+    rows: list[dict[str, str]] = field(default_factory=list)
+    damaged: list[Damaged] = field(default_factory=list)
+    header_problem: str | None = None
+    canonical: bool = True
+
 
 def cell_key(row: dict[str, Any]) -> tuple[str, int, str, int]:
     """The identity of a cell: (entrant, n, instance file name, repeat)."""
-    return str(row["entrant"]), int(row["n"]), str(row["instance"]), int(row["repeat"])
+    return str(row["entrant"]), int(row["n"]), str(row["instance"]), int(row["repeat"] or 0)
+
+
+def row_problem(row: dict[str, str]) -> str | None:
+    """Why ``row`` (column -> text, as read back) is not a valid record, or None."""
+    for column in ("entrant", "instance", "status", "n"):
+        if not row[column].strip():
+            return f"empty {column}"
+    if row["status"] not in STATUSES:
+        return f"unknown status {row['status'][:40]!r}"
+    for column in _INTEGERS:
+        text = row[column]
+        if text and not (text.isascii() and text.isdigit()):
+            return f"{column} {text[:40]!r} is not an integer"
+    if not 1 <= int(row["n"]) <= MAX_N:
+        return f"n {row['n'][:40]} is outside 1..{MAX_N}"
+    for column in NUMERIC:
+        text = row[column]
+        if text and column not in _INTEGERS and not _finite_number(text):
+            return f"{column} {text[:40]!r} is not a non-negative number"
+    if row["verified"].strip().lower() not in _VERIFIED:
+        return f"verified {row['verified'][:40]!r} is not true or false"
+    return None
+
+
+def _finite_number(text: str) -> bool:
+    if not text.isascii() or "_" in text:
+        return False
+    try:
+        value = float(text)
+    except ValueError:
+        return False
+    return math.isfinite(value) and value >= 0
+
+
+def _header_problem(names: list[str]) -> str | None:
+    missing = [c for c in REQUIRED if c not in names]
+    if missing:
+        return f"header missing column(s) {', '.join(missing)}"
+    if len(set(names)) != len(names):
+        return "header names a column twice"
+    return None
+
+
+def _fields(raw: bytes) -> tuple[list[str] | None, str | None]:
+    """One line's fields, or why they cannot be read."""
+    if b"\0" in raw:
+        return None, "NUL byte in the row"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, f"invalid UTF-8 at byte {exc.start + 1}"
+    try:
+        parsed = list(csv.reader([text.rstrip("\r")], strict=True))
+    except csv.Error as exc:
+        return None, f"malformed CSV ({exc})"
+    return (parsed[0] if parsed else []), None
+
+
+def scan(path: Path) -> Scan:
+    """Read and validate ``path`` (see the module docstring); an absent file is empty.
+
+    Raises RecordWriteError only when the file cannot be read at all."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return Scan()
+    except OSError as exc:
+        raise RecordWriteError(f"cannot read: {exc.strerror}", source=str(path)) from None
+    if not data:
+        return Scan()
+    lines = data.split(b"\n")
+    cut = lines.pop()                                   # b"" when the file ends with a newline
+    result = Scan(canonical=not cut)
+    names, problem = _fields(lines[0]) if lines else (None, "the header is cut short")
+    problem = problem or _header_problem(names)
+    if problem:
+        result.header_problem, result.canonical = problem, False
+        result.damaged = [Damaged(k + 1, raw, f"line 1: {problem}") for k, raw in
+                          enumerate(lines + ([cut] if cut else []))]
+        return result
+    result.canonical = result.canonical and tuple(names) == COLUMNS
+    seen: dict[tuple, int] = {}
+    for number, raw in enumerate(lines[1:], start=2):
+        row, why = _row(raw, names)
+        if row is not None:
+            key = cell_key(row)
+            if key in seen:
+                row, why = None, f"duplicate of the cell on line {seen[key]}"
+            else:
+                seen[key] = number
+        if row is None:
+            result.damaged.append(Damaged(number, raw, why))
+        else:
+            result.rows.append(row)
+    if cut:
+        result.damaged.append(Damaged(len(lines) + 1, cut, "cut short (no newline at the end)"))
+    result.canonical = result.canonical and not result.damaged
+    return result
+
+
+def _row(raw: bytes, names: list[str]) -> tuple[dict[str, str] | None, str | None]:
+    values, why = _fields(raw)
+    if values is None:
+        return None, why
+    if len(values) != len(names):
+        return None, f"{len(values)} fields, expected {len(names)} (a cut or merged row)"
+    given = dict(zip(names, values))
+    row = {c: given.get(c, "") for c in COLUMNS}
+    why = row_problem(row)
+    return (None, why) if why else (row, None)
 
 
 def read_rows(path: Path) -> list[dict[str, str]]:
-    """Every complete row of ``runs.csv`` (an empty list when there is none yet)."""
-    if not path.exists():
-        return []
-    text = path.read_text(encoding="utf-8")
-    if text and not text.endswith("\n"):          # the last row was cut by a kill
-        text = text[: text.rfind("\n") + 1]
-    rows = list(csv.DictReader(io.StringIO(text)))
-    return [r for r in rows if r.get("message") is not None]   # a short row has missing fields
+    """Every valid row of ``runs.csv`` in file order (an empty list when there is none yet)."""
+    return scan(path).rows
 
 
 def done_keys(path: Path) -> set[tuple[str, int, str, int]]:
-    """The cells that already have a record in ``runs.csv``."""
+    """The cells that already have a valid record in ``runs.csv``."""
     return {cell_key(r) for r in read_rows(path)}
 
 
+def describe(damaged: list[Damaged], limit: int = 3) -> str:
+    """The damaged lines in a few words: ``line 5 (cut short ...), line 9 (...)``."""
+    parts = [f"line {d.line} ({d.reason})" for d in damaged[:limit]]
+    more = f" and {len(damaged) - limit} more" if len(damaged) > limit else ""
+    return printable(", ".join(parts) + more)
+
+
+def set_aside(path: Path) -> Scan:
+    """Move the damaged rows of ``path`` to ``runs.damaged.csv`` beside it (appended,
+    with the time and reason) and rewrite ``path`` with the valid rows under the
+    canonical header; one line on stderr says what moved. Call with the campaign
+    lock held. Returns the scan (its ``rows`` are what remains)."""
+    found = scan(path)
+    if found.canonical:
+        return found
+    side = path.with_name(DAMAGED_NAME)
+    if found.damaged:
+        _append_damaged(side, found.damaged)
+        print(f"race: warning: {printable(str(path))}: set aside {len(found.damaged)} damaged "
+              f"row(s) to {printable(str(side))}, their cells will be re-run: "
+              f"{describe(found.damaged)}", file=sys.stderr)
+    _rewrite(path, found.rows)
+    return found
+
+
+def _append_damaged(side: Path, damaged: list[Damaged]) -> None:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    if not side.exists() or side.stat().st_size == 0:
+        writer.writerow(DAMAGED_COLUMNS)
+    now = utc_now()
+    for d in damaged:
+        text = d.raw.decode("utf-8", "backslashreplace").replace("\0", "\\x00")
+        writer.writerow([now, d.line, d.reason, text])
+    try:
+        with open(side, "a", encoding="utf-8", newline="") as f:
+            f.write(buffer.getvalue())
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as exc:
+        raise RecordWriteError(f"cannot set damaged rows aside: {exc.strerror}",
+                               source=str(side)) from None
+
+
+def _rewrite(path: Path, rows: list[dict[str, str]]) -> None:
+    """Replace ``path`` by the canonical file of ``rows`` (atomically: a kill leaves
+    the old file or the new one)."""
+    temporary = path.with_name(path.name + ".tmp")
+    data = _header_line() + b"".join(_line(row) for row in rows)
+    try:
+        with open(temporary, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, path)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise RecordWriteError(f"cannot rewrite without its damaged rows: {exc.strerror}",
+                               source=str(path)) from None
+
+
+def _header_line() -> bytes:
+    return (",".join(COLUMNS) + "\n").encode()
+
+
+def _line(row: dict[str, Any]) -> bytes:
+    """One record as one line: no field may hold a line break or NUL (a reader splits on
+    newlines, so a damaged row can never swallow the next)."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow([_field(row.get(c)) for c in COLUMNS])
+    return buffer.getvalue().encode("utf-8", "backslashreplace")
+
+
+def _field(value: Any) -> str:
+    text = str(_cell(value))
+    if not text.isprintable():
+        text = printable(text)
+    return text
+
+
 class RunsWriter:
-    """Appends rows to ``runs.csv``: writes the header on creation, flushes every row."""
+    """Appends rows to ``runs.csv``: on opening, sets damaged rows aside
+    (:func:`set_aside`) and writes the header of a new file; then one unbuffered
+    ``write`` per row. A failed write (ENOSPC, EIO) is cut off and raised as
+    :class:`RecordWriteError`; every row before it stays."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._repair()
-        fresh = not path.exists() or path.stat().st_size == 0
-        self._file = open(path, "a", encoding="utf-8", newline="")
-        self._csv = csv.DictWriter(self._file, fieldnames=COLUMNS, extrasaction="raise",
-                                   lineterminator="\n")
-        if fresh:
-            self._csv.writeheader()
-            self._flush()
-
-    def _repair(self) -> None:
-        """Cut a partial last row (left by a kill in the middle of a write)."""
-        if not self.path.exists():
-            return
-        data = self.path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            with open(self.path, "r+b") as f:
-                f.truncate(data.rfind(b"\n") + 1)
+        self._fd: int | None = None
+        set_aside(path)
+        try:
+            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            if os.fstat(self._fd).st_size == 0:
+                self._append(_header_line())
+        except OSError as exc:
+            raise self._error(exc) from None
 
     def write(self, row: dict[str, Any]) -> None:
         """Append one record (missing columns are written empty)."""
-        self._csv.writerow({c: _cell(row.get(c)) for c in COLUMNS})
-        self._flush()
+        self._append(_line(row))
 
-    def _flush(self) -> None:
-        # flush to the OS: survives a kill of this process (not a power cut, by design:
-        # an fsync per row would cost more than the harness overhead budget)
-        self._file.flush()
+    def _append(self, data: bytes) -> None:
+        # one write(2) to the OS per row: survives a kill of this process (not a power cut,
+        # by design: an fsync per row would cost more than the harness overhead budget)
+        size = os.fstat(self._fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[_write(self._fd, view):]
+        except OSError as exc:
+            try:
+                os.ftruncate(self._fd, size)       # no half row left behind
+            except OSError:
+                pass
+            raise self._error(exc) from None
+
+    def _error(self, exc: OSError) -> RecordWriteError:
+        what = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+        return RecordWriteError(f"cannot write a record ({what})", source=str(self.path))
 
     def close(self) -> None:
-        self._file.close()
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
     def __enter__(self) -> "RunsWriter":
         return self

@@ -8,8 +8,10 @@ Rules:
   cell at some n, its cells at larger n are recorded as ``skipped``. A cell at
   n is only started once each smaller n of its entrant either has a cell that
   finished within the limit or is complete, so the rule never races.
-* An entrant whose worker fails to start :data:`START_ATTEMPTS` times (e.g. its
-  ``warmup()`` raises) gets its remaining cells recorded as ``error``, not run.
+* A worker that fails to start (e.g. its ``warmup()`` raises) records nothing: its
+  cell goes back to the queue. An entrant whose worker fails :data:`START_ATTEMPTS`
+  times gets no more cells this run; they stay without a record (counted in
+  :attr:`RunStats.not_started`), so resuming the campaign tries them again.
 * Cells go out entrant by entrant (n ascending), preferring the entrant of an
   idle warm worker, so workers stay warm.
 """
@@ -29,7 +31,7 @@ from experiments.harness.schema import LIMIT_STATUSES, Status
 if TYPE_CHECKING:
     from experiments.harness.campaign import Prepared
 
-#: an entrant whose worker fails to start this many times gets no more cells (recorded as error)
+#: an entrant whose worker fails to start this many times gets no more cells this run
 START_ATTEMPTS = 2
 
 
@@ -110,6 +112,8 @@ class RunStats:
     ran: int = 0
     skipped: int = 0
     statuses: dict[str, int] = field(default_factory=dict)
+    #: entrant -> (cells left without a record, why its worker did not start)
+    not_started: dict[str, tuple[int, str]] = field(default_factory=dict)
 
 
 class _Race:
@@ -156,14 +160,18 @@ class _Race:
         for cell in self.pending:
             dead = self.escalation.dead_at(cell.entrant)
             if cell.entrant in self.broken:
-                self.emit(cell, {"status": Status.ERROR, "started_at": utc_now(),
-                                 "message": "not run: " + self.broken[cell.entrant]})
+                self.leave(cell)
             elif dead is not None and cell.n > dead:
                 self.emit(cell, {"status": Status.SKIPPED, "started_at": utc_now(),
                                  "message": f"{cell.entrant} hit the limit on every instance at n={dead}"})
             else:
                 keep.append(cell)
         self.pending, self.check_dead = keep, False
+
+    def leave(self, cell: Cell) -> None:
+        """Leave a cell of an entrant that cannot start without a record (resume retries it)."""
+        count, _ = self.stats.not_started.get(cell.entrant, (0, ""))
+        self.stats.not_started[cell.entrant] = (count + 1, self.broken[cell.entrant])
 
     def next_cell(self) -> Cell | None:
         """The first pending cell that may start, of a warm entrant if possible."""
@@ -191,13 +199,23 @@ class _Race:
         """Record the cells the executor finished; count entrants that fail to start."""
         for key, outcome in self.executor.poll(0.5):
             cell = self.inflight.pop(key)
+            if outcome.get("start_failed"):
+                self.start_failed(cell, outcome)
+                continue
             self.emit(cell, outcome)
             self.check_dead = self.check_dead or outcome.get("status") in LIMIT_STATUSES
-            if outcome.get("start_failed"):
-                self.failures[cell.entrant] = self.failures.get(cell.entrant, 0) + 1
-                if self.failures[cell.entrant] >= START_ATTEMPTS:
-                    self.broken[cell.entrant] = outcome.get("message", "entrant failed to start")
-                    self.check_dead = True
+
+    def start_failed(self, cell: Cell, outcome: dict[str, Any]) -> None:
+        """A worker did not start: the cell goes back to the queue, unless its entrant
+        has now failed :data:`START_ATTEMPTS` times (then it is left for a resume)."""
+        self.failures[cell.entrant] = self.failures.get(cell.entrant, 0) + 1
+        if self.failures[cell.entrant] >= START_ATTEMPTS and cell.entrant not in self.broken:
+            self.broken[cell.entrant] = outcome.get("message") or "entrant failed to start"
+            self.check_dead = True
+        if cell.entrant in self.broken:
+            self.leave(cell)
+        else:
+            self.pending.insert(0, cell)
 
     def loop(self) -> None:
         """Run until every pending cell has a row."""

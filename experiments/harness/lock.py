@@ -1,0 +1,102 @@
+"""One writer per campaign: ``race run`` holds ``<campaign>/run.lock`` while it runs.
+
+The lock is an ``fcntl.flock`` on the file, so the kernel releases it when the
+holder dies, however it dies (SIGKILL included); the holder's ``pid host time``
+is written inside, for the message a second run gets. A lock file that still
+names a holder but is not locked was left by a run that died: it is taken over
+with a note. The file is never removed (removing it would let two runs lock two
+different files of the same name); a clean release empties it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import socket
+import sys
+from pathlib import Path
+
+from experiments.harness.provenance import utc_now
+from formats.errors import RaceError
+
+#: the lock file's name in a campaign directory
+LOCK_NAME = "run.lock"
+
+
+def _holder(text: str) -> str:
+    """``pid P on host H (since T)`` from a lock file's content (``?`` for unreadable parts)."""
+    parts = text.split()
+    pid = parts[0] if parts and parts[0].isdigit() else "?"
+    host = parts[1] if len(parts) > 1 else "?"
+    since = f" (since {parts[2]})" if len(parts) > 2 else ""
+    return f"pid {pid} on host {host}{since}"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class CampaignLock:
+    """The exclusive right to write a campaign directory (a context manager).
+
+    Raises RaceError naming the holder (pid, host) when another process holds it.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+        self.path = self.directory / LOCK_NAME
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        """Take the lock or raise RaceError; note on stderr when a stale holder is replaced."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise RaceError(f"{self.path}: cannot open the campaign lock: {exc.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder(os.pread(fd, 256, 0).decode("utf-8", "replace"))
+            os.close(fd)
+            raise RaceError(f"{self.directory}: campaign in use by another `race run` ({holder}); "
+                            f"wait for it or stop it (lock file {self.path})") from None
+        previous = os.pread(fd, 256, 0).decode("utf-8", "replace").strip()
+        if previous:
+            self._note_stale(previous)
+        mine = f"{os.getpid()} {socket.gethostname()} {utc_now()}\n".encode()
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, mine, 0)
+        self._fd = fd
+
+    def _note_stale(self, previous: str) -> None:
+        parts = previous.split()
+        same_host = len(parts) > 1 and parts[1] == socket.gethostname()
+        gone = same_host and parts[0].isdigit() and not _alive(int(parts[0]))
+        why = "its process is gone" if gone else "it no longer holds the lock"
+        print(f"race: note: {self.directory}: taking over the lock of a run that ended without "
+              f"releasing it ({_holder(previous)}; {why})", file=sys.stderr)
+
+    def release(self) -> None:
+        """Empty the lock file and unlock it (idempotent)."""
+        if self._fd is None:
+            return
+        try:
+            os.ftruncate(self._fd, 0)
+        except OSError:
+            pass                                  # the kernel still drops the lock on close
+        os.close(self._fd)
+        self._fd = None
+
+    def __enter__(self) -> "CampaignLock":
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
