@@ -86,3 +86,9 @@ def test_the_cli_sets_numba_cache_dir_before_any_solver_runs(tmp_path, monkeypat
     result = CliRunner().invoke(main, ["check", "-"], input="1 . . .\n. . . .\n. . . .\n. . . .\n")
     assert os.environ.get("NUMBA_CACHE_DIR") == str(tmp_path / "sudoku-race" / "numba")
     assert result.exit_code == 0 and "consistent" in result.output
+
+
+def test_race_solvers_help_shows_a_cmd_spec_and_the_plugin_group():
+    out = CliRunner().invoke(main, ["solvers", "--help"]).output
+    assert "race solve -s 'cmd:path=./my_solver,args=--quiet {input},timeout=10'" in out
+    assert "sudoku_race.solvers" in out
