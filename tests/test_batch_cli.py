@@ -85,3 +85,12 @@ def _both_ways_error(monkeypatch, args):
     fast = CliRunner().invoke(main, args)
     monkeypatch.setattr(batch, "batch_capable", lambda spec: False)
     return fast, CliRunner().invoke(main, args)
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_line_endings_read_as_the_per_puzzle_reader_reads_them(tmp_path, monkeypatch, newline):
+    path = tmp_path / "crlf.txt"
+    path.write_bytes(newline.join(SEVENTEEN.read_text().split()[:3]).encode() + b"\n")
+    fast, slow = _both_ways_error(monkeypatch, ["solve", "-s", "dlx", str(path)])
+    assert (fast.exit_code, fast.stdout, fast.stderr) == (slow.exit_code, slow.stdout, slow.stderr)
+    assert fast.exit_code == (0 if newline == "\r\n" else 2)

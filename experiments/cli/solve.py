@@ -16,7 +16,8 @@ import click
 from formats.errors import RaceError
 
 SOLVER_HELP = "Entrant spec: NAME or NAME:key=value,... (see `race solvers`)."
-#: text the batch reader reads exactly as formats.grid_text does (else: per-puzzle path)
+#: text the batch reader reads exactly as formats.grid_text does (else: per-puzzle path;
+#: a lone CR is a line break to str.splitlines but not to formats.source.split_lines)
 _PLAIN_TEXT = re.compile(r"[^\x21-\x7e \t\r\n]")
 
 
@@ -44,7 +45,7 @@ def answers(source: str, spec: str, limit: int | None):
     if capable:
         from solvers import batch
         capable = batch.batch_capable(spec)
-    if capable and not _PLAIN_TEXT.search(text):
+    if capable and not _PLAIN_TEXT.search(text) and "\r" not in text.replace("\r\n", ""):
         try:
             n, puzzles = batch.parse_one_line_many(text, name)
         except RaceError:
