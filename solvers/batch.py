@@ -129,17 +129,18 @@ def batch_capable(spec: str) -> bool:
         and set(params) <= {"heuristic", "node_limit"}
 
 
-def solve_many(grids: list[Grid], spec: str, limit: int | None = 1) -> list[Result]:
+def solve_many(grids: list[Grid], spec: str, limit: int | None = 1,
+               solvers: registry.Registry = registry.BUILTIN) -> list[Result]:
     """Solve (``limit`` = 1) or count (up to ``limit``, None = all) every grid
-    with the entrant ``spec``; one verified Result per grid, with the statuses
-    and checks of :meth:`Solver.solve` / :meth:`Solver.count`. Grids of
-    several sizes are batched per size; non-batch entrants run one by one."""
+    with the entrant ``spec`` (created through ``solvers``); one verified Result
+    per grid, with the statuses and checks of :meth:`Solver.solve` /
+    :meth:`Solver.count`. Grids of several sizes are batched per size;
+    non-batch entrants run one by one."""
     if limit is not None and limit < 1:
         raise RaceError(f"the solution limit must be >= 1, got {limit}")
+    solver = solvers.create(spec)             # validates the parameters
     if not batch_capable(spec):
-        solver = registry.create(spec)
         return [solver.solve(g) if limit == 1 else solver.count(g, limit) for g in grids]
-    solver = registry.create(spec)            # validates the parameters
     node_limit = int(solver.params["node_limit"])
     results: list[Result | None] = [None] * len(grids)
     for n in sorted({g.n for g in grids}):
@@ -183,3 +184,15 @@ def solve_array(puzzles: np.ndarray, n: int, limit: int | None = 1, node_limit: 
                               {"nodes": int(nodes[p])},
                               dict(share), verified=status != WRONG, message=message))
     return results
+
+
+def count_up_to_two(grids: list[Grid]) -> list[str]:
+    """"0", "1" or "many" per grid: its solutions counted by DLX up to 2, all grids
+    of one n in one compiled call (clues that conflict count 0)."""
+    words = [""] * len(grids)
+    for n in sorted({g.n for g in grids}):
+        where = [i for i, g in enumerate(grids) if g.n == n]
+        counts, _, _, _ = dlx_many(np.stack([grids[i].cells for i in where]), n, limit=2)
+        for i, count in zip(where, counts.tolist()):
+            words[i] = ("0", "1", "many")[min(count, 2)]
+    return words

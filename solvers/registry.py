@@ -3,16 +3,36 @@
 An entrant spec is ``name`` or ``name:key=value,key=value``, e.g.
 ``dlx:heuristic=first`` or ``sat:backend=glucose4,encoding=reduced``.
 Solver classes are imported lazily: naming one does not import the others.
+
+Plugins: an installed package registers entrants through the entry-point group
+:data:`PLUGIN_GROUP` (``sudoku_race.solvers``), name = entrant name, value =
+``module:Class`` (a :class:`solvers.interface.Solver` subclass)::
+
+    [project.entry-points."sudoku_race.solvers"]
+    mysolver = "my_package.solver:MySolver"
+
+:data:`INSTALLED` (the built-ins plus every plugin) is the registry the CLI and
+the harness use. A broken plugin (a bad name or value, a clash with a built-in)
+is left out with a one-line warning on stderr; one whose module fails to import
+is listed, and says why when it is used.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
+import sys
 from types import MappingProxyType
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from formats.errors import RaceError
-from solvers.interface import Solver
+
+if TYPE_CHECKING:       # solvers.interface imports numpy: not at `race --help`
+    from solvers.interface import Solver
+
+#: the entry-point group through which installed packages add entrants
+PLUGIN_GROUP = "sudoku_race.solvers"
+_TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 
 #: name -> (module:Class, fixed parameters) of the built-in solvers. Aliases fix some
 #: parameters. Read-only: other solvers (e.g. a test's) go into a :class:`Registry`.
@@ -36,12 +56,15 @@ class Registry:
     def __init__(self, entries: Mapping[str, tuple[str, Mapping[str, str]]] | None = None) -> None:
         source = SOLVERS if entries is None else entries
         self._entries = {name: (target, dict(fixed)) for name, (target, fixed) in source.items()}
+        self.plugins: dict[str, str] = {}     # plugin entrant name -> the package providing it
 
     def register(self, name: str, target: str, fixed: Mapping[str, str] | None = None) -> "Registry":
         """A new registry with ``name`` -> ``target`` (``module:Class``) and its fixed parameters."""
         if not name or ":" in name or "," in name:
             raise RaceError(f"solver name {name!r}: expected a non-empty name without ':' or ','")
-        return Registry({**self._entries, name: (target, dict(fixed or {}))})
+        registry = Registry({**self._entries, name: (target, dict(fixed or {}))})
+        registry.plugins = dict(self.plugins)
+        return registry
 
     def names(self) -> list[str]:
         """The registered names, built-ins first."""
@@ -54,16 +77,22 @@ class Registry:
         target, fixed = self._entries[name]
         return target, dict(fixed)
 
-    def solver_class(self, name: str) -> type[Solver]:
-        """The solver class of ``name`` (imported now); RaceError when unknown or unavailable."""
+    def solver_class(self, name: str) -> "type[Solver]":
+        """The solver class of ``name`` (imported now); RaceError when unknown or
+        unavailable (a plugin whose module fails to import, or not a Solver)."""
+        from solvers.interface import Solver
         target, _ = self.entry(name)
         module, cls = target.split(":")
         try:
-            return getattr(importlib.import_module(module), cls)
-        except (ImportError, AttributeError) as exc:
-            raise RaceError(f"solver {name!r} is not available: {exc}") from None
+            found = getattr(importlib.import_module(module), cls)
+        except Exception as exc:    # noqa: BLE001 - a plugin's import may raise anything
+            raise RaceError(f"solver {name!r} is not available: "
+                            f"{type(exc).__name__}: {exc}") from None
+        if not (isinstance(found, type) and issubclass(found, Solver)):
+            raise RaceError(f"solver {name!r} is not available: {target} is not a Solver class")
+        return found
 
-    def create(self, spec: str) -> Solver:
+    def create(self, spec: str) -> "Solver":
         """A solver instance from an entrant spec."""
         name, params = parse_spec(spec)
         cls = self.solver_class(name)
@@ -78,12 +107,69 @@ class Registry:
 BUILTIN = Registry()
 
 
+def with_plugins(base: Registry = BUILTIN, warn=None) -> Registry:
+    """``base`` plus the entrants of installed plugins (entry-point group
+    :data:`PLUGIN_GROUP`). Each broken entry is skipped with one line given to
+    ``warn`` (default: ``race: warning: ...`` on stderr). Plugin modules are not
+    imported here."""
+    from importlib.metadata import entry_points
+    warn = warn or _warn
+    try:
+        found = sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name)
+    except Exception as exc:    # noqa: BLE001 - broken installed metadata
+        warn(f"cannot read the installed {PLUGIN_GROUP} plugins: {exc}")
+        return base
+    registry = base
+    for point in found:
+        package = getattr(point.dist, "name", None) or "?"
+        where = f"plugin {point.name!r} (package {package})"
+        if point.name in registry.names():
+            if registry.entry(point.name)[0] != point.value:
+                warn(f"{where} ignored: the name {point.name!r} is already taken")
+            continue
+        if not _TARGET.match(point.value or ""):
+            warn(f"{where} ignored: expected module:Class, got {point.value!r}")
+            continue
+        try:
+            registry = registry.register(point.name, point.value)
+        except RaceError as exc:
+            warn(f"{where} ignored: {exc}")
+            continue
+        registry.plugins[point.name] = package
+    return registry
+
+
+def _warn(message: str) -> None:
+    print(f"race: warning: {message}", file=sys.stderr)
+
+
+class _Installed(Registry):
+    """The built-ins plus the plugins, looked up at first use (not at import)."""
+
+    def __init__(self) -> None:
+        self._loaded: Registry | None = None
+
+    def _registry(self) -> Registry:
+        if self._loaded is None:
+            self._loaded = with_plugins(BUILTIN)
+        return self._loaded
+
+    def __getattr__(self, attribute: str):
+        if attribute in ("_entries", "plugins"):
+            return getattr(self._registry(), attribute)
+        raise AttributeError(attribute)
+
+
+#: the registry of the CLI and the harness: built-ins + installed plugins (loaded lazily)
+INSTALLED: Registry = _Installed()
+
+
 def names() -> list[str]:
     """The built-in solver names."""
     return BUILTIN.names()
 
 
-def solver_class(name: str) -> type[Solver]:
+def solver_class(name: str) -> "type[Solver]":
     """The class of built-in solver ``name``."""
     return BUILTIN.solver_class(name)
 
@@ -105,6 +191,6 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name, params
 
 
-def create(spec: str) -> Solver:
+def create(spec: str) -> "Solver":
     """A built-in solver instance from an entrant spec."""
     return BUILTIN.create(spec)

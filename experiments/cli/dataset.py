@@ -6,25 +6,14 @@ from collections import Counter
 from pathlib import Path
 
 import click
-import numpy as np
 
 from formats import datasets
-
-#: what the solutions column says for 0, 1 and >= 2 solutions (counted up to 2)
-SOLUTION_WORDS = ("0", "1", "many")
-
+from formats.errors import RaceError
 
 def count_solutions(puzzles: list[datasets.DatasetPuzzle]) -> list[str]:
-    """"0", "1" or "many" per puzzle: the DLX counter (solvers.dlx) with limit 2,
-    all puzzles of one n in one compiled call; conflicting clues count 0."""
-    from solvers import batch
-    words = [""] * len(puzzles)
-    for n in sorted({p.grid.n for p in puzzles}):
-        where = [i for i, p in enumerate(puzzles) if p.grid.n == n]
-        counts, _, _, _ = batch.dlx_many(np.stack([puzzles[i].grid.cells for i in where]), n, limit=2)
-        for i, count in zip(where, counts.tolist()):
-            words[i] = SOLUTION_WORDS[min(count, 2)]
-    return words
+    """"0", "1" or "many" per puzzle (see :func:`solvers.batch.count_up_to_two`)."""
+    from solvers.batch import count_up_to_two
+    return count_up_to_two([p.grid for p in puzzles])
 
 
 @click.command("import")
@@ -60,3 +49,39 @@ def import_dataset(source: Path, out: Path, no_count: bool) -> None:
 
 
 COMMANDS: list = [import_dataset]
+
+
+class InstancesParam(click.ParamType):
+    """``race run --instances``: a count of generated instances per n (a positive
+    integer), or the PATH of user-supplied puzzles (a Path)."""
+    name = "COUNT|PATH"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, (int, Path)):
+            return value
+        text = str(value).strip()
+        if text.isdecimal():
+            if int(text) < 1:
+                self.fail(f"{text} is not a positive count", param, ctx)
+            return int(text)
+        if not Path(text).exists():
+            self.fail(f"{text!r} is neither a count nor an existing file or directory", param, ctx)
+        return Path(text)
+
+
+def instance_set_settings(path: Path, out: Path, n_values: list[int], n_given: bool):
+    """(instance set, n values, instances per n, kind, default campaign name) of
+    ``race run --instances PATH``: the set's box sizes (those of --n only, when
+    --n was given) and its largest count per n. RaceError when --n leaves none."""
+    from experiments.harness.instances import load_instance_set
+    instance_set = load_instance_set(path, out)
+    present = sorted(instance_set.by_n)
+    chosen = [n for n in present if n in n_values] if n_given else present
+    if not chosen:
+        raise RaceError(f"--instances {path}: no puzzle with n in --n (the set has n = "
+                        f"{', '.join(map(str, present))})")
+    click.echo(instance_set.describe(), err=True)
+    name = f"race-{Path(instance_set.source).stem or 'instances'}-{instance_set.sha256[:10]}" \
+        f"-n{'_'.join(map(str, chosen))}"
+    return (instance_set, chosen, max(len(instance_set.by_n[n]) for n in chosen),
+            datasets.KIND, name)

@@ -1,9 +1,11 @@
-"""The ``race`` command line.
+"""The ``race`` command line: the click group ``main`` and its table of commands.
 
-Foundation commands live here (solve, count, check, solvers); the commands of
-each later part (cover, example, encode, decode, generate, run, plot, report)
-live with that part and are added to the group from :data:`COMMAND_MODULES`.
-Every user error (:class:`RaceError`) is printed on one line, exit status 2.
+``race --help`` must answer at once, so the group is lazy (click's LazyGroup
+pattern): :data:`COMMANDS` names each command's module and short help, and a
+command's module (with numpy, numba, pandas, PySAT...) is imported only when
+that command runs. Each command module keeps its heavy imports inside the
+functions that use them. Every user error (:class:`RaceError`) is printed on
+one line, exit status 2.
 """
 
 from __future__ import annotations
@@ -11,29 +13,73 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import tempfile
 
 import click
 
-from formats import grid_text
 from formats.errors import RaceError, printable
-from solvers import registry
-from solvers.interface import SOLVED, UNSAT, WRONG
 
-#: modules that define click commands; each exposes ``COMMANDS`` (a list).
-COMMAND_MODULES: list[str] = [
-    "experiments.cli.cover",      # cover, example        (DLX)
-    "experiments.cli.sat",        # encode, decode        (SAT)
-    "experiments.cli.generate",   # generate              (generators)
-    "experiments.cli.run",        # run                   (harness)
-    "experiments.cli.report",     # plot, report          (analysis)
-    "experiments.cli.dataset",    # import                (datasets)
-    "experiments.cli.export",     # export                (analysis)
-]
+#: command name -> (module, attribute, short help). ``race --help`` prints the help
+#: from here without importing the module; tests/test_startup.py checks the table
+#: against each module's ``COMMANDS``.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "check": ("experiments.cli.solve", "check",
+              "Say whether PUZZLE is solved, consistent or inconsistent, and where."),
+    "count": ("experiments.cli.solve", "count",
+              "Count the solutions of PUZZLE (a file, or - for stdin)."),
+    "cover": ("experiments.cli.cover", "cover",
+              "Solve the exact cover problem in FILE (Knuth's dlx format)."),
+    "decode": ("experiments.cli.sat", "decode",
+               "Turn a SAT solver's OUTPUT file into the solved grid."),
+    "encode": ("experiments.cli.sat", "encode",
+               "Write PUZZLE (a file, or - for stdin) as a DIMACS CNF formula."),
+    "example": ("experiments.cli.cover", "example",
+                "Print an example exact cover problem in Knuth's dlx format."),
+    "export": ("experiments.cli.export", "export",
+               "Export a campaign as parquet, jsonl, csv or a markdown summary."),
+    "generate": ("experiments.cli.generate", "generate",
+                 "Generate seeded Sudoku instances with box size N."),
+    "import": ("experiments.cli.dataset", "import_dataset",
+               "Normalise a puzzle collection into an instance set with a manifest."),
+    "plot": ("experiments.cli.report", "plot",
+             "Plot the campaign in RESULTS_DIR (runs.csv + meta.json)."),
+    "report": ("experiments.cli.report", "report",
+               "Regenerate the report from the campaign in RESULTS_DIR."),
+    "run": ("experiments.cli.run", "run",
+            "Race the entrants on generated or imported instances."),
+    "sat-solve": ("experiments.cli.sat", "sat_solve",
+                  "Solve a DIMACS CNF file (- = stdin) with one of the race's SAT backends."),
+    "solve": ("experiments.cli.solve", "solve",
+              "Solve PUZZLE (a file, or - for stdin) and print the solution."),
+    "solvers": ("experiments.cli.solver_list", "list_solvers",
+                "List the registered solvers (built-in and plugins) and their parameters."),
+}
 
 
 class RaceGroup(click.Group):
-    """A click group that turns RaceError, bad options and failed writes into
-    one-line errors (``race: error: ...``, exit 2); a broken pipe ends quietly."""
+    """A lazy click group (commands imported when used, see :data:`COMMANDS`) that
+    turns RaceError, bad options and failed writes into one-line errors
+    (``race: error: ...``, exit 2); a broken pipe ends quietly."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.commands or name not in COMMANDS:
+            return super().get_command(ctx, name)
+        module, attribute, _ = COMMANDS[name]
+        command = getattr(importlib.import_module(module), attribute)
+        self.add_command(command, name)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list from the table: no command module is imported for --help."""
+        rows = [(name, COMMANDS[name][2] if name in COMMANDS and name not in self.commands
+                 else self.commands[name].get_short_help_str(formatter.width))
+                for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         try:
@@ -103,9 +149,29 @@ def _silence_stdout() -> None:
         pass
 
 
+def numba_cache_dir(package_dir: str | None = None) -> str | None:
+    """Where numba should cache compiled kernels, or None for its default.
+
+    numba's ``cache=True`` writes ``__pycache__`` beside each source file; an install
+    in a read-only place (a system site-packages, a container image) would compile
+    every kernel at every start. Then the cache goes to the user's cache directory
+    (``$XDG_CACHE_HOME/sudoku-race/numba``). An explicit ``NUMBA_CACHE_DIR`` wins."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return None
+    solvers_dir = package_dir or os.path.join(
+        os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "solvers")
+    if os.access(solvers_dir, os.W_OK):
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    if not os.access(os.path.dirname(base) if not os.path.isdir(base) else base, os.W_OK):
+        base = tempfile.gettempdir()
+    return os.path.join(base, "sudoku-race", "numba")
+
+
 @click.group(cls=RaceGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="sudoku-race")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """Race Sudoku solvers: backtracking, dancing links (DLX) and SAT.
 
     \b
@@ -115,141 +181,9 @@ def main() -> None:
       race count --limit 2 puzzle.sudoku     # is the solution unique?
       race solvers                           # the entrants and their parameters
     """
-
-
-def _puzzles(source: str) -> grid_text.PuzzleFile:
-    return grid_text.read(source)
-
-
-SOLVER_HELP = "Entrant spec: NAME or NAME:key=value,... (see `race solvers`)."
-
-
-@main.command()
-@click.argument("puzzle", default="-")
-@click.option("--solver", "-s", "spec", default="backtracking", show_default=True, help=SOLVER_HELP)
-@click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr.")
-def solve(puzzle: str, spec: str, stats: bool) -> None:
-    """Solve PUZZLE (a file, or - for stdin) and print the solution in the
-    input's format. Exit 1 with "no solution" on stderr when there is none.
-
-    \b
-    A one-line file with many puzzles gives one solution line per puzzle
-    (an empty line where a puzzle has no solution).
-
-    \b
-    Example:
-      echo 4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4...... | race solve -
-    """
-    pf = _puzzles(puzzle)
-    solver = registry.create(spec)
-    failed = 0
-    for index, grid in enumerate(pf.grids, 1):
-        result = solver.solve(grid)
-        where = f"puzzle {index}: " if len(pf.grids) > 1 else ""
-        if stats:
-            _print_stats(where, result)
-        if result.status == WRONG:
-            raise RaceError(f"{where}{result.message}")
-        if result.status == SOLVED:
-            click.echo(grid_text.format_grid(result.solution, pf.format), nl=False)
-        else:
-            failed += 1
-            reason = "no solution" if result.status == UNSAT else f"no answer ({result.message})"
-            click.echo(f"{where}{reason}", err=True)
-            if pf.format == grid_text.ONE_LINE and len(pf.grids) > 1:
-                click.echo("")
-    sys.exit(1 if failed else 0)
-
-
-@main.command()
-@click.argument("puzzle", default="-")
-@click.option("--solver", "-s", "spec", default="backtracking", show_default=True, help=SOLVER_HELP)
-@click.option("--limit", "-l", type=click.IntRange(min=1), default=None,
-              help="Stop counting at K solutions.")
-@click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr.")
-def count(puzzle: str, spec: str, limit: int | None, stats: bool) -> None:
-    """Count the solutions of PUZZLE (a file, or - for stdin).
-
-    Prints the number (one line per puzzle), followed by "(limit reached)"
-    when --limit stopped the count.
-
-    \b
-    Example:
-      printf '. . . .\\n. . . .\\n. . . .\\n. . . .\\n' | race count -      # 288
-    """
-    pf = _puzzles(puzzle)
-    solver = registry.create(spec)
-    for index, grid in enumerate(pf.grids, 1):
-        result = solver.count(grid, limit)
-        where = f"puzzle {index}: " if len(pf.grids) > 1 else ""
-        if stats:
-            _print_stats(where, result)
-        if result.status == WRONG:
-            raise RaceError(f"{where}{result.message}")
-        suffix = " (limit reached)" if result.limit_hit else ""
-        if result.status not in (SOLVED, UNSAT):
-            suffix = f" (incomplete: {result.message})"
-        click.echo(f"{result.count}{suffix}")
-
-
-@main.command()
-@click.argument("puzzle", default="-")
-def check(puzzle: str) -> None:
-    """Say whether PUZZLE is solved, consistent (with E empty cells) or
-    inconsistent, and where. Exit 0 when solved or consistent, 1 otherwise.
-
-    \b
-    Example:
-      race check puzzle.sudoku
-    """
-    from solvers import rules
-    pf = _puzzles(puzzle)
-    bad = 0
-    for index, grid in enumerate(pf.grids, 1):
-        where = f"puzzle {index}: " if len(pf.grids) > 1 else ""
-        found = rules.conflicts(grid, limit=5)
-        if found:
-            bad += 1
-            click.echo(f"{where}inconsistent: " + "; ".join(c.describe() for c in found))
-        elif grid.empties() == 0:
-            click.echo(f"{where}solved")
-        else:
-            click.echo(f"{where}consistent, {grid.empties()} empty cells "
-                       f"({grid.clues()} clues, n={grid.n})")
-    sys.exit(1 if bad else 0)
-
-
-@main.command("solvers")
-def list_solvers() -> None:
-    """List the registered solvers and their parameters.
-
-    \b
-    Example:
-      race solvers
-    """
-    for name in registry.names():
-        target, fixed = registry.SOLVERS[name]
-        try:
-            cls = registry.solver_class(name)
-        except RaceError as exc:
-            click.echo(f"{name:14s} (unavailable: {exc})")
-            continue
-        params = ", ".join(
-            f"{k}={fixed.get(k, d)}" + (f" [{'|'.join(map(str, c))}]" if c and k not in fixed else "")
-            for k, (d, c) in cls.parameters.items())
-        doc = (cls.__doc__ or "").strip().splitlines()[0]
-        alias = f" (= {cls.name}:" + ",".join(f"{k}={v}" for k, v in fixed.items()) + ")" if fixed else ""
-        click.echo(f"{name:14s} {doc}{alias}")
-        if params:
-            click.echo(f"{'':14s}   parameters: {params}")
-
-
-def _print_stats(where: str, result) -> None:
-    counters = " ".join(f"{k}={v}" for k, v in result.counters.items())
-    times = " ".join(f"{k}={v * 1e3:.3f}ms" for k, v in result.times.items())
-    click.echo(f"{where}status={result.status} {counters} {times}", err=True)
-
-
-for _module in COMMAND_MODULES:
-    for _command in importlib.import_module(_module).COMMANDS:
-        main.add_command(_command)
+    cache = numba_cache_dir()
+    if cache:       # before any numba import; inherited by the harness's workers
+        os.environ["NUMBA_CACHE_DIR"] = cache
+    if isinstance(ctx.obj, dict) or ctx.obj is None:
+        from solvers import registry
+        ctx.ensure_object(dict).setdefault("registry", registry.INSTALLED)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from experiments.cli.dataset import InstancesParam, instance_set_settings
 from experiments.cli.generate import family_options, generator_options
 from experiments.harness import records
 from experiments.harness.campaign import prepare
@@ -49,8 +50,10 @@ def _canonical(n_text: str, solvers: str, instances: int, kind: str, options: di
               help="Box sizes: N, A..B or a list such as 2,4,6.")
 @click.option("--solvers", default=",".join(DEFAULT_ENTRANTS), show_default=True,
               help="Entrant specs, comma-separated: NAME or NAME:key=value,... (see `race solvers`).")
-@click.option("--instances", type=click.IntRange(min=1), default=DEFAULTS["instances"],
-              show_default=True, help="Instances per n.")
+@click.option("--instances", type=InstancesParam(), default=DEFAULTS["instances"],
+              show_default=True, help="Generated instances per n, or the PATH of your puzzles: "
+              "a directory of puzzle files, a one-puzzle-a-line file, numeric grids, or an "
+              "instance set from `race import`.")
 @click.option("--kind", default=DEFAULTS["kind"], show_default=True,
               help="Instance generator (see `race generate --help`).")
 @family_options
@@ -102,14 +105,20 @@ def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | 
     if executor == "local" and scheduler:
         raise RaceError("--scheduler is only used with --executor dask")
     n_values = parse_n(n_text)
-    options = generator_options(kind, holes_text, pattern, base)
+    instance_set, source = None, instances
+    if isinstance(instances, Path):
+        n_given = click.get_current_context().get_parameter_source("n_text").name != "DEFAULT"
+        instance_set, n_values, instances, kind, default = instance_set_settings(
+            source, Path(out), n_values, n_given)
+        name = name or default
+    options = {} if instance_set else generator_options(kind, holes_text, pattern, base)
     entrants = parse_entrants(solvers, _registry())
     memory_mb = memory or None
     name = name or default_name(n_values, kind, seed, instances, timeout, memory_mb, DEFAULTS,
                                 options)
     if not name or "/" in name or name.startswith("."):
         raise RaceError(f"--campaign {name!r}: expected a plain directory name")
-    canonical = _canonical(n_text, solvers, instances, kind, options, seed, timeout, memory_mb,
+    canonical = _canonical(n_text, solvers, source, kind, options, seed, timeout, memory_mb,
                            repeats, jobs, out, executor, scheduler, name)
     argv = sys.argv
     command = (" ".join(shlex.quote(a) for a in ["race", *argv[1:]])
@@ -119,7 +128,7 @@ def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | 
                     instances=instances, repeats=repeats, timeout_s=timeout,
                     memory_mb=memory_mb, jobs=local_jobs if executor == "local" else (jobs or 0),
                     executor=executor, scheduler=scheduler, out=Path(out), campaign=name,
-                    command=command, generator_options=options)
+                    command=command, generator_options=options, instance_set=instance_set)
     runner = _executor(config, jobs)
     # Ctrl-C / kill -INT / kill -TERM stop the campaign cleanly, even when started from a
     # shell that ignores SIGINT in background jobs

@@ -30,9 +30,12 @@ class Prepared:
 def prepare(config: Config, progress: bool = False) -> Prepared:
     """Make the campaign directory, the instances and meta.json; find the pending cells."""
     previous_meta(config)                       # refuse an incompatible resume before any work
-    instances = {n: ensure_instances(config.out, config.kind, n, config.instances, config.seed,
-                                     progress=progress, **config.generator_options)
-                 for n in config.n_values}
+    if config.instance_set is not None:
+        instances = {n: config.instance_set.by_n[n] for n in config.n_values}
+    else:
+        instances = {n: ensure_instances(config.out, config.kind, n, config.instances, config.seed,
+                                         progress=progress, **config.generator_options)
+                     for n in config.n_values}
     config.directory.mkdir(parents=True, exist_ok=True)
     meta = write_meta(config)
     cells = make_cells(config, instances)

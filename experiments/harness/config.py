@@ -54,6 +54,9 @@ class Config:
     campaign: str = ""
     command: str = ""
     generator_options: dict[str, Any] = field(default_factory=dict)
+    #: user-supplied instances (race run --instances PATH): an
+    #: experiments.harness.instances.InstanceSet used instead of generated ones
+    instance_set: Any = None
 
     @property
     def directory(self) -> Path:

@@ -96,3 +96,84 @@ def read_instance(instance: Instance) -> str:
         raise RaceError("the cached instance does not match its sha256 in manifest.csv; "
                         "delete the directory to regenerate it", source=str(instance.path))
     return data.decode("utf-8")
+
+
+# -- user-supplied instances (race run --instances PATH) ------------------------------
+
+#: what the ``solutions`` column of an instance set says (see formats.datasets)
+SOLUTION_LABELS = {"0": "no solution", "1": "unique", "many": "several solutions",
+                   "unchecked": "not counted"}
+
+
+@dataclass(frozen=True)
+class InstanceSet:
+    """User-supplied instances: an imported set (``race import``) in ``directory``,
+    by n; ``solutions`` says per instance file "0", "1", "many" or "unchecked"."""
+    directory: Path
+    source: str
+    sha256: str
+    by_n: dict[int, list[Instance]]
+    solutions: dict[str, str]
+
+    def tally(self) -> dict[str, int]:
+        """How many instances are unique, have several or no solutions (labels as keys)."""
+        counts = {label: 0 for label in SOLUTION_LABELS.values()}
+        for word in self.solutions.values():
+            counts[SOLUTION_LABELS.get(word, "not counted")] += 1
+        return {label: k for label, k in counts.items() if k}
+
+    def not_unique(self) -> dict[str, str]:
+        """Instance file -> "no solution" / "several solutions", for those that are."""
+        return {f: SOLUTION_LABELS[w] for f, w in self.solutions.items() if w in ("0", "many")}
+
+    def describe(self) -> str:
+        """One line: where the puzzles come from, how many per n, their solution counts."""
+        sizes = ", ".join(f"n={n}: {len(v)}" for n, v in sorted(self.by_n.items()))
+        tally = ", ".join(f"{label} {k}" for label, k in self.tally().items())
+        return (f"instances from {self.source} ({sizes}; {tally}); puzzles with several "
+                "or no solutions are reported as such, not as solver failures")
+
+
+def load_instance_set(path: str | Path, out: Path) -> InstanceSet:
+    """The instances of ``path``: an instance set written by ``race import`` (a
+    directory with manifest.csv) is used in place; anything else formats.datasets
+    reads (a directory of puzzle files, a one-line collection, numeric grids) is
+    imported once into ``out/instances/dataset-<sha256 of its puzzles>/`` with each
+    puzzle's solutions counted (0, 1 or many). RaceError for unreadable input."""
+    from formats import datasets
+    root = Path(path)
+    if root.is_dir() and (root / datasets.MANIFEST).is_file():
+        return _read_set(root, str(path))
+    puzzles = datasets.read_dataset(root)
+    digest = hashlib.sha256()
+    for puzzle in puzzles:
+        digest.update(f"{puzzle.grid.n}:".encode() + puzzle.grid.cells.astype("<i4").tobytes())
+    directory = out / "instances" / f"dataset-{digest.hexdigest()[:16]}"
+    if not (directory / datasets.MANIFEST).is_file():
+        from solvers.batch import count_up_to_two
+        datasets.write_instance_set(puzzles, count_up_to_two([p.grid for p in puzzles]), directory)
+    return _read_set(directory, str(path))
+
+
+def _read_set(directory: Path, source: str) -> InstanceSet:
+    """An :class:`InstanceSet` from an import's manifest.csv (files must exist)."""
+    from formats import datasets
+    from generators.puzzle_set import read_manifest
+    manifest = directory / datasets.MANIFEST
+    data = manifest.read_bytes()
+    by_n: dict[int, list[Instance]] = {}
+    solutions: dict[str, str] = {}
+    for line, row in enumerate(read_manifest(manifest), 2):
+        try:
+            instance = _instance(directory, row)
+        except (KeyError, ValueError, TypeError):
+            raise RaceError("malformed manifest row (expected file, kind, n, seed, index, clues, "
+                            "sha256[, solutions])", source=str(manifest), line=line) from None
+        if not instance.path.is_file():
+            raise RaceError(f"instance file {instance.file!r} is missing", source=str(manifest),
+                            line=line)
+        by_n.setdefault(instance.n, []).append(instance)
+        solutions[instance.file] = row.get("solutions") or "unchecked"
+    if not by_n:
+        raise RaceError("the instance set lists no instance", source=str(manifest))
+    return InstanceSet(directory, source, hashlib.sha256(data).hexdigest(), by_n, solutions)

@@ -92,6 +92,34 @@ def packages() -> dict[str, str | None]:
     return versions
 
 
+def entrant_provenance(entrants: list) -> dict[str, Any]:
+    """Entrant spec -> what its solver says about its origin (``solver.provenance()``,
+    e.g. a ``cmd`` program's path, sha256 and ``--version``), for the entrants whose
+    solver has one; a failure is recorded as ``{"error": ...}``, never raised."""
+    from solvers.registry import Registry, parse_spec
+    found: dict[str, Any] = {}
+    for entrant in entrants:
+        name = parse_spec(entrant.spec)[0]
+        try:
+            solver = Registry({name: (entrant.target, entrant.fixed)}).create(entrant.spec)
+            provenance = getattr(solver, "provenance", None)
+            if callable(provenance):
+                found[entrant.spec] = provenance()
+        except Exception as exc:  # noqa: BLE001 - provenance must never stop a campaign
+            found[entrant.spec] = {"error": f"{type(exc).__name__}: {exc}"}
+    return found
+
+
+def instance_set_meta(instance_set: Any) -> dict[str, Any]:
+    """The ``instance_set`` block of meta.json for user-supplied instances: where
+    they come from, the manifest's sha256, counts, and the puzzles that have
+    several or no solutions (reported as such, not as solver failures)."""
+    return {"source": instance_set.source, "directory": str(instance_set.directory),
+            "manifest_sha256": instance_set.sha256,
+            "instances": {str(n): len(v) for n, v in sorted(instance_set.by_n.items())},
+            "solutions": instance_set.tally(), "not_unique": instance_set.not_unique()}
+
+
 def previous_meta(config: Config) -> dict[str, Any]:
     """The campaign's existing ``meta.json`` ({} for a new campaign). Raises RaceError
     when it was run with another kind, seed or limits (its rows would not compare)."""
@@ -140,6 +168,8 @@ def write_meta(config: Config) -> dict[str, Any]:
         "python": platform.python_version(),
         "packages": packages(),
         "kissat_version": kissat_version(),
+        **({"entrant_provenance": extra} if (extra := entrant_provenance(config.entrants)) else {}),
+        **({"instance_set": instance_set_meta(config.instance_set)} if config.instance_set else {}),
         "machine": machine(),
     }
     path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")

@@ -54,8 +54,7 @@ def make_cells(config: Config, instances: dict[int, list[Instance]]) -> list[Cel
     cells = []
     for entrant in config.entrants:
         for n in config.n_values:
-            for index in range(config.instances):
-                inst = instances.get(n, [None] * config.instances)[index]
+            for index, inst in enumerate(instances.get(n) or [None] * config.instances):
                 file = inst.file if inst else instance_name(config.kind, n, config.seed, index)
                 for repeat in range(config.repeats):
                     cells.append(Cell(entrant.spec, n, file, repeat, inst))

@@ -1,0 +1,194 @@
+"""``race solve``, ``race count``, ``race check``: answer puzzles from a file or stdin.
+
+A one-line file of many puzzles goes through :mod:`solvers.batch` when the
+entrant allows it (``batch_capable``): parsed at once, solved in one compiled
+call, verified vectorised. The output is the same as the per-puzzle path's.
+numpy and the solvers are imported inside the commands (``race --help`` stays fast).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import click
+
+from formats.errors import RaceError
+
+SOLVER_HELP = "Entrant spec: NAME or NAME:key=value,... (see `race solvers`)."
+#: text the batch reader reads exactly as formats.grid_text does (else: per-puzzle path;
+#: a lone CR is a line break to str.splitlines but not to formats.source.split_lines)
+_PLAIN_TEXT = re.compile(r"[^\x21-\x7e \t\r\n]")
+
+
+def _registry():
+    """The solver registry of this invocation (built-ins + plugins, or a test's)."""
+    obj = click.get_current_context().find_root().obj
+    if isinstance(obj, dict) and "registry" in obj:
+        return obj["registry"]
+    from solvers import registry
+    return registry.INSTALLED
+
+
+def answers(source: str, spec: str, limit: int | None):
+    """(format, grids or None, results) for every puzzle of ``source``: the batch
+    path for a one-line file when ``spec`` is batch capable (grids None: the
+    results hold what printing needs), else one solve/count per grid."""
+    from formats import grid_text
+    from formats.source import read_source
+    text, name = read_source(source, what="a puzzle file")
+    from solvers.registry import parse_spec
+    try:
+        capable = parse_spec(spec)[0] == "dlx"         # numba only for the entrants that use it
+    except RaceError:
+        capable = False                                # create() below names the problem
+    if capable:
+        from solvers import batch
+        capable = batch.batch_capable(spec)
+    if capable and not _PLAIN_TEXT.search(text) and "\r" not in text.replace("\r\n", ""):
+        try:
+            n, puzzles = batch.parse_one_line_many(text, name)
+        except RaceError:
+            n = 0                                      # the per-puzzle reader says what is wrong
+        if n >= 2:
+            solver = _registry().create(spec)
+            node_limit = int(solver.params["node_limit"])
+            return grid_text.ONE_LINE, None, batch.solve_array(puzzles, n, limit, node_limit)
+    pf = grid_text.parse(text, name)
+    solver = _registry().create(spec)
+    results = [solver.solve(g) if limit == 1 else solver.count(g, limit) for g in pf.grids]
+    return pf.format, pf.grids, results
+
+
+@click.command()
+@click.argument("puzzle", default="-")
+@click.option("--solver", "-s", "spec", default="backtracking", show_default=True, help=SOLVER_HELP)
+@click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr.")
+def solve(puzzle: str, spec: str, stats: bool) -> None:
+    """Solve PUZZLE (a file, or - for stdin) and print the solution in the
+    input's format. Exit 1 with "no solution" on stderr when there is none.
+
+    \b
+    A one-line file with many puzzles gives one solution line per puzzle
+    (an empty line where a puzzle has no solution); with dlx they are solved
+    in one compiled call.
+
+    \b
+    Example:
+      echo 4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4...... | race solve -
+    """
+    from formats import grid_text
+    from solvers.interface import SOLVED, UNSAT, WRONG
+    fmt, _, results = answers(puzzle, spec, 1)
+    many = len(results) > 1
+    text = _solution_lines(results, fmt)
+    out: list[str] = []
+    failed = 0
+    for index, result in enumerate(results, 1):
+        where = f"puzzle {index}: " if many else ""
+        if stats:
+            _print_stats(where, result)
+        if result.status == WRONG:
+            click.echo("".join(out), nl=False)
+            raise RaceError(f"{where}{result.message}")
+        if result.status == SOLVED:
+            out.append(text[index - 1])
+            continue
+        failed += 1
+        reason = "no solution" if result.status == UNSAT else f"no answer ({result.message})"
+        click.echo(f"{where}{reason}", err=True)
+        if fmt == grid_text.ONE_LINE and many:
+            out.append("\n")
+    click.echo("".join(out), nl=False)
+    sys.exit(1 if failed else 0)
+
+
+def _solution_lines(results: list, fmt: str) -> list[str]:
+    """The printed solution of each result ("" where there is none); one-line
+    solutions of one size are formatted vectorised."""
+    import numpy as np
+
+    from formats import grid_text
+    from solvers.batch import format_one_line_many
+    text = [""] * len(results)
+    solved = [i for i, r in enumerate(results) if r.solution is not None]
+    sizes = {results[i].solution.n for i in solved}
+    if fmt == grid_text.ONE_LINE and len(sizes) == 1 and max(sizes) <= grid_text.MAX_ONE_LINE_N:
+        lines = format_one_line_many(np.stack([results[i].solution.cells for i in solved]))
+        for i, line in zip(solved, lines):
+            text[i] = line + "\n"
+        return text
+    for i in solved:
+        text[i] = grid_text.format_grid(results[i].solution, fmt)
+    return text
+
+
+@click.command()
+@click.argument("puzzle", default="-")
+@click.option("--solver", "-s", "spec", default="backtracking", show_default=True, help=SOLVER_HELP)
+@click.option("--limit", "-l", type=click.IntRange(min=1), default=None,
+              help="Stop counting at K solutions.")
+@click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr.")
+def count(puzzle: str, spec: str, limit: int | None, stats: bool) -> None:
+    """Count the solutions of PUZZLE (a file, or - for stdin).
+
+    Prints the number (one line per puzzle), followed by "(limit reached)"
+    when --limit stopped the count.
+
+    \b
+    Example:
+      printf '. . . .\\n. . . .\\n. . . .\\n. . . .\\n' | race count -      # 288
+    """
+    from solvers.interface import SOLVED, UNSAT, WRONG
+    _, _, results = answers(puzzle, spec, limit)
+    many = len(results) > 1
+    out: list[str] = []
+    for index, result in enumerate(results, 1):
+        where = f"puzzle {index}: " if many else ""
+        if stats:
+            _print_stats(where, result)
+        if result.status == WRONG:
+            click.echo("".join(out), nl=False)
+            raise RaceError(f"{where}{result.message}")
+        suffix = " (limit reached)" if result.limit_hit else ""
+        if result.status not in (SOLVED, UNSAT):
+            suffix = f" (incomplete: {result.message})"
+        out.append(f"{result.count}{suffix}\n")
+    click.echo("".join(out), nl=False)
+
+
+@click.command()
+@click.argument("puzzle", default="-")
+def check(puzzle: str) -> None:
+    """Say whether PUZZLE is solved, consistent (with E empty cells) or
+    inconsistent, and where. Exit 0 when solved or consistent, 1 otherwise.
+
+    \b
+    Example:
+      race check puzzle.sudoku
+    """
+    from formats import grid_text
+    from solvers import rules
+    pf = grid_text.read(puzzle)
+    bad = 0
+    for index, grid in enumerate(pf.grids, 1):
+        where = f"puzzle {index}: " if len(pf.grids) > 1 else ""
+        found = rules.conflicts(grid, limit=5)
+        if found:
+            bad += 1
+            click.echo(f"{where}inconsistent: " + "; ".join(c.describe() for c in found))
+        elif grid.empties() == 0:
+            click.echo(f"{where}solved")
+        else:
+            click.echo(f"{where}consistent, {grid.empties()} empty cells "
+                       f"({grid.clues()} clues, n={grid.n})")
+    sys.exit(1 if bad else 0)
+
+
+def _print_stats(where: str, result) -> None:
+    counters = " ".join(f"{k}={v}" for k, v in result.counters.items())
+    times = " ".join(f"{k}={v * 1e3:.3f}ms" for k, v in result.times.items())
+    click.echo(f"{where}status={result.status} {counters} {times}", err=True)
+
+
+COMMANDS: list = [solve, count, check]

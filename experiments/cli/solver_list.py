@@ -1,0 +1,58 @@
+"""``race solvers``: the entrants (built-in and plugins) and their parameters."""
+
+from __future__ import annotations
+
+import click
+
+
+def parameter_text(cls, fixed: dict[str, str]) -> str:
+    """``key=default [choice|choice], ...`` of a solver class; fixed keys show their value."""
+    return ", ".join(
+        f"{k}={fixed.get(k, d)}" + (f" [{'|'.join(map(str, c))}]" if c and k not in fixed else "")
+        for k, (d, c) in cls.parameters.items())
+
+
+@click.command("solvers")
+def list_solvers() -> None:
+    """List the registered solvers (built-in and installed plugins) and their
+    parameters. An entrant spec is NAME or NAME:key=value,...
+
+    \b
+    Examples:
+      race solvers
+      race solve -s dlx:heuristic=first puzzle.sudoku
+      race solve -s sat:backend=glucose4,encoding=extended puzzle.sudoku
+    \b
+    Any program as an entrant (`cmd`, run without a shell, under limits):
+      race solve -s 'cmd:path=./my_solver,args=--quiet {input},timeout=10' puzzle.sudoku
+      race run --n 2,3 --solvers 'dlx,cmd:path=./my_solver,input=stdin,format=oneline'
+    The program reads the puzzle (a file path, or stdin with input=stdin; native
+    or one-line format with format=oneline) and prints the solved grid or
+    "no solution"; its path, sha256 and --version go into the campaign's meta.json.
+
+    \b
+    Plugins: a package adds entrants through the entry-point group
+    sudoku_race.solvers, e.g. in its pyproject.toml:
+      [project.entry-points."sudoku_race.solvers"]
+      mysolver = "my_package.solver:MySolver"
+    """
+    from formats.errors import RaceError
+    from experiments.cli.solve import _registry
+    registry = _registry()
+    for name in registry.names():
+        _, fixed = registry.entry(name)
+        origin = f" [plugin from {registry.plugins[name]}]" if name in registry.plugins else ""
+        try:
+            cls = registry.solver_class(name)
+        except RaceError as exc:
+            click.echo(f"{name:14s} (unavailable: {exc}){origin}")
+            continue
+        params = parameter_text(cls, fixed)
+        doc = ((cls.__doc__ or "").strip().splitlines() or [""])[0]
+        alias = f" (= {cls.name}:" + ",".join(f"{k}={v}" for k, v in fixed.items()) + ")" if fixed else ""
+        click.echo(f"{name:14s} {doc}{alias}{origin}")
+        if params:
+            click.echo(f"{'':14s}   parameters: {params}")
+
+
+COMMANDS: list = [list_solvers]

@@ -1,0 +1,136 @@
+"""Benchmark: start-up of the `race` command and `race solve` throughput (issue 14, parts 3-4).
+
+Every figure is the median of repeated runs of a fresh interpreter (hyperfine
+style, wall clock), warm numba cache (one unmeasured run first), measured in
+this run against baselines measured in the same run:
+
+* ``python -c pass``: the interpreter alone (the floor);
+* the old start-up path: the same `race` command after importing every command
+  module eagerly, as the group did before it became lazy;
+* `race solve -s dlx` over 2,000 17-clue 9x9 puzzles (tests/bench/data, shuffled
+  by Sudoku symmetries as in bench_batch.py) through the CLI, batch path vs the
+  per-puzzle path (the same CLI with ``batch_capable`` forced False).
+
+Targets (issue 14): `race --help` <= 0.2 s and `race solve` of one 9x9 with dlx
+<= 0.5 s (median), checked on the child's CPU time (user + system), which is the
+wall time on an idle machine (the bench machine is shared; wall is printed too);
+each faster than its old path; `race solve` over 2,000 puzzles >= 20,000
+puzzles/s with start-up excluded (the CLI called in-process) and >= 2x its
+per-puzzle path, with equal output.
+Exit 1 when a target is missed. Run: ``.venv/bin/python tests/bench/bench_startup.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT))
+
+from targets import Targets  # noqa: E402
+
+RUNS = 10
+PUZZLE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......\n"
+#: `race ARGS` as the CLI runs it, and as the old eager group did
+RACE = "import sys; from experiments.cli import main; sys.argv[0] = 'race'; main()"
+EAGER = ("import sys, importlib; from experiments.cli.main import COMMANDS, main; "
+         "[importlib.import_module(m) for m, _, _ in COMMANDS.values()]; "
+         "sys.argv[0] = 'race'; main()")
+PER_PUZZLE = ("import sys; from solvers import batch; batch.batch_capable = lambda spec: False; "
+              "from experiments.cli import main; sys.argv[0] = 'race'; main()")
+
+
+def median_times(argv: list[str], runs: int = RUNS) -> tuple[float, float]:
+    """Median (wall, CPU) seconds of ``argv`` over ``runs`` runs after one unmeasured
+    run; CPU = user + system time of the child (what wall is on an idle machine)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    walls, cpus = [], []
+    for i in range(runs + 1):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        done = subprocess.run(argv, capture_output=True, env=env, cwd=ROOT)
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if done.returncode != 0:
+            raise SystemExit(f"{argv} failed: {done.stderr.decode()[-500:]}")
+        if i:
+            walls.append(wall)
+            cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def cli_rate(path: Path, per_puzzle: bool) -> tuple[float, str]:
+    """(puzzles/s CPU, stdout) of `race solve -s dlx PATH` called in this process (start-up
+    excluded), best of 3 after a warm-up; ``per_puzzle`` forces the per-puzzle path."""
+    from click.testing import CliRunner
+
+    from experiments.cli.main import main
+    from solvers import batch
+    real = batch.batch_capable
+    batch.batch_capable = (lambda spec: False) if per_puzzle else real
+    try:
+        best, out = float("inf"), ""
+        for _ in range(4):
+            c0 = time.process_time()
+            result = CliRunner().invoke(main, ["solve", "-s", "dlx", str(path)])
+            best = min(best, time.process_time() - c0)
+            out = result.stdout
+    finally:
+        batch.batch_capable = real
+    return len(out.split()) / best, out
+
+
+def main() -> int:
+    py = sys.executable
+    targets = Targets(__file__, "the same command after importing every command module eagerly "
+                      "(the old group), in this run", "old eager start-up")
+    with tempfile.TemporaryDirectory() as tmp:
+        one = Path(tmp) / "one.txt"
+        one.write_text(PUZZLE)
+        many = Path(tmp) / "many.txt"
+        from bench_batch import PUZZLES, puzzle_text
+        many.write_text(puzzle_text(PUZZLES))
+        floor = median_times([py, "-c", "pass"])
+        help_new = median_times([py, "-c", RACE, "--help"])
+        help_old = median_times([py, "-c", EAGER, "--help"])
+        solve_new = median_times([py, "-c", RACE, "solve", "-s", "dlx", str(one)])
+        solve_old = median_times([py, "-c", EAGER, "solve", "-s", "dlx", str(one)])
+        many_wall = median_times([py, "-c", RACE, "solve", "-s", "dlx", str(many)], 3)
+        rate, fast_out = cli_rate(many, per_puzzle=False)
+        slow_rate, slow_out = cli_rate(many, per_puzzle=True)
+    print(f"median of {RUNS} fresh interpreters, wall / CPU (user+sys) in ms; "
+          f"python -c pass: {floor[0] * 1e3:.0f} / {floor[1] * 1e3:.0f}")
+    for what, new, old in (("race --help", help_new, help_old),
+                           ("race solve -s dlx (one 9x9)", solve_new, solve_old)):
+        print(f"  {what:28s} {new[0] * 1e3:6.0f} / {new[1] * 1e3:5.0f}    old eager path "
+              f"{old[0] * 1e3:6.0f} / {old[1] * 1e3:5.0f}")
+    print(f"  race solve -s dlx, {PUZZLES} 17-clue 9x9 in one file: {many_wall[0]:.2f} s wall, "
+          f"{many_wall[1]:.2f} s CPU, whole command")
+    print(f"  the same in-process (start-up excluded, CPU): batch path {rate:,.0f} puzzles/s, "
+          f"per-puzzle path {slow_rate:,.0f} puzzles/s; outputs equal: {fast_out == slow_out}")
+    targets.at_most("race --help: CPU s (issue: <= 0.2 s wall, idle machine)", help_new[1], 0.2,
+                    "absolute")
+    targets.at_most("race solve one 9x9 dlx: CPU s (issue: <= 0.5 s wall, idle machine)",
+                    solve_new[1], 0.5, "absolute")
+    targets.at_most("race --help: new/old CPU", help_new[1] / help_old[1], 0.5)
+    targets.at_most("race solve one 9x9 dlx: new/old CPU", solve_new[1] / solve_old[1], 1.0)
+    targets.at_least("race solve over 2,000 puzzles: puzzles/s (CPU, start-up excluded)", rate,
+                     20_000, "absolute")
+    targets.at_least("race solve over 2,000 puzzles: batch/per-puzzle", rate / slow_rate, 2.0,
+                     "per-puzzle path of the same CLI")
+    if fast_out != slow_out:
+        targets.at_least("race solve over 2,000 puzzles: outputs equal", 0.0, 1.0, "per-puzzle path")
+    targets.exit()
+
+
+if __name__ == "__main__":
+    main()

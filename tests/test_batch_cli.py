@@ -1,0 +1,96 @@
+"""`race solve` / `race count` over a one-line file of many puzzles: the batch path
+(solvers.batch, one compiled call) prints exactly what the per-puzzle path prints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from experiments.cli.main import main
+from formats import grid_text
+from solvers import batch
+
+DATA = Path(__file__).parent / "data"
+SEVENTEEN = Path(__file__).parent / "bench" / "data" / "sudoku17_sample.txt"
+#: several solutions, conflicting clues, consistent clues without a solution
+ODD = ["......8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......",
+       "44...............................................................................",
+       "12345678.........9..............................................................."]
+
+
+def _file(tmp_path: Path) -> Path:
+    lines = SEVENTEEN.read_text().split()[:30]
+    path = tmp_path / "many.txt"
+    path.write_text("# a collection\n" + "\n".join(lines[:12] + ODD + lines[12:]) + "\n")
+    return path
+
+
+def _both_ways(monkeypatch, args: list[str]):
+    calls = []
+    real = batch.solve_array
+    monkeypatch.setattr(batch, "solve_array", lambda *a, **k: calls.append(1) or real(*a, **k))
+    fast = CliRunner().invoke(main, args)
+    assert calls, "the batch path was not taken"
+    monkeypatch.setattr(batch, "batch_capable", lambda spec: False)
+    slow = CliRunner().invoke(main, args)
+    assert len(calls) == 1, "the per-puzzle path called the batch kernel"
+    return fast, slow
+
+
+@pytest.mark.parametrize("spec", ["dlx", "dlx:node_limit=100000"])
+def test_solve_prints_the_same_both_ways(tmp_path, monkeypatch, spec):
+    path = _file(tmp_path)
+    fast, slow = _both_ways(monkeypatch, ["solve", "-s", spec, str(path)])
+    assert (fast.exit_code, fast.stdout, fast.stderr) == (slow.exit_code, slow.stdout, slow.stderr)
+    assert fast.exit_code == 1                                  # two puzzles have no solution
+    lines = fast.stdout.split("\n")
+    assert len(lines) == 34 and lines[13] == lines[14] == "" and lines[-1] == ""
+    assert fast.stderr.splitlines() == ["puzzle 14: no solution", "puzzle 15: no solution"]
+    puzzles = grid_text.read(path).grids
+    for puzzle, line in zip(puzzles, lines):
+        if line:
+            solved = grid_text.parse(line).grids[0]
+            assert solved.empties() == 0
+            assert ((puzzle.cells == 0) | (puzzle.cells == solved.cells)).all()
+
+
+@pytest.mark.parametrize("limit", [None, "1", "2", "7"])
+def test_count_prints_the_same_both_ways(tmp_path, monkeypatch, limit):
+    path = _file(tmp_path)
+    args = ["count", "-s", "dlx", str(path)] + (["--limit", limit] if limit else [])
+    fast, slow = _both_ways(monkeypatch, args)
+    assert (fast.exit_code, fast.stdout, fast.stderr) == (slow.exit_code, slow.stdout, slow.stderr)
+    lines = fast.stdout.splitlines()
+    assert lines[13:15] == ["0", "0"] and len(lines) == 33
+    unique = "1 (limit reached)" if limit == "1" else "1"
+    assert lines[0] == unique and lines[-1] == unique
+    several = lines[12]
+    if limit in ("1", "2"):
+        assert several == f"{limit} (limit reached)"
+    else:
+        assert int(several.split()[0]) >= 2
+
+
+def test_a_bad_line_is_reported_like_the_per_puzzle_reader(tmp_path, monkeypatch):
+    path = tmp_path / "bad.txt"
+    path.write_text(ODD[0] + "\n" + ODD[0][:40] + "x" + ODD[0][41:] + "\n")
+    fast, slow = _both_ways_error(monkeypatch, ["solve", "-s", "dlx", str(path)])
+    assert fast.exit_code == slow.exit_code == 2
+    assert fast.stderr == slow.stderr and "line 2" in fast.stderr and "column 41" in fast.stderr
+
+
+def _both_ways_error(monkeypatch, args):
+    fast = CliRunner().invoke(main, args)
+    monkeypatch.setattr(batch, "batch_capable", lambda spec: False)
+    return fast, CliRunner().invoke(main, args)
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def test_line_endings_read_as_the_per_puzzle_reader_reads_them(tmp_path, monkeypatch, newline):
+    path = tmp_path / "crlf.txt"
+    path.write_bytes(newline.join(SEVENTEEN.read_text().split()[:3]).encode() + b"\n")
+    fast, slow = _both_ways_error(monkeypatch, ["solve", "-s", "dlx", str(path)])
+    assert (fast.exit_code, fast.stdout, fast.stderr) == (slow.exit_code, slow.stdout, slow.stderr)
+    assert fast.exit_code == (0 if newline == "\r\n" else 2)

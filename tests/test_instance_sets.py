@@ -1,0 +1,116 @@
+"""`race run --instances PATH`: a campaign on user-supplied puzzles (an imported
+set, a one-line file, a directory, numeric grids); puzzles with several or no
+solutions are reported as such, not as solver failures; a `cmd` entrant's
+program (path, sha256, --version) goes into meta.json."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from experiments.cli.main import main
+from experiments.harness.instances import load_instance_set
+from formats.errors import RaceError
+
+DATA = Path(__file__).parent / "data"
+COLLECTION = DATA / "sample_collection.txt"
+OUTSIDE = Path(__file__).parent / "outside_solvers" / "backtrack_solver.py"
+
+
+def _rows(directory: Path) -> list[dict[str, str]]:
+    with open(directory / "runs.csv", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_a_campaign_on_an_imported_one_line_dataset(tmp_path):
+    imported = tmp_path / "set"
+    assert CliRunner().invoke(main, ["import", str(COLLECTION), "-o", str(imported)]).exit_code == 0
+    spec = f"cmd:path={OUTSIDE}"
+    result = CliRunner().invoke(main, ["run", "--instances", str(imported), "--solvers", f"dlx,{spec}",
+                                       "--timeout", "60", "--jobs", "2", "--out", str(tmp_path / "r"),
+                                       "--campaign", "imported"])
+    assert result.exit_code == 0, result.output
+    assert "no solution 1, unique 4, several solutions 1" in result.stderr
+    directory = tmp_path / "r" / "imported"
+    rows = _rows(directory)
+    manifest = {r["file"]: r for r in csv.DictReader(open(imported / "manifest.csv", newline=""))}
+    assert len(rows) == 2 * 6 and {r["instance"] for r in rows} == set(manifest)
+    for row in rows:
+        m = manifest[row["instance"]]
+        assert (row["n"], row["instance_sha256"], row["clues"], row["kind"]) == \
+            (m["n"], m["sha256"], m["clues"], "imported")
+        expected = "unsat" if m["solutions"] == "0" else "solved"
+        assert row["status"] == expected, row        # never a failure, whatever the count
+        assert row["verified"] == str(expected == "solved")
+    meta = json.loads((directory / "meta.json").read_text())
+    block = meta["instance_set"]
+    assert block["instances"] == {"2": 1, "3": 5}
+    assert block["solutions"] == {"no solution": 1, "unique": 4, "several solutions": 1}
+    assert block["not_unique"] == {"sample_collection-000003.sudoku": "several solutions",
+                                   "sample_collection-000004.sudoku": "no solution"}
+    assert block["manifest_sha256"] == hashlib.sha256(
+        (imported / "manifest.csv").read_bytes()).hexdigest()
+    program = meta["entrant_provenance"][spec]
+    assert program == {"path": str(OUTSIDE.resolve()),
+                       "sha256": hashlib.sha256(OUTSIDE.read_bytes()).hexdigest(),
+                       "version": "backtrack-solver 1.0 (test fixture)"}
+    assert set(meta["entrant_provenance"]) == {spec}             # dlx has no provenance()
+    again = CliRunner().invoke(main, ["run", "--instances", str(imported), "--solvers", "dlx",
+                                      "--timeout", "60", "--out", str(tmp_path / "r"),
+                                      "--campaign", "imported"])
+    assert again.exit_code == 0 and "0 to run" in again.stderr and len(_rows(directory)) == 12
+
+
+def test_a_raw_file_is_imported_once_and_keyed_by_its_puzzles(tmp_path):
+    first = load_instance_set(COLLECTION, tmp_path)
+    copy = tmp_path / "copy.txt"
+    copy.write_text("# the same puzzles\n" + COLLECTION.read_text())
+    second = load_instance_set(copy, tmp_path)
+    assert first.directory == second.directory and first.directory.parent == tmp_path / "instances"
+    assert first.directory.name.startswith("dataset-")
+    assert first.solutions == {f"sample_collection-{i:06d}.sudoku": w
+                               for i, w in enumerate(["1", "1", "1", "many", "0", "1"])}
+    assert [len(first.by_n[n]) for n in (2, 3)] == [1, 5]
+
+
+def test_numeric_grids_and_directories_race_with_n_filtered(tmp_path):
+    puzzles = tmp_path / "puzzles"
+    puzzles.mkdir()
+    (puzzles / "a.txt").write_text("4\n1 0 0 0\n0 0 3 0\n0 4 0 0\n0 0 0 2\n")
+    (puzzles / "b.sudoku").write_text((DATA / "hard9.txt").read_text().split()[0] + "\n")
+    result = CliRunner().invoke(main, ["run", "--instances", str(puzzles), "--n", "2",
+                                       "--solvers", "backtracking", "--out", str(tmp_path / "r"),
+                                       "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    campaign = next(p for p in (tmp_path / "r").iterdir() if p.name != "instances")
+    rows = _rows(campaign)
+    assert [(r["n"], r["status"]) for r in rows] == [("2", "solved")]
+    assert "--instances" in json.loads((campaign / "meta.json").read_text())["command"]
+
+
+@pytest.mark.parametrize("value, message", [
+    ("0", "0 is not a positive count"),
+    ("no/such/place", "neither a count nor an existing file"),
+])
+def test_bad_instances_values_are_one_line_errors(tmp_path, value, message):
+    result = CliRunner().invoke(main, ["run", "--instances", value, "--out", str(tmp_path)])
+    assert result.exit_code == 2 and message in result.output
+
+
+def test_n_outside_the_set_is_an_error(tmp_path):
+    result = CliRunner().invoke(main, ["run", "--instances", str(COLLECTION), "--n", "4",
+                                       "--out", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "no puzzle with n in --n (the set has n = 2, 3)" in result.output
+
+
+def test_a_manifest_naming_a_missing_file_is_an_error(tmp_path):
+    CliRunner().invoke(main, ["import", str(COLLECTION), "-o", str(tmp_path / "set")])
+    (tmp_path / "set" / "sample_collection-000002.sudoku").unlink()
+    with pytest.raises(RaceError, match="instance file 'sample_collection-000002.sudoku' is missing"):
+        load_instance_set(tmp_path / "set", tmp_path)

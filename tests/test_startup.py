@@ -1,0 +1,94 @@
+"""The lazy `race` group: `race --help` imports no command module and none of the
+heavy packages; the command table agrees with the command modules; the numba
+cache goes to a writable place."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from experiments.cli.main import COMMANDS, main, numba_cache_dir
+
+main_module = sys.modules["experiments.cli.main"]
+
+HEAVY = ("pandas", "numba", "matplotlib", "numpy", "pysat", "scipy", "dask")
+
+
+def _modules_after(args: list[str]) -> set[str]:
+    """The top-level modules a fresh interpreter has imported after `race ARGS`."""
+    code = ("import sys, json\nfrom experiments.cli import main\n"
+            "try:\n    main(%r)\nexcept SystemExit:\n    pass\n"
+            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)"
+            % (args,))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    return set(json.loads(proc.stderr.strip().splitlines()[-1]))
+
+
+@pytest.mark.parametrize("args", [["--help"], ["solvers", "--help"], ["run", "--help"]])
+def test_help_imports_no_heavy_package(args):
+    loaded = _modules_after(args)
+    assert "click" in loaded
+    for heavy in HEAVY if args != ["run", "--help"] else ("pandas", "matplotlib", "pysat"):
+        assert heavy not in loaded, f"race {' '.join(args)} imported {heavy}"
+
+
+def test_help_lists_every_command_with_its_short_help():
+    out = CliRunner().invoke(main, ["--help"]).output
+    for name, (_, _, short) in COMMANDS.items():
+        line = next(line for line in out.splitlines() if line.strip().startswith(name + " "))
+        assert short.split()[0] in line
+
+
+def test_the_table_matches_the_command_modules():
+    by_module: dict[str, set[str]] = {}
+    for name, (module, attribute, short) in COMMANDS.items():
+        command = getattr(importlib.import_module(module), attribute)
+        assert isinstance(command, click.Command) and command.name == name
+        assert short and len(short) < 100
+        by_module.setdefault(module, set()).add(name)
+    for module, names in by_module.items():
+        assert {c.name for c in importlib.import_module(module).COMMANDS} == names
+
+
+def test_an_unknown_command_is_a_one_line_error():
+    result = CliRunner().invoke(main, ["no-such-command"])
+    assert result.exit_code == 2
+    assert result.output.startswith("race: error: No such command 'no-such-command'")
+
+
+def test_numba_cache_goes_to_a_user_directory_when_the_install_is_read_only(tmp_path, monkeypatch):
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    writable = tmp_path / "solvers"
+    writable.mkdir()
+    assert numba_cache_dir(str(writable)) is None
+    if os.geteuid() != 0:       # root writes anywhere: the read-only case cannot be built
+        readonly = tmp_path / "ro"
+        readonly.mkdir(mode=0o555)
+        assert numba_cache_dir(str(readonly)) == str(tmp_path / "cache" / "sudoku-race" / "numba")
+    assert numba_cache_dir(str(tmp_path / "missing")) == \
+        str(tmp_path / "cache" / "sudoku-race" / "numba")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
+    assert numba_cache_dir(str(tmp_path / "missing")) is None
+
+
+def test_the_cli_sets_numba_cache_dir_before_any_solver_runs(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", "")         # restored after the test
+    monkeypatch.setattr(main_module, "numba_cache_dir",
+                        lambda: str(tmp_path / "sudoku-race" / "numba"))
+    result = CliRunner().invoke(main, ["check", "-"], input="1 . . .\n. . . .\n. . . .\n. . . .\n")
+    assert os.environ.get("NUMBA_CACHE_DIR") == str(tmp_path / "sudoku-race" / "numba")
+    assert result.exit_code == 0 and "consistent" in result.output
+
+
+def test_race_solvers_help_shows_a_cmd_spec_and_the_plugin_group():
+    out = CliRunner().invoke(main, ["solvers", "--help"]).output
+    assert "race solve -s 'cmd:path=./my_solver,args=--quiet {input},timeout=10'" in out
+    assert "sudoku_race.solvers" in out
