@@ -11,10 +11,41 @@ from tests.conftest import full_grid, puzzle_from
 solver = Backtracking()
 
 
+def consistent_prefixes(n: int) -> list[int]:
+    """How many fillings of the first k cells (row-major) of the empty n-grid break no rule,
+    for k = 0..n⁴: a plain depth-first enumeration, independent of the kernel."""
+    side = n * n
+    counts = [0] * (side * side + 1)
+    cells = [[0] * side for _ in range(side)]
+
+    def fits(i, j, k):
+        r0, c0 = i - i % n, j - j % n
+        box = [cells[r][c] for r in range(r0, r0 + n) for c in range(c0, c0 + n)]
+        return k not in cells[i] and k not in [row[j] for row in cells] and k not in box
+
+    def visit(depth):
+        counts[depth] += 1
+        if depth == side * side:
+            return
+        i, j = divmod(depth, side)
+        for k in range(1, side + 1):
+            if fits(i, j, k):
+                cells[i][j] = k
+                visit(depth + 1)
+                cells[i][j] = 0
+
+    visit(0)
+    return counts
+
+
 def test_empty_4x4_has_288_solutions():
     r = solver.count(Grid.empty(2))
     assert (r.status, r.count, r.limit_hit, r.verified) == ("solved", 288, False, True)
-    assert r.counters["nodes"] > 288 and r.counters["checks"] >= r.counters["nodes"]
+    prefixes = consistent_prefixes(2)
+    assert prefixes[-1] == 288
+    # one node per placement (a consistent prefix of length >= 1); side checks per expanded node
+    assert r.counters["nodes"] == sum(prefixes[1:])
+    assert r.counters["checks"] == 4 * sum(prefixes[:-1])
 
 
 def test_count_limit_stops_at_k():

@@ -252,9 +252,20 @@ def test_robust_counter_falls_back_to_sat_when_the_budget_runs_out():
 
 def test_generation_counts_solver_calls():
     counter = make_counter(4, "robust")
+    lefts = []                     # every question's undecided cells after propagation
+    reduced = counter.reduced
+
+    def spy(cells):
+        left, work = reduced(cells)
+        lefts.append(left)
+        return left, work
+
+    counter.reduced = spy
     r = generate_unique(4, np.random.default_rng(1), np.random.default_rng(2), counter)
     assert r.stats["calls"] == counter.calls == r.stats["fill_calls"] + r.stats["remove_calls"] > 0
-    assert r.stats["decided"] > 0
+    # a question propagation settles (solved or contradicted) is decided; any other is a call
+    assert r.stats["decided"] == sum(left <= 0 for left in lefts) > 0
+    assert r.stats["calls"] == sum(left > 0 for left in lefts)
 
 
 # -- sets on disk ------------------------------------------------------------------------

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +20,15 @@ from formats.grid import Grid
 from solvers import registry, rules, sat_backends, sudoku_cnf
 
 BLANKS = {2: 0.7, 3: 0.6, 4: 0.5, 5: 0.4}
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def race_command() -> list[str]:
+    """The `race` console script of the interpreter running the tests (its module if none)."""
+    script = Path(sys.executable).with_name("race")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "from experiments.cli import main; main()"]
 
 
 def _puzzle(n: int, seed: int, blanks: float | None = None) -> Grid:
@@ -82,10 +93,10 @@ def test_external_solver_dies_with_its_worker(tmp_path):
     script = tmp_path / "slowsat"
     script.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep 60\n")
     script.chmod(0o755)
-    code = ("import sys; sys.path.insert(0, '.'); from solvers import registry; "
+    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); from solvers import registry; "
             "from formats.grid import Grid; "
             f"registry.create('sat:backend={script}').solve(Grid.empty(2))")
-    worker = subprocess.Popen([".venv/bin/python", "-c", code])
+    worker = subprocess.Popen([sys.executable, "-c", code])
     for _ in range(300):
         if pidfile.exists() and pidfile.read_text().strip():
             break
@@ -249,11 +260,12 @@ def test_cli_encode_to_stdout_and_decode_mismatch(tmp_path):
 
 
 def test_race_solve_with_kissat_subprocess():
-    run = subprocess.run([".venv/bin/race", "solve", "--solver", "kissat", "tests/data/hard9.txt"],
+    hard9 = ROOT / "tests" / "data" / "hard9.txt"
+    run = subprocess.run([*race_command(), "solve", "--solver", "kissat", str(hard9)],
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.split()
-    puzzles = grid_text.read("tests/data/hard9.txt").grids
+    puzzles = grid_text.read(hard9).grids
     assert len(lines) == len(puzzles)
     for puzzle, line in zip(puzzles, lines):
         assert rules.is_solution_of(puzzle, grid_text.parse(line).grids[0])

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import io
+from unittest.mock import patch
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 from click.testing import CliRunner
 from pysat.formula import CNF
 
@@ -15,6 +17,7 @@ from formats import dimacs, sat_output
 from formats.errors import RaceError
 from formats.grid import Grid
 from solvers import sudoku_cnf
+from solvers.sudoku_cnf import structural_clause_count
 
 
 def test_dimacs_round_trip_matches_pysat(rng, tmp_path):
@@ -74,6 +77,40 @@ def test_writer_handles_stream_targets_and_single_clauses():
     assert sink.getvalue() == b"c two\nc lines\np cnf 3 4\n1 -2 0\n3 2 0\n-1 0\n0\n"
     big = np.array([[2_000_000_000, -2_000_000_000]], np.int32)
     assert dimacs.dumps(2_000_000_000, [big]).endswith(b"2000000000 -2000000000 0\n")
+
+
+def _naive_dimacs(nvars: int, blocks: list[np.ndarray]) -> bytes:
+    """The oracle: the DIMACS text of ``blocks`` one literal at a time."""
+    lines = [f"p cnf {nvars} {sum(len(b) for b in blocks)}"]
+    lines += [" ".join(map(str, row.tolist())) + " 0" for b in blocks for row in b]
+    return ("\n".join(lines) + "\n").encode()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(26, 200), st.lists(st.tuples(st.integers(1, 5), st.integers(0, 40), st.integers()),
+                                      min_size=1, max_size=4))
+def test_writer_streams_every_chunk_of_a_block(chunk, shapes):
+    # blocks bigger than one write chunk (a real formula from n = 6 on): every chunk is written
+    blocks = []
+    for width, rows, seed in shapes:
+        values = np.random.default_rng(seed % 2**32).integers(1, 1000, size=(rows, width))
+        signs = np.random.default_rng(seed % 2**31).choice([-1, 1], size=(rows, width))
+        blocks.append((values * signs).astype(np.int32))
+    with patch.object(dimacs, "CHUNK_BYTES", chunk):
+        sink = io.BytesIO()
+        size = dimacs.write(sink, 999, blocks)
+    assert sink.getvalue() == _naive_dimacs(999, blocks) and size == len(sink.getvalue())
+
+
+def test_formula_over_several_chunks_round_trips_through_a_file(tmp_path, monkeypatch):
+    formula = sudoku_cnf.encode(Grid.empty(3), "extended")
+    monkeypatch.setattr(dimacs, "CHUNK_BYTES", 4096)      # ~150 binary clauses a chunk
+    assert max(len(b) for b in formula.blocks) * 26 > 10 * 4096
+    path = tmp_path / "empty9.cnf"
+    assert dimacs.write_formula(path, formula) == path.stat().st_size
+    back = dimacs.read(path)
+    assert back.nclauses == formula.nclauses == structural_clause_count(3, "extended") == 11988
+    assert list(back.clauses()) == list(formula.clauses())
 
 
 # -- solver output ---------------------------------------------------------------
