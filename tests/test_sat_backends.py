@@ -193,9 +193,10 @@ def test_timeouts_give_unknown_not_a_wrong_answer():
         result = registry.create(spec).solve(hard)
         assert result.status == "unknown" and result.verified
         assert result.count == 0 and not result.solutions
-        # it searched (a loaded machine may give it little CPU within the limit, so no
-        # fixed amount), and its counters were read back from the stopped search
-        assert result.counters["conflicts"] > 0, (spec, result.counters, result.times)
+        # it gave up at the limit, not before: the search phase lasted the whole limit
+        # (how much search fits in it depends on the machine's load, so no count of
+        # conflicts is asserted: under load CaDiCaL may still be preprocessing)
+        assert result.times["search"] >= 1.5 * 0.95, (spec, result.counters, result.times)
 
 
 def test_hard_kill_takes_the_whole_process_group(tmp_path):
