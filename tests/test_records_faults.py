@@ -169,12 +169,22 @@ DAMAGE = {
 SMALL = ["--n", "2", "--solvers", "backtracking", "--instances", "2", "--repeats", "2", "--jobs", "1"]
 
 
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory) -> Path:
+    """A finished 4-cell campaign ``d`` (run once; each test damages a copy)."""
+    root = tmp_path_factory.mktemp("finished")
+    write_instances(root, 2, 2)
+    assert race(["run", "--out", str(root), *SMALL, "--campaign", "d"]).exit_code == 0
+    return root
+
+
 @pytest.mark.parametrize("case", list(DAMAGE))
-def test_damaged_row_is_left_out_set_aside_and_its_cell_rerun(out, case):
+def test_damaged_row_is_left_out_set_aside_and_its_cell_rerun(finished, tmp_path, case):
     damage, reason = DAMAGE[case]
+    out = tmp_path / "copy"
+    shutil.copytree(finished, out)
     args = ["run", "--out", str(out), *SMALL, "--campaign", "d"]
     campaign, runs = out / "d", out / "d" / "runs.csv"
-    assert race(args).exit_code == 0
     lines = runs.read_bytes().split(b"\n")[:-1]        # header + 4 rows
     damage(lines)
     broken = lines[2] if case != "cut mid-way, no newline" else lines[-1]

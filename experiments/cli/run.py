@@ -138,8 +138,8 @@ def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | 
         with CampaignLock(config.directory):
             code = _race(config, runner, canonical)
     except records.RecordWriteError as exc:
-        raise RaceError(f"{exc}; every cell before it is recorded: free space and re-run the "
-                        f"same command to resume: {canonical}") from None
+        raise RaceError(f"{exc}; every cell before it is recorded, re-run the same command to "
+                        f"resume: {canonical}") from None
     finally:
         runner.close()
         for sig, handler in previous.items():

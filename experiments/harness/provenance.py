@@ -128,7 +128,7 @@ def previous_meta(config: Config) -> dict[str, Any]:
         return {}
     try:
         old = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, UnicodeDecodeError):
         return {}
     for key, value in (("kind", config.kind), ("seed", config.seed),
                        ("timeout_s", config.timeout_s), ("memory_mb", config.memory_mb),
