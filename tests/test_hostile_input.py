@@ -195,7 +195,7 @@ def test_timeout_leaves_no_process_and_no_temp_dir(tmp_path):
     script = tmp_path / "slow-solver"
     script.write_text(f"#!/bin/sh\nsleep 60 &\necho $! > {pidfile}\nwait\n")
     script.chmod(0o755)
-    solver = registry.create(f"sat:backend={script},timeout=0.2")
+    solver = registry.create(f"sat:backend={script},timeout=1.5")
     result = solver.solve(grid_text.parse(EMPTY4).grids[0])
     assert result.status == "unknown"
     assert _race_sat_dirs(os.getpid()) == []
