@@ -28,6 +28,7 @@ COMMAND_MODULES: list[str] = [
     "experiments.cli.report",     # plot, report          (analysis)
     "experiments.cli.dataset",    # import                (datasets)
     "experiments.cli.export",     # export                (analysis)
+    "experiments.cli.compare",    # compare               (analysis)
 ]
 
 
