@@ -60,8 +60,9 @@ def _growth_block(campaign: analysis.Campaign, table: pd.DataFrame) -> list[str]
     for row in growth.itertuples():
         family = f"{row.kind}: " if len(campaign.kinds) > 1 else ""
         high = "unbounded" if math.isinf(row.factor_hi) else f"{row.factor_hi:.3g}"
-        out.append(f"  {family}{row.entrant:<26} x{row.factor:<8.3g} [{row.factor_lo:.3g}, {high}]"
-                   f"   n = {int(row.n_from)}..{int(row.n_to)}")
+        interval = f"[{row.factor_lo:.3g}, {high}]"
+        out.append(f"  {family}{row.entrant:<26} x{row.factor:<8.3g} {interval:<20} "
+                   f"n = {int(row.n_from)}..{int(row.n_to)}")
     return out
 
 
