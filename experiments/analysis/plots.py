@@ -315,6 +315,30 @@ def head_to_head_pair(campaign: analysis.Campaign) -> tuple[str, str] | None:
     return (entrants[0], entrants[1]) if len(entrants) >= 2 else None
 
 
+def _scatter_panel(ax, family: pd.DataFrame, ns: list[int], low: float, limit: float) -> None:
+    """One family's pairs: filled markers measured, hollow ones censored (at the limit)."""
+    for i, n in enumerate(ns):
+        sub = family[family["n"] == n]
+        if sub.empty:
+            continue
+        ta, tb = sub["time_a"].to_numpy(float), sub["time_b"].to_numpy(float)
+        censored = np.isinf(ta) | np.isinf(tb)
+        x, y = np.minimum(ta, limit), np.minimum(tb, limit)
+        grey, marker = N_GREYS[i % len(N_GREYS)], MARKERS[i % len(MARKERS)]
+        ax.plot(x[~censored], y[~censored], linestyle="none", marker=marker, markersize=4.5,
+                markerfacecolor=grey, markeredgecolor="black", markeredgewidth=0.5, label=f"n = {n}")
+        ax.plot(x[censored], y[censored], linestyle="none", marker=marker, markersize=5.5,
+                markerfacecolor="white", markeredgecolor="black", markeredgewidth=0.9)
+    ax.plot([low, limit * 1.5], [low, limit * 1.5], color="0.4", linewidth=0.8, linestyle="-")
+    for line in (ax.axhline, ax.axvline):
+        line(limit, color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(low, limit * 1.5)
+    ax.set_ylim(low, limit * 1.5)
+    ax.set_aspect("equal")
+
+
 def scatter_figure(campaign: analysis.Campaign, a: str | None = None, b: str | None = None) -> Figure:
     """Per-instance head to head, log-log: A's time on x, B's on y, on the same instances
     (:func:`experiments.analysis.compare.paired_times`), one panel per family. A censored
@@ -339,26 +363,7 @@ def scatter_figure(campaign: analysis.Campaign, a: str | None = None, b: str | N
     ns = sorted(pairs["n"].unique())
     for ax, kind in zip(axes[0], kinds):
         family = pairs[pairs["kind"] == kind]
-        for i, n in enumerate(ns):
-            sub = family[family["n"] == n]
-            if sub.empty:
-                continue
-            ta, tb = sub["time_a"].to_numpy(float), sub["time_b"].to_numpy(float)
-            censored = np.isinf(ta) | np.isinf(tb)
-            x, y = np.minimum(ta, limit), np.minimum(tb, limit)
-            grey, marker = N_GREYS[i % len(N_GREYS)], MARKERS[i % len(MARKERS)]
-            ax.plot(x[~censored], y[~censored], linestyle="none", marker=marker, markersize=4.5,
-                    markerfacecolor=grey, markeredgecolor="black", markeredgewidth=0.5, label=f"n = {n}")
-            ax.plot(x[censored], y[censored], linestyle="none", marker=marker, markersize=5.5,
-                    markerfacecolor="white", markeredgecolor="black", markeredgewidth=0.9)
-        ax.plot([low, limit * 1.5], [low, limit * 1.5], color="0.4", linewidth=0.8, linestyle="-")
-        for line in (ax.axhline, ax.axvline):
-            line(limit, color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlim(low, limit * 1.5)
-        ax.set_ylim(low, limit * 1.5)
-        ax.set_aspect("equal")
+        _scatter_panel(ax, family, ns, low, limit)
         ax.set_xlabel(f"{a}: wall time (s)")
         ax.set_ylabel(f"{b}: wall time (s)")
         above = int((family["time_b"] > family["time_a"]).sum())
