@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import re
 import shutil
@@ -29,22 +30,33 @@ SECTIONS = ["The problem", "Three methods", "File formats and data structures",
             "Instances: the generator", "Experimental design", "Results", "Discussion", "References"]
 
 
-def synthetic_campaign(root: Path) -> Path:
-    """Four entrants (backtracking, dlx, sat, kissat) x n = 2..4 x 3 instances, with
-    counters and phases as each solver reports them, one timeout and one skipped n."""
+def _status(kind: str, entrant: str, n: int, k: int, t: float, limit: float) -> str:
+    """unique: backtracking times out at n = 4 (then skipped); hard: backtracking from
+    n = 3, DLX on one instance at n = 4, anything slower than the limit."""
+    if entrant == "backtracking" and n >= (4 if kind == "unique" else 3):
+        return "timeout" if k == 0 else "skipped"
+    if kind == "hard" and entrant == "dlx" and n == 4 and k == 0:
+        return "timeout"
+    return "timeout" if t > limit else "solved"
+
+
+def synthetic_campaign(root: Path, kinds: tuple[str, ...] = ("unique",)) -> Path:
+    """Four entrants (backtracking, dlx, sat, kissat) x n = 2..4 x 3 instances per family,
+    with counters and phases as each solver reports them; unique: one timeout and one
+    skipped n; hard (100 times slower, see :func:`_status`): more censoring."""
     rows = []
     limit = 5.0
-    for e, (base, growth) in {"backtracking": (1e-5, 300.0), "dlx": (2e-5, 8.0),
-                              "sat": (1e-3, 6.0), "kissat": (5e-3, 4.0)}.items():
+    for kind, (e, (base, growth)) in itertools.product(kinds, {
+            "backtracking": (1e-5, 300.0), "dlx": (2e-5, 8.0), "sat": (1e-3, 6.0),
+            "kissat": (5e-3, 4.0)}.items()):
         for n in (2, 3, 4):
             for k in range(3):
-                t = base * growth ** (n - 2) * (1 + k)
-                status = "solved"
-                if e == "backtracking" and n == 4:
-                    status = "timeout" if k == 0 else "skipped"
+                t = base * growth ** (n - 2) * (1 + k) * (100 if kind == "hard" else 1)
+                status = _status(kind, e, n, k, t, limit)
                 r = {c: "" for c in schema.COLUMNS}
-                r.update(campaign="syn", entrant=e, solver=e, n=n, kind="unique", seed=0,
-                         instance=f"unique-n{n}-{k}.sudoku", clues=n ** 4 // 2, repeat=0, status=status,
+                r.update(campaign="syn", entrant=e, solver=e, n=n, kind=kind, seed=0,
+                         instance=f"{kind}-n{n}-{k}.sudoku", instance_sha256=f"{kind}{n}{k}",
+                         clues=n ** 4 // 2 if kind == "unique" else n ** 4 * 2 // 5, repeat=0, status=status,
                          verified=status == "solved", timeout_s=limit, iterations=1,
                          params=json.dumps({"backend": "kissat", "encoding": "extended"} if e == "kissat"
                                            else {"backend": "cadical195", "encoding": "extended"}
@@ -69,7 +81,7 @@ def synthetic_campaign(root: Path) -> Path:
         writer.writerows(rows)
     meta = {"campaign": "syn", "command": "race run --n 2..4 --instances 3 --timeout 5",
             "created_at": "2026-11-21T20:00:00.000Z", "n_values": [2, 3, 4],
-            "entrants": ["backtracking", "dlx", "sat", "kissat"], "kind": "unique", "seed": 0,
+            "entrants": ["backtracking", "dlx", "sat", "kissat"], "kind": ",".join(kinds), "seed": 0,
             "instances": 3, "repeats": 1, "timeout_s": limit, "memory_mb": 4096.0, "jobs": 2,
             "executor": "local", "git_commit": "0123456789abcdef-dirty", "python": "3.11.7",
             "packages": {"numpy": "2.0", "numba": "0.60", "python-sat": "1.8.dev30"},
@@ -322,3 +334,69 @@ def test_report_text_fits_six_pages(tmp_path):
     pdf = latex.build_pdf(tmp_path)
     info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
     assert int(re.search(r"^Pages:\s+(\d+)", info, flags=re.M).group(1)) <= 6
+
+
+# ---------------------------------------------------------------- several families, head to head
+
+@pytest.fixture(scope="session")
+def families(tmp_path_factory) -> Path:
+    return synthetic_campaign(tmp_path_factory.mktemp("fam") / "fam", kinds=("hard", "unique"))
+
+
+def test_scatter_draws_pairs_and_censored_runs_at_the_limit(synthetic):
+    campaign = analysis.load(synthetic)
+    fig = plots.scatter_figure(campaign, "backtracking", "dlx")
+    ax = fig.axes[0]
+    assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
+    assert ax.get_xlabel() == "backtracking: wall time (s)" and ax.get_ylabel() == "dlx: wall time (s)"
+    points = [(x, y) for line in ax.get_lines() for x, y in zip(line.get_xdata(), line.get_ydata())
+              if line.get_linestyle() == "None"]
+    assert len(points) == 9                          # 3 n x 3 instances, all paired
+    # backtracking's timeout and skipped runs at n = 4 sit on the x limit line
+    assert sum(1 for x, _ in points if x == campaign.timeout_s) == 3
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels[:3] == ["n = 2", "n = 3", "n = 4"] and "censored (drawn at the limit)" in labels
+    assert plots.head_to_head_pair(campaign) == ("dlx", "sat")
+
+
+def test_families_group_tables_figures_and_macros(families, tmp_path):
+    campaign = analysis.load(families)
+    assert campaign.kinds == ["unique", "hard"]
+    table = analysis.summary(campaign)
+    assert list(dict.fromkeys(table["kind"])) == ["unique", "hard"] and len(table) == 2 * 4 * 3
+    written = report.write_generated(campaign, tmp_path)
+    gen = tmp_path / "generated"
+    summary = (gen / "table_summary.tex").read_text()
+    assert summary.index(r"\emph{unique puzzles}") < summary.index(r"\emph{hard puzzles}")
+    assert r"{family}" not in summary and "family" in (gen / "table_growth.tex").read_text()
+    assert len(plots.runtime_figure(campaign).axes) == 2          # one panel per family
+    assert len(plots.scatter_figure(campaign).axes) == 2
+    macros = read_macros(gen / "macros.tex")
+    assert macros["dlxSolvedTotal"] == "9/9"                     # per-n macros: the unique family
+    assert macros["hardDlxMaxAllSolvedN"] == "3" and macros["hardDlxFirstFailN"] == "4"
+    assert macros["hardSatLargestN"] == "3" and macros["hardBacktrackingMaxAllSolvedN"] == "2"
+    assert macros["hardHolesPct"] == "60" and macros["campaignKind"] == "unique, hard"
+    # the head to head is dlx vs sat on the last family (hard), all n pooled: 9 pairs, dlx
+    # faster on all; at n = 4 DLX's timeout meets SAT's censored median
+    assert (macros["headToHeadFamily"], macros["headToHeadPairs"]) == ("hard", "9")
+    assert macros["headToHeadAWins"] == "8" and macros["headToHeadBWins"] == "1"
+    assert gen / "scatter.pdf" in written
+
+
+def test_report_builds_for_several_families_with_a_landscape(families, tmp_path):
+    require_latex()
+    fig = plots.solved_figure(analysis.load(families))      # stands in for race landscape's figure
+    fig.savefig(tmp_path / "landscape.pdf")
+    result = CliRunner().invoke(main, ["report", str(families), "--report-dir", str(tmp_path / "r"),
+                                       "--landscape", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    macros = (tmp_path / "r" / "generated" / "macros.tex").read_text()
+    assert "\\hasLandscapetrue" in macros and "\\hasFamilyHardtrue" in macros
+    text = subprocess.run(["pdftotext", str(tmp_path / "r" / "report.pdf"), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    flat = re.sub(r"\s+", " ", text)
+    assert "On the hard family" in flat and "hardness landscape: median" in flat   # the caption
+    assert "hard puzzles" in flat and "??" not in flat
+    missing = CliRunner().invoke(main, ["report", str(families), "--report-dir", str(tmp_path / "r"),
+                                        "--landscape", str(tmp_path / "none"), "--no-pdf"])
+    assert missing.exit_code == 2 and "no landscape.pdf" in missing.output

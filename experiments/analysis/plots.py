@@ -33,6 +33,7 @@ FIGURES: dict[str, str] = {
     "cactus": "instances solved vs time (all n together)",
     "work": "work counters (nodes, updates, conflicts) vs n",
     "phases": "SAT phase split (check/encode/write/search/decode/verify) per n",
+    "scatter": "per-instance head to head of two entrants (dlx vs sat by default), log-log",
 }
 
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
@@ -73,26 +74,33 @@ def _legend_below(fig: Figure, handles: list, labels: list, columns: int) -> Non
                frameon=False, handlelength=3.2, columnspacing=1.4)
 
 
-def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
-    """Median wall time per solve vs n (log y), IQR band, hollow markers at the limit
-    where the median is censored (joined by thin dotted lines), the limit as a dashed line."""
-    table = analysis.summary(campaign) if table is None else table
-    limit = campaign.timeout_s
-    entrants = campaign.entrants
-    fig, ax = plt.subplots(figsize=(6.4, 3.4))
-    handles, labels = [], []
+def _family_axes(campaign: analysis.Campaign, width: float, height: float, sharey: bool = True):
+    """A figure with one panel per family (one panel for a one-family campaign)."""
+    kinds = campaign.kinds
+    fig, axes = plt.subplots(1, len(kinds), figsize=(width if len(kinds) == 1 else 0.62 * width * len(kinds),
+                                                      height), sharey=sharey, squeeze=False)
+    return fig, list(zip(kinds, axes[0]))
+
+
+def _family_rows(table: pd.DataFrame, kind: str, entrant: str) -> pd.DataFrame:
+    rows = table[table["entrant"] == entrant]
+    if "kind" in rows.columns:
+        rows = rows[rows["kind"] == kind]
+    return rows.sort_values("n")
+
+
+def _runtime_panel(ax, table: pd.DataFrame, kind: str, entrants: list[str], limit: float) -> list:
+    handles = []
     for i, entrant in enumerate(entrants):
-        rows = table[table["entrant"] == entrant].sort_values("n")
+        rows = _family_rows(table, kind, entrant)
         x = rows["n"].to_numpy(dtype=float) + _dodge(i, len(entrants))
         med = rows["median_s"].to_numpy(dtype=float)
         q25, q75 = rows["q25_s"].to_numpy(dtype=float), rows["q75_s"].to_numpy(dtype=float)
         st = style(i)
-        finite = np.isfinite(med)
-        censored = np.isinf(med)
+        finite, censored = np.isfinite(med), np.isinf(med)
         # the measured medians: a line that breaks where the median is censored
         (line,) = ax.plot(x, np.where(finite, med, np.nan), **st)
         handles.append(line)
-        labels.append(entrant)
         if censored.any():
             ax.plot(x, np.where(censored, limit, med), color=st["color"], linestyle=":", linewidth=0.9)
             ax.plot(x[censored], np.full(censored.sum(), limit), linestyle="none", marker=st["marker"],
@@ -104,31 +112,51 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = Non
                             color=st["color"], alpha=0.15, linewidth=0)
     ax.axhline(limit, color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)
     ax.set_yscale("log")
-    ax.set_ylabel("wall time per solve (s, log scale)")
-    _n_axis(ax, campaign.n_values)
+    return handles
+
+
+def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
+    """Median wall time per solve vs n (log y), IQR band, hollow markers at the limit
+    where the median is censored (joined by thin dotted lines), the limit as a dashed
+    line; one panel per instance family."""
+    table = analysis.summary(campaign) if table is None else table
+    limit = campaign.timeout_s
+    fig, panels = _family_axes(campaign, 6.4, 3.4)
+    handles: list = []
+    for kind, ax in panels:
+        handles = _runtime_panel(ax, table, kind, campaign.entrants, limit) or handles
+        _n_axis(ax, campaign.family(kind).n_values)
+        if len(panels) > 1:
+            ax.set_title(f"{kind} puzzles")
+    panels[0][1].set_ylabel("wall time per solve (s, log scale)")
+    labels = list(campaign.entrants)
     handles += [Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9),
                 Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
                        markeredgecolor="0.3", markersize=7)]
     labels += [f"time limit ({analysis.format_seconds(limit)})", "median > limit (censored)"]
-    _legend_below(fig, handles, labels, 3)
-    ax.set_title("Median time per instance (band: interquartile range)")
+    _legend_below(fig, handles, labels, 3 if len(panels) == 1 else 5)
+    if len(panels) == 1:
+        panels[0][1].set_title("Median time per instance (band: interquartile range)")
+    else:
+        fig.suptitle("Median time per instance (band: interquartile range)", y=1.02)
     return fig
 
 
 def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
-    """Fraction of instances solved (verified) within the limit vs n."""
+    """Fraction of instances solved (verified) within the limit vs n, one panel per family."""
     table = analysis.summary(campaign) if table is None else table
     entrants = campaign.entrants
-    fig, ax = plt.subplots(figsize=(3.9, 2.8))
-    for i, entrant in enumerate(entrants):
-        rows = table[table["entrant"] == entrant].sort_values("n")
-        ax.plot(rows["n"].to_numpy(dtype=float) + _dodge(i, len(entrants), 0.05),
-                rows["solved_frac"].to_numpy(dtype=float) * 100, label=entrant, **style(i))
-    ax.set_ylim(-5, 105)
-    ax.set_ylabel(f"solved within {analysis.format_seconds(campaign.timeout_s)} (%)")
-    _n_axis(ax, campaign.n_values)
-    _legend_below(fig, *ax.get_legend_handles_labels(), 2)
-    ax.set_title("Instances solved within the limit")
+    fig, panels = _family_axes(campaign, 3.9, 2.8)
+    for kind, ax in panels:
+        for i, entrant in enumerate(entrants):
+            rows = _family_rows(table, kind, entrant)
+            ax.plot(rows["n"].to_numpy(dtype=float) + _dodge(i, len(entrants), 0.05),
+                    rows["solved_frac"].to_numpy(dtype=float) * 100, label=entrant, **style(i))
+        ax.set_ylim(-5, 105)
+        _n_axis(ax, campaign.family(kind).n_values)
+        ax.set_title("Instances solved within the limit" if len(panels) == 1 else f"{kind}: solved")
+    panels[0][1].set_ylabel(f"solved within {analysis.format_seconds(campaign.timeout_s)} (%)")
+    _legend_below(fig, *panels[0][1].get_legend_handles_labels(), 2 if len(panels) == 1 else 4)
     return fig
 
 
@@ -167,40 +195,49 @@ WORK = [("nodes", "search-tree nodes"), ("updates", "DLX link updates"),
 
 def work_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
     """Median work counters over solved instances vs n, one panel per counter (log y;
-    symlog when a median is 0), one legend for all panels."""
+    symlog when a median is 0) and one row of panels per instance family, one legend."""
     table = analysis.summary(campaign) if table is None else table
-    entrants = campaign.entrants
-    fig, axes = plt.subplots(1, len(WORK), figsize=(7.0, 2.5))
+    kinds = campaign.kinds
+    fig, grid = plt.subplots(len(kinds), len(WORK), figsize=(7.0, 2.5 + 2.0 * (len(kinds) - 1)),
+                             squeeze=False)
     shown: dict[str, Line2D] = {}
-    for ax, (counter, title) in zip(axes, WORK):
-        drawn = zero = False
-        for i, entrant in enumerate(entrants):
-            rows = table[table["entrant"] == entrant].sort_values("n")
-            y = rows[counter].to_numpy(dtype=float)
-            keep = np.isfinite(y) & (y >= 0)
-            if keep.any():
-                zero = zero or bool((y[keep] == 0).any())
-                (line,) = ax.plot(rows["n"].to_numpy(dtype=float) + _dodge(i, len(entrants), 0.05),
-                                  np.where(keep, y, np.nan), **style(i))
-                shown.setdefault(entrant, line)
-                drawn = True
-        if drawn:
-            if zero:  # a median of 0 (e.g. no conflicts) stays visible on a symlog axis
-                ax.set_yscale("symlog", linthresh=1)
-                ax.set_ylim(bottom=0)
-            else:
-                ax.set_yscale("log")
-        else:
-            ax.text(0.5, 0.5, f"no entrant reports\n{counter}", ha="center", va="center",
-                    transform=ax.transAxes, color="0.4")
-        _n_axis(ax, campaign.n_values)
-        ax.set_xlabel("box size n")
-        ax.set_xticklabels([str(n) for n in campaign.n_values])
-        ax.set_title(f"{title} (median)")
-        ax.set_ylabel(f"{counter} per solve" if drawn else "")
-    order = [e for e in entrants if e in shown]
+    for row, kind in enumerate(kinds):
+        ns = campaign.family(kind).n_values
+        for ax, (counter, title) in zip(grid[row], WORK):
+            drawn = _work_panel(ax, table, kind, counter, campaign.entrants, shown)
+            _n_axis(ax, ns)
+            ax.set_xlabel("box size n")
+            ax.set_xticklabels([str(n) for n in ns])
+            ax.set_title(f"{title} (median)" if len(kinds) == 1 else f"{kind}: {title}")
+            ax.set_ylabel(f"{counter} per solve" if drawn else "")
+    order = [e for e in campaign.entrants if e in shown]
     _legend_below(fig, [shown[e] for e in order], order, 4)
     return fig
+
+
+def _work_panel(ax, table: pd.DataFrame, kind: str, counter: str, entrants: list[str],
+                shown: dict[str, Line2D]) -> bool:
+    drawn = zero = False
+    for i, entrant in enumerate(entrants):
+        rows = _family_rows(table, kind, entrant)
+        y = rows[counter].to_numpy(dtype=float)
+        keep = np.isfinite(y) & (y >= 0)
+        if keep.any():
+            zero = zero or bool((y[keep] == 0).any())
+            (line,) = ax.plot(rows["n"].to_numpy(dtype=float) + _dodge(i, len(entrants), 0.05),
+                              np.where(keep, y, np.nan), **style(i))
+            shown.setdefault(entrant, line)
+            drawn = True
+    if drawn:
+        if zero:  # a median of 0 (e.g. no conflicts) stays visible on a symlog axis
+            ax.set_yscale("symlog", linthresh=1)
+            ax.set_ylim(bottom=0)
+        else:
+            ax.set_yscale("log")
+    else:
+        ax.text(0.5, 0.5, f"no entrant reports\n{counter}", ha="center", va="center",
+                transform=ax.transAxes, color="0.4")
+    return drawn
 
 
 def sat_entrants(campaign: analysis.Campaign) -> list[str]:
@@ -220,6 +257,8 @@ def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None
     """One panel per SAT entrant: stacked bars of each phase's share of the median solve
     at every n, each bar labelled with the sum of the phase medians."""
     table = analysis.summary(campaign) if table is None else table
+    if "kind" in table.columns and len(table):
+        table = table[table["kind"] == campaign.kinds[0]]   # the assignment's family
     entrants = sat_entrants(campaign)
     if not entrants:
         fig, ax = plt.subplots(figsize=(7.0, 1.2))
@@ -263,6 +302,84 @@ def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None
     return fig
 
 
+#: grey level per n in the scatter (darker = larger n), cycled
+N_GREYS = ["0.75", "0.55", "0.35", "0.0", "0.6", "0.4", "0.2"]
+
+
+def head_to_head_pair(campaign: analysis.Campaign) -> tuple[str, str] | None:
+    """The pair the report's scatter shows: dlx vs sat when both raced, else the first two
+    entrants; None with fewer than two."""
+    entrants = campaign.entrants
+    if "dlx" in entrants and "sat" in entrants:
+        return "dlx", "sat"
+    return (entrants[0], entrants[1]) if len(entrants) >= 2 else None
+
+
+def _scatter_panel(ax, family: pd.DataFrame, ns: list[int], low: float, limit: float) -> None:
+    """One family's pairs: filled markers measured, hollow ones censored (at the limit)."""
+    for i, n in enumerate(ns):
+        sub = family[family["n"] == n]
+        if sub.empty:
+            continue
+        ta, tb = sub["time_a"].to_numpy(float), sub["time_b"].to_numpy(float)
+        censored = np.isinf(ta) | np.isinf(tb)
+        x, y = np.minimum(ta, limit), np.minimum(tb, limit)
+        grey, marker = N_GREYS[i % len(N_GREYS)], MARKERS[i % len(MARKERS)]
+        ax.plot(x[~censored], y[~censored], linestyle="none", marker=marker, markersize=4.5,
+                markerfacecolor=grey, markeredgecolor="black", markeredgewidth=0.5, label=f"n = {n}")
+        ax.plot(x[censored], y[censored], linestyle="none", marker=marker, markersize=5.5,
+                markerfacecolor="white", markeredgecolor="black", markeredgewidth=0.9)
+    ax.plot([low, limit * 1.5], [low, limit * 1.5], color="0.4", linewidth=0.8, linestyle="-")
+    for line in (ax.axhline, ax.axvline):
+        line(limit, color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(low, limit * 1.5)
+    ax.set_ylim(low, limit * 1.5)
+    ax.set_aspect("equal")
+
+
+def scatter_figure(campaign: analysis.Campaign, a: str | None = None, b: str | None = None) -> Figure:
+    """Per-instance head to head, log-log: A's time on x, B's on y, on the same instances
+    (:func:`experiments.analysis.compare.paired_times`), one panel per family. A censored
+    time sits on the limit line of its axis (hollow marker); marker shape and grey
+    tone encode n; the diagonal marks equal times."""
+    from experiments.analysis.compare import paired_times
+    pair = (a, b) if a and b else head_to_head_pair(campaign)
+    if pair is None:
+        fig, ax = plt.subplots(figsize=(3.4, 1.2))
+        ax.text(0.5, 0.5, "fewer than two entrants: no head to head", ha="center", va="center",
+                transform=ax.transAxes, color="0.4")
+        ax.set_axis_off()
+        return fig
+    a, b = pair
+    pairs = paired_times(campaign, a, b)
+    kinds = list(dict.fromkeys(pairs["kind"])) or campaign.kinds[:1]
+    limit = campaign.timeout_s
+    fig, axes = plt.subplots(1, len(kinds), figsize=(3.3 * len(kinds) + 0.3, 3.4), squeeze=False)
+    finite = np.concatenate([pairs["time_a"], pairs["time_b"]]).astype(float)
+    finite = finite[np.isfinite(finite) & (finite > 0)]
+    low = finite.min() / 2 if finite.size else limit / 1e3
+    ns = sorted(pairs["n"].unique())
+    for ax, kind in zip(axes[0], kinds):
+        family = pairs[pairs["kind"] == kind]
+        _scatter_panel(ax, family, ns, low, limit)
+        ax.set_xlabel(f"{a}: wall time (s)")
+        ax.set_ylabel(f"{b}: wall time (s)")
+        above = int((family["time_b"] > family["time_a"]).sum())
+        ax.set_title(f"{kind} ({len(family)} instances; {b} slower on {above})" if len(kinds) > 1
+                     else f"{b} vs {a}, per instance ({b} slower on {above} of {len(family)})")
+    handles = [Line2D([], [], linestyle="none", marker=MARKERS[i % len(MARKERS)], markersize=4.5,
+                      markerfacecolor=N_GREYS[i % len(N_GREYS)], markeredgecolor="black") for i in range(len(ns))]
+    labels = [f"n = {n}" for n in ns]
+    handles += [Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
+                       markeredgecolor="black", markersize=5.5),
+                Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)]
+    labels += ["censored (drawn at the limit)", f"time limit ({analysis.format_seconds(limit)})"]
+    _legend_below(fig, handles, labels, min(len(labels), 4))
+    return fig
+
+
 def plot_all(campaign: analysis.Campaign, outdir: str | Path,
              formats: tuple[str, ...] = ("pdf", "png")) -> list[Path]:
     """Write every figure of :data:`FIGURES` as ``outdir/<name>.<fmt>``; return the paths."""
@@ -280,6 +397,7 @@ def plot_all(campaign: analysis.Campaign, outdir: str | Path,
             "cactus": lambda: cactus_figure(campaign),
             "work": lambda: work_figure(campaign, table),
             "phases": lambda: phases_figure(campaign, table),
+            "scatter": lambda: scatter_figure(campaign),
         }
         for name, build in builders.items():
             fig = build()

@@ -20,6 +20,11 @@ instances. Per entrant and n:
 * medians of the work counters and phase times over solved instances;
 * counts of each status, ``wrong`` included (a wrong answer is loud).
 
+A campaign may race several instance *families* (column ``kind``: ``unique``,
+``minimal``, ``hard``); every statistic is per family, and :meth:`Campaign.family`
+gives the campaign restricted to one. Each median and growth factor carries a
+seeded bootstrap interval over instances (:mod:`experiments.analysis.bootstrap`).
+
 :func:`growth` fits how fast each entrant's median time grows with n.
 """
 
@@ -34,6 +39,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from experiments.analysis import bootstrap
 from experiments.harness import records, schema
 from experiments.harness.schema import Status
 from formats.errors import RaceError, printable
@@ -42,6 +48,8 @@ from formats.errors import RaceError, printable
 PHASES: list[str] = list(schema.PHASE_COLUMNS)
 #: work-counter columns
 COUNTERS: list[str] = list(schema.WORK_COUNTERS)
+#: the instance families in the order the analysis shows them (the assignment's first)
+FAMILIES: tuple[str, ...] = ("unique", "minimal", "hard")
 
 
 @dataclass
@@ -61,6 +69,18 @@ class Campaign:
         declared = [str(e) for e in self.meta.get("entrants") or []]
         seen = list(dict.fromkeys(self.runs["entrant"].astype(str)))
         return [e for e in declared if e in seen] + [e for e in seen if e not in declared]
+
+    @property
+    def kinds(self) -> list[str]:
+        """The instance families of the campaign: those of :data:`FAMILIES` first, in that
+        order, then any others in the order they first appear."""
+        seen = list(dict.fromkeys(self.runs["kind"].astype(str)))
+        return [k for k in FAMILIES if k in seen] + [k for k in seen if k not in FAMILIES]
+
+    def family(self, kind: str) -> "Campaign":
+        """The campaign restricted to the instances of family ``kind``."""
+        runs = self.runs[self.runs["kind"] == kind].reset_index(drop=True)
+        return Campaign(self.path, runs, self.meta | {"kind": kind})
 
     @property
     def n_values(self) -> list[int]:
@@ -99,6 +119,9 @@ def load(path: str | Path) -> Campaign:
         raise RaceError(f"malformed JSON: {exc}", source=str(meta_path)) from None
     if not isinstance(meta, dict):
         raise RaceError("expected a JSON object", source=str(meta_path))
+    default_kind = str(meta.get("kind") or "unique").split(",")[0].strip() or "unique"
+    runs["kind"] = runs["kind"].astype(object).where(runs["kind"].notna(), default_kind)
+    runs["kind"] = runs["kind"].astype(str).str.strip()
     return Campaign(root, runs, meta)
 
 
@@ -157,64 +180,91 @@ def answered(runs: pd.DataFrame) -> pd.Series:
                      index=runs.index, dtype=bool)
 
 
+INSTANCE_COLUMNS = ["entrant", "kind", "n", "instance", "instance_sha256", "time", "status", "repeats",
+                    "spread"]
+
+
 def instance_times(runs: pd.DataFrame) -> pd.DataFrame:
-    """One row per (entrant, n, instance): the median over repeats of the wall time,
-    ``inf`` for censored runs (anything but a verified answer), and the status of
-    the instance (``solved`` when that median is finite, else the worst status)."""
+    """One row per (entrant, kind, n, instance): the median over repeats of the wall
+    time, ``inf`` for censored runs (anything but a verified answer), the status of
+    the instance (``solved`` when that median is finite, else the worst status), and
+    ``spread``, the coefficient of variation of the repeats' times (``nan`` unless
+    there are two or more repeats, all answered)."""
     frame = runs.copy()
+    if "kind" not in frame.columns:
+        frame["kind"] = "unique"
+    frame["kind"] = frame["kind"].fillna("unique").astype(str)
     ok = answered(frame) & frame["wall_s"].notna()
     frame["time"] = np.where(ok, frame["wall_s"], np.inf)
     rank = {s: i for i, s in enumerate(schema.SEVERITY)}
     rows = []
-    for (entrant, n, instance), group in frame.groupby(["entrant", "n", "instance"], sort=False):
-        t = censored_quantile(group["time"].to_numpy(), 0.5)
+    for (entrant, kind, n, instance), group in frame.groupby(["entrant", "kind", "n", "instance"],
+                                                             sort=False):
+        times = group["time"].to_numpy(dtype=float)
+        t = censored_quantile(times, 0.5)
         worst = max(group["status"], key=lambda s: rank.get(s, 0))
-        rows.append({"entrant": entrant, "n": int(n), "instance": instance, "time": t,
-                     "status": group["status"].iloc[0] if math.isfinite(t) else worst,
-                     "repeats": len(group)})
-    return pd.DataFrame(rows, columns=["entrant", "n", "instance", "time", "status", "repeats"])
+        spread = (float(np.std(times, ddof=1) / np.mean(times))
+                  if len(times) > 1 and np.isfinite(times).all() and np.mean(times) > 0 else math.nan)
+        sha = group["instance_sha256"].dropna() if "instance_sha256" in group else pd.Series([], dtype=str)
+        rows.append({"entrant": entrant, "kind": kind, "n": int(n), "instance": instance,
+                     "instance_sha256": str(sha.iloc[0]) if len(sha) else "",
+                     "time": t, "status": group["status"].iloc[0] if math.isfinite(t) else worst,
+                     "repeats": len(group), "spread": spread})
+    return pd.DataFrame(rows, columns=INSTANCE_COLUMNS)
 
 
 def summary(campaign: Campaign) -> pd.DataFrame:
-    """Per entrant and n (entrants in campaign order, n ascending) the statistics
-    described in the module docstring. Times in seconds; ``inf`` = censored."""
+    """Per family, entrant and n (families and entrants in campaign order, n ascending)
+    the statistics described in the module docstring, with ``median_lo`` and
+    ``median_hi``, the bootstrap interval of the median. Times in seconds; ``inf`` =
+    censored."""
     runs = campaign.runs
     per_instance = instance_times(runs)
-    limit = campaign.timeout_s
     rows = []
-    for entrant in campaign.entrants:
-        for n in sorted(runs.loc[runs["entrant"] == entrant, "n"].unique()):
-            cells = runs[(runs["entrant"] == entrant) & (runs["n"] == n)]
-            inst = per_instance[(per_instance["entrant"] == entrant) & (per_instance["n"] == n)]
-            times = inst["time"].to_numpy(dtype=float)
-            solved_runs = cells[answered(cells)]
-            cell_limit = pd.to_numeric(cells["timeout_s"], errors="coerce").max()
-            cell_limit = float(cell_limit) if pd.notna(cell_limit) else limit
-            row = {
-                "entrant": entrant, "n": int(n), "total": len(inst),
-                "solved": int(np.isfinite(times).sum()),
-                "solved_frac": float(np.isfinite(times).mean()) if len(inst) else math.nan,
-                "runs": len(cells),
-                "median_s": censored_quantile(times, 0.5),
-                "q25_s": censored_quantile(times, 0.25),
-                "q75_s": censored_quantile(times, 0.75),
-                "min_s": float(times.min()) if len(times) else math.nan,
-                "max_solved_s": float(times[np.isfinite(times)].max()) if np.isfinite(times).any()
-                else math.nan,
-                "par2_s": par2(times, cell_limit),
-                "limit_s": cell_limit,
-                "cpu_median_s": float(solved_runs["cpu_s"].median()) if len(solved_runs) else math.nan,
-                "rss_median_mb": float(solved_runs["peak_rss_mb"].median()) if len(solved_runs)
-                else math.nan,
-            }
-            for status in schema.STATUSES:  # runs per status ("solved" above counts instances)
-                key = "solved_runs" if status == Status.SOLVED else status
-                row[key] = int((cells["status"] == status).sum())
-            for column in COUNTERS + PHASES:
-                values = solved_runs[column].dropna()
-                row[column] = float(values.median()) if len(values) else math.nan
-            rows.append(row)
-    return pd.DataFrame(rows)
+    for kind in campaign.kinds:
+        for entrant in campaign.entrants:
+            mine = (runs["entrant"] == entrant) & (runs["kind"] == kind)
+            for n in sorted(runs.loc[mine, "n"].unique()):
+                cells = runs[mine & (runs["n"] == n)]
+                inst = per_instance[(per_instance["entrant"] == entrant) & (per_instance["kind"] == kind)
+                                    & (per_instance["n"] == n)]
+                rows.append(_summary_row(cells, inst["time"].to_numpy(dtype=float), campaign.timeout_s)
+                            | {"kind": kind, "entrant": entrant, "n": int(n)})
+    columns = ["kind", "entrant", "n"]
+    frame = pd.DataFrame(rows)
+    return frame[columns + [c for c in frame.columns if c not in columns]] if rows else frame
+
+
+def _summary_row(cells: pd.DataFrame, times: np.ndarray, limit: float) -> dict:
+    """The statistics of one (family, entrant, n): ``cells`` its runs, ``times`` its
+    per-instance times (``inf`` = censored)."""
+    solved_runs = cells[answered(cells)]
+    cell_limit = pd.to_numeric(cells["timeout_s"], errors="coerce").max()
+    cell_limit = float(cell_limit) if pd.notna(cell_limit) else limit
+    interval = bootstrap.median_interval(times)
+    finite = np.isfinite(times)
+    row = {
+        "total": len(times), "solved": int(finite.sum()),
+        "solved_frac": float(finite.mean()) if len(times) else math.nan,
+        "runs": len(cells),
+        "median_s": censored_quantile(times, 0.5),
+        "median_lo": interval.low, "median_hi": interval.high,
+        "q25_s": censored_quantile(times, 0.25),
+        "q75_s": censored_quantile(times, 0.75),
+        "min_s": float(times.min()) if len(times) else math.nan,
+        "max_solved_s": float(times[finite].max()) if finite.any() else math.nan,
+        "par2_s": par2(times, cell_limit),
+        "limit_s": cell_limit,
+        "cpu_median_s": float(solved_runs["cpu_s"].median()) if len(solved_runs) else math.nan,
+        "rss_median_mb": float(solved_runs["peak_rss_mb"].median()) if len(solved_runs) else math.nan,
+    }
+    for status in schema.STATUSES:  # runs per status ("solved" above counts instances)
+        key = "solved_runs" if status == Status.SOLVED else status
+        row[key] = int((cells["status"] == status).sum())
+    for column in COUNTERS + PHASES:
+        values = solved_runs[column].dropna()
+        row[column] = float(values.median()) if len(values) else math.nan
+    return row
 
 
 @dataclass
@@ -232,12 +282,15 @@ class Growth:
     ratios: dict[int, float]
 
 
-def growth(table: pd.DataFrame, entrant: str) -> Growth:
-    """Fit the growth of ``entrant``'s median time over its *solved range*: the n from
-    the smallest measured one up to the last n before the first censored median (so a
-    fit never skips an n where the entrant failed). Needs two points; slope and factor
-    are ``nan`` otherwise."""
-    rows = table[table["entrant"] == entrant].sort_values("n")
+def growth(table: pd.DataFrame, entrant: str, kind: str | None = None) -> Growth:
+    """Fit the growth of ``entrant``'s median time (in family ``kind``; the table's
+    first family when None) over its *solved range*: the n from the smallest measured
+    one up to the last n before the first censored median (so a fit never skips an n
+    where the entrant failed). Needs two points; slope and factor are ``nan`` otherwise."""
+    rows = table[table["entrant"] == entrant]
+    if "kind" in rows.columns and len(rows):
+        rows = rows[rows["kind"] == (rows["kind"].iloc[0] if kind is None else kind)]
+    rows = rows.sort_values("n")
     ns: list[int] = []
     medians: list[float] = []
     for n, median in zip(rows["n"].astype(int), rows["median_s"].astype(float)):
@@ -256,16 +309,24 @@ def growth(table: pd.DataFrame, entrant: str) -> Growth:
 
 
 def growth_table(campaign: Campaign, table: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per entrant: measured n range, slope, factor per n step, last step ratio."""
+    """One row per family and entrant: measured n range, slope, factor per n step with its
+    bootstrap interval (``factor_lo``, ``factor_hi``; instances resampled within each n),
+    last step ratio."""
     table = summary(campaign) if table is None else table
+    per_instance = instance_times(campaign.runs)
     rows = []
-    for entrant in campaign.entrants:
-        g = growth(table, entrant)
-        rows.append({"entrant": entrant,
-                     "n_from": min(g.n_values) if g.n_values else math.nan,
-                     "n_to": max(g.n_values) if g.n_values else math.nan,
-                     "points": len(g.n_values), "slope": g.slope, "factor": g.factor,
-                     "last_ratio": g.ratios[max(g.ratios)] if g.ratios else math.nan})
+    for kind in campaign.kinds:
+        for entrant in campaign.entrants:
+            g = growth(table, entrant, kind)
+            mine = per_instance[(per_instance["entrant"] == entrant) & (per_instance["kind"] == kind)]
+            interval = bootstrap.growth_interval(
+                {n: mine.loc[mine["n"] == n, "time"].to_numpy(dtype=float) for n in g.n_values})
+            rows.append({"kind": kind, "entrant": entrant,
+                         "n_from": min(g.n_values) if g.n_values else math.nan,
+                         "n_to": max(g.n_values) if g.n_values else math.nan,
+                         "points": len(g.n_values), "slope": g.slope, "factor": g.factor,
+                         "factor_lo": interval.low, "factor_hi": interval.high,
+                         "last_ratio": g.ratios[max(g.ratios)] if g.ratios else math.nan})
     return pd.DataFrame(rows)
 
 
@@ -275,6 +336,14 @@ def wrong_runs(campaign: Campaign) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------- formatting
+
+def format_interval(low: float, high: float, limit: float | None = None) -> str:
+    """A bootstrap interval of times for humans: ``[1.2 ms, 3.4 ms]``; a censored
+    upper end reads ``> 10 s``."""
+    if math.isnan(low) or math.isnan(high):
+        return "n/a"
+    return f"[{format_seconds(low, limit)}, {format_seconds(high, limit)}]"
+
 
 def format_seconds(value: float, limit: float | None = None) -> str:
     """A time for humans: ``0.0123`` -> ``12.3 ms``; ``inf`` -> ``> 10 s`` (censored)."""

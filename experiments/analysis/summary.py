@@ -1,7 +1,7 @@
 """The end-of-run summary of a campaign, for the terminal.
 
-Per entrant and n: solved/total instances, median wall time with its IQR
-(censored statistics from :mod:`experiments.analysis`: an unsolved instance
+Per instance family, entrant and n: solved/total instances, median wall time with
+its bootstrap interval and IQR (censored statistics from :mod:`experiments.analysis`: an unsolved instance
 counts as "more than the limit"), and the count of each failure status.
 Wrong answers are never a quiet number in a column: they are listed loudly
 below the table, as are instances on which entrants disagree (one proves
@@ -20,25 +20,50 @@ from experiments.harness.schema import FAILURES, Status
 
 def summary_text(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> str:
     """The summary table of ``campaign`` (``table``: its :func:`analysis.summary`, computed
-    when None) plus the loud warnings."""
+    when None), one block per instance family when there are several, the growth factors
+    with their intervals, then the loud warnings."""
     table = analysis.summary(campaign) if table is None else table
-    fmt = analysis.format_seconds
-    head = (f"{'entrant':<26}{'n':>3}{'solved':>9}{'median':>12}{'IQR':>24}"
+    head = (f"{'entrant':<26}{'n':>3}{'solved':>9}{'median':>11}{'95% CI':>22}{'IQR':>23}"
             + "".join(f"{s:>9}" for s in FAILURES) + f"{'WRONG':>7}")
     lines = [head, "-" * len(head)]
-    for row in table.itertuples():
-        if row.skipped and row.skipped == row.runs:
-            lines.append(f"{row.entrant:<26}{row.n:>3}{'-':>9}{Status.SKIPPED:>12}{'':>24}"
-                         + "".join(f"{getattr(row, s):>9}" for s in FAILURES) + f"{row.wrong:>7}")
-            continue
-        median = fmt(row.median_s, row.limit_s)
-        iqr = (f"{fmt(row.q25_s, row.limit_s)} .. {fmt(row.q75_s, row.limit_s)}"
-               if not math.isnan(row.q25_s) else "")
-        lines.append(f"{row.entrant:<26}{row.n:>3}{f'{row.solved}/{row.total}':>9}{median:>12}"
-                     f"{iqr:>24}" + "".join(f"{getattr(row, s):>9}" for s in FAILURES)
-                     + f"{row.wrong:>7}")
+    kinds = campaign.kinds
+    for kind in kinds:
+        if len(kinds) > 1:
+            lines.append(f"[{kind} puzzles]")
+        rows = table[table["kind"] == kind] if "kind" in table.columns else table
+        lines += [_row_text(row) for row in rows.itertuples()]
+    lines += _growth_block(campaign, table)
     lines += _wrong_block(campaign) + _disagreements(campaign)
     return "\n".join(lines)
+
+
+def _row_text(row) -> str:
+    fmt = analysis.format_seconds
+    failures = "".join(f"{getattr(row, s):>9}" for s in FAILURES) + f"{row.wrong:>7}"
+    if row.skipped and row.skipped == row.runs:
+        return f"{row.entrant:<26}{row.n:>3}{'-':>9}{Status.SKIPPED:>11}{'':>22}{'':>23}" + failures
+    iqr = (f"{fmt(row.q25_s, row.limit_s)} .. {fmt(row.q75_s, row.limit_s)}"
+           if not math.isnan(row.q25_s) else "")
+    ci = analysis.format_interval(row.median_lo, row.median_hi, row.limit_s)
+    return (f"{row.entrant:<26}{row.n:>3}{f'{row.solved}/{row.total}':>9}"
+            f"{fmt(row.median_s, row.limit_s):>11}{ci:>22}{iqr:>23}" + failures)
+
+
+def _growth_block(campaign: analysis.Campaign, table: pd.DataFrame) -> list[str]:
+    """The fitted growth factor per step of n with its bootstrap interval, per family."""
+    growth = analysis.growth_table(campaign, table)
+    growth = growth[growth["points"] >= 2]
+    if growth.empty:
+        return []
+    out = ["", "growth of the median time per step of n (fit over the n where the median is "
+               "measured) [95% bootstrap CI]:"]
+    for row in growth.itertuples():
+        family = f"{row.kind}: " if len(campaign.kinds) > 1 else ""
+        high = "unbounded" if math.isinf(row.factor_hi) else f"{row.factor_hi:.3g}"
+        interval = f"[{row.factor_lo:.3g}, {high}]"
+        out.append(f"  {family}{row.entrant:<26} x{row.factor:<8.3g} {interval:<20} "
+                   f"n = {int(row.n_from)}..{int(row.n_to)}")
+    return out
 
 
 def _wrong_block(campaign: analysis.Campaign) -> list[str]:

@@ -27,6 +27,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
               "Say whether PUZZLE is solved, consistent or inconsistent, and where."),
     "count": ("experiments.cli.solve", "count",
               "Count the solutions of PUZZLE (a file, or - for stdin)."),
+    "compare": ("experiments.cli.compare", "compare",
+                "Compare two entrants of a campaign, paired on identical instances."),
     "cover": ("experiments.cli.cover", "cover",
               "Solve the exact cover problem in FILE (Knuth's dlx format)."),
     "decode": ("experiments.cli.sat", "decode",

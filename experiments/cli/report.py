@@ -37,7 +37,10 @@ def plot(results_dir: Path, out: Path | None) -> None:
               help="Build in this directory instead of the repository's report/ "
                    "(report.tex is copied there).")
 @click.option("--no-pdf", is_flag=True, help="Only write report/generated/, do not run LaTeX.")
-def report(results_dir: Path, report_dir: Path | None, no_pdf: bool) -> None:
+@click.option("--landscape", type=click.Path(path_type=Path), default=None,
+              help="The landscape campaign (directory with landscape.pdf, or the PDF) for the "
+                   "hardness section [default: RESULTS_DIR/landscape.pdf when present].")
+def report(results_dir: Path, report_dir: Path | None, no_pdf: bool, landscape: Path | None) -> None:
     """Regenerate the report from the campaign in RESULTS_DIR: figures, booktabs
     tables and macros.tex (every number the text quotes) in report/generated/,
     then report/report.pdf with latexmk. Without LaTeX installed, still writes
@@ -49,7 +52,7 @@ def report(results_dir: Path, report_dir: Path | None, no_pdf: bool) -> None:
     """
     from experiments.report import build as report_module
     target = report_dir if report_dir is not None else report_module.REPORT_DIR
-    result = report_module.build(results_dir, target, pdf=not no_pdf)
+    result = report_module.build(results_dir, target, pdf=not no_pdf, landscape=landscape)
     click.echo(result.message)
 
 

@@ -5,7 +5,10 @@
 * the figures of :mod:`experiments.analysis.plots` (PDF for LaTeX, PNG for the README),
 * booktabs tables (:mod:`experiments.report.tables`),
 * ``macros.tex`` (:mod:`experiments.report.macros`): one ``\\newcommand`` for
-  every number report.tex quotes, and only those.
+  every number report.tex quotes, and only those;
+* ``landscape.pdf``, the hardness landscape figure that ``race landscape`` wrote, when
+  one is found (flag ``\\ifhasLandscape``): in the campaign directory (or its
+  ``plots/``), or in the directory given as ``landscape``.
 
 :func:`build` also runs latexmk (:mod:`experiments.report.latex`); without
 latexmk it still writes the generated files and says how to install LaTeX.
@@ -42,10 +45,29 @@ class ReportFiles:
     message: str
 
 
-def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT_DIR) -> list[Path]:
+LANDSCAPE_FIGURE = "landscape.pdf"
+
+
+def find_landscape(campaign_dir: Path, landscape: Path | None = None) -> Path | None:
+    """The landscape figure: in ``landscape`` (a directory, or the PDF itself) when given,
+    else in the campaign directory; None when there is none. Raises RaceError when
+    ``landscape`` is given but holds no figure."""
+    places = [landscape] if landscape is not None else [campaign_dir]
+    for place in places:
+        for candidate in (place, place / LANDSCAPE_FIGURE, place / "plots" / LANDSCAPE_FIGURE):
+            if candidate.is_file() and candidate.suffix == ".pdf":
+                return candidate
+    if landscape is not None:
+        raise RaceError(f"{landscape}: no {LANDSCAPE_FIGURE} in it or in its plots/ "
+                        f"(written by `race landscape`)")
+    return None
+
+
+def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT_DIR,
+                    landscape: Path | None = None) -> list[Path]:
     """Write figures, tables and macros.tex into ``report_dir/generated``; return the paths.
     macros.tex defines the macros ``report_dir/report.tex`` uses (every macro when there is
-    no report.tex there)."""
+    no report.tex there). ``landscape``: the landscape figure to include (a PDF), if any."""
     out = Path(report_dir) / "generated"
     source = Path(report_dir) / "report.tex"
     wanted = used_names(source.read_text(encoding="utf-8")) if source.is_file() else None
@@ -61,8 +83,11 @@ def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT
         "table_phases.tex": tables.phases_tabular(table, sat),
         "table_growth.tex": tables.growth_tabular(growth),
         "table_sizes.tex": tables.sizes_tabular(tables.sizes_table(ns)),
-        "macros.tex": campaign_macros(campaign, table, growth, wanted).text(),
+        "macros.tex": _macros(campaign, table, growth, wanted, landscape is not None),
     }
+    if landscape is not None:
+        shutil.copyfile(landscape, out / LANDSCAPE_FIGURE)
+        written.append(out / LANDSCAPE_FIGURE)
     for name, text in files.items():
         path = out / name
         path.write_text(text, encoding="utf-8")
@@ -72,11 +97,19 @@ def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT
     return written
 
 
-def build(campaign_dir: str | Path, report_dir: str | Path = REPORT_DIR, pdf: bool = True) -> ReportFiles:
+def _macros(campaign: analysis.Campaign, table, growth, wanted: set[str] | None,
+            has_landscape: bool) -> str:
+    return campaign_macros(campaign, table, growth, wanted, has_landscape).text()
+
+
+def build(campaign_dir: str | Path, report_dir: str | Path = REPORT_DIR, pdf: bool = True,
+          landscape: str | Path | None = None) -> ReportFiles:
     """Load the campaign, write ``report_dir/generated`` and (when ``pdf`` and latexmk is
     installed) build ``report_dir/report.pdf``. When ``report_dir`` is not the committed
-    report directory, the LaTeX sources are copied there first."""
+    report directory, the LaTeX sources are copied there first. ``landscape``: where the
+    landscape campaign's figure is (see :func:`find_landscape`)."""
     campaign = analysis.load(campaign_dir)
+    figure = find_landscape(Path(campaign_dir), Path(landscape) if landscape is not None else None)
     root = Path(report_dir)
     root.mkdir(parents=True, exist_ok=True)
     if root.resolve() != REPORT_DIR.resolve():
@@ -84,7 +117,7 @@ def build(campaign_dir: str | Path, report_dir: str | Path = REPORT_DIR, pdf: bo
             if not (REPORT_DIR / name).is_file():
                 raise RaceError(f"{REPORT_DIR / name}: missing (the report sources)")
             shutil.copy2(REPORT_DIR / name, root / name)
-    files = write_generated(campaign, root)
+    files = write_generated(campaign, root, figure)
     generated = root / "generated"
     if not pdf:
         return ReportFiles(generated, files, None, f"wrote {len(files)} files to {generated}")

@@ -18,10 +18,13 @@ from datetime import datetime
 import numpy as np
 import pandas as pd
 
+from experiments.analysis import bootstrap
 from experiments.analysis import statistics as analysis
+from experiments.analysis.compare import TOLERANCE
 from experiments.harness.schema import Status
-from experiments.report.tex import (MISSING, Macros, escape, macro_name, number_word, tex_float,
-                                    tex_int, tex_seconds)
+from experiments.report import families
+from experiments.report.tex import (MISSING, Macros, escape, macro_name, number_word, tex_factor_high,
+                                    tex_float, tex_int, tex_seconds)
 from solvers.sudoku_cnf import structural_clause_count
 
 #: entrants and n the text may quote; their macros always exist
@@ -29,7 +32,7 @@ CANONICAL_ENTRANTS: tuple[str, ...] = ("backtracking", "dlx", "sat", "kissat", "
                                         "sat:encoding=extended", "sat:encoding=minimal")
 CANONICAL_N: tuple[int, ...] = (2, 3, 4, 5)
 #: per-(entrant, n) quantities, all "n/a" when the entrant has no row at that n
-PER_N = ("Median", "MedianSec", "IqrLow", "IqrHigh", "Solved", "SolvedPct", "ParTwo", "Timeouts",
+PER_N = ("Median", "MedianLow", "MedianHigh", "MedianSec", "IqrLow", "IqrHigh", "Solved", "SolvedPct", "ParTwo", "Timeouts",
          "Nodes", "Updates", "Conflicts", "Decisions", "Propagations", "Vars", "Clauses",
          "MupsSearch", "EncodeShare", "SearchShare", "Search", "Encode", "Build")
 #: the statuses whose campaign-wide counts are macros
@@ -80,8 +83,14 @@ def add_campaign(m: Macros, campaign: analysis.Campaign) -> None:
     command = escape(meta.get("command", MISSING)).replace(",", ",\\allowbreak{}")
     m.add("campaignCommand", f"\\texttt{{{command}}}")
     m.add("campaignDate", escape(_created(meta) or MISSING))
-    for key in ("seed", "kind", "instances", "repeats", "jobs", "executor"):
+    for key in ("seed", "instances", "repeats", "jobs", "executor"):
         m.add(macro_name("campaign", key), escape(meta.get(key, MISSING)))
+    m.add("campaignKind", escape(", ".join(campaign.kinds)))
+    m.add("campaignFamilyCount", len(campaign.kinds))
+    m.add("campaignFirstKind", escape(campaign.kinds[0]))
+    m.add("bootstrapResamples", tex_int(bootstrap.RESAMPLES))
+    m.add("ciPct", f"{100 * bootstrap.CONFIDENCE:.0f}")
+    m.add("compareTiePct", f"{100 * TOLERANCE:.0f}")
     m.add("campaignTimeout", tex_seconds(campaign.timeout_s))
     memory = meta.get("memory_mb")
     m.add("campaignMemory", f"{tex_int(float(memory))}\\,MB" if memory else MISSING)
@@ -154,6 +163,8 @@ def add_entrant(m: Macros, campaign: analysis.Campaign, table: pd.DataFrame, gro
     g = g.iloc[0] if len(g) else None
     m.add(f"{e}GrowthFactor", tex_float(g["factor"]) if g is not None else MISSING)
     m.add(f"{e}GrowthSlope", tex_float(g["slope"]) if g is not None else MISSING)
+    m.add(f"{e}GrowthLow", tex_float(g["factor_lo"]) if g is not None else MISSING)
+    m.add(f"{e}GrowthHigh", tex_factor_high(g["factor_hi"]) if g is not None else MISSING)
     m.add(f"{e}GrowthFrom", int(g["n_from"]) if g is not None and g["points"] else MISSING)
     m.add(f"{e}GrowthTo", int(g["n_to"]) if g is not None and g["points"] else MISSING)
     m.add(f"{e}GrowthPoints", int(g["points"]) if g is not None else MISSING)
@@ -185,6 +196,8 @@ def add_entrant_at(m: Macros, e: str, w: str, r: pd.Series | None) -> None:
         return
     limit = float(r["limit_s"])
     m.add(f"{e}Median{w}", tex_seconds(r["median_s"], limit))
+    m.add(f"{e}MedianLow{w}", tex_seconds(r["median_lo"], limit))
+    m.add(f"{e}MedianHigh{w}", tex_seconds(r["median_hi"], limit))
     m.add(f"{e}MedianSec{w}", f"{r['median_s']:.3g}" if math.isfinite(r["median_s"]) else "inf")
     m.add(f"{e}IqrLow{w}", tex_seconds(r["q25_s"], limit))
     m.add(f"{e}IqrHigh{w}", tex_seconds(r["q75_s"], limit))
@@ -227,13 +240,20 @@ def add_comparisons(m: Macros, table: pd.DataFrame, entrants: list[str], all_n: 
 
 
 def campaign_macros(campaign: analysis.Campaign, table: pd.DataFrame, growth: pd.DataFrame,
-                    wanted: set[str] | None = None) -> Macros:
+                    wanted: set[str] | None = None, has_landscape: bool = False) -> Macros:
     """The report's macros (see the module docstring); with ``wanted`` (the control words
-    report.tex uses) only those are kept."""
+    report.tex uses) only those are kept. ``has_landscape``: the flag ``\\ifhasLandscape``
+    (a landscape figure is included)."""
     m = Macros(wanted)
+    m.flag("hasLandscape", has_landscape)
+    add_campaign(m, campaign)
+    families.add_families(m, campaign, table, growth, CANONICAL_ENTRANTS)
+    # the per-entrant, per-n macros describe the first family (the assignment's puzzles)
+    first = campaign.kinds[0]
+    campaign, table, growth = (campaign.family(first), families.of_kind(table, first),
+                               families.of_kind(growth, first))
     all_n = sorted(set(campaign.n_values) | set(CANONICAL_N))
     entrants = list(dict.fromkeys([*CANONICAL_ENTRANTS, *campaign.entrants]))
-    add_campaign(m, campaign)
     add_instances(m, campaign, all_n)
     rows = {(r["entrant"], int(r["n"])): r for _, r in table.iterrows()}
     for entrant in entrants:

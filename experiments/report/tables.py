@@ -8,8 +8,9 @@ import math
 import pandas as pd
 
 from experiments.analysis import plots
+from experiments.analysis.bootstrap import CONFIDENCE
 from experiments.analysis.statistics import PHASES
-from experiments.report.tex import MISSING, escape, tex_float, tex_int, tex_seconds
+from experiments.report.tex import MISSING, escape, tex_factor_high, tex_float, tex_int, tex_seconds
 from solvers.sudoku_cnf import structural_clause_count
 
 
@@ -22,6 +23,10 @@ def sizes_table(ns: list[int]) -> pd.DataFrame:
                          for n in ns])
 
 
+#: the header of an interval column
+CI_HEADER = f"{100 * CONFIDENCE:.0f}\\,\\% CI"
+
+
 def _tabular(columns: str, header: list[str], body: list[list[str] | str]) -> str:
     """A booktabs tabular; a body entry that is a string is emitted as-is (e.g. \\midrule)."""
     lines = [f"\\begin{{tabular}}{{{columns}}}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
@@ -31,17 +36,28 @@ def _tabular(columns: str, header: list[str], body: list[list[str] | str]) -> st
     return "\n".join(lines) + "\n"
 
 
-def _grouped(table: pd.DataFrame, entrants: list[str], cells) -> list[list[str] | str]:
+def _grouped(table: pd.DataFrame, entrants: list[str], cells, width: int) -> list[list[str] | str]:
+    """Rows per entrant and n; with several families, one block per family under an
+    italic heading (``width``: the number of columns)."""
     body: list[list[str] | str] = []
-    for k, entrant in enumerate(entrants):
-        rows = table[table["entrant"] == entrant].sort_values("n")
-        if rows.empty:
-            continue
-        if body:
-            body.append(r"\midrule")
-        for j, row in enumerate(rows.itertuples()):
-            name = f"\\texttt{{{escape(entrant)}}}" if j == 0 else ""
-            body.append([name, str(row.n), *cells(row)])
+    kinds = list(dict.fromkeys(table["kind"])) if "kind" in table.columns else [None]
+    for kind in kinds:
+        family = table if kind is None else table[table["kind"] == kind]
+        if len(kinds) > 1:
+            if body:
+                body.append(r"\midrule")
+            body.append(f"\\multicolumn{{{width}}}{{l}}{{\\emph{{{escape(kind)} puzzles}}}} \\\\")
+        first = True
+        for entrant in entrants:
+            rows = family[family["entrant"] == entrant].sort_values("n")
+            if rows.empty:
+                continue
+            if not first:
+                body.append(r"\addlinespace[2pt]" if len(kinds) > 1 else r"\midrule")
+            first = False
+            for j, row in enumerate(rows.itertuples()):
+                name = f"\\texttt{{{escape(entrant)}}}" if j == 0 else ""
+                body.append([name, str(row.n), *cells(row)])
     return body
 
 
@@ -49,12 +65,14 @@ def summary_tabular(table: pd.DataFrame, entrants: list[str]) -> str:
     def cells(row) -> list[str]:
         iqr = (f"{tex_seconds(row.q25_s, row.limit_s)}--{tex_seconds(row.q75_s, row.limit_s)}"
                if not math.isnan(row.q25_s) else MISSING)
+        ci = (f"{tex_seconds(row.median_lo, row.limit_s)}--{tex_seconds(row.median_hi, row.limit_s)}"
+              if not math.isnan(row.median_lo) else MISSING)
         failed = row.timeout + row.memout + row.error + row.unknown
-        return [f"{row.solved}/{row.total}", tex_seconds(row.median_s, row.limit_s), iqr,
+        return [f"{row.solved}/{row.total}", tex_seconds(row.median_s, row.limit_s), ci, iqr,
                 tex_seconds(row.par2_s), str(failed) if not row.skipped else f"{failed} ({row.skipped} skipped)",
                 str(row.wrong)]
-    return _tabular("llrrrrrr", ["entrant", "$n$", "solved", "median", "IQR", "PAR-2",
-                                 "unsolved", "wrong"], _grouped(table, entrants, cells))
+    return _tabular("llrrrrrrr", ["entrant", "$n$", "solved", "median", CI_HEADER, "IQR", "PAR-2",
+                                  "unsolved", "wrong"], _grouped(table, entrants, cells, 9))
 
 
 def work_tabular(table: pd.DataFrame, entrants: list[str]) -> str:
@@ -67,7 +85,7 @@ def work_tabular(table: pd.DataFrame, entrants: list[str]) -> str:
                 tex_int(row.vars) if not math.isnan(row.vars) else "--",
                 tex_int(row.clauses) if not math.isnan(row.clauses) else "--"]
     return _tabular("llrrrrrrr", ["entrant", "$n$", "nodes", "updates", "conflicts", "decisions",
-                                  "propagations", "vars", "clauses"], _grouped(table, entrants, cells))
+                                  "propagations", "vars", "clauses"], _grouped(table, entrants, cells, 9))
 
 
 def phases_tabular(table: pd.DataFrame, entrants: list[str]) -> str:
@@ -78,18 +96,29 @@ def phases_tabular(table: pd.DataFrame, entrants: list[str]) -> str:
     def cells(row) -> list[str]:
         return [tex_seconds(getattr(row, p)) if not math.isnan(getattr(row, p)) else "--" for p in present]
     return _tabular("ll" + "r" * len(present), ["entrant", "$n$", *[plots.PHASE_NAMES[p] for p in present]],
-                    _grouped(table, entrants, cells))
+                    _grouped(table, entrants, cells, 2 + len(present)))
 
 
 def growth_tabular(growth: pd.DataFrame) -> str:
-    body = []
+    """Per family and entrant: fitted n range, slope, factor per step with its bootstrap
+    interval, last step ratio (a family column when there are several families)."""
+    kinds = list(dict.fromkeys(growth["kind"])) if "kind" in growth.columns and len(growth) else []
+    several = len(kinds) > 1
+    body: list[list[str] | str] = []
     for row in growth.itertuples():
+        if several and body and row.kind != previous:
+            body.append(r"\midrule")
+        previous = getattr(row, "kind", None)
         span = f"{int(row.n_from)}--{int(row.n_to)}" if row.points >= 2 else (
             str(int(row.n_from)) if row.points == 1 else MISSING)
-        body.append([f"\\texttt{{{escape(row.entrant)}}}", span, tex_float(row.slope),
-                     tex_float(row.factor), tex_float(row.last_ratio)])
-    return _tabular("lrrrr", ["entrant", "$n$ fitted", r"slope of $\log_{10} t$",
-                              "factor per step", "last step ratio"], body)
+        ci = (f"{tex_float(row.factor_lo)}--{tex_factor_high(row.factor_hi)}"
+              if row.points >= 2 and not math.isnan(row.factor_lo) else MISSING)
+        cells = [f"\\texttt{{{escape(row.entrant)}}}", span, tex_float(row.slope), tex_float(row.factor), ci,
+                 tex_float(row.last_ratio)]
+        body.append(([escape(row.kind)] if several else []) + cells)
+    header = ["entrant", "$n$ fitted", r"slope of $\log_{10} t$", "factor per step", CI_HEADER,
+              "last step ratio"]
+    return _tabular(("l" if several else "") + "lrrrrr", (["family"] if several else []) + header, body)
 
 
 def sizes_tabular(sizes: pd.DataFrame) -> str:

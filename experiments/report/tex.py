@@ -69,6 +69,23 @@ def tex_float(value: float, digits: int = 2) -> str:
     return f"{value:.{digits}g}"
 
 
+def tex_factor_high(value: float) -> str:
+    """The upper end of a growth factor's interval: ``unbounded`` when a resample's median
+    was censored."""
+    if value is not None and math.isinf(value):
+        return "unbounded"
+    return tex_float(value)
+
+
+def tex_ratio(value: float) -> str:
+    """A time ratio B/A: 3 significant digits; ``inf`` (only A answered) as ``$\\infty$``."""
+    if value is None or math.isnan(value):
+        return MISSING
+    if math.isinf(value):
+        return r"$\infty$"
+    return "0" if value == 0 else f"{value:.3g}"
+
+
 class Macros:
     """An ordered set of ``\\newcommand`` definitions with letters-only names.
 

@@ -1,0 +1,105 @@
+"""``race compare``: paired outcomes, ratio, test and warnings on a small synthetic campaign."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from experiments.analysis import compare
+from experiments.analysis import statistics as analysis
+from experiments.cli import main
+from tests.test_analysis import LIMIT, run, write_campaign
+
+
+def cell(entrant: str, key: str, wall: float | None, n: int = 2, kind: str = "unique", repeat: int = 0,
+         status: str | None = None) -> dict:
+    status = status or ("timeout" if wall is None else "solved")
+    return run(entrant, n, f"{kind}-{key}.sudoku", status, wall, repeat=repeat, kind=kind,
+               instance_sha256=f"sha-{kind}-{n}-{key}")
+
+
+#: A's and B's times per instance (None: timeout). By hand, with a 5% tie tolerance:
+#: i1 B faster, i2 tie (2.05/2), i3 A faster, i4 A faster (B timed out), i5 B faster,
+#: i6 tie (both timed out); i7 only A ran it (not paired).
+TIMES = {"i1": (1.0, 0.5), "i2": (2.0, 2.05), "i3": (3.0, 9.0), "i4": (4.0, None), "i5": (5.0, 1.0),
+         "i6": (None, None)}
+
+
+@pytest.fixture
+def paired(tmp_path):
+    rows = [cell(e, key, t) for key, pair in TIMES.items() for e, t in zip("ab", pair)]
+    rows += [cell("a", "i7", 1.0),
+             cell("a", "h1", 1.0, n=3, kind="hard"), cell("b", "h1", 3.0, n=3, kind="hard")]
+    return write_campaign(tmp_path / "pair", rows, {"entrants": ["a", "b"]})
+
+
+def test_outcomes_ratio_and_test_by_hand(paired):
+    result = compare.compare(analysis.load(paired), "a", "b", kinds=["unique"])
+    assert len(result.rows) == 1
+    row = result.rows[0]
+    assert (row.kind, row.n, row.pairs, row.a_wins, row.b_wins, row.ties) == ("unique", 2, 6, 2, 2, 2)
+    # ratios B/A: 0.5, 1.025, 3, inf, 0.2, 1 (both censored) -> median (1 + 1.025) / 2
+    assert row.ratio.estimate == pytest.approx(1.0125)
+    assert row.ratio.low <= row.ratio.estimate <= row.ratio.high
+    # log(B/A): i2 +0.025 (rank 1), i1 -0.69 (2), i3 +1.10 (3), i5 -1.61 (4), i4 +inf (5);
+    # i6 is 0 and dropped: W+ = 9, W- = 6; exact P(W <= 6) = 13/32, two-sided 26/32
+    assert (row.test.w_plus, row.test.w_minus, row.test.method) == (9, 6, "exact")
+    assert row.test.p == pytest.approx(26 / 32)
+
+
+def test_pairs_match_on_hash_n_and_kind(paired):
+    campaign = analysis.load(paired)
+    pairs = compare.paired_times(campaign, "a", "b")
+    assert len(pairs) == 7 and "unique-i7.sudoku" not in set(pairs["instance"])
+    result = compare.compare(campaign, "a", "b")
+    assert [(r.kind, r.n, r.pairs) for r in result.rows] == [("unique", 2, 6), ("hard", 3, 1)]
+    hard = result.rows[1]
+    assert (hard.a_wins, hard.b_wins, hard.ties, hard.ratio.estimate) == (1, 0, 0, 3.0)
+    assert compare.compare(campaign, "a", "b", n_values=[3]).rows[0].kind == "hard"
+
+
+def test_tolerance_decides_ties(paired):
+    wide = compare.compare(analysis.load(paired), "a", "b", kinds=["unique"], tolerance=2.5).rows[0]
+    assert (wide.a_wins, wide.b_wins, wide.ties) == (1, 1, 4)   # 3 -> 9 and 5 -> 1 stay outside
+
+
+def test_spread_of_repeats_warns(tmp_path):
+    rows = [cell("a", "i1", t, repeat=k) for k, t in enumerate((1.0, 1.0, 1.02))]
+    rows += [cell("a", "i2", t, repeat=k) for k, t in enumerate((1.0, 2.0, 1.5))]
+    rows += [cell("b", key, 1.0, repeat=k) for key in ("i1", "i2") for k in range(3)]
+    campaign = analysis.load(write_campaign(tmp_path / "r", rows, {"entrants": ["a", "b"]}))
+    warnings = compare.spread_warnings(campaign, ["a", "b"])
+    assert len(warnings) == 1 and warnings[0].startswith("WARNING: a: the repeats of 1 of 2 instances")
+    assert "unique-i2.sudoku" in warnings[0]
+    times = analysis.instance_times(campaign.runs).set_index(["entrant", "instance"])
+    assert times.loc[("a", "unique-i2.sudoku"), "spread"] == pytest.approx(0.5 / 1.5)
+    assert times.loc[("b", "unique-i1.sudoku"), "spread"] == 0.0
+
+
+def test_cli_compare_prints_one_table(paired):
+    result = CliRunner().invoke(main, ["compare", str(paired), "a", "b"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    unique = next(line for line in lines if line.startswith("unique"))
+    assert unique.split()[:6] == ["unique", "2", "6", "2", "2", "2"]
+    assert "signed-rank" in result.output and "note: 1 repeat per instance" in result.output
+
+
+def test_cli_compare_errors_exit_2_on_one_line(paired, tmp_path):
+    unknown = CliRunner().invoke(main, ["compare", str(paired), "a", "zzz"])
+    assert unknown.exit_code == 2 and unknown.output.count("\n") == 1
+    assert "entrant 'zzz' is not in campaign pair (its entrants: a, b)" in unknown.output
+    none = CliRunner().invoke(main, ["compare", str(paired), "a", "b", "--n", "5"])
+    assert none.exit_code == 2 and "a and b share no instance" in none.output
+    rows = [cell("a", "x", 1.0), cell("b", "y", 1.0)]
+    apart = write_campaign(tmp_path / "apart", rows, {"entrants": ["a", "b"]})
+    disjoint = CliRunner().invoke(main, ["compare", str(apart), "a", "b"])
+    assert disjoint.exit_code == 2 and "share no instance" in disjoint.output
+
+
+def test_compare_on_the_reference_campaign():
+    from tests.test_report import REFERENCE
+    result = compare.compare(analysis.load(REFERENCE), "dlx", "sat")
+    assert [r.n for r in result.rows] == [2, 3, 4, 5, None]
+    assert all(r.pairs == 20 for r in result.rows[:4]) and result.rows[-1].pairs == 80
+    assert all(r.a_wins + r.b_wins + r.ties == r.pairs for r in result.rows)
