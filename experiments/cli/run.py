@@ -10,11 +10,12 @@ from pathlib import Path
 
 import click
 
-from experiments.cli.generate import family_options, generator_options
+from experiments.cli.generate import family_options
 from experiments.harness import records
 from experiments.harness.campaign import prepare
 from experiments.harness.config import Config, default_name, parse_n
 from experiments.harness.entrants import DEFAULT_ENTRANTS, parse_entrants
+from experiments.harness.families import Family, parse_families
 from experiments.harness.scheduling import run as run_cells
 from experiments.harness.schema import Status
 from formats.errors import RaceError
@@ -98,7 +99,8 @@ def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | 
     if executor == "local" and scheduler:
         raise RaceError("--scheduler is only used with --executor dask")
     n_values = parse_n(n_text)
-    options = generator_options(kind, holes_text, pattern, base)
+    families, options = resolve_families(kind, holes_text, pattern, base)
+    kind = ",".join(f.label for f in families)
     entrants = parse_entrants(solvers, _registry())
     memory_mb = memory or None
     name = name or default_name(n_values, kind, seed, instances, timeout, memory_mb, DEFAULTS,
@@ -115,7 +117,7 @@ def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | 
                     instances=instances, repeats=repeats, timeout_s=timeout,
                     memory_mb=memory_mb, jobs=local_jobs if executor == "local" else (jobs or 0),
                     executor=executor, scheduler=scheduler, out=Path(out), campaign=name,
-                    command=command, generator_options=options)
+                    command=command, generator_options=options, families=families)
     runner = _executor(config, jobs)
     # Ctrl-C / kill -INT / kill -TERM stop the campaign cleanly, even when started from a
     # shell that ignores SIGINT in background jobs
@@ -128,6 +130,19 @@ def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | 
             signal.signal(sig, handler)
     if code:
         sys.exit(code)
+
+
+def resolve_families(kind: str, holes: str | None, pattern: str | None,
+                     base: str | None) -> tuple[list[Family], dict[str, object]]:
+    """The families of ``--kind`` with the family options given (only those), and those
+    options in canonical form (for the campaign name and meta.json)."""
+    given = {k: v for k, v in (("holes", holes), ("pattern", pattern), ("base", base))
+             if v is not None}
+    families = parse_families(kind, given)
+    canonical: dict[str, object] = {}
+    for family in families:
+        canonical.update(family.options)
+    return families, {k: v for k, v in canonical.items() if k in given}
 
 
 def _executor(config: Config, jobs: int | None):
@@ -152,7 +167,7 @@ def _race(config: Config, runner, canonical: str) -> int:
     """Prepare and run the campaign, print the summary; the exit status (130 if interrupted)."""
     from tqdm import tqdm
 
-    from experiments.analysis import statistics, summary
+    from experiments.analysis import statistics
 
     try:
         prepared = prepare(config, progress=True)
@@ -179,7 +194,7 @@ def _race(config: Config, runner, canonical: str) -> int:
             interrupted = True
     directory = config.directory
     if records.read_rows(directory / "runs.csv"):
-        click.echo(summary.summary_text(statistics.load(directory)))
+        click.echo(family_summaries(statistics.load(directory)))
     if stats is not None and stats.statuses.get(Status.WRONG):
         click.echo(f"!!! {stats.statuses[Status.WRONG]} WRONG ANSWER(S) in this run !!!", err=True)
     click.echo(f"results: {directory / 'runs.csv'} and {directory / 'meta.json'}")
@@ -188,6 +203,22 @@ def _race(config: Config, runner, canonical: str) -> int:
                    f"  {canonical}", err=True)
         return 130
     return 0
+
+
+def family_summaries(campaign) -> str:
+    """The end-of-run summary: one block per family (one table when there is one family)."""
+    from experiments.analysis import summary
+    from experiments.analysis.families import by_family, holes_by_n
+    parts = by_family(campaign)
+    if len(parts) <= 1:
+        return summary.summary_text(campaign)
+    blocks = []
+    for label, part in parts.items():
+        holes = holes_by_n(campaign, label)
+        detail = (" (" + ", ".join(f"n={n}: {h:.0%} holes" for n, h in sorted(holes.items())) + ")"
+                  if holes else "")
+        blocks.append(f"== {label}{detail}\n{summary.summary_text(part)}")
+    return "\n\n".join(blocks)
 
 
 def _interrupt(signum, frame) -> None:
