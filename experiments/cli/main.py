@@ -25,6 +25,7 @@ COMMAND_MODULES: list[str] = [
     "experiments.cli.sat",        # encode, decode        (SAT)
     "experiments.cli.generate",   # generate              (generators)
     "experiments.cli.run",        # run                   (harness)
+    "experiments.cli.landscape",  # landscape             (harness: the hardness axis)
     "experiments.cli.report",     # plot, report          (analysis)
     "experiments.cli.dataset",    # import                (datasets)
     "experiments.cli.export",     # export                (analysis)

@@ -101,7 +101,7 @@ def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | 
     n_values = parse_n(n_text)
     families, options = resolve_families(kind, holes_text, pattern, base)
     kind = ",".join(f.label for f in families)
-    entrants = parse_entrants(solvers, _registry())
+    entrants = parse_entrants(solvers, current_registry())
     memory_mb = memory or None
     name = name or default_name(n_values, kind, seed, instances, timeout, memory_mb, DEFAULTS,
                                 options)
@@ -118,12 +118,18 @@ def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | 
                     memory_mb=memory_mb, jobs=local_jobs if executor == "local" else (jobs or 0),
                     executor=executor, scheduler=scheduler, out=Path(out), campaign=name,
                     command=command, generator_options=options, families=families)
-    runner = _executor(config, jobs)
+    execute(config, jobs, canonical)
+
+
+def execute(config: Config, jobs: int | None, canonical: str, summarize=None) -> None:
+    """Run the campaign ``config`` on its executor with Ctrl-C / SIGTERM stopping it
+    cleanly (see :func:`race_campaign`); exits 130 when interrupted."""
+    runner = make_executor(config, jobs)
     # Ctrl-C / kill -INT / kill -TERM stop the campaign cleanly, even when started from a
     # shell that ignores SIGINT in background jobs
-    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        code = _race(config, runner, canonical)
+        code = race_campaign(config, runner, canonical, summarize)
     finally:
         runner.close()
         for sig, handler in previous.items():
@@ -145,7 +151,7 @@ def resolve_families(kind: str, holes: str | None, pattern: str | None,
     return families, {k: v for k, v in canonical.items() if k in given}
 
 
-def _executor(config: Config, jobs: int | None):
+def make_executor(config: Config, jobs: int | None):
     """The executor of ``config`` (for dask, ``config.jobs`` becomes the cluster's slots)."""
     if config.executor == "dask":
         from experiments.harness.dask_executor import DaskExecutor
@@ -156,15 +162,16 @@ def _executor(config: Config, jobs: int | None):
     return LocalExecutor(config.jobs, config.timeout_s, config.memory_mb)
 
 
-def _registry() -> Registry:
+def current_registry() -> Registry:
     """The solver registry of this invocation: ``obj={"registry": Registry}`` given to the
     click group (how tests add fake solvers), else the built-ins."""
     obj = click.get_current_context().find_root().obj
     return obj.get("registry", BUILTIN) if isinstance(obj, dict) else BUILTIN
 
 
-def _race(config: Config, runner, canonical: str) -> int:
-    """Prepare and run the campaign, print the summary; the exit status (130 if interrupted)."""
+def race_campaign(config: Config, runner, canonical: str, summarize=None) -> int:
+    """Prepare and run the campaign, print the summary (``summarize(campaign) -> str``,
+    by default :func:`family_summaries`); the exit status (130 if interrupted)."""
     from tqdm import tqdm
 
     from experiments.analysis import statistics
@@ -177,7 +184,8 @@ def _race(config: Config, runner, canonical: str) -> int:
         return 130
     done = len(prepared.cells) - len(prepared.pending)
     click.echo(f"campaign {config.campaign}: {len(prepared.cells)} cells "
-               f"({len(config.entrants)} entrants x n={','.join(map(str, config.n_values))} x "
+               f"({len(config.entrants)} entrants x {_families_text(config)} x "
+               f"n={','.join(map(str, config.n_values))} x "
                f"{config.instances} instances x {config.repeats} repeats), {done} already recorded, "
                f"{len(prepared.pending)} to run, limit {config.timeout_s:g} s"
                + (f" / {config.memory_mb:g} MB" if config.memory_mb else ""), err=True)
@@ -194,7 +202,7 @@ def _race(config: Config, runner, canonical: str) -> int:
             interrupted = True
     directory = config.directory
     if records.read_rows(directory / "runs.csv"):
-        click.echo(family_summaries(statistics.load(directory)))
+        click.echo((summarize or family_summaries)(statistics.load(directory)))
     if stats is not None and stats.statuses.get(Status.WRONG):
         click.echo(f"!!! {stats.statuses[Status.WRONG]} WRONG ANSWER(S) in this run !!!", err=True)
     click.echo(f"results: {directory / 'runs.csv'} and {directory / 'meta.json'}")
@@ -221,7 +229,15 @@ def family_summaries(campaign) -> str:
     return "\n\n".join(blocks)
 
 
-def _interrupt(signum, frame) -> None:
+def _families_text(config: Config) -> str:
+    families = config.families
+    if len(families) == 1:
+        return f"family {families[0].label}"
+    return f"{len(families)} families ({', '.join(f.key for f in families[:4])}" \
+        + (", ..." if len(families) > 4 else "") + ")"
+
+
+def interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
