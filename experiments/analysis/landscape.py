@@ -201,7 +201,7 @@ def landscape_figure(campaign: analysis.Campaign, out_dir: Path) -> list[Path]:
             ax.set_title(f"n = {n} ({n * n}x{n * n})")
             ax.set_xlabel("fraction of empty cells")
         axes[0][0].set_ylabel("median wall time (s)")
-        axes[0][-1].legend(loc="lower right", frameon=False)
+        axes[0][-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
         out_dir.mkdir(parents=True, exist_ok=True)
         paths = [out_dir / "landscape.pdf", out_dir / "landscape.png"]
         for path in paths:
