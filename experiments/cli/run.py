@@ -21,10 +21,12 @@ from experiments.harness.schema import Status
 from formats.errors import RaceError
 from solvers.registry import BUILTIN, Registry
 
-#: defaults of `race run`, sized so that `race run --n 2..5` (= `make race`) finishes
-#: within 15 minutes on a 2-core machine, instance generation included
-DEFAULTS = {"instances": 50, "timeout_s": 60.0, "memory_mb": 4096.0, "repeats": 1, "kind": "unique",
-            "seed": 0}
+#: defaults of `race run`, measured so that `race run --n 2..5` (= `make race`) finishes
+#: within 15 minutes on a 2-core machine from a fresh clone, instance generation included:
+#: 20 instances per family and n, 10 s per cell (the skip rule keeps the budget on entrants
+#: that can still finish)
+DEFAULTS = {"instances": 20, "timeout_s": 10.0, "memory_mb": 4096.0, "repeats": 1,
+            "kind": "unique,hard", "seed": 0}
 
 
 def _canonical(n_text: str, solvers: str, instances: int, kind: str, options: dict, seed: int,
@@ -52,7 +54,8 @@ def _canonical(n_text: str, solvers: str, instances: int, kind: str, options: di
 @click.option("--instances", type=click.IntRange(min=1), default=DEFAULTS["instances"],
               show_default=True, help="Instances per n.")
 @click.option("--kind", default=DEFAULTS["kind"], show_default=True,
-              help="Instance generator (see `race generate --help`).")
+              help="Instance families, comma-separated: the kinds of `race generate` and "
+                   "hard (balanced holes at the hardness peak of each n).")
 @family_options
 @click.option("--seed", type=click.IntRange(min=0), default=DEFAULTS["seed"], show_default=True,
               help="Seed of the instance set.")
@@ -79,16 +82,33 @@ def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | 
     every measurement in OUT/CAMPAIGN/runs.csv (+ meta.json).
 
     \b
-    Each cell (entrant x n x instance x repeat) runs in a warm worker process
-    that is killed past --timeout or --memory (status timeout / memout); a crash
-    is status error; every answer is verified (a wrong one is status wrong).
-    Once an entrant hits the limit on every instance at some n, larger n are
-    skipped for it. Re-running the same command resumes: recorded cells are
-    not run again (Ctrl-C keeps everything finished).
+    Each cell (entrant x family x n x instance x repeat) runs in a warm worker
+    process that is killed past --timeout or --memory (status timeout /
+    memout); a crash is status error; every answer is verified (a wrong one is
+    status wrong). Re-running the same command resumes: recorded cells are not
+    run again (Ctrl-C keeps everything finished).
+
+    \b
+    Families (--kind, default unique,hard): unique is the assignment's
+    Algorithm 2; hard is balanced holes at the hardness peak of each n, read
+    from the committed table generators/hardness_peaks.csv (written by `race
+    landscape`; an n not in it takes the nearest measured n's peak, the smaller
+    n on a tie). --holes/--pattern/--base go to the families that take them.
+
+    \b
+    Skip rule: once an entrant's median at some n of a family is censored
+    (half or more of its cells there unanswered), its larger n of that family
+    are recorded as skipped, which the analysis counts as censored.
+
+    \b
+    Defaults (make race = race run --n 2..5): 4 entrants x 2 families x n=2..5
+    x 20 instances, 10 s per cell; about 10 minutes on 2 cores from a fresh
+    clone, instance generation included.
 
     \b
     Example:
       race run --n 2..5                          # the default race (make race)
+      race run --n 3..4 --kind unique,minimal,hard --instances 10
       race run --n 3 --solvers dlx,sat:backend=glucose4 --instances 20
       race run --n 2,4 --timeout 5 --repeats 3 --jobs 1
       race run --n 2..4 --executor dask --scheduler tcp://10.0.0.1:8786
