@@ -76,8 +76,11 @@ def race(out: Path, *args: str):
 
 
 def race_with(solvers: registry.Registry, out: Path, *args: str):
-    """``race run --out OUT ARGS`` with the solvers of ``solvers``."""
-    return CliRunner().invoke(main, ["run", "--out", str(out), *args], obj={"registry": solvers})
+    """``race run --out OUT ARGS`` with the solvers of ``solvers`` (on the ``unique`` family
+    of the fixtures unless ARGS name a --kind)."""
+    kind = [] if "--kind" in args else ["--kind", "unique"]
+    return CliRunner().invoke(main, ["run", "--out", str(out), *kind, *args],
+                              obj={"registry": solvers})
 
 
 def rows_of(out: Path, campaign: str | None = None) -> list[dict[str, str]]:
@@ -184,7 +187,8 @@ def test_wrong_grid_is_wrong_and_crash_is_error(out, fakes):
 
 
 def test_entrant_that_cannot_start_is_error_and_not_retried_forever(out, fakes):
-    r = race_with(fakes, out, "--n", "2..3", "--solvers", "bad-warmup,backtracking", "--instances", "2",
+    write_instances(out, 2, 4)              # one n: the skip rule would decide larger n first
+    r = race_with(fakes, out, "--n", "2", "--solvers", "bad-warmup,backtracking", "--instances", "4",
              "--jobs", "1", "--campaign", "broken")
     assert r.exit_code == 0, r.output
     rows = rows_of(out, "broken")
@@ -205,7 +209,7 @@ def test_memory_hog_is_memout(out, fakes):
 
 
 def test_interrupted_campaign_resumes_without_rerunning(out, fakes):
-    args = ["run", "--out", str(out), "--n", "2..3", "--solvers", "slow:delay=0.25", "--instances",
+    args = ["run", "--out", str(out), "--kind", "unique", "--n", "2..3", "--solvers", "slow:delay=0.25", "--instances",
             "2", "--repeats", "2", "--jobs", "1", "--timeout", "10", "--campaign", "resume"]
     boot = ("import sys; from tests.fake_solvers import fake_registry; "
             "from experiments.cli import main; "
