@@ -209,8 +209,9 @@ def test_memory_hog_is_memout(out, fakes):
 
 
 def test_interrupted_campaign_resumes_without_rerunning(out, fakes):
-    args = ["run", "--out", str(out), "--kind", "unique", "--n", "2..3", "--solvers", "slow:delay=0.25", "--instances",
-            "2", "--repeats", "2", "--jobs", "1", "--timeout", "10", "--campaign", "resume"]
+    args = ["run", "--out", str(out), "--kind", "unique", "--n", "2..3", "--solvers",
+            "slow:delay=0.25", "--instances", "2", "--repeats", "2", "--jobs", "1", "--timeout", "10",
+            "--campaign", "resume"]
     boot = ("import sys; from tests.fake_solvers import fake_registry; "
             "from experiments.cli import main; "
             "sys.argv = ['race'] + sys.argv[1:]; main(obj={'registry': fake_registry()})")
