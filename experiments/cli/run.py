@@ -52,7 +52,7 @@ def _canonical(n_text: str, solvers: str, instances: int, kind: str, options: di
 @click.option("--solvers", default=",".join(DEFAULT_ENTRANTS), show_default=True,
               help="Entrant specs, comma-separated: NAME or NAME:key=value,... (see `race solvers`).")
 @click.option("--instances", type=click.IntRange(min=1), default=DEFAULTS["instances"],
-              show_default=True, help="Instances per n.")
+              show_default=True, help="Instances per family and n.")
 @click.option("--kind", default=DEFAULTS["kind"], show_default=True,
               help="Instance families, comma-separated: the kinds of `race generate` and "
                    "hard (balanced holes at the hardness peak of each n).")
