@@ -131,7 +131,7 @@ def test_slow_entrant_is_skipped_at_larger_n_as_soon_as_its_median_is_censored(t
     # two timeouts out of three censor the median at n=2: n=3 and 4 are skipped before
     # the third n=2 cell runs (one worker, so the order of the rows is the order of events)
     assert slow == [(2, "timeout")] * 2 + [(3, "skipped")] * 3 + [(4, "skipped")] * 3 \
-        + [(2, "timeout")]
+        + [(2, "timeout")], [(row["n"], row["status"], row["message"]) for row in rows]
     assert all("median" in row["message"] for row in rows if row["status"] == "skipped")
     assert all(row["status"] == "solved" for row in rows if row["entrant"] == "backtracking")
     table = statistics.summary(statistics.load(tmp_path / "skip"))

@@ -74,10 +74,9 @@ def _canonical(n_text: str, solvers: str, instances: int, kind: str, options: di
 @click.option("--scheduler", default=None, help="Dask scheduler address (with --executor dask).")
 @click.option("--campaign", "name", default=None,
               help="Campaign name [default: derived from n, kind, seed and limits].")
-def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | None,
-        pattern: str | None, base: str | None, seed: int, timeout: float, memory: float,
-        repeats: int, jobs: int | None, out: str, executor: str, scheduler: str | None,
-        name: str | None) -> None:
+def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout: float,
+        memory: float, repeats: int, jobs: int | None, out: str, executor: str,
+        scheduler: str | None, name: str | None, **family: str | None) -> None:
     """Race the entrants on generated instances for each box size n and record
     every measurement in OUT/CAMPAIGN/runs.csv (+ meta.json).
 
@@ -119,7 +118,7 @@ def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | 
     if executor == "local" and scheduler:
         raise RaceError("--scheduler is only used with --executor dask")
     n_values = parse_n(n_text)
-    families, options = resolve_families(kind, holes_text, pattern, base)
+    families, options = resolve_families(kind, family)
     kind = ",".join(f.label for f in families)
     entrants = parse_entrants(solvers, current_registry())
     memory_mb = memory or None
@@ -158,16 +157,19 @@ def execute(config: Config, jobs: int | None, canonical: str, summarize=None) ->
         sys.exit(code)
 
 
-def resolve_families(kind: str, holes: str | None, pattern: str | None,
-                     base: str | None) -> tuple[list[Family], dict[str, object]]:
-    """The families of ``--kind`` with the family options given (only those), and those
-    options in canonical form (for the campaign name and meta.json)."""
-    given = {k: v for k, v in (("holes", holes), ("pattern", pattern), ("base", base))
-             if v is not None}
+def resolve_families(kind: str, family: dict[str, str | None]
+                     ) -> tuple[list[Family], dict[str, object]]:
+    """The families of ``--kind`` with the family options given on the command line
+    (``family``: the parameters of :func:`experiments.cli.generate.family_options`, None
+    when not given; ``holes_text`` is ``--holes``), and those options in canonical form
+    (for the campaign name and meta.json). Any option the decorator adds (e.g. a fill)
+    reaches the families whose generator takes it."""
+    given = {("holes" if key == "holes_text" else key): value for key, value in family.items()
+             if value is not None}
     families = parse_families(kind, given)
     canonical: dict[str, object] = {}
-    for family in families:
-        canonical.update(family.options)
+    for each in families:
+        canonical.update(each.options)
     return families, {k: v for k, v in canonical.items() if k in given}
 
 
