@@ -5,7 +5,7 @@ reproducible from the repository alone.
 
 The table is ``generators/hardness_peaks.csv``, one row per (n, pattern):
 ``n, pattern, holes`` (the peak), ``low, high`` (its bootstrap interval over instances),
-``entrant`` (whose censored median time located it), ``instances``, ``timeout_s`` and
+``entrant`` and ``measure`` (whose censored median work or time located it), ``instances``, ``timeout_s`` and
 ``campaign`` (where it was measured). ``race landscape`` writes it.
 
 **Rule for an n the table lacks**: the peak of the nearest measured n (the smaller one
@@ -24,7 +24,8 @@ from formats.errors import RaceError
 
 #: the committed table
 PEAKS_PATH = Path(__file__).with_name("hardness_peaks.csv")
-FIELDS = ("n", "pattern", "holes", "low", "high", "entrant", "instances", "timeout_s", "campaign")
+FIELDS = ("n", "pattern", "holes", "low", "high", "entrant", "measure", "instances", "timeout_s",
+          "campaign")
 
 
 def read_peaks(path: Path = PEAKS_PATH, pattern: str = "balanced") -> dict[int, dict[str, str]]:

@@ -180,7 +180,12 @@ def test_peak_is_the_largest_censored_median_of_the_best_entrant():
     other = _instances({0.4: [9, 9, 9], 0.5: [1, 1, 1]}).assign(entrant="slow")
     mixed = pd.concat([_instances({0.4: [1, 1, 1], 0.5: [2, 2, 2]}), other])
     assert landscape.peak(mixed, 4, 10) == {"n": 4, "holes": 0.5, "low": 0.5, "high": 0.5,
-                                            "entrant": "e", "instances": 3}
+                                            "entrant": "e", "measure": "work", "instances": 3}
+    # work, not time, when the best entrant counts its work: the encoding's time is no hardness
+    encoding = _instances({0.4: [1, 1, 1], 0.5: [2, 2, 2]})
+    encoding["work"] = np.where(encoding["holes"] == 0.4, 50.0, 0.0)
+    assert landscape.peak(encoding, 4, 10)["holes"] == 0.4
+    assert landscape.peak(encoding.assign(work=np.nan), 4, 10)["holes"] == 0.5
 
 
 @given(st.integers(0, 50), st.integers(1, 20), st.integers(0, 10))

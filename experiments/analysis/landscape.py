@@ -6,8 +6,13 @@ verified answer counts as "> limit" (``inf``) for time and work alike, so a medi
 ``inf`` when at least half the instances were not answered.
 
 **The peak** at n is the hole fraction where the *best* entrant there (lowest PAR-2 over
-all fractions of that n) has its largest censored median time; ties (e.g. several
-censored medians) go to the larger PAR-2. Its uncertainty is a bootstrap over instances:
+all fractions of that n) has its largest censored median *work* (its search counter:
+nodes for backtracking and DLX, conflicts for SAT; time for an entrant without one);
+ties (e.g. several censored medians) go to the larger PAR-2 of time, then to the smaller
+fraction. Work, not time: a SAT solver's time grows with the number of empty cells
+through the encoding alone (at n = 5 its median time is largest at 80% holes, where it
+never conflicts), while its conflicts peak where the puzzles are hard (55%).
+Its uncertainty is a bootstrap over instances:
 the instances of one index share their solved grid across fractions (the generator's
 fill stream), so indices are resampled with replacement, paired across fractions, and
 the peak recomputed; ``low``/``high`` are the 5th and 95th percentiles of those peaks.
@@ -81,10 +86,12 @@ def landscape_table(campaign: analysis.Campaign, per_instance: pd.DataFrame | No
     return table.sort_values(["n", "holes", "order"]).drop(columns="order").reset_index(drop=True)
 
 
-def _argmax_fraction(times: np.ndarray, fractions: np.ndarray, limit: float) -> float:
-    """The fraction (row of ``times``: fractions x instances) with the largest censored
-    median, ties to the larger PAR-2, then to the smaller fraction."""
-    medians = np.array([analysis.censored_quantile(row, 0.5) for row in times])
+def _argmax_fraction(values: np.ndarray, times: np.ndarray, fractions: np.ndarray,
+                     limit: float) -> float:
+    """The fraction (rows of ``values`` and ``times``: fractions x instances) with the
+    largest censored median of ``values``, ties to the larger PAR-2 of ``times``, then to
+    the smaller fraction."""
+    medians = np.array([analysis.censored_quantile(row, 0.5) for row in values])
     par2 = np.where(np.isinf(times), 2 * limit, times).mean(axis=1)
     best = np.lexsort((-fractions, par2, medians))[-1]
     return float(fractions[best])
@@ -93,25 +100,29 @@ def _argmax_fraction(times: np.ndarray, fractions: np.ndarray, limit: float) -> 
 def peak(per_instance: pd.DataFrame, n: int, limit: float, resamples: int = RESAMPLES,
          seed: int = 0) -> dict[str, float | str | int] | None:
     """The hardness peak at ``n`` (see the module docstring): ``holes``, ``low``, ``high``,
-    ``entrant``, ``instances``; None without data at n."""
+    ``entrant``, ``measure`` (``work`` or ``time``), ``instances``; None without data at n."""
     at_n = per_instance[per_instance["n"] == n]
     if at_n.empty:
         return None
     par2 = {e: analysis.par2(g["time"].to_numpy(float), limit) for e, g in at_n.groupby("entrant")}
     entrant = min(par2, key=lambda e: (par2[e], e))
-    grid = at_n[at_n["entrant"] == entrant].pivot_table(index="holes", columns="index",
-                                                       values="time", aggfunc="first")
-    grid = grid.dropna(axis=1)                      # indices measured at every fraction
-    fractions = grid.index.to_numpy(float)
-    times = grid.to_numpy(float)
-    found = _argmax_fraction(times, fractions, limit)
+    mine = at_n[at_n["entrant"] == entrant]
+    measure = "work" if mine["work"].notna().all() else "time"
+    grids = [mine.pivot_table(index="holes", columns="index", values=column, aggfunc="first")
+             for column in (measure, "time")]
+    keep = grids[0].columns[grids[0].notna().all() & grids[1].notna().all()]  # every fraction
+    values, times = (g[keep].to_numpy(float) for g in grids)
+    fractions = grids[0].index.to_numpy(float)
+    found = _argmax_fraction(values, times, fractions, limit)
     rng = np.random.default_rng(seed)
-    columns = times.shape[1]
-    boot = [_argmax_fraction(times[:, rng.integers(columns, size=columns)], fractions, limit)
-            for _ in range(resamples)] if columns else [found]
-    low, high = np.percentile(boot, [5, 95], method="nearest")
+    columns = len(keep)
+    boot = []
+    for _ in range(resamples if columns else 0):
+        pick = rng.integers(columns, size=columns)
+        boot.append(_argmax_fraction(values[:, pick], times[:, pick], fractions, limit))
+    low, high = np.percentile(boot or [found], [5, 95], method="nearest")
     return {"n": n, "holes": found, "low": float(low), "high": float(high), "entrant": entrant,
-            "instances": columns}
+            "measure": measure, "instances": columns}
 
 
 def peaks(campaign: analysis.Campaign, per_instance: pd.DataFrame | None = None,
@@ -152,7 +163,7 @@ def landscape_text(campaign: analysis.Campaign) -> str:
         if p:
             lines.append(f"peak n={n}: {p['holes']:.2f} holes (90% bootstrap interval "
                          f"{p['low']:.2f}..{p['high']:.2f}, {p['instances']} instances, "
-                         f"median time of {p['entrant']})")
+                         f"median {p['measure']} of {p['entrant']})")
         lines.append("")
     return "\n".join(lines).rstrip()
 
