@@ -101,8 +101,8 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
 
     \b
     Defaults (make race = race run --n 2..5): 4 entrants x 2 families x n=2..5
-    x 20 instances, 10 s per cell; about 10 minutes on 2 cores from a fresh
-    clone, instance generation included.
+    x 20 instances, 10 s per cell: 8.6 minutes measured on 2 cores shared with
+    other jobs (load ~13), instance generation included.
 
     \b
     Example:
