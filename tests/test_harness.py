@@ -35,7 +35,7 @@ from tests.fake_solvers import fake_registry
 ROOT = Path(__file__).resolve().parent.parent
 META_KEYS = {"campaign", "command", "created_at", "n_values", "entrants", "kind", "seed", "instances",
              "repeats", "timeout_s", "memory_mb", "jobs", "executor", "git_commit", "python",
-             "packages", "kissat_version", "machine"}
+             "packages", "kissat_version", "machine", "families"}
 
 
 def write_instances(out: Path, n: int, count: int, kind: str = "unique", seed: int = 0) -> Path:
@@ -76,8 +76,11 @@ def race(out: Path, *args: str):
 
 
 def race_with(solvers: registry.Registry, out: Path, *args: str):
-    """``race run --out OUT ARGS`` with the solvers of ``solvers``."""
-    return CliRunner().invoke(main, ["run", "--out", str(out), *args], obj={"registry": solvers})
+    """``race run --out OUT ARGS`` with the solvers of ``solvers`` (on the ``unique`` family
+    of the fixtures unless ARGS name a --kind)."""
+    kind = [] if "--kind" in args else ["--kind", "unique"]
+    return CliRunner().invoke(main, ["run", "--out", str(out), *kind, *args],
+                              obj={"registry": solvers})
 
 
 def rows_of(out: Path, campaign: str | None = None) -> list[dict[str, str]]:
@@ -208,8 +211,9 @@ def test_memory_hog_is_memout(out, fakes):
 
 
 def test_interrupted_campaign_resumes_without_rerunning(out, fakes):
-    args = ["run", "--out", str(out), "--n", "2..3", "--solvers", "slow:delay=0.25", "--instances",
-            "2", "--repeats", "2", "--jobs", "1", "--timeout", "10", "--campaign", "resume"]
+    args = ["run", "--out", str(out), "--kind", "unique", "--n", "2..3", "--solvers",
+            "slow:delay=0.25", "--instances", "2", "--repeats", "2", "--jobs", "1", "--timeout", "10",
+            "--campaign", "resume"]
     boot = ("import sys; from tests.fake_solvers import fake_registry; "
             "from experiments.cli import main; "
             "sys.argv = ['race'] + sys.argv[1:]; main(obj={'registry': fake_registry()})")
@@ -282,7 +286,7 @@ def test_dask_local_cluster_gives_the_same_records(out, fakes):
     (["--solvers", "backtracking", "--executor", "dask"], "--scheduler"),
     (["--solvers", "backtracking", "--scheduler", "tcp://x:1"], "only used with"),
     (["--solvers", "backtracking", "--executor", "dask", "--scheduler", "bogus://x"], "dask scheduler"),
-    (["--solvers", "backtracking", "--holes", "0.5"], "go with --kind holes"),
+    (["--solvers", "backtracking", "--kind", "unique", "--holes", "0.5"], "goes with --kind holes"),
     (["--solvers", "backtracking", "--kind", "holes", "--holes", "1.5"], "[0, 1]"),
     (["--solvers", "backtracking", "--kind", "holes", "--holes", "lots"], "[0, 1]"),
     (["--solvers", "backtracking", "--base", "minimal"], "goes with --kind unsat"),
@@ -371,18 +375,22 @@ def _cell(entrant: str, n: int, i: int) -> Cell:
     return Cell(entrant, n, f"i{i}", 0)
 
 
-def test_escalation_waits_then_skips():
-    cells = [_cell(e, n, i) for e in ("a", "b") for n in (2, 3, 4) for i in range(2)]
+def test_escalation_waits_for_a_settled_median_then_skips():
+    cells = [_cell(e, n, i) for e in ("a", "b") for n in (2, 3, 4) for i in range(3)]
     esc = Escalation(cells)
     assert esc.may_start(_cell("a", 2, 0)) and not esc.may_start(_cell("a", 3, 0))
-    esc.record("a", 2, "timeout")
+    esc.record(_cell("a", 2, 0), "timeout")
     assert not esc.may_start(_cell("a", 3, 0)) and esc.dead_at("a") is None
-    esc.record("a", 2, "memout")
+    esc.record(_cell("a", 2, 1), "memout")      # 2 of 3 censored: the median is, whatever comes
     assert esc.dead_at("a") == 2
-    esc.record("b", 2, "solved")                # one answer is enough to go on
+    esc.record(_cell("b", 2, 0), "solved")      # one answer of three settles nothing
+    assert not esc.may_start(_cell("b", 3, 0))
+    esc.record(_cell("b", 2, 1), "unsat")       # two of three: the median is finite
     assert esc.may_start(_cell("b", 3, 0)) and not esc.may_start(_cell("b", 4, 0))
-    esc.record("b", 2, "timeout")
     assert esc.dead_at("b") is None
+    esc.record(_cell("b", 3, 0), "skipped")     # skipped counts as censored, never as missing
+    esc.record(_cell("b", 3, 1), "error")
+    assert esc.dead_at("b") == 3
 
 
 def test_measure_calibrates_fast_solves_and_reverifies():

@@ -43,6 +43,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                  "Generate seeded Sudoku instances with box size N."),
     "import": ("experiments.cli.dataset", "import_dataset",
                "Normalise a puzzle collection into an instance set with a manifest."),
+    "landscape": ("experiments.cli.landscape", "landscape",
+                  "Measure the hardness landscape: each entrant vs the hole fraction, per n."),
     "plot": ("experiments.cli.report", "plot",
              "Plot the campaign in RESULTS_DIR (runs.csv + meta.json)."),
     "report": ("experiments.cli.report", "report",

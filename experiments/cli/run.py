@@ -11,21 +11,24 @@ from pathlib import Path
 import click
 
 from experiments.cli.dataset import InstancesParam, instance_set_settings
-from experiments.cli.generate import family_options, generator_options
+from experiments.cli.generate import family_options
 from experiments.harness import records
 from experiments.harness.campaign import prepare
 from experiments.harness.config import Config, default_name, parse_n
 from experiments.harness.entrants import DEFAULT_ENTRANTS, parse_entrants
+from experiments.harness.families import Family, parse_families
 from experiments.harness.lock import CampaignLock
 from experiments.harness.scheduling import run as run_cells
 from experiments.harness.schema import Status
 from formats.errors import RaceError
 from solvers.registry import BUILTIN, Registry
 
-#: defaults of `race run`, sized so that `race run --n 2..5` (= `make race`) finishes
-#: within 15 minutes on a 2-core machine, instance generation included
-DEFAULTS = {"instances": 50, "timeout_s": 60.0, "memory_mb": 4096.0, "repeats": 1, "kind": "unique",
-            "seed": 0}
+#: defaults of `race run`, measured so that `race run --n 2..5` (= `make race`) finishes
+#: within 15 minutes on a 2-core machine from a fresh clone, instance generation included:
+#: 20 instances per family and n, 10 s per cell (the skip rule keeps the budget on entrants
+#: that can still finish)
+DEFAULTS = {"instances": 20, "timeout_s": 10.0, "memory_mb": 4096.0, "repeats": 1,
+            "kind": "unique,hard", "seed": 0}
 
 
 def _canonical(n_text: str, solvers: str, instances: int, kind: str, options: dict, seed: int,
@@ -51,11 +54,12 @@ def _canonical(n_text: str, solvers: str, instances: int, kind: str, options: di
 @click.option("--solvers", default=",".join(DEFAULT_ENTRANTS), show_default=True,
               help="Entrant specs, comma-separated: NAME or NAME:key=value,... (see `race solvers`).")
 @click.option("--instances", type=InstancesParam(), default=DEFAULTS["instances"],
-              show_default=True, help="Generated instances per n, or the PATH of your puzzles: "
-              "a directory of puzzle files, a one-puzzle-a-line file, numeric grids, or an "
-              "instance set from `race import`.")
+              show_default=True, help="Generated instances per family and n, or the PATH of your "
+              "puzzles: a directory of puzzle files, a one-puzzle-a-line file, numeric grids, or "
+              "an instance set from `race import`.")
 @click.option("--kind", default=DEFAULTS["kind"], show_default=True,
-              help="Instance generator (see `race generate --help`).")
+              help="Instance families, comma-separated: the kinds of `race generate` and "
+                   "hard (balanced holes at the hardness peak of each n).")
 @family_options
 @click.option("--seed", type=click.IntRange(min=0), default=DEFAULTS["seed"], show_default=True,
               help="Seed of the instance set.")
@@ -74,27 +78,45 @@ def _canonical(n_text: str, solvers: str, instances: int, kind: str, options: di
 @click.option("--scheduler", default=None, help="Dask scheduler address (with --executor dask).")
 @click.option("--campaign", "name", default=None,
               help="Campaign name [default: derived from n, kind, seed and limits].")
-def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | None,
-        pattern: str | None, base: str | None, seed: int, timeout: float, memory: float,
-        repeats: int, jobs: int | None, out: str, executor: str, scheduler: str | None,
-        name: str | None) -> None:
+def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout: float,
+        memory: float, repeats: int, jobs: int | None, out: str, executor: str,
+        scheduler: str | None, name: str | None, **family: str | None) -> None:
     """Race the entrants on generated instances for each box size n and record
     every measurement in OUT/CAMPAIGN/runs.csv (+ meta.json).
 
     \b
-    Each cell (entrant x n x instance x repeat) runs in a warm worker process
-    that is killed past --timeout or --memory (status timeout / memout); a crash
-    is status error; every answer is verified (a wrong one is status wrong).
-    Once an entrant hits the limit on every instance at some n, larger n are
-    skipped for it. Re-running the same command resumes: recorded cells are
-    not run again (Ctrl-C keeps everything finished); damaged rows of runs.csv
-    are moved to runs.damaged.csv and their cells re-run. One `race run` at a
-    time writes a campaign. Exit status 1 when an entrant could not start (its
-    cells are left for the resume), 2 on errors (a full disk), 130 if interrupted.
+    Each cell (entrant x family x n x instance x repeat) runs in a warm worker
+    process that is killed past --timeout or --memory (status timeout /
+    memout); a crash is status error; every answer is verified (a wrong one is
+    status wrong). Re-running the same command resumes: recorded cells are not
+    run again (Ctrl-C keeps everything finished); damaged rows of runs.csv are
+    moved to runs.damaged.csv and their cells re-run. One `race run` at a time
+    writes a campaign. Exit status 1 when an entrant could not start (its cells
+    are left for the resume), 2 on errors (a full disk), 130 if interrupted.
+
+    \b
+    Families (--kind, default unique,hard): unique is the assignment's
+    Algorithm 2; hard is balanced holes at the hardness peak of each n, read
+    from the committed table generators/hardness_peaks.csv (written by `race
+    landscape`; an n not in it takes the nearest measured n's peak, the smaller
+    n on a tie). --holes/--pattern/--base go to the families that take them.
+    --instances PATH races your own puzzles instead (one family, named after
+    the set).
+
+    \b
+    Skip rule: once an entrant's median at some n of a family is censored
+    (half or more of its cells there unanswered), its larger n of that family
+    are recorded as skipped, which the analysis counts as censored.
+
+    \b
+    Defaults (make race = race run --n 2..5): 4 entrants x 2 families x n=2..5
+    x 20 instances, 10 s per cell: 8.6 minutes measured on 2 cores shared with
+    other jobs (load ~13), instance generation included.
 
     \b
     Example:
       race run --n 2..5                          # the default race (make race)
+      race run --n 3..4 --kind unique,minimal,hard --instances 10
       race run --n 3 --solvers dlx,sat:backend=glucose4 --instances 20
       race run --n 2,4 --timeout 5 --repeats 3 --jobs 1
       race run --n 2..4 --executor dask --scheduler tcp://10.0.0.1:8786
@@ -111,8 +133,11 @@ def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | 
         instance_set, n_values, instances, kind, default = instance_set_settings(
             source, Path(out), n_values, n_given)
         name = name or default
-    options = {} if instance_set else generator_options(kind, holes_text, pattern, base)
-    entrants = parse_entrants(solvers, _registry())
+        families, options = [Family(kind, kind)], {}
+    else:
+        families, options = resolve_families(kind, family)
+        kind = ",".join(f.label for f in families)
+    entrants = parse_entrants(solvers, current_registry())
     memory_mb = memory or None
     name = name or default_name(n_values, kind, seed, instances, timeout, memory_mb, DEFAULTS,
                                 options)
@@ -128,15 +153,23 @@ def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | 
                     instances=instances, repeats=repeats, timeout_s=timeout,
                     memory_mb=memory_mb, jobs=local_jobs if executor == "local" else (jobs or 0),
                     executor=executor, scheduler=scheduler, out=Path(out), campaign=name,
-                    command=command, generator_options=options, instance_set=instance_set)
-    runner = _executor(config, jobs)
+                    command=command, generator_options=options, families=families,
+                    instance_set=instance_set)
+    execute(config, jobs, canonical)
+
+
+def execute(config: Config, jobs: int | None, canonical: str, summarize=None) -> None:
+    """Run the campaign ``config`` on its executor, holding the campaign's lock, with
+    Ctrl-C / SIGTERM stopping it cleanly (see :func:`race_campaign`); exits 130 when
+    interrupted, 2 (one line, with the resume command) when a record cannot be written."""
+    runner = make_executor(config, jobs)
     # Ctrl-C / kill -INT / kill -TERM stop the campaign cleanly, even when started from a
     # shell that ignores SIGINT in background jobs
-    _interrupt.count = 0
-    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    interrupt.count = 0
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         with CampaignLock(config.directory):
-            code = _race(config, runner, canonical)
+            code = race_campaign(config, runner, canonical, summarize)
     except records.RecordWriteError as exc:
         raise RaceError(f"{exc}; every cell before it is recorded, re-run the same command to "
                         f"resume: {canonical}") from None
@@ -148,7 +181,23 @@ def run(n_text: str, solvers: str, instances: int, kind: str, holes_text: str | 
         sys.exit(code)
 
 
-def _executor(config: Config, jobs: int | None):
+def resolve_families(kind: str, family: dict[str, str | None]
+                     ) -> tuple[list[Family], dict[str, object]]:
+    """The families of ``--kind`` with the family options given on the command line
+    (``family``: the parameters of :func:`experiments.cli.generate.family_options`, None
+    when not given; ``holes_text`` is ``--holes``), and those options in canonical form
+    (for the campaign name and meta.json). Any option the decorator adds (e.g. a fill)
+    reaches the families whose generator takes it."""
+    given = {("holes" if key == "holes_text" else key): value for key, value in family.items()
+             if value is not None}
+    families = parse_families(kind, given)
+    canonical: dict[str, object] = {}
+    for each in families:
+        canonical.update(each.options)
+    return families, {k: v for k, v in canonical.items() if k in given}
+
+
+def make_executor(config: Config, jobs: int | None):
     """The executor of ``config`` (for dask, ``config.jobs`` becomes the cluster's slots)."""
     if config.executor == "dask":
         from experiments.harness.dask_executor import DaskExecutor
@@ -159,18 +208,19 @@ def _executor(config: Config, jobs: int | None):
     return LocalExecutor(config.jobs, config.timeout_s, config.memory_mb)
 
 
-def _registry() -> Registry:
+def current_registry() -> Registry:
     """The solver registry of this invocation: ``obj={"registry": Registry}`` given to the
     click group (how tests add fake solvers), else the built-ins."""
     obj = click.get_current_context().find_root().obj
     return obj.get("registry", BUILTIN) if isinstance(obj, dict) else BUILTIN
 
 
-def _race(config: Config, runner, canonical: str) -> int:
-    """Prepare and run the campaign, print the summary; the exit status (130 if interrupted)."""
+def race_campaign(config: Config, runner, canonical: str, summarize=None) -> int:
+    """Prepare and run the campaign, print the summary (``summarize(campaign) -> str``,
+    by default :func:`family_summaries`); the exit status (130 if interrupted)."""
     from tqdm import tqdm
 
-    from experiments.analysis import statistics, summary
+    from experiments.analysis import statistics
 
     try:
         prepared = prepare(config, progress=True)
@@ -180,7 +230,8 @@ def _race(config: Config, runner, canonical: str) -> int:
         return 130
     done = len(prepared.cells) - len(prepared.pending)
     click.echo(f"campaign {config.campaign}: {len(prepared.cells)} cells "
-               f"({len(config.entrants)} entrants x n={','.join(map(str, config.n_values))} x "
+               f"({len(config.entrants)} entrants x {_families_text(config)} x "
+               f"n={','.join(map(str, config.n_values))} x "
                f"{config.instances} instances x {config.repeats} repeats), {done} already recorded, "
                f"{len(prepared.pending)} to run, limit {config.timeout_s:g} s"
                + (f" / {config.memory_mb:g} MB" if config.memory_mb else ""), err=True)
@@ -197,7 +248,7 @@ def _race(config: Config, runner, canonical: str) -> int:
             interrupted = True
     directory = config.directory
     if records.read_rows(directory / "runs.csv"):
-        click.echo(summary.summary_text(statistics.load(directory)))
+        click.echo((summarize or family_summaries)(statistics.load(directory)))
     for entrant, (count, why) in (stats.not_started if stats else {}).items():
         click.echo(f"race: warning: {entrant} did not start ({why}); its {count} cell(s) are not "
                    f"recorded: re-run the same command to retry them: {canonical}", err=True)
@@ -211,15 +262,39 @@ def _race(config: Config, runner, canonical: str) -> int:
     return 1 if stats is not None and stats.not_started else 0
 
 
-def _interrupt(signum, frame) -> None:
+def family_summaries(campaign) -> str:
+    """The end-of-run summary: one block per family (one table when there is one family)."""
+    from experiments.analysis import summary
+    from experiments.analysis.families import by_family, holes_by_n
+    parts = by_family(campaign)
+    if len(parts) <= 1:
+        return summary.summary_text(campaign)
+    blocks = []
+    for label, part in parts.items():
+        holes = holes_by_n(campaign, label)
+        detail = (" (" + ", ".join(f"n={n}: {h:.0%} holes" for n, h in sorted(holes.items())) + ")"
+                  if holes else "")
+        blocks.append(f"== {label}{detail}\n{summary.summary_text(part)}")
+    return "\n\n".join(blocks)
+
+
+def _families_text(config: Config) -> str:
+    families = config.families
+    if len(families) == 1:
+        return f"family {families[0].label}"
+    return f"{len(families)} families ({', '.join(f.key for f in families[:4])}" \
+        + (", ..." if len(families) > 4 else "") + ")"
+
+
+def interrupt(signum, frame) -> None:
     """Stop the campaign at the first signal; later ones (a second Ctrl-C) only wait for
     the clean stop, which prints the resume hint."""
-    _interrupt.count += 1
-    if _interrupt.count == 1:
+    interrupt.count += 1
+    if interrupt.count == 1:
         raise KeyboardInterrupt
 
 
-_interrupt.count = 0
+interrupt.count = 0
 
 
 COMMANDS: list = [run]

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.harness.entrants import Entrant
+from experiments.harness.families import Family
 from formats.errors import RaceError
 from formats.grid import MAX_N
 
@@ -37,8 +38,10 @@ def parse_n(text: str) -> list[int]:
 
 @dataclass
 class Config:
-    """Everything that defines a campaign run. ``generator_options`` are the instance
-    family's options (e.g. ``holes``, ``pattern``), passed to the generator."""
+    """Everything that defines a campaign run. ``kind`` is the ``--kind`` text,
+    ``generator_options`` the family options given on the command line (e.g. ``holes``,
+    ``pattern``) and ``families`` what they resolve to (by default the one family
+    ``kind`` with ``generator_options``)."""
     n_values: list[int]
     entrants: list[Entrant]
     kind: str = "unique"
@@ -57,6 +60,11 @@ class Config:
     #: user-supplied instances (race run --instances PATH): an
     #: experiments.harness.instances.InstanceSet used instead of generated ones
     instance_set: Any = None
+    families: list[Family] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.families:
+            self.families = [Family(self.kind, self.kind, tuple(sorted(self.generator_options.items())))]
 
     @property
     def directory(self) -> Path:
@@ -91,7 +99,7 @@ def default_name(n_values: list[int], kind: str, seed: int, instances: int, time
     command resumes into the same directory: ``race-n2-5-unique-s0``, plus the
     generator options, ``-i<K>``, ``-t<SEC>``, ``-m<MB>`` when those differ from the defaults.
     (Entrants and repeats are not in the name: adding some resumes the campaign.)"""
-    name = f"race-n{n_label(n_values)}-{kind}{options_label(generator_options or {})}-s{seed}"
+    name = f"race-n{n_label(n_values)}-{kind.replace(',', '+')}{options_label(generator_options or {})}-s{seed}"
     if instances != defaults.get("instances"):
         name += f"-i{instances}"
     if timeout_s != defaults.get("timeout_s"):

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.harness.config import Config
+from experiments.harness.families import families_meta
 from formats.errors import RaceError
 
 #: packages whose versions go into meta.json
@@ -140,7 +141,32 @@ def previous_meta(config: Config) -> dict[str, Any]:
         if key in old and old[key] != value:
             raise RaceError(f"campaign {config.campaign!r} was run with {key}={old[key]!r}, "
                             f"not {value!r}; choose another --campaign name", source=str(path))
+    _check_families(config, old.get("families", {}), path)
     return old
+
+
+def _check_families(config: Config, old: dict[str, Any], path: Path) -> None:
+    """Refuse a resume whose families generate other instances at an n already recorded
+    (e.g. the hardness peak table changed under a ``hard`` campaign); new families and
+    new n are fine."""
+    new = families_meta(config.families, config.n_values)
+    for key, family in new.items():
+        before = old.get(key, {}).get("options", {})
+        for n, options in family["options"].items():
+            if n in before and before[n] != options:
+                raise RaceError(f"campaign {config.campaign!r} was run with {key} options "
+                                f"{before[n]!r} at n={n}, not {options!r} (did the hardness "
+                                "peak table change?); choose another --campaign name",
+                                source=str(path))
+
+
+def _merged_families(old: dict[str, Any], config: Config) -> dict[str, Any]:
+    merged = {key: dict(value) for key, value in old.items()}
+    for key, family in families_meta(config.families, config.n_values).items():
+        before = merged.get(key, {}).get("options", {})
+        merged[key] = {**family, "options": dict(sorted({**before, **family["options"]}.items(),
+                                                        key=lambda kv: int(kv[0])))}
+    return merged
 
 
 def write_meta(config: Config) -> dict[str, Any]:
@@ -158,6 +184,7 @@ def write_meta(config: Config) -> dict[str, Any]:
         "kind": config.kind,
         "seed": config.seed,
         **({"generator_options": config.generator_options} if config.generator_options else {}),
+        "families": _merged_families(old.get("families", {}), config),
         "instances": max(int(old.get("instances", 0)), config.instances),
         "repeats": max(int(old.get("repeats", 0)), config.repeats),
         "timeout_s": config.timeout_s,

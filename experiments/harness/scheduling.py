@@ -4,10 +4,15 @@ Rules:
 
 * **Resume**: a cell (entrant, n, instance, repeat) that already has a row in
   ``runs.csv`` is not run again.
-* **Escalation**: once an entrant has hit its limit (timeout or memout) on every
-  cell at some n, its cells at larger n are recorded as ``skipped``. A cell at
-  n is only started once each smaller n of its entrant either has a cell that
-  finished within the limit or is complete, so the rule never races.
+* **Escalation** (the skip rule), per entrant and family: once an entrant's median at
+  some n is censored -- at least half of its cells there are not answered (timeout,
+  memout, error, unknown, wrong or skipped), which makes the median "> limit" whatever
+  the other cells give -- its cells at larger n of that family are recorded as
+  ``skipped`` at once, without waiting for the rest of that n. A cell at n is only
+  started once each smaller n of its entrant and family is *settled*: more than half of
+  its cells answered (the median is finite whatever comes) or all finished, so the rule
+  never races. The remaining cells at the censored n still run (the solved fraction
+  there is a measurement).
 * A worker that fails to start (e.g. its ``warmup()`` raises) records nothing: its
   cell goes back to the queue. An entrant whose worker fails :data:`START_ATTEMPTS`
   times gets no more cells this run; they stay without a record (counted in
@@ -26,10 +31,11 @@ from experiments.harness import records
 from experiments.harness.config import Config
 from experiments.harness.instances import Instance, instance_name, read_instance
 from experiments.harness.provenance import utc_now
-from experiments.harness.schema import LIMIT_STATUSES, Status
+from experiments.harness.schema import ANSWERED, Status
 
 if TYPE_CHECKING:
     from experiments.harness.campaign import Prepared
+    from experiments.harness.families import Family
 
 #: an entrant whose worker fails to start this many times gets no more cells this run
 START_ATTEMPTS = 2
@@ -37,70 +43,92 @@ START_ATTEMPTS = 2
 
 @dataclass(frozen=True)
 class Cell:
-    """One measurement: an entrant on an instance (``instance`` None when not generated)."""
+    """One measurement: an entrant on an instance (``instance`` None when not generated) of
+    the family with key ``family`` (:attr:`experiments.harness.families.Family.key`)."""
     entrant: str
     n: int
     instance_file: str
     repeat: int
     instance: Instance | None = None
+    family: str = ""
 
     @property
     def key(self) -> tuple[str, int, str, int]:
         return self.entrant, self.n, self.instance_file, self.repeat
 
 
-def make_cells(config: Config, instances: dict[int, list[Instance]]) -> list[Cell]:
-    """Every cell of the campaign, entrant-major, then n, instance, repeat."""
+def cell_instance(family: "Family", instance: Instance) -> str:
+    """The ``instance`` column of a cell: the file name, prefixed by its set's directory
+    when the family has options (``holes-n3-s0-holes0.55-balanced/holes-n3-s0-0000.sudoku``)
+    so that the sets of one kind with different options never share a name."""
+    return f"{instance.path.parent.name}/{instance.file}" if family.options_for(instance.n) \
+        else instance.file
+
+
+def make_cells(config: Config, instances: dict[tuple[str, int], list[Instance]]) -> list[Cell]:
+    """Every cell of the campaign, entrant-major, then family, n, instance, repeat.
+    ``instances`` maps (family key, n) to the family's instances at n."""
     cells = []
     for entrant in config.entrants:
-        for n in config.n_values:
-            for index, inst in enumerate(instances.get(n) or [None] * config.instances):
-                file = inst.file if inst else instance_name(config.kind, n, config.seed, index)
-                for repeat in range(config.repeats):
-                    cells.append(Cell(entrant.spec, n, file, repeat, inst))
+        for family in config.families:
+            for n in config.n_values:
+                given = instances.get((family.key, n)) or [None] * config.instances
+                for index, inst in enumerate(given):
+                    file = (cell_instance(family, inst) if inst
+                            else instance_name(family.kind, n, config.seed, index))
+                    for repeat in range(config.repeats):
+                        cells.append(Cell(entrant.spec, n, file, repeat, inst, family.key))
     return cells
 
 
 class Escalation:
-    """Which (entrant, n) groups are finished, which hit the limit everywhere, and
-    whether a cell may start yet (see the module docstring)."""
+    """The skip rule (see the module docstring): per (entrant, family, n) how many cells
+    there are, how many are answered and how many censored; which n is the first with a
+    censored median, and whether a cell may start yet."""
 
     def __init__(self, cells: list[Cell]) -> None:
-        self.total: dict[tuple[str, int], int] = {}
-        self.finished: dict[tuple[str, int], int] = {}
-        self.answered: set[tuple[str, int]] = set()     # has a cell within the limit
-        self.n_values: dict[str, list[int]] = {}
+        self.total: dict[tuple[str, str, int], int] = {}
+        self.answered: dict[tuple[str, str, int], int] = {}
+        self.censored: dict[tuple[str, str, int], int] = {}
+        self.n_values: dict[tuple[str, str], list[int]] = {}
         for cell in cells:
-            group = (cell.entrant, cell.n)
+            group = (cell.entrant, cell.family, cell.n)
             self.total[group] = self.total.get(group, 0) + 1
-            self.n_values.setdefault(cell.entrant, [])
-            if cell.n not in self.n_values[cell.entrant]:
-                self.n_values[cell.entrant].append(cell.n)
+            line = self.n_values.setdefault((cell.entrant, cell.family), [])
+            if cell.n not in line:
+                line.append(cell.n)
         for ns in self.n_values.values():
             ns.sort()
 
-    def record(self, entrant: str, n: int, status: str) -> None:
-        """Count a finished cell of (entrant, n) with this status."""
-        group = (entrant, n)
-        self.finished[group] = self.finished.get(group, 0) + 1
-        if status not in LIMIT_STATUSES and status != Status.SKIPPED:
-            self.answered.add(group)
+    def record(self, cell: Cell, status: str) -> None:
+        """Count a finished cell with this status."""
+        group = (cell.entrant, cell.family, cell.n)
+        counts = self.answered if status in ANSWERED else self.censored
+        counts[group] = counts.get(group, 0) + 1
 
-    def dead_at(self, entrant: str) -> int | None:
-        """The smallest n where the entrant hit the limit on every cell, if any."""
-        for n in self.n_values.get(entrant, []):
-            group = (entrant, n)
-            if group not in self.answered and self.finished.get(group, 0) >= self.total[group]:
+    def censored_median(self, group: tuple[str, str, int]) -> bool:
+        """True once at least half of the group's cells are censored (its median is "> limit")."""
+        return 2 * self.censored.get(group, 0) >= self.total.get(group, 0) > 0
+
+    def settled(self, group: tuple[str, str, int]) -> bool:
+        """True once the group's median is known: more than half answered, or all finished."""
+        answered = self.answered.get(group, 0)
+        return (2 * answered > self.total[group]
+                or answered + self.censored.get(group, 0) >= self.total[group])
+
+    def dead_at(self, entrant: str, family: str = "") -> int | None:
+        """The smallest n where the entrant's median in ``family`` is censored, if any."""
+        for n in self.n_values.get((entrant, family), []):
+            if self.censored_median((entrant, family, n)):
                 return n
         return None
 
     def may_start(self, cell: Cell) -> bool:
-        """True when every smaller n of the entrant is complete or has an answer."""
-        for n in self.n_values[cell.entrant]:
+        """True when every smaller n of the cell's entrant and family is settled."""
+        for n in self.n_values[(cell.entrant, cell.family)]:
             if n >= cell.n:
                 return True
-            group = (cell.entrant, n)
-            if group not in self.answered and self.finished.get(group, 0) < self.total[group]:
+            if not self.settled((cell.entrant, cell.family, n)):
                 return False
         return True
 
@@ -123,12 +151,14 @@ class _Race:
         self.config = prepared.config
         self.executor, self.writer, self.on_row = executor, writer, on_row
         self.entrants = {e.spec: e for e in self.config.entrants}
+        self.families = {f.key: f for f in self.config.families}
         self.escalation = Escalation(prepared.cells)
         pending_keys = {c.key for c in prepared.pending}
+        cells = {c.key: c for c in prepared.cells}
         for row in records.read_rows(self.config.runs_path):
             key = records.cell_key(row)
-            if key[0] in self.entrants and key not in pending_keys:
-                self.escalation.record(key[0], key[1], row["status"])
+            if key in cells and key not in pending_keys:
+                self.escalation.record(cells[key], row["status"])
         self.pending = list(prepared.pending)
         self.inflight: dict[tuple, Cell] = {}
         self.texts: dict[Path, str] = {}
@@ -140,11 +170,14 @@ class _Race:
     def emit(self, cell: Cell, outcome: dict[str, Any]) -> None:
         """Write the row of a finished cell and update escalation and the stats."""
         c = self.config
-        row = records.make_row(c.campaign, c.kind, c.seed, c.timeout_s, self.entrants[cell.entrant],
-                               cell, outcome)
+        family = self.families[cell.family]
+        row = records.make_row(c.campaign, family.label, c.seed, c.timeout_s,
+                               self.entrants[cell.entrant], cell, outcome)
+        row["holes"] = family.options_for(cell.n).get("holes")
         self.writer.write(row)
         status = row["status"]
-        self.escalation.record(cell.entrant, cell.n, status)
+        self.escalation.record(cell, status)
+        self.check_dead = True
         self.stats.statuses[status] = self.stats.statuses.get(status, 0) + 1
         if status == Status.SKIPPED:
             self.stats.skipped += 1
@@ -157,12 +190,14 @@ class _Race:
         """Record the pending cells that can no longer be worth running (escalation)."""
         keep = []
         for cell in self.pending:
-            dead = self.escalation.dead_at(cell.entrant)
+            dead = self.escalation.dead_at(cell.entrant, cell.family)
             if cell.entrant in self.broken:
                 self.leave(cell)
             elif dead is not None and cell.n > dead:
+                label = self.families[cell.family].key
                 self.emit(cell, {"status": Status.SKIPPED, "started_at": utc_now(),
-                                 "message": f"{cell.entrant} hit the limit on every instance at n={dead}"})
+                                 "message": f"{cell.entrant}'s median on {label} at n={dead} "
+                                            "is censored (half or more of its cells unanswered)"})
             else:
                 keep.append(cell)
         self.pending, self.check_dead = keep, False
@@ -202,7 +237,6 @@ class _Race:
                 self.start_failed(cell, outcome)
                 continue
             self.emit(cell, outcome)
-            self.check_dead = self.check_dead or outcome.get("status") in LIMIT_STATUSES
 
     def start_failed(self, cell: Cell, outcome: dict[str, Any]) -> None:
         """A worker did not start: the cell goes back to the queue, unless its entrant

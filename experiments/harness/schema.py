@@ -56,16 +56,17 @@ PHASE_COLUMNS: tuple[str, ...] = tuple(f"t_{p}" for p in PHASES)
 WORK_COUNTERS: tuple[str, ...] = ("nodes", "updates", "checks", "conflicts", "decisions",
                                   "propagations", "vars", "clauses")
 
-#: the columns of runs.csv, in order
+#: the columns of runs.csv, in order (``kind`` is the instance family's label, e.g. ``unique``
+#: or ``hard``; ``holes`` the fraction of empty cells of a holes/hard instance, else empty)
 COLUMNS: tuple[str, ...] = (
-    "campaign", "entrant", "solver", "params", "n", "kind", "seed", "instance", "instance_sha256",
+    "campaign", "entrant", "solver", "params", "n", "kind", "holes", "seed", "instance", "instance_sha256",
     "clues", "repeat", "status", "verified", "wall_s", "cpu_s", "peak_rss_mb", "timeout_s",
     "iterations", *PHASE_COLUMNS, *WORK_COUNTERS, "worker", "started_at", "message",
 )
 #: columns without which no analysis is possible
 REQUIRED: tuple[str, ...] = ("entrant", "n", "instance", "status", "wall_s", "timeout_s")
 #: columns holding numbers
-NUMERIC: tuple[str, ...] = ("n", "repeat", "wall_s", "cpu_s", "timeout_s", "peak_rss_mb",
+NUMERIC: tuple[str, ...] = ("n", "holes", "repeat", "wall_s", "cpu_s", "timeout_s", "peak_rss_mb",
                             "iterations", *PHASE_COLUMNS, *WORK_COUNTERS)
 
 _TRUE = frozenset({"true", "1", "1.0"})

@@ -1,0 +1,221 @@
+"""The hardness landscape of a ``race landscape`` campaign: per n and hole fraction, each
+entrant's solved fraction, censored median time and median work, and the peak.
+
+Censoring as everywhere (:mod:`experiments.analysis.statistics`): an instance without a
+verified answer counts as "> limit" (``inf``) for time and work alike, so a median is
+``inf`` when at least half the instances were not answered.
+
+**The peak** at n is the hole fraction where the *best* entrant there (lowest PAR-2 over
+all fractions of that n) has its largest censored median *work* (its search counter:
+nodes for backtracking and DLX, conflicts for SAT; time for an entrant without one);
+ties (e.g. several censored medians) go to the larger PAR-2 of time, then to the smaller
+fraction. Work, not time: a SAT solver's time grows with the number of empty cells
+through the encoding alone (at n = 5 its median time is largest at 80% holes, where it
+never conflicts), while its conflicts peak where the puzzles are hard (55%).
+Its uncertainty is a bootstrap over instances:
+the instances of one index share their solved grid across fractions (the generator's
+fill stream), so indices are resampled with replacement, paired across fractions, and
+the peak recomputed; ``low``/``high`` are the 5th and 95th percentiles of those peaks.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from experiments.analysis import statistics as analysis
+
+#: work counters, in order of preference, for an entrant's "work" column
+WORK_ORDER = ("nodes", "conflicts", "decisions", "propagations")
+#: bootstrap resamples of the peak
+RESAMPLES = 1000
+_INDEX = re.compile(r"-(\d+)\.sudoku$")
+
+
+def work_counter(runs: pd.DataFrame, entrant: str) -> str | None:
+    """The work counter reported for ``entrant``'s answered runs (first of WORK_ORDER)."""
+    mine = runs[(runs["entrant"] == entrant) & analysis.answered(runs)]
+    return next((c for c in WORK_ORDER if mine[c].notna().any()), None)
+
+
+def instance_table(campaign: analysis.Campaign) -> pd.DataFrame:
+    """One row per (entrant, n, holes, index): time and work, median over repeats,
+    ``inf`` when censored; ``work`` is NaN for an entrant without a work counter."""
+    runs = campaign.runs.copy()
+    ok = analysis.answered(runs) & runs["wall_s"].notna()
+    runs["time"] = np.where(ok, runs["wall_s"], np.inf)
+    runs["work"] = np.nan
+    for entrant in runs["entrant"].unique():
+        counter = work_counter(runs, entrant)
+        if counter:
+            mine = runs["entrant"] == entrant
+            runs.loc[mine, "work"] = np.where(ok[mine], runs.loc[mine, counter], np.inf)
+    runs["index"] = [int(m.group(1)) if (m := _INDEX.search(str(i))) else -1 for i in runs["instance"]]
+    rows = []
+    for (entrant, n, holes, index), group in runs.groupby(["entrant", "n", "holes", "index"]):
+        rows.append({"entrant": entrant, "n": int(n), "holes": float(holes), "index": int(index),
+                     "time": analysis.censored_quantile(group["time"].to_numpy(float), 0.5),
+                     "work": analysis.censored_quantile(group["work"].to_numpy(float), 0.5)})
+    return pd.DataFrame(rows, columns=["entrant", "n", "holes", "index", "time", "work"])
+
+
+def landscape_table(campaign: analysis.Campaign, per_instance: pd.DataFrame | None = None
+                    ) -> pd.DataFrame:
+    """Per (n, holes, entrant): instances, solved_frac, median_s, par2_s, median_work and
+    the work counter's name (entrants in campaign order)."""
+    inst = instance_table(campaign) if per_instance is None else per_instance
+    limit = campaign.timeout_s
+    order = {e: i for i, e in enumerate(campaign.entrants)}
+    rows = []
+    for (n, holes, entrant), group in inst.groupby(["n", "holes", "entrant"]):
+        times = group["time"].to_numpy(float)
+        rows.append({"n": int(n), "holes": float(holes), "entrant": entrant,
+                     "instances": len(group), "solved_frac": float(np.isfinite(times).mean()),
+                     "median_s": analysis.censored_quantile(times, 0.5),
+                     "par2_s": analysis.par2(times, limit),
+                     "median_work": analysis.censored_quantile(group["work"].to_numpy(float), 0.5),
+                     "counter": work_counter(campaign.runs, entrant) or ""})
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table
+    table["order"] = table["entrant"].map(order)
+    return table.sort_values(["n", "holes", "order"]).drop(columns="order").reset_index(drop=True)
+
+
+def _argmax_fraction(values: np.ndarray, times: np.ndarray, fractions: np.ndarray,
+                     limit: float) -> float:
+    """The fraction (rows of ``values`` and ``times``: fractions x instances) with the
+    largest censored median of ``values``, ties to the larger PAR-2 of ``times``, then to
+    the smaller fraction."""
+    medians = np.array([analysis.censored_quantile(row, 0.5) for row in values])
+    par2 = np.where(np.isinf(times), 2 * limit, times).mean(axis=1)
+    best = np.lexsort((-fractions, par2, medians))[-1]
+    return float(fractions[best])
+
+
+def peak(per_instance: pd.DataFrame, n: int, limit: float, resamples: int = RESAMPLES,
+         seed: int = 0) -> dict[str, float | str | int] | None:
+    """The hardness peak at ``n`` (see the module docstring): ``holes``, ``low``, ``high``,
+    ``entrant``, ``measure`` (``work`` or ``time``), ``instances``; None without data at n."""
+    at_n = per_instance[per_instance["n"] == n]
+    if at_n.empty:
+        return None
+    par2 = {e: analysis.par2(g["time"].to_numpy(float), limit) for e, g in at_n.groupby("entrant")}
+    entrant = min(par2, key=lambda e: (par2[e], e))
+    mine = at_n[at_n["entrant"] == entrant]
+    measure = "work" if mine["work"].notna().all() else "time"
+    grids = [mine.pivot_table(index="holes", columns="index", values=column, aggfunc="first")
+             for column in (measure, "time")]
+    keep = grids[0].columns[grids[0].notna().all() & grids[1].notna().all()]  # every fraction
+    values, times = (g[keep].to_numpy(float) for g in grids)
+    fractions = grids[0].index.to_numpy(float)
+    found = _argmax_fraction(values, times, fractions, limit)
+    rng = np.random.default_rng(seed)
+    columns = len(keep)
+    boot = []
+    for _ in range(resamples if columns else 0):
+        pick = rng.integers(columns, size=columns)
+        boot.append(_argmax_fraction(values[:, pick], times[:, pick], fractions, limit))
+    low, high = np.percentile(boot or [found], [5, 95], method="nearest")
+    return {"n": n, "holes": found, "low": float(low), "high": float(high), "entrant": entrant,
+            "measure": measure, "instances": columns}
+
+
+def peaks(campaign: analysis.Campaign, per_instance: pd.DataFrame | None = None,
+          resamples: int = RESAMPLES) -> list[dict]:
+    """The peak of every n of the campaign (n ascending)."""
+    inst = instance_table(campaign) if per_instance is None else per_instance
+    found = [peak(inst, n, campaign.timeout_s, resamples) for n in campaign.n_values]
+    return [p for p in found if p is not None]
+
+
+def landscape_text(campaign: analysis.Campaign) -> str:
+    """The end-of-run summary: per n a table (hole fraction x entrant: solved, median time,
+    median work) and the peak with its interval."""
+    inst = instance_table(campaign)
+    table = landscape_table(campaign, inst)
+    fmt = analysis.format_seconds
+    limit = campaign.timeout_s
+    entrants = [e for e in campaign.entrants if e in set(table["entrant"])]
+    found = {p["n"]: p for p in peaks(campaign, inst)}
+    lines = []
+    for n, at_n in table.groupby("n"):
+        head = f"{'holes':>6}" + "".join(f"  {e[:30]:>30}" for e in entrants)
+        lines += [f"== n={n}  (each entrant: solved  median time  median work; '>' = censored)",
+                  head, "-" * len(head)]
+        for holes, row in at_n.groupby("holes"):
+            cells = []
+            for e in entrants:
+                r = row[row["entrant"] == e]
+                if r.empty:
+                    cells.append(f"  {'':>30}")
+                    continue
+                r = r.iloc[0]
+                work = _format_work(r["median_work"])
+                cells.append(f"  {r['solved_frac']:>5.0%} {fmt(r['median_s'], limit):>11} "
+                             f"{work:>11}")
+            lines.append(f"{holes:>6.2f}" + "".join(cells))
+        p = found.get(n)
+        if p:
+            lines.append(f"peak n={n}: {p['holes']:.2f} holes (90% bootstrap interval "
+                         f"{p['low']:.2f}..{p['high']:.2f}, {p['instances']} instances, "
+                         f"median {p['measure']} of {p['entrant']})")
+        lines.append("")
+    return "\n".join(lines).rstrip()
+
+
+def _format_work(value: float) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if math.isinf(value):
+        return "> limit"
+    return f"{value:.3g}"
+
+
+def landscape_figure(campaign: analysis.Campaign, out_dir: Path) -> list[Path]:
+    """Median time vs hole fraction, one panel per n, one line per entrant (censored
+    medians as hollow markers on the limit line), the peak's interval shaded. Writes
+    ``landscape.pdf`` and ``landscape.png`` into ``out_dir``; returns their paths."""
+    import matplotlib.pyplot as plt
+
+    from experiments.analysis import plots
+
+    inst = instance_table(campaign)
+    table = landscape_table(campaign, inst)
+    found = {p["n"]: p for p in peaks(campaign, inst)}
+    limit = campaign.timeout_s
+    ns = sorted(table["n"].unique())
+    with plt.rc_context(plots.STYLE):
+        fig, axes = plt.subplots(1, len(ns), figsize=(2.6 * len(ns) + 0.6, 2.8), squeeze=False,
+                                 sharey=True)
+        for ax, n in zip(axes[0], ns):
+            at_n = table[table["n"] == n]
+            for i, entrant in enumerate(campaign.entrants):
+                mine = at_n[at_n["entrant"] == entrant]
+                if mine.empty:
+                    continue
+                style = plots.style(i)
+                y = np.where(np.isinf(mine["median_s"]), limit, mine["median_s"])
+                ax.plot(mine["holes"], y, label=entrant, **style)
+                censored = np.isinf(mine["median_s"].to_numpy(float))
+                ax.plot(mine["holes"][censored], y[censored], linestyle="none",
+                        marker=style["marker"], markerfacecolor="white",
+                        markeredgecolor=style["color"], markersize=6)
+            if n in found:
+                ax.axvspan(found[n]["low"] - 0.01, found[n]["high"] + 0.01, color="0.85", zorder=0)
+            ax.axhline(limit, color="0.4", linewidth=0.8, linestyle=":")
+            ax.set_yscale("log")
+            ax.set_title(f"n = {n} ({n * n}x{n * n})")
+            ax.set_xlabel("fraction of empty cells")
+        axes[0][0].set_ylabel("median wall time (s)")
+        axes[0][-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        paths = [out_dir / "landscape.pdf", out_dir / "landscape.png"]
+        for path in paths:
+            fig.savefig(path, dpi=150)
+        plt.close(fig)
+    return paths

@@ -1,0 +1,139 @@
+"""``race landscape``: the hardness axis, a campaign over n x hole fraction."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from pathlib import Path
+
+import click
+
+from experiments.cli.run import current_registry, execute
+from experiments.harness.config import Config, n_label, parse_n
+from experiments.harness.entrants import DEFAULT_ENTRANTS, parse_entrants
+from experiments.harness.families import landscape_families
+from formats.errors import RaceError
+from generators import families as generator_families
+
+#: defaults of ``race landscape``
+DEFAULTS = {"n": "3..6", "holes": "0.30..0.80:0.05", "instances": 5, "timeout_s": 10.0,
+            "memory_mb": 4096.0}
+
+
+def parse_fractions(text: str) -> list[float]:
+    """Hole fractions from ``LO..HI:STEP`` (both ends included) or a comma-separated
+    list: sorted, distinct, each in [0, 1]. Raises RaceError otherwise."""
+    text = str(text).strip()
+    m = re.fullmatch(r"([0-9.]+)\s*\.\.\s*([0-9.]+)\s*:\s*([0-9.]+)", text)
+    try:
+        if m:
+            lo, hi, step = (float(g) for g in m.groups())
+            if step <= 0 or hi < lo:
+                raise ValueError
+            values = [round(lo + k * step, 6) for k in range(int(round((hi - lo) / step)) + 1)]
+        else:
+            values = [float(part) for part in text.split(",")]
+    except ValueError:
+        raise RaceError(f"--holes {text!r}: expected LO..HI:STEP such as 0.30..0.80:0.05 or a "
+                        "list such as 0.5,0.6") from None
+    for value in values:
+        if not 0 <= value <= 1:
+            raise RaceError(f"--holes {text!r}: fraction {value:g} is outside [0, 1]")
+    return sorted(set(values))
+
+
+@click.command("landscape")
+@click.option("--n", "n_text", default=DEFAULTS["n"], show_default=True,
+              help="Box sizes: N, A..B or a list such as 3,5.")
+@click.option("--holes", "holes_text", default=DEFAULTS["holes"], show_default=True,
+              help="Hole fractions: LO..HI:STEP or a list such as 0.5,0.55,0.6.")
+@click.option("--pattern", type=click.Choice(generator_families.PATTERNS), default="balanced",
+              show_default=True, help="Where the holes go.")
+@click.option("--solvers", default=",".join(DEFAULT_ENTRANTS), show_default=True,
+              help="Entrant specs, comma-separated (see `race solvers`).")
+@click.option("--instances", type=click.IntRange(min=1), default=DEFAULTS["instances"],
+              show_default=True, help="Instances per n and hole fraction.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seed of the instance sets.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+              default=DEFAULTS["timeout_s"], show_default=True, help="Wall-time limit per cell (s).")
+@click.option("--memory", type=click.FloatRange(min=0), default=DEFAULTS["memory_mb"],
+              show_default=True, help="Memory limit per cell (MB; 0 = none).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Parallel workers [default: the CPU count].")
+@click.option("--out", default="results", show_default=True, type=click.Path(file_okay=False),
+              help="Results directory (campaigns and the instance cache).")
+@click.option("--campaign", "name", default=None,
+              help="Campaign name [default: derived from n, pattern, seed, instances, limit].")
+@click.option("--peaks", "peaks_path", default=None, type=click.Path(dir_okay=False),
+              help="Peak table to update [default: generators/hardness_peaks.csv, the table "
+                   "`race run --kind hard` reads].")
+@click.option("--no-peaks", is_flag=True, help="Do not write the peak table.")
+def landscape(n_text: str, holes_text: str, pattern: str, solvers: str, instances: int, seed: int,
+              timeout: float, memory: float, jobs: int | None, out: str, name: str | None,
+              peaks_path: str | None, no_peaks: bool) -> None:
+    """Measure how hard puzzles with a fraction of empty cells are, for each box size n
+    and hole fraction, and locate the hardness peak per n.
+
+    \b
+    A campaign like `race run` (same runs.csv with the hole fraction in its
+    `holes` column, resumable, the skip rule per hole fraction), with one
+    family of `holes` instances per fraction. At the end: per n and fraction
+    each entrant's solved fraction, median time and median work (censored:
+    "> limit"), the peak (largest censored median time of the best entrant)
+    with a 90% bootstrap interval over instances, the figure landscape.pdf/png
+    in the campaign directory, and the peak per n written to the peak table.
+
+    \b
+    Example:
+      race landscape --n 3..4 --instances 5
+      race landscape --n 5 --holes 0.45..0.65:0.05 --solvers dlx,sat --timeout 20
+    """
+    from generators.hardness_peaks import PEAKS_PATH
+
+    n_values = parse_n(n_text)
+    fractions = parse_fractions(holes_text)
+    entrants = parse_entrants(solvers, current_registry())
+    memory_mb = memory or None
+    name = name or (f"landscape-n{n_label(n_values)}-{pattern}-s{seed}-i{instances}"
+                    f"-t{timeout:g}")
+    canonical = " ".join(shlex.quote(p) for p in [
+        "race", "landscape", "--n", n_text, "--holes", holes_text, "--pattern", pattern,
+        "--solvers", solvers, "--instances", str(instances), "--seed", str(seed),
+        "--timeout", f"{timeout:g}", "--memory", f"{memory:g}", "--out", out, "--campaign", name])
+    config = Config(n_values=n_values, entrants=entrants, kind="holes", seed=seed,
+                    instances=instances, repeats=1, timeout_s=timeout, memory_mb=memory_mb,
+                    jobs=jobs or os.cpu_count() or 1, out=Path(out), campaign=name,
+                    command=canonical, generator_options={"pattern": pattern},
+                    families=landscape_families(fractions, pattern))
+    target = None if no_peaks else Path(peaks_path) if peaks_path else PEAKS_PATH
+
+    expected = len(entrants) * len(fractions) * len(n_values) * instances
+
+    def summarize(campaign) -> str:           # peaks only from a complete landscape
+        return finish(campaign, pattern, target if len(campaign.runs) >= expected else None)
+
+    execute(config, jobs, canonical, summarize)
+
+
+def finish(campaign, pattern: str, peaks_path: Path | None) -> str:
+    """The landscape's summary text; writes the figure and (unless ``peaks_path`` is None)
+    the peaks of every n measured at all fractions into the table."""
+    from experiments.analysis import landscape as analysis
+    from generators.hardness_peaks import write_peaks
+
+    text = analysis.landscape_text(campaign)
+    figures = analysis.landscape_figure(campaign, campaign.path)
+    text += f"\nfigure: {figures[0]} (+ .png)"
+    if peaks_path is not None:
+        found = analysis.peaks(campaign)
+        rows = [{**p, "pattern": pattern, "timeout_s": f"{campaign.timeout_s:g}",
+                 "campaign": campaign.name} for p in found]
+        if rows:
+            write_peaks(rows, peaks_path)
+            text += f"\npeaks of n={','.join(str(p['n']) for p in found)} written to {peaks_path}"
+    return text
+
+
+COMMANDS: list = [landscape]

@@ -1,0 +1,216 @@
+"""Families in one campaign, the hard family, the skip rule and the hardness landscape."""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, strategies as st
+
+from experiments.analysis import landscape, statistics
+from experiments.cli.landscape import parse_fractions
+from experiments.harness import records, schema
+from experiments.harness.campaign import upgrade_header
+from experiments.harness.families import HARD, Family, parse_families
+from formats import grid_text
+from formats.errors import RaceError
+from generators import hardness_peaks
+from tests.fake_solvers import fake_registry
+from tests.test_harness import race, race_with, write_instances
+
+
+def _committed_peaks() -> dict[int, float]:
+    with open(hardness_peaks.PEAKS_PATH, newline="") as fh:
+        return {int(r["n"]): float(r["holes"]) for r in csv.DictReader(fh)
+                if r["pattern"] == "balanced"}
+
+
+# -- the hard family ---------------------------------------------------------------------
+def test_hard_family_reads_the_committed_peak_table():
+    table = _committed_peaks()
+    assert table, "the committed table generators/hardness_peaks.csv has balanced rows"
+    (hard,) = parse_families("hard", {})
+    for n in range(1, 13):
+        nearest = min(table, key=lambda m: (abs(m - n), m))
+        assert hard.options_for(n) == {"holes": table[nearest], "pattern": "balanced"}
+    assert (hard.label, hard.kind, hard.key) == (HARD, "holes", HARD)
+
+
+def test_peak_table_update_keeps_other_rows_and_nearest_rule(tmp_path):
+    path = tmp_path / "peaks.csv"
+    hardness_peaks.write_peaks([{"n": 3, "pattern": "balanced", "holes": 0.5},
+                                {"n": 5, "pattern": "balanced", "holes": 0.6},
+                                {"n": 4, "pattern": "random", "holes": 0.7}], path)
+    hardness_peaks.write_peaks([{"n": 5, "pattern": "balanced", "holes": 0.55}], path)
+    assert {n: float(r["holes"]) for n, r in hardness_peaks.read_peaks(path).items()} == \
+        {3: 0.5, 5: 0.55}
+    assert hardness_peaks.peak_holes(4, path) == 0.5            # tie: the smaller n
+    assert hardness_peaks.peak_holes(9, path) == 0.55
+    assert hardness_peaks.peak_holes(4, path, "random") == 0.7
+    (hard,) = parse_families("hard", {}, peaks=path)
+    assert hard.options_for(2) == {"holes": 0.5, "pattern": "balanced"}
+    with pytest.raises(RaceError, match="race landscape"):
+        parse_families("hard", {}, peaks=tmp_path / "none.csv")
+    (tmp_path / "bad.csv").write_text("n,pattern,holes\nx,balanced,0.5\n")
+    with pytest.raises(RaceError, match="line 2"):
+        hardness_peaks.read_peaks(tmp_path / "bad.csv")
+
+
+@pytest.mark.parametrize("kind, given, needle", [
+    ("unique", {"holes": "0.5"}, "--holes goes with --kind holes"),
+    ("unique,hard", {"pattern": "random"}, "hard fixes its holes and pattern"),
+    ("unique,minimal", {"base": "minimal"}, "--base goes with --kind unsat"),
+    ("unique,nosuch", {}, "unknown kind 'nosuch'"),
+    ("holes", {"holes": "2"}, "[0, 1]"),
+])
+def test_family_options_go_to_the_families_that_take_them(kind, given, needle):
+    with pytest.raises(RaceError) as err:
+        parse_families(kind, given)
+    assert needle in str(err.value)
+
+
+def test_family_options_reach_each_family_in_canonical_form():
+    unique, holes, unsat = parse_families("unique, holes,unsat,unique",
+                                          {"holes": "0.55", "pattern": "balanced", "base": "minimal"})
+    assert unique == Family("unique", "unique")
+    assert holes.options == (("holes", 0.55), ("pattern", "balanced")) and holes.key == "holes@0.55"
+    assert unsat.options_for(3) == {"base": "minimal"}
+
+
+# -- several families in one campaign -------------------------------------------------------
+def test_one_campaign_races_several_families_and_resumes(tmp_path):
+    r = race(tmp_path, "--n", "2", "--kind", "unique,hard", "--solvers", "backtracking",
+             "--instances", "2", "--timeout", "30")
+    assert r.exit_code == 0, r.output
+    name = "race-n2-unique+hard-s0-i2-t30"
+    rows = records.read_rows(tmp_path / name / "runs.csv")
+    assert sorted((row["kind"], row["holes"]) for row in rows) == [
+        ("hard", f"{hardness_peaks.peak_holes(2):.9g}")] * 2 + [("unique", "")] * 2
+    assert len({row["instance"] for row in rows}) == 4
+    assert all(row["status"] == "solved" for row in rows)
+    for row in rows:
+        if row["kind"] == "hard":
+            meta = grid_text.read(tmp_path / "instances" / row["instance"]).metadata
+            assert (float(meta["holes"]), meta["pattern"]) == (hardness_peaks.peak_holes(2),
+                                                               "balanced")
+    assert "== unique" in r.output and "== hard (n=2:" in r.output
+    again = race(tmp_path, "--n", "2", "--kind", "unique,hard", "--solvers", "backtracking",
+                 "--instances", "2", "--timeout", "30")
+    assert again.exit_code == 0, again.output
+    assert records.read_rows(tmp_path / name / "runs.csv") == rows
+
+
+def test_an_older_runs_csv_gets_the_new_header_and_keeps_its_rows(tmp_path):
+    old_columns = [c for c in schema.COLUMNS if c != "holes"]
+    path = tmp_path / "runs.csv"
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=old_columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerow({c: "" for c in old_columns} | {"entrant": "dlx", "n": "3", "instance": "a",
+                                                        "repeat": "0", "status": "solved",
+                                                        "message": ""})
+    upgrade_header(path)
+    assert path.read_text().splitlines()[0].split(",") == list(schema.COLUMNS)
+    (row,) = records.read_rows(path)
+    assert (row["entrant"], row["n"], row["holes"], row["status"]) == ("dlx", "3", "", "solved")
+
+
+# -- the skip rule ------------------------------------------------------------------------
+def test_slow_entrant_is_skipped_at_larger_n_as_soon_as_its_median_is_censored(tmp_path):
+    for n in (2, 3, 4):
+        write_instances(tmp_path, n, 3)
+    r = race_with(fake_registry(), tmp_path, "--n", "2..4", "--solvers", "slow:delay=5,backtracking",
+                  "--instances", "3", "--timeout", "0.5", "--jobs", "1", "--campaign", "skip")
+    assert r.exit_code == 0, r.output
+    rows = records.read_rows(tmp_path / "skip" / "runs.csv")
+    slow = [(int(row["n"]), row["status"]) for row in rows if row["entrant"] == "slow:delay=5"]
+    # two timeouts out of three censor the median at n=2: n=3 and 4 are skipped before
+    # the third n=2 cell runs (one worker, so the order of the rows is the order of events)
+    assert slow == [(2, "timeout")] * 2 + [(3, "skipped")] * 3 + [(4, "skipped")] * 3 \
+        + [(2, "timeout")], [(row["n"], row["status"], row["message"]) for row in rows]
+    assert all("median" in row["message"] for row in rows if row["status"] == "skipped")
+    assert all(row["status"] == "solved" for row in rows if row["entrant"] == "backtracking")
+    table = statistics.summary(statistics.load(tmp_path / "skip"))
+    skipped = table[(table["entrant"] == "slow:delay=5") & (table["n"] == 4)].iloc[0]
+    assert math.isinf(skipped["median_s"]) and skipped["solved"] == 0 and skipped["total"] == 3
+
+
+# -- the landscape --------------------------------------------------------------------------
+def test_landscape_campaign_has_the_hole_axis_resumes_and_writes_the_peak(tmp_path):
+    peaks = tmp_path / "peaks.csv"
+    args = ["landscape", "--n", "2", "--solvers", "backtracking", "--instances", "2",
+            "--timeout", "30", "--out", str(tmp_path), "--peaks", str(peaks), "--campaign", "land"]
+    from click.testing import CliRunner
+    from experiments.cli import main
+    r = CliRunner().invoke(main, [*args, "--holes", "0.4,0.6"])
+    assert r.exit_code == 0, r.output
+    rows = records.read_rows(tmp_path / "land" / "runs.csv")
+    assert sorted(float(row["holes"]) for row in rows) == [0.4, 0.4, 0.6, 0.6]
+    for row in rows:
+        meta = grid_text.read(tmp_path / "instances" / row["instance"]).metadata
+        assert float(meta["holes"]) == float(row["holes"]) and meta["pattern"] == "balanced"
+        assert int(row["clues"]) == 16 - round(16 * float(row["holes"]))
+    (peak,) = hardness_peaks.read_peaks(peaks).values()
+    assert peak["n"] == "2" and float(peak["holes"]) in (0.4, 0.6) and peak["entrant"] == "backtracking"
+    assert "peak n=2:" in r.output and (tmp_path / "land" / "landscape.png").stat().st_size > 0
+    r = CliRunner().invoke(main, [*args, "--holes", "0.4..0.6:0.1"])
+    assert r.exit_code == 0, r.output
+    grown = records.read_rows(tmp_path / "land" / "runs.csv")
+    assert grown[:4] == rows and sorted(float(row["holes"]) for row in grown[4:]) == [0.5, 0.5]
+
+
+def _instances(times: dict[float, list[float]]) -> pd.DataFrame:
+    return pd.DataFrame([{"entrant": "e", "n": 4, "holes": h, "index": i, "time": t, "work": t}
+                         for h, ts in times.items() for i, t in enumerate(ts)])
+
+
+def test_peak_is_the_largest_censored_median_of_the_best_entrant():
+    inf = math.inf
+    found = landscape.peak(_instances({0.4: [1, 1, 1], 0.5: [5, 6, 7], 0.6: [inf, 2, 2]}), 4, 10)
+    assert found["holes"] == 0.5 and found["entrant"] == "e" and found["instances"] == 3
+    assert 0.4 <= found["low"] <= 0.5 <= found["high"] <= 0.6
+    found = landscape.peak(_instances({0.4: [1, 1, 1], 0.5: [5, 6, 7], 0.6: [inf, inf, 2]}), 4, 10)
+    assert found["holes"] == 0.6                           # censored median beats any time
+    tie = landscape.peak(_instances({0.4: [inf, inf, 1], 0.5: [inf, inf, 2]}), 4, 10)
+    assert tie["holes"] == 0.5                             # same median: larger PAR-2 (2 > 1)
+    other = _instances({0.4: [9, 9, 9], 0.5: [1, 1, 1]}).assign(entrant="slow")
+    mixed = pd.concat([_instances({0.4: [1, 1, 1], 0.5: [2, 2, 2]}), other])
+    assert landscape.peak(mixed, 4, 10) == {"n": 4, "holes": 0.5, "low": 0.5, "high": 0.5,
+                                            "entrant": "e", "measure": "work", "instances": 3}
+    # work, not time, when the best entrant counts its work: the encoding's time is no hardness
+    encoding = _instances({0.4: [1, 1, 1], 0.5: [2, 2, 2]})
+    encoding["work"] = np.where(encoding["holes"] == 0.4, 50.0, 0.0)
+    assert landscape.peak(encoding, 4, 10)["holes"] == 0.4
+    assert landscape.peak(encoding.assign(work=np.nan), 4, 10)["holes"] == 0.5
+
+
+@given(st.integers(0, 50), st.integers(1, 20), st.integers(0, 10))
+def test_parse_fractions_ranges_include_both_ends(lo, step, count):
+    hi = lo + step * count
+    if hi > 100:
+        return
+    values = parse_fractions(f"{lo / 100}..{hi / 100}:{step / 100}")
+    assert values == [round((lo + k * step) / 100, 6) for k in range(count + 1)]
+
+
+@pytest.mark.parametrize("text", ["0.8..0.3:0.1", "0.3..0.8:0", "lots", "0.5,1.5"])
+def test_parse_fractions_refuses_bad_ranges(text):
+    with pytest.raises(RaceError, match="--holes"):
+        parse_fractions(text)
+
+
+def test_landscape_table_censors_work_with_time():
+    runs = pd.DataFrame([
+        {"entrant": "dlx", "n": 3, "holes": 0.5, "instance": f"d/holes-n3-s0-000{i}.sudoku",
+         "status": s, "verified": s == "solved", "wall_s": w, "nodes": k, "conflicts": np.nan,
+         "decisions": np.nan, "propagations": np.nan, "repeat": 0, "timeout_s": 10.0}
+        for i, (s, w, k) in enumerate([("solved", 1.0, 100), ("timeout", 10.0, np.nan),
+                                       ("solved", 3.0, 300)])])
+    campaign = statistics.Campaign(Path("."), runs, {"timeout_s": 10.0, "entrants": ["dlx"]})
+    (row,) = landscape.landscape_table(campaign).to_dict("records")
+    assert row["median_s"] == 3.0 and row["median_work"] == 300 and row["counter"] == "nodes"
+    assert row["solved_frac"] == pytest.approx(2 / 3) and row["par2_s"] == pytest.approx(8.0)
