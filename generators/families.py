@@ -17,6 +17,9 @@ Families that share the fill stream share the solved grid, so for one
 ``unsat``    a ``unique`` (or ``minimal``, ``base=minimal``) puzzle plus one
              wrong clue: an empty cell gets a value CanPlace allows but the
              unique solution does not have there. Clues consistent, no solution.
+             ``base=holes`` (the default beyond n = 6, where unique puzzles are out
+             of reach): a ``holes`` puzzle (``holes=0.2``) plus a wrong clue proved
+             unsat, preferably one that propagation alone does not refute.
 ``holes``    the random solved grid of the fill with round(f·n⁴) cells
              emptied (``holes=f``); ``pattern=random`` picks them uniformly,
              ``pattern=balanced`` spreads them evenly over rows, columns and
@@ -37,7 +40,12 @@ from generators.unique import FillStats, generate_unique, solved
 from solvers import rules
 
 PATTERNS = ("random", "balanced")
-UNSAT_BASES = ("unique", "minimal")
+UNSAT_BASES = ("unique", "minimal", "holes")
+#: a holes-based unsat puzzle: wrong clues tried (in a seeded order) and the CaDiCaL
+#: conflict budget that must prove each one unsat (conflicts, not seconds: the same
+#: puzzle on every machine)
+UNSAT_TRIES = 50
+UNSAT_CONFLICTS = 20_000
 
 
 class Streams(NamedTuple):
@@ -79,13 +87,19 @@ def multi(n: int, streams: Streams, counter: SolutionCounter, fill: str = "algor
     return Puzzle(r.multi, r.solution, False, stats=r.stats)
 
 
-def unsat(n: int, streams: Streams, counter: SolutionCounter, base: str = "unique",
-          fill: str = "algorithm2") -> Puzzle:
-    """A ``base`` puzzle plus one clue that CanPlace allows but the unique
-    solution contradicts: consistent clues, no solution. The (cell, value)
-    pair is uniform among all such pairs."""
+def unsat(n: int, streams: Streams, counter: SolutionCounter | None, base: str = "unique",
+          fill: str = "algorithm2", holes: float = 0.2) -> Puzzle:
+    """A ``base`` puzzle plus one clue that CanPlace allows but the planted solution
+    contradicts: consistent clues, no solution. ``unique``/``minimal``: the wrong
+    (cell, value) pair is uniform among all such pairs (the base has one solution, so
+    any of them works). ``holes`` (any n): the ``holes`` puzzle of this fraction, and
+    wrong pairs tried in a seeded random order (at most :data:`UNSAT_TRIES`): the first
+    that only search refutes (CaDiCaL within :data:`UNSAT_CONFLICTS` conflicts), else
+    the first that propagation refutes; RaceError when none is proved unsat."""
     if base not in UNSAT_BASES:
         raise RaceError(f"unsat: base must be one of {', '.join(UNSAT_BASES)}, got {base!r}")
+    if base == "holes":
+        return _unsat_from_holes(n, streams, counter, fill, holes)
     r = generate_unique(n, streams.fill, streams.remove, counter, minimal=base == "minimal",
                         fill=fill)
     pairs = wrong_clues(r.puzzle, r.solution, n)
@@ -97,6 +111,48 @@ def unsat(n: int, streams: Streams, counter: SolutionCounter, base: str = "uniqu
     cells = r.puzzle.copy()
     cells.reshape(-1)[c] = v
     return Puzzle(cells, r.solution, False, {"base": base}, r.stats)
+
+
+def _unsat_from_holes(n: int, streams: Streams, counter: SolutionCounter | None, fill: str,
+                      fraction: float) -> Puzzle:
+    """Prefer a wrong clue that only search refutes; else the first one propagation refutes."""
+    start = holes(n, streams, counter, fraction, "random", fill)
+    pairs = wrong_clues(start.cells, start.planted, n)
+    fallback = None
+    for index in streams.extra.permutation(len(pairs))[:UNSAT_TRIES]:
+        c, v = pairs[index]
+        cells = start.cells.copy()
+        cells.reshape(-1)[c] = v
+        proof = unsat_proof(cells, n)
+        if proof == "search":
+            fallback = cells
+            break
+        if proof == "propagation" and fallback is None:
+            fallback = cells
+    if fallback is None:
+        raise RaceError(f"unsat: none of {min(len(pairs), UNSAT_TRIES)} wrong clues in the n={n} "
+                        f"holes={fraction:g} puzzle was proved unsat within {UNSAT_CONFLICTS} "
+                        f"conflicts (try fewer holes)")
+    meta = {"base": "holes", "holes": format_fraction(fraction)}
+    return Puzzle(fallback, start.planted, False, meta, start.stats)
+
+
+def unsat_proof(cells: np.ndarray, n: int) -> str | None:
+    """How ``cells`` was proved to have no solution: ``propagation`` (singles), ``search``
+    (CaDiCaL on the reduced encoding within :data:`UNSAT_CONFLICTS` conflicts), or None
+    (not proved: satisfiable or out of budget)."""
+    from formats.grid import Grid
+    from solvers import sudoku_cnf
+    from solvers.sat_counting import pysat_solver
+    if rules.propagate(cells, n).contradiction:
+        return "propagation"
+    formula = sudoku_cnf.encode_reduced(Grid(n, cells))
+    solver = pysat_solver("cadical195", formula.blocks)
+    try:
+        solver.conf_budget(UNSAT_CONFLICTS)
+        return "search" if solver.solve_limited() is False else None
+    finally:
+        solver.delete()
 
 
 def wrong_clues(puzzle: np.ndarray, solution: np.ndarray, n: int) -> np.ndarray:
@@ -170,7 +226,7 @@ def balanced_holes(n: int, count: int, rng: np.random.Generator) -> np.ndarray:
 FAMILIES = {
     "unique": (unique, {"fill": "auto"}),
     "minimal": (minimal, {"fill": "auto"}),
-    "unsat": (unsat, {"base": "unique", "fill": "auto"}),
+    "unsat": (unsat, {"base": "auto", "fill": "auto", "holes": 0.2}),
     "multi": (multi, {"fill": "auto"}),
     "holes": (holes, {"holes": 0.5, "pattern": "random", "fill": "auto"}),
 }

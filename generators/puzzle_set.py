@@ -41,7 +41,7 @@ MANIFEST_FIELDS = ("file", "kind", "n", "seed", "index", "fill", "clues", "sha25
 #: (the fast fills reach :data:`formats.grid.MAX_N`); the others run Algorithm 2's
 #: removal phase, a uniqueness question per clue, which exact counting answers in
 #: minutes at n = 6 and not in hours beyond.
-FAMILY_MAX_N: dict[str, int] = {"unique": 6, "minimal": 6, "unsat": 6, "multi": 6, "holes": MAX_N}
+FAMILY_MAX_N: dict[str, int] = {"unique": 6, "minimal": 6, "unsat": MAX_N, "multi": 6, "holes": MAX_N}
 
 
 class CounterPool:
@@ -109,7 +109,7 @@ def _resolve(kind: str, n: int, seed: int, index: int, options: dict) -> tuple[d
         resolved["fill"] = default_fill(n)
     if resolved["fill"] not in FILLS:
         raise RaceError(f"fill must be one of auto, {', '.join(FILLS)}, got {resolved['fill']!r}")
-    if kind == "holes":
+    if "holes" in resolved:
         if isinstance(resolved["holes"], str):       # e.g. from a command line or a config file
             try:
                 resolved["holes"] = float(resolved["holes"])
@@ -117,12 +117,29 @@ def _resolve(kind: str, n: int, seed: int, index: int, options: dict) -> tuple[d
                 raise RaceError(f"holes must be a fraction in [0, 1], got {resolved['holes']!r}") from None
         families.hole_count(n, resolved["holes"])
         resolved["holes"] = float(resolved["holes"])
+    if kind == "holes":
         if resolved["pattern"] not in families.PATTERNS:
             raise RaceError(f"pattern must be one of {', '.join(families.PATTERNS)}, "
                             f"got {resolved['pattern']!r}")
-    if kind == "unsat" and resolved["base"] not in families.UNSAT_BASES:
-        raise RaceError(f"base must be one of {', '.join(families.UNSAT_BASES)}, got {resolved['base']!r}")
+    if kind == "unsat":
+        _resolve_unsat(n, resolved, options)
     return resolved, counter
+
+
+def _resolve_unsat(n: int, resolved: dict, given: dict) -> None:
+    """Resolve base=auto (unique up to n = 6, holes beyond) in place; ``holes`` only
+    with base=holes."""
+    if resolved["base"] == "auto":
+        resolved["base"] = "unique" if n <= FAMILY_MAX_N["unique"] else "holes"
+    base = resolved["base"]
+    if base not in families.UNSAT_BASES:
+        raise RaceError(f"base must be one of {', '.join(families.UNSAT_BASES)}, got {base!r}")
+    if base != "holes":
+        if "holes" in given:
+            raise RaceError("unsat: holes goes with base=holes")
+        del resolved["holes"]
+        if n > FAMILY_MAX_N["unique"]:
+            raise RaceError(f"unsat: base={base} needs n <= {FAMILY_MAX_N['unique']}; use base=holes")
 
 
 def identity(kind: str, n: int, seed: int, index: int, **options) -> dict[str, str]:
@@ -166,7 +183,8 @@ def make(kind: str, n: int, seed: int, index: int, *, pool: CounterPool | None =
     function = families.FAMILIES[kind][0]
     # holes from a fast fill asks no solver question: no counter (building one for a
     # large n would cost more than the puzzle)
-    needs_counter = kind != "holes" or resolved["fill"] == "algorithm2"
+    needs_counter = not (kind == "holes" or resolved.get("base") == "holes") \
+        or resolved["fill"] == "algorithm2"
     counter = pool.get(n, counter_name) if needs_counter else None
     puzzle = function(n, streams(n, seed, index, kind), counter, **resolved)
     grid = Grid(n, puzzle.cells)

@@ -171,7 +171,8 @@ def test_n1_and_impossible_families():
 @pytest.mark.parametrize("bad", [
     dict(kind="nope"), dict(n=0), dict(n=True), dict(seed=-1), dict(index=-2),
     dict(kind="holes", holes=1.5), dict(kind="holes", pattern="spiral"),
-    dict(kind="unique", holes=0.5), dict(counter="magic"), dict(kind="unsat", base="holes"),
+    dict(kind="unique", holes=0.5), dict(counter="magic"), dict(kind="unsat", base="nope"),
+    dict(kind="unsat", base="unique", holes=0.3), dict(kind="unsat", n=7, base="unique"),
     dict(kind="holes", holes="lots"), dict(n=puzzle_set.MAX_N + 1),
     dict(n=puzzle_set.FAMILY_MAX_N["unique"] + 1)])
 def test_make_rejects_bad_arguments(bad):
@@ -393,3 +394,12 @@ def test_cli_fill_option_and_help():
         assert fill in help_text
     bad = runner.invoke(main, ["generate", "--n", "7", "--kind", "unique"])
     assert bad.exit_code == 2 and "n <= 6" in bad.output
+
+
+@pytest.mark.parametrize("n", [3, 7])
+def test_unsat_from_holes_has_consistent_clues_and_no_solution(n):
+    grid, meta = puzzle_set.make("unsat", n, 1, 0, **({"base": "holes"} if n <= 6 else {}))
+    assert meta["base"] == "holes" and meta["holes"] == "0.2"
+    assert not rules.conflicts(grid)
+    assert SOLVERS["sat"].solve(grid).status == "unsat"
+    assert grid.clues() == n ** 4 - families.hole_count(n, 0.2) + 1

@@ -32,13 +32,18 @@ def generator_options(kind: str, holes: str | None, pattern: str | None,
     for ``kind`` (only those given), in canonical form. Raises RaceError when an option does not go
     with the kind or has a bad value (the values are checked by
     :func:`generators.puzzle_set.identity`, the one validator)."""
-    if kind != "holes" and (holes is not None or pattern is not None):
-        raise RaceError("--holes and --pattern go with --kind holes")
+    if kind != "holes" and pattern is not None:
+        raise RaceError("--pattern goes with --kind holes")
+    if kind not in ("holes", "unsat") and holes is not None:
+        raise RaceError("--holes goes with --kind holes or --kind unsat --base holes")
     if kind != "unsat" and base is not None:
         raise RaceError("--base goes with --kind unsat")
     given = {key: value for key, value in (("holes", holes), ("pattern", pattern), ("base", base),
                                            ("fill", fill)) if value is not None}
-    canonical = identity(kind, 2, 0, 0, **given)
+    check = dict(given)
+    if kind == "unsat" and holes is not None and base is None:
+        check["base"] = "holes"            # the default beyond n = 6; checked here at n = 2
+    canonical = identity(kind, 2, 0, 0, **check)
     # fill "auto" is resolved per n by make(), not at this n=2 check
     return {key: float(canonical[key]) if key == "holes" else
             given[key] if key == "fill" else canonical[key] for key in given}
@@ -49,11 +54,13 @@ def family_options(command: Callable) -> Callable:
     click command (parameters ``holes_text``, ``pattern``, ``base``)."""
     options = [
         click.option("--holes", "holes_text", default=None, metavar="F",
-                     help="Fraction of empty cells in [0, 1] (--kind holes) [default: 0.5]."),
+                     help="Fraction of empty cells in [0, 1] (--kind holes [default: 0.5]; "
+                     "--kind unsat --base holes [default: 0.2])."),
         click.option("--pattern", type=click.Choice(families.PATTERNS), default=None,
                      help="Where the holes go (--kind holes) [default: random]."),
         click.option("--base", type=click.Choice(families.UNSAT_BASES), default=None,
-                     help="Puzzle the wrong clue is added to (--kind unsat) [default: unique]."),
+                     help="Puzzle the wrong clue is added to (--kind unsat) [default: unique for "
+                     "N <= 6, holes beyond]."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -90,10 +97,13 @@ def generate(n_text: str, count_text: str, seed_text: str, kind: str, holes_text
                 random clues while the solution stays unique
       minimal   unique, and every clue necessary
       unsat     a unique puzzle plus one wrong (but consistent) clue: no solution
+                (--base holes, the default beyond N = 6: a holes puzzle plus a
+                wrong clue proved unsat by propagation or budgeted SAT)
       multi     Algorithm 2 one step before the end: at least two solutions
       holes     a random solved grid with a fraction F of its cells emptied
                 (--pattern balanced: evenly over rows, columns and boxes)
-    holes goes up to N = 20; the others to N = 6 (uniqueness is counted exactly).
+    holes and unsat go up to N = 20; the others to N = 6 (uniqueness is
+    counted exactly).
 
     \b
     Fills (the solved grid every kind starts from; recorded as fill=... in
