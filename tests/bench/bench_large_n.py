@@ -143,7 +143,8 @@ def _kissat(formula, limit: float, negative: bool):
     """kissat with the DIMACS streamed to its stdin (no file, no whole text in memory)."""
     proc = subprocess.Popen([find_kissat(), f"--time={max(1, int(limit))}",
                              *(["--phase=false"] if negative else [])],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)     # parse errors of a stream cut at the limit
     dimacs.write(proc.stdin, max(formula.nvars, 1), formula.blocks)
     proc.stdin.close()
     out = proc.stdout.read().decode()
