@@ -32,10 +32,9 @@ def generator_options(kind: str, holes: str | None, pattern: str | None,
     for ``kind`` (only those given), in canonical form. Raises RaceError when an option does not go
     with the kind or has a bad value (the values are checked by
     :func:`generators.puzzle_set.identity`, the one validator)."""
-    if kind != "holes" and pattern is not None:
-        raise RaceError("--pattern goes with --kind holes")
-    if kind not in ("holes", "unsat") and holes is not None:
-        raise RaceError("--holes goes with --kind holes or --kind unsat --base holes")
+    if (kind != "holes" and pattern is not None) or (kind not in ("holes", "unsat") and holes is not None):
+        raise RaceError("--holes and --pattern go with --kind holes (--holes also with --kind unsat "
+                        "--base holes)")
     if kind != "unsat" and base is not None:
         raise RaceError("--base goes with --kind unsat")
     given = {key: value for key, value in (("holes", holes), ("pattern", pattern), ("base", base),
