@@ -232,3 +232,33 @@ def test_reduced_at_n7_from_a_latin_grid_is_solved_and_small():
     assert formula.primary <= holes * 49               # open cells x values at most, not n⁶
     result = registry.create("sat").solve(puzzle)
     assert result.status == "solved" and rules.is_solution_of(puzzle, result.solution)
+
+
+def test_cli_encode_and_decode_agree_on_the_amo(tmp_path):
+    from click.testing import CliRunner
+    from experiments.cli import main
+    puzzle = puzzle_from(full_grid(3, np.random.default_rng(21)), 0.7, np.random.default_rng(22))
+    (tmp_path / "p.sudoku").write_text(str(puzzle))
+    runner = CliRunner()
+    cnf = runner.invoke(main, ["encode", "--amo", "sequential", str(tmp_path / "p.sudoku")])
+    assert cnf.exit_code == 0, cnf.output
+    from formats import dimacs
+    parsed = dimacs.parse(cnf.output)
+    formula = sudoku_cnf.encode(puzzle, "reduced", "sequential")
+    assert parsed.nvars == formula.nvars and parsed.nclauses == formula.nclauses
+    solver = pysat_solver("cadical195", parsed.blocks())
+    assert solver.solve()
+    model = solver.get_model()
+    solver.delete()
+    (tmp_path / "out.txt").write_text("s SATISFIABLE\nv " + " ".join(map(str, model)) + " 0\n")
+    good = runner.invoke(main, ["decode", "--amo", "sequential", str(tmp_path / "p.sudoku"),
+                                str(tmp_path / "out.txt")])
+    assert good.exit_code == 0, good.output
+    assert rules.is_solution_of(puzzle, grid_from_text(good.output))
+    bad = runner.invoke(main, ["decode", str(tmp_path / "p.sudoku"), str(tmp_path / "out.txt")])
+    assert bad.exit_code == 2 and "--amo" in bad.output
+
+
+def grid_from_text(text: str) -> Grid:
+    from formats import grid_text
+    return grid_text.parse(text).grids[0]
