@@ -1,6 +1,8 @@
 """The instance families of the race, all built on Algorithm 2 (:mod:`generators.unique`).
 
-Each family is a function ``(n, streams, counter, **options) -> Puzzle``.
+Each family is a function ``(n, streams, counter, **options) -> Puzzle``. Every
+family takes ``fill``, how its solved grid is made (:data:`generators.unique.FILLS`:
+Algorithm 2's fill phase, or a fast fill of :mod:`generators.solved_grids`).
 ``streams`` holds three independent numpy Generators: ``fill`` (the fill
 phase), ``remove`` (the removal order) and ``extra`` (the family's own draws).
 Families that share the fill stream share the solved grid, so for one
@@ -15,7 +17,10 @@ Families that share the fill stream share the solved grid, so for one
 ``unsat``    a ``unique`` (or ``minimal``, ``base=minimal``) puzzle plus one
              wrong clue: an empty cell gets a value CanPlace allows but the
              unique solution does not have there. Clues consistent, no solution.
-``holes``    the random solved grid of the fill phase with round(f·n⁴) cells
+             ``base=holes`` (the default beyond n = 6, where unique puzzles are out
+             of reach): a ``holes`` puzzle (``holes=0.2``) plus a wrong clue proved
+             unsat, preferably one that propagation alone does not refute.
+``holes``    the random solved grid of the fill with round(f·n⁴) cells
              emptied (``holes=f``); ``pattern=random`` picks them uniformly,
              ``pattern=balanced`` spreads them evenly over rows, columns and
              boxes (Ansótegui et al., "fully balanced"): hole counts per row,
@@ -31,11 +36,16 @@ import numpy as np
 
 from formats.errors import RaceError
 from generators.counting import SolutionCounter
-from generators.unique import fill_grid, generate_unique
+from generators.unique import FillStats, generate_unique, solved
 from solvers import rules
 
 PATTERNS = ("random", "balanced")
-UNSAT_BASES = ("unique", "minimal")
+UNSAT_BASES = ("unique", "minimal", "holes")
+#: a holes-based unsat puzzle: wrong clues tried (in a seeded order) and the CaDiCaL
+#: conflict budget that must prove each one unsat (conflicts, not seconds: the same
+#: puzzle on every machine)
+UNSAT_TRIES = 50
+UNSAT_CONFLICTS = 20_000
 
 
 class Streams(NamedTuple):
@@ -57,33 +67,41 @@ class Puzzle:
     stats: dict[str, float] = field(default_factory=dict)
 
 
-def unique(n: int, streams: Streams, counter: SolutionCounter) -> Puzzle:
+def unique(n: int, streams: Streams, counter: SolutionCounter, fill: str = "algorithm2") -> Puzzle:
     """Algorithm 2: a puzzle with exactly one solution."""
-    r = generate_unique(n, streams.fill, streams.remove, counter)
+    r = generate_unique(n, streams.fill, streams.remove, counter, fill=fill)
     return Puzzle(r.puzzle, r.solution, True, stats=r.stats)
 
 
-def minimal(n: int, streams: Streams, counter: SolutionCounter) -> Puzzle:
+def minimal(n: int, streams: Streams, counter: SolutionCounter, fill: str = "algorithm2") -> Puzzle:
     """A minimal puzzle: unique, and removing any clue breaks uniqueness."""
-    r = generate_unique(n, streams.fill, streams.remove, counter, minimal=True)
+    r = generate_unique(n, streams.fill, streams.remove, counter, minimal=True, fill=fill)
     return Puzzle(r.puzzle, r.solution, True, stats=r.stats)
 
 
-def multi(n: int, streams: Streams, counter: SolutionCounter) -> Puzzle:
+def multi(n: int, streams: Streams, counter: SolutionCounter, fill: str = "algorithm2") -> Puzzle:
     """Algorithm 2 stopped before the restore: at least two solutions."""
-    r = generate_unique(n, streams.fill, streams.remove, counter)
+    r = generate_unique(n, streams.fill, streams.remove, counter, fill=fill)
     if r.multi is None:
         raise RaceError(f"no multi-solution puzzle exists for n={n} (the empty grid has one solution)")
     return Puzzle(r.multi, r.solution, False, stats=r.stats)
 
 
-def unsat(n: int, streams: Streams, counter: SolutionCounter, base: str = "unique") -> Puzzle:
-    """A ``base`` puzzle plus one clue that CanPlace allows but the unique
-    solution contradicts: consistent clues, no solution. The (cell, value)
-    pair is uniform among all such pairs."""
+def unsat(n: int, streams: Streams, counter: SolutionCounter | None, base: str = "unique",
+          fill: str = "algorithm2", holes: float = 0.2) -> Puzzle:
+    """A ``base`` puzzle plus one clue that CanPlace allows but the planted solution
+    contradicts: consistent clues, no solution. ``unique``/``minimal``: the wrong
+    (cell, value) pair is uniform among all such pairs (the base has one solution, so
+    any of them works). ``holes`` (any n): the ``holes`` puzzle of this fraction, and
+    wrong pairs tried in a seeded random order (at most :data:`UNSAT_TRIES`): the first
+    that only search refutes (CaDiCaL within :data:`UNSAT_CONFLICTS` conflicts), else
+    the first that propagation refutes; RaceError when none is proved unsat."""
     if base not in UNSAT_BASES:
         raise RaceError(f"unsat: base must be one of {', '.join(UNSAT_BASES)}, got {base!r}")
-    r = generate_unique(n, streams.fill, streams.remove, counter, minimal=base == "minimal")
+    if base == "holes":
+        return _unsat_from_holes(n, streams, counter, fill, holes)
+    r = generate_unique(n, streams.fill, streams.remove, counter, minimal=base == "minimal",
+                        fill=fill)
     pairs = wrong_clues(r.puzzle, r.solution, n)
     if not len(pairs):
         raise RaceError(f"unsat: no empty cell of the n={n} {base} puzzle accepts a wrong value "
@@ -93,6 +111,48 @@ def unsat(n: int, streams: Streams, counter: SolutionCounter, base: str = "uniqu
     cells = r.puzzle.copy()
     cells.reshape(-1)[c] = v
     return Puzzle(cells, r.solution, False, {"base": base}, r.stats)
+
+
+def _unsat_from_holes(n: int, streams: Streams, counter: SolutionCounter | None, fill: str,
+                      fraction: float) -> Puzzle:
+    """Prefer a wrong clue that only search refutes; else the first one propagation refutes."""
+    start = holes(n, streams, counter, fraction, "random", fill)
+    pairs = wrong_clues(start.cells, start.planted, n)
+    fallback = None
+    for index in streams.extra.permutation(len(pairs))[:UNSAT_TRIES]:
+        c, v = pairs[index]
+        cells = start.cells.copy()
+        cells.reshape(-1)[c] = v
+        proof = unsat_proof(cells, n)
+        if proof == "search":
+            fallback = cells
+            break
+        if proof == "propagation" and fallback is None:
+            fallback = cells
+    if fallback is None:
+        raise RaceError(f"unsat: none of {min(len(pairs), UNSAT_TRIES)} wrong clues in the n={n} "
+                        f"holes={fraction:g} puzzle was proved unsat within {UNSAT_CONFLICTS} "
+                        f"conflicts (try fewer holes)")
+    meta = {"base": "holes", "holes": format_fraction(fraction)}
+    return Puzzle(fallback, start.planted, False, meta, start.stats)
+
+
+def unsat_proof(cells: np.ndarray, n: int) -> str | None:
+    """How ``cells`` was proved to have no solution: ``propagation`` (singles), ``search``
+    (CaDiCaL on the reduced encoding within :data:`UNSAT_CONFLICTS` conflicts), or None
+    (not proved: satisfiable or out of budget)."""
+    from formats.grid import Grid
+    from solvers import sudoku_cnf
+    from solvers.sat_counting import pysat_solver
+    if rules.propagate(cells, n).contradiction:
+        return "propagation"
+    formula = sudoku_cnf.encode_reduced(Grid(n, cells))
+    solver = pysat_solver("cadical195", formula.blocks)
+    try:
+        solver.conf_budget(UNSAT_CONFLICTS)
+        return "search" if solver.solve_limited() is False else None
+    finally:
+        solver.delete()
 
 
 def wrong_clues(puzzle: np.ndarray, solution: np.ndarray, n: int) -> np.ndarray:
@@ -105,25 +165,26 @@ def wrong_clues(puzzle: np.ndarray, solution: np.ndarray, n: int) -> np.ndarray:
     return np.stack([cells, values + 1], axis=1)
 
 
-def holes(n: int, streams: Streams, counter: SolutionCounter, holes: float = 0.5,
-          pattern: str = "random") -> Puzzle:
-    """The fill phase's random solved grid with ``round(holes · n⁴)`` cells emptied."""
+def holes(n: int, streams: Streams, counter: SolutionCounter | None, holes: float = 0.5,
+          pattern: str = "random", fill: str = "algorithm2") -> Puzzle:
+    """The ``fill``'s random solved grid with ``round(holes · n⁴)`` cells emptied
+    (``counter`` is needed only by the ``algorithm2`` fill)."""
     side = n * n
     count = hole_count(n, holes)
     if pattern not in PATTERNS:
         raise RaceError(f"holes: pattern must be one of {', '.join(PATTERNS)}, got {pattern!r}")
-    from generators.unique import FillStats
     fstats = FillStats()
-    calls0 = counter.calls
-    solution = fill_grid(n, streams.fill, counter, fstats)
+    calls0 = counter.calls if counter is not None else 0
+    solution = solved(n, streams.fill, counter, fill, fstats)
     if pattern == "random":
         drop = streams.extra.choice(side * side, size=count, replace=False)
     else:
         drop = balanced_holes(n, count, streams.extra)
     cells = solution.copy()
     cells.reshape(-1)[drop] = 0
-    stats = {"fill_seconds": fstats.seconds, "remove_seconds": 0.0, "calls": counter.calls - calls0,
-             "fill_calls": counter.calls - calls0, "remove_calls": 0}
+    calls = counter.calls - calls0 if counter is not None else 0
+    stats = {"fill_seconds": fstats.seconds, "remove_seconds": 0.0, "calls": calls,
+             "fill_calls": calls, "remove_calls": 0}
     return Puzzle(cells, solution, False, {"holes": format_fraction(holes), "pattern": pattern}, stats)
 
 
@@ -160,11 +221,12 @@ def balanced_holes(n: int, count: int, rng: np.random.Generator) -> np.ndarray:
     return np.sort(chosen)
 
 
-#: family name -> (function, options it accepts with defaults)
+#: family name -> (function, options it accepts with defaults); ``fill`` "auto" is
+#: resolved per n by :func:`generators.unique.default_fill`.
 FAMILIES = {
-    "unique": (unique, {}),
-    "minimal": (minimal, {}),
-    "unsat": (unsat, {"base": "unique"}),
-    "multi": (multi, {}),
-    "holes": (holes, {"holes": 0.5, "pattern": "random"}),
+    "unique": (unique, {"fill": "auto"}),
+    "minimal": (minimal, {"fill": "auto"}),
+    "unsat": (unsat, {"base": "auto", "fill": "auto", "holes": 0.2}),
+    "multi": (multi, {"fill": "auto"}),
+    "holes": (holes, {"holes": 0.5, "pattern": "random", "fill": "auto"}),
 }

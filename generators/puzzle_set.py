@@ -28,18 +28,20 @@ from formats.errors import RaceError
 from formats.grid import MAX_N, Grid
 from generators import families
 from generators.counting import COUNTER_BACKENDS, SolutionCounter, make_counter
+from generators.unique import FILLS, default_fill
 
 #: the instance families, in the order the CLI lists them
 KINDS: tuple[str, ...] = ("unique", "minimal", "unsat", "multi", "holes")
 #: bumped whenever a change to the algorithms changes any output (invalidates cached files)
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 _KIND_CODE = {kind: code for code, kind in enumerate(KINDS)}
 MANIFEST = "manifest.csv"
-MANIFEST_FIELDS = ("file", "kind", "n", "seed", "index", "clues", "sha256")
-#: largest n each family can be generated for (every family runs Algorithm 2's fill
-#: phase): n = 6 unique takes about a minute; n = 7 would need hours and GBs of CNF.
-#: The global limit of the project is :data:`formats.grid.MAX_N`.
-FAMILY_MAX_N: dict[str, int] = {"unique": 6, "minimal": 6, "unsat": 6, "multi": 6, "holes": 6}
+MANIFEST_FIELDS = ("file", "kind", "n", "seed", "index", "fill", "clues", "sha256")
+#: largest n each family can be generated for. ``holes`` needs only a solved grid
+#: (the fast fills reach :data:`formats.grid.MAX_N`); the others run Algorithm 2's
+#: removal phase, a uniqueness question per clue, which exact counting answers in
+#: minutes at n = 6 and not in hours beyond.
+FAMILY_MAX_N: dict[str, int] = {"unique": 6, "minimal": 6, "unsat": MAX_N, "multi": 6, "holes": MAX_N}
 
 
 class CounterPool:
@@ -103,7 +105,11 @@ def _resolve(kind: str, n: int, seed: int, index: int, options: dict) -> tuple[d
         known = ", ".join(allowed) or "none"
         raise RaceError(f"kind {kind!r} takes no option {', '.join(sorted(unknown))} (options: {known})")
     resolved = {**allowed, **options}
-    if kind == "holes":
+    if resolved["fill"] == "auto":
+        resolved["fill"] = default_fill(n)
+    if resolved["fill"] not in FILLS:
+        raise RaceError(f"fill must be one of auto, {', '.join(FILLS)}, got {resolved['fill']!r}")
+    if "holes" in resolved:
         if isinstance(resolved["holes"], str):       # e.g. from a command line or a config file
             try:
                 resolved["holes"] = float(resolved["holes"])
@@ -111,12 +117,29 @@ def _resolve(kind: str, n: int, seed: int, index: int, options: dict) -> tuple[d
                 raise RaceError(f"holes must be a fraction in [0, 1], got {resolved['holes']!r}") from None
         families.hole_count(n, resolved["holes"])
         resolved["holes"] = float(resolved["holes"])
+    if kind == "holes":
         if resolved["pattern"] not in families.PATTERNS:
             raise RaceError(f"pattern must be one of {', '.join(families.PATTERNS)}, "
                             f"got {resolved['pattern']!r}")
-    if kind == "unsat" and resolved["base"] not in families.UNSAT_BASES:
-        raise RaceError(f"base must be one of {', '.join(families.UNSAT_BASES)}, got {resolved['base']!r}")
+    if kind == "unsat":
+        _resolve_unsat(n, resolved, options)
     return resolved, counter
+
+
+def _resolve_unsat(n: int, resolved: dict, given: dict) -> None:
+    """Resolve base=auto (unique up to n = 6, holes beyond) in place; ``holes`` only
+    with base=holes."""
+    if resolved["base"] == "auto":
+        resolved["base"] = "unique" if n <= FAMILY_MAX_N["unique"] else "holes"
+    base = resolved["base"]
+    if base not in families.UNSAT_BASES:
+        raise RaceError(f"base must be one of {', '.join(families.UNSAT_BASES)}, got {base!r}")
+    if base != "holes":
+        if "holes" in given:
+            raise RaceError("unsat: holes goes with base=holes")
+        del resolved["holes"]
+        if n > FAMILY_MAX_N["unique"]:
+            raise RaceError(f"unsat: base={base} needs n <= {FAMILY_MAX_N['unique']}; use base=holes")
 
 
 def identity(kind: str, n: int, seed: int, index: int, **options) -> dict[str, str]:
@@ -143,6 +166,8 @@ def make(kind: str, n: int, seed: int, index: int, *, pool: CounterPool | None =
 
     ``options``: ``holes`` (fraction in [0, 1]) and ``pattern`` (random |
     balanced) for kind ``holes``; ``base`` (unique | minimal) for ``unsat``;
+    ``fill`` (any kind: auto | one of :data:`generators.unique.FILLS`; recorded
+    resolved, e.g. ``fill=latin``);
     ``counter`` (any kind; speed only, never the output). Metadata keys: kind,
     n, seed, index, generator, the options, clues, and ``solution`` (the unique
     solution, unique/minimal) or ``planted`` (the solved grid the puzzle was cut
@@ -156,7 +181,12 @@ def make(kind: str, n: int, seed: int, index: int, *, pool: CounterPool | None =
         with CounterPool() as own:
             return make(kind, n, seed, index, pool=own, **options)
     function = families.FAMILIES[kind][0]
-    puzzle = function(n, streams(n, seed, index, kind), pool.get(n, counter_name), **resolved)
+    # holes from a fast fill asks no solver question: no counter (building one for a
+    # large n would cost more than the puzzle)
+    needs_counter = not (kind == "holes" or resolved.get("base") == "holes") \
+        or resolved["fill"] == "algorithm2"
+    counter = pool.get(n, counter_name) if needs_counter else None
+    puzzle = function(n, streams(n, seed, index, kind), counter, **resolved)
     grid = Grid(n, puzzle.cells)
     meta["clues"] = str(grid.clues())
     meta["solution" if puzzle.unique_solution else "planted"] = compact(puzzle.planted, n)
@@ -231,7 +261,7 @@ def _set_row(kind: str, n: int, seed: int, index: int, out_dir: Path, pool: Coun
     else:
         clues = grid_text.parse(data.decode("utf-8")).metadata["clues"]
     return {"file": name, "kind": kind, "n": str(n), "seed": str(seed), "index": str(index),
-            "clues": clues, "sha256": hashlib.sha256(data).hexdigest()}
+            "fill": ident["fill"], "clues": clues, "sha256": hashlib.sha256(data).hexdigest()}
 
 
 def read_manifest(path: Path) -> list[dict[str, str]]:

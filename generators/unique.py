@@ -41,9 +41,37 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from formats.errors import RaceError
+from generators import solved_grids
 from generators.counting import SolutionCounter
 from solvers import rules
 from solvers.rules import pattern_solution
+
+#: how the solved grid of a puzzle is made: Algorithm 2's fill phase, or one of
+#: :data:`generators.solved_grids.FILLS` (distributions documented there).
+FILLS: tuple[str, ...] = ("algorithm2", *solved_grids.FILLS)
+#: Algorithm 2's fill (a solvability question per cell, n⁴ of them) is the default up
+#: to this n; beyond it the default is ``latin`` (n = 6 took 77 s with Algorithm 2).
+ALGORITHM2_MAX_N = 5
+
+
+def default_fill(n: int) -> str:
+    """The fill used when none is named: ``algorithm2`` up to :data:`ALGORITHM2_MAX_N`, else ``latin``."""
+    return "algorithm2" if n <= ALGORITHM2_MAX_N else "latin"
+
+
+def solved(n: int, rng: np.random.Generator, counter: SolutionCounter, fill: str,
+           stats: "FillStats | None" = None) -> np.ndarray:
+    """A random solved (n², n²) grid by ``fill`` (one of :data:`FILLS`), drawn from ``rng``."""
+    if fill == "algorithm2":
+        return fill_grid(n, rng, counter, stats)
+    if fill not in FILLS:
+        raise RaceError(f"unknown fill {fill!r} (fills: {', '.join(FILLS)})")
+    t0 = time.perf_counter()
+    grid = solved_grids.solved_grid(n, rng, fill).cells.astype(np.int32)
+    if stats is not None:
+        stats.seconds += time.perf_counter() - t0
+    return grid
 
 
 @dataclass
@@ -148,14 +176,16 @@ class UniqueResult:
 
 
 def generate_unique(n: int, fill_rng: np.random.Generator, remove_rng: np.random.Generator,
-                    counter: SolutionCounter, minimal: bool = False) -> UniqueResult:
-    """Algorithm 2 (``minimal``: carried on to a minimal puzzle).
+                    counter: SolutionCounter, minimal: bool = False,
+                    fill: str = "algorithm2") -> UniqueResult:
+    """Algorithm 2 (``minimal``: carried on to a minimal puzzle), its solved grid
+    made by ``fill`` (Algorithm 2's own fill phase by default; see :func:`solved`).
 
     ``fill_rng`` drives the fill phase, ``remove_rng`` the removal order; the
     counter only changes the speed, never the result."""
     calls0, decided0 = counter.calls, counter.decided
     fstats = FillStats()
-    solution = fill_grid(n, fill_rng, counter, fstats)
+    solution = solved(n, fill_rng, counter, fill, fstats)
     fill_calls = counter.calls - calls0
     removed = remove_clues(solution, n, remove_rng, counter, minimal=minimal)
     stats = {

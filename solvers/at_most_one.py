@@ -45,6 +45,8 @@ VARIANTS = ("pairwise", "sequential", "commander", "bimander", "binary", "produc
 #: ``auto`` uses pairwise up to this width and :data:`AUTO_WIDE` above it (set by measurement).
 AUTO_PAIRWISE_MAX = 6
 AUTO_WIDE = "product"
+#: the encoding callers get when they name none
+DEFAULT = "auto"
 
 # A template: local clauses, each a list of (local index, positive?) pairs, and the aux count.
 Clause = list[tuple[int, bool]]
@@ -160,10 +162,13 @@ def _resolve(name: str, k: int) -> str:
 def _same_width(name: str, rows: np.ndarray, next_var: int) -> tuple[list[np.ndarray], int]:
     g, k = rows.shape
     blocks, aux = template(name, k)
-    table = np.empty((g, k + aux), np.int64)
+    if next_var + g * aux > np.iinfo(LIT_DTYPE).max:
+        raise RaceError(f"at-most-one: more than {np.iinfo(LIT_DTYPE).max} variables")
+    table = np.empty((g, k + aux), LIT_DTYPE)
     table[:, :k] = rows
-    table[:, k:] = np.arange(next_var, next_var + g * aux, dtype=np.int64).reshape(g, aux)
-    out = [(table[:, idx] * sign).reshape(-1, idx.shape[1]).astype(LIT_DTYPE) for idx, sign in blocks]
+    table[:, k:] = np.arange(next_var, next_var + g * aux, dtype=LIT_DTYPE).reshape(g, aux)
+    out = [np.multiply(table[:, idx], sign.astype(LIT_DTYPE)).reshape(-1, idx.shape[1])
+           for idx, sign in blocks]
     return out, next_var + g * aux
 
 
@@ -171,8 +176,8 @@ def _by_width(groups: np.ndarray | Sequence[Sequence[int]]) -> list[np.ndarray]:
     if isinstance(groups, np.ndarray):
         if groups.ndim != 2:
             raise RaceError(f"at-most-one groups: expected a 2-D array, got shape {groups.shape}")
-        return [groups.astype(np.int64)] if groups.size else []
-    rows = [np.asarray(r, np.int64).ravel() for r in groups]
+        return [groups.astype(LIT_DTYPE, copy=False)] if groups.size else []
+    rows = [np.asarray(r, LIT_DTYPE).ravel() for r in groups]
     widths = np.array([r.size for r in rows], np.int64)
     return [np.stack([rows[i] for i in np.flatnonzero(widths == w)]) for w in np.unique(widths) if w]
 

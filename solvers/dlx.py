@@ -27,12 +27,14 @@ from formats.grid import Grid
 from solvers.algorithm_x import HEURISTICS, MRV, cover, dlx_search, uncover
 from solvers.dancing_links import DancingLinks
 from solvers.interface import Search, Solver
-from solvers.sudoku_cover import full_options, item_names, sudoku_cover
+from solvers import rules
+from solvers.sudoku_cover import FULL_MATRIX_MAX_N, full_options, item_names, sudoku_cover
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=4)
 def full_links(n: int) -> np.ndarray:
     """The (6, size) link block of the full n⁶-option Sudoku matrix, built once
-    per n. :func:`count_with_clues` changes it while it runs and restores it."""
+    per n (n <= :data:`solvers.sudoku_cover.FULL_MATRIX_MAX_N`, else RaceError).
+    :func:`count_with_clues` changes it while it runs and restores it."""
     side = n * n
     starts = np.arange(0, 4 * side ** 3 + 1, 4, dtype=np.int64)
     return DancingLinks.from_csr(list(item_names(n)), 4 * side * side, starts,
@@ -97,11 +99,22 @@ def count_sudoku(grid: Grid, limit: int = 2, node_limit: int = 0,
     only when ``node_limit`` (0 = none) stopped the search first. Inconsistent
     clues give (0, 0, True). When ``out`` (an (n², n²) array) is given, the
     first solution is written into it. No verification: this is the
-    generators' inner loop."""
-    links = full_links(grid.n)
+    generators' inner loop. Beyond :data:`FULL_MATRIX_MAX_N` the matrix of the
+    candidates left is built for this grid alone (nothing n⁶-sized)."""
     if out is None:
         out = np.empty_like(grid.cells)
-    return count_with_clues(links, grid.cells, grid.n, limit, node_limit, out)
+    if grid.n <= FULL_MATRIX_MAX_N:
+        return count_with_clues(full_links(grid.n), grid.cells, grid.n, limit, node_limit, out)
+    if rules.conflicts(grid, 1):
+        return 0, 0, True
+    cover_ = sudoku_cover(grid, candidates_only=True)
+    dl = DancingLinks.from_problem(cover_.problem)
+    chosen = np.zeros((1, max(dl.primary, 1)), dtype=np.int64)
+    depth = np.zeros(1, dtype=np.int64)
+    count, nodes, _, complete = dlx_search(dl.links, MRV, limit, node_limit, 1, chosen, depth)
+    if count:
+        out[:, :] = cover_.decode(dl.option_of[chosen[0, :depth[0]]])
+    return int(count), int(nodes), bool(complete)
 
 
 class DLX(Solver):

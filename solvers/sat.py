@@ -9,6 +9,13 @@
 * ``encoding``: ``minimal`` (the assignment's clauses), ``extended`` or
   ``reduced`` (the default: fastest in ``tests/bench/bench_sat.py``; see
   :mod:`solvers.sudoku_cnf`).
+* ``amo``: the at-most-one encoding of ``reduced`` (:data:`solvers.at_most_one.VARIANTS`:
+  ``pairwise``, ``sequential``, ``commander``, ``bimander``, ``binary``, ``product``,
+  ``pysat-*``, ``auto``); ``auto`` (the default) is pairwise for narrow groups and
+  ``product`` for wide ones, chosen by ``tests/bench/bench_large_n.py``.
+* ``phase``: the initial phase of the in-process solver, ``solver`` (its own default,
+  true for CaDiCaL) or ``false`` (every variable false first: in an exactly-one
+  problem almost every variable is false in a solution); see ``DEFAULT_PHASE``.
 * ``timeout``: seconds (0 = none) before the answer is ``unknown``.
 
 Counting uses blocking clauses (:mod:`solvers.sat_counting`). Phase times:
@@ -24,12 +31,15 @@ from __future__ import annotations
 import time
 
 from formats.grid import Grid
-from solvers import sat_backends, sudoku_cnf
+from solvers import at_most_one, sat_backends, sudoku_cnf
 from solvers.interface import Search, Solver
 from solvers.sat_counting import IncrementalCounter  # noqa: F401  (API for the generators)
 
 #: the default encoding, chosen by the benchmark (tests/bench/bench_sat.py).
 DEFAULT_ENCODING = "reduced"
+#: the default initial phase (tests/bench/bench_large_n.py).
+DEFAULT_PHASE = "solver"
+PHASES = ("solver", "false")
 
 
 class SAT(Solver):
@@ -39,17 +49,20 @@ class SAT(Solver):
     parameters = {
         "backend": ("cadical195", None),
         "encoding": (DEFAULT_ENCODING, sudoku_cnf.ENCODINGS),
+        "amo": (at_most_one.DEFAULT, at_most_one.VARIANTS),
+        "phase": (DEFAULT_PHASE, PHASES),
         "timeout": (0.0, None),
     }
 
     def __init__(self, **params) -> None:
         super().__init__(**params)
-        self.backend = sat_backends.backend(str(self.params["backend"]))
+        self.backend = sat_backends.backend(str(self.params["backend"]),
+                                            negative_phase=self.params["phase"] == "false")
 
     def search(self, grid: Grid, limit: int | None, keep: int) -> Search:
         times: dict[str, float] = {}
         t0 = time.perf_counter()
-        formula = sudoku_cnf.encode(grid, self.params["encoding"])
+        formula = sudoku_cnf.encode(grid, self.params["encoding"], self.params["amo"])
         times["encode"] = time.perf_counter() - t0
         found = self.backend.enumerate(formula, limit, float(self.params["timeout"]))
         times.update(found.times)

@@ -81,17 +81,19 @@ def _pysat_names() -> dict[str, str]:
             if not key.startswith("_") for alias in aliases}
 
 
-def backend(name: str):
-    """The backend called ``name`` (see the module docstring)."""
+def backend(name: str, negative_phase: bool = False):
+    """The backend called ``name`` (see the module docstring); ``negative_phase``
+    makes the solver try every variable false first (PySAT: ``set_phases``;
+    kissat: ``--phase=false``; other binaries: ignored)."""
     if name == "kissat":
-        return ExternalBackend(find_kissat(), "kissat")
+        return ExternalBackend(find_kissat(), "kissat", negative_phase)
     canonical = _pysat_names().get(name)
     if canonical == "kissat404":
         raise RaceError(f"PySAT's in-process kissat ({name!r}) gives wrong answers with "
                         "assumptions and crashes on a second solve; use backend=kissat (the binary)")
     if canonical is not None:
-        return PySATBackend(name)
-    return ExternalBackend(find_binary(name), Path(name).name)
+        return PySATBackend(name, negative_phase)
+    return ExternalBackend(find_binary(name), Path(name).name, negative_phase)
 
 
 # -- in-process ----------------------------------------------------------------------
@@ -101,16 +103,19 @@ class PySATBackend:
 
     external = False
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, negative_phase: bool = False) -> None:
         self.name = name
+        self.negative_phase = negative_phase
 
     def enumerate(self, formula, limit: int | None, timeout: float = 0.0) -> Enumeration:
         deadline = time.perf_counter() + timeout if timeout > 0 else None
         t0 = time.perf_counter()
         solver = pysat_solver(self.name, formula.blocks)
         try:
+            if self.negative_phase and formula.nvars:
+                solver.set_phases((-np.arange(1, formula.nvars + 1)).tolist())
             count, models, complete = enumerate_models(
-                solver, formula.nvars, limit, solve=lambda s, a: solve_until(s, a, deadline))
+                solver, formula.primary, limit, solve=lambda s, a: solve_until(s, a, deadline))
             stats = solver.accum_stats() or {}
         finally:
             solver.delete()
@@ -271,15 +276,17 @@ class ExternalBackend:
 
     external = True
 
-    def __init__(self, path: str, kind: str) -> None:
+    def __init__(self, path: str, kind: str, negative_phase: bool = False) -> None:
         self.path = path
+        self.negative_phase = negative_phase
         self.kind = "minisat" if "minisat" in kind else "cadical" if "cadical" in kind \
             else "kissat" if "kissat" in kind else kind
 
     def command(self, cnf: str, result: str, timeout: float) -> list[str]:
         seconds = str(max(1, math.ceil(timeout))) if timeout > 0 else None
         if self.kind == "kissat":
-            return [self.path, *([f"--time={seconds}"] if seconds else []), cnf]
+            return [self.path, *([f"--time={seconds}"] if seconds else []),
+                    *(["--phase=false"] if self.negative_phase else []), cnf]
         if self.kind == "cadical":
             return [self.path, *(["-t", seconds] if seconds else []), cnf]
         if self.kind == "minisat":
@@ -348,7 +355,8 @@ class ExternalBackend:
                     return Enumeration(models, False, counters, times, "timeout")
                 if answer.status == sat_output.UNSAT:
                     return Enumeration(models, True, counters, times)
-                true = answer.model[answer.model > 0].astype(np.int32)
+                true = answer.model[(answer.model > 0)
+                                    & (answer.model <= formula.primary)].astype(np.int32)
                 models.append(true)
                 if true.size == 0:
                     break

@@ -31,6 +31,9 @@ from solvers import sudoku_cnf
 #: ignores assumptions and aborts the interpreter on a second solve).
 FORBIDDEN_PYSAT = ("kissat404", "kissat")
 
+#: clauses handed to PySAT per call (bounds the Python lists alive at once).
+LOAD_SLICE = 1 << 16
+
 
 def pysat_solver(name: str, clauses=None):
     """A PySAT solver by name, refusing the broken in-process kissat."""
@@ -44,7 +47,13 @@ def pysat_solver(name: str, clauses=None):
         raise RaceError(f"unknown PySAT solver {name!r}: {exc}") from None
     if clauses is not None:
         for block in clauses:
-            solver.append_formula(block.tolist() if isinstance(block, np.ndarray) else block)
+            if not isinstance(block, np.ndarray):
+                solver.append_formula(block)
+                continue
+            # in slices: a block of millions of clauses as one Python list would
+            # cost ~100 bytes per literal at once
+            for start in range(0, block.shape[0], LOAD_SLICE):
+                solver.append_formula(block[start:start + LOAD_SLICE].tolist())
     return solver
 
 

@@ -35,9 +35,11 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 import numpy as np
+from numba import njit
 
 from formats.errors import RaceError
 from formats.grid import Grid
+from solvers import at_most_one as amo_encodings
 from solvers import rules
 
 ENCODINGS = ("minimal", "extended", "reduced")
@@ -53,6 +55,9 @@ class Formula:
     (entry 0 unused), or None when the identity numbering of the assignment is
     used (minimal, extended). ``fixed`` is the (N, N) array of cells known
     before solving (the clues; for ``reduced`` also what propagation decided).
+    Variables 1..``primary`` stand for (cell, value) pairs; those above are the
+    auxiliaries of compact at-most-one encodings (their values are not part of a
+    solution, so blocking clauses and decoding ignore them).
     """
     n: int
     encoding: str
@@ -61,6 +66,12 @@ class Formula:
     fixed: np.ndarray | None
     var_cell: np.ndarray | None = None
     comments: list[str] = field(default_factory=list)
+    nprimary: int | None = None
+
+    @property
+    def primary(self) -> int:
+        """The number of (cell, value) variables: 1..primary (the rest are auxiliaries)."""
+        return self.nvars if self.nprimary is None else self.nprimary
 
     @property
     def nclauses(self) -> int:
@@ -153,67 +164,128 @@ def encode_extended(grid: Grid) -> Formula:
 
 
 def extended_blocks(n: int) -> list[np.ndarray]:
-    """The structural clauses of the extended encoding for box size n."""
+    """The structural clauses of the extended encoding for box size n (RaceError
+    beyond :data:`MAX_FULL_CLAUSES`)."""
+    check_full_size(n, "extended")
     g = groups(n, variables(n))
     families = [g["cell"], g["row"], g["column"], g["box"]]
     return families + [at_most_one(f) for f in families]
 
 
-def encode_reduced(grid: Grid) -> Formula:
-    """Propagate the clues (:func:`solvers.rules.propagate`), then encode only
-    the remaining candidates."""
+def encode_reduced(grid: Grid, amo: str = amo_encodings.DEFAULT) -> Formula:
+    """Propagate the clues (:func:`solvers.rules.propagate`, the compiled kernel), then
+    encode only the remaining candidates: exactly-one per open cell over its candidates
+    and per (row|column|box, value) over the cells where the value can still go, each
+    at-most-one in the encoding ``amo`` (:mod:`solvers.at_most_one`; auxiliaries are
+    numbered after the candidate variables). Memory is linear in the candidates: no
+    array of n⁶ entries is built."""
     n, side = grid.n, grid.side
     found = rules.propagate(grid.cells, n)
     if found.contradiction:
         return Formula(n, "reduced", 1, [np.array([[1], [-1]], LIT_DTYPE)], grid.cells.copy(),
                        np.array([-1, -1], np.int64), ["propagation: the clues are contradictory"])
-    open_cells = np.flatnonzero(found.cells.reshape(-1) == 0)
-    cell, k = np.nonzero(found.candidates[open_cells])
-    cell = open_cells[cell]                                  # (cell, k) pairs in (i, j, k) order
-    var_cell = np.concatenate([[-1], cell * side + k]).astype(np.int64)
-    variables = np.arange(1, var_cell.size, dtype=LIT_DTYPE)
     _, cell_units = rules.unit_tables(n)
+    var_cell, members, bounds = candidate_groups(found.cells.reshape(-1), found.candidates,
+                                                 cell_units, side)
+    var_cell = np.concatenate([[-1], var_cell])
     blocks: list[np.ndarray] = []
+    next_var = var_cell.size
     for family in range(4):             # rows, columns, boxes (by unit, value), cells
-        if family < 3:
-            position = np.argsort(cell_units[cell, family] * side + k, kind="stable")
-            members, key = variables[position], (cell_units[cell, family] * side + k)[position]
-        else:
-            members, key = variables, cell
-        blocks.extend(_group_blocks(members, key))
+        new, next_var = _group_blocks(members[family], bounds[family], next_var, amo)
+        blocks.extend(new)
     decided = int(np.count_nonzero(found.cells)) - grid.clues()
-    return Formula(n, "reduced", var_cell.size - 1, blocks, found.cells.copy(), var_cell,
-                   [f"propagation decided {decided} cells beyond the {grid.clues()} clues"])
+    return Formula(n, "reduced", next_var - 1, blocks, found.cells.copy(), var_cell,
+                   [f"propagation decided {decided} cells beyond the {grid.clues()} clues",
+                    f"at-most-one: {amo}"], nprimary=var_cell.size - 1)
 
 
-def _group_blocks(members: np.ndarray, key: np.ndarray) -> list[np.ndarray]:
-    """Exactly-one clauses of the groups of ``members`` sharing a ``key`` (sorted,
-    members in group order): per group width w (ascending), one block of
-    at-least-one clauses and, for w > 1, its pairwise at-most-one block."""
-    if members.size == 0:
-        return []
-    first = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]]))
-    width = np.diff(np.concatenate([first, [key.size]]))
+@njit(cache=True, nogil=True)
+def candidate_groups(cells, candidates, cell_units, side):
+    """The variables of the reduced encoding and their exactly-one groups, by counting sort.
+
+    Variable v (1-based) is the v-th (open cell c, value index k) with
+    ``candidates[c, k]`` in (c, k) order; ``var_cell[v-1] = c·side + k``. Group g of
+    family f (0 row, 1 column, 2 box: key (unit - f·side)·side + k; 3 cell: key c) is
+    ``members[f, bounds[f, g]:bounds[f, g+1]]``, its variables ascending."""
+    total = 0
+    for c in range(cells.size):
+        if cells[c] == 0:
+            for k in range(side):
+                if candidates[c, k]:
+                    total += 1
+    var_cell = np.empty(total, np.int64)
+    keys = np.empty((4, total), np.int64)
+    v = 0
+    for c in range(cells.size):
+        if cells[c] == 0:
+            for k in range(side):
+                if candidates[c, k]:
+                    var_cell[v] = c * side + k
+                    for f in range(3):
+                        keys[f, v] = (cell_units[c, f] - f * side) * side + k
+                    keys[3, v] = c
+                    v += 1
+    groups = side * side
+    members = np.empty((4, total), np.int64)
+    bounds = np.zeros((4, groups + 1), np.int64)
+    for f in range(4):
+        for v in range(total):
+            bounds[f, keys[f, v] + 1] += 1
+        for g in range(groups):
+            bounds[f, g + 1] += bounds[f, g]
+        fill = bounds[f, :groups].copy()
+        for v in range(total):
+            key = keys[f, v]
+            members[f, fill[key]] = v + 1
+            fill[key] += 1
+    return var_cell, members, bounds
+
+
+def _group_blocks(members: np.ndarray, bounds: np.ndarray, next_var: int,
+                  amo: str) -> tuple[list[np.ndarray], int]:
+    """Exactly-one clauses of the groups ``members[bounds[g]:bounds[g+1]]``, per
+    group width: the at-least-one block and the at-most-one blocks of encoding
+    ``amo``. Returns (blocks, next free variable)."""
+    first = bounds[:-1]
+    width = np.diff(bounds)
     blocks = []
-    for w in np.unique(width):
+    for w in np.unique(width[width > 0]):
         starts = first[width == w]
-        packed = members[starts[:, None] + np.arange(w)]
-        blocks.append(packed)
-        if w > 1:
-            blocks.append(at_most_one(packed))
-    return blocks
+        packed = members[starts[:, None] + np.arange(w)].astype(LIT_DTYPE)
+        new, next_var = amo_encodings.exactly_one(packed, next_var, amo)
+        blocks.extend(new)
+    return blocks, next_var
 
 
 ENCODERS = {"minimal": encode_minimal, "extended": encode_extended, "reduced": encode_reduced}
 
+#: the most structural clauses ``minimal``/``extended`` may have (n = 8 extended: 33M);
+#: beyond it they would need many GB, and ``reduced`` is the encoding for large n.
+MAX_FULL_CLAUSES = 40_000_000
 
-def encode(grid: Grid, encoding: str = "extended") -> Formula:
-    """The CNF of ``grid`` in the named encoding (see the module docstring)."""
+
+def encode(grid: Grid, encoding: str = "extended", amo: str = amo_encodings.DEFAULT) -> Formula:
+    """The CNF of ``grid`` in the named encoding (see the module docstring); ``amo``
+    is the at-most-one encoding of ``reduced`` (the other two are the assignment's
+    pairwise clauses). Raises RaceError for an unknown name, or when ``minimal`` /
+    ``extended`` would exceed :data:`MAX_FULL_CLAUSES` clauses."""
     try:
         encoder = ENCODERS[encoding]
     except KeyError:
         raise RaceError(f"unknown encoding {encoding!r} (known: {', '.join(ENCODINGS)})") from None
+    if encoding == "reduced":
+        return encode_reduced(grid, amo)
+    amo_encodings.template(amo, 2)                      # an unknown name is an error here too
+    check_full_size(grid.n, encoding)
     return encoder(grid)
+
+
+def check_full_size(n: int, encoding: str) -> None:
+    """RaceError when the ``minimal``/``extended`` encoding at box size n is too large."""
+    clauses = structural_clause_count(n, encoding)
+    if clauses > MAX_FULL_CLAUSES:
+        raise RaceError(f"encoding={encoding} at n={n} has {clauses:,} clauses, more than the "
+                        f"{MAX_FULL_CLAUSES:,} allowed; use encoding=reduced")
 
 
 def structural_clause_count(n: int, encoding: str) -> int:
@@ -230,10 +302,11 @@ def decode(formula: Formula, model: np.ndarray | list[int]) -> Grid:
 
     ``model`` holds signed literals (absent variables count as false). Every
     undecided cell must get exactly one true variable, else :class:`RaceError`
-    (never a wrong grid). Literals beyond ``formula.nvars`` are ignored."""
+    (never a wrong grid). Auxiliary variables and literals beyond
+    ``formula.nvars`` are ignored."""
     n, side = formula.n, formula.n * formula.n
     lits = np.asarray(model, dtype=np.int64).ravel()
-    true = lits[(lits > 0) & (lits <= formula.nvars)]
+    true = lits[(lits > 0) & (lits <= formula.primary)]
     if formula.var_cell is None:
         flat = true - 1
     else:

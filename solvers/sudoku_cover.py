@@ -11,8 +11,11 @@ items, all primary, in this order:
 
 Each option covers exactly those four items, in that order. Clues are encoded
 as the assignment says: a clue k in cell (i, j) drops the options (i, j, k')
-for every k' != k. Everything is built with vectorised numpy (no Python loop
-over the n⁶ options).
+for every k' != k. With ``candidates_only`` (the default beyond
+:data:`FULL_MATRIX_MAX_N`) an empty cell keeps only the values CanPlace allows
+there: the same solutions, and memory linear in the candidates left instead of
+n⁶ rows (a 400x400 grid has 64M options). Everything is built with vectorised
+numpy (no Python loop over the options).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from formats.errors import RaceError
 from formats.exact_cover import INDEX_DTYPE, ExactCover
 from formats.grid import CELL_DTYPE, Grid
 from solvers import rules
@@ -37,19 +41,34 @@ def item_names(n: int) -> tuple[str, ...]:
                  + [f"c{j}v{k}" for j in rng for k in rng] + [f"b{b}v{k}" for b in rng for k in rng])
 
 
-@lru_cache(maxsize=8)
+#: largest n whose full n⁶-option matrix is built (n = 6: 2.2M options); beyond it
+#: the matrix keeps only candidates and nothing n⁶-sized is cached.
+FULL_MATRIX_MAX_N = 6
+
+
+def option_items(n: int, option_ids: np.ndarray) -> np.ndarray:
+    """The (m, 4) item indices of the options ``option_ids`` (o = cell·n² + k).
+
+    With the core's unit numbering (row i, column n² + j, box 2n² + b) the
+    row, column and box items of option (c, k) are n⁴ + unit·n² + k."""
+    side = n * n
+    _, cell_units = rules.unit_tables(n)
+    o = np.asarray(option_ids, dtype=np.int64)
+    cell, k = o // side, o % side
+    return np.concatenate([cell[:, None], side * side + cell_units[cell] * side + k[:, None]],
+                          axis=1).astype(INDEX_DTYPE)
+
+
+@lru_cache(maxsize=4)
 def full_options(n: int) -> np.ndarray:
     """The (n⁶, 4) array of item indices of every option, in option order.
 
     With the core's unit numbering (row i, column n² + j, box 2n² + b) the
     row, column and box items of option (c, k) are n⁴ + unit·n² + k."""
-    side = n * n
-    sq = side * side
-    _, cell_units = rules.unit_tables(n)
-    cell = np.repeat(np.arange(sq, dtype=np.int64), side)
-    k = np.tile(np.arange(side, dtype=np.int64), sq)
-    out = np.concatenate([cell[:, None], sq + cell_units[cell] * side + k[:, None]],
-                         axis=1).astype(INDEX_DTYPE)
+    if n > FULL_MATRIX_MAX_N:
+        raise RaceError(f"the full exact cover matrix is built only for n <= {FULL_MATRIX_MAX_N} "
+                        f"(n={n} has {n ** 6:,} options)")
+    out = option_items(n, np.arange(n ** 6, dtype=np.int64))
     out.setflags(write=False)
     return out
 
@@ -67,17 +86,25 @@ class SudokuCover:
         return decode(self.n, self.option_ids[np.asarray(options, dtype=np.int64)])
 
 
-def sudoku_cover(grid: Grid) -> SudokuCover:
+def sudoku_cover(grid: Grid, candidates_only: bool | None = None) -> SudokuCover:
     """Task 18: the exact cover problem of ``grid`` (n⁶ options minus the
-    (n² - 1) dropped for each clue; 4n⁴ primary items)."""
+    (n² - 1) dropped for each clue; 4n⁴ primary items). ``candidates_only``
+    (None: when n > :data:`FULL_MATRIX_MAX_N`) also drops the options of empty
+    cells that CanPlace rejects."""
     n, side = grid.n, grid.side
+    if candidates_only is None:
+        candidates_only = n > FULL_MATRIX_MAX_N
     cells = grid.cells.reshape(-1)
-    keep = np.ones((side * side, side), dtype=bool)
+    if candidates_only:
+        keep = rules.candidate_table(grid.cells, n)
+    else:
+        keep = np.ones((side * side, side), dtype=bool)
     clued = np.nonzero(cells)[0]
     keep[clued] = False
     keep[clued, cells[clued] - 1] = True
     option_ids = np.nonzero(keep.reshape(-1))[0]
-    flat = full_options(n)[option_ids].reshape(-1)
+    del keep
+    flat = option_items(n, option_ids).reshape(-1)
     starts = np.arange(0, 4 * len(option_ids) + 1, 4, dtype=np.int64)
     problem = ExactCover.from_csr(item_names(n), None, starts, flat, check=False)
     return SudokuCover(n, problem, option_ids)

@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from formats.errors import RaceError
 from formats.exact_cover import ExactCover
 from formats.grid import Grid
 from formats.grid_text import parse
 from generators.cover_problems import latin_square, organ_pipe, queens
-from solvers import registry
+from solvers import registry, rules
 from solvers.algorithm_x import FIRST, MRV, dlx_search
 from solvers.backtracking import Backtracking
 from solvers.dancing_links import DancingLinks, format_links, link_lr, link_ud, unlink_lr, unlink_ud
@@ -252,3 +253,39 @@ def test_dlx_agrees_with_backtracking(seed, n, fraction):
     if n == 2:                      # without the S heuristic a 9x9 can take very long
         assert DLX(heuristic="first").count(puzzle, limit=limit).count == expected
     assert count_sudoku(puzzle, limit=limit)[0] == expected
+
+
+# -- large n: no n⁶ matrix -----------------------------------------------------------------------
+
+def test_candidates_only_cover_has_the_same_solutions():
+    from solvers.sudoku_cover import sudoku_cover
+    from tests.conftest import full_grid, puzzle_from
+    solution = full_grid(3, np.random.default_rng(11))
+    puzzle = puzzle_from(solution, 0.7, np.random.default_rng(12))
+    full, pruned = sudoku_cover(puzzle, False), sudoku_cover(puzzle, True)
+    assert pruned.option_ids.size < full.option_ids.size
+    free = rules.candidate_table(puzzle.cells, 3)
+    assert pruned.option_ids.size == puzzle.clues() + int(free.sum())
+    counts = [registry.create("dlx").count(puzzle, limit=100).count]
+    from solvers.dlx import count_sudoku
+    counts.append(count_sudoku(puzzle, 100)[0])
+    assert counts[0] == counts[1] >= 1
+
+
+def test_dlx_at_n7_builds_only_the_candidates_left(monkeypatch):
+    from generators.solved_grids import latin_grid
+    from solvers import dlx, sudoku_cover
+    from tests.conftest import puzzle_from
+    with pytest.raises(RaceError, match="n <= 6"):
+        sudoku_cover.full_options(7)
+    monkeypatch.setattr(dlx, "full_links", lambda n: pytest.fail("full matrix built"))
+    solution = latin_grid(7, np.random.default_rng(3))
+    puzzle = puzzle_from(solution, 0.05, np.random.default_rng(4))
+    result = registry.create("dlx").solve(puzzle)
+    assert result.status == "solved" and rules.is_solution_of(puzzle, result.solution)
+    out = np.zeros_like(puzzle.cells)
+    found, _, complete = dlx.count_sudoku(puzzle, 1, 0, out)
+    assert found == 1 and complete and rules.is_solution_of(puzzle, Grid(7, out))
+    clash = puzzle.cells.copy()
+    clash[0, :2] = clash[0, 0]
+    assert dlx.count_sudoku(Grid(7, clash), 1) == (0, 0, True)

@@ -171,7 +171,8 @@ def test_n1_and_impossible_families():
 @pytest.mark.parametrize("bad", [
     dict(kind="nope"), dict(n=0), dict(n=True), dict(seed=-1), dict(index=-2),
     dict(kind="holes", holes=1.5), dict(kind="holes", pattern="spiral"),
-    dict(kind="unique", holes=0.5), dict(counter="magic"), dict(kind="unsat", base="holes"),
+    dict(kind="unique", holes=0.5), dict(counter="magic"), dict(kind="unsat", base="nope"),
+    dict(kind="unsat", base="unique", holes=0.3), dict(kind="unsat", n=7, base="unique"),
     dict(kind="holes", holes="lots"), dict(n=puzzle_set.MAX_N + 1),
     dict(n=puzzle_set.FAMILY_MAX_N["unique"] + 1)])
 def test_make_rejects_bad_arguments(bad):
@@ -345,3 +346,71 @@ def test_differs_answers_the_removal_question(n, blanks, seed):
             before = puzzle.cells.copy()
             assert counter.differs(puzzle.cells, c, values) == truth
             assert np.array_equal(puzzle.cells, before)
+
+
+# -- fills and large n -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fill", ["algorithm2", "latin", "symmetric", "las-vegas"])
+def test_every_fill_gives_a_solved_grid_recorded_in_the_metadata(fill):
+    grid, meta = puzzle_set.make("holes", 3, 4, 0, holes=0.0, fill=fill)
+    assert rules.is_solved(grid) and meta["fill"] == fill
+    again, _ = puzzle_set.make("holes", 3, 4, 0, holes=0.0, fill=fill)
+    assert again == grid                                   # seeded
+
+
+def test_default_fill_is_algorithm2_where_feasible_then_latin():
+    from generators.unique import ALGORITHM2_MAX_N
+    _, small = puzzle_set.make("holes", 2, 0, 0)
+    assert small["fill"] == "algorithm2"
+    assert puzzle_set.identity("holes", ALGORITHM2_MAX_N, 0, 0)["fill"] == "algorithm2"
+    assert puzzle_set.identity("holes", ALGORITHM2_MAX_N + 1, 0, 0)["fill"] == "latin"
+    assert puzzle_set.make("unique", 2, 0, 0)[0] == puzzle_set.make("unique", 2, 0, 0, fill="auto")[0]
+
+
+def test_holes_at_large_n_ask_no_solver(monkeypatch):
+    monkeypatch.setattr(puzzle_set.CounterPool, "get", lambda *a: pytest.fail("counter built"))
+    grid, meta = puzzle_set.make("holes", 8, 1, 0, holes=0.33)
+    assert meta["fill"] == "latin" and grid.n == 8
+    assert 64 ** 2 - grid.clues() == families.hole_count(8, 0.33)
+    planted = Grid(8, np.array(meta["planted"].split(","), dtype=np.int64).reshape(64, 64))
+    assert rules.is_solved(planted) and rules.is_solution_of(grid, planted)
+
+
+def test_unique_from_a_latin_fill_is_unique():
+    grid, meta = puzzle_set.make("unique", 3, 2, 0, fill="latin")
+    assert meta["fill"] == "latin"
+    assert SOLVERS["dlx"].count(grid, limit=2).count == 1
+
+
+def test_manifest_records_the_fill(tmp_path):
+    manifest = puzzle_set.write_set("holes", 2, 2, 0, tmp_path, holes=0.5, fill="symmetric")
+    rows = list(csv.DictReader(open(manifest)))
+    assert [r["fill"] for r in rows] == ["symmetric", "symmetric"]
+
+
+def test_bad_fill_is_a_race_error():
+    with pytest.raises(RaceError, match="fill"):
+        puzzle_set.make("holes", 2, 0, 0, fill="magic")
+
+
+def test_cli_fill_option_and_help():
+    runner = CliRunner()
+    out = runner.invoke(main, ["generate", "--n", "7", "--kind", "holes", "--holes", "0.1",
+                               "--fill", "symmetric"])
+    assert out.exit_code == 0, out.output
+    pf = grid_text.parse(out.output)
+    assert pf.metadata["fill"] == "symmetric" and pf.grids[0].n == 7
+    help_text = runner.invoke(main, ["generate", "--help"]).output
+    for fill in ("algorithm2", "latin", "symmetric", "las-vegas"):
+        assert fill in help_text
+    bad = runner.invoke(main, ["generate", "--n", "7", "--kind", "unique"])
+    assert bad.exit_code == 2 and "n <= 6" in bad.output
+
+
+@pytest.mark.parametrize("n", [3, 7])
+def test_unsat_from_holes_has_consistent_clues_and_no_solution(n):
+    grid, meta = puzzle_set.make("unsat", n, 1, 0, **({"base": "holes"} if n <= 6 else {}))
+    assert meta["base"] == "holes" and meta["holes"] == "0.2"
+    assert not rules.conflicts(grid)
+    assert SOLVERS["sat"].solve(grid).status == "unsat"
+    assert grid.clues() == n ** 4 - families.hole_count(n, 0.2) + 1

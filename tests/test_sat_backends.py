@@ -270,3 +270,11 @@ def test_race_solve_with_kissat_subprocess():
     assert len(lines) == len(puzzles)
     for puzzle, line in zip(puzzles, lines):
         assert rules.is_solution_of(puzzle, grid_text.parse(line).grids[0])
+
+
+def test_negative_phase_reaches_each_backend():
+    from solvers import sat_backends
+    kissat = sat_backends.backend("kissat", negative_phase=True)
+    assert "--phase=false" in kissat.command("f.cnf", "r.txt", 0)
+    assert "--phase=false" not in sat_backends.backend("kissat").command("f.cnf", "r.txt", 0)
+    assert sat_backends.backend("cadical195", negative_phase=True).negative_phase

@@ -66,7 +66,7 @@ def test_reduced_encodes_a_100x100_grid_with_many_clues():
     solution = full_grid(10, rng)
     puzzle = puzzle_from(solution, 0.4, rng)
     formula = sudoku_cnf.encode(puzzle, "reduced")
-    assert 0 < formula.nvars < 10 ** 6 // 10
+    assert 0 < formula.primary < 10 ** 6 // 10 and formula.primary <= formula.nvars
     assert np.all(formula.fixed[puzzle.cells != 0] == puzzle.cells[puzzle.cells != 0])
     puzzle = puzzle_from(solution, 0.3, rng)           # easy enough to solve here too
     formula = sudoku_cnf.encode(puzzle, "reduced")
@@ -136,3 +136,129 @@ def test_every_encoding_agrees_with_backtracking_on_9x9(seed, encoding):
     puzzle = puzzle_from(full_grid(3, rng), 0.55, rng)
     expected = registry.create("backtracking").count(puzzle, 3).count
     assert _sat_count(puzzle, encoding, 3) == expected
+
+
+# -- large-n pipeline: compact at-most-one, the counting-sort kernel, size limits -----------
+
+def _groups_by_brute_force(formula, n):
+    """Per family, the sorted variable sets sharing a (unit, value) or a cell."""
+    side = n * n
+    flat = formula.var_cell[1:formula.primary + 1]
+    _, cell_units = rules.unit_tables(n)
+    cell, k = flat // side, flat % side
+    keys = [cell_units[cell, f] * side + k for f in range(3)] + [cell]
+    return [sorted(tuple(np.flatnonzero(key == v) + 1) for v in np.unique(key)) for key in keys]
+
+
+@pytest.mark.parametrize("n,seed", [(2, 0), (3, 1), (4, 2)])
+def test_candidate_groups_are_the_exactly_one_groups(n, seed):
+    puzzle = puzzle_from(full_grid(n, np.random.default_rng(seed)), 0.6, np.random.default_rng(seed))
+    formula = sudoku_cnf.encode_reduced(puzzle, "pairwise")
+    found = rules.propagate(puzzle.cells, n)
+    side = n * n
+    _, cell_units = rules.unit_tables(n)
+    var_cell, members, bounds = sudoku_cnf.candidate_groups(
+        found.cells.reshape(-1), found.candidates, cell_units, side)
+    assert np.array_equal(var_cell, formula.var_cell[1:])
+    expected = _groups_by_brute_force(formula, n)
+    for family in range(4):
+        got = sorted(tuple(members[family, a:b]) for a, b in zip(bounds[family, :-1], bounds[family, 1:])
+                     if b > a)
+        assert got == expected[family]
+
+
+@pytest.mark.parametrize("amo", ["pairwise", "sequential", "commander", "bimander", "binary",
+                                 "product", "pysat-ladder", "auto"])
+def test_every_at_most_one_counts_the_empty_4x4_exactly(amo):
+    # 288 solutions: blocking clauses over the cell variables only (auxiliaries of the
+    # sequential counter and others are not determined by the cells; blocking them too
+    # would count one grid several times)
+    formula = sudoku_cnf.encode(Grid.empty(2), "reduced", amo)
+    assert formula.primary == 64 and formula.nvars >= 64
+    solver = pysat_solver("cadical195", formula.blocks)
+    count, models, complete = enumerate_models(solver, formula.primary, None)
+    solver.delete()
+    assert complete and count == 288
+    grids = {sudoku_cnf.decode(formula, m).cells.tobytes() for m in models}
+    assert len(grids) == 288
+
+
+@pytest.mark.parametrize("amo", ["pairwise", "sequential", "bimander", "product", "auto"])
+@pytest.mark.parametrize("phase", ["solver", "false"])
+def test_sat_entrant_solves_with_each_amo_and_phase(amo, phase):
+    puzzle = puzzle_from(full_grid(4, np.random.default_rng(5)), 0.55, np.random.default_rng(6))
+    result = registry.create(f"sat:amo={amo},phase={phase}").solve(puzzle)
+    assert result.status == "solved" and result.verified
+    assert rules.is_solution_of(puzzle, result.solution)
+
+
+def test_sat_count_with_auxiliaries_is_exact():
+    # a 9x9 with few clues and several solutions: every amo gives the same count
+    puzzle = puzzle_from(full_grid(3, np.random.default_rng(3)), 0.75, np.random.default_rng(4))
+    counts = {amo: registry.create(f"sat:amo={amo}").count(puzzle, limit=50).count
+              for amo in ("pairwise", "sequential", "product")}
+    reference = registry.create("dlx").count(puzzle, limit=50).count
+    assert set(counts.values()) == {reference}
+
+
+def test_decode_ignores_auxiliary_variables():
+    puzzle = Grid.empty(3)
+    formula = sudoku_cnf.encode(puzzle, "reduced", "sequential")
+    assert formula.primary == 729 and formula.nvars > formula.primary
+    solver = pysat_solver("cadical195", formula.blocks)
+    assert solver.solve()
+    model = np.asarray(solver.get_model())
+    solver.delete()
+    aux_all_true = np.concatenate([model[:formula.primary],
+                                   np.arange(formula.primary + 1, formula.nvars + 1)])
+    assert rules.is_solution_of(puzzle, sudoku_cnf.decode(formula, aux_all_true))
+
+
+def test_full_encodings_refuse_sizes_they_cannot_hold():
+    with pytest.raises(RaceError, match="encoding=extended at n=9"):
+        sudoku_cnf.encode(Grid.empty(9), "extended")
+    with pytest.raises(RaceError, match="use encoding=reduced"):
+        sudoku_cnf.encode(Grid.empty(12), "minimal")
+    with pytest.raises(RaceError, match="unknown at-most-one"):
+        sudoku_cnf.encode(Grid.empty(2), "extended", "nope")
+
+
+def test_reduced_at_n7_from_a_latin_grid_is_solved_and_small():
+    from generators.solved_grids import latin_grid
+    solution = latin_grid(7, np.random.default_rng(1))
+    puzzle = puzzle_from(solution, 0.25, np.random.default_rng(2))
+    formula = sudoku_cnf.encode(puzzle, "reduced")
+    holes = 2401 - puzzle.clues()
+    assert formula.primary <= holes * 49               # open cells x values at most, not n⁶
+    result = registry.create("sat").solve(puzzle)
+    assert result.status == "solved" and rules.is_solution_of(puzzle, result.solution)
+
+
+def test_cli_encode_and_decode_agree_on_the_amo(tmp_path):
+    from click.testing import CliRunner
+    from experiments.cli import main
+    puzzle = puzzle_from(full_grid(3, np.random.default_rng(21)), 0.7, np.random.default_rng(22))
+    (tmp_path / "p.sudoku").write_text(str(puzzle))
+    runner = CliRunner()
+    cnf = runner.invoke(main, ["encode", "--amo", "sequential", str(tmp_path / "p.sudoku")])
+    assert cnf.exit_code == 0, cnf.output
+    from formats import dimacs
+    parsed = dimacs.parse(cnf.output)
+    formula = sudoku_cnf.encode(puzzle, "reduced", "sequential")
+    assert parsed.nvars == formula.nvars and parsed.nclauses == formula.nclauses
+    solver = pysat_solver("cadical195", parsed.blocks())
+    assert solver.solve()
+    model = solver.get_model()
+    solver.delete()
+    (tmp_path / "out.txt").write_text("s SATISFIABLE\nv " + " ".join(map(str, model)) + " 0\n")
+    good = runner.invoke(main, ["decode", "--amo", "sequential", str(tmp_path / "p.sudoku"),
+                                str(tmp_path / "out.txt")])
+    assert good.exit_code == 0, good.output
+    assert rules.is_solution_of(puzzle, grid_from_text(good.output))
+    bad = runner.invoke(main, ["decode", str(tmp_path / "p.sudoku"), str(tmp_path / "out.txt")])
+    assert bad.exit_code == 2 and "--amo" in bad.output
+
+
+def grid_from_text(text: str) -> Grid:
+    from formats import grid_text
+    return grid_text.parse(text).grids[0]

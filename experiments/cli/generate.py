@@ -13,6 +13,7 @@ from formats.errors import RaceError
 from generators import families
 from generators.counting import COUNTER_BACKENDS
 from generators.puzzle_set import KINDS, MAX_N, identity, make, write_set
+from generators.unique import FILLS
 
 
 def _int(name: str, text: str, low: int) -> int:
@@ -26,19 +27,25 @@ def _int(name: str, text: str, low: int) -> int:
 
 
 def generator_options(kind: str, holes: str | None, pattern: str | None,
-                      base: str | None) -> dict[str, object]:
-    """The generator options of ``--holes``, ``--pattern`` and ``--base`` for ``kind``
-    (only those given), in canonical form. Raises RaceError when an option does not go
+                      base: str | None, fill: str | None = None) -> dict[str, object]:
+    """The generator options of ``--holes``, ``--pattern``, ``--base`` and ``--fill``
+    for ``kind`` (only those given), in canonical form. Raises RaceError when an option does not go
     with the kind or has a bad value (the values are checked by
     :func:`generators.puzzle_set.identity`, the one validator)."""
-    if kind != "holes" and (holes is not None or pattern is not None):
-        raise RaceError("--holes and --pattern go with --kind holes")
+    if (kind != "holes" and pattern is not None) or (kind not in ("holes", "unsat") and holes is not None):
+        raise RaceError("--holes and --pattern go with --kind holes (--holes also with --kind unsat "
+                        "--base holes)")
     if kind != "unsat" and base is not None:
         raise RaceError("--base goes with --kind unsat")
-    given = {key: value for key, value in (("holes", holes), ("pattern", pattern), ("base", base))
-             if value is not None}
-    canonical = identity(kind, 2, 0, 0, **given)
-    return {key: float(canonical[key]) if key == "holes" else canonical[key] for key in given}
+    given = {key: value for key, value in (("holes", holes), ("pattern", pattern), ("base", base),
+                                           ("fill", fill)) if value is not None}
+    check = dict(given)
+    if kind == "unsat" and holes is not None and base is None:
+        check["base"] = "holes"            # the default beyond n = 6; checked here at n = 2
+    canonical = identity(kind, 2, 0, 0, **check)
+    # fill "auto" is resolved per n by make(), not at this n=2 check
+    return {key: float(canonical[key]) if key == "holes" else
+            given[key] if key == "fill" else canonical[key] for key in given}
 
 
 def family_options(command: Callable) -> Callable:
@@ -46,11 +53,13 @@ def family_options(command: Callable) -> Callable:
     click command (parameters ``holes_text``, ``pattern``, ``base``)."""
     options = [
         click.option("--holes", "holes_text", default=None, metavar="F",
-                     help="Fraction of empty cells in [0, 1] (--kind holes) [default: 0.5]."),
+                     help="Fraction of empty cells in [0, 1] (--kind holes [default: 0.5]; "
+                     "--kind unsat --base holes [default: 0.2])."),
         click.option("--pattern", type=click.Choice(families.PATTERNS), default=None,
                      help="Where the holes go (--kind holes) [default: random]."),
         click.option("--base", type=click.Choice(families.UNSAT_BASES), default=None,
-                     help="Puzzle the wrong clue is added to (--kind unsat) [default: unique]."),
+                     help="Puzzle the wrong clue is added to (--kind unsat) [default: unique for "
+                     "N <= 6, holes beyond]."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -67,6 +76,8 @@ def family_options(command: Callable) -> Callable:
 @click.option("--kind", type=click.Choice(KINDS), default="unique", show_default=True,
               help="Instance family (see below).")
 @family_options
+@click.option("--fill", type=click.Choice(("auto", *FILLS)), default="auto", show_default=True,
+              help="How the solved grid is made (see below).")
 @click.option("--counter", type=click.Choice(COUNTER_BACKENDS), default="auto", show_default=True,
               help="Solution counter (changes the speed, never the puzzles).")
 @click.option("--out", "-o", "out", default=None, type=click.Path(file_okay=False),
@@ -75,7 +86,7 @@ def family_options(command: Callable) -> Callable:
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr [default: when stderr is a terminal].")
 def generate(n_text: str, count_text: str, seed_text: str, kind: str, holes_text: str | None,
-             pattern: str | None, base: str | None, counter: str, out: str | None,
+             pattern: str | None, base: str | None, fill: str, counter: str, out: str | None,
              progress: bool | None) -> None:
     """Generate seeded Sudoku instances with box size N.
 
@@ -85,9 +96,27 @@ def generate(n_text: str, count_text: str, seed_text: str, kind: str, holes_text
                 random clues while the solution stays unique
       minimal   unique, and every clue necessary
       unsat     a unique puzzle plus one wrong (but consistent) clue: no solution
+                (--base holes, the default beyond N = 6: a holes puzzle plus a
+                wrong clue proved unsat by propagation or budgeted SAT)
       multi     Algorithm 2 one step before the end: at least two solutions
       holes     a random solved grid with a fraction F of its cells emptied
                 (--pattern balanced: evenly over rows, columns and boxes)
+    holes and unsat go up to N = 20; the others to N = 6 (uniqueness is
+    counted exactly).
+
+    \b
+    Fills (the solved grid every kind starts from; recorded as fill=... in
+    each file and in manifest.csv):
+      algorithm2  Algorithm 2's fill phase: cell by cell, a value uniform among
+                  those that keep the grid solvable (a solver call per cell)
+      latin       two families of random Latin squares of order N composed into
+                  a grid, then a random symmetry: instant at any N; many
+                  isomorphism classes, but not uniform
+      symmetric   a random symmetry of one pattern grid: instant, but every
+                  grid is in the same isomorphism class
+      las-vegas   random consistent clues completed by a randomised SAT search
+                  with restarts: any class, biased; practical to N = 6
+      auto        algorithm2 for N <= 5, latin beyond
 
     \b
     The same (kind, N, seed, index, options) gives the same bytes on any
@@ -101,13 +130,14 @@ def generate(n_text: str, count_text: str, seed_text: str, kind: str, holes_text
       race generate --n 3                              # one 9x9 unique puzzle
       race generate --n 5 --count 3 --seed 1 -o /tmp/p5
       race generate --n 4 --kind holes --holes 0.6 --pattern balanced
+      race generate --n 15 --kind holes --holes 0.33 --fill latin
     """
     n = _int("n", n_text, 1)
     if n > MAX_N:
         raise RaceError(f"--n {n} is beyond what the generator can do (n <= {MAX_N})")
     count = _int("count", count_text, 1)
     seed = _int("seed", seed_text, 0)
-    options = {**generator_options(kind, holes_text, pattern, base), "counter": counter}
+    options = {**generator_options(kind, holes_text, pattern, base, fill), "counter": counter}
     if progress is None:
         progress = sys.stderr.isatty()
     if out is not None:

@@ -11,7 +11,7 @@ from formats import dimacs, grid_text, sat_output
 from formats.source import read_source
 from formats.errors import RaceError
 from formats.grid import Grid
-from solvers import rules, sudoku_cnf
+from solvers import at_most_one, rules, sudoku_cnf
 from solvers.sat import DEFAULT_ENCODING
 
 
@@ -28,10 +28,13 @@ def _one_grid(puzzle: str, index: int) -> tuple[grid_text.PuzzleFile, Grid]:
               show_default=True, help="minimal = the assignment's clauses (i)-(v) + clue units; "
               "extended = at-least/at-most-one per cell and unit; reduced = only the candidates "
               "left after propagating the clues.")
+@click.option("--amo", type=click.Choice(at_most_one.VARIANTS), default=at_most_one.DEFAULT,
+              show_default=True, help="At-most-one encoding of reduced (auto: pairwise for "
+              "narrow groups, product for wide ones; see solvers/at_most_one.py).")
 @click.option("--output", "-o", default="-", show_default=True, help="DIMACS file (- = stdout).")
 @click.option("--index", "-i", type=click.IntRange(min=1), default=1, show_default=True,
               help="Which puzzle of a one-line file with many.")
-def encode(puzzle: str, encoding: str, output: str, index: int) -> None:
+def encode(puzzle: str, encoding: str, amo: str, output: str, index: int) -> None:
     """Write PUZZLE (a file, or - for stdin) as a DIMACS CNF formula.
 
     Variable x(i,j,k) = (i-1)*n^4 + (j-1)*n^2 + k says "cell (i,j) holds k"
@@ -45,7 +48,7 @@ def encode(puzzle: str, encoding: str, output: str, index: int) -> None:
       race encode --encoding minimal -o p.cnf puzzle.sudoku
     """
     _, grid = _one_grid(puzzle, index)
-    formula = sudoku_cnf.encode(grid, encoding)
+    formula = sudoku_cnf.encode(grid, encoding, amo)
     dimacs.write_formula(output, formula)
 
 
@@ -56,9 +59,12 @@ def encode(puzzle: str, encoding: str, output: str, index: int) -> None:
               default="auto", show_default=True,
               help="The encoding the formula was written with; auto tells it from the "
                    "number of variables in the model.")
+@click.option("--amo", type=click.Choice(at_most_one.VARIANTS), default=at_most_one.DEFAULT,
+              show_default=True, help="At-most-one encoding of reduced (auto: pairwise for "
+              "narrow groups, product for wide ones; see solvers/at_most_one.py).")
 @click.option("--index", "-i", type=click.IntRange(min=1), default=1, show_default=True,
               help="Which puzzle of a one-line file with many.")
-def decode(puzzle: str, output: str, encoding: str, index: int) -> None:
+def decode(puzzle: str, output: str, encoding: str, amo: str, index: int) -> None:
     """Turn a SAT solver's OUTPUT file (competition format, or minisat's result
     file; - for stdin) for PUZZLE into the solved grid, printed in the puzzle's
     format. The grid is checked against the rules and the clues.
@@ -77,7 +83,7 @@ def decode(puzzle: str, output: str, encoding: str, index: int) -> None:
     if answer.status == sat_output.UNKNOWN:
         click.echo("no answer (the solver said UNKNOWN)", err=True)
         sys.exit(1)
-    formula = _formula_for(grid, encoding, answer.model, name)
+    formula = _formula_for(grid, encoding, amo, answer.model, name)
     sat_output.parse(text, name, nvars=formula.nvars)     # the model must cover every variable
     try:
         solution = sudoku_cnf.decode(formula, answer.model)
@@ -91,18 +97,18 @@ def decode(puzzle: str, output: str, encoding: str, index: int) -> None:
     click.echo(grid_text.format_grid(solution, pf.format, pf.metadata), nl=False)
 
 
-def _formula_for(grid: Grid, encoding: str, model, name: str) -> sudoku_cnf.Formula:
+def _formula_for(grid: Grid, encoding: str, amo: str, model, name: str) -> sudoku_cnf.Formula:
     if encoding != "auto":
-        return sudoku_cnf.encode(grid, encoding)
+        return sudoku_cnf.encode(grid, encoding, amo)
     nvars = int(abs(model).max()) if model.size else 0
     if nvars == grid.side ** 3:
         return sudoku_cnf.encode(grid, "extended")         # minimal numbers variables the same way
-    reduced = sudoku_cnf.encode(grid, "reduced")
+    reduced = sudoku_cnf.encode(grid, "reduced", amo)
     if nvars == reduced.nvars:
         return reduced
     raise RaceError(f"the model has {nvars} variables: neither the {grid.side ** 3} of the "
                     f"minimal/extended encodings nor the {reduced.nvars} of the reduced one "
-                    f"for this puzzle", source=name)
+                    f"(amo={amo}) for this puzzle; written with another --amo?", source=name)
 
 
 @click.command("sat-solve")
