@@ -286,7 +286,7 @@ def test_dask_local_cluster_gives_the_same_records(out, fakes):
     (["--solvers", "backtracking", "--executor", "dask"], "--scheduler"),
     (["--solvers", "backtracking", "--scheduler", "tcp://x:1"], "only used with"),
     (["--solvers", "backtracking", "--executor", "dask", "--scheduler", "bogus://x"], "dask scheduler"),
-    (["--solvers", "backtracking", "--kind", "unique", "--holes", "0.5"], "goes with --kind holes"),
+    (["--solvers", "backtracking", "--kind", "unique", "--holes", "0.5"], "goes with --kind unsat or holes"),
     (["--solvers", "backtracking", "--kind", "holes", "--holes", "1.5"], "[0, 1]"),
     (["--solvers", "backtracking", "--kind", "holes", "--holes", "lots"], "[0, 1]"),
     (["--solvers", "backtracking", "--base", "minimal"], "goes with --kind unsat"),

@@ -14,7 +14,6 @@ from hypothesis import given, strategies as st
 from experiments.analysis import landscape, statistics
 from experiments.cli.landscape import parse_fractions
 from experiments.harness import records, schema
-from experiments.harness.campaign import upgrade_header
 from experiments.harness.families import HARD, Family, parse_families
 from formats import grid_text
 from formats.errors import RaceError
@@ -61,7 +60,7 @@ def test_peak_table_update_keeps_other_rows_and_nearest_rule(tmp_path):
 
 
 @pytest.mark.parametrize("kind, given, needle", [
-    ("unique", {"holes": "0.5"}, "--holes goes with --kind holes"),
+    ("unique", {"holes": "0.5"}, "--holes goes with --kind unsat or holes"),
     ("unique,hard", {"pattern": "random"}, "hard fixes its holes and pattern"),
     ("unique,minimal", {"base": "minimal"}, "--base goes with --kind unsat"),
     ("unique,nosuch", {}, "unknown kind 'nosuch'"),
@@ -75,10 +74,10 @@ def test_family_options_go_to_the_families_that_take_them(kind, given, needle):
 
 def test_family_options_reach_each_family_in_canonical_form():
     unique, holes, unsat = parse_families("unique, holes,unsat,unique",
-                                          {"holes": "0.55", "pattern": "balanced", "base": "minimal"})
+                                          {"holes": "0.55", "pattern": "balanced", "base": "holes"})
     assert unique == Family("unique", "unique")
     assert holes.options == (("holes", 0.55), ("pattern", "balanced")) and holes.key == "holes@0.55"
-    assert unsat.options_for(3) == {"base": "minimal"}
+    assert unsat.options_for(3) == {"base": "holes", "holes": 0.55}     # unsat on a holes base
 
 
 # -- several families in one campaign -------------------------------------------------------
@@ -113,7 +112,7 @@ def test_an_older_runs_csv_gets_the_new_header_and_keeps_its_rows(tmp_path):
         writer.writerow({c: "" for c in old_columns} | {"entrant": "dlx", "n": "3", "instance": "a",
                                                         "repeat": "0", "status": "solved",
                                                         "message": ""})
-    upgrade_header(path)
+    records.set_aside(path)
     assert path.read_text().splitlines()[0].split(",") == list(schema.COLUMNS)
     (row,) = records.read_rows(path)
     assert (row["entrant"], row["n"], row["holes"], row["status"]) == ("dlx", "3", "", "solved")

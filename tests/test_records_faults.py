@@ -40,7 +40,7 @@ def out(tmp_path: Path) -> Path:
 
 def slow_args(out: Path, campaign: str, delay: float = 0.2) -> list[str]:
     """8 cells (n=2,3 x 2 instances x 2 repeats) of a solver slow enough to interrupt."""
-    return ["run", "--out", str(out), "--n", "2..3", "--solvers", f"slow:delay={delay}",
+    return ["run", "--out", str(out), "--kind", "unique", "--n", "2..3", "--solvers", f"slow:delay={delay}",
             "--instances", "2", "--repeats", "2", "--jobs", "1", "--timeout", "10",
             "--campaign", campaign]
 
@@ -115,7 +115,7 @@ def test_stale_lock_of_a_dead_process_is_taken_over(out):
     campaign = out / "stale"
     campaign.mkdir()
     (campaign / LOCK_NAME).write_text(f"{dead.pid} {socket.gethostname()} 2026-01-01T00:00:00Z\n")
-    r = race(["run", "--out", str(out), "--n", "2", "--solvers", "backtracking", "--instances", "2",
+    r = race(["run", "--out", str(out), "--kind", "unique", "--n", "2", "--solvers", "backtracking", "--instances", "2",
               "--campaign", "stale"])
     assert r.exit_code == 0, r.output
     assert f"(pid {dead.pid} on host {socket.gethostname()} (since 2026-01-01T00:00:00Z); " \
@@ -166,7 +166,7 @@ DAMAGE = {
     "invalid UTF-8": (_invalid_utf8, "invalid UTF-8 at byte"),
     "unknown status": (_unknown_status, "unknown status 'solvd'"),
 }
-SMALL = ["--n", "2", "--solvers", "backtracking", "--instances", "2", "--repeats", "2", "--jobs", "1"]
+SMALL = ["--kind", "unique", "--n", "2", "--solvers", "backtracking", "--instances", "2", "--repeats", "2", "--jobs", "1"]
 
 
 @pytest.fixture(scope="module")
@@ -285,7 +285,7 @@ def test_two_ctrl_c_print_the_resume_hint_not_aborted(out):
 def test_worker_start_failure_is_retried_on_resume(out):
     flag = out / "not-installed"
     flag.write_text("")
-    args = ["run", "--out", str(out), "--n", "2..3", "--solvers", f"flaky-warmup:flag={flag}",
+    args = ["run", "--out", str(out), "--kind", "unique", "--n", "2..3", "--solvers", f"flaky-warmup:flag={flag}",
             "--instances", "2", "--jobs", "1", "--campaign", "flaky"]
     runs = out / "flaky" / "runs.csv"
     r = race(args)
@@ -320,7 +320,7 @@ def test_kissat_cells_killed_at_the_limit_leave_no_temporary_files(out, tmp_path
     kissat.chmod(0o755)
     temp = tmp_path / "tmp"
     temp.mkdir()
-    args = ["run", "--out", str(out), "--n", "3", "--solvers", "sat:backend=kissat",
+    args = ["run", "--out", str(out), "--kind", "unique", "--n", "3", "--solvers", "sat:backend=kissat",
             "--instances", "2", "--jobs", "2", "--timeout", "0.5", "--campaign", "kissat"]
     proc = start(args, env={"KISSAT": str(kissat), "TMPDIR": str(temp)})
     _, stderr = proc.communicate(timeout=120)

@@ -175,8 +175,9 @@ def execute(config: Config, jobs: int | None, canonical: str, summarize=None) ->
                         f"resume: {canonical}") from None
     finally:
         runner.close()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        if not interrupt.count:       # once interrupted, later signals keep being absorbed
+            for sig, handler in previous.items():     # until the exit with the resume hint
+                signal.signal(sig, handler)
     if code:
         sys.exit(code)
 

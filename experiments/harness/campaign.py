@@ -8,8 +8,6 @@ cached by :mod:`experiments.harness.instances`) and ``meta.json``
 
 from __future__ import annotations
 
-import csv
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +17,6 @@ from experiments.harness.config import Config
 from experiments.harness.instances import ensure_instances
 from experiments.harness.provenance import previous_meta, write_meta
 from experiments.harness.scheduling import Cell, make_cells
-from experiments.harness.schema import COLUMNS
 
 
 @dataclass
@@ -33,7 +30,8 @@ class Prepared:
 
 def prepare(config: Config, progress: bool = False) -> Prepared:
     """Make the campaign directory, the instances of every family and meta.json; find the
-    pending cells. A runs.csv written before a column was added gets the new header."""
+    pending cells. A runs.csv written before a column was added gets the new header and
+    its damaged rows are set aside (:func:`records.set_aside`)."""
     previous_meta(config)                       # refuse an incompatible resume before any work
     if config.instance_set is not None:         # race run --instances PATH: one family
         family = config.families[0]
@@ -44,27 +42,10 @@ def prepare(config: Config, progress: bool = False) -> Prepared:
                                                        **family.options_for(n))
                      for family in config.families for n in config.n_values}
     config.directory.mkdir(parents=True, exist_ok=True)
-    upgrade_header(config.runs_path)
+    records.set_aside(config.runs_path)         # damaged rows aside, older header upgraded
     meta = write_meta(config)
     cells = make_cells(config, instances)
     done = records.done_keys(config.runs_path)
     pending = [c for c in cells if c.key not in done]
     return Prepared(config, cells, pending, meta)
 
-
-def upgrade_header(path: Path) -> None:
-    """Rewrite an existing runs.csv whose header is not :data:`schema.COLUMNS` (an older
-    campaign) with that header, new columns empty, so that appended rows line up."""
-    if not path.exists():
-        return
-    with open(path, newline="", encoding="utf-8") as fh:
-        header = next(csv.reader(fh), None)
-    if header is None or tuple(header) == COLUMNS:
-        return
-    rows = records.read_rows(path)
-    tmp = path.with_name(f".{path.name}.upgrade")
-    with open(tmp, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=COLUMNS, extrasaction="ignore", lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-    os.replace(tmp, path)
