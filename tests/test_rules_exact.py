@@ -44,3 +44,24 @@ def test_a_solution_must_keep_the_clues_and_be_solved():
     unsolved[0, 1] = unsolved[0, 0]                           # keeps the clues, not solved
     assert rules.keeps_clues(puzzle, Grid(2, unsolved))
     assert not rules.is_solution_of(puzzle, Grid(2, unsolved))
+
+
+def test_conflicts_stop_at_the_limit_rows_first():
+    g = Grid(2)
+    g.cells[0, 0] = g.cells[0, 1] = 1                       # row 1, box 1
+    g.cells[3, 2] = g.cells[3, 3] = 2                       # row 4, box 4
+    every = rules.conflicts(g)
+    assert [(c.unit, c.index, c.value) for c in every] == [("row", 0, 1), ("row", 3, 2),
+                                                          ("box", 0, 1), ("box", 3, 2)]
+    assert rules.conflicts(g, limit=1) == every[:1] and rules.conflicts(g, limit=3) == every[:3]
+
+
+def test_candidates_stay_contradicted_and_name_bad_input():
+    state = rules.Candidates(2)
+    assert state.start(np.zeros(16, np.int32)) == 16
+    assert state.assign(0, 1) and not state.assign(1, 1)    # 1 twice in row 1
+    assert state.contradiction and state.undecided == -1
+    assert not state.assign(15, 1)                          # fine on its own, but the state is dead
+    with pytest.raises(ValueError) as info:
+        state.assign(16, 1)
+    assert str(info.value) == "cell 16 / value 1 outside the n=2 grid"

@@ -233,3 +233,13 @@ def test_output_accepts_every_well_formed_variant():
     stats = ("c conflicts: 1\nc decisions:  22 (x)\nconflicts             : 333   (0 /sec)\n"
              "propagations : 4\nc restarts: 5\n")
     assert sat_output.statistics(stats) == {"conflicts": 333, "decisions": 22, "propagations": 4}
+
+
+def test_writer_to_stdout_and_empty_comment_lines(capsysbinary, tmp_path):
+    blocks = [np.array([[1, -2]], np.int32)]
+    assert dimacs.write("-", 2, blocks, ["", "a\n\nb"]) == len(b"c \nc a\nc \nc b\np cnf 2 1\n1 -2 0\n")
+    assert capsysbinary.readouterr().out == b"c \nc a\nc \nc b\np cnf 2 1\n1 -2 0\n"
+    assert dimacs.dumps(2, blocks, ["x"]) == b"c x\np cnf 2 1\n1 -2 0\n"
+    with pytest.raises(RaceError) as info:
+        dimacs.write(tmp_path, 2, blocks)                          # a directory
+    assert str(info.value) == f"{tmp_path}: cannot write: Is a directory"
