@@ -39,19 +39,24 @@ def test_a_zero_median_ends_the_growth_range():
 
 
 def test_instance_times_status_and_repeats(tmp_path):
-    rows = [run("a", 2, "i1", "solved", 1.0), run("a", 2, "i1", "solved", 3.0, repeat=1),
-            run("a", 2, "i2", "timeout", None), run("a", 2, "i2", "error", None, repeat=1),
+    rows = [run("a", 2, "i2", "timeout", None), run("a", 2, "i2", "error", None, repeat=1),
             run("a", 2, "i2", "wrong", 0.5, repeat=2),
+            run("a", 2, "i1", "solved", 1.0), run("a", 2, "i1", "solved", 3.0, repeat=1),
+            run("a", 2, "i1", "timeout", None, repeat=2),
+            run("a", 2, "i0", "timeout", None), run("a", 2, "i0", "error", None, repeat=1),
             run("a", 3, "i3", "unsat", 2.0, verified=""), run("a", 3, "i4", "solved", None)]
     c = analysis.load(write_campaign(tmp_path / "t", rows))
     t = analysis.instance_times(c.runs)
     assert list(t.columns) == ["entrant", "n", "instance", "time", "status", "repeats"]
+    assert list(t["instance"]) == ["i2", "i1", "i0", "i3", "i4"]     # first-seen order
     got = {r.instance: (r.n, r.time, r.status, r.repeats) for r in t.itertuples()}
-    assert got["i1"] == (2, pytest.approx(2.0), "solved", 2)
+    assert got["i1"] == (2, pytest.approx(3.0), "solved", 3)     # median of 1, 3, inf: finite
     assert got["i2"][1:] == (math.inf, "wrong", 3)             # the worst status of the repeats
+    assert got["i0"][1:] == (math.inf, "error", 2)             # by severity, not by name
     assert got["i3"] == (3, pytest.approx(2.0), "unsat", 1)    # unsat is an answer
     assert got["i4"][1:] == (math.inf, "solved", 1)            # no time: censored
-    assert analysis.instance_times(c.runs.iloc[:0]).empty
+    empty = analysis.instance_times(c.runs.iloc[:0])
+    assert empty.empty and list(empty.columns) == list(t.columns)
 
 
 def test_answered_keeps_the_index():
