@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from formats.grid import Grid
-from solvers.interface import Search, Solver
+from solvers.interface import RawAnswer, Solver
 from solvers.rules import can_place_cells
 
 
@@ -97,7 +97,7 @@ class Backtracking(Solver):
         from formats.grid_text import parse
         self.count(parse("1 . . .\n. . 1 .\n. 1 . .\n. . . 1\n").grids[0], limit=2)
 
-    def search(self, grid: Grid, limit: int | None, keep: int) -> Search:
+    def search(self, grid: Grid, limit: int | None, keep: int) -> RawAnswer:
         t0 = time.perf_counter()
         cells = grid.cells.copy()
         out = np.zeros((max(keep, 1), grid.side, grid.side), dtype=cells.dtype)
@@ -105,7 +105,7 @@ class Backtracking(Solver):
         count, nodes, checks, complete = backtrack(cells, grid.n, limit or 0,
                                                    int(self.params["node_limit"]), keep, out)
         t2 = time.perf_counter()
-        return Search(count=int(count), solutions=[out[s] for s in range(min(count, keep))],
+        return RawAnswer(count=int(count), solutions=[out[s] for s in range(min(count, keep))],
                       complete=bool(complete) or (limit is not None and count >= limit),
                       counters={"nodes": int(nodes), "checks": int(checks)},
                       times={"build": t1 - t0, "search": t2 - t1})

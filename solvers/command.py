@@ -54,7 +54,7 @@ import numpy as np
 from formats import grid_text
 from formats.errors import RaceError
 from formats.grid import Grid
-from solvers.interface import Search, Solver
+from solvers.interface import RawAnswer, Solver
 from solvers.limited_process import MAX_OUTPUT, Finished, run_limited
 
 #: answers meaning "this puzzle has no solution" (compared lower-case, stripped)
@@ -137,7 +137,7 @@ class Command(Solver):
                 args.append(puzzle_path)
         return [self.program, *args]
 
-    def search(self, grid: Grid, limit: int | None, keep: int) -> Search:
+    def search(self, grid: Grid, limit: int | None, keep: int) -> RawAnswer:
         fmt = grid_text.ONE_LINE if self.params["format"] == "oneline" else grid_text.NATIVE
         t0 = time.perf_counter()
         # an unlinked temporary file: nothing is left on disk even when the harness
@@ -157,12 +157,12 @@ class Command(Solver):
         t2 = time.perf_counter()
         times = {"write": t1 - t0, "search": t2 - t1}
         if done.timed_out:
-            return Search(0, [], complete=False, times=times)
+            return RawAnswer(0, [], complete=False, times=times)
         counting = limit != 1 and bool(self.count_args)
         count, cells = self.parse_answer(done, grid, counting)
         times["parse"] = time.perf_counter() - t2
         complete = count == 0 or counting or limit == 1
-        return Search(count, [cells] if cells is not None and keep > 0 else [], complete,
+        return RawAnswer(count, [cells] if cells is not None and keep > 0 else [], complete,
                       {"exit_code": int(done.code)}, times)
 
     def parse_answer(self, done: Finished, grid: Grid, counting: bool) -> tuple[int, np.ndarray | None]:

@@ -26,7 +26,7 @@ from numba import njit
 from formats.grid import Grid
 from solvers.algorithm_x import HEURISTICS, MRV, cover, dlx_search, uncover
 from solvers.dancing_links import DancingLinks
-from solvers.interface import Search, Solver
+from solvers.interface import RawAnswer, Solver
 from solvers import rules
 from solvers.sudoku_cover import FULL_MATRIX_MAX_N, full_options, item_names, sudoku_cover
 
@@ -128,7 +128,7 @@ class DLX(Solver):
         self.count(grid, limit=2)
         count_sudoku(grid)
 
-    def search(self, grid: Grid, limit: int | None, keep: int) -> Search:
+    def search(self, grid: Grid, limit: int | None, keep: int) -> RawAnswer:
         t0 = time.perf_counter()
         cover_ = sudoku_cover(grid)
         dl = DancingLinks.from_problem(cover_.problem)
@@ -143,7 +143,7 @@ class DLX(Solver):
         solutions = [cover_.decode(dl.option_of[chosen[s, :depth[s]]])
                      for s in range(min(count, keep))]
         t3 = time.perf_counter()
-        return Search(count=int(count), solutions=solutions,
+        return RawAnswer(count=int(count), solutions=solutions,
                       complete=bool(complete) or (limit is not None and count >= limit),
                       counters={"nodes": int(nodes), "updates": int(updates)},
                       times={"build": t1 - t0, "search": t2 - t1, "decode": t3 - t2})

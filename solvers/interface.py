@@ -35,7 +35,7 @@ SOLVED, UNSAT, UNKNOWN, WRONG = "solved", "unsat", "unknown", "wrong"
 
 
 @dataclass
-class Search:
+class RawAnswer:
     """What :meth:`Solver.search` returns: raw answers, not yet verified.
 
     ``count`` solutions were found (exact when ``complete``); ``solutions``
@@ -98,7 +98,7 @@ class Solver:
         return self.name + (":" + ",".join(changed) if changed else "")
 
     # -- to implement --------------------------------------------------------
-    def search(self, grid: Grid, limit: int | None, keep: int) -> Search:
+    def search(self, grid: Grid, limit: int | None, keep: int) -> RawAnswer:
         """Search ``grid`` (whose clues are consistent) for solutions, stopping
         once ``limit`` are found (None = all). Return at most ``keep`` of them."""
         raise NotImplementedError

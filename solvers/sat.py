@@ -32,7 +32,7 @@ import time
 
 from formats.grid import Grid
 from solvers import at_most_one, sat_backends, sudoku_cnf
-from solvers.interface import Search, Solver
+from solvers.interface import RawAnswer, Solver
 from solvers.sat_counting import IncrementalCounter  # noqa: F401  (API for the generators)
 
 #: the default encoding, chosen by the benchmark (tests/bench/bench_sat.py).
@@ -59,7 +59,7 @@ class SAT(Solver):
         self.backend = sat_backends.backend(str(self.params["backend"]),
                                             negative_phase=self.params["phase"] == "false")
 
-    def search(self, grid: Grid, limit: int | None, keep: int) -> Search:
+    def search(self, grid: Grid, limit: int | None, keep: int) -> RawAnswer:
         times: dict[str, float] = {}
         t0 = time.perf_counter()
         formula = sudoku_cnf.encode(grid, self.params["encoding"], self.params["amo"])
@@ -70,7 +70,7 @@ class SAT(Solver):
         solutions = [sudoku_cnf.decode(formula, model).cells for model in found.models[:keep]]
         times["decode"] = time.perf_counter() - t0
         counters = {"vars": formula.nvars, "clauses": formula.nclauses, **found.counters}
-        return Search(found.count, solutions, found.complete, counters, times)
+        return RawAnswer(found.count, solutions, found.complete, counters, times)
 
     def warmup(self) -> None:
         """Import PySAT, compile the DIMACS writer and solve one 4x4 grid."""

@@ -48,7 +48,7 @@ from formats import dimacs, sat_output
 from formats.errors import RaceError
 from formats.source import decode_utf8
 from solvers.limited_process import child_setup
-from solvers.sat_counting import enumerate_models, pysat_solver
+from solvers.sat_counting import enumerate_models, pysat_solver, refuse_broken_pysat
 
 #: grace period (s) between an external solver's own time limit and the hard kill.
 KILL_GRACE = 2.0
@@ -88,10 +88,8 @@ def backend(name: str, negative_phase: bool = False):
     if name == "kissat":
         return ExternalBackend(find_kissat(), "kissat", negative_phase)
     canonical = _pysat_names().get(name)
-    if canonical == "kissat404":
-        raise RaceError(f"PySAT's in-process kissat ({name!r}) gives wrong answers with "
-                        "assumptions and crashes on a second solve; use backend=kissat (the binary)")
     if canonical is not None:
+        refuse_broken_pysat(name)
         return PySATBackend(name, negative_phase)
     return ExternalBackend(find_binary(name), Path(name).name, negative_phase)
 
@@ -271,25 +269,25 @@ def _alive(pid: int) -> bool:
 
 
 class ExternalBackend:
-    """A solver binary reading DIMACS; ``kind`` picks its command line
+    """A solver binary reading DIMACS; ``flavour`` picks its command line
     (kissat, cadical, minisat, or anything printing the competition format)."""
 
     external = True
 
-    def __init__(self, path: str, kind: str, negative_phase: bool = False) -> None:
+    def __init__(self, path: str, flavour: str, negative_phase: bool = False) -> None:
         self.path = path
         self.negative_phase = negative_phase
-        self.kind = "minisat" if "minisat" in kind else "cadical" if "cadical" in kind \
-            else "kissat" if "kissat" in kind else kind
+        self.flavour = "minisat" if "minisat" in flavour else "cadical" if "cadical" in flavour \
+            else "kissat" if "kissat" in flavour else flavour
 
     def command(self, cnf: str, result: str, timeout: float) -> list[str]:
         seconds = str(max(1, math.ceil(timeout))) if timeout > 0 else None
-        if self.kind == "kissat":
+        if self.flavour == "kissat":
             return [self.path, *([f"--time={seconds}"] if seconds else []),
                     *(["--phase=false"] if self.negative_phase else []), cnf]
-        if self.kind == "cadical":
+        if self.flavour == "cadical":
             return [self.path, *(["-t", seconds] if seconds else []), cnf]
-        if self.kind == "minisat":
+        if self.flavour == "minisat":
             return [self.path, *([f"-cpu-lim={seconds}"] if seconds else []), cnf, result]
         return [self.path, cnf]
 
@@ -316,7 +314,7 @@ class ExternalBackend:
         stats = sat_output.statistics(out)
         if code is None:
             return None, stats, seconds
-        if self.kind == "minisat":
+        if self.flavour == "minisat":
             name = f"{self.path} result file"
             try:
                 text = decode_utf8(_read_output(result, self.path, limit), name)

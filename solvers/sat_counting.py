@@ -35,12 +35,19 @@ FORBIDDEN_PYSAT = ("kissat404", "kissat")
 LOAD_SLICE = 1 << 16
 
 
+def refuse_broken_pysat(name: str) -> None:
+    """Raise RaceError when ``name`` is PySAT's in-process kissat (or one of its aliases):
+    the one place that knows it must never be used."""
+    from pysat.solvers import SolverNames
+    if name in FORBIDDEN_PYSAT or name in getattr(SolverNames, "kissat404", ()):
+        raise RaceError(f"PySAT's in-process kissat ({name!r}) gives wrong answers with "
+                        "assumptions and crashes on a second solve; use backend=kissat (the binary)")
+
+
 def pysat_solver(name: str, clauses=None):
     """A PySAT solver by name, refusing the broken in-process kissat."""
-    from pysat.solvers import Solver, SolverNames
-    if name in FORBIDDEN_PYSAT or name in getattr(SolverNames, "kissat404", ()):
-        raise RaceError(f"PySAT backend {name!r} is not usable in-process (wrong answers with "
-                        "assumptions); use backend=kissat, the external binary")
+    from pysat.solvers import Solver
+    refuse_broken_pysat(name)
     try:
         solver = Solver(name=name)
     except Exception as exc:   # PySAT raises a bare Exception/NotImplementedError for unknown names

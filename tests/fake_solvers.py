@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from formats.grid import Grid
-from solvers.interface import Search, Solver
+from solvers.interface import RawAnswer, Solver
 from solvers.registry import BUILTIN, Registry
 
 
@@ -22,7 +22,7 @@ class Hang(Solver):
     """Never returns (like a numba kernel that cannot be interrupted)."""
     name = "hang"
 
-    def search(self, grid: Grid, limit, keep) -> Search:
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
         while True:
             time.sleep(0.05)
 
@@ -33,32 +33,32 @@ class HangChild(Solver):
     name = "hang-child"
     parameters = {"pidfile": ("", None)}
 
-    def search(self, grid: Grid, limit, keep) -> Search:
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
         child = subprocess.Popen(["sleep", "1000"])
         with open(self.params["pidfile"], "w") as f:
             f.write(str(child.pid))
         child.wait()
-        return Search(0, complete=False)
+        return RawAnswer(0, complete=False)
 
 
 class Wrong(Solver):
     """Returns the puzzle with every empty cell set to 1: not a solution."""
     name = "wrong"
 
-    def search(self, grid: Grid, limit, keep) -> Search:
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
         cells = grid.cells.copy()
         cells[cells == 0] = 1
-        return Search(1, [cells], complete=True, counters={"nodes": 7})
+        return RawAnswer(1, [cells], complete=True, counters={"nodes": 7})
 
 
 class Crash(Solver):
     """Dies of a segmentation fault in the middle of the search."""
     name = "crash"
 
-    def search(self, grid: Grid, limit, keep) -> Search:
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
         os.kill(os.getpid(), signal.SIGSEGV)
         time.sleep(5)
-        return Search(0)
+        return RawAnswer(0)
 
 
 class Hog(Solver):
@@ -66,10 +66,10 @@ class Hog(Solver):
     name = "hog"
     parameters = {"mb": (400, None)}
 
-    def search(self, grid: Grid, limit, keep) -> Search:
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
         block = np.ones(int(self.params["mb"]) * 1024 * 1024 // 8)
         time.sleep(10)
-        return Search(int(block[0]) - 1)
+        return RawAnswer(int(block[0]) - 1)
 
 
 class Slow(Solver):
@@ -77,7 +77,7 @@ class Slow(Solver):
     name = "slow"
     parameters = {"delay": (0.3, None)}
 
-    def search(self, grid: Grid, limit, keep) -> Search:
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
         from solvers.backtracking import Backtracking
         time.sleep(float(self.params["delay"]))
         return Backtracking().search(grid, limit, keep)
@@ -90,8 +90,8 @@ class BadWarmup(Solver):
     def warmup(self) -> None:
         raise RuntimeError("no engine in this worker")
 
-    def search(self, grid: Grid, limit, keep) -> Search:
-        return Search(0)
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
+        return RawAnswer(0)
 
 
 class FlakyWarmup(Solver):
@@ -104,7 +104,7 @@ class FlakyWarmup(Solver):
         if os.path.exists(self.params["flag"]):
             raise RuntimeError("engine not installed yet")
 
-    def search(self, grid: Grid, limit, keep) -> Search:
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
         from solvers.backtracking import Backtracking
         return Backtracking().search(grid, limit, keep)
 

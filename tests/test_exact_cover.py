@@ -172,3 +172,20 @@ def test_race_solve_and_count_with_dlx_on_grids(tmp_path):
     assert solved.n == 5 and rules.is_solution_of(puzzle, solved)
     counted = invoke(["count", "--solver", "dlx:heuristic=first", "tests/data/empty4.sudoku"])
     assert counted.exit_code == 0 and counted.output.strip() == "288"
+
+
+def test_from_dense_names_columns_and_rejects_bad_matrices():
+    problem = ExactCover.from_dense(np.array([[1, 0, 1], [0, 1, 0], [1, 1, 1]]), primary=2)
+    assert problem.items == ["1", "2", "3"] and problem.primary == 2
+    assert problem.options == [[0, 2], [1], [0, 1, 2]]
+    assert problem.to_dense().tolist() == [[1, 0, 1], [0, 1, 0], [1, 1, 1]]
+    for matrix, names, message in [
+            (np.zeros(3), None, "a 0-1 matrix must be 2-dimensional, got shape (3,)"),
+            (np.array([[2, 0]]), None, "a 0-1 matrix may hold only 0 and 1"),
+            (np.eye(2), ["a"], "1 names for 2 columns"),
+            (np.eye(2), ["a", "a"], "matrix: duplicate item name 'a'"),
+            (np.array([[1, 0], [0, 0], [0, 1]]), None,
+             "matrix: option 2 is empty (an option must cover at least one item)")]:
+        with pytest.raises(RaceError) as info:
+            ExactCover.from_dense(matrix, names)
+        assert str(info.value) == message

@@ -162,3 +162,84 @@ def test_every_prefix_of_a_model_is_rejected_or_complete():
         with pytest.raises(RaceError):
             out = sat_output.parse(text[:cut], "cut.txt", nvars=formula.nvars)
             sudoku_cnf.decode(formula, out.model)
+
+
+@pytest.mark.parametrize("text, nvars, code, where, message", [
+    ("s SATISFIABLE\nv 1 -2\n", 2, None, "out.txt, line 2",
+     "the model is not terminated by 0: truncated output?"),
+    ("c a\n\ns SATISFIABLE\n\nv 1 -2\nc mid\nv 3\n", None, None, "out.txt, line 7",
+     "the model is not terminated by 0: truncated output?"),
+    ("s SATISFIABLE\nv 1 -2 0\n", 3, None, "out.txt",
+     "the model assigns 2 of the 3 variables: truncated output?"),
+    ("s SATISFIABLE\nv 1 -2 0\n", 1, None, "out.txt",
+     "the model names variable 2 but the formula has only 1"),
+    ("s SATISFIABLE\nv 1 -1 0\n", None, None, "out.txt", "the model assigns a variable twice"),
+    ("c x\ns SATISFIABLE\n", None, None, "out.txt, line 2", "'s SATISFIABLE' but no model ('v' lines)"),
+    ("c only comments\nv 1 0\n", None, None, "out.txt, line 2",
+     "a 'v' line without a preceding 's SATISFIABLE'"),
+    ("c only comments\n", None, None, "out.txt",
+     "no 's' status line: truncated or not solver output"),
+    ("s SATISFIABLE\nv 1 0 2\n", None, None, "out.txt, line 2",
+     "literals after the model's terminating 0"),
+    ("s SATISFIABLE\nv 1 0\n\nv 2 0\n", None, None, "out.txt, line 4",
+     "a 'v' line after the model's terminating 0"),
+    ("s SATISFIABLE\nv 1 x 0\n", None, None, "out.txt, line 2",
+     "the model holds something that is not an integer literal (ASCII digits)"),
+    ("s SATISFIABLE\nv 1 99999999999999999999 0\n", None, None, "out.txt, line 2",
+     "the model holds something that is not an integer literal"),
+    ("s SATISFIABLE\nv 2147483648 0\n", None, None, "out.txt, line 2",
+     "a literal beyond +-2147483647 (the largest variable number)"),
+    ("s SATISFIABLE\nv -2147483648 0\n", None, None, "out.txt, line 2",
+     "a literal beyond +-2147483647 (the largest variable number)"),
+    ("c\n\ns SATISFYING\n", None, None, "out.txt, line 3",
+     "unknown status 'SATISFYING' (expected SATISFIABLE, UNSATISFIABLE or UNKNOWN)"),
+    ("s\n", None, None, "out.txt, line 1",
+     "unknown status '' (expected SATISFIABLE, UNSATISFIABLE or UNKNOWN)"),
+    ("s SATISFIABLE\ns SATISFIABLE\n", None, None, "out.txt, line 2", "a second 's' status line"),
+    ("c x\ncx\n", None, None, "out.txt, line 2", "unexpected line 'cx' (expected a 'c', 's' or 'v' line)"),
+    ("s SATISFIABLE\nvv 1 0\n", None, None, "out.txt, line 2",
+     "unexpected line 'vv 1 0' (expected a 'c', 's' or 'v' line)"),
+    ("sx\n", None, None, "out.txt, line 1", "unexpected line 'sx' (expected a 'c', 's' or 'v' line)"),
+    ("s UNSATISFIABLE\n", None, 10, "out.txt",
+     "exit code 10 means SATISFIABLE but the output says UNSATISFIABLE"),
+    ("s SATISFIABLE\nv 1 0\n", None, 20, "out.txt",
+     "exit code 20 means UNSATISFIABLE but the output says SATISFIABLE"),
+    ("UNSAT\n\nextra\n", None, None, "out.txt, line 3", "unexpected text after the status"),
+    ("\nSAT\n", None, None, "out.txt, line 2", "'SAT' but no model"),
+    ("SAT\n1 -2\n\n3\n", None, None, "out.txt, line 4",
+     "the model is not terminated by 0: truncated output?"),
+    ("SAT\n1 0 2 0\n", None, None, "out.txt, line 2", "literals after the model's terminating 0"),
+    ("SAT\n1 0\n\n2 0\n", None, None, "out.txt, line 4", "literals after the model's terminating 0"),
+    ("SAT\n1 x 0\n", None, None, "out.txt, line 2",
+     "the model holds something that is not an integer literal (ASCII digits)"),
+    ("SAT\n1 2 0\n", 3, None, "out.txt", "the model assigns 2 of the 3 variables: truncated output?"),
+])
+def test_output_errors_name_the_file_and_line(text, nvars, code, where, message):
+    with pytest.raises(RaceError) as info:
+        sat_output.parse(text, "out.txt", nvars=nvars, exit_code=code)
+    assert str(info.value) == f"{where}: {message}"
+    assert info.value.message == message and info.value.source == "out.txt"
+
+
+def test_output_accepts_every_well_formed_variant():
+    bare = sat_output.parse("c\ns\tSATISFIABLE\nv\nv\t1 -2\nv 3 0\n", nvars=3, exit_code=10)
+    assert (bare.status, bare.model.tolist(), bare.comments) == ("SATISFIABLE", [1, -2, 3], [""])
+    assert sat_output.parse("s UNKNOWN\n", exit_code=0).model is None
+    minisat = sat_output.parse("\nSAT\n\n1 -2\n3 0\n", nvars=3, exit_code=10)
+    assert (minisat.status, minisat.model.tolist()) == ("SATISFIABLE", [1, -2, 3])
+    assert sat_output.parse("INDET\n\n").status == "UNKNOWN"
+    assert sat_output.parse("UNSAT\n", exit_code=20).model is None
+    assert sat_output.parse("s SATISFIABLE\nv 0\n").model.tolist() == []
+    stats = ("c conflicts: 1\nc decisions:  22 (x)\nconflicts             : 333   (0 /sec)\n"
+             "propagations : 4\nc restarts: 5\n")
+    assert sat_output.statistics(stats) == {"conflicts": 333, "decisions": 22, "propagations": 4}
+
+
+def test_writer_to_stdout_and_empty_comment_lines(capsysbinary, tmp_path):
+    blocks = [np.array([[1, -2]], np.int32)]
+    assert dimacs.write("-", 2, blocks, ["", "a\n\nb"]) == len(b"c \nc a\nc \nc b\np cnf 2 1\n1 -2 0\n")
+    assert capsysbinary.readouterr().out == b"c \nc a\nc \nc b\np cnf 2 1\n1 -2 0\n"
+    assert dimacs.dumps(2, blocks, ["x"]) == b"c x\np cnf 2 1\n1 -2 0\n"
+    with pytest.raises(RaceError) as info:
+        dimacs.write(tmp_path, 2, blocks)                          # a directory
+    assert str(info.value) == f"{tmp_path}: cannot write: Is a directory"
