@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import resource
 import selectors
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -134,3 +137,30 @@ def _read_bounded(proc: subprocess.Popen, timeout: float, max_output: int
         except subprocess.TimeoutExpired:
             return b"".join(chunks[1]), b"".join(chunks[2]), True, False
     return b"".join(chunks[1]), b"".join(chunks[2]), False, False
+
+
+def owned_temp_dir(tag: str) -> str:
+    """A fresh ``race-TAG-PID-*`` directory in the system temp dir, owned by this
+    process, after removing the ``race-TAG-*`` directories of processes that no
+    longer exist (a process killed at its limit cannot clean up after itself)."""
+    root = tempfile.gettempdir()
+    pattern = re.compile(rf"race-{re.escape(tag)}-([0-9]{{1,10}})-[A-Za-z0-9_]+")
+    try:
+        entries = os.listdir(root)
+    except OSError:
+        entries = []
+    for entry in entries:
+        match = pattern.fullmatch(entry)
+        if match and not _alive(int(match.group(1))):
+            shutil.rmtree(os.path.join(root, entry), ignore_errors=True)
+    return tempfile.mkdtemp(prefix=f"race-{tag}-{os.getpid()}-", dir=root)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True

@@ -33,11 +33,9 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +45,7 @@ import numpy as np
 from formats import dimacs, sat_output
 from formats.errors import RaceError
 from formats.source import decode_utf8
-from solvers.limited_process import child_setup
+from solvers.limited_process import child_setup, owned_temp_dir
 from solvers.sat_counting import enumerate_models, pysat_solver, refuse_broken_pysat
 
 #: grace period (s) between an external solver's own time limit and the hard kill.
@@ -247,24 +245,7 @@ def work_directory() -> str:
     """A fresh ``race-sat-PID-*`` directory in the temp dir, after removing those
     left by processes that no longer exist (a worker killed at its limit cannot
     clean up after itself)."""
-    root = tempfile.gettempdir()
-    for entry in os.listdir(root):
-        match = _WORKDIR.fullmatch(entry)
-        if match and not _alive(int(match.group(1))):
-            shutil.rmtree(os.path.join(root, entry), ignore_errors=True)
-    return tempfile.mkdtemp(prefix=f"race-sat-{os.getpid()}-", dir=root)
-
-
-_WORKDIR = re.compile(r"race-sat-([0-9]{1,10})-[A-Za-z0-9_]+")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True
+    return owned_temp_dir("sat")
     return True
 
 

@@ -4,6 +4,7 @@ correct answer or in one line ``race: error: ...`` with exit status 2."""
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -186,7 +187,7 @@ def test_sat_solve_prints_every_variable_of_the_model():
 
 
 def _race_sat_dirs(pid: int) -> list[str]:
-    root = Path(sat_backends.tempfile.gettempdir())
+    root = Path(tempfile.gettempdir())
     return sorted(p.name for p in root.glob(f"race-sat-{pid}-*"))
 
 
@@ -229,7 +230,7 @@ def test_error_path_leaves_no_temp_dir(tmp_path):
 def test_directories_of_dead_processes_are_swept():
     dead = subprocess.Popen(["true"])
     dead.wait()
-    root = Path(sat_backends.tempfile.gettempdir())
+    root = Path(tempfile.gettempdir())
     stale = root / f"race-sat-{dead.pid}-abc123"
     stale.mkdir()
     (stale / "formula.cnf").write_text("p cnf 1 1\n1 0\n")

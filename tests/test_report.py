@@ -15,7 +15,7 @@ import matplotlib.image as mpimg
 import pytest
 from click.testing import CliRunner
 
-from experiments.analysis import plots
+from experiments.analysis import head_to_head, plots
 from experiments.analysis import statistics as analysis
 from experiments.harness import schema
 from experiments.report import build as report
@@ -345,7 +345,7 @@ def families(tmp_path_factory) -> Path:
 
 def test_scatter_draws_pairs_and_censored_runs_at_the_limit(synthetic):
     campaign = analysis.load(synthetic)
-    fig = plots.scatter_figure(campaign, "backtracking", "dlx")
+    fig = head_to_head.scatter_figure(campaign, "backtracking", "dlx")
     ax = fig.axes[0]
     assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
     assert ax.get_xlabel() == "backtracking: wall time (s)" and ax.get_ylabel() == "dlx: wall time (s)"
@@ -356,7 +356,7 @@ def test_scatter_draws_pairs_and_censored_runs_at_the_limit(synthetic):
     assert sum(1 for x, _ in points if x == campaign.timeout_s) == 3
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert labels[:3] == ["n = 2", "n = 3", "n = 4"] and "censored (drawn at the limit)" in labels
-    assert plots.head_to_head_pair(campaign) == ("dlx", "sat")
+    assert head_to_head.head_to_head_pair(campaign) == ("dlx", "sat")
 
 
 def test_families_group_tables_figures_and_macros(families, tmp_path):
@@ -370,7 +370,7 @@ def test_families_group_tables_figures_and_macros(families, tmp_path):
     assert summary.index(r"\emph{unique puzzles}") < summary.index(r"\emph{hard puzzles}")
     assert r"{family}" not in summary and "family" in (gen / "table_growth.tex").read_text()
     assert len(plots.runtime_figure(campaign).axes) == 2          # one panel per family
-    assert len(plots.scatter_figure(campaign).axes) == 2
+    assert len(head_to_head.scatter_figure(campaign).axes) == 2
     macros = read_macros(gen / "macros.tex")
     assert macros["dlxSolvedTotal"] == "9/9"                     # per-n macros: the unique family
     assert macros["hardDlxMaxAllSolvedN"] == "3" and macros["hardDlxFirstFailN"] == "4"

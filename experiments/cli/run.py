@@ -288,10 +288,13 @@ def _families_text(config: Config) -> str:
 
 
 def interrupt(signum, frame) -> None:
-    """Stop the campaign at the first signal; later ones (a second Ctrl-C) only wait for
-    the clean stop, which prints the resume hint."""
+    """Stop the campaign at the first signal. Later ones (a second Ctrl-C) are ignored
+    at the OS level from then on, so they cannot cut the clean stop short, which
+    prints the resume hint, nor kill the interpreter while it exits."""
     interrupt.count += 1
     if interrupt.count == 1:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_IGN)
         raise KeyboardInterrupt
 
 

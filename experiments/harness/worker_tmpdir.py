@@ -8,43 +8,17 @@ directories of parents that no longer exist.
 
 from __future__ import annotations
 
-import os
-import re
 import shutil
-import tempfile
 
-_NAME = re.compile(r"race-worker-([0-9]{1,10})-[A-Za-z0-9_]+")
+from solvers.limited_process import owned_temp_dir
 
 
 def make() -> str:
     """A fresh temp directory for one worker of this process (after removing orphans)."""
-    root = tempfile.gettempdir()
-    _sweep(root)
-    return tempfile.mkdtemp(prefix=f"race-worker-{os.getpid()}-", dir=root)
+    return owned_temp_dir("worker")
 
 
 def remove(path: str) -> None:
     """Remove a worker's temp directory and everything in it (absent is fine)."""
     shutil.rmtree(path, ignore_errors=True)
 
-
-def _sweep(root: str) -> None:
-    """Remove the worker directories of parents that no longer exist."""
-    try:
-        entries = os.listdir(root)
-    except OSError:
-        return
-    for entry in entries:
-        match = _NAME.fullmatch(entry)
-        if match and not _alive(int(match.group(1))):
-            remove(os.path.join(root, entry))
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True
-    return True

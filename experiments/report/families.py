@@ -9,7 +9,7 @@ largest n (``\\hardSatGrowthFactor``, ``\\hardDlxLargestN``). "n/a" when the
 family or entrant is absent, so report.tex compiles on any campaign.
 
 The head to head (``\\headToHead...``) is :func:`experiments.analysis.compare.compare`
-of the report's pair (:func:`experiments.analysis.plots.head_to_head_pair`) on the
+of the report's pair (:func:`experiments.analysis.head_to_head.head_to_head_pair`) on the
 campaign's last family (the hardest), all n pooled.
 """
 
@@ -21,7 +21,7 @@ import pandas as pd
 
 from experiments.analysis import statistics as analysis
 from experiments.analysis.compare import compare
-from experiments.analysis.plots import head_to_head_pair
+from experiments.analysis.head_to_head import head_to_head_pair
 from experiments.report.tex import (MISSING, Macros, escape, macro_name, tex_factor_high, tex_float,
                                     tex_int, tex_ratio, tex_seconds)
 from formats.errors import RaceError

@@ -1,0 +1,91 @@
+"""The per-instance head-to-head figure: two entrants' times on the same instances,
+log-log, one panel per family (the report's scatter; ``race plot`` writes it too)."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+from experiments.analysis import statistics as analysis
+from experiments.analysis.plots import MARKERS, legend_below
+
+
+#: grey level per n in the scatter (darker = larger n), cycled
+N_GREYS = ["0.75", "0.55", "0.35", "0.0", "0.6", "0.4", "0.2"]
+
+
+def head_to_head_pair(campaign: analysis.Campaign) -> tuple[str, str] | None:
+    """The pair the report's scatter shows: dlx vs sat when both raced, else the first two
+    entrants; None with fewer than two."""
+    entrants = campaign.entrants
+    if "dlx" in entrants and "sat" in entrants:
+        return "dlx", "sat"
+    return (entrants[0], entrants[1]) if len(entrants) >= 2 else None
+
+
+def _scatter_panel(ax, family: pd.DataFrame, ns: list[int], low: float, limit: float) -> None:
+    """One family's pairs: filled markers measured, hollow ones censored (at the limit)."""
+    for i, n in enumerate(ns):
+        sub = family[family["n"] == n]
+        if sub.empty:
+            continue
+        ta, tb = sub["time_a"].to_numpy(float), sub["time_b"].to_numpy(float)
+        censored = np.isinf(ta) | np.isinf(tb)
+        x, y = np.minimum(ta, limit), np.minimum(tb, limit)
+        grey, marker = N_GREYS[i % len(N_GREYS)], MARKERS[i % len(MARKERS)]
+        ax.plot(x[~censored], y[~censored], linestyle="none", marker=marker, markersize=4.5,
+                markerfacecolor=grey, markeredgecolor="black", markeredgewidth=0.5, label=f"n = {n}")
+        ax.plot(x[censored], y[censored], linestyle="none", marker=marker, markersize=5.5,
+                markerfacecolor="white", markeredgecolor="black", markeredgewidth=0.9)
+    ax.plot([low, limit * 1.5], [low, limit * 1.5], color="0.4", linewidth=0.8, linestyle="-")
+    for line in (ax.axhline, ax.axvline):
+        line(limit, color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(low, limit * 1.5)
+    ax.set_ylim(low, limit * 1.5)
+    ax.set_aspect("equal")
+
+
+def scatter_figure(campaign: analysis.Campaign, a: str | None = None, b: str | None = None) -> Figure:
+    """Per-instance head to head, log-log: A's time on x, B's on y, on the same instances
+    (:func:`experiments.analysis.compare.paired_times`), one panel per family. A censored
+    time sits on the limit line of its axis (hollow marker); marker shape and grey
+    tone encode n; the diagonal marks equal times."""
+    from experiments.analysis.compare import paired_times
+    pair = (a, b) if a and b else head_to_head_pair(campaign)
+    if pair is None:
+        fig, ax = plt.subplots(figsize=(3.4, 1.2))
+        ax.text(0.5, 0.5, "fewer than two entrants: no head to head", ha="center", va="center",
+                transform=ax.transAxes, color="0.4")
+        ax.set_axis_off()
+        return fig
+    a, b = pair
+    pairs = paired_times(campaign, a, b)
+    kinds = list(dict.fromkeys(pairs["kind"])) or campaign.kinds[:1]
+    limit = campaign.timeout_s
+    fig, axes = plt.subplots(1, len(kinds), figsize=(3.3 * len(kinds) + 0.3, 3.4), squeeze=False)
+    finite = np.concatenate([pairs["time_a"], pairs["time_b"]]).astype(float)
+    finite = finite[np.isfinite(finite) & (finite > 0)]
+    low = finite.min() / 2 if finite.size else limit / 1e3
+    ns = sorted(pairs["n"].unique())
+    for ax, kind in zip(axes[0], kinds):
+        family = pairs[pairs["kind"] == kind]
+        _scatter_panel(ax, family, ns, low, limit)
+        ax.set_xlabel(f"{a}: wall time (s)")
+        ax.set_ylabel(f"{b}: wall time (s)")
+        above = int((family["time_b"] > family["time_a"]).sum())
+        ax.set_title(f"{kind} ({len(family)} instances; {b} slower on {above})" if len(kinds) > 1
+                     else f"{b} vs {a}, per instance ({b} slower on {above} of {len(family)})")
+    handles = [Line2D([], [], linestyle="none", marker=MARKERS[i % len(MARKERS)], markersize=4.5,
+                      markerfacecolor=N_GREYS[i % len(N_GREYS)], markeredgecolor="black") for i in range(len(ns))]
+    labels = [f"n = {n}" for n in ns]
+    handles += [Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
+                       markeredgecolor="black", markersize=5.5),
+                Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)]
+    labels += ["censored (drawn at the limit)", f"time limit ({analysis.format_seconds(limit)})"]
+    legend_below(fig, handles, labels, min(len(labels), 4))
+    return fig
