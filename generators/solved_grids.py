@@ -65,9 +65,8 @@ def shuffle(grid: Grid, rng: np.random.Generator) -> Grid:
 def symmetric_grid(n: int, rng: np.random.Generator) -> Grid:
     """A random symmetry of the pattern grid (one isomorphism class; see the module doc)."""
     _check_n(n)
-    side = n * n
-    i, j = np.indices((side, side))
-    return _verified(shuffle(Grid(n, (i * n + i // n + j) % side + 1), rng), "symmetric")
+    from solvers.rules import pattern_solution
+    return _verified(shuffle(Grid(n, pattern_solution(n)), rng), "symmetric")
 
 
 def latin_square(order: int, rng: np.random.Generator) -> np.ndarray:
