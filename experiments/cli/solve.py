@@ -78,19 +78,13 @@ def solve(puzzle: str, spec: str, stats: bool) -> None:
       echo 4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4...... | race solve -
     """
     from formats import grid_text
-    from solvers.interface import SOLVED, UNSAT, WRONG
+    from solvers.interface import SOLVED, UNSAT
     fmt, _, results = answers(puzzle, spec, 1)
     many = len(results) > 1
     text = _solution_lines(results, fmt)
     out: list[str] = []
     failed = 0
-    for index, result in enumerate(results, 1):
-        where = f"puzzle {index}: " if many else ""
-        if stats:
-            _print_stats(where, result)
-        if result.status == WRONG:
-            click.echo("".join(out), nl=False)
-            raise RaceError(f"{where}{result.message}")
+    for index, where, result in _checked(results, stats, out):
         if result.status == SOLVED:
             out.append(text[index - 1])
             continue
@@ -139,17 +133,10 @@ def count(puzzle: str, spec: str, limit: int | None, stats: bool) -> None:
     Example:
       printf '. . . .\\n. . . .\\n. . . .\\n. . . .\\n' | race count -      # 288
     """
-    from solvers.interface import SOLVED, UNSAT, WRONG
+    from solvers.interface import SOLVED, UNSAT
     _, _, results = answers(puzzle, spec, limit)
-    many = len(results) > 1
     out: list[str] = []
-    for index, result in enumerate(results, 1):
-        where = f"puzzle {index}: " if many else ""
-        if stats:
-            _print_stats(where, result)
-        if result.status == WRONG:
-            click.echo("".join(out), nl=False)
-            raise RaceError(f"{where}{result.message}")
+    for _, where, result in _checked(results, stats, out):
         suffix = " (limit reached)" if result.limit_hit else ""
         if result.status not in (SOLVED, UNSAT):
             suffix = f" (incomplete: {result.message})"
@@ -183,6 +170,22 @@ def check(puzzle: str) -> None:
             click.echo(f"{where}consistent, {grid.empties()} empty cells "
                        f"({grid.clues()} clues, n={grid.n})")
     sys.exit(1 if bad else 0)
+
+
+def _checked(results: list, stats: bool, out: list[str]):
+    """Each ``(index, where, result)`` of ``results`` (``where`` names the puzzle when
+    there are several), its stats printed on stderr when asked; a wrong answer prints
+    the lines of ``out`` so far and raises RaceError."""
+    from solvers.interface import WRONG
+    many = len(results) > 1
+    for index, result in enumerate(results, 1):
+        where = f"puzzle {index}: " if many else ""
+        if stats:
+            _print_stats(where, result)
+        if result.status == WRONG:
+            click.echo("".join(out), nl=False)
+            raise RaceError(f"{where}{result.message}")
+        yield index, where, result
 
 
 def _print_stats(where: str, result) -> None:
