@@ -122,10 +122,6 @@ def growth_interval(times_by_n: dict[int, np.ndarray], resamples: int = RESAMPLE
 def ratio_interval(ratios: np.ndarray | list[float], resamples: int = RESAMPLES, seed: int = SEED,
                    confidence: float = CONFIDENCE) -> Interval:
     """The median of paired ratios (``inf``: only the denominator's entrant answered;
-    ``0``: only the numerator's) with its bootstrap interval over pairs."""
-    values = np.asarray(ratios, dtype=float)
-    if values.size == 0:
-        return NO_INTERVAL
-    estimate = float(censored_medians(values[None, :])[0])
-    resampled = resample_medians(values, np.random.default_rng(seed), resamples)
-    return percentile_interval(estimate, resampled, confidence)
+    ``0``: only the numerator's) with its bootstrap interval over pairs: the same
+    censored median as :func:`median_interval`, on ratios instead of times."""
+    return median_interval(ratios, resamples, seed, confidence)
