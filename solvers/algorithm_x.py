@@ -27,7 +27,7 @@ exactly as they went in.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from solvers.compiled import kernel
 
 from solvers.dancing_links import ROOT, link_lr, link_ud, unlink_lr, unlink_ud
 
@@ -35,7 +35,7 @@ MRV, FIRST = 0, 1
 HEURISTICS = {"mrv": MRV, "first": FIRST}
 
 
-@njit(cache=True, inline="always")
+@kernel(cache=True, inline="always")
 def cover(L, R, U, D, C, S, c):
     """Cover item c (Algorithm 5); returns the number of updates it made."""
     unlink_lr(L, R, c)
@@ -52,7 +52,7 @@ def cover(L, R, U, D, C, S, c):
     return k
 
 
-@njit(cache=True, inline="always")
+@kernel(cache=True, inline="always")
 def cover_counting_empty(L, R, U, D, C, S, c, last):
     """:func:`cover`, also returning how it changed the number of active
     primary items of size 0 (primary items being headers 1..last): the search
@@ -76,7 +76,7 @@ def cover_counting_empty(L, R, U, D, C, S, c, last):
     return k, z
 
 
-@njit(cache=True, inline="always")
+@kernel(cache=True, inline="always")
 def uncover(L, R, U, D, C, S, c):
     """Undo cover(c): rows bottom to top, each right to left."""
     i = U[c]
@@ -90,7 +90,7 @@ def uncover(L, R, U, D, C, S, c):
     link_lr(L, R, c)
 
 
-@njit(cache=True, inline="always")
+@kernel(cache=True, inline="always")
 def uncover_option(L, R, U, D, C, S, r):
     """Undo the covers of option r's other items, right to left (Algorithm 4, lines 16-17)."""
     j = L[r]
@@ -99,7 +99,7 @@ def uncover_option(L, R, U, D, C, S, r):
         j = L[j]
 
 
-@njit(cache=True, inline="always")
+@kernel(cache=True, inline="always")
 def choose(R, S, heuristic, zeros):
     """The item to branch on: first of minimal S (MRV), or simply R[h] (FIRST).
 
@@ -120,7 +120,7 @@ def choose(R, S, heuristic, zeros):
     return c
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def dlx_search(links, heuristic, limit, node_limit, keep, chosen, depth):
     """DLX on the (6, size) link block, which is restored before returning.
 

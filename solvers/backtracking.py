@@ -19,14 +19,14 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from numba import njit
+from solvers.compiled import kernel
 
 from formats.grid import Grid
 from solvers.interface import RawAnswer, Solver
 from solvers.rules import can_place_cells
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def backtrack(cells: np.ndarray, n: int, limit: int, node_limit: int,
               keep: int, out: np.ndarray) -> tuple[int, int, int, bool]:
     """Algorithm 1 on ``cells`` (modified in place, restored on return).

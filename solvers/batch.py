@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from numba import njit
+from solvers.compiled import kernel
 
 from formats.errors import RaceError
 from formats.grid import Grid
@@ -34,7 +34,7 @@ from solvers.dlx import count_with_clues, full_links
 from solvers.interface import SOLVED, UNKNOWN, UNSAT, WRONG, Result
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _dlx_kernel(links, puzzles, n, limit, node_limit, solutions, counts, nodes, complete):
     for p in range(puzzles.shape[0]):
         c, k, done = count_with_clues(links, puzzles[p], n, limit, node_limit, solutions[p])

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from solvers.compiled import kernel
 
 from formats.exact_cover import INDEX_DTYPE, ExactCover
 
@@ -43,7 +43,7 @@ L_, R_, U_, D_, C_, S_ = range(6)
 
 # -- the dance steps (compiled, inlined into the search kernels) -------------
 
-@njit(cache=True, inline="always")
+@kernel(cache=True, inline="always")
 def hook_right(L: np.ndarray, R: np.ndarray, x: int, y: int) -> None:
     """Insert node y into x's left-right list, just right of x."""
     R[y] = R[x]
@@ -52,7 +52,7 @@ def hook_right(L: np.ndarray, R: np.ndarray, x: int, y: int) -> None:
     R[x] = y
 
 
-@njit(cache=True, inline="always")
+@kernel(cache=True, inline="always")
 def hook_down(U: np.ndarray, D: np.ndarray, x: int, y: int) -> None:
     """Insert node y into x's up-down list, just below x."""
     D[y] = D[x]
@@ -61,28 +61,28 @@ def hook_down(U: np.ndarray, D: np.ndarray, x: int, y: int) -> None:
     D[x] = y
 
 
-@njit(cache=True, inline="always")
+@kernel(cache=True, inline="always")
 def unlink_lr(L: np.ndarray, R: np.ndarray, x: int) -> None:
     """Remove x from its left-right list; x keeps its own links (Equation 7)."""
     R[L[x]] = R[x]
     L[R[x]] = L[x]
 
 
-@njit(cache=True, inline="always")
+@kernel(cache=True, inline="always")
 def link_lr(L: np.ndarray, R: np.ndarray, x: int) -> None:
     """Put x back where unlink_lr took it from (Equation 8)."""
     L[R[x]] = x
     R[L[x]] = x
 
 
-@njit(cache=True, inline="always")
+@kernel(cache=True, inline="always")
 def unlink_ud(U: np.ndarray, D: np.ndarray, x: int) -> None:
     """Remove x from its up-down list; x keeps its own links."""
     D[U[x]] = D[x]
     U[D[x]] = U[x]
 
 
-@njit(cache=True, inline="always")
+@kernel(cache=True, inline="always")
 def link_ud(U: np.ndarray, D: np.ndarray, x: int) -> None:
     """Put x back where unlink_ud took it from."""
     U[D[x]] = x
@@ -190,7 +190,7 @@ class DancingLinks:
         return cls(links, option_of, list(names), primary)
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _hook_all(links, option_of, n_items, ring, starts, flat):
     L, R, U, D, C, S = links[0], links[1], links[2], links[3], links[4], links[5]
     for x in range(n_items + 1):          # fresh nodes: every link to itself

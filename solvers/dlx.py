@@ -21,7 +21,7 @@ import time
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
+from solvers.compiled import kernel
 
 from formats.grid import Grid
 from solvers.algorithm_x import HEURISTICS, MRV, cover, dlx_search, uncover
@@ -41,7 +41,7 @@ def full_links(n: int) -> np.ndarray:
                                  full_options(n).reshape(-1)).links
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def count_with_clues(links, cells, n, limit, node_limit, out):
     """Count the solutions of ``cells`` on the full matrix ``links``: cover the
     items of each clue's option (inconsistent clues -> 0), run DLX (MRV), then

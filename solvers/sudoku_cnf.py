@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 import numpy as np
-from numba import njit
+from solvers.compiled import kernel
 
 from formats.errors import RaceError
 from formats.grid import Grid
@@ -199,7 +199,7 @@ def encode_reduced(grid: Grid, amo: str = amo_encodings.DEFAULT) -> Formula:
                     f"at-most-one: {amo}"], nprimary=var_cell.size - 1)
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def candidate_groups(cells, candidates, cell_units, side):
     """The variables of the reduced encoding and their exactly-one groups, by counting sort.
 

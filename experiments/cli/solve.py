@@ -19,6 +19,23 @@ SOLVER_HELP = "Entrant spec: NAME or NAME:key=value,... (see `race solvers`)."
 #: text the batch reader reads exactly as formats.grid_text does (else: per-puzzle path;
 #: a lone CR is a line break to str.splitlines but not to formats.source.split_lines)
 _PLAIN_TEXT = re.compile(r"[^\x21-\x7e \t\r\n]")
+#: DLX on at most this many puzzles of box size <= 3 runs interpreted (solvers.compiled):
+#: a 9x9 takes milliseconds that way, against ~0.6 s to import numba and load its cache
+INTERPRETED_MAX_PUZZLES = 16
+
+
+def _interpreted(spec: str, n: int, count: int, limit: int | None) -> bool:
+    """Whether solving ``count`` puzzles of box size ``n`` with ``spec`` runs the
+    kernels interpreted: DLX only, and only to find one solution (its search for
+    one solution of a 9x9 is short even interpreted; a count may walk a large tree)."""
+    if limit != 1:
+        return False
+    from solvers.registry import parse_spec
+    try:
+        name = parse_spec(spec)[0]
+    except RaceError:
+        return False
+    return name == "dlx" and n <= 3 and count <= INTERPRETED_MAX_PUZZLES
 
 
 def _registry():
@@ -36,6 +53,7 @@ def answers(source: str, spec: str, limit: int | None):
     results hold what printing needs), else one solve/count per grid."""
     from formats import grid_text
     from formats.source import read_source
+    from solvers.compiled import interpreted
     text, name = read_source(source, what="a puzzle file")
     from solvers.registry import parse_spec
     try:
@@ -53,10 +71,14 @@ def answers(source: str, spec: str, limit: int | None):
         if n >= 2:
             solver = _registry().create(spec)
             node_limit = int(solver.params["node_limit"])
-            return grid_text.ONE_LINE, None, batch.solve_array(puzzles, n, limit, node_limit)
+            with interpreted(_interpreted(spec, n, len(puzzles), limit)):
+                results = batch.solve_array(puzzles, n, limit, node_limit)
+            return grid_text.ONE_LINE, None, results
     pf = grid_text.parse(text, name)
     solver = _registry().create(spec)
-    results = [solver.solve(g) if limit == 1 else solver.count(g, limit) for g in pf.grids]
+    small = _interpreted(spec, max((g.n for g in pf.grids), default=0), len(pf.grids), limit)
+    with interpreted(small):
+        results = [solver.solve(g) if limit == 1 else solver.count(g, limit) for g in pf.grids]
     return pf.format, pf.grids, results
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from solvers.compiled import kernel
 
 from formats.grid import Grid
 from solvers.rules.geometry import unit_tables
@@ -25,7 +25,7 @@ from solvers.rules.geometry import unit_tables
 UNIT_KINDS = ("row", "column", "box")
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def can_place_cells(cells: np.ndarray, n: int, i: int, j: int, k: int) -> bool:
     """CanPlace on a raw ``(n², n²)`` array: cell (i, j) empty and k absent
     from row i, column j and the box of (i, j). 0-based i, j; k in 1..n²."""
@@ -44,7 +44,7 @@ def can_place_cells(cells: np.ndarray, n: int, i: int, j: int, k: int) -> bool:
     return True
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def cell_candidates(cells: np.ndarray, n: int, i: int, j: int) -> np.ndarray:
     """The values k (ascending, int64) with CanPlace(i, j, k) on a raw
     ``(n², n²)`` array: none when (i, j) is filled. One pass over the three

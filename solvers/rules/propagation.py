@@ -28,19 +28,19 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from solvers.compiled import kernel
 
 from solvers.rules.geometry import unit_tables
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _enqueue(queue, ends, cell, value):
     queue[ends[1], 0] = cell
     queue[ends[1], 1] = value
     ends[1] += 1
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def eliminate(cell, k, cells, candidates, cell_count, place_count, placed, units, cell_units,
               queue, ends) -> bool:
     """Remove value k+1 (k 0-based) from the candidates of ``cell`` and queue
@@ -73,7 +73,7 @@ def eliminate(cell, k, cells, candidates, cell_count, place_count, placed, units
     return True
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def assign(cell, value, cells, candidates, cell_count, place_count, placed, units, cell_units,
            queue, ends) -> bool:
     """Decide ``cell`` = ``value`` (1-based): drop its other candidates, then
@@ -104,7 +104,7 @@ def assign(cell, value, cells, candidates, cell_count, place_count, placed, unit
     return True
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def drain(cells, candidates, cell_count, place_count, placed, units, cell_units, queue, ends) -> bool:
     """Assign every queued (cell, value), and what those assignments queue, to
     the fixpoint. False on a contradiction (the state is then meaningless)."""
@@ -120,7 +120,7 @@ def drain(cells, candidates, cell_count, place_count, placed, units, cell_units,
     return True
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def propagate_clues(clues, cells, candidates, cell_count, place_count, placed, units, cell_units,
                     queue, ends) -> int:
     """Set the state to the ``clues`` (flat, 0 = empty) in one pass: a clue

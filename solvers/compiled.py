@@ -1,0 +1,87 @@
+"""Compiled kernels: numba's ``njit``, deferred to the first call, with an interpreted mode.
+
+Every hot loop of the project (the propagation kernel, Algorithm X, the backtracking
+search, the candidate numbering of the CNF encoder, the DIMACS writer) is a plain
+Python function decorated with :func:`kernel`. Importing numba and loading its cached
+machine code costs about 0.6 s of CPU, which a command answering one 9x9 puzzle should
+not pay: so the decorator does not import numba. The first call of a kernel imports
+numba and compiles it (or loads it from numba's on-disk cache), exactly as
+``numba.njit(**options)`` would; later calls go straight to the compiled code.
+
+Inside :func:`interpreted` every kernel runs as the Python function it was written as
+(its ``py_func``), and numba is never imported. Same code, same answers, slower per
+step: ``race solve`` uses it for a handful of 9x9 puzzles with DLX, where the search is
+milliseconds and numba's start-up is not (see ``experiments/cli/solve.py``). The race
+itself never runs interpreted.
+
+Kernels call each other by their module-level names. When a kernel is compiled, the
+kernels it names are compiled first and those module globals are replaced by numba's
+dispatchers, which is what numba needs to type the call (it reads globals when it
+compiles); a kernel calling itself works the same way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+from typing import Any, Callable, Iterator
+
+_mode = threading.local()
+
+
+def is_interpreted() -> bool:
+    """True inside :func:`interpreted` (in this thread)."""
+    return getattr(_mode, "interpreted", False)
+
+
+@contextlib.contextmanager
+def interpreted(enabled: bool = True) -> Iterator[None]:
+    """Within this block (this thread), kernels run as plain Python (``enabled``) or
+    compiled as usual (``enabled=False``, a no-op)."""
+    before = is_interpreted()
+    _mode.interpreted = before or enabled
+    try:
+        yield
+    finally:
+        _mode.interpreted = before
+
+
+class Kernel:
+    """A function compiled by ``numba.njit(**options)`` at its first call outside
+    :func:`interpreted`; ``py_func`` is the function itself."""
+
+    def __init__(self, fn: Callable, options: dict[str, Any]):
+        self.py_func = fn
+        self.options = options
+        self._dispatcher = None
+        functools.update_wrapper(self, fn)
+
+    def compiled(self):
+        """numba's dispatcher for this kernel (numba imported on first use)."""
+        if self._dispatcher is None:
+            import numba
+            self._dispatcher = numba.njit(**self.options)(self.py_func)
+            namespace = self.py_func.__globals__
+            for name in self.py_func.__code__.co_names:
+                other = namespace.get(name)
+                if isinstance(other, Kernel):
+                    namespace[name] = other.compiled()
+        return self._dispatcher
+
+    def __call__(self, *args):
+        if is_interpreted():
+            return self.py_func(*args)
+        return self.compiled()(*args)
+
+    def __repr__(self) -> str:
+        state = "compiled" if self._dispatcher is not None else "not compiled yet"
+        return f"<kernel {self.py_func.__module__}.{self.py_func.__qualname__} ({state})>"
+
+
+def kernel(fn: Callable | None = None, **options: Any):
+    """Decorator: ``@kernel`` or ``@kernel(cache=True, nogil=True, ...)`` with numba
+    ``njit`` options; see the module docstring."""
+    if fn is None:
+        return lambda f: Kernel(f, options)
+    return Kernel(fn, options)

@@ -1,0 +1,117 @@
+"""solvers.compiled: kernels compiled on first call, the same answers interpreted, and
+`race solve` of a few 9x9 puzzles with DLX answering without importing numba."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solvers import compiled
+from solvers.compiled import Kernel, interpreted, kernel
+
+SAMPLE = Path(__file__).parent / "bench" / "data" / "sudoku17_sample.txt"
+
+
+@kernel(cache=False)
+def _leaf(x):
+    return x * 3 + 1
+
+
+@kernel(cache=False)
+def _calls_leaf(a):
+    total = 0
+    for v in a:
+        total += _leaf(v)
+    return total
+
+
+@kernel(cache=False)
+def _factorial(k):
+    if k <= 1:
+        return 1
+    return k * _factorial(k - 1)
+
+
+def test_a_kernel_is_lazy_until_called_then_numba_compiles_it():
+    fresh = Kernel(lambda x: x + 1, {"cache": False})
+    assert "not compiled yet" in repr(fresh)
+    assert fresh(np.int64(41)) == 42
+    assert "(compiled)" in repr(fresh)
+    assert type(fresh.compiled()).__module__.startswith("numba")
+
+
+def test_kernels_calling_kernels_and_themselves_compile():
+    a = np.arange(5, dtype=np.int64)
+    assert _calls_leaf(a) == sum(3 * v + 1 for v in range(5)) == 35
+    assert _factorial(10) == 3628800
+    # the module globals they name are numba dispatchers now (numba types calls through them)
+    assert not isinstance(globals()["_leaf"], Kernel)
+    assert not isinstance(globals()["_factorial"], Kernel)
+
+
+def test_interpreted_runs_the_python_function_and_nests():
+    calls = []
+    probe = Kernel(lambda x: calls.append(x) or x, {"cache": False})
+    assert not compiled.is_interpreted()
+    with interpreted():
+        with interpreted(False):            # a no-op inside: still interpreted
+            assert compiled.is_interpreted()
+        assert probe(7) == 7
+    assert calls == [7] and not compiled.is_interpreted()
+    assert "not compiled yet" in repr(probe)   # interpreted calls never compiled it
+
+
+def test_dlx_gives_the_same_answers_interpreted_and_compiled():
+    from solvers import batch
+    n, puzzles = batch.parse_one_line_many("\n".join(SAMPLE.read_text().splitlines()[:40]) + "\n")
+    counts, nodes, complete, solutions = batch.dlx_many(puzzles, n, limit=2)
+    with interpreted():
+        counts_i, nodes_i, complete_i, solutions_i = batch.dlx_many(puzzles, n, limit=2)
+    assert (counts == 1).all() and complete.all()
+    assert np.array_equal(counts, counts_i) and np.array_equal(nodes, nodes_i)
+    assert np.array_equal(complete, complete_i) and np.array_equal(solutions, solutions_i)
+    assert batch.verify_many(puzzles, solutions_i, n).all()
+
+
+def _race_in_fresh_interpreter(args: list[str]) -> tuple[str, bool]:
+    code = ("import sys\nfrom experiments.cli import main\n"
+            "try:\n    main(%r)\nexcept SystemExit:\n    pass\n"
+            "print('numba' in sys.modules, file=sys.stderr)" % (args,))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, cwd=Path(__file__).parents[1])
+    return proc.stdout, proc.stderr.strip().splitlines()[-1] == "True"
+
+
+def test_race_solve_of_a_few_9x9_with_dlx_does_not_import_numba(tmp_path):
+    lines = SAMPLE.read_text().splitlines()[:3]
+    path = tmp_path / "three.txt"
+    path.write_text("\n".join(lines) + "\n")
+    out, numba_loaded = _race_in_fresh_interpreter(["solve", "-s", "dlx", str(path)])
+    assert not numba_loaded
+    from formats.grid_text import parse
+    from solvers.rules import is_solution_of
+    answers = parse(out, "out").grids
+    assert len(answers) == 3
+    for puzzle, answer in zip(parse(path.read_text(), "in").grids, answers):
+        assert is_solution_of(puzzle, answer)
+
+
+@pytest.mark.parametrize("args", [["count", "-s", "dlx"], ["solve", "-s", "backtracking"]])
+def test_counting_and_other_solvers_stay_compiled(tmp_path, args):
+    path = tmp_path / "one.txt"
+    path.write_text(SAMPLE.read_text().splitlines()[0] + "\n")
+    out, numba_loaded = _race_in_fresh_interpreter(args + [str(path)])
+    assert numba_loaded and out.strip()
+
+
+def test_many_puzzles_stay_compiled(tmp_path):
+    from experiments.cli.solve import INTERPRETED_MAX_PUZZLES
+    path = tmp_path / "many.txt"
+    path.write_text("\n".join(SAMPLE.read_text().splitlines()[:INTERPRETED_MAX_PUZZLES + 1]) + "\n")
+    out, numba_loaded = _race_in_fresh_interpreter(["solve", "-s", "dlx", str(path)])
+    assert numba_loaded and len(out.split()) == INTERPRETED_MAX_PUZZLES + 1
