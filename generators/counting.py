@@ -46,6 +46,9 @@ COUNTER_BACKENDS = ("auto", "robust", "dlx", "sat", "backtracking")
 
 #: DLX node budget of the ``robust`` counter before it hands a grid to SAT.
 DLX_NODE_BUDGET = 20_000
+#: Largest n at which the ``robust`` counter's SAT fallback is the incremental counter
+#: on the full encoding; beyond, a fresh solver on the reduced encoding per question.
+INCREMENTAL_MAX_N = 6
 
 
 class SolutionCounter:
@@ -120,10 +123,13 @@ class SolutionCounter:
         return out
 
     def warmup(self) -> None:
-        """Compile the kernels (on a tiny grid of this n)."""
-        side = self.n * self.n
-        cells = np.zeros((side, side), dtype=np.int32)
-        self._count(cells, 2) if side > 1 else None
+        """Compile the kernels, on a grid any backend settles at once: a solved grid
+        with the first two rows emptied (every empty cell has two candidates, so
+        propagation alone cannot settle it). Not an empty grid: at n >= 7 DLX runs
+        out of its budget there and the SAT fallback would be built for nothing."""
+        cells = rules.pattern_solution(self.n)
+        cells[:2] = 0
+        self._count(cells, 2)
         self._solvable(cells)
         self.by_backend.clear()
         self.reduced(cells)
@@ -221,6 +227,33 @@ class SATCounter(SolutionCounter):
         self._sat.close()
 
 
+class ReducedSATCounter(SolutionCounter):
+    """A fresh SAT solver per question on the ``reduced`` encoding (see
+    :class:`ReducedSAT`): the fallback of :class:`RobustCounter` beyond
+    :data:`INCREMENTAL_MAX_N`, where the full encoding of the incremental counter
+    is millions of clauses (n = 7: ~11M, about a minute to build)."""
+
+    name = "sat_reduced"
+
+    def __init__(self, n: int, backend: str = "cadical195") -> None:
+        super().__init__(n)
+        self._reduced = ReducedSAT(n, backend)
+
+    def _count(self, cells: np.ndarray, limit: int) -> int:
+        from solvers.sat_counting import enumerate_models
+        self.by_backend["sat_reduced"] += 1
+        formula = self._reduced._cnf.encode_reduced(Grid(self.n, cells), "pairwise")
+        solver = self._reduced._new(self._reduced.backend, formula.blocks)
+        try:
+            return int(enumerate_models(solver, formula.primary, limit)[0])
+        finally:
+            solver.delete()
+
+    def _solvable(self, cells: np.ndarray) -> tuple[bool, np.ndarray | None]:
+        self.by_backend["sat_reduced"] += 1
+        return self._reduced.solvable(cells)
+
+
 class ReducedSAT:
     """One fresh SAT solver per question on the ``reduced`` encoding (Kwon &
     Jain: propagate, then variables only for the remaining candidates) of
@@ -296,7 +329,8 @@ class RobustCounter(SolutionCounter):
     def _fallback(self) -> SolutionCounter:
         if self._sat is None:
             try:
-                self._sat = SATCounter(self.n)
+                self._sat = SATCounter(self.n) if self.n <= INCREMENTAL_MAX_N \
+                    else ReducedSATCounter(self.n)
             except ImportError:
                 self._sat = self._dlx
             self._sat.by_backend = self.by_backend

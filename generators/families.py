@@ -17,8 +17,8 @@ Families that share the fill stream share the solved grid, so for one
 ``unsat``    a ``unique`` (or ``minimal``, ``base=minimal``) puzzle plus one
              wrong clue: an empty cell gets a value CanPlace allows but the
              unique solution does not have there. Clues consistent, no solution.
-             ``base=holes`` (the default beyond n = 6, where unique puzzles are out
-             of reach): a ``holes`` puzzle (``holes=0.2``) plus a wrong clue proved
+             ``base=holes`` (the default beyond n = 6, where a unique base costs
+             seconds to minutes per puzzle): a ``holes`` puzzle (``holes=0.2``) plus a wrong clue proved
              unsat, preferably one that propagation alone does not refute.
 ``holes``    the random solved grid of the fill with round(f·n⁴) cells
              emptied (``holes=f``); ``pattern=random`` picks them uniformly,

@@ -38,10 +38,16 @@ _KIND_CODE = {kind: code for code, kind in enumerate(KINDS)}
 MANIFEST = "manifest.csv"
 MANIFEST_FIELDS = ("file", "kind", "n", "seed", "index", "fill", "clues", "sha256")
 #: largest n each family can be generated for. ``holes`` needs only a solved grid
-#: (the fast fills reach :data:`formats.grid.MAX_N`); the others run Algorithm 2's
-#: removal phase, a uniqueness question per clue, which exact counting answers in
-#: minutes at n = 6 and not in hours beyond.
-FAMILY_MAX_N: dict[str, int] = {"unique": 6, "minimal": 6, "unsat": MAX_N, "multi": 6, "holes": MAX_N}
+#: (the fast fills reach :data:`formats.grid.MAX_N`). ``unique`` and ``multi`` run
+#: Algorithm 2's removal phase, which stops at the first clue whose removal breaks
+#: uniqueness: on a latin fill its questions are settled by propagation and budgeted
+#: DLX (measured per puzzle: 0.05 s at n = 7 and 8, 0.1-0.2 s at n = 10, 5-25 s at
+#: n = 15, 30-140 s at n = 20). ``minimal`` removes every removable clue: a question
+#: per cell near the hardness peak, minutes at n = 5 and 6, out of reach beyond.
+FAMILY_MAX_N: dict[str, int] = {"unique": MAX_N, "minimal": 6, "unsat": MAX_N, "multi": MAX_N,
+                                "holes": MAX_N}
+#: base=auto of ``unsat``: ``unique`` up to this n, ``holes`` beyond (seconds, not minutes)
+UNSAT_AUTO_UNIQUE_MAX_N = 6
 
 
 class CounterPool:
@@ -130,7 +136,7 @@ def _resolve_unsat(n: int, resolved: dict, given: dict) -> None:
     """Resolve base=auto (unique up to n = 6, holes beyond) in place; ``holes`` only
     with base=holes."""
     if resolved["base"] == "auto":
-        resolved["base"] = "unique" if n <= FAMILY_MAX_N["unique"] else "holes"
+        resolved["base"] = "unique" if n <= UNSAT_AUTO_UNIQUE_MAX_N else "holes"
     base = resolved["base"]
     if base not in families.UNSAT_BASES:
         raise RaceError(f"base must be one of {', '.join(families.UNSAT_BASES)}, got {base!r}")
@@ -138,8 +144,8 @@ def _resolve_unsat(n: int, resolved: dict, given: dict) -> None:
         if "holes" in given:
             raise RaceError("unsat: holes goes with base=holes")
         del resolved["holes"]
-        if n > FAMILY_MAX_N["unique"]:
-            raise RaceError(f"unsat: base={base} needs n <= {FAMILY_MAX_N['unique']}; use base=holes")
+        if n > FAMILY_MAX_N[base]:
+            raise RaceError(f"unsat: base={base} needs n <= {FAMILY_MAX_N[base]}; use base=holes")
 
 
 def identity(kind: str, n: int, seed: int, index: int, **options) -> dict[str, str]:

@@ -172,9 +172,9 @@ def test_n1_and_impossible_families():
     dict(kind="nope"), dict(n=0), dict(n=True), dict(seed=-1), dict(index=-2),
     dict(kind="holes", holes=1.5), dict(kind="holes", pattern="spiral"),
     dict(kind="unique", holes=0.5), dict(counter="magic"), dict(kind="unsat", base="nope"),
-    dict(kind="unsat", base="unique", holes=0.3), dict(kind="unsat", n=7, base="unique"),
+    dict(kind="unsat", base="unique", holes=0.3), dict(kind="unsat", n=7, base="minimal"),
     dict(kind="holes", holes="lots"), dict(n=puzzle_set.MAX_N + 1),
-    dict(n=puzzle_set.FAMILY_MAX_N["unique"] + 1)])
+    dict(kind="minimal", n=puzzle_set.FAMILY_MAX_N["minimal"] + 1)])
 def test_make_rejects_bad_arguments(bad):
     args = dict(kind="unique", n=2, seed=0, index=0) | bad
     with pytest.raises(RaceError):
@@ -403,7 +403,7 @@ def test_cli_fill_option_and_help():
     help_text = runner.invoke(main, ["generate", "--help"]).output
     for fill in ("algorithm2", "latin", "symmetric", "las-vegas"):
         assert fill in help_text
-    bad = runner.invoke(main, ["generate", "--n", "7", "--kind", "unique"])
+    bad = runner.invoke(main, ["generate", "--n", "7", "--kind", "minimal"])
     assert bad.exit_code == 2 and "n <= 6" in bad.output
 
 
@@ -414,3 +414,37 @@ def test_unsat_from_holes_has_consistent_clues_and_no_solution(n):
     assert not rules.conflicts(grid)
     assert SOLVERS["sat"].solve(grid).status == "unsat"
     assert grid.clues() == n ** 4 - families.hole_count(n, 0.2) + 1
+
+
+@pytest.mark.parametrize("n", [7, 8])
+def test_unique_beyond_n6_has_exactly_one_solution(n):
+    """Algorithm 2 at n = 7, 8 (latin fill, robust counter: propagation, budgeted DLX,
+    the reduced-encoding SAT fallback): the recorded solution is the only one, as an
+    independent SAT count (the reduced encoding, fresh solver) confirms."""
+    from solvers.sat_counting import enumerate_models, pysat_solver
+    from solvers import sudoku_cnf
+    grid, meta = puzzle_set.make("unique", n, 3, 0)
+    assert meta["fill"] == "latin" and int(meta["clues"]) == grid.clues() < n ** 4
+    formula = sudoku_cnf.encode_reduced(grid, "pairwise")
+    solver = pysat_solver("cadical195", formula.blocks)
+    try:
+        count, models, complete = enumerate_models(solver, formula.primary, 2)
+    finally:
+        solver.delete()
+    assert (count, complete) == (1, True)
+    solution = sudoku_cnf.decode(formula, models[0])
+    assert puzzle_set.compact(solution.cells, n) == meta["solution"]
+
+
+def test_robust_counter_beyond_n6_falls_back_to_the_reduced_encoding():
+    """At n = 7 the SAT fallback is a fresh solver on the reduced encoding (the full
+    encoding would be ~11M clauses): it counts a grid DLX's budget cannot settle."""
+    from generators.counting import ReducedSATCounter, RobustCounter
+    counter = RobustCounter(7, node_budget=1)
+    cells = rules.pattern_solution(7)
+    cells[:2] = 0                            # two-candidate cells: propagation stalls
+    assert counter.count(cells, 2) == 2
+    assert isinstance(counter._sat, ReducedSATCounter)
+    assert counter.by_backend["sat_reduced"] == 1
+    solvable, witness = counter.solvable(cells)
+    assert solvable and rules.is_solution_of(Grid(7, cells), Grid(7, witness))
