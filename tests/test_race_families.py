@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import math
 from pathlib import Path
 
@@ -101,6 +102,24 @@ def test_one_campaign_races_several_families_and_resumes(tmp_path):
                  "--instances", "2", "--timeout", "30")
     assert again.exit_code == 0, again.output
     assert records.read_rows(tmp_path / name / "runs.csv") == rows
+
+
+def test_a_resume_may_add_a_family_but_not_drop_one(tmp_path):
+    args = ("--n", "2", "--solvers", "backtracking", "--instances", "1", "--timeout", "30",
+            "--campaign", "grow")
+    assert race(tmp_path, "--kind", "hard", *args).exit_code == 0
+    rows = records.read_rows(tmp_path / "grow" / "runs.csv")
+    grown = race(tmp_path, "--kind", "unique,hard", *args)
+    assert grown.exit_code == 0, grown.output
+    after = records.read_rows(tmp_path / "grow" / "runs.csv")
+    assert after[:len(rows)] == rows                       # the hard row is kept, not re-run
+    assert sorted(row["kind"] for row in after) == ["hard", "unique"]
+    meta = json.loads((tmp_path / "grow" / "meta.json").read_text())
+    assert meta["kind"] == "unique,hard" and set(meta["families"]) == {"hard", "unique"}
+    dropped = race(tmp_path, "--kind", "unique", *args)
+    assert dropped.exit_code == 2
+    assert "kind='unique,hard'" in dropped.stderr and "not drop" in dropped.stderr
+    assert records.read_rows(tmp_path / "grow" / "runs.csv") == after
 
 
 def test_an_older_runs_csv_gets_the_new_header_and_keeps_its_rows(tmp_path):

@@ -123,7 +123,8 @@ def instance_set_meta(instance_set: Any) -> dict[str, Any]:
 
 def previous_meta(config: Config) -> dict[str, Any]:
     """The campaign's existing ``meta.json`` ({} for a new campaign). Raises RaceError
-    when it was run with another kind, seed or limits (its rows would not compare)."""
+    when it was run with another seed, limits or generator options, or with a family
+    the new command drops (its rows would not compare); adding families is a resume."""
     path = config.directory / "meta.json"
     if not path.exists():
         return {}
@@ -131,7 +132,12 @@ def previous_meta(config: Config) -> dict[str, Any]:
         old = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError):
         return {}
-    for key, value in (("kind", config.kind), ("seed", config.seed),
+    before, now = _kinds(old.get("kind", "")), _kinds(config.kind)
+    if not before <= now:
+        raise RaceError(f"campaign {config.campaign!r} was run with kind={old['kind']!r}, "
+                        f"not {config.kind!r} (a resume may add families, not drop them); "
+                        "choose another --campaign name", source=str(path))
+    for key, value in (("seed", config.seed),
                        ("timeout_s", config.timeout_s), ("memory_mb", config.memory_mb),
                        ("generator_options", config.generator_options)):
         if key == "generator_options" and old.get(key, {}) != value:
@@ -143,6 +149,11 @@ def previous_meta(config: Config) -> dict[str, Any]:
                             f"not {value!r}; choose another --campaign name", source=str(path))
     _check_families(config, old.get("families", {}), path)
     return old
+
+
+def _kinds(kind: str) -> set[str]:
+    """The family labels of a ``kind`` text such as ``unique,hard``."""
+    return {k.strip() for k in str(kind).split(",") if k.strip()}
 
 
 def _check_families(config: Config, old: dict[str, Any], path: Path) -> None:
@@ -171,7 +182,7 @@ def _merged_families(old: dict[str, Any], config: Config) -> dict[str, Any]:
 
 def write_meta(config: Config) -> dict[str, Any]:
     """Write (or, on resume, update) ``meta.json``. A resumed campaign must keep its
-    kind, seed and limits; n values, entrants, instances and repeats may grow."""
+    seed and limits; families, n values, entrants, instances and repeats may grow."""
     path = config.directory / "meta.json"
     old = previous_meta(config)
     entrants = list(dict.fromkeys([*old.get("entrants", []), *(e.spec for e in config.entrants)]))
