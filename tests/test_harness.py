@@ -33,7 +33,7 @@ from tests.conftest import full_grid, puzzle_from
 from tests.fake_solvers import fake_registry
 
 ROOT = Path(__file__).resolve().parent.parent
-META_KEYS = {"campaign", "command", "created_at", "n_values", "entrants", "kind", "seed", "instances",
+META_KEYS = {"campaign", "command", "commands", "created_at", "n_values", "entrants", "kind", "seed", "instances",
              "repeats", "timeout_s", "memory_mb", "jobs", "executor", "git_commit", "python",
              "packages", "kissat_version", "machine", "families"}
 

@@ -116,6 +116,9 @@ def test_a_resume_may_add_a_family_but_not_drop_one(tmp_path):
     assert sorted(row["kind"] for row in after) == ["hard", "unique"]
     meta = json.loads((tmp_path / "grow" / "meta.json").read_text())
     assert meta["kind"] == "unique,hard" and set(meta["families"]) == {"hard", "unique"}
+    assert [c["command"].split(" --kind ")[1].split()[0] for c in meta["commands"]] == \
+        ["hard", "unique,hard"]                            # how each part was made
+    assert all(c["n_values"] == [2] for c in meta["commands"])
     dropped = race(tmp_path, "--kind", "unique", *args)
     assert dropped.exit_code == 2
     assert "kind='unique,hard'" in dropped.stderr and "not drop" in dropped.stderr
@@ -232,3 +235,25 @@ def test_landscape_table_censors_work_with_time():
     (row,) = landscape.landscape_table(campaign).to_dict("records")
     assert row["median_s"] == 3.0 and row["median_work"] == 300 and row["counter"] == "nodes"
     assert row["solved_frac"] == pytest.approx(2 / 3) and row["par2_s"] == pytest.approx(8.0)
+
+
+def test_landscape_legend_names_every_entrant_even_those_absent_from_the_last_panel(tmp_path):
+    """The committed landscape: sat and kissat at n = 3..7, backtracking and dlx only at
+    n = 3..5; the legend (beside the last panel) still names all four."""
+    from experiments.analysis import landscape, statistics as analysis
+    campaign = analysis.load(Path(__file__).parents[1] / "results" / "reference-landscape")
+    assert campaign.n_values == [3, 4, 5, 6, 7]
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    captured = []
+    real = plt.close
+    plt.close = lambda fig=None: captured.append(fig)
+    try:
+        landscape.landscape_figure(campaign, tmp_path)
+    finally:
+        plt.close = real
+    (fig,) = captured
+    labels = [t.get_text() for t in fig.axes[-1].get_legend().get_texts()]
+    assert sorted(labels) == ["backtracking", "dlx", "kissat", "sat"]
+    assert (tmp_path / "landscape.png").stat().st_size > 0

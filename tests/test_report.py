@@ -25,7 +25,7 @@ from experiments.cli import main
 from solvers.sudoku_cnf import structural_clause_count
 
 #: the committed reference campaign the committed report is built from
-REFERENCE = report.REPORT_DIR.parent / "results" / "reference-n2-5"
+REFERENCE = report.REPORT_DIR.parent / "results" / "reference-n2-10"
 SECTIONS = ["The problem", "Three methods", "File formats and data structures",
             "Instances: the generator", "Experimental design", "Results", "Discussion", "References"]
 
@@ -272,13 +272,21 @@ def test_report_without_latex_still_writes_files(synthetic, tmp_path, monkeypatc
 
 
 def test_reference_campaign_is_complete():
-    """The committed reference: every entrant at every n = 2..5, no wrong answer."""
+    """The committed reference: three families, every entrant at every n = 2..10 (run or
+    skipped), at least 10 instances per family and n, no wrong answer, and SAT solving
+    every instance of the fixed-share family up to n = 10."""
     campaign = analysis.load(REFERENCE)
     table = analysis.summary(campaign)
-    assert campaign.n_values == [2, 3, 4, 5]
+    assert campaign.n_values == list(range(2, 11))
+    assert campaign.kinds == ["unique", "hard", "holes"]
     assert {"backtracking", "dlx", "sat", "kissat"} <= set(campaign.entrants)
-    assert len(table) == 4 * len(campaign.entrants)
+    assert len(table) == 3 * 9 * len(campaign.entrants)
+    assert (table["total"] >= 10).all()
     assert table["wrong"].sum() == 0 and table["error"].sum() == 0
+    sat = table[(table["kind"] == "holes") & (table["entrant"] == "sat")]
+    assert (sat["solved"] == sat["total"]).all()
+    landscape = REFERENCE.parent / "reference-landscape"
+    assert (landscape / "landscape.pdf").is_file() and (landscape / "runs.csv").is_file()
 
 
 def test_report_bad_campaign_exits_2(tmp_path):
@@ -400,3 +408,12 @@ def test_report_builds_for_several_families_with_a_landscape(families, tmp_path)
     missing = CliRunner().invoke(main, ["report", str(families), "--report-dir", str(tmp_path / "r"),
                                         "--landscape", str(tmp_path / "none"), "--no-pdf"])
     assert missing.exit_code == 2 and "no landscape.pdf" in missing.output
+
+
+def test_runtime_figure_of_the_reference_names_each_family_and_keeps_ticks_readable():
+    campaign = analysis.load(REFERENCE)
+    fig = plots.runtime_figure(campaign)
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert titles == ["unique puzzles", "hard puzzles", "holes puzzles (33% empty)"]
+    ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert ticks == [str(n) for n in range(2, 11)]            # nine n: no grid sizes, no overlap

@@ -192,6 +192,7 @@ def landscape_figure(campaign: analysis.Campaign, out_dir: Path) -> list[Path]:
     with plt.rc_context(plots.STYLE):
         fig, axes = plt.subplots(1, len(ns), figsize=(2.6 * len(ns) + 0.6, 2.8), squeeze=False,
                                  sharey=True)
+        handles: dict[str, object] = {}          # one per entrant, from whichever panel has it
         for ax, n in zip(axes[0], ns):
             at_n = table[table["n"] == n]
             for i, entrant in enumerate(campaign.entrants):
@@ -200,7 +201,8 @@ def landscape_figure(campaign: analysis.Campaign, out_dir: Path) -> list[Path]:
                     continue
                 style = plots.style(i)
                 y = np.where(np.isinf(mine["median_s"]), limit, mine["median_s"])
-                ax.plot(mine["holes"], y, label=entrant, **style)
+                (line,) = ax.plot(mine["holes"], y, label=entrant, **style)
+                handles.setdefault(entrant, line)
                 censored = np.isinf(mine["median_s"].to_numpy(float))
                 ax.plot(mine["holes"][censored], y[censored], linestyle="none",
                         marker=style["marker"], markerfacecolor="white",
@@ -212,7 +214,9 @@ def landscape_figure(campaign: analysis.Campaign, out_dir: Path) -> list[Path]:
             ax.set_title(f"n = {n} ({n * n}x{n * n})")
             ax.set_xlabel("fraction of empty cells")
         axes[0][0].set_ylabel("median wall time (s)")
-        axes[0][-1].legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+        ordered = [e for e in campaign.entrants if e in handles]
+        axes[0][-1].legend([handles[e] for e in ordered], ordered, loc="upper left",
+                           bbox_to_anchor=(1.02, 1.0), frameon=False)
         out_dir.mkdir(parents=True, exist_ok=True)
         paths = [out_dir / "landscape.pdf", out_dir / "landscape.png"]
         for path in paths:

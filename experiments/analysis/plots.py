@@ -59,9 +59,14 @@ def _dodge(index: int, count: int, width: float = 0.07) -> float:
     return (index - (count - 1) / 2) * width
 
 
+#: up to this many n on an axis, each tick also names the grid size (more would overlap)
+GRID_SIZE_TICKS = 5
+
+
 def _n_axis(ax, ns: list[int]) -> None:
     ax.set_xticks(ns)
-    ax.set_xticklabels([f"{n}\n({n * n}×{n * n})" for n in ns])
+    ax.set_xticklabels([f"{n}\n({n * n}×{n * n})" for n in ns] if len(ns) <= GRID_SIZE_TICKS
+                       else [str(n) for n in ns])
     ax.set_xlabel("box size n (grid n²×n²)")
     if ns:
         ax.set_xlim(min(ns) - 0.4, max(ns) + 0.4)
@@ -115,6 +120,16 @@ def _runtime_panel(ax, table: pd.DataFrame, kind: str, entrants: list[str], limi
     return handles
 
 
+def family_title(campaign: analysis.Campaign, kind: str) -> str:
+    """``<kind> puzzles``, with the share of holes when the family has one fixed share."""
+    runs = campaign.runs
+    if "holes" in runs.columns and "kind" in runs.columns:
+        shares = pd.to_numeric(runs.loc[runs["kind"] == kind, "holes"], errors="coerce").dropna()
+        if len(shares) and shares.nunique() == 1:
+            return f"{kind} puzzles ({100 * float(shares.iloc[0]):.0f}% empty)"
+    return f"{kind} puzzles"
+
+
 def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
     """Median wall time per solve vs n (log y), IQR band, hollow markers at the limit
     where the median is censored (joined by thin dotted lines), the limit as a dashed
@@ -127,7 +142,7 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = Non
         handles = _runtime_panel(ax, table, kind, campaign.entrants, limit) or handles
         _n_axis(ax, campaign.family(kind).n_values)
         if len(panels) > 1:
-            ax.set_title(f"{kind} puzzles")
+            ax.set_title(family_title(campaign, kind))
     panels[0][1].set_ylabel("wall time per solve (s, log scale)")
     labels = list(campaign.entrants)
     handles += [Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9),

@@ -49,7 +49,7 @@ PHASES: list[str] = list(schema.PHASE_COLUMNS)
 #: work-counter columns
 COUNTERS: list[str] = list(schema.WORK_COUNTERS)
 #: the instance families in the order the analysis shows them (the assignment's first)
-FAMILIES: tuple[str, ...] = ("unique", "minimal", "hard")
+FAMILIES: tuple[str, ...] = ("unique", "minimal", "hard", "holes")
 
 
 @dataclass

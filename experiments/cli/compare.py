@@ -28,7 +28,7 @@ def compare(results_dir: Path, entrant_a: str, entrant_b: str, n_text: str | Non
 
     \b
     Example:
-      race compare results/reference-n2-5 dlx sat
+      race compare results/reference-n2-10 dlx sat
       race compare results/hard dlx sat --n 4..6 --kind hard
     """
     from experiments.analysis import compare as comparison

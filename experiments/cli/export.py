@@ -102,9 +102,9 @@ def export(results_dir: Path, fmt: str, table: str | None, out: str) -> None:
 
     \b
     Example:
-      race export results/reference-n2-5 --format markdown     # paste into an issue
-      race export results/reference-n2-5 -f parquet -o runs.parquet
-      race export results/reference-n2-5 -f csv -t summary -o summary.csv
+      race export results/reference-n2-10 --format markdown     # paste into an issue
+      race export results/reference-n2-10 -f parquet -o runs.parquet
+      race export results/reference-n2-10 -f csv -t summary -o summary.csv
     """
     campaign = load_campaign(results_dir)
     table = table or ("summary" if fmt == "markdown" else "runs")

@@ -20,7 +20,7 @@ def plot(results_dir: Path, out: Path | None) -> None:
 
     \b
     Example:
-      race plot results/reference-n2-5 -o /tmp/plots
+      race plot results/reference-n2-10 -o /tmp/plots
     """
     from experiments.analysis import plots, summary
     campaign = analysis.load(results_dir)
@@ -48,7 +48,7 @@ def report(results_dir: Path, report_dir: Path | None, no_pdf: bool, landscape: 
 
     \b
     Example:
-      race report results/reference-n2-5        # -> report/report.pdf
+      race report results/reference-n2-10        # -> report/report.pdf
     """
     from experiments.report import build as report_module
     target = report_dir if report_dir is not None else report_module.REPORT_DIR

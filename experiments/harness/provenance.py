@@ -180,6 +180,20 @@ def _merged_families(old: dict[str, Any], config: Config) -> dict[str, Any]:
     return merged
 
 
+def _commands(old: dict[str, Any], command: str, n_values: list[int]) -> list[dict[str, Any]]:
+    """Every command that has run this campaign, oldest first, each with its n and the
+    git commit it ran at: a campaign grown by resumes (more n, entrants or families)
+    records how each part was made."""
+    history = list(old.get("commands", []))
+    if not history and "command" in old:
+        history.append({"command": old["command"], "n_values": old.get("n_values", []),
+                        "git_commit": old.get("git_commit", "")})
+    entry = {"command": command, "n_values": list(n_values), "git_commit": git_commit()}
+    if not history or history[-1] != entry:
+        history.append(entry)
+    return history
+
+
 def write_meta(config: Config) -> dict[str, Any]:
     """Write (or, on resume, update) ``meta.json``. A resumed campaign must keep its
     seed and limits; families, n values, entrants, instances and repeats may grow."""
@@ -189,6 +203,7 @@ def write_meta(config: Config) -> dict[str, Any]:
     meta = {
         "campaign": config.campaign,
         "command": config.command,
+        "commands": _commands(old, config.command, config.n_values),
         "created_at": old.get("created_at", utc_now()),
         "n_values": sorted(set(old.get("n_values", [])) | set(config.n_values)),
         "entrants": entrants,
