@@ -100,6 +100,11 @@ def test_cli_compare_errors_exit_2_on_one_line(paired, tmp_path):
 def test_compare_on_the_reference_campaign():
     from tests.test_report import REFERENCE
     result = compare.compare(analysis.load(REFERENCE), "dlx", "sat")
-    assert [r.n for r in result.rows] == [2, 3, 4, 5, None]
-    assert all(r.pairs == 20 for r in result.rows[:4]) and result.rows[-1].pairs == 80
+    per_family = [*range(2, 11), None]
+    assert [(r.kind, r.n) for r in result.rows] == \
+        [(k, n) for k in ("unique", "hard", "holes") for n in per_family]
+    assert all(r.pairs == (90 if r.n is None else 10) for r in result.rows)
     assert all(r.a_wins + r.b_wins + r.ties == r.pairs for r in result.rows)
+    # n = 10 at 33% holes: DLX times out on all ten, SAT answers all ten (ratio 0: only B)
+    (holes10,) = [r for r in result.rows if (r.kind, r.n) == ("holes", 10)]
+    assert (holes10.b_wins, holes10.a_wins, holes10.ratio.estimate) == (10, 0, 0)
