@@ -30,7 +30,7 @@ bench: $(STAMP)
 ## report: figures, tables and report/report.pdf from the committed reference campaign
 .PHONY: report
 report: $(STAMP)
-	$(RACE) report results/reference-n2-10 --landscape results/reference-landscape
+	$(RACE) report results/reference-n2-10
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

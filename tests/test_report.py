@@ -287,6 +287,8 @@ def test_reference_campaign_is_complete():
     assert (sat["solved"] == sat["total"]).all()
     landscape = REFERENCE.parent / "reference-landscape"
     assert (landscape / "landscape.pdf").is_file() and (landscape / "runs.csv").is_file()
+    # `race report` of the reference finds the landscape by itself (a link in the campaign)
+    assert report.find_landscape(REFERENCE).resolve() == (landscape / "landscape.pdf").resolve()
 
 
 def test_report_bad_campaign_exits_2(tmp_path):
