@@ -240,14 +240,8 @@ class ReducedSATCounter(SolutionCounter):
         self._reduced = ReducedSAT(n, backend)
 
     def _count(self, cells: np.ndarray, limit: int) -> int:
-        from solvers.sat_counting import enumerate_models
         self.by_backend["sat_reduced"] += 1
-        formula = self._reduced._cnf.encode_reduced(Grid(self.n, cells), "pairwise")
-        solver = self._reduced._new(self._reduced.backend, formula.blocks)
-        try:
-            return int(enumerate_models(solver, formula.primary, limit)[0])
-        finally:
-            solver.delete()
+        return self._reduced.count(cells, limit)
 
     def _solvable(self, cells: np.ndarray) -> tuple[bool, np.ndarray | None]:
         self.by_backend["sat_reduced"] += 1
@@ -268,6 +262,17 @@ class ReducedSAT:
         self.backend = backend
         self._new = pysat_solver
         self._cnf = sudoku_cnf
+
+    def count(self, cells: np.ndarray, limit: int) -> int:
+        """The number of solutions of ``cells``, capped at ``limit`` (models enumerated
+        with blocking clauses over the candidate variables)."""
+        from solvers.sat_counting import enumerate_models
+        formula = self._cnf.encode_reduced(Grid(self.n, cells), "pairwise")
+        solver = self._new(self.backend, formula.blocks)
+        try:
+            return int(enumerate_models(solver, formula.primary, limit)[0])
+        finally:
+            solver.delete()
 
     def solvable(self, cells: np.ndarray, cell: int = -1, values: list[int] = (),
                  hint: np.ndarray | None = None) -> tuple[bool, np.ndarray | None]:
