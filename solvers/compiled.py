@@ -28,6 +28,8 @@ import threading
 from typing import Any, Callable, Iterator
 
 _mode = threading.local()
+#: one compilation at a time (numba's typing reads the globals this module rewrites)
+_compiling = threading.RLock()
 
 
 def is_interpreted() -> bool:
@@ -55,19 +57,28 @@ class Kernel:
         self.py_func = fn
         self.options = options
         self._dispatcher = None
+        self._pending = None
         functools.update_wrapper(self, fn)
 
     def compiled(self):
         """numba's dispatcher for this kernel (numba imported on first use)."""
-        if self._dispatcher is None:
+        if self._dispatcher is not None:
+            return self._dispatcher
+        with _compiling:
+            if self._dispatcher is not None:
+                return self._dispatcher
+            if self._pending is not None:       # a kernel calling itself, mid-build
+                return self._pending
             import numba
-            self._dispatcher = numba.njit(**self.options)(self.py_func)
+            self._pending = numba.njit(**self.options)(self.py_func)
             namespace = self.py_func.__globals__
             for name in self.py_func.__code__.co_names:
                 other = namespace.get(name)
                 if isinstance(other, Kernel):
                     namespace[name] = other.compiled()
-        return self._dispatcher
+            # published only once every kernel it calls is a dispatcher in its globals
+            self._dispatcher = self._pending
+            return self._dispatcher
 
     def __call__(self, *args):
         if is_interpreted():

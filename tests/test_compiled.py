@@ -37,6 +37,27 @@ def _factorial(k):
     return k * _factorial(k - 1)
 
 
+@kernel(cache=False)
+def _square(x):
+    return x * x
+
+
+@kernel(cache=False)
+def _sum_of_squares(a):
+    total = 0
+    for v in a:
+        total += _square(v)
+    return total
+
+
+def test_threads_racing_to_compile_the_same_kernels_all_get_the_answer():
+    from concurrent.futures import ThreadPoolExecutor
+    a = np.arange(10, dtype=np.int64)
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda _: _sum_of_squares(a), range(8)))
+    assert answers == [285] * 8
+
+
 def test_a_kernel_is_lazy_until_called_then_numba_compiles_it():
     fresh = Kernel(lambda x: x + 1, {"cache": False})
     assert "not compiled yet" in repr(fresh)
