@@ -19,7 +19,7 @@ def two_families(tmp_path) -> analysis.Campaign:
     rows += [run("b", 3, f"u3-{k}", s, 1.0, kind="unique", message="not a solution")
              for k, s in enumerate(("timeout", "memout", "wrong"))]
     rows += [run("a", 2, f"h{k}", "skipped", None, kind="hard") for k in range(2)]
-    rows += [run("b", 2, f"h{k}", s, 0.3, kind="hard") for k, s in enumerate(("error", "unknown"))]
+    rows += [run("b", 2, f"h{k}", s, 0.3, kind="hard") for k, s in enumerate(("error", "unknown", "skipped"))]
     return analysis.load(write_campaign(tmp_path / "s", rows, {"entrants": ["a", "b"]}))
 
 
@@ -38,8 +38,8 @@ def test_summary_text_of_two_families_exactly(tmp_path):
         "        1        1        0        0        0      1",
         "[hard puzzles]",
         "a                           2        -    skipped" + " " * 45 + "        0        0        0        0        2      0",
-        "b                           2      0/2     > 10 s      [> 10 s, > 10 s]       > 10 s .. > 10 s"
-        "        0        0        1        1        0      0",
+        "b                           2      0/3     > 10 s      [> 10 s, > 10 s]       > 10 s .. > 10 s"
+        "        0        0        1        1        1      0",        # one skipped of three: a row
         "",
         "growth of the median time per step of n (fit over the n where the median is measured) "
         "[95% bootstrap CI]:",
@@ -87,3 +87,10 @@ def test_summary_text_of_one_family_lists_20_wrong_answers_and_disagreements(tmp
                             "", "!!! DISAGREEMENT: 21 cell(s) claim unsat on an instance another entrant "
                             "solved (verified) !!!", "!!!   b n=2 i00"]
     assert lines[34:] == [f"!!!   b n=2 i{k:02}" for k in range(1, 20)]
+
+
+def test_summary_text_lists_exactly_20_wrong_answers_without_a_remainder(tmp_path):
+    rows = [run("b", 2, f"i{k:02}", "wrong", 0.5, message="bad") for k in range(20)]
+    lines = summary_text(analysis.load(write_campaign(tmp_path / "w", rows))).split("\n")
+    assert lines[3:5] == ["", "!!! WRONG ANSWERS: 20 cell(s) returned a grid that is NOT a solution !!!"]
+    assert lines[5:] == [f"!!!   b n=2 i{k:02} repeat 0: bad" for k in range(20)]
