@@ -38,3 +38,38 @@ def test_comparison_text_exactly():
         "else normal approximation).",
         "WARNING: w1",
         "note: n2"]
+
+
+def test_outcome_boundaries_and_ratio_censoring_rules():
+    # 3.0 = (1 + 0.5) * 2.0 exactly: on the tolerance is still a tie
+    assert compare.outcomes([2.0, 2.0, 1.0], [3.0, 3.0001, 0.5], 0.5).tolist() == [0, -1, 1]
+    inf = math.inf
+    assert compare.ratios([2.0, inf, 1.0, inf], [1.0, 1.0, inf, inf]).tolist() == [0.5, 0.0, inf, 1.0]
+    assert compare.log_differences([1.0, inf, 1.0, inf], [1.0, 1.0, inf, inf]).tolist() == \
+        [0.0, -inf, inf, 0.0]
+
+
+def test_pairs_are_ordered_by_family_then_n(tmp_path):
+    from experiments.analysis import statistics as analysis
+    from tests.test_compare import cell, write_campaign
+    # the assignment's families in their order (unique, minimal, hard), any other family after
+    keys = [("zeta", 1), ("hard", 2), ("unique", 3), ("minimal", 4)]
+    rows = [cell(e, "i", 1.0, n=n, kind=kind) for kind, n in keys for e in "ab"]
+    campaign = analysis.load(write_campaign(tmp_path / "f", rows, {"entrants": ["a", "b"]}))
+    pairs = compare.paired_times(campaign, "a", "b")
+    assert list(zip(pairs["kind"], pairs["n"])) == [("unique", 3), ("minimal", 4), ("hard", 2), ("zeta", 1)]
+
+
+def test_spread_warnings_note_and_two_repeats(tmp_path):
+    from experiments.analysis import statistics as analysis
+    from tests.test_compare import cell, write_campaign
+    once = analysis.load(write_campaign(tmp_path / "o", [cell(e, "i1", 1.0) for e in "ab"],
+                                        {"entrants": ["a", "b"]}))
+    assert compare.spread_warnings(once, ["a", "b"]) == [
+        "note: 1 repeat per instance, so the run-to-run spread was not measured "
+        "(race run --repeats 3 measures it)"]
+    rows = [cell("a", "i1", t, repeat=k) for k, t in enumerate((1.0, 3.0))]
+    rows += [cell("b", "i1", 1.0, repeat=k) for k in range(2)]
+    twice = analysis.load(write_campaign(tmp_path / "t", rows, {"entrants": ["a", "b"]}))
+    warnings = compare.spread_warnings(twice, ["a", "b"])
+    assert len(warnings) == 1 and warnings[0].startswith("WARNING: a: the repeats of 1 of 1 instances")
