@@ -73,3 +73,45 @@ def test_spread_warnings_note_and_two_repeats(tmp_path):
     twice = analysis.load(write_campaign(tmp_path / "t", rows, {"entrants": ["a", "b"]}))
     warnings = compare.spread_warnings(twice, ["a", "b"])
     assert len(warnings) == 1 and warnings[0].startswith("WARNING: a: the repeats of 1 of 1 instances")
+
+
+def test_instances_without_a_hash_pair_by_name_and_sort_by_family_n_name(tmp_path):
+    from experiments.analysis import statistics as analysis
+    from tests.test_analysis import run, write_campaign
+    rows = [run(e, 2, name, "solved", t) for e in "ab" for name, t in (("y", 1.0), ("x", 2.0))]
+    rows += [run(e, 3, "w", "solved", 1.0) for e in "ab"]
+    rows[0]["instance_sha256"] = rows[2]["instance_sha256"] = "nan"   # as pandas wrote a missing one
+    pairs = compare.paired_times(analysis.load(write_campaign(tmp_path / "h", rows, {"entrants": ["a", "b"]})),
+                                 "a", "b")
+    assert list(pairs.columns) == ["kind", "n", "key", "instance", "time_a", "time_b"]
+    assert pairs.index.tolist() == [0, 1, 2]
+    assert pairs.values.tolist() == [["unique", 2, "x", "x", 2.0, 2.0], ["unique", 2, "y", "y", 1.0, 1.0],
+                                     ["unique", 3, "w", "w", 1.0, 1.0]]
+
+
+def test_compare_pools_two_n_of_a_family(tmp_path):
+    from experiments.analysis import statistics as analysis
+    from tests.test_compare import cell, write_campaign
+    rows = [cell(e, key, t, n=n) for n in (2, 3) for key in ("i1", "i2") for e, t in (("a", 1.0), ("b", 2.0))]
+    result = compare.compare(analysis.load(write_campaign(tmp_path / "p", rows, {"entrants": ["a", "b"]})),
+                             "a", "b")
+    assert (result.campaign, result.a, result.b, result.tolerance) == ("p", "a", "b", compare.TOLERANCE)
+    assert [(r.kind, r.n, r.pairs, r.a_wins, r.ratio.estimate) for r in result.rows] == [
+        ("unique", 2, 2, 2, 2.0), ("unique", 3, 2, 2, 2.0), ("unique", None, 4, 4, 2.0)]
+
+
+def test_spread_warning_text_and_limit(tmp_path):
+    from experiments.analysis import statistics as analysis
+    from experiments.analysis.statistics import instance_times
+    from tests.test_compare import cell, write_campaign
+    rows = [cell("a", "i1", t, repeat=k) for k, t in enumerate((1.0, 10.0))]
+    rows += [cell("b", "i1", 1.0, repeat=k) for k in range(2)]
+    campaign = analysis.load(write_campaign(tmp_path / "s", rows, {"entrants": ["a", "b"]}))
+    spread = instance_times(campaign.runs).set_index("entrant").loc["a", "spread"]
+    assert spread == pytest.approx(9.0 / math.sqrt(2.0) / 5.5)   # sample standard deviation / mean
+    assert compare.spread_warnings(campaign, ["a", "b"], limit=0.7) == [
+        "WARNING: a: the repeats of 1 of 1 instances vary by more than 70% (coefficient of variation "
+        "up to 116%, n=2 unique-i1.sudoku); these times may not be reliable: rerun on a quiet machine "
+        "or with more repeats"]
+    # b's repeats are identical (spread 0): only a spread above the limit warns
+    assert [w.split(":")[1] for w in compare.spread_warnings(campaign, ["a", "b"], limit=0.0)] == [" a"]
