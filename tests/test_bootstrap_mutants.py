@@ -33,3 +33,28 @@ def test_ratio_interval_is_fixed_by_its_seed_and_keeps_its_confidence():
     assert first == bootstrap.ratio_interval(ratios, resamples=300, seed=9)
     assert first == bootstrap.median_interval(ratios, resamples=300, seed=9)
     assert bootstrap.ratio_interval(ratios, resamples=300, seed=9, confidence=0.5).confidence == 0.5
+
+
+def one_draw_median(values: list[float], seed: int) -> float:
+    """The censored median of one resample drawn as the module documents: seeded generator,
+    indices uniform over the values, with replacement."""
+    picks = np.random.default_rng(seed).integers(0, len(values), size=(1, len(values)))
+    return float(np.median(np.asarray(values)[picks]))
+
+
+def test_one_resample_is_the_seeded_draw():
+    values = [0.5, 1.5, 2.0, 0.8, 3.0, 1.1, 0.9]
+    for seed in range(8):
+        interval = bootstrap.median_interval(values, resamples=1, seed=seed)
+        assert (interval.low, interval.high) == (one_draw_median(values, seed),) * 2
+    wide = bootstrap.median_interval(values, seed=3)          # 2000 resamples reach further
+    assert wide.low < wide.high
+    assert bootstrap.median_interval(values, seed=3, confidence=0.5).confidence == 0.5
+
+
+def test_percentile_interval_of_nothing_measured():
+    interval = bootstrap.percentile_interval(3.0, np.array([math.nan, math.nan]), confidence=0.8)
+    assert interval.estimate == 3.0 and interval.confidence == 0.8
+    assert math.isnan(interval.low) and math.isnan(interval.high)
+    single = bootstrap.percentile_interval(3.0, np.array([2.0]))
+    assert (single.estimate, single.low, single.high) == (3.0, 2.0, 2.0)
