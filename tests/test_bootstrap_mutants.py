@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from experiments.analysis import bootstrap
 
@@ -30,8 +31,9 @@ def test_growth_interval_is_fixed_by_its_seed_and_counts_its_resamples():
 def test_ratio_interval_is_fixed_by_its_seed_and_keeps_its_confidence():
     ratios = [0.5, 1.5, 2.0, 0.8, 3.0, 1.1, 0.9]
     first = bootstrap.ratio_interval(ratios, resamples=300, seed=9)
-    assert first == bootstrap.ratio_interval(ratios, resamples=300, seed=9)
     assert first == bootstrap.median_interval(ratios, resamples=300, seed=9)
+    for seed in range(8):
+        assert bootstrap.ratio_interval(ratios, resamples=1, seed=seed).low == one_draw_median(ratios, seed)
     assert bootstrap.ratio_interval(ratios, resamples=300, seed=9, confidence=0.5).confidence == 0.5
 
 
@@ -58,3 +60,11 @@ def test_percentile_interval_of_nothing_measured():
     assert math.isnan(interval.low) and math.isnan(interval.high)
     single = bootstrap.percentile_interval(3.0, np.array([2.0]))
     assert (single.estimate, single.low, single.high) == (3.0, 2.0, 2.0)
+
+
+def test_one_growth_resample_is_the_seeded_draw_per_n():
+    for seed in range(8):
+        rng = np.random.default_rng(seed)        # one generator, n = 2 drawn first, then n = 3
+        medians = [float(np.median(NOISY[n][rng.integers(0, 4, size=(1, 4))])) for n in (2, 3)]
+        interval = bootstrap.growth_interval(NOISY, resamples=1, seed=seed)
+        assert interval.low == interval.high == pytest.approx(medians[1] / medians[0])
