@@ -68,3 +68,10 @@ def test_one_growth_resample_is_the_seeded_draw_per_n():
         medians = [float(np.median(NOISY[n][rng.integers(0, 4, size=(1, 4))])) for n in (2, 3)]
         interval = bootstrap.growth_interval(NOISY, resamples=1, seed=seed)
         assert interval.low == interval.high == pytest.approx(medians[1] / medians[0])
+
+
+@pytest.mark.parametrize("size, low, high", [(5, 1.0, 3.0), (11, 2.0, 8.0)])
+def test_percentile_interval_order_statistics(size, low, high):
+    # confidence 0.5: tails of 0.25; low = floor(0.25 (size - 1)), high = ceil(0.75 (size - 1))
+    interval = bootstrap.percentile_interval(7.0, np.arange(size, dtype=float)[::-1], confidence=0.5)
+    assert (interval.estimate, interval.low, interval.high, interval.confidence) == (7.0, low, high, 0.5)
