@@ -1,0 +1,93 @@
+"""The local executor's failure paths, exactly (survivors of the mutation pass)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from experiments.harness.entrants import parse_entrants
+from experiments.harness.executor import LocalExecutor
+from experiments.harness.schema import Status
+from formats import grid_text
+from formats.grid import Grid
+from solvers.interface import RawAnswer, Solver
+from tests.conftest import full_grid, puzzle_from
+from tests.fake_solvers import fake_registry
+
+
+class Exits(Solver):
+    """Writes four lines to stderr, then exits with status 3 in the middle of a solve."""
+    name = "exits"
+
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
+        sys.stderr.write("line 1\nline 2\nline 3\nline 4\n")
+        sys.stderr.flush()
+        os._exit(3)
+
+
+class SlowWarmup(Solver):
+    """Takes 30 s to warm up."""
+    name = "slow-warmup"
+
+    def warmup(self) -> None:
+        time.sleep(30)
+
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
+        return RawAnswer(0)
+
+
+REGISTRY = fake_registry().register("exits", f"{__name__}:Exits", {}) \
+    .register("slow-warmup", f"{__name__}:SlowWarmup", {})
+
+
+def run_one(ex: LocalExecutor, spec: str, within: float = 60.0) -> dict:
+    (entrant,) = parse_entrants(spec, REGISTRY)
+    rng = np.random.default_rng(2)
+    text = grid_text.format_native(puzzle_from(full_grid(2, rng), 0.5, rng), {})
+    ex.submit("cell", {"entrant": spec, "init": entrant.init_request(),
+                       "solve": {"instance": "p.sudoku", "text": text}})
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        done = ex.poll(0.1)
+        if done:
+            ((key, outcome),) = done
+            assert key == "cell"
+            return outcome
+    pytest.fail(f"no outcome for {spec} within {within} s")
+
+
+def test_a_worker_that_exits_is_an_error_with_its_last_three_stderr_lines():
+    ex = LocalExecutor(1, timeout_s=30.0)
+    try:
+        outcome = run_one(ex, "exits")
+        assert outcome["status"] == Status.ERROR and "start_failed" not in outcome
+        assert outcome["message"] == "crashed: worker died (exit status 3): line 2 | line 3 | line 4"
+        assert (outcome["solver"], outcome["params"]) == ("exits", {})
+        assert ex.free() == 1 and ex.warm_entrants() == set()
+    finally:
+        ex.close()
+
+
+def test_a_worker_killed_by_a_signal_names_it():
+    ex = LocalExecutor(1, timeout_s=30.0)
+    try:
+        outcome = run_one(ex, "crash")
+        assert outcome["status"] == Status.ERROR
+        assert outcome["message"] == "crashed: worker died (killed by SIGSEGV)"     # nothing on stderr
+    finally:
+        ex.close()
+
+
+def test_a_warm_up_past_its_limit_is_a_start_failure():
+    ex = LocalExecutor(1, timeout_s=30.0, init_timeout_s=0.5)
+    try:
+        outcome = run_one(ex, "slow-warmup")
+        assert outcome["status"] == Status.ERROR and outcome["start_failed"] is True
+        assert outcome["message"] == "entrant did not warm up within 0.5 s"
+        assert ex.free() == 1 and ex.warm_entrants() == set()
+    finally:
+        ex.close()
