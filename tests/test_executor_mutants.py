@@ -91,3 +91,15 @@ def test_a_warm_up_past_its_limit_is_a_start_failure():
         assert ex.free() == 1 and ex.warm_entrants() == set()
     finally:
         ex.close()
+
+
+def test_a_killed_busy_worker_reports_its_memory_and_the_time_it_had():
+    ex = LocalExecutor(1, timeout_s=0.5)
+    try:
+        outcome = run_one(ex, "hang")
+        assert outcome["status"] == Status.TIMEOUT
+        assert isinstance(outcome["peak_rss_mb"], float) and outcome["peak_rss_mb"] > 1.0
+        words = outcome["message"].split()           # "killed after 0.75 s (limit 0.5 s)"
+        assert words[:2] == ["killed", "after"] and 0.5 <= float(words[2]) < 30.0
+    finally:
+        ex.close()
