@@ -103,3 +103,31 @@ def test_a_killed_busy_worker_reports_its_memory_and_the_time_it_had():
         assert words[:2] == ["killed", "after"] and 0.5 <= float(words[2]) < 30.0
     finally:
         ex.close()
+
+
+def test_a_worker_over_its_memory_limit_is_killed_with_a_message():
+    ex = LocalExecutor(1, timeout_s=30.0, memory_mb=150)
+    try:
+        outcome = run_one(ex, "hog:mb=400")
+        assert outcome["status"] == Status.MEMOUT and outcome["peak_rss_mb"] > 150
+        words = outcome["message"].split()          # "killed at 160 MB after 0.42 s (limit 150 MB)"
+        assert words[:2] == ["killed", "at"] and int(words[2]) > 150 and words[3:5] == ["MB", "after"]
+        assert 0.0 < float(words[5]) < 30.0 and words[6:] == ["s", "(limit", "150", "MB)"]
+        assert ex.free() == 1 and ex.warm_entrants() == set()         # the worker is gone
+    finally:
+        ex.close()
+
+
+def test_children_and_tree_memory_include_a_child_process():
+    import subprocess
+    from experiments.harness import executor
+    child = subprocess.Popen([sys.executable, "-c", "import time; b = bytearray(60 << 20); time.sleep(30)"])
+    try:
+        deadline = time.monotonic() + 20
+        while executor.tree_rss_mb(child.pid) < 60 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert child.pid in executor._children(os.getpid())
+        assert executor.tree_rss_mb(os.getpid()) >= executor.tree_rss_mb(child.pid) >= 60
+    finally:
+        child.kill()
+        child.wait()
