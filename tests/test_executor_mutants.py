@@ -131,3 +131,11 @@ def test_children_and_tree_memory_include_a_child_process():
     finally:
         child.kill()
         child.wait()
+
+
+def test_tree_memory_of_a_process_that_is_gone_is_zero():
+    import subprocess
+    from experiments.harness import executor
+    gone = subprocess.Popen(["true"])
+    gone.wait()                                   # reaped: its pid names no process now
+    assert executor.tree_rss_mb(gone.pid) == 0.0 and executor._children(gone.pid) == []
