@@ -127,7 +127,16 @@ def test_children_and_tree_memory_include_a_child_process():
         while executor.tree_rss_mb(child.pid) < 60 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert child.pid in executor._children(os.getpid())
-        assert executor.tree_rss_mb(os.getpid()) >= executor.tree_rss_mb(child.pid) >= 60
+        page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
+
+        def own_mb(pid: int) -> float:
+            with open(f"/proc/{pid}/statm") as f:
+                return int(f.read().split()[1]) * page_kb / 1024.0
+
+        # a sleeping child with no children of its own: exactly its resident pages
+        assert executor.tree_rss_mb(child.pid) == own_mb(child.pid) >= 60
+        # this process's tree counts it and the child (and any other child) together
+        assert executor.tree_rss_mb(os.getpid()) >= own_mb(os.getpid()) + own_mb(child.pid) - 5
     finally:
         child.kill()
         child.wait()
@@ -139,3 +148,38 @@ def test_tree_memory_of_a_process_that_is_gone_is_zero():
     gone = subprocess.Popen(["true"])
     gone.wait()                                   # reaped: its pid names no process now
     assert executor.tree_rss_mb(gone.pid) == 0.0 and executor._children(gone.pid) == []
+
+
+class CountsCalls(Solver):
+    """Answers at once (no solution found, nothing compiled) and reports, as ``nodes``, how
+    many searches this process has run."""
+    name = "counts-calls"
+    calls = 0
+
+    def warmup(self) -> None:
+        pass
+
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
+        type(self).calls += 1
+        return RawAnswer(0, counters={"nodes": type(self).calls})
+
+
+REGISTRY = REGISTRY.register("counts-calls", f"{__name__}:CountsCalls", {})
+
+
+def test_the_worker_gets_the_limit_and_warms_each_size_once():
+    # the limit travels with the request: well inside it (30 s / 10 > the solve) the first
+    # cell of a size gets one unmeasured warm-up solve, later cells of that size none
+    ex = LocalExecutor(1, timeout_s=30.0, min_time=0.0)
+    try:
+        first, second = run_one(ex, "counts-calls"), run_one(ex, "counts-calls")
+        assert (first["counters"]["nodes"], first["iterations"]) == (2, 1)
+        assert (second["counters"]["nodes"], second["iterations"]) == (3, 1)
+    finally:
+        ex.close()
+
+
+def test_worker_path_keeps_existing_directories_once(monkeypatch, tmp_path):
+    from experiments.harness import executor
+    monkeypatch.setattr(sys, "path", ["", str(tmp_path / "missing"), str(tmp_path), str(tmp_path)])
+    assert executor.worker_env()["PYTHONPATH"] == str(tmp_path)
