@@ -183,3 +183,35 @@ def test_worker_path_keeps_existing_directories_once(monkeypatch, tmp_path):
     from experiments.harness import executor
     monkeypatch.setattr(sys, "path", ["", str(tmp_path / "missing"), str(tmp_path), str(tmp_path)])
     assert executor.worker_env()["PYTHONPATH"] == str(tmp_path)
+
+
+class ShowsEnv(Solver):
+    """Fails with a message naming its temp directory and the marker variable it inherited."""
+    name = "shows-env"
+
+    def warmup(self) -> None:
+        pass
+
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
+        import tempfile
+        raise RuntimeError(f"{os.environ.get('RACE_MUTANT_MARK')} {tempfile.gettempdir()}")
+
+
+REGISTRY = REGISTRY.register("shows-env", f"{__name__}:ShowsEnv", {})
+
+
+def test_a_worker_inherits_the_environment_with_a_temp_dir_of_its_own(monkeypatch):
+    import tempfile
+    monkeypatch.setenv("RACE_MUTANT_MARK", "inherited")
+    monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)
+    from experiments.harness import executor
+    assert executor.worker_env()["PYTHONUNBUFFERED"] == "1"
+    ex = LocalExecutor(1, timeout_s=30.0)
+    try:
+        outcome = run_one(ex, "shows-env")
+        assert outcome["status"] == Status.ERROR
+        mark, tmp = outcome["message"].removeprefix("RuntimeError: ").split()
+        assert mark == "inherited" and tmp != tempfile.gettempdir() and os.path.isdir(tmp)
+    finally:
+        ex.close()
+    assert not os.path.exists(tmp)                  # removed with its worker
