@@ -215,3 +215,18 @@ def test_a_worker_inherits_the_environment_with_a_temp_dir_of_its_own(monkeypatc
     finally:
         ex.close()
     assert not os.path.exists(tmp)                  # removed with its worker
+
+
+def test_a_worker_process_started_on_its_own_gets_the_default_environment():
+    import select
+    from experiments.harness.executor import WorkerProcess
+    (entrant,) = parse_entrants("counts-calls", REGISTRY)
+    worker = WorkerProcess(entrant.init_request())          # env None: worker_env()
+    try:
+        readable, _, _ = select.select([worker], [], [], 60.0)
+        assert readable == [worker]
+        (reply,) = worker.receive()
+        assert reply["op"] == "ready" and reply["solver"] == "counts-calls"
+    finally:
+        worker.stop()
+    assert worker.proc.returncode is not None and not os.path.exists(worker.tmpdir)
