@@ -94,3 +94,9 @@ def test_summary_text_lists_exactly_20_wrong_answers_without_a_remainder(tmp_pat
     lines = summary_text(analysis.load(write_campaign(tmp_path / "w", rows))).split("\n")
     assert lines[3:5] == ["", "!!! WRONG ANSWERS: 20 cell(s) returned a grid that is NOT a solution !!!"]
     assert lines[5:] == [f"!!!   b n=2 i{k:02} repeat 0: bad" for k in range(20)]
+
+
+def test_an_unsat_claim_nobody_contradicts_is_no_disagreement(tmp_path):
+    rows = [run("a", 2, "i1", "unsat", 0.5), run("b", 2, "i1", "timeout", None), run("b", 2, "i2", "solved", 1.0)]
+    text = summary_text(analysis.load(write_campaign(tmp_path / "u", rows)))
+    assert "DISAGREEMENT" not in text and "WRONG" not in text.split("\n", 1)[1]
