@@ -56,3 +56,64 @@ def test_copy_is_independent():
     assert twin.option_of is dl.option_of and twin.names == dl.names and twin.primary == dl.primary == 8
     twin.links[:, :] = 0
     assert format_links(dl).split("\n")[0] == QUEENS4_ITEMS
+
+
+def test_from_dense_keeps_the_secondary_items():
+    matrix = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 0]])
+    dl = DancingLinks.from_dense(matrix, ["a", "b", "s"], primary=2)
+    assert dl.primary == 2 and dl.active_items() == [1, 2]
+    assert dl.L[3] == 3 and dl.R[3] == 3 and dl.S[3] == 2      # s links to itself, 2 options
+
+
+# 3 must go in row 0, but columns 2 and 3 already hold one: no solution, yet no clash
+UNSAT_4x4 = np.array([[1, 2, 0, 0], [0, 0, 3, 0], [0, 0, 0, 3], [0, 0, 0, 0]])
+
+
+def test_an_exhausted_search_is_unsat_and_a_spent_budget_unknown():
+    from formats.grid import Grid
+    from formats.grid_text import parse
+    from solvers import rules
+    from solvers.dlx import DLX
+    grid = Grid(2, UNSAT_4x4)
+    assert rules.is_consistent(grid)
+    for heuristic in ("mrv", "first"):
+        assert DLX(heuristic=heuristic).solve(grid).status == "unsat"
+        assert DLX(heuristic=heuristic).count(grid, limit=None).status == "unsat"
+    hard = parse(open("tests/data/hard9.txt").read()).grids[0]
+    result = DLX(node_limit=5).count(hard, limit=None)
+    assert (result.status, result.count, result.counters["nodes"]) == ("unknown", 0, 5)
+
+
+def test_the_heuristic_parameter_reaches_the_search():
+    from formats.grid import Grid
+    from solvers.algorithm_x import FIRST, MRV, dlx_search
+    from solvers.dlx import DLX
+    from solvers.sudoku_cover import sudoku_cover
+    grid = Grid(2, np.array([[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1]]))
+    for name, code in (("mrv", MRV), ("first", FIRST)):
+        dl = DancingLinks.from_problem(sudoku_cover(grid).problem)
+        chosen, depth = np.zeros((1, dl.primary), np.int64), np.zeros(1, np.int64)
+        count, nodes, updates, _ = dlx_search(dl.links, code, 0, 0, 1, chosen, depth)
+        result = DLX(heuristic=name).count(grid)
+        assert (result.count, result.counters) == (count, {"nodes": nodes, "updates": updates})
+    assert DLX(heuristic="first").count(grid).counters != DLX().count(grid).counters
+
+
+def test_phase_times_lie_within_the_call():
+    import time
+    from solvers.dlx import DLX
+    from formats.grid import Grid
+    solver = DLX()
+    solver.count(Grid(2))                            # compiled before the timed call
+    t0 = time.perf_counter()
+    result = solver.count(Grid(2))
+    elapsed = time.perf_counter() - t0
+    phases = [result.times[p] for p in ("build", "search", "decode")]
+    assert all(0.0 <= t <= elapsed for t in phases) and sum(phases) <= elapsed
+
+
+def test_warmup_runs_and_leaves_the_shared_matrix_intact():
+    from formats.grid import Grid
+    from solvers.dlx import DLX, count_sudoku
+    DLX().warmup()
+    assert count_sudoku(Grid(2), limit=0)[0] == 288
