@@ -117,3 +117,13 @@ def test_warmup_runs_and_leaves_the_shared_matrix_intact():
     from solvers.dlx import DLX, count_sudoku
     DLX().warmup()
     assert count_sudoku(Grid(2), limit=0)[0] == 288
+
+
+def test_cover_returns_its_updates():
+    from tests.test_dlx import EQ6
+    dl = DancingLinks.from_dense(EQ6, list("ABCDEFG"))
+    with interpreted():
+        # A's options are rows 2 (A D G) and 4 (A D): A itself, then D, G and D again
+        assert cover(dl.L, dl.R, dl.U, dl.D, dl.C, dl.S, 1) == 4
+        # then D (rows 6 left: D E G): D, E, G
+        assert cover(dl.L, dl.R, dl.U, dl.D, dl.C, dl.S, 4) == 3
