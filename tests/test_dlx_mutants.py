@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from generators.cover_problems import queens
-from solvers.algorithm_x import cover
+from solvers.algorithm_x import MRV, cover, dlx_search
 from solvers.compiled import interpreted
 from solvers.dancing_links import DancingLinks, format_links
 
@@ -127,3 +128,42 @@ def test_cover_returns_its_updates():
         assert cover(dl.L, dl.R, dl.U, dl.D, dl.C, dl.S, 1) == 4
         # then D (rows 6 left: D E G): D, E, G
         assert cover(dl.L, dl.R, dl.U, dl.D, dl.C, dl.S, 4) == 3
+
+
+def reference_search(options: list[set[int]], primary: int) -> tuple[int, int]:
+    """Algorithm X on sets with Knuth's S heuristic (first active primary item of fewest
+    active options, full scan): (solutions, nodes = 1 + options tried)."""
+    count, nodes = 0, 1
+
+    def search(covered: frozenset) -> None:
+        nonlocal count, nodes
+        active = [t for t in range(primary) if t not in covered]
+        if not active:
+            count += 1
+            return
+        live = [o for o in options if not (o & covered)]
+        c = min(active, key=lambda t: sum(t in o for o in live))
+        for o in live:
+            if c in o:
+                nodes += 1
+                search(covered | o)
+
+    search(frozenset())
+    return count, nodes
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(2, 7).flatmap(lambda items: st.tuples(
+    st.just(items), st.integers(1, items),
+    st.lists(st.sets(st.integers(0, items - 1), min_size=1, max_size=items), min_size=1, max_size=12))))
+def test_mrv_early_stop_makes_knuths_choices(problem):
+    # Choose may stop at the first item of size 1 only when no item is empty: the nodes
+    # counted must be those of the full scan
+    items, primary, options = problem
+    from formats.exact_cover import ExactCover
+    cover_problem = ExactCover.from_options([f"i{t}" for t in range(items)], primary,
+                                            [sorted(o) for o in options])
+    dl = DancingLinks.from_problem(cover_problem)
+    chosen, depth = np.zeros((1, max(dl.primary, 1)), np.int64), np.zeros(1, np.int64)
+    count, nodes, _, _ = dlx_search(dl.links, MRV, 0, 0, 1, chosen, depth)
+    assert (count, nodes) == reference_search([set(o) for o in options], primary)
