@@ -167,3 +167,13 @@ def test_mrv_early_stop_makes_knuths_choices(problem):
     chosen, depth = np.zeros((1, max(dl.primary, 1)), np.int64), np.zeros(1, np.int64)
     count, nodes, _, _ = dlx_search(dl.links, MRV, 0, 0, 1, chosen, depth)
     assert (count, nodes) == reference_search([set(o) for o in options], primary)
+
+
+def test_limit_one_and_a_budget_of_one_node():
+    from formats.grid import Grid
+    from solvers.dlx import DLX
+    from tests.test_dlx import EQ6, run
+    assert run(DancingLinks.from_problem(queens(6)), limit=1)[0] == 1          # 4 solutions there
+    assert DLX().count(Grid(2), limit=1).count == 1
+    # the root only: A (first of the smallest, 2 options) is covered (4 updates), no option tried
+    assert run(DancingLinks.from_dense(EQ6, list("ABCDEFG")), node_limit=1)[:4] == (0, 1, 4, False)
