@@ -177,3 +177,20 @@ def test_limit_one_and_a_budget_of_one_node():
     assert DLX().count(Grid(2), limit=1).count == 1
     # the root only: A (first of the smallest, 2 options) is covered (4 updates), no option tried
     assert run(DancingLinks.from_dense(EQ6, list("ABCDEFG")), node_limit=1)[:4] == (0, 1, 4, False)
+
+
+def test_count_sudoku_writes_the_solution_it_found():
+    from formats.grid_text import parse
+    from solvers.dlx import DLX, count_sudoku
+    hard = parse(open("tests/data/hard9.txt").read()).grids[0]
+    out = np.zeros_like(hard.cells)
+    assert count_sudoku(hard, 1, 0, out) == (1, count_sudoku(hard, 1)[1], True)
+    assert np.array_equal(out, DLX().solve(hard).solution.cells)      # the unique solution
+
+
+def test_order_must_be_a_permutation_and_headers_belong_to_no_option():
+    problem = queens(4)
+    with pytest.raises(ValueError, match="^order must be a permutation of the primary items$"):
+        DancingLinks.from_problem(problem, np.zeros(problem.primary, dtype=np.int64))
+    dl = DancingLinks.from_problem(problem)
+    assert (dl.option_of[:dl.first] == -1).all() and (dl.option_of[dl.first:] >= 0).all()
