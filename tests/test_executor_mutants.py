@@ -29,6 +29,15 @@ class Exits(Solver):
         os._exit(3)
 
 
+class ExitsCleanly(Solver):
+    """Writes one line that is not UTF-8 to stderr, then exits with status 0 mid-solve."""
+    name = "exits-cleanly"
+
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
+        os.write(2, b"\xffonly line\n")
+        os._exit(0)
+
+
 class SlowWarmup(Solver):
     """Takes 30 s to warm up."""
     name = "slow-warmup"
@@ -41,6 +50,7 @@ class SlowWarmup(Solver):
 
 
 REGISTRY = fake_registry().register("exits", f"{__name__}:Exits", {}) \
+    .register("exits-cleanly", f"{__name__}:ExitsCleanly", {}) \
     .register("slow-warmup", f"{__name__}:SlowWarmup", {})
 
 
@@ -230,3 +240,14 @@ def test_a_worker_process_started_on_its_own_gets_the_default_environment():
     finally:
         worker.stop()
     assert worker.proc.returncode is not None and not os.path.exists(worker.tmpdir)
+
+
+def test_a_worker_that_exits_cleanly_mid_solve_is_still_an_error():
+    ex = LocalExecutor(1, timeout_s=30.0)
+    try:
+        outcome = run_one(ex, "exits-cleanly")
+        assert outcome["status"] == Status.ERROR
+        # the whole of stderr's only line, the byte that is not UTF-8 replaced
+        assert outcome["message"] == "crashed: worker died (exit status 0): \ufffdonly line"
+    finally:
+        ex.close()
