@@ -211,7 +211,7 @@ def test_hard_kill_takes_the_whole_process_group(tmp_path):
     child = int(pidfile.read_text())
     time.sleep(0.2)
     state = subprocess.run(["ps", "-o", "stat=", "-p", str(child)], capture_output=True, text=True)
-    assert state.stdout.strip() in ("", "Z")            # gone (or a zombie awaiting init)
+    assert state.stdout.strip()[:1] in ("", "Z")        # gone, or a zombie awaiting init (ZN under nice)
 
 
 def test_garbage_from_a_binary_is_an_error_not_a_grid(tmp_path):
