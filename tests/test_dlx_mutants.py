@@ -194,3 +194,20 @@ def test_order_must_be_a_permutation_and_headers_belong_to_no_option():
         DancingLinks.from_problem(problem, np.zeros(problem.primary, dtype=np.int64))
     dl = DancingLinks.from_problem(problem)
     assert (dl.option_of[:dl.first] == -1).all() and (dl.option_of[dl.first:] >= 0).all()
+
+
+def test_count_sudoku_beyond_the_full_matrix_counts_two_and_writes_the_first():
+    """n = 7 (the candidates-only matrix): a grid with 2^7 solutions (two rows of one band
+    emptied: each column's pair may swap per cycle), counted to 2, the first written out."""
+    from solvers import rules
+    from formats.grid import Grid
+    from solvers.dlx import FULL_MATRIX_MAX_N, count_sudoku
+    assert 7 > FULL_MATRIX_MAX_N
+    cells = rules.pattern_solution(7)
+    cells[:2] = 0
+    grid = Grid(7, cells)
+    out = np.zeros_like(cells)
+    found, nodes, complete = count_sudoku(grid, 2, 0, out)
+    assert (found, complete) == (2, True) and nodes > 2
+    assert rules.is_solution_of(grid, Grid(7, out))
+    assert count_sudoku(grid, 0)[0] == 2 ** 7
