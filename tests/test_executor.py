@@ -16,18 +16,19 @@ from tests.conftest import full_grid, puzzle_from
 from tests.fake_solvers import fake_registry
 
 
-def request(spec: str, n: int = 2) -> dict:
-    """A cell's request for ``spec`` on a half-blank n-puzzle."""
-    (entrant,) = parse_entrants(spec, fake_registry())
+def request(spec: str, n: int = 2, registry=None) -> dict:
+    """A cell's request for ``spec`` (from ``registry``, default the fakes) on a
+    half-blank n-puzzle."""
+    (entrant,) = parse_entrants(spec, registry or fake_registry())
     rng = np.random.default_rng(n)
     text = grid_text.format_native(puzzle_from(full_grid(n, rng), 0.5, rng), {})
     return {"entrant": spec, "init": entrant.init_request(),
             "solve": {"instance": f"p{n}.sudoku", "text": text}}
 
 
-def run_one(ex: LocalExecutor, spec: str, within: float = 60.0) -> dict:
+def run_one(ex: LocalExecutor, spec: str, within: float = 60.0, registry=None) -> dict:
     """Submit one cell and poll until its outcome comes back."""
-    ex.submit("cell", request(spec))
+    ex.submit("cell", request(spec, registry=registry))
     end = time.monotonic() + within
     while time.monotonic() < end:
         done = ex.poll(0.1)

@@ -6,16 +6,12 @@ import os
 import sys
 import time
 
-import numpy as np
-import pytest
-
 from experiments.harness.entrants import parse_entrants
 from experiments.harness.executor import LocalExecutor
 from experiments.harness.schema import Status
-from formats import grid_text
 from formats.grid import Grid
 from solvers.interface import RawAnswer, Solver
-from tests.conftest import full_grid, puzzle_from
+from tests import test_executor
 from tests.fake_solvers import fake_registry
 
 
@@ -55,19 +51,8 @@ REGISTRY = fake_registry().register("exits", f"{__name__}:Exits", {}) \
 
 
 def run_one(ex: LocalExecutor, spec: str, within: float = 60.0) -> dict:
-    (entrant,) = parse_entrants(spec, REGISTRY)
-    rng = np.random.default_rng(2)
-    text = grid_text.format_native(puzzle_from(full_grid(2, rng), 0.5, rng), {})
-    ex.submit("cell", {"entrant": spec, "init": entrant.init_request(),
-                       "solve": {"instance": "p.sudoku", "text": text}})
-    end = time.monotonic() + within
-    while time.monotonic() < end:
-        done = ex.poll(0.1)
-        if done:
-            ((key, outcome),) = done
-            assert key == "cell"
-            return outcome
-    pytest.fail(f"no outcome for {spec} within {within} s")
+    """tests.test_executor.run_one with this module's solvers registered."""
+    return test_executor.run_one(ex, spec, within, registry=REGISTRY)
 
 
 def test_a_worker_that_exits_is_an_error_with_its_last_three_stderr_lines():

@@ -24,18 +24,11 @@ _PLAIN_TEXT = re.compile(r"[^\x21-\x7e \t\r\n]")
 INTERPRETED_MAX_PUZZLES = 16
 
 
-def _interpreted(spec: str, n: int, count: int, limit: int | None) -> bool:
-    """Whether solving ``count`` puzzles of box size ``n`` with ``spec`` runs the
-    kernels interpreted: DLX only, and only to find one solution (its search for
-    one solution of a 9x9 is short even interpreted; a count may walk a large tree)."""
-    if limit != 1:
-        return False
-    from solvers.registry import parse_spec
-    try:
-        name = parse_spec(spec)[0]
-    except RaceError:
-        return False
-    return name == "dlx" and n <= 3 and count <= INTERPRETED_MAX_PUZZLES
+def _interpreted(is_dlx: bool, n: int, count: int, limit: int | None) -> bool:
+    """Whether solving ``count`` puzzles of box size ``n`` runs the kernels interpreted:
+    DLX only, and only to find one solution (its search for one solution of a 9x9 is
+    short even interpreted; a count may walk a large tree)."""
+    return is_dlx and limit == 1 and n <= 3 and count <= INTERPRETED_MAX_PUZZLES
 
 
 def _registry():
@@ -57,9 +50,10 @@ def answers(source: str, spec: str, limit: int | None):
     text, name = read_source(source, what="a puzzle file")
     from solvers.registry import parse_spec
     try:
-        capable = parse_spec(spec)[0] == "dlx"         # numba only for the entrants that use it
+        is_dlx = parse_spec(spec)[0] == "dlx"          # numba only for the entrants that use it
     except RaceError:
-        capable = False                                # create() below names the problem
+        is_dlx = False                                 # create() below names the problem
+    capable = is_dlx
     if capable:
         from solvers import batch
         capable = batch.batch_capable(spec)
@@ -71,12 +65,12 @@ def answers(source: str, spec: str, limit: int | None):
         if n >= 2:
             solver = _registry().create(spec)
             node_limit = int(solver.params["node_limit"])
-            with interpreted(_interpreted(spec, n, len(puzzles), limit)):
+            with interpreted(_interpreted(is_dlx, n, len(puzzles), limit)):
                 results = batch.solve_array(puzzles, n, limit, node_limit)
             return grid_text.ONE_LINE, None, results
     pf = grid_text.parse(text, name)
     solver = _registry().create(spec)
-    small = _interpreted(spec, max((g.n for g in pf.grids), default=0), len(pf.grids), limit)
+    small = _interpreted(is_dlx, max((g.n for g in pf.grids), default=0), len(pf.grids), limit)
     with interpreted(small):
         results = [solver.solve(g) if limit == 1 else solver.count(g, limit) for g in pf.grids]
     return pf.format, pf.grids, results
