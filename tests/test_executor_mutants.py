@@ -240,3 +240,69 @@ def test_a_worker_that_exits_cleanly_mid_solve_is_still_an_error():
         assert outcome["message"] == "crashed: worker died (exit status 0): \ufffdonly line"
     finally:
         ex.close()
+
+
+_ORPHAN_PARENT = """
+import select, sys, time
+from experiments.harness.executor import WorkerProcess
+from tests.test_executor import request
+cell = request("hang")
+worker = (WorkerProcess(cell["init"]) if sys.argv[1] == "default"
+          else WorkerProcess(cell["init"], die_with_parent=False))
+readable, _, _ = select.select([worker], [], [], 60.0)
+assert readable == [worker] and worker.receive()[0]["op"] == "ready"
+worker.send({"op": "solve", **cell["solve"], "timeout": 300.0})   # busy: it no longer reads stdin
+time.sleep(0.5)
+print(worker.pid, worker.tmpdir, flush=True)
+time.sleep(300)
+"""
+
+
+def _alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie that nobody reaps counts as dead)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:
+        return False
+
+
+def _orphan_a_worker(mode: str) -> tuple[int, str, bool]:
+    """Start a parent that starts a worker (``mode`` "default" or "detached"), SIGKILL
+    the parent, and report (worker pid, its temp dir, whether it still ran 10 s later
+    for "default" / 1 s later for "detached")."""
+    import signal
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parent = subprocess.Popen([sys.executable, "-c", _ORPHAN_PARENT, mode], cwd=root,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        pid_text, tmpdir = parent.stdout.readline().split()
+    finally:
+        parent.kill()
+        parent.wait()
+        parent.stdout.close()
+    pid = int(pid_text)
+    deadline = time.monotonic() + (10.0 if mode == "default" else 1.0)
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return pid, tmpdir, _alive(pid)
+
+
+def test_a_worker_dies_with_its_parent():
+    """A killed harness leaves no worker behind (PR_SET_PDEATHSIG is the default); the
+    same worker started with die_with_parent=False outlives it, so the check can fail."""
+    import shutil
+    import signal
+    pid, tmpdir, alive = _orphan_a_worker("default")
+    shutil.rmtree(tmpdir, ignore_errors=True)        # its parent died before it could clean up
+    assert not alive
+    pid, tmpdir, alive = _orphan_a_worker("detached")
+    try:
+        assert alive
+    finally:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        shutil.rmtree(tmpdir, ignore_errors=True)
