@@ -26,16 +26,16 @@ from pathlib import Path
 from typing import BinaryIO, Iterable, Iterator
 
 import numpy as np
-from numba import njit
 
 from formats.errors import RaceError
+from solvers.compiled import kernel
 from formats.source import BLANKS, decode_utf8, read_source, split_lines
 
 #: bytes of output per chunk of the writer (the buffer is reused).
 CHUNK_BYTES = 1 << 23
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def format_clauses(block: np.ndarray, out: np.ndarray) -> int:
     """Write the clauses (rows) of ``block`` as DIMACS lines ``l1 l2 ... 0\\n``
     into the uint8 buffer ``out`` (at least rows·(12·width + 2) bytes);

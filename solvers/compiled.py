@@ -11,8 +11,9 @@ numba and compiles it (or loads it from numba's on-disk cache), exactly as
 Inside :func:`interpreted` every kernel runs as the Python function it was written as
 (its ``py_func``), and numba is never imported. Same code, same answers, slower per
 step: ``race solve`` uses it for a handful of 9x9 puzzles with DLX, where the search is
-milliseconds and numba's start-up is not (see ``experiments/cli/solve.py``). The race
-itself never runs interpreted.
+milliseconds and numba's start-up is not, and for the SAT entrants up to n = 7, whose
+kernels only build the formula (see ``experiments/cli/solve.py``). The race itself
+never runs interpreted.
 
 Kernels call each other by their module-level names. When a kernel is compiled, the
 kernels it names are compiled first and those module globals are replaced by numba's

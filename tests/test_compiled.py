@@ -136,3 +136,48 @@ def test_many_puzzles_stay_compiled(tmp_path):
     path.write_text("\n".join(SAMPLE.read_text().splitlines()[:INTERPRETED_MAX_PUZZLES + 1]) + "\n")
     out, numba_loaded = _race_in_fresh_interpreter(["solve", "-s", "dlx", str(path)])
     assert numba_loaded and len(out.split()) == INTERPRETED_MAX_PUZZLES + 1
+
+
+def _holes_puzzle_file(tmp_path, n: int, blanks: float, seed: int) -> Path:
+    from formats.grid_text import format_native
+    from tests.conftest import full_grid, puzzle_from
+    rng = np.random.default_rng(seed)
+    path = tmp_path / f"p{n}.sudoku"
+    path.write_text(format_native(puzzle_from(full_grid(n, rng), blanks, rng), {}))
+    return path
+
+
+@pytest.mark.parametrize("spec,n", [("sat", 5), ("sat", 7), ("kissat", 5),
+                                    ("sat:encoding=extended", 3)])
+def test_race_solve_with_sat_at_small_n_does_not_import_numba(tmp_path, spec, n):
+    """The SAT entrants build their formula interpreted up to SAT_INTERPRETED_MAX_N,
+    and the answer is still verified against the clues."""
+    from experiments.cli.solve import SAT_INTERPRETED_MAX_N
+    from formats.grid_text import parse
+    from solvers.rules import is_solution_of
+    assert n <= SAT_INTERPRETED_MAX_N
+    path = _holes_puzzle_file(tmp_path, n, 0.3, seed=n)
+    out, numba_loaded = _race_in_fresh_interpreter(["solve", "-s", spec, str(path)])
+    assert not numba_loaded
+    (answer,) = parse(out, "out").grids
+    assert is_solution_of(parse(path.read_text(), "in").grids[0], answer)
+
+
+def test_race_count_with_sat_at_small_n_is_interpreted_and_exact(tmp_path):
+    """An empty 4x4 has 288 solutions: the count is the SAT solver's, interpreted or not."""
+    path = tmp_path / "empty.txt"
+    path.write_text(". . . .\n. . . .\n. . . .\n. . . .\n")
+    out, numba_loaded = _race_in_fresh_interpreter(["count", "-s", "sat", str(path)])
+    assert not numba_loaded and out.split() == ["288"]
+
+
+def test_race_solve_with_sat_beyond_the_interpreted_sizes_compiles(tmp_path):
+    from experiments.cli.solve import SAT_INTERPRETED_MAX_N
+    from formats.grid_text import parse
+    from solvers.rules import is_solution_of
+    n = SAT_INTERPRETED_MAX_N + 1
+    path = _holes_puzzle_file(tmp_path, n, 0.2, seed=n)
+    out, numba_loaded = _race_in_fresh_interpreter(["solve", "-s", "sat", str(path)])
+    assert numba_loaded
+    (answer,) = parse(out, "out").grids
+    assert is_solution_of(parse(path.read_text(), "in").grids[0], answer)

@@ -22,13 +22,24 @@ _PLAIN_TEXT = re.compile(r"[^\x21-\x7e \t\r\n]")
 #: DLX on at most this many puzzles of box size <= 3 runs interpreted (solvers.compiled):
 #: a 9x9 takes milliseconds that way, against ~0.6 s to import numba and load its cache
 INTERPRETED_MAX_PUZZLES = 16
+#: the SAT entrants (in-process and external) encode interpreted up to this box size:
+#: measured, the reduced encoder's first call takes 0.04 s (n = 5), 0.21 s (n = 7) and
+#: 0.33 s (n = 8) interpreted, against 0.42-0.56 s compiled (numba's import and cache)
+SAT_INTERPRETED_MAX_N = 7
+SAT_ENTRANTS = ("sat", "kissat")
 
 
-def _interpreted(is_dlx: bool, n: int, count: int, limit: int | None) -> bool:
-    """Whether solving ``count`` puzzles of box size ``n`` runs the kernels interpreted:
-    DLX only, and only to find one solution (its search for one solution of a 9x9 is
-    short even interpreted; a count may walk a large tree)."""
-    return is_dlx and limit == 1 and n <= 3 and count <= INTERPRETED_MAX_PUZZLES
+def _interpreted(entrant: str, n: int, count: int, limit: int | None) -> bool:
+    """Whether solving ``count`` puzzles of box size ``n`` with ``entrant`` runs the
+    kernels interpreted. DLX: only to find one solution of n <= 3 (its search for one
+    solution of a 9x9 is short even interpreted; a count may walk a large tree). SAT:
+    n <= :data:`SAT_INTERPRETED_MAX_N`, any limit (the kernels only build the formula;
+    the SAT solver, compiled C, does the search and the counting)."""
+    if count > INTERPRETED_MAX_PUZZLES:
+        return False
+    if entrant == "dlx":
+        return limit == 1 and n <= 3
+    return entrant in SAT_ENTRANTS and n <= SAT_INTERPRETED_MAX_N
 
 
 def _registry():
@@ -50,9 +61,10 @@ def answers(source: str, spec: str, limit: int | None):
     text, name = read_source(source, what="a puzzle file")
     from solvers.registry import parse_spec
     try:
-        is_dlx = parse_spec(spec)[0] == "dlx"          # numba only for the entrants that use it
+        entrant = parse_spec(spec)[0]
     except RaceError:
-        is_dlx = False                                 # create() below names the problem
+        entrant = ""                                   # create() below names the problem
+    is_dlx = entrant == "dlx"                          # numba only for the entrants that use it
     capable = is_dlx
     if capable:
         from solvers import batch
@@ -65,12 +77,12 @@ def answers(source: str, spec: str, limit: int | None):
         if n >= 2:
             solver = _registry().create(spec)
             node_limit = int(solver.params["node_limit"])
-            with interpreted(_interpreted(is_dlx, n, len(puzzles), limit)):
+            with interpreted(_interpreted(entrant, n, len(puzzles), limit)):
                 results = batch.solve_array(puzzles, n, limit, node_limit)
             return grid_text.ONE_LINE, None, results
     pf = grid_text.parse(text, name)
     solver = _registry().create(spec)
-    small = _interpreted(is_dlx, max((g.n for g in pf.grids), default=0), len(pf.grids), limit)
+    small = _interpreted(entrant, max((g.n for g in pf.grids), default=0), len(pf.grids), limit)
     with interpreted(small):
         results = [solver.solve(g) if limit == 1 else solver.count(g, limit) for g in pf.grids]
     return pf.format, pf.grids, results
