@@ -251,6 +251,39 @@ def test_robust_counter_falls_back_to_sat_when_the_budget_runs_out():
         assert counter.by_backend["sat"] == 3 and counter.calls == 3
 
 
+
+def test_robust_counter_stops_trying_dlx_after_a_run_of_misses_and_probes_it_again():
+    """differs() gives exact answers whether DLX settles a question or SAT does; once
+    DLX has run out DLX_GIVE_UP_AFTER times in a row it is only probed every
+    DLX_PROBE_EVERY questions, and one answer from it brings it back."""
+    grid, _ = puzzle_set.make("minimal", 4, 0, 0)
+    with make_counter(4, "dlx") as exact:
+        solution = exact.solvable(grid.cells)[1].reshape(-1)
+        questions = []          # "another value at c?": yes for a clue removed, no for an empty cell
+        for c in range(grid.side ** 2):
+            cells = grid.cells.copy()
+            cells.reshape(-1)[c] = 0
+            values = [v for v in range(1, 17) if v != solution[c]]
+            questions.append((cells, c, values, exact.differs(cells, c, values)))
+    assert {q[3] for q in questions} == {True, False}
+    give_up, every = counting.DLX_GIVE_UP_AFTER, counting.DLX_PROBE_EVERY
+    with counting.RobustCounter(4, node_budget=1) as counter:      # DLX always runs out
+        tries, skipping = [], []
+        for cells, c, values, truth in questions:
+            skipping.append(counter.dlx_misses >= give_up)
+            before = counter.calls                 # in differs: one per DLX run
+            assert counter.differs(cells, c, values) == truth
+            tries.append(counter.calls - before)
+        first = skipping.index(True)
+        assert sum(tries[:first]) == give_up == counter.dlx_misses - sum(tries[first:])
+        probes = [i for i in range(first, len(questions)) if tries[i]]
+        assert len(probes) >= 3 and all(tries[i] == 1 for i in probes)
+        assert all((i - first) % every == 0 for i in probes)
+        counter.node_budget = counting.DLX_NODE_BUDGET     # DLX answers again at a probe
+        for cells, c, values, truth in questions[:2 * every]:
+            assert counter.differs(cells, c, values) == truth
+        assert counter.dlx_misses == 0 and counter.dlx_skips == 0
+
 def test_generation_counts_solver_calls():
     counter = make_counter(4, "robust")
     lefts = []                     # every question's undecided cells after propagation
