@@ -8,8 +8,11 @@ numpy and the solvers are imported inside the commands (``race --help`` stays fa
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import sys
+import time
 
 import click
 
@@ -40,6 +43,72 @@ def _interpreted(entrant: str, n: int, count: int, limit: int | None) -> bool:
     if entrant == "dlx":
         return limit == 1 and n <= 3
     return entrant in SAT_ENTRANTS and n <= SAT_INTERPRETED_MAX_N
+
+
+#: exit status of ``race solve|count --timeout`` when the limit is reached
+TIMEOUT_EXIT = 3
+TIMEOUT_HELP = ("Give up after S seconds of wall time: exit 3 with a line on stderr. The work runs "
+                "in a child process, killed with any solver it started.")
+#: after SIGTERM, how long the child gets to stop the solvers it started before SIGKILL
+_TERM_GRACE_S = 0.5
+
+
+def limit_wall_time(timeout: float | None, command: str, source: str) -> None:
+    """With ``timeout``: fork. The child returns at once and does the command's work, in a
+    session of its own (SIGTERM ends it as an exit, so the external solvers it started
+    are killed on the way out). The parent never returns: it exits with the child's
+    status, or, ``timeout`` seconds on, stops the child (SIGTERM, then SIGKILL to its
+    whole process group) and exits :data:`TIMEOUT_EXIT` with one line on stderr."""
+    if timeout is None:
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        from solvers.limited_process import die_with_parent
+        die_with_parent()
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(TIMEOUT_EXIT))
+        return
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                code = os.waitstatus_to_exitcode(status)
+                if code < 0:
+                    click.echo(f"race {command}: error: the process answering {source} died "
+                               f"(signal {-code})", err=True)
+                    os._exit(2)
+                os._exit(code)
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.01)
+    except BaseException:
+        _stop(pid)
+        raise
+    _stop(pid)
+    click.echo(f"race {command}: no answer within {timeout:g} s ({source})", err=True)
+    os._exit(TIMEOUT_EXIT)
+
+
+def _stop(pid: int) -> None:
+    """SIGTERM the child, give it :data:`_TERM_GRACE_S` to exit, then SIGKILL its group."""
+    from solvers.limited_process import kill_group
+    try:
+        os.kill(pid, signal.SIGTERM)
+        end = time.monotonic() + _TERM_GRACE_S
+        while time.monotonic() < end and os.waitpid(pid, os.WNOHANG) == (0, 0):
+            time.sleep(0.01)
+    except ChildProcessError:
+        pass                                            # reaped: gone
+    except ProcessLookupError:
+        pass
+    kill_group(pid)
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
 
 
 def _registry():
@@ -92,7 +161,9 @@ def answers(source: str, spec: str, limit: int | None):
 @click.argument("puzzle", default="-")
 @click.option("--solver", "-s", "spec", default="backtracking", show_default=True, help=SOLVER_HELP)
 @click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr.")
-def solve(puzzle: str, spec: str, stats: bool) -> None:
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="S", help=TIMEOUT_HELP)
+def solve(puzzle: str, spec: str, stats: bool, timeout: float | None) -> None:
     """Solve PUZZLE (a file, or - for stdin) and print the solution in the
     input's format. Exit 1 with "no solution" on stderr when there is none.
 
@@ -107,6 +178,7 @@ def solve(puzzle: str, spec: str, stats: bool) -> None:
     """
     from formats import grid_text
     from solvers.interface import SOLVED, UNSAT
+    limit_wall_time(timeout, "solve", puzzle)
     fmt, _, results = answers(puzzle, spec, 1)
     many = len(results) > 1
     text = _solution_lines(results, fmt)
@@ -151,7 +223,9 @@ def _solution_lines(results: list, fmt: str) -> list[str]:
 @click.option("--limit", "-l", type=click.IntRange(min=1), default=None,
               help="Stop counting at K solutions.")
 @click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr.")
-def count(puzzle: str, spec: str, limit: int | None, stats: bool) -> None:
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="S", help=TIMEOUT_HELP)
+def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float | None) -> None:
     """Count the solutions of PUZZLE (a file, or - for stdin).
 
     Prints the number (one line per puzzle), followed by "(limit reached)"
@@ -162,6 +236,7 @@ def count(puzzle: str, spec: str, limit: int | None, stats: bool) -> None:
       printf '. . . .\\n. . . .\\n. . . .\\n. . . .\\n' | race count -      # 288
     """
     from solvers.interface import SOLVED, UNSAT
+    limit_wall_time(timeout, "count", puzzle)
     _, _, results = answers(puzzle, spec, limit)
     out: list[str] = []
     for _, where, result in _checked(results, stats, out):
