@@ -1,4 +1,4 @@
-"""Shared test fixtures: valid full grids and puzzles made from them."""
+"""Shared test fixtures: valid full grids and puzzles made from them; whether a process runs."""
 
 from __future__ import annotations
 
@@ -31,3 +31,13 @@ def puzzle_from(solution: Grid, blanks: float, rng: np.random.Generator) -> Grid
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(12345)
+
+
+def process_alive(pid: int) -> bool:
+    """True while ``pid`` runs: gone, or a zombie that nobody reaps (state Z or X in
+    ``/proc/<pid>/stat``), counts as dead."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:
+        return False

@@ -20,6 +20,7 @@ from solvers import registry
 from solvers.command import Command, binary_provenance
 from solvers.interface import SOLVED, UNKNOWN, UNSAT, WRONG
 from solvers.limited_process import run_limited
+from tests.conftest import process_alive
 
 HERE = Path(__file__).parent / "outside_solvers"
 SOLVER = str(HERE / "backtrack_solver.py")
@@ -78,14 +79,6 @@ def test_wrong_grid_is_wrong():
     assert result.status == WRONG and not result.verified
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 def test_timeout_is_unknown_and_kills_the_process_group(tmp_path):
     pid_file = tmp_path / "child.pid"
     solver = registry.create(f"cmd:path={HERE / 'sleeper.py'},args={{input}} {pid_file},timeout=3")
@@ -95,10 +88,10 @@ def test_timeout_is_unknown_and_kills_the_process_group(tmp_path):
     assert time.monotonic() - t0 < 30
     child = int(pid_file.read_text())
     for _ in range(50):                       # SIGKILL is asynchronous: give it a moment
-        if not _alive(child):
+        if not process_alive(child):
             break
         time.sleep(0.05)
-    assert not _alive(child)
+    assert not process_alive(child)
 
 
 def test_flood_is_an_error_not_a_hang():
@@ -198,7 +191,7 @@ def _running(fragment: str) -> list[int]:
     for entry in Path("/proc").iterdir():
         try:
             if entry.name.isdigit() and fragment in (entry / "cmdline").read_bytes().decode(
-                    "utf-8", "replace") and _alive(int(entry.name)):
+                    "utf-8", "replace") and process_alive(int(entry.name)):
                 found.append(int(entry.name))
         except OSError:
             pass

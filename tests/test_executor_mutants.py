@@ -12,6 +12,7 @@ from experiments.harness.schema import Status
 from formats.grid import Grid
 from solvers.interface import RawAnswer, Solver
 from tests import test_executor
+from tests.conftest import process_alive
 from tests.fake_solvers import fake_registry
 
 
@@ -258,15 +259,6 @@ time.sleep(300)
 """
 
 
-def _alive(pid: int) -> bool:
-    """True while ``pid`` runs (a zombie that nobody reaps counts as dead)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except FileNotFoundError:
-        return False
-
-
 def _orphan_a_worker(mode: str) -> tuple[int, str, bool]:
     """Start a parent that starts a worker (``mode`` "default" or "detached"), SIGKILL
     the parent, and report (worker pid, its temp dir, whether it still ran 10 s later
@@ -284,9 +276,9 @@ def _orphan_a_worker(mode: str) -> tuple[int, str, bool]:
         parent.stdout.close()
     pid = int(pid_text)
     deadline = time.monotonic() + (10.0 if mode == "default" else 1.0)
-    while _alive(pid) and time.monotonic() < deadline:
+    while process_alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return pid, tmpdir, _alive(pid)
+    return pid, tmpdir, process_alive(pid)
 
 
 def test_a_worker_dies_with_its_parent():

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import process_alive
+
 ROOT = Path(__file__).resolve().parents[1]
 SLEEPER = ROOT / "tests" / "outside_solvers" / "sleeper.py"
 RACE = "import sys; from experiments.cli import main; sys.argv[0] = 'race'; main()"
@@ -24,15 +26,6 @@ def race(*args: str, stdin: str | None = None) -> tuple[subprocess.CompletedProc
     return done, time.monotonic() - t0
 
 
-def _dead(pid: int) -> bool:
-    """Gone, or a zombie nobody reaps."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
-    except FileNotFoundError:
-        return True
-
-
 def test_an_outside_solver_that_never_answers_is_killed_with_its_child(tmp_path):
     puzzle = tmp_path / "p.txt"
     puzzle.write_text(PUZZLE)
@@ -44,10 +37,10 @@ def test_an_outside_solver_that_never_answers_is_killed_with_its_child(tmp_path)
     assert 1.5 <= seconds < 30
     child = int(pid_file.read_text())            # the sleeper's own child, one level further
     for _ in range(100):
-        if _dead(child):
+        if not process_alive(child):
             break
         time.sleep(0.05)
-    assert _dead(child)
+    assert not process_alive(child)
 
 
 def test_a_compiled_kernel_that_runs_on_is_killed(tmp_path):
