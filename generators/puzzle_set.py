@@ -159,11 +159,8 @@ def identity(kind: str, n: int, seed: int, index: int, **options) -> dict[str, s
 
 
 def compact(cells: np.ndarray, n: int) -> str:
-    """A solved grid on one line: the one-line format for n <= 5, else
-    comma-separated values in row-major order."""
-    if n <= grid_text.MAX_ONE_LINE_N:
-        return grid_text.format_one_line(Grid(n, cells))
-    return ",".join(map(str, cells.reshape(-1).tolist()))
+    """A solved grid on one line (:func:`formats.grid_text.format_compact`)."""
+    return grid_text.format_compact(Grid(n, cells))
 
 
 def make(kind: str, n: int, seed: int, index: int, *, pool: CounterPool | None = None,

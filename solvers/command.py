@@ -97,10 +97,17 @@ def binary_provenance(path: str) -> dict[str, str | None]:
     return {"path": resolved, "sha256": digest.hexdigest(), "version": version}
 
 
+#: the largest memory_mb a cmd entrant accepts (1 PB: RLIMIT_AS in bytes stays an int64)
+MAX_MEMORY_MB = 1 << 30
+
+
 class Command(Solver):
     """Any executable reading a puzzle and printing a solved grid (no shell)."""
 
     name = "cmd"
+    method = "external"
+    counters = ("exit_code",)
+    phases = ("write", "search", "parse")
     parameters = {
         "path": ("", None),
         "args": ("", None),
@@ -114,6 +121,9 @@ class Command(Solver):
 
     def __init__(self, **params) -> None:
         super().__init__(**params)
+        if int(self.params["memory_mb"]) > MAX_MEMORY_MB:
+            raise RaceError(f"solver 'cmd': memory_mb={self.params['memory_mb']} is above "
+                            f"{MAX_MEMORY_MB} (1 PB), more than any address space")
         self.program = resolve_program(str(self.params["path"]))
         try:
             self.args = shlex.split(str(self.params["args"]))
@@ -175,8 +185,17 @@ class Command(Solver):
             raise RaceError(f"{where}: killed by signal {-done.code}{_tail(done.stderr)}")
         lines = [line.strip() for line in done.stdout.decode("utf-8", "replace").splitlines()]
         lines = [line for line in lines if line and not line.startswith(("#", "c "))]
-        if any(line.lower() in NO_SOLUTION_WORDS for line in lines):
-            return 0, None
+        said_none = [line for line in lines if line.lower() in NO_SOLUTION_WORDS]
+        if said_none:
+            # "no solution" beside a grid is a contradiction: the grid, verified by the base
+            # class, wins (a grid that fails verification makes the answer wrong)
+            rest = [line for line in lines if line.lower() not in NO_SOLUTION_WORDS]
+            if not rest:
+                return 0, None
+            try:
+                return 1, read_grid_lines(rest, grid.n, where)
+            except RaceError:
+                return 0, None
         count = None
         if counting and lines:
             match = _COUNT_LINE.match(lines[0])

@@ -4,8 +4,8 @@ Per instance family, entrant and n: solved/total instances, median wall time wit
 its bootstrap interval and IQR (censored statistics from :mod:`experiments.analysis`: an unsolved instance
 counts as "more than the limit"), and the count of each failure status.
 Wrong answers are never a quiet number in a column: they are listed loudly
-below the table, as are instances on which entrants disagree (one proves
-``unsat`` while another returns a verified solution).
+below the table, including false "no solution" claims (the referee's verdicts, and
+disagreements settled by a verified grid, :func:`experiments.analysis.statistics.settle`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def summary_text(campaign: analysis.Campaign, table: pd.DataFrame | None = None)
         rows = table[table["kind"] == kind] if "kind" in table.columns else table
         lines += [_row_text(row) for row in rows.itertuples()]
     lines += _growth_block(campaign, table)
-    lines += _wrong_block(campaign) + _disagreements(campaign)
+    lines += _wrong_block(campaign)
     return "\n".join(lines)
 
 
@@ -70,22 +70,10 @@ def _wrong_block(campaign: analysis.Campaign) -> list[str]:
     wrong = analysis.wrong_runs(campaign)
     if wrong.empty:
         return []
-    out = ["", f"!!! WRONG ANSWERS: {len(wrong)} cell(s) returned a grid that is NOT a solution !!!"]
+    out = ["", f"!!! WRONG ANSWERS: {len(wrong)} cell(s) gave a wrong answer (a grid that is NOT "
+               "a solution, or a false claim); none counts as solved !!!"]
     for r in wrong.head(20).itertuples():
         out.append(f"!!!   {r.entrant} n={r.n} {r.instance} repeat {r.repeat}: {r.message}")
     if len(wrong) > 20:
         out.append(f"!!!   ... and {len(wrong) - 20} more (status wrong in runs.csv)")
-    return out
-
-
-def _disagreements(campaign: analysis.Campaign) -> list[str]:
-    runs = campaign.runs
-    solved = set(runs.loc[runs["status"] == Status.SOLVED, "instance"])
-    unsat = runs[(runs["status"] == Status.UNSAT) & runs["instance"].isin(solved)]
-    if unsat.empty:
-        return []
-    out = ["", f"!!! DISAGREEMENT: {len(unsat)} cell(s) claim unsat on an instance another "
-               f"entrant solved (verified) !!!"]
-    for r in unsat.head(20).itertuples():
-        out.append(f"!!!   {r.entrant} n={r.n} {r.instance}")
     return out

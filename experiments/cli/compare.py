@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from experiments.analysis import statistics as analysis
+from experiments.cli import params
 
 
 @click.command()
@@ -16,7 +17,7 @@ from experiments.analysis import statistics as analysis
 @click.option("--n", "n_text", default=None, help="Only these box sizes: N, A..B or a list such as 2,4.")
 @click.option("--kind", "kind_text", default=None,
               help="Only these instance families, comma-separated (e.g. hard).")
-@click.option("--tie", "tolerance", type=click.FloatRange(0, 10), default=0.05, show_default=True,
+@click.option("--tie", "tolerance", type=params.Number(0.0, max=10.0), default=0.05, show_default=True,
               help="Relative difference within which two times are a tie.")
 def compare(results_dir: Path, entrant_a: str, entrant_b: str, n_text: str | None,
             kind_text: str | None, tolerance: float) -> None:

@@ -45,6 +45,8 @@ class Entrant:
     target: str
     fixed: dict[str, Any]
     params: dict[str, Any]
+    #: the solver's family of method (:attr:`solvers.interface.Solver.method`)
+    method: str = "other"
 
     def init_request(self) -> dict[str, Any]:
         """The worker's ``init`` request for this entrant (see :mod:`experiments.harness.worker`)."""
@@ -64,5 +66,6 @@ def parse_entrants(text: str | Iterable[str],
         solver = registry.create(spec)
         name, _ = solver_registry.parse_spec(spec)
         target, fixed = registry.entry(name)
-        entrants.append(Entrant(spec, solver.name, target, dict(fixed), jsonable(solver.params)))
+        entrants.append(Entrant(spec, solver.name, target, dict(fixed), jsonable(solver.params),
+                                str(getattr(solver, "method", "other"))))
     return entrants

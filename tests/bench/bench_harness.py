@@ -121,7 +121,7 @@ def campaign_overhead(count: int) -> tuple[list[float], float]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         write_instances(out, 2, count)
-        config = Config(n_values=[2], entrants=parse_entrants("backtracking"),
+        config = Config(n_values=[2], entrants=parse_entrants("backtracking"), kind="unique",
                         instances=count, timeout_s=10.0, memory_mb=4096.0, jobs=1,
                         out=out, campaign="bench", command="bench")
         prepared = prepare(config)
