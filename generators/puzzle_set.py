@@ -34,7 +34,10 @@ from generators.unique import FILLS, default_fill
 KINDS: tuple[str, ...] = ("unique", "minimal", "unsat", "multi", "holes")
 #: bumped whenever a change to the algorithms changes any output (invalidates cached files)
 GENERATOR_VERSION = "2"
-_KIND_CODE = {kind: code for code, kind in enumerate(KINDS)}
+#: each kind's random stream code (stream 2 + code): fixed per kind, never its position in
+#: KINDS, so listing a kind elsewhere or adding one changes no puzzle. Changing a code
+#: changes that kind's puzzles: a deliberate break, pinned by tests/test_generator_streams.py
+_KIND_CODE = {"unique": 0, "minimal": 1, "unsat": 2, "multi": 3, "holes": 4}
 MANIFEST = "manifest.csv"
 MANIFEST_FIELDS = ("file", "kind", "n", "seed", "index", "fill", "clues", "sha256")
 #: largest n each family can be generated for. ``holes`` needs only a solved grid
