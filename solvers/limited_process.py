@@ -49,6 +49,8 @@ class Finished:
     timed_out: bool = False
     flooded: bool = False
     seconds: float = 0.0
+    #: which output flooded: "stdout" or "stderr" ("" when none did)
+    flooded_stream: str = ""
 
 
 def die_with_parent() -> None:
@@ -108,9 +110,9 @@ def run_limited(command: list[str], *, stdin: BinaryIO | None = None, pass_fds: 
     finally:
         proc.stdout.close()
         proc.stderr.close()
-    killed = timed_out or flooded
-    return Finished(out, err, None if killed else code, timed_out, flooded,
-                    time.perf_counter() - t0)
+    killed = timed_out or bool(flooded)
+    return Finished(out, err, None if killed else code, timed_out, bool(flooded),
+                    time.perf_counter() - t0, flooded or "")
 
 
 def _read_bounded(proc: subprocess.Popen, timeout: float, max_output: int
@@ -145,7 +147,8 @@ def _read_bounded(proc: subprocess.Popen, timeout: float, max_output: int
                     continue
                 sizes[key.data] += len(data)
                 if sizes[key.data] > max_output:
-                    return b"".join(chunks[1]), b"".join(chunks[2]), False, True
+                    return (b"".join(chunks[1]), b"".join(chunks[2]), False,
+                            "stdout" if key.data == 1 else "stderr")
                 chunks[key.data].append(data)
     if deadline is not None:        # pipes closed; the exit itself must also come in time
         try:

@@ -285,3 +285,74 @@ def test_k2_counting_an_import_has_a_budget(tmp_path):
     hard = grid_text.read(str(ROOT / "tests" / "data" / "hard9.txt")).grids[1]
     assert count_solutions([hard], node_limit=1) == ["unchecked"]
     assert count_solutions([hard]) == ["1"]
+
+
+# -- smaller findings ------------------------------------------------------------------------
+
+def test_dataset_readers_take_ascii_digits_only(tmp_path):
+    from formats import datasets
+    from formats.errors import RaceError
+    path = tmp_path / "grids.txt"
+    path.write_text("4\n1 2 3 4\n3 4 1 2\n2 1 4 3\n4 3 2 ١\n")       # an Arabic-Indic one
+    with pytest.raises(RaceError):
+        datasets.read_dataset(path)
+
+
+def test_cadical_stopped_by_its_own_limit_is_unknown_not_an_error(tmp_path):
+    grid, meta = puzzle_set.make("holes", 6, 3, 0, holes=0.5, pattern="balanced")
+    path = tmp_path / "h6.sudoku"
+    path.write_text(grid_text.format_native(grid, meta))
+    result = invoke("solve", "-s", "sat:backend=cadical,timeout=0.5", str(path))
+    assert result.exit_code in (0, 1), result.output              # solved, or no answer in time
+    assert "status line" not in result.output
+
+
+def test_run_and_solve_read_the_same_specs():
+    from experiments.harness.entrants import split_specs
+    from solvers.registry import parse_spec
+    specs = split_specs("dlx,cmd:path=./x,args=--opt=k:v,sat:backend=glucose4,"
+                        "cmd:path=a\\,b,args=x\\,y {{input}}")
+    assert specs == ["dlx", "cmd:path=./x,args=--opt=k:v", "sat:backend=glucose4",
+                     "cmd:path=a\\,b,args=x\\,y {{input}}"]
+    assert parse_spec(specs[1]) == ("cmd", {"path": "./x", "args": "--opt=k:v"})
+    assert parse_spec(specs[3]) == ("cmd", {"path": "a,b", "args": "x,y {{input}}"})
+
+
+def test_input_can_be_escaped_in_args():
+    from solvers.command import Command
+    solver = Command(path=sys.executable, args="-c pass {{input}} {input}")
+    assert solver.command("/p", 1)[1:] == ["-c", "pass", "{input}", "/p"]
+    solver = Command(path=sys.executable, args="{{input}}")
+    assert solver.command("/p", 1)[1:] == ["{input}", "/p"]
+
+
+def test_a_stderr_flood_keeps_the_answer_and_chatter_before_the_grid_is_skipped(tmp_path):
+    solution = "1234341221434321"
+    chatty = script(tmp_path, "chatty.py", f"""
+        import sys
+        print("solving a 4x4 now, please wait")
+        print("{solution}", flush=True)
+        sys.stderr.write("x" * 300000)
+    """)
+    result = invoke("count", "-s", f"cmd:path={chatty},max_output=100000", EMPTY4)
+    assert result.exit_code == 0 and result.output == "at least 1\n", result.output
+    silent = script(tmp_path, "silent.py", 'import sys\nsys.stderr.write("x" * 300000)\n')
+    result = invoke("solve", "-s", f"cmd:path={silent},max_output=100000", EMPTY4)
+    assert result.exit_code == 2 and "on stderr" in result.output
+
+
+def test_long_entrant_names_are_never_cut_or_misaligned(tmp_path):
+    from experiments.analysis import statistics
+    from experiments.analysis.landscape import landscape_text
+    from experiments.analysis.summary import summary_text
+    from tests.test_analysis import run, write_campaign
+    long_a = "cmd:path=/a/very/long/path/to/solver-one,args=--x"
+    long_b = "cmd:path=/a/very/long/path/to/solver-one,args=--y"
+    rows = [run(e, 2, f"i{k}", "solved", 0.5, kind="holes", holes=0.5) for e in (long_a, long_b)
+            for k in range(2)]
+    campaign = statistics.load(write_campaign(tmp_path / "c", rows, {"entrants": [long_a, long_b]}))
+    lines = summary_text(campaign).splitlines()
+    assert lines[2].startswith(long_a) and lines[3].startswith(long_b)
+    assert lines[2].index(" 2 ") == lines[3].index(" 2 ") == lines[0].index(" n ")
+    text = landscape_text(campaign)
+    assert long_a in text and long_b in text

@@ -23,7 +23,8 @@ def summary_text(campaign: analysis.Campaign, table: pd.DataFrame | None = None)
     when None), one block per instance family when there are several, the growth factors
     with their intervals, then the loud warnings."""
     table = analysis.summary(campaign) if table is None else table
-    head = (f"{'entrant':<26}{'n':>3}{'solved':>9}{'median':>11}{'95% CI':>22}{'IQR':>23}"
+    width = max([26, *(len(str(e)) + 2 for e in table["entrant"])]) if len(table) else 26
+    head = (f"{'entrant':<{width}}{'n':>3}{'solved':>9}{'median':>11}{'95% CI':>22}{'IQR':>23}"
             + "".join(f"{s:>9}" for s in FAILURES) + f"{'WRONG':>7}")
     lines = [head, "-" * len(head)]
     kinds = campaign.kinds
@@ -31,21 +32,21 @@ def summary_text(campaign: analysis.Campaign, table: pd.DataFrame | None = None)
         if len(kinds) > 1:
             lines.append(f"[{kind} puzzles]")
         rows = table[table["kind"] == kind] if "kind" in table.columns else table
-        lines += [_row_text(row) for row in rows.itertuples()]
+        lines += [_row_text(row, width) for row in rows.itertuples()]
     lines += _growth_block(campaign, table)
     lines += _wrong_block(campaign)
     return "\n".join(lines)
 
 
-def _row_text(row) -> str:
+def _row_text(row, width: int = 26) -> str:
     fmt = analysis.format_seconds
     failures = "".join(f"{getattr(row, s):>9}" for s in FAILURES) + f"{row.wrong:>7}"
     if row.skipped and row.skipped == row.runs:
-        return f"{row.entrant:<26}{row.n:>3}{'-':>9}{Status.SKIPPED:>11}{'':>22}{'':>23}" + failures
+        return f"{row.entrant:<{width}}{row.n:>3}{'-':>9}{Status.SKIPPED:>11}{'':>22}{'':>23}" + failures
     iqr = (f"{fmt(row.q25_s, row.limit_s)} .. {fmt(row.q75_s, row.limit_s)}"
            if not math.isnan(row.q25_s) else "")
     ci = analysis.format_interval(row.median_lo, row.median_hi, row.limit_s)
-    return (f"{row.entrant:<26}{row.n:>3}{f'{row.solved}/{row.total}':>9}"
+    return (f"{row.entrant:<{width}}{row.n:>3}{f'{row.solved}/{row.total}':>9}"
             f"{fmt(row.median_s, row.limit_s):>11}{ci:>22}{iqr:>23}" + failures)
 
 

@@ -7,6 +7,7 @@ registered only in the parent's :class:`solvers.registry.Registry`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -23,14 +24,19 @@ def jsonable(params: dict[str, Any]) -> dict[str, Any]:
             for k, v in params.items()}
 
 
+#: a part of ``--solvers`` that continues the previous entrant's parameters: ``key=...``
+_PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*=")
+
+
 def split_specs(text: str) -> list[str]:
     """Split ``a,b:k=v,k2=v2,c`` into entrant specs: a comma starts a new entrant
-    unless what follows looks like ``key=value``."""
+    unless what follows is a parameter ``key=value`` (its value may hold ``:`` and ``=``:
+    ``cmd:path=p,args=--opt=k:v``). A comma escaped as ``\\,`` never splits."""
     specs: list[str] = []
-    for part in (p.strip() for p in str(text).split(",")):
+    for part in (p.strip() for p in re.split(r"(?<!\\),", str(text))):
         if not part:
             continue
-        if specs and "=" in part and ":" not in part and ":" in specs[-1]:
+        if specs and _PARAMETER.match(part) and ":" in specs[-1]:
             specs[-1] += "," + part
         else:
             specs.append(part)
