@@ -161,12 +161,13 @@ def answers(source: str, spec: str, limit: int | None):
     text, name = read_source(source, what="a puzzle file")
     from solvers.registry import parse_spec
     try:
-        name, given = parse_spec(spec)
-        capable = current_registry().solver_class(name).batch_capable(given)
+        entrant, given = parse_spec(spec)
+        capable = current_registry().solver_class(entrant).batch_capable(given)
     except RaceError:
         capable = False                                # create() below names the problem
     if capable:
         from solvers import batch
+        capable = batch.batch_capable(spec)
     if capable and not _PLAIN_TEXT.search(text) and "\r" not in text.replace("\r\n", ""):
         try:
             n, puzzles = batch.parse_one_line_many(text, name)

@@ -55,8 +55,7 @@ EAGER = ("import sys, importlib; from experiments.cli.main import COMMANDS, main
 COMPILED = ("import sys; from solvers.dlx import DLX; from solvers.sat import SAT; "
             "DLX.INTERPRETED_MAX_PUZZLES = SAT.INTERPRETED_MAX_PUZZLES = 0; "
             "from experiments.cli import main; sys.argv[0] = 'race'; main()")
-PER_PUZZLE = ("import sys; from solvers.dlx import DLX; "
-              "DLX.batch_capable = classmethod(lambda cls, params: False); "
+PER_PUZZLE = ("import sys; from solvers import batch; batch.batch_capable = lambda spec: False; "
               "from experiments.cli import main; sys.argv[0] = 'race'; main()")
 
 
