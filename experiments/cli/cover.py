@@ -90,27 +90,51 @@ _PRINT_BUFFER = 64 << 20        # ... as long as their option nodes fit in 64 MB
 
 
 @click.command()
-@click.argument("kind", type=click.Choice(["queens", "latin"]))
-@click.argument("size", type=click.IntRange(min=1))
-def example(kind: str, size: int) -> None:
-    """Print an example exact cover problem in Knuth's dlx format.
+@click.argument("name", required=False)
+@click.argument("param", required=False)
+@click.option("--list", "list_only", is_flag=True,
+              help="List the problems: what each is, its parameter and its known answer.")
+@click.option("--knuth", is_flag=True,
+              help="Pose it as the paper does (a piece restricted) so that its 'essentially "
+                   "different' count comes out.")
+@click.option("--relaxed", is_flag=True, help="windowed-sudoku: windows only, no row/column items.")
+@click.option("--x", "x_at", type=click.Choice(["23", "24", "33"]), default=None,
+              help="scott: only the paper's subproblem with the X centred there (rank, file).")
+@click.option("--omit", type=click.Choice(["H", "J", "L", "N", "Y"]), default="L", show_default=True,
+              help="tetrasticks: the piece left out (the paper's Figure 11).")
+def example(name: str | None, param: str | None, list_only: bool, knuth: bool, relaxed: bool,
+            x_at: str | None, omit: str) -> None:
+    """Print the example exact cover problem NAME [PARAM] in Knuth's dlx format.
 
     \b
-    queens N: Knuth's N queens (ranks and files primary in organ-pipe order,
-              diagonals secondary); N = 8 has 92 solutions.
-    latin N:  the N x N Latin squares; N = 4 has 576.
+    The problems of Knuth's "Dancing Links", the thesis and the blog posts
+    (race example --list says what each is and its known answer). By default
+    every solution counts, symmetric copies included; --knuth poses the
+    problem as the paper does, e.g. the X pentomino restricted.
 
     \b
     Example:
       race example queens 8 | race cover - --count --stats
-      race example latin 4 > latin4.dlx
+      race example pentominoes 6x10 --knuth | race cover - --count --stats
+      race example scott --knuth --x 23 | race cover - --count --stats
+      race example windowed-sudoku --relaxed --knuth | race cover - --count
+      race example --list
     """
-    from generators.cover_problems import latin_square, queens
+    from generators.cover_examples import EXAMPLES, build, describe
 
-    problem = queens(size) if kind == "queens" else latin_square(size)
-    comment = (f"{size} queens (Knuth, Dancing Links): organ-pipe order, diagonals secondary"
-               if kind == "queens" else f"{size} x {size} Latin squares: cells, row-values, column-values")
-    click.echo(exact_cover.format_dlx(problem, comment), nl=False)
+    if list_only:
+        for e in EXAMPLES.values():
+            head = e.name + (f" {e.param}" if e.param else "") + \
+                (f" (default {e.default})" if e.default else "")
+            click.echo(f"{head}\n    {e.what}\n    known: {e.answer}")
+            if e.knuth:
+                click.echo(f"    --knuth: {e.knuth}")
+        return
+    if name is None:
+        raise RaceError("name a problem (race example --list names them)")
+    problem = build(name, param, knuth=knuth, relaxed=relaxed, x=x_at, omit=omit)
+    click.echo(exact_cover.format_dlx(problem, describe(name, param, knuth, relaxed, x_at, omit)),
+               nl=False)
 
 
 COMMANDS: list = [cover, example]
