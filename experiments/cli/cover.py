@@ -30,7 +30,10 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
     \b
     Format: the first line names the items, primary first, then | and the
     secondary ones (covered at most once); each further line is one option,
-    as item names; lines starting with | are comments.
+    as item names; lines starting with | are comments. Knuth's extensions:
+    a secondary item with a color in an option (x:red; options of the same
+    color may share x) and bounds on a primary item (2:3|C: covered 2 to 3
+    times; 3|C: exactly 3), searched by solvers/algorithm_m.py.
 
     \b
     Prints each solution as its chosen options (one line each, as in the
@@ -40,11 +43,15 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
     Example:
       race example queens 8 | race cover - --count --stats
       printf 'A B C\\nA B\\nC\\nA\\nB C\\n' | race cover - --show
+      printf 'A B 2:3|C | X Y\\nA B X:0 Y:0\\nA C X:1 Y:1\\nC X:0\\nB X:1\\nC Y:1\\n' | race cover -
     """
     from solvers.algorithm_x import HEURISTICS, dlx_search
     from solvers.dancing_links import DancingLinks, format_links
 
     problem = exact_cover.read(source)
+    if problem.extended:
+        _cover_extended(problem, count_only, limit, heuristic, stats, show)
+        return
     _load_kernel(dlx_search)
     t0 = time.perf_counter()
     dl = DancingLinks.from_problem(problem)
@@ -58,16 +65,43 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
     count, nodes, updates, _ = dlx_search(dl.links, HEURISTICS[heuristic], limit or 0, 0, keep,
                                           chosen, depth)
     t2 = time.perf_counter()
+    solutions = [dl.option_of[chosen[s, :depth[s]]].tolist() for s in range(min(count, keep))]
+    _report(problem, solutions, count, keep, count_only, limit, stats, nodes, updates, t1 - t0, t2 - t1)
+
+
+def _cover_extended(problem, count_only: bool, limit: int | None, heuristic: str, stats: bool,
+                    show: bool) -> None:
+    """A problem with colors or multiplicities: :mod:`solvers.algorithm_m`."""
+    from solvers.algorithm_m import MultiplicityProblem
+    from solvers.dancing_links import format_links
+
+    if heuristic != "mrv":
+        raise RaceError("colors and multiplicities are searched with the minimum-degree choice only "
+                        "(--heuristic mrv)")
+    MultiplicityProblem(exact_cover.parse("A\nA\n")).search()       # load the kernel before timing
+    t0 = time.perf_counter()
+    prepared = MultiplicityProblem(problem)
+    if show:
+        click.echo(format_links(prepared.dl, max_options=None), err=True)
+    room = max(1, min(_MAX_PRINTED, _PRINT_BUFFER // (8 * max(len(problem), 1))))
+    keep = 0 if count_only else (limit if limit is not None else room)
+    t1 = time.perf_counter()
+    count, nodes, updates, _, solutions = prepared.search(limit or 0, 0, keep)
+    t2 = time.perf_counter()
+    _report(problem, solutions, count, keep, count_only, limit, stats, nodes, updates,
+            t1 - t0, t2 - t1)
+
+
+def _report(problem, solutions, count, keep, count_only, limit, stats, nodes, updates,
+            build_s: float, search_s: float) -> None:
     if count_only:
         click.echo(str(count))
     else:
         if count > keep:
             raise RaceError(f"{count} solutions, more than the {keep} that can be printed; "
                             f"use --count or --limit")
-        blocks = []
-        for s in range(count):
-            options = dl.option_of[chosen[s, :depth[s]]]
-            blocks.append("\n".join(" ".join(problem.option_names(int(o))) for o in options))
+        blocks = ["\n".join(" ".join(problem.entry_names(int(o))) for o in options)
+                  for options in solutions]
         if blocks:
             click.echo("\n\n".join(blocks))
         else:
@@ -75,7 +109,7 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
     if stats:
         reached = " (limit reached)" if limit is not None and count >= limit else ""
         click.echo(f"{count} solutions{reached}, {nodes} nodes, {updates} updates "
-                   f"(build {1e3 * (t1 - t0):.3f} ms, search {1e3 * (t2 - t1):.3f} ms)", err=True)
+                   f"(build {1e3 * build_s:.3f} ms, search {1e3 * search_s:.3f} ms)", err=True)
 
 
 def _load_kernel(kernel) -> None:
