@@ -23,8 +23,13 @@ from formats.errors import RaceError
               help="Print 'S solutions, N nodes, U updates' (Knuth's counts) and the time on stderr.")
 @click.option("--show", is_flag=True,
               help="First print the dancing-links matrix (items with sizes, then the options) on stderr.")
+@click.option("--trace", is_flag=True,
+              help="First print the dance step by step: each choose (level, item, its size), cover, "
+                   "option tried, solution and uncover.")
+@click.option("--trace-limit", type=click.IntRange(min=1), default=1000, show_default=True,
+              metavar="K", help="With --trace: stop the trace after K steps (the search still runs to the end).")
 def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stats: bool,
-          show: bool) -> None:
+          show: bool, trace: bool, trace_limit: int) -> None:
     """Solve the exact cover problem in FILE (Knuth's dlx format; - = stdin).
 
     \b
@@ -42,6 +47,7 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
     \b
     Example:
       race example queens 8 | race cover - --count --stats
+      race example queens 4 | race cover - --count --trace --trace-limit 40
       printf 'A B C\\nA B\\nC\\nA\\nB C\\n' | race cover - --show
       printf 'A B 2:3|C | X Y\\nA B X:0 Y:0\\nA C X:1 Y:1\\nC X:0\\nB X:1\\nC Y:1\\n' | race cover -
     """
@@ -50,8 +56,12 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
 
     problem = exact_cover.read(source)
     if problem.extended:
+        if trace:
+            raise RaceError("--trace follows plain exact cover problems (no colors or multiplicities)")
         _cover_extended(problem, count_only, limit, heuristic, stats, show)
         return
+    if trace:
+        _print_trace(problem, HEURISTICS[heuristic], trace_limit)
     _load_kernel(dlx_search)
     t0 = time.perf_counter()
     dl = DancingLinks.from_problem(problem)
@@ -67,6 +77,21 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
     t2 = time.perf_counter()
     solutions = [dl.option_of[chosen[s, :depth[s]]].tolist() for s in range(min(count, keep))]
     _report(problem, solutions, count, keep, count_only, limit, stats, nodes, updates, t1 - t0, t2 - t1)
+
+
+def _print_trace(problem, heuristic: int, trace_limit: int) -> None:
+    """The first ``trace_limit`` steps of the dance (solvers/dance_trace.py) on stdout."""
+    from solvers.dance_trace import trace
+    from solvers.dancing_links import DancingLinks
+
+    dl = DancingLinks.from_problem(problem)
+    shown = 0
+    for step in trace(dl, heuristic):
+        if shown == trace_limit:
+            click.echo(f"... trace stopped after {trace_limit} steps (--trace-limit)")
+            break
+        click.echo(step.describe(option_names=problem.option_names))
+        shown += 1
 
 
 def _cover_extended(problem, count_only: bool, limit: int | None, heuristic: str, stats: bool,
@@ -149,6 +174,7 @@ def example(name: str | None, param: str | None, list_only: bool, knuth: bool, r
     \b
     Example:
       race example queens 8 | race cover - --count --stats
+      race example queens 4 | race cover - --count --trace --trace-limit 40
       race example pentominoes 6x10 --knuth | race cover - --count --stats
       race example scott --knuth --x 23 | race cover - --count --stats
       race example windowed-sudoku --relaxed --knuth | race cover - --count
