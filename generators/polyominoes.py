@@ -266,7 +266,8 @@ def dudeney(knuth: bool = False) -> ExactCover:
 
 def y_pentominoes(side: int = 15) -> ExactCover:
     """Pack side²/5 Y pentominoes into a side x side square (the paper: 45 in
-    15 x 15, 212 solutions). The pieces are alike, so the items are only the cells."""
+    15 x 15, 212 solutions up to symmetry; all placements give 8 x 212 = 1696).
+    The pieces are alike, so the items are only the cells."""
     if side < 1 or side * side % 5:
         raise RaceError(f"Y pentominoes cover a multiple of 5 cells; {side}x{side} is not")
     board = rectangle(side, side)
