@@ -14,6 +14,15 @@ Knuth's dlx format (the input of his dlx1 program)::
     A C                     <- one option per line, as item names
     B D G
 
+Knuth's extensions are read too: a *color* on a secondary item of an option
+(his dlx2: ``x:red``; options that give x the same color may share it, an
+option naming x without a color excludes every other) and *multiplicities* of
+primary items (his dlx3: ``2:3|C`` on the item line means C is covered 2 to 3
+times, ``3|C`` exactly 3 times). :attr:`ExactCover.colors` holds one color id
+per option entry (0: none; ids index :attr:`ExactCover.color_names` from 1),
+:attr:`ExactCover.lower` / :attr:`ExactCover.upper` the bounds of the primary
+items (None: every bound is 1).
+
 Blank lines are skipped; lines end at ``\\n`` only and names are separated by
 ASCII blanks. Malformed text raises :class:`RaceError` naming the
 source and line: no item line, a duplicate item name, an illegal name, an
@@ -24,7 +33,8 @@ with a warning, here it is an error so nothing is dropped silently).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -46,6 +56,31 @@ class ExactCover:
     primary: int
     starts: np.ndarray
     flat: np.ndarray
+    colors: np.ndarray | None = None          # per entry of flat: 0 or a color id (1-based)
+    color_names: list[str] = field(default_factory=list)
+    lower: np.ndarray | None = None           # per primary item (None: all 1)
+    upper: np.ndarray | None = None
+
+    @property
+    def extended(self) -> bool:
+        """True if the problem uses colors or multiplicities (Knuth's dlx2/dlx3)."""
+        return bool((self.colors is not None and self.colors.any())
+                    or (self.lower is not None and (np.any(self.lower != 1) or np.any(self.upper != 1))))
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) per primary item, 1 and 1 where none were given."""
+        if self.lower is None:
+            ones = np.ones(self.primary, dtype=np.int64)
+            return ones, ones.copy()
+        return self.lower, self.upper
+
+    def entry_names(self, o: int) -> list[str]:
+        """Option o as its dlx tokens: item names, with ``:color`` where it has one."""
+        names = self.option_names(o)
+        if self.colors is None:
+            return names
+        cols = self.colors[self.starts[o]:self.starts[o + 1]]
+        return [n if not c else f"{n}:{self.color_names[c - 1]}" for n, c in zip(names, cols)]
 
     # -- construction ------------------------------------------------------
     @classmethod
@@ -166,6 +201,9 @@ _BLANKS_TO_SPACE = str.maketrans({ch: " " for ch in BLANKS})
 
 # -- Knuth's dlx text format -------------------------------------------------
 
+_BOUND = re.compile(r"(?:([0-9]{1,9}):)?([0-9]{1,9})\|(.*)")
+
+
 def parse(text: str, source: str = "<text>") -> ExactCover:
     """Parse Knuth's dlx format (see the module docstring)."""
     items: list[str] | None = None
@@ -173,6 +211,10 @@ def parse(text: str, source: str = "<text>") -> ExactCover:
     index: dict[str, int] = {}
     starts = [0]
     flat: list[int] = []
+    colors: list[int] = []
+    color_ids: dict[str, int] = {}
+    lower: list[int] = []
+    upper: list[int] = []
     for no, raw in enumerate(split_lines(text), 1):
         line = raw.strip(BLANKS)
         if not line or line.startswith("|"):
@@ -182,23 +224,44 @@ def parse(text: str, source: str = "<text>") -> ExactCover:
             if tokens.count("|") > 1:
                 raise RaceError("the item line has more than one '|'", source=source, line=no)
             bar = tokens.index("|") if "|" in tokens else len(tokens)
-            items = tokens[:bar] + tokens[bar + 1:]
+            items = []
+            for k, tok in enumerate(tokens[:bar] + tokens[bar + 1:]):
+                lo = hi = 1
+                if "|" in tok:
+                    m = _BOUND.fullmatch(tok)
+                    if m is None or k >= bar:
+                        raise RaceError(f"bad item {tok[:40]!r} (bounds are written lo:hi|NAME or "
+                                        f"n|NAME, before primary items only)", source=source, line=no)
+                    hi = int(m.group(2))
+                    lo = int(m.group(1)) if m.group(1) is not None else hi
+                    tok = m.group(3)
+                    if hi < 1 or lo > hi:
+                        raise RaceError(f"bounds {lo}:{hi} of item {tok[:40]!r} need 0 <= lo <= hi, hi >= 1",
+                                        source=source, line=no)
+                _check_name(tok, source, no)
+                if tok in index:
+                    raise RaceError(f"duplicate item name {tok!r}", source=source, line=no)
+                index[tok] = len(index)
+                items.append(tok)
+                if k < bar:
+                    lower.append(lo)
+                    upper.append(hi)
             primary = bar
-            for name in items:
-                _check_name(name, source, no)
-                if name in index:
-                    raise RaceError(f"duplicate item name {name!r}", source=source, line=no)
-                index[name] = len(index)
             continue
         seen: set[int] = set()
-        for name in tokens:
+        for tok in tokens:
+            name, colon, color = tok.partition(":")
             i = index.get(name)
             if i is None:
                 raise RaceError(f"unknown item {name!r} in an option", source=source, line=no)
             if i in seen:
                 raise RaceError(f"item {name!r} occurs twice in one option", source=source, line=no)
+            if colon and (i < primary or not color):
+                raise RaceError(f"{tok[:40]!r}: only a secondary item takes a color (item:color)",
+                                source=source, line=no)
             seen.add(i)
             flat.append(i)
+            colors.append(color_ids.setdefault(color, len(color_ids) + 1) if colon else 0)
         if min(seen) >= primary:
             raise RaceError("empty option: no primary item, so it could never be chosen",
                             source=source, line=no)
@@ -208,7 +271,14 @@ def parse(text: str, source: str = "<text>") -> ExactCover:
     if primary == 0:
         raise RaceError("no primary items (the item line must name at least one before '|')",
                         source=source)
-    return ExactCover(items, primary, np.array(starts, dtype=np.int64), np.array(flat, dtype=INDEX_DTYPE))
+    problem = ExactCover(items, primary, np.array(starts, dtype=np.int64), np.array(flat, dtype=INDEX_DTYPE))
+    if color_ids:
+        problem.colors = np.array(colors, dtype=np.int32)
+        problem.color_names = list(color_ids)
+    if any(lo != 1 or hi != 1 for lo, hi in zip(lower, upper)):
+        problem.lower = np.array(lower, dtype=np.int64)
+        problem.upper = np.array(upper, dtype=np.int64)
+    return problem
 
 
 def read(path_or_dash: str | Path) -> ExactCover:
@@ -222,11 +292,16 @@ def format_dlx(problem: ExactCover, comment: str | None = None) -> str:
     out = []
     if comment:
         out.extend(f"| {line}" for line in comment.splitlines())
-    head = " ".join(problem.items[:problem.primary])
+    lower, upper = problem.bounds()
+    head = " ".join(name if (lo, hi) == (1, 1) else (f"{hi}|{name}" if lo == hi else f"{lo}:{hi}|{name}")
+                    for name, lo, hi in zip(problem.items, lower, upper))
     if problem.secondary:
         head += " | " + " ".join(problem.items[problem.primary:])
     out.append(head)
     names = np.array(problem.items, dtype=object)
     for o in range(len(problem)):
-        out.append(" ".join(names[problem.flat[problem.starts[o]:problem.starts[o + 1]]]))
+        if problem.colors is not None:
+            out.append(" ".join(problem.entry_names(o)))
+        else:
+            out.append(" ".join(names[problem.flat[problem.starts[o]:problem.starts[o + 1]]]))
     return "\n".join(out) + "\n"

@@ -23,6 +23,8 @@ from formats.errors import RaceError, printable
 #: from here without importing the module; tests/test_startup.py checks the table
 #: against each module's ``COMMANDS``.
 COMMANDS: dict[str, tuple[str, str, str]] = {
+    "animate": ("experiments.cli.animate", "animate",
+                "Draw the search for PUZZLE (queens:N or a Sudoku file) frame by frame."),
     "check": ("experiments.cli.solve", "check",
               "Say whether PUZZLE is solved, consistent or inconsistent, and where."),
     "count": ("experiments.cli.solve", "count",

@@ -1,0 +1,67 @@
+"""`race cover --trace`: the dance step by step, with the kernel's own counts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from experiments.cli.main import main
+from formats import exact_cover
+from generators.cover_problems import latin_square, queens
+from solvers.algorithm_x import FIRST, MRV, dlx_search
+from solvers.dance_trace import totals, trace
+from solvers.dancing_links import DancingLinks
+
+TOY = "A B C D E F G\nC E F\nA D G\nB C F\nA D\nB G\nD E G\n"
+
+
+def kernel_counts(problem, heuristic):
+    dl = DancingLinks.from_problem(problem)
+    count, nodes, updates, _ = dlx_search(dl.links, heuristic, 0, 0, 0,
+                                          np.zeros((1, max(dl.primary, 1)), dtype=np.int64),
+                                          np.zeros(1, dtype=np.int64))
+    return count, nodes, updates
+
+
+@pytest.mark.parametrize("problem", [queens(5), queens(6), latin_square(3), exact_cover.parse(TOY)],
+                         ids=["queens5", "queens6", "latin3", "toy"])
+@pytest.mark.parametrize("heuristic", [MRV, FIRST])
+def test_a_full_trace_counts_what_the_kernel_counts(problem, heuristic):
+    dl = DancingLinks.from_problem(problem)
+    before = dl.links.copy()
+    steps = list(trace(dl, heuristic))
+    assert totals(steps) == kernel_counts(problem, heuristic)
+    assert np.array_equal(dl.links, before)                 # every cover was undone
+    covers = sum(s.kind == "cover" for s in steps)
+    assert covers == sum(s.kind == "uncover" for s in steps)
+
+
+def test_toy_trace_is_knuths_walkthrough():
+    """The paper's equation (3) with the S heuristic: column A is chosen first (size 2),
+    row A D G fails, row A D leads to the unique solution A D / B G / C E F. The steps
+    are the hand trace of tests/test_dlx.py (cover A 4, D 3, G 2, ...: 30 updates)."""
+    steps = list(trace(DancingLinks.from_problem(exact_cover.parse(TOY)), MRV))
+    assert steps[0].kind == "choose" and steps[0].item == "A" and steps[0].size == 2
+    covers = [(s.item, s.updates) for s in steps if s.kind == "cover"]
+    assert covers[:3] == [("A", 4), ("D", 3), ("G", 2)] and sum(u for _, u in covers) == 30
+    tried = [s.option for s in steps if s.kind == "try" and s.level == 0]
+    assert tried == [1, 3]                              # A D G, then A D
+    (solution,) = [s for s in steps if s.kind == "solution"]
+    assert sorted(solution.options) == [0, 3, 4]
+
+
+def test_race_cover_trace_prints_capped_steps():
+    dlx = CliRunner().invoke(main, ["example", "queens", "6"]).output
+    result = CliRunner().invoke(main, ["cover", "-", "--count", "--trace", "--trace-limit", "25"], input=dlx)
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert len(lines) == 25 + 2 and lines[-1] == "4" and "--trace-limit" in lines[-2]
+    assert lines[0].startswith("L0") and "choose" in lines[0] and "(size " in lines[0]
+    tries = [ln for ln in lines if " try option " in ln]
+    assert tries and all(ln.split(": ")[1].split()[0].startswith(("R", "F")) for ln in tries)
+
+
+def test_trace_refuses_colors():
+    result = CliRunner().invoke(main, ["cover", "-", "--trace"], input="A | x\nA x:red\n")
+    assert result.exit_code == 2 and "--trace" in result.output
