@@ -6,7 +6,9 @@
 * :func:`candidate_table` -- the same for every cell at once (numpy);
 * :func:`conflicts` / :func:`is_consistent` -- equal values sharing a unit;
 * :func:`is_solved` (IsSolved, Task 3), :func:`keeps_clues`,
-  :func:`is_solution_of` -- the check every answer goes through.
+  :func:`is_solution_of` -- the check every answer goes through;
+  :func:`are_solved` and :func:`are_solutions_of` -- the same for many grids at
+  once (the batch path).
 
 Time and memory of the whole-grid checks are linear in the number of cells
 (times n² for :func:`candidate_table`).
@@ -152,3 +154,27 @@ def keeps_clues(puzzle: Grid, solution: Grid) -> bool:
 def is_solution_of(puzzle: Grid, solution: Grid) -> bool:
     """The check every answer goes through: solved, and faithful to the clues."""
     return keeps_clues(puzzle, solution) and is_solved(solution)
+
+
+def are_solved(cells: np.ndarray, n: int) -> np.ndarray:
+    """IsSolved for many grids at once: ``cells`` (P, n², n²) of values 0..n² ->
+    (P,) bool, True where no cell is empty and every row, column and box holds
+    each value once (vectorised over the unit tables)."""
+    side = n * n
+    cells = np.asarray(cells)
+    count = cells.shape[0]
+    units, _ = unit_tables(n)
+    members = cells.reshape(count, side * side)[:, units]      # (P, 3n², n²)
+    if side < 63:                # each unit's values as one bit set: {1..n²} exactly
+        bits = np.left_shift(np.int64(1), members.astype(np.int64))
+        full = (np.int64(1) << (side + 1)) - 2
+        return (np.bitwise_or.reduce(bits, axis=2) == full).all(axis=1)
+    return (np.sort(members, axis=2) == np.arange(1, side + 1)).all(axis=(1, 2))
+
+
+def are_solutions_of(puzzles: np.ndarray, solutions: np.ndarray, n: int) -> np.ndarray:
+    """:func:`is_solution_of` for many grids at once: (P,) bool, True where
+    ``solutions[p]`` is solved and keeps every clue of ``puzzles[p]``."""
+    solutions = np.asarray(solutions)
+    kept = ((puzzles == 0) | (puzzles == solutions)).all(axis=(1, 2))
+    return kept & are_solved(solutions, n)
