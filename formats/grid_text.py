@@ -106,13 +106,16 @@ def _content(text: str, name: str) -> tuple[list[tuple[int, str]], list[tuple[in
 
 
 def _is_one_line(content: list[tuple[int, str]]) -> bool:
-    """A one-line file: every grid line one token longer than one character."""
-    return all(len(line) > 1 and len(line.split()) == 1 for _, line in content)
+    """A one-line file: every grid line one token longer than one character (the
+    lines are stripped, so: no blank inside, checked on all of them joined)."""
+    return (min(len(line) for _, line in content) > 1
+            and not _BLANK.search("\n".join(line for _, line in content)))
 
 
 #: anything but printable ASCII and the blanks of :data:`formats.source.BLANKS`.
 _BAD_CHAR = re.compile(r"[^\x21-\x7e \t\r\f\v]")
 _BAD_CHAR_OR_NEWLINE = re.compile(r"[^\x21-\x7e \t\r\f\v\n]")
+_BLANK = re.compile(f"[{BLANKS}]")
 
 #: the longest cell token read as a number (leading zeros allowed); longer is an error.
 MAX_TOKEN_DIGITS = 9

@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from solvers.compiled import kernel
+from solvers.compiled import is_interpreted, kernel
 
 from formats.errors import RaceError
 from formats.grid import Grid
@@ -43,9 +43,16 @@ def _dlx_kernel(links, puzzles, n, limit, node_limit, solutions, counts, nodes, 
         complete[p] = done
 
 
-def dlx_many(puzzles: np.ndarray, n: int, limit: int = 1, node_limit: int = 0
+#: puzzles per thread below which :func:`dlx_many` stays on one thread
+PUZZLES_PER_THREAD = 2000
+
+
+def dlx_many(puzzles: np.ndarray, n: int, limit: int = 1, node_limit: int = 0, threads: int = 1
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """DLX (MRV) on every puzzle of ``puzzles`` (P, n², n²) in one compiled call.
+    """DLX (MRV) on every puzzle of ``puzzles`` (P, n², n²) in one compiled call,
+    or in up to ``threads`` calls side by side (the kernel releases the GIL; each
+    thread has its own copy of the links; at least :data:`PUZZLES_PER_THREAD`
+    puzzles each; interpreted kernels use one thread).
 
     Returns (counts, nodes, complete, solutions): solutions found per puzzle
     up to ``limit`` (0 = all), search nodes, False where ``node_limit`` (0 =
@@ -58,8 +65,23 @@ def dlx_many(puzzles: np.ndarray, n: int, limit: int = 1, node_limit: int = 0
     counts = np.zeros(count, dtype=np.int64)
     nodes = np.zeros(count, dtype=np.int64)
     complete = np.zeros(count, dtype=np.bool_)
-    if count:
-        _dlx_kernel(full_links(n), puzzles, n, limit, node_limit, solutions, counts, nodes, complete)
+    parts = 1 if is_interpreted() else max(1, min(threads, count // PUZZLES_PER_THREAD))
+    bounds = np.linspace(0, count, parts + 1).astype(int)
+
+    def run(part: int) -> None:
+        links = full_links(n) if part == 0 else full_links(n).copy()
+        chunk = slice(bounds[part], bounds[part + 1])
+        _dlx_kernel(links, puzzles[chunk], n, limit, node_limit, solutions[chunk], counts[chunk],
+                    nodes[chunk], complete[chunk])
+
+    if parts == 1:
+        if count:
+            run(0)
+        return counts, nodes, complete, solutions
+    _dlx_kernel.compiled()                      # compiled once, before the threads start
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(parts) as pool:
+        list(pool.map(run, range(parts)))
     return counts, nodes, complete, solutions
 
 
@@ -110,11 +132,12 @@ def _checked_grid(n: int, cells: np.ndarray) -> Grid:
     return grid
 
 
-def solve_array(puzzles: np.ndarray, n: int, limit: int | None = 1, node_limit: int = 0
-                ) -> list[Result]:
-    """:func:`solve_many` for one (P, n², n²) array of puzzles of box size n (dlx)."""
+def solve_array(puzzles: np.ndarray, n: int, limit: int | None = 1, node_limit: int = 0,
+                threads: int = 1) -> list[Result]:
+    """:func:`solve_many` for one (P, n², n²) array of puzzles of box size n (dlx),
+    on up to ``threads`` threads (see :func:`dlx_many`)."""
     t0 = time.perf_counter()
-    counts, nodes, complete, solutions = dlx_many(puzzles, n, limit or 0, node_limit)
+    counts, nodes, complete, solutions = dlx_many(puzzles, n, limit or 0, node_limit, threads)
     t1 = time.perf_counter()
     found = counts > 0
     ok = np.ones(len(counts), dtype=bool)

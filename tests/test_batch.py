@@ -69,8 +69,8 @@ def test_solve_many_rejects_a_bad_limit():
 def test_wrong_is_reported_when_the_kernel_lies(monkeypatch):
     grid = grid_text.read(HARD9).grids[0]
 
-    def liar(puzzles, n, limit, node_limit):
-        counts, nodes, complete, solutions = real(puzzles, n, limit, node_limit)
+    def liar(puzzles, n, limit, node_limit, threads=1):
+        counts, nodes, complete, solutions = real(puzzles, n, limit, node_limit, threads)
         solutions[:, 0, [0, 1]] = solutions[:, 0, [1, 0]]
         return counts, nodes, complete, solutions
 
@@ -78,3 +78,14 @@ def test_wrong_is_reported_when_the_kernel_lies(monkeypatch):
     monkeypatch.setattr(batch, "dlx_many", liar)
     [result] = batch.solve_many([grid], "dlx")
     assert result.status == WRONG and not result.verified
+
+
+def test_dlx_many_on_threads_gives_the_answers_of_one_thread(monkeypatch):
+    monkeypatch.setattr(batch, "PUZZLES_PER_THREAD", 2)
+    n, puzzles = grid_text.parse_one_line_many(HARD9.read_text())
+    puzzles = np.concatenate([puzzles] * 2)
+    one = batch.dlx_many(puzzles, n, limit=2)
+    three = batch.dlx_many(puzzles, n, limit=2, threads=3)
+    assert all(np.array_equal(a, b) for a, b in zip(one, three))
+    assert (one[0] == 1).all()
+    assert batch.full_links(n).tobytes() == batch.full_links(n).copy().tobytes()

@@ -140,7 +140,8 @@ def answers(source: str, spec: str, limit: int | None):
         solver = _registry().create(spec)
         node_limit = int(solver.params["node_limit"])
         with interpreted(_interpreted(entrant, n, len(puzzles), limit)):
-            results = batch.solve_array(puzzles, n, limit, node_limit)
+            results = batch.solve_array(puzzles, n, limit, node_limit,
+                                        threads=len(os.sched_getaffinity(0)))
         return grid_text.ONE_LINE, None, results
     pf = grid_text.parse(text, name)
     solver = _registry().create(spec)

@@ -159,17 +159,22 @@ def is_solution_of(puzzle: Grid, solution: Grid) -> bool:
 def are_solved(cells: np.ndarray, n: int) -> np.ndarray:
     """IsSolved for many grids at once: ``cells`` (P, n², n²) of values 0..n² ->
     (P,) bool, True where no cell is empty and every row, column and box holds
-    each value once (vectorised over the unit tables)."""
+    each value once (vectorised: each unit's values as one bit set, which must be
+    {1..n²}; beyond 62x62, each unit sorted)."""
     side = n * n
     cells = np.asarray(cells)
     count = cells.shape[0]
-    units, _ = unit_tables(n)
-    members = cells.reshape(count, side * side)[:, units]      # (P, 3n², n²)
-    if side < 63:                # each unit's values as one bit set: {1..n²} exactly
-        bits = np.left_shift(np.int64(1), members.astype(np.int64))
-        full = (np.int64(1) << (side + 1)) - 2
-        return (np.bitwise_or.reduce(bits, axis=2) == full).all(axis=1)
-    return (np.sort(members, axis=2) == np.arange(1, side + 1)).all(axis=(1, 2))
+    if side >= 63:
+        units, _ = unit_tables(n)
+        members = cells.reshape(count, side * side)[:, units]      # (P, 3n², n²)
+        return (np.sort(members, axis=2) == np.arange(1, side + 1)).all(axis=(1, 2))
+    bits = np.left_shift(np.uint64(1), cells.astype(np.uint64))
+    full = np.uint64((1 << (side + 1)) - 2)
+    rows = np.bitwise_or.reduce(bits, axis=2)
+    columns = np.bitwise_or.reduce(bits, axis=1)
+    boxes = np.bitwise_or.reduce(bits.reshape(count, n, n, n, n).transpose(0, 1, 3, 2, 4)
+                                 .reshape(count, side, side), axis=2)
+    return (rows == full).all(axis=1) & (columns == full).all(axis=1) & (boxes == full).all(axis=1)
 
 
 def are_solutions_of(puzzles: np.ndarray, solutions: np.ndarray, n: int) -> np.ndarray:
