@@ -6,8 +6,8 @@ Python), which for the formula of a 100x100 costs more than CaDiCaL's whole sear
 0.08 s for the CaDiCaL binary to parse the same clauses as DIMACS).
 
 For CaDiCaL 1.9.5 (PySAT's ``cadical195``) :func:`load` instead runs one compiled
-loop per block of clauses that calls the solver's own ``CaDiCaL::Solver::add(int)``
-for every literal and ``add(0)`` after each clause: the very call PySAT's extension
+loop over all the clauses (each ended by a 0, as in DIMACS) that calls the solver's
+own ``CaDiCaL::Solver::add(int)`` for every one of those numbers: the very call PySAT's extension
 makes per literal (its ``cadical195_add_cl``), reached through the symbol that
 extension exports, on the solver PySAT created. The same clauses in the same order,
 at the speed of CaDiCaL's own parser (0.07 s CPU for those clauses).
@@ -35,13 +35,10 @@ _CADICAL_ADD = "_ZN10CaDiCaL1956Solver3addEi"
 
 
 @kernel(cache=True)
-def _add_block(add, solver, block):
-    """``add(solver, literal)`` for every literal of every clause (row) of
-    ``block``, then ``add(solver, 0)`` to end the clause."""
-    for i in range(block.shape[0]):
-        for j in range(block.shape[1]):
-            add(solver, block[i, j])
-        add(solver, 0)
+def _add_all(add, solver, literals):
+    """``add(solver, x)`` for every x of ``literals``: clauses, each ended by a 0."""
+    for i in range(literals.shape[0]):
+        add(solver, literals[i])
 
 
 @functools.lru_cache(maxsize=1)
@@ -72,18 +69,33 @@ def bulk_capable(solver) -> bool:
 
 
 def load(solver, blocks) -> None:
-    """Add every clause of ``blocks`` to the PySAT ``solver`` (a ``pysat.solvers.Solver``):
-    2-D integer arrays of clauses of one width, or lists of clauses; in bulk when
-    :func:`bulk_capable`, else clause by clause through PySAT."""
+    """Add every clause of ``blocks`` to the PySAT ``solver`` (a ``pysat.solvers.Solver``),
+    in order: 2-D integer arrays of clauses of one width, or lists of clauses; in bulk
+    (one compiled call per run of arrays) when :func:`bulk_capable`, else clause by
+    clause through PySAT."""
     bulk = bulk_capable(solver)
+    run: list[np.ndarray] = []                    # arrays waiting for one bulk call
     for block in blocks:
+        if bulk and isinstance(block, np.ndarray) and block.ndim == 2 and block.all():
+            if block.size:
+                run.append(block)
+            continue
+        _add_in_bulk(solver, run)
+        run = []
         if not isinstance(block, np.ndarray):
             solver.append_formula(block)
-        elif bulk and block.size and block.all():
-            _add_block(cadical_add(), _pointer(solver.solver.cadical),
-                       np.ascontiguousarray(block, dtype=np.int32))
-        else:
-            # in slices: a block of millions of clauses as one Python list would
-            # cost ~100 bytes per literal at once
-            for start in range(0, block.shape[0], LOAD_SLICE):
-                solver.append_formula(block[start:start + LOAD_SLICE].tolist())
+            continue
+        # in slices: a block of millions of clauses as one Python list would
+        # cost ~100 bytes per literal at once
+        for start in range(0, block.shape[0], LOAD_SLICE):
+            solver.append_formula(block[start:start + LOAD_SLICE].tolist())
+    _add_in_bulk(solver, run)
+
+
+def _add_in_bulk(solver, blocks: list[np.ndarray]) -> None:
+    """The clauses of ``blocks`` (0-free arrays) in one compiled call, DIMACS style."""
+    if not blocks:
+        return
+    literals = np.concatenate([np.pad(block.astype(np.int32, copy=False), ((0, 0), (0, 1))).ravel()
+                               for block in blocks])
+    _add_all(cadical_add(), _pointer(solver.solver.cadical), literals)
