@@ -3,13 +3,13 @@
 ``race solve`` / ``race count`` over a file of thousands of puzzles pay Python
 overhead per puzzle (building an exact cover matrix, a Grid, a Result). Here:
 
-* :func:`parse_one_line_many` turns a one-line file into one ``(P, side, side)``
-  array with a byte lookup table (no Python loop per cell);
+* :func:`formats.grid_text.parse_one_line_many` (the one-line reader, vectorised)
+  turns a one-line file into one ``(P, side, side)`` array;
 * :func:`dlx_many` runs the DLX counter over every puzzle in one compiled call,
   on the full Sudoku matrix built once per n (:func:`solvers.dlx.full_links`):
   each puzzle's clues are covered, DLX (MRV) runs, the covers are undone;
-* :func:`verify_many` checks every answer at once: rows, columns and boxes are
-  permutations of 1..n² and every clue is kept;
+* :func:`solvers.rules.are_solutions_of` (IsSolved of the rules core, for many
+  grids at once) checks every answer;
 * :func:`solve_many` wraps it all into the same :class:`~solvers.interface.Result`
   objects (same statuses, same verification) as ``Solver.solve`` / ``count``.
   Entrants the batch kernel does not cover (anything but ``dlx`` with the MRV
@@ -24,12 +24,12 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from solvers.compiled import kernel
+from solvers.compiled import is_interpreted, kernel
 
 from formats.errors import RaceError
 from formats.grid import Grid
-from formats.grid_text import MAX_ONE_LINE_N, ONE_LINE_DIGITS
-from solvers import registry
+from formats.grid_text import ONE_LINE_DIGITS
+from solvers import registry, rules
 from solvers.dlx import count_with_clues, full_links
 from solvers.interface import SOLVED, UNKNOWN, UNSAT, WRONG, Result
 
@@ -43,73 +43,46 @@ def _dlx_kernel(links, puzzles, n, limit, node_limit, solutions, counts, nodes, 
         complete[p] = done
 
 
-def dlx_many(puzzles: np.ndarray, n: int, limit: int = 1, node_limit: int = 0
+#: puzzles per thread below which :func:`dlx_many` stays on one thread
+PUZZLES_PER_THREAD = 2000
+
+
+def dlx_many(puzzles: np.ndarray, n: int, limit: int = 1, node_limit: int = 0, threads: int = 1
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """DLX (MRV) on every puzzle of ``puzzles`` (P, n², n²) in one compiled call.
+    """DLX (MRV) on every puzzle of ``puzzles`` (P, n², n²) in one compiled call,
+    or in up to ``threads`` calls side by side (the kernel releases the GIL; each
+    thread has its own copy of the links; at least :data:`PUZZLES_PER_THREAD`
+    puzzles each; interpreted kernels use one thread).
 
     Returns (counts, nodes, complete, solutions): solutions found per puzzle
     up to ``limit`` (0 = all), search nodes, False where ``node_limit`` (0 =
     none) stopped the search, and the first solution of each puzzle (rows of
     a puzzle without one are undefined). Clues that conflict give count 0.
-    Unverified: see :func:`verify_many`."""
+    Unverified: see :func:`solvers.rules.are_solutions_of`."""
     puzzles = np.ascontiguousarray(puzzles, dtype=np.int32)
     count = puzzles.shape[0]
     solutions = np.zeros_like(puzzles)
     counts = np.zeros(count, dtype=np.int64)
     nodes = np.zeros(count, dtype=np.int64)
     complete = np.zeros(count, dtype=np.bool_)
-    if count:
-        _dlx_kernel(full_links(n), puzzles, n, limit, node_limit, solutions, counts, nodes, complete)
+    parts = 1 if is_interpreted() else max(1, min(threads, count // PUZZLES_PER_THREAD))
+    bounds = np.linspace(0, count, parts + 1).astype(int)
+
+    def run(part: int) -> None:
+        links = full_links(n) if part == 0 else full_links(n).copy()
+        chunk = slice(bounds[part], bounds[part + 1])
+        _dlx_kernel(links, puzzles[chunk], n, limit, node_limit, solutions[chunk], counts[chunk],
+                    nodes[chunk], complete[chunk])
+
+    if parts == 1:
+        if count:
+            run(0)
+        return counts, nodes, complete, solutions
+    _dlx_kernel.compiled()                      # compiled once, before the threads start
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(parts) as pool:
+        list(pool.map(run, range(parts)))
     return counts, nodes, complete, solutions
-
-
-def verify_many(puzzles: np.ndarray, solutions: np.ndarray, n: int) -> np.ndarray:
-    """For each p, True iff ``solutions[p]`` is solved (every row, column and
-    box a permutation of 1..n²) and keeps every clue of ``puzzles[p]``."""
-    side = n * n
-    count = solutions.shape[0]
-    target = np.arange(1, side + 1)
-    boxes = solutions.reshape(count, n, n, n, n).transpose(0, 1, 3, 2, 4).reshape(count, side, side)
-    ok = np.ones(count, dtype=bool)
-    for units in (solutions, solutions.transpose(0, 2, 1), boxes):
-        ok &= (np.sort(units, axis=2) == target).all(axis=(1, 2))
-    ok &= ((puzzles == 0) | (puzzles == solutions)).all(axis=(1, 2))
-    return ok
-
-
-def parse_one_line_many(text: str, name: str = "<text>") -> tuple[int, np.ndarray]:
-    """(n, puzzles) from a file of one-line puzzles (n⁴ characters each, ``.``
-    or ``0`` empty, 1-9 then A-Z; blank and ``#`` lines skipped). RaceError
-    naming line and column on a bad character, a line of another length or
-    a value out of range."""
-    numbered = [(no, line.strip()) for no, line in enumerate(text.splitlines(), 1)]
-    numbered = [(no, line) for no, line in numbered if line and not line.startswith("#")]
-    if not numbered:
-        raise RaceError("no puzzle found (only blank or # lines)", source=name)
-    length = len(numbered[0][1])
-    n = next((k for k in range(1, MAX_ONE_LINE_N + 1) if k ** 4 == length), None)
-    if n is None:
-        raise RaceError(f"{length} characters, expected n⁴ characters for n = 1..{MAX_ONE_LINE_N}",
-                        source=name, line=numbered[0][0])
-    for no, line in numbered:
-        if len(line) != length:
-            raise RaceError(f"{len(line)} characters, expected {length} like the first puzzle",
-                            source=name, line=no)
-    table = np.full(256, -1, dtype=np.int32)
-    table[ord(".")] = table[ord("0")] = 0
-    for value, ch in enumerate(ONE_LINE_DIGITS[:n * n], 1):
-        table[ord(ch)] = table[ord(ch.lower())] = value
-    raw = np.frombuffer("".join(line for _, line in numbered).encode("latin-1", "replace"),
-                        dtype=np.uint8)
-    values = table[raw]
-    if (values < 0).any():
-        at = int(np.flatnonzero(values < 0)[0])
-        no, line = numbered[at // length]
-        raise RaceError(f"bad character {line[at % length]!r}, expected '.', '0' or a value "
-                        f"1..{n * n} in the one-line alphabet", source=name, line=no,
-                        column=at % length + 1)
-    side = n * n
-    return n, values.reshape(len(numbered), side, side)
 
 
 def format_one_line_many(solutions: np.ndarray) -> list[str]:
@@ -155,21 +128,22 @@ def solve_many(grids: list[Grid], spec: str, limit: int | None = 1,
 
 def _checked_grid(n: int, cells: np.ndarray) -> Grid:
     """A Grid around ``cells`` without Grid's range scan: the batch already
-    checked every value (verify_many), and the scan costs as much as the search."""
+    checked every value (rules.are_solutions_of), and the scan costs as much as the search."""
     grid = object.__new__(Grid)
     grid.n, grid.cells = n, cells
     return grid
 
 
-def solve_array(puzzles: np.ndarray, n: int, limit: int | None = 1, node_limit: int = 0
-                ) -> list[Result]:
-    """:func:`solve_many` for one (P, n², n²) array of puzzles of box size n (dlx)."""
+def solve_array(puzzles: np.ndarray, n: int, limit: int | None = 1, node_limit: int = 0,
+                threads: int = 1) -> list[Result]:
+    """:func:`solve_many` for one (P, n², n²) array of puzzles of box size n (dlx),
+    on up to ``threads`` threads (see :func:`dlx_many`)."""
     t0 = time.perf_counter()
-    counts, nodes, complete, solutions = dlx_many(puzzles, n, limit or 0, node_limit)
+    counts, nodes, complete, solutions = dlx_many(puzzles, n, limit or 0, node_limit, threads)
     t1 = time.perf_counter()
     found = counts > 0
     ok = np.ones(len(counts), dtype=bool)
-    ok[found] = verify_many(puzzles[found], solutions[found], n)
+    ok[found] = rules.are_solutions_of(puzzles[found], solutions[found], n)
     t2 = time.perf_counter()
     share = {"search": (t1 - t0) / max(len(counts), 1), "verify": (t2 - t1) / max(len(counts), 1)}
     results = []

@@ -25,15 +25,11 @@ import numpy as np
 
 from formats.errors import RaceError
 from formats.grid import Grid
-from solvers import sudoku_cnf
+from solvers import clause_loading, sudoku_cnf
 
 #: PySAT solver names that must never be used (python-sat 1.9.dev17: kissat404
 #: ignores assumptions and aborts the interpreter on a second solve).
 FORBIDDEN_PYSAT = ("kissat404", "kissat")
-
-#: clauses handed to PySAT per call (bounds the Python lists alive at once).
-LOAD_SLICE = 1 << 16
-
 
 #: PySAT's maplesat kills the interpreter (SIGSEGV) on the reduced encoding of a 16x16
 #: (python-sat 1.8.dev: `race solve -s sat:backend=maplesat` of a unique n = 4 puzzle)
@@ -53,7 +49,8 @@ def refuse_broken_pysat(name: str) -> None:
 
 
 def pysat_solver(name: str, clauses=None):
-    """A PySAT solver by name, refusing the broken in-process kissat."""
+    """A PySAT solver by name, refusing the broken in-process kissat, holding
+    ``clauses`` (blocks: see :func:`solvers.clause_loading.load`)."""
     from pysat.solvers import Solver
     refuse_broken_pysat(name)
     try:
@@ -61,14 +58,7 @@ def pysat_solver(name: str, clauses=None):
     except Exception as exc:   # PySAT raises a bare Exception/NotImplementedError for unknown names
         raise RaceError(f"unknown PySAT solver {name!r}: {exc}") from None
     if clauses is not None:
-        for block in clauses:
-            if not isinstance(block, np.ndarray):
-                solver.append_formula(block)
-                continue
-            # in slices: a block of millions of clauses as one Python list would
-            # cost ~100 bytes per literal at once
-            for start in range(0, block.shape[0], LOAD_SLICE):
-                solver.append_formula(block[start:start + LOAD_SLICE].tolist())
+        clause_loading.load(solver, clauses)
     return solver
 
 

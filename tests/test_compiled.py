@@ -88,15 +88,16 @@ def test_interpreted_runs_the_python_function_and_nests():
 
 
 def test_dlx_gives_the_same_answers_interpreted_and_compiled():
-    from solvers import batch
-    n, puzzles = batch.parse_one_line_many("\n".join(SAMPLE.read_text().splitlines()[:40]) + "\n")
+    from formats import grid_text
+    from solvers import batch, rules
+    n, puzzles = grid_text.parse_one_line_many("\n".join(SAMPLE.read_text().splitlines()[:40]) + "\n")
     counts, nodes, complete, solutions = batch.dlx_many(puzzles, n, limit=2)
     with interpreted():
         counts_i, nodes_i, complete_i, solutions_i = batch.dlx_many(puzzles, n, limit=2)
     assert (counts == 1).all() and complete.all()
     assert np.array_equal(counts, counts_i) and np.array_equal(nodes, nodes_i)
     assert np.array_equal(complete, complete_i) and np.array_equal(solutions, solutions_i)
-    assert batch.verify_many(puzzles, solutions_i, n).all()
+    assert rules.are_solutions_of(puzzles, solutions_i, n).all()
 
 
 def _race_in_fresh_interpreter(args: list[str]) -> tuple[str, bool]:

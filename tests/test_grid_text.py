@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -101,3 +103,47 @@ def test_binary_file(tmp_path):
     path.write_bytes(b"\xff\xfe\x00\x01")
     result = CliRunner().invoke(main, ["check", str(path)])
     assert result.exit_code == 2 and "not a text file" in result.stderr
+
+
+HARD9 = Path(__file__).parent / "data" / "hard9.txt"
+
+
+def test_parse_one_line_many_reads_what_parse_reads():
+    text = HARD9.read_text()
+    n, puzzles = grid_text.parse_one_line_many(text)
+    assert n == 3 and puzzles.shape == (4, 9, 9)
+    expected = [g.cells for g in grid_text.parse(text).grids]
+    assert all(np.array_equal(a, b) for a, b in zip(puzzles, expected))
+    blanks = "# c\n\n  " + "4" + "." * 15 + " \r\n" + "1230" + "0" * 12 + "\n"
+    n, puzzles = grid_text.parse_one_line_many(blanks)
+    assert n == 2 and puzzles[:, 0, :].tolist() == [[4, 0, 0, 0], [1, 2, 3, 0]]
+    lower = "a" + "." * 254 + "G\n"
+    n, puzzles = grid_text.parse_one_line_many(lower)
+    assert n == 4 and (puzzles[0, 0, 0], puzzles[0, 15, 15]) == (10, 16)
+    assert np.array_equal(puzzles[0], grid_text.parse(lower).grids[0].cells)
+
+
+@pytest.mark.parametrize("text", [
+    "1 2 3 4\n3 4 1 2\n2 1 4 3\n4 3 2 1\n",           # native
+    "1" + "." * 15 + "\n" + "1" + "." * 80 + "\n",           # one-line, two sizes
+])
+def test_parse_one_line_many_leaves_other_files_to_parse(text):
+    assert grid_text.parse_one_line_many(text) is None
+    grid_text.parse(text)                                  # which reads them
+
+
+@pytest.mark.parametrize("text", [
+    "1234" + "." * 12 + "\n12x4" + "." * 12 + "\n",
+    "1234" + "." * 12 + "\n\n123\n",
+    "12345\n",
+    "# nothing\n\n",
+    "1235" + "." * 12 + "\n",
+    "1234" + "." * 12 + "\n12\u00e94" + "." * 12 + "\n",
+    "1234" + "." * 11 + "\x0c\n",
+])
+def test_parse_one_line_many_raises_what_parse_raises(text):
+    with pytest.raises(RaceError) as many:
+        grid_text.parse_one_line_many(text)
+    with pytest.raises(RaceError) as one:
+        grid_text.parse(text)
+    assert str(many.value) == str(one.value)

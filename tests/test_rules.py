@@ -259,3 +259,32 @@ def test_candidates_refuse_out_of_range_input():
         state.assign(16, 1)
     with pytest.raises(ValueError):
         state.assign(0, 0)
+
+
+def test_are_solutions_of_catches_every_kind_of_fault():
+    solved = full_grid(3, np.random.default_rng(2)).cells
+    puzzle = np.where(np.arange(81).reshape(9, 9) % 4 == 0, solved, 0)
+    swapped = solved.copy()
+    swapped[0, [0, 1]] = swapped[0, [1, 0]]               # rows fine, columns/boxes broken
+    relabelled = solved % 9 + 1                            # a solved grid, but clues changed
+    holes = solved.copy()
+    holes[4, 4] = 0
+    answers = np.stack([solved, swapped, relabelled, holes])
+    puzzles = np.stack([puzzle] * 4)
+    assert rules.are_solutions_of(puzzles, answers, 3).tolist() == [True, False, False, False]
+    assert rules.are_solved(answers, 3).tolist() == [True, False, True, False]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([2, 3, 4, 8]), st.randoms(use_true_random=False))
+def test_are_solved_matches_is_solved_on_random_grids(n, rnd):
+    """Both of its ways (a bit set per unit up to 62x62, sorted units beyond: n = 8)."""
+    side = n * n
+    grids = []
+    for _ in range(3):
+        cells = full_grid(n, np.random.default_rng(rnd.randrange(1000))).cells.copy()
+        for _ in range(rnd.randint(0, 2)):                # 0-2 random cell changes
+            cells[rnd.randrange(side), rnd.randrange(side)] = rnd.randint(0, side)
+        grids.append(cells)
+    expected = [rules.is_solved(Grid(n, cells)) for cells in grids]
+    assert rules.are_solved(np.stack(grids), n).tolist() == expected

@@ -9,7 +9,6 @@ numpy and the solvers are imported inside the commands (``race --help`` stays fa
 from __future__ import annotations
 
 import os
-import re
 import signal
 import sys
 import time
@@ -21,9 +20,8 @@ from experiments.cli.invocation import current_registry
 from formats.errors import RaceError
 
 SOLVER_HELP = "Entrant spec: NAME or NAME:key=value,... (see `race solvers`)."
-#: text the batch reader reads exactly as formats.grid_text does (else: per-puzzle path;
-#: a lone CR is a line break to str.splitlines but not to formats.source.split_lines)
-_PLAIN_TEXT = re.compile(r"[^\x21-\x7e \t\r\n]")
+
+
 def _interpreted(spec: str, n: int, count: int, limit: int | None) -> bool:
     """Whether solving ``count`` puzzles of box size ``n`` with the entrant ``spec`` runs its
     kernels interpreted (the solver declares it: :meth:`solvers.interface.Solver.interpreted`)."""
@@ -168,17 +166,15 @@ def answers(source: str, spec: str, limit: int | None):
     if capable:
         from solvers import batch
         capable = batch.batch_capable(spec)
-    if capable and not _PLAIN_TEXT.search(text) and "\r" not in text.replace("\r\n", ""):
-        try:
-            n, puzzles = batch.parse_one_line_many(text, name)
-        except RaceError:
-            n = 0                                      # the per-puzzle reader says what is wrong
-        if n >= 2:
-            solver = current_registry().create(spec)
-            node_limit = int(solver.params["node_limit"])
-            with interpreted(_interpreted(spec, n, len(puzzles), limit)):
-                results = batch.solve_array(puzzles, n, limit, node_limit)
-            return grid_text.ONE_LINE, None, results
+    many = grid_text.parse_one_line_many(text, name) if capable else None
+    if many is not None:                               # one-line puzzles of one size
+        n, puzzles = many
+        solver = current_registry().create(spec)
+        node_limit = int(solver.params["node_limit"])
+        with interpreted(_interpreted(spec, n, len(puzzles), limit)):
+            results = batch.solve_array(puzzles, n, limit, node_limit,
+                                        threads=len(os.sched_getaffinity(0)))
+        return grid_text.ONE_LINE, None, results
     pf = grid_text.parse(text, name)
     solver = current_registry().create(spec)
     small = _interpreted(spec, max((g.n for g in pf.grids), default=0), len(pf.grids), limit)

@@ -6,7 +6,9 @@
 * :func:`candidate_table` -- the same for every cell at once (numpy);
 * :func:`conflicts` / :func:`is_consistent` -- equal values sharing a unit;
 * :func:`is_solved` (IsSolved, Task 3), :func:`keeps_clues`,
-  :func:`is_solution_of` -- the check every answer goes through.
+  :func:`is_solution_of` -- the check every answer goes through;
+  :func:`are_solved` and :func:`are_solutions_of` -- the same for many grids at
+  once (the batch path).
 
 Time and memory of the whole-grid checks are linear in the number of cells
 (times n² for :func:`candidate_table`).
@@ -152,3 +154,32 @@ def keeps_clues(puzzle: Grid, solution: Grid) -> bool:
 def is_solution_of(puzzle: Grid, solution: Grid) -> bool:
     """The check every answer goes through: solved, and faithful to the clues."""
     return keeps_clues(puzzle, solution) and is_solved(solution)
+
+
+def are_solved(cells: np.ndarray, n: int) -> np.ndarray:
+    """IsSolved for many grids at once: ``cells`` (P, n², n²) of values 0..n² ->
+    (P,) bool, True where no cell is empty and every row, column and box holds
+    each value once (vectorised: each unit's values as one bit set, which must be
+    {1..n²}; beyond 62x62, each unit sorted)."""
+    side = n * n
+    cells = np.asarray(cells)
+    count = cells.shape[0]
+    if side >= 63:
+        units, _ = unit_tables(n)
+        members = cells.reshape(count, side * side)[:, units]      # (P, 3n², n²)
+        return (np.sort(members, axis=2) == np.arange(1, side + 1)).all(axis=(1, 2))
+    bits = np.left_shift(np.uint64(1), cells.astype(np.uint64))
+    full = np.uint64((1 << (side + 1)) - 2)
+    rows = np.bitwise_or.reduce(bits, axis=2)
+    columns = np.bitwise_or.reduce(bits, axis=1)
+    boxes = np.bitwise_or.reduce(bits.reshape(count, n, n, n, n).transpose(0, 1, 3, 2, 4)
+                                 .reshape(count, side, side), axis=2)
+    return (rows == full).all(axis=1) & (columns == full).all(axis=1) & (boxes == full).all(axis=1)
+
+
+def are_solutions_of(puzzles: np.ndarray, solutions: np.ndarray, n: int) -> np.ndarray:
+    """:func:`is_solution_of` for many grids at once: (P,) bool, True where
+    ``solutions[p]`` is solved and keeps every clue of ``puzzles[p]``."""
+    solutions = np.asarray(solutions)
+    kept = ((puzzles == 0) | (puzzles == solutions)).all(axis=(1, 2))
+    return kept & are_solved(solutions, n)

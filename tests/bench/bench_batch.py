@@ -8,7 +8,7 @@ puzzles. Measured in this run, JIT compile excluded (warm-up first):
 
 * baseline: the per-puzzle path of ``race solve`` today,
   ``registry.create('dlx').solve(grid)`` for each grid;
-* batch: :func:`solvers.batch.parse_one_line_many` on the file text +
+* batch: :func:`formats.grid_text.parse_one_line_many` on the file text +
   :func:`solvers.batch.solve_many` (one compiled call, vectorised
   verification, a verified Result per puzzle) + formatting the answer lines.
 
@@ -28,6 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from formats import grid_text  # noqa: E402
 from solvers import batch, registry  # noqa: E402
 from solvers.interface import SOLVED  # noqa: E402
 
@@ -47,7 +48,7 @@ def shuffled(cells: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def puzzle_text(count: int) -> str:
-    _, seeds = batch.parse_one_line_many(SAMPLE.read_text(), str(SAMPLE))
+    _, seeds = grid_text.parse_one_line_many(SAMPLE.read_text(), str(SAMPLE))
     rng = np.random.default_rng(14)
     grids = [seeds[i % len(seeds)] if i < len(seeds) else shuffled(seeds[i % len(seeds)], rng)
              for i in range(count)]
@@ -55,7 +56,6 @@ def puzzle_text(count: int) -> str:
 
 
 def per_puzzle(text: str) -> tuple[float, float, list]:
-    from formats import grid_text
     t0, c0 = time.perf_counter(), time.process_time()
     grids = grid_text.parse(text).grids
     solver = registry.create("dlx")
@@ -66,7 +66,7 @@ def per_puzzle(text: str) -> tuple[float, float, list]:
 
 def batched(text: str) -> tuple[float, float, list]:
     t0, c0 = time.perf_counter(), time.process_time()
-    n, puzzles = batch.parse_one_line_many(text)
+    n, puzzles = grid_text.parse_one_line_many(text)
     results = batch.solve_array(puzzles, n)
     solved = np.stack([r.solution.cells for r in results])
     lines = batch.format_one_line_many(solved)

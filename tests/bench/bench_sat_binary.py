@@ -1,0 +1,142 @@
+"""Benchmark: the `sat` entrant against the CaDiCaL binary on the very same CNF (issue 25).
+
+Instances: random-holes puzzles from the latin fill (``bench_large_n.puzzle``), 5 seeds
+per n: n = 5 at 60% holes (like the public 25x25), 6 at 45%, 8 and 10 at 33%, and
+n = 12 (144x144) at 25% (3 seeds; at 33% n = 12 is on the hardness plateau, see
+``bench_large_n.py``). Each is encoded once (``reduced``, ``amo=auto``) and written as
+DIMACS; then, measured in this run:
+
+* baseline: the CaDiCaL 1.9.5 binary (Debian ``cadical``, the solver PySAT ships as
+  ``cadical195``) solving that DIMACS file, whole process (wall and CPU);
+* in-process: ``solvers.sat_counting.pysat_solver`` loading the same clauses (in bulk,
+  ``solvers.clause_loading``) and solving, warm (PySAT and the kernels loaded first);
+* whole process: ``race solve --solver sat`` on the puzzle file (seed 0 of each n),
+  median of 3 fresh processes;
+* the encoder's first call in a fresh interpreter (n = 8 and 10): what
+  ``race solve`` pays before its first clause (numba's import and cache included).
+
+Targets (issue 25), on CPU seconds (the bench machine is shared; wall is printed too):
+per n, in-process load + solve summed over the seeds <= 1.3x the binary's whole runs;
+``race solve -s sat`` <= 2x (binary + 0.3 s) per n; the encoder's first call at
+n >= 8 <= 0.1 s. Run: ``.venv/bin/python tests/bench/bench_sat_binary.py``.
+"""
+
+from __future__ import annotations
+
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path[:0] = [str(HERE), str(ROOT)]
+
+from bench_large_n import puzzle                              # noqa: E402
+from targets import Targets                                   # noqa: E402
+
+from formats import dimacs, grid_text                         # noqa: E402
+from solvers import sudoku_cnf                                # noqa: E402
+from solvers.rules import is_solution_of                      # noqa: E402
+from solvers.sat_counting import pysat_solver                 # noqa: E402
+
+#: (n, hole fraction, seeds)
+INSTANCES = ((5, 0.60, 5), (6, 0.45, 5), (8, 0.33, 5), (10, 0.33, 5), (12, 0.25, 3))
+RACE = "import sys; from experiments.cli import main; sys.argv[0] = 'race'; main()"
+FIRST_ENCODE = ("import sys, time; from formats import grid_text; from solvers import sudoku_cnf; "
+                "g = grid_text.read(sys.argv[1]).grids[0]; t0 = time.perf_counter(); "
+                "c0 = time.process_time(); sudoku_cnf.encode_reduced(g); "
+                "print(time.perf_counter() - t0, time.process_time() - c0)")
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(command: list[str]) -> tuple[float, float, str]:
+    """(wall s, CPU s, stdout) of one process."""
+    t0, c0 = time.perf_counter(), children_cpu()
+    out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT).stdout
+    return time.perf_counter() - t0, children_cpu() - c0, out
+
+
+def in_process(blocks, grid, formula) -> tuple[float, float]:
+    """(wall s, CPU s) of loading ``blocks`` into CaDiCaL in-process and solving; the
+    model is checked against the puzzle."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    solver = pysat_solver("cadical195", blocks)
+    found = solver.solve()
+    model = solver.get_model()
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    solver.delete()
+    if not (found and is_solution_of(grid, sudoku_cnf.decode(formula, model))):
+        raise SystemExit("in-process sat gave no verified solution")
+    return wall, cpu
+
+
+def main() -> None:
+    cadical = shutil.which("cadical")
+    if cadical is None:
+        raise SystemExit("the cadical binary is not on PATH (Debian: apt-get install cadical)")
+    targets = Targets(__file__, "the CaDiCaL 1.9.5 binary's whole run on the same DIMACS file, in "
+                      "this run", "cadical binary")
+    py = sys.executable
+    # warm: PySAT imported, the encoder's and the loader's kernels compiled
+    in_process(sudoku_cnf.encode_reduced(puzzle(3, 0.5, 0)).blocks, puzzle(3, 0.5, 0),
+               sudoku_cnf.encode_reduced(puzzle(3, 0.5, 0)))
+    print(f"{'n':>2} {'holes':>5} {'seed':>4} {'clauses':>8} | {'binary wall':>11} {'cpu':>6} | "
+          f"{'in-process wall':>15} {'cpu':>6} | ratio cpu")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, holes, seeds in INSTANCES:
+            binary_cpu = inproc_cpu = 0.0
+            for seed in range(seeds):
+                grid = puzzle(n, holes, seed)
+                formula = sudoku_cnf.encode_reduced(grid)
+                cnf = Path(tmp) / f"{n}-{seed}.cnf"
+                dimacs.write(cnf, formula.nvars, formula.blocks)
+                b_wall, b_cpu, out = run([cadical, "-q", str(cnf)])
+                if "s SATISFIABLE" not in out:
+                    raise SystemExit(f"cadical did not solve n={n} seed={seed}")
+                i_wall, i_cpu = in_process(formula.blocks, grid, formula)
+                binary_cpu += b_cpu
+                inproc_cpu += i_cpu
+                print(f"{n:>2} {holes:>5.2f} {seed:>4} {formula.nclauses:>8} | {b_wall:>11.3f} "
+                      f"{b_cpu:>6.3f} | {i_wall:>15.3f} {i_cpu:>6.3f} | {i_cpu / b_cpu:.2f}",
+                      flush=True)
+            targets.at_most(f"n={n} ({holes:.0%} holes, {seeds} seeds): in-process load+solve / "
+                            "binary, CPU", inproc_cpu / binary_cpu, 1.3)
+        print("\nwhole process, median of 3 (wall / CPU s): race solve -s sat vs the binary")
+        for n, holes, _ in INSTANCES:
+            grid = puzzle(n, holes, 0)
+            path = Path(tmp) / f"{n}.sudoku"
+            path.write_text(grid_text.format_native(grid))
+            cnf = Path(tmp) / f"{n}-0.cnf"
+            race = [run([py, "-c", RACE, "solve", "-s", "sat", str(path)]) for _ in range(3)]
+            binary = [run([cadical, "-q", str(cnf)]) for _ in range(3)]
+            r_wall, r_cpu = (statistics.median(r[i] for r in race) for i in (0, 1))
+            b_wall, b_cpu = (statistics.median(r[i] for r in binary) for i in (0, 1))
+            print(f"  n={n:>2}: race {r_wall:.3f} / {r_cpu:.3f}   binary {b_wall:.3f} / {b_cpu:.3f}",
+                  flush=True)
+            targets.at_most(f"n={n}: race solve -s sat / (binary + 0.3 s), whole process, CPU",
+                            r_cpu / (b_cpu + 0.3), 2.0, "the binary's whole run + 0.3 s, in this run")
+        print("\nthe encoder's first call in a fresh interpreter (wall / CPU s)")
+        for n in (8, 10):
+            path = Path(tmp) / f"{n}.sudoku"
+            first = [tuple(map(float, run([py, "-c", FIRST_ENCODE, str(path)])[2].split()))
+                     for _ in range(3)]
+            wall, cpu = (statistics.median(f[i] for f in first) for i in (0, 1))
+            print(f"  n={n:>2}: {wall:.3f} / {cpu:.3f}", flush=True)
+            targets.at_most(f"n={n}: the encoder's first call, CPU s", cpu, 0.1, "absolute (issue 25)")
+    targets.exit()
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    main()
