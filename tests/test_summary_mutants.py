@@ -36,14 +36,27 @@ def test_summary_text_of_two_families_exactly(tmp_path):
         "b                           2      3/3     500 ms      [100 ms, 500 ms]       300 ms .. 500 ms" + ZEROS,
         "b                           3      0/3     > 10 s      [> 10 s, > 10 s]       > 10 s .. > 10 s"
         "        1        1        0        0        0      1",
+        # the VBS: per instance the best answered time (b's unsat 0.1 s answers u2-2)
+        "virtual best (VBS)          2      3/3     200 ms      [100 ms, 200 ms]       150 ms .. 200 ms",
+        "virtual best (VBS)          3      3/3        2 s            [2 s, 2 s]             2 s .. 2 s",
         "[hard puzzles]",
         "a                           2        -    skipped" + " " * 45 + "        0        0        0        0        2      0",
         "b                           2      0/3     > 10 s      [> 10 s, > 10 s]       > 10 s .. > 10 s"
         "        0        0        1        1        1      0",        # one skipped of three: a row
+        "virtual best (VBS)          2      0/3     > 10 s      [> 10 s, > 10 s]       > 10 s .. > 10 s",
         "",
         "growth of the median time per step of n (fit over the n where the median is measured) "
         "[95% bootstrap CI]:",
         "  unique: a                          x10       [10, 10]             n = 2..3",
+        "",
+        "who wins where: instances on which each entrant gave the fastest verified answer (the virtual "
+        "best solver, VBS, takes it), and the VBS's median speed-up over the best single entrant:",
+        "family      n            a            b  nobody  best single  VBS speed-up [95% CI]",
+        "-" * 83,
+        # a resample drawing u2-2 twice or more has VBS median 0.1 s against a's 0.2 s: x2
+        "unique      2            2            1       0  a            x1 [1, 2]",
+        "unique      3            3            0       0  a            x1 [1, 1]",
+        "hard        2            0            0       3  -            n/a (all censored)",
         "",
         "!!! WRONG ANSWERS: 1 cell(s) returned a grid that is NOT a solution !!!",
         "!!!   b n=3 u3-2 repeat 0: not a solution",
@@ -56,8 +69,8 @@ def test_summary_text_uses_the_table_it_is_given(tmp_path):
     campaign = two_families(tmp_path)
     table = analysis.summary(campaign)
     lines = summary_text(campaign, table[table["n"] == 2]).split("\n")
-    assert [line.split()[:2] for line in lines[3:7]] == [["a", "2"], ["b", "2"], ["[hard", "puzzles]"],
-                                                          ["a", "2"]]
+    assert [line.split()[:2] for line in lines[3:8]] == [["a", "2"], ["b", "2"], ["virtual", "best"],
+                                                          ["[hard", "puzzles]"], ["a", "2"]]
     assert not any(line.startswith("growth") for line in lines)     # one n left: nothing to fit
 
 
@@ -70,23 +83,32 @@ def test_summary_text_of_one_family_lists_20_wrong_answers_and_disagreements(tmp
                          ).split("\n")
     # a, n=3: 2, 2, censored: median 2 s, upper quartile censored, and a resample draws two or
     # three censored times with probability 7/27: the growth interval is unbounded above
-    assert lines[:8] == [
+    assert lines[:16] == [
         HEAD, "-" * len(HEAD),
         "a                           2    21/21        1 s            [1 s, 1 s]             1 s .. 1 s" + ZEROS,
         "a                           3      2/3        2 s         [2 s, > 10 s]          2 s .. > 10 s"
         "        1        0        0        0        0      0",
         "b                           2     0/21     > 10 s      [> 10 s, > 10 s]       > 10 s .. > 10 s"
         "        0        0        0        0        0     21",
+        "virtual best (VBS)          2    21/21        1 s            [1 s, 1 s]             1 s .. 1 s",
+        "virtual best (VBS)          3      2/3        2 s         [2 s, > 10 s]          2 s .. > 10 s",
         "",
         "growth of the median time per step of n (fit over the n where the median is measured) "
         "[95% bootstrap CI]:",
-        "  a                          x2        [2, unbounded]       n = 2..3"]
-    assert lines[8:11] == ["", "!!! WRONG ANSWERS: 21 cell(s) returned a grid that is NOT a solution !!!",
-                           "!!!   b n=2 i00 repeat 1: bad 0"]
-    assert lines[29:34] == ["!!!   b n=2 i19 repeat 1: bad 19", "!!!   ... and 1 more (status wrong in runs.csv)",
+        "  a                          x2        [2, unbounded]       n = 2..3",
+        "",
+        "who wins where: instances on which each entrant gave the fastest verified answer (the virtual "
+        "best solver, VBS, takes it), and the VBS's median speed-up over the best single entrant:",
+        "  n            a            b  nobody  best single  VBS speed-up [95% CI]",
+        "-" * 73,
+        "  2           21            0       0  a            x1 [1, 1]",
+        "  3            2            0       1  a            x1 [1, 1]"]
+    assert lines[16:19] == ["", "!!! WRONG ANSWERS: 21 cell(s) returned a grid that is NOT a solution !!!",
+                            "!!!   b n=2 i00 repeat 1: bad 0"]
+    assert lines[37:42] == ["!!!   b n=2 i19 repeat 1: bad 19", "!!!   ... and 1 more (status wrong in runs.csv)",
                             "", "!!! DISAGREEMENT: 21 cell(s) claim unsat on an instance another entrant "
                             "solved (verified) !!!", "!!!   b n=2 i00"]
-    assert lines[34:] == [f"!!!   b n=2 i{k:02}" for k in range(1, 20)]
+    assert lines[42:] == [f"!!!   b n=2 i{k:02}" for k in range(1, 20)]
 
 
 def test_summary_text_lists_exactly_20_wrong_answers_without_a_remainder(tmp_path):
