@@ -120,10 +120,11 @@ def _registry():
     return registry.INSTALLED
 
 
-def answers(source: str, spec: str, limit: int | None):
+def answers(source: str, spec: str, limit: int | None, stats: bool = False):
     """(format, grids or None, results) for every puzzle of ``source``: the batch
     path for a one-line file when ``spec`` is batch capable (grids None: the
-    results hold what printing needs), else one solve/count per grid."""
+    results hold what printing needs), else one solve/count per grid. ``auto``
+    is resolved first (see :func:`resolve_auto`)."""
     from formats import grid_text
     from formats.source import read_source
     from solvers.compiled import interpreted
@@ -133,6 +134,9 @@ def answers(source: str, spec: str, limit: int | None):
         entrant = parse_spec(spec)[0]
     except RaceError:
         entrant = ""                                   # create() below names the problem
+    if entrant == "auto":
+        spec = resolve_auto(text, name, spec, stats)
+        entrant = parse_spec(spec)[0]
     is_dlx = entrant == "dlx"                          # numba only for the entrants that use it
     capable = is_dlx
     if capable:
@@ -157,10 +161,31 @@ def answers(source: str, spec: str, limit: int | None):
     return pf.format, pf.grids, results
 
 
+def resolve_auto(text: str, name: str, spec: str, stats: bool) -> str:
+    """The entrant ``auto`` picks for the puzzles of ``text`` (said on stderr with
+    ``stats``): that entrant's spec when it is the same for every puzzle (so its fast
+    paths apply), else ``spec`` (auto then picks per puzzle)."""
+    from formats import grid_text
+    solver = _registry().create(spec)
+    picks = [solver.pick_for(grid) for grid in grid_text.parse(text, name).grids]
+    if stats:
+        for index, (entrant, why) in enumerate(picks, 1):
+            where = f"puzzle {index}: " if len(picks) > 1 else ""
+            click.echo(f"{where}auto picked {entrant}: {why}", err=True)
+    chosen = {entrant for entrant, _ in picks}
+    return chosen.pop() if len(chosen) == 1 else spec
+
+
+AUTO_HELP = (SOLVER_HELP + " The default, auto, runs per puzzle the entrant that won most often at its n "
+             "and share of empty cells in the reference campaign (solvers/portfolio.csv; --stats says "
+             "which and why); -s backtracking is Algorithm 1.")
+
+
 @click.command()
 @click.argument("puzzle", default="-")
-@click.option("--solver", "-s", "spec", default="backtracking", show_default=True, help=SOLVER_HELP)
-@click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr.")
+@click.option("--solver", "-s", "spec", default="auto", show_default=True, help=AUTO_HELP)
+@click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr "
+                                            "(and, with auto, the entrant picked and why).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
               metavar="S", help=TIMEOUT_HELP)
 def solve(puzzle: str, spec: str, stats: bool, timeout: float | None) -> None:
@@ -175,11 +200,13 @@ def solve(puzzle: str, spec: str, stats: bool, timeout: float | None) -> None:
     \b
     Example:
       echo 4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4...... | race solve -
+      race solve --stats puzzle.sudoku         # auto says which entrant it picked and why
+      race solve -s backtracking puzzle.sudoku # Algorithm 1
     """
     from formats import grid_text
     from solvers.interface import SOLVED, UNSAT
     limit_wall_time(timeout, "solve", puzzle)
-    fmt, _, results = answers(puzzle, spec, 1)
+    fmt, _, results = answers(puzzle, spec, 1, stats)
     many = len(results) > 1
     text = _solution_lines(results, fmt)
     out: list[str] = []
@@ -219,10 +246,11 @@ def _solution_lines(results: list, fmt: str) -> list[str]:
 
 @click.command()
 @click.argument("puzzle", default="-")
-@click.option("--solver", "-s", "spec", default="backtracking", show_default=True, help=SOLVER_HELP)
+@click.option("--solver", "-s", "spec", default="auto", show_default=True, help=AUTO_HELP)
 @click.option("--limit", "-l", type=click.IntRange(min=1), default=None,
               help="Stop counting at K solutions.")
-@click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr.")
+@click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr "
+                                            "(and, with auto, the entrant picked and why).")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
               metavar="S", help=TIMEOUT_HELP)
 def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float | None) -> None:
@@ -237,7 +265,7 @@ def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float
     """
     from solvers.interface import SOLVED, UNSAT
     limit_wall_time(timeout, "count", puzzle)
-    _, _, results = answers(puzzle, spec, limit)
+    _, _, results = answers(puzzle, spec, limit, stats)
     out: list[str] = []
     for _, where, result in _checked(results, stats, out):
         suffix = " (limit reached)" if result.limit_hit else ""
