@@ -17,13 +17,13 @@ import pandas as pd
 
 from experiments.analysis import statistics as analysis
 from experiments.analysis import virtual_best
+from experiments.report.tables import CI_HEADER, _tabular
 from experiments.report.tex import MISSING, Macros, escape, tex_float, tex_seconds
 
 
 def vbs_tabular(campaign: analysis.Campaign, table: pd.DataFrame) -> str:
     """Per family and n: the VBS's solved count and median with its interval, the wins of
     each entrant, the best single entrant and the VBS's speed-up over it with its interval."""
-    from experiments.report.tables import CI_HEADER, _tabular
     if not virtual_best.applies(campaign):
         return _tabular("l", ["one entrant: no virtual best solver"], [])
     entrants = campaign.entrants
