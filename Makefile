@@ -27,10 +27,12 @@ bench: $(STAMP)
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,bench]'
 	$(PY) tests/bench/run.py
 
-## report: figures, tables and report/report.pdf from the committed reference campaign
+## report: figures, tables and report/report.pdf from the committed reference campaign, and the
+## interactive, offline report/report.html (with the reference landscape)
 .PHONY: report
 report: $(STAMP)
 	$(RACE) report results/reference-n2-10
+	$(RACE) report results/reference-n2-10 --html -o report/report.html --landscape results/reference-landscape
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -93,6 +93,9 @@ class Solver:
     phases: ClassVar[tuple[str, ...]] = ()
     #: the registered entrant it is naturally compared with head to head ("" for none)
     partner: ClassVar[str] = ""
+    #: True for an entrant that picks another per puzzle (``auto``): it implements
+    #: ``pick_for(grid) -> (entrant spec, why)``
+    picks: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Check a solver's declarations when its class is defined (a typo in a plugin is

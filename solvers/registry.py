@@ -42,6 +42,7 @@ SOLVERS: Mapping[str, tuple[str, Mapping[str, str]]] = MappingProxyType({
     "sat": ("solvers.sat:SAT", {}),
     "kissat": ("solvers.sat:SAT", {"backend": "kissat"}),
     "cmd": ("solvers.command:Command", {}),
+    "auto": ("solvers.auto:Auto", {}),
 })
 
 

@@ -40,14 +40,26 @@ def test_summary_text_of_two_families_exactly(tmp_path):
         "        0        0        0        0        0      1",
         "b                           3      0/3     > 10 s      [> 10 s, > 10 s]       > 10 s .. > 10 s"
         "        1        1        0        0        0      1",
+        # the VBS: per instance the best answered time (b's refuted unsat answers nothing)
+        "virtual best (VBS)          2      3/3     200 ms      [200 ms, 200 ms]       200 ms .. 200 ms",
+        "virtual best (VBS)          3      3/3        2 s            [2 s, 2 s]             2 s .. 2 s",
         "[hard puzzles]",
         "a                           2        -    skipped" + " " * 45 + "        0        0        0        0        2      0",
         "b                           2      0/3     > 10 s      [> 10 s, > 10 s]       > 10 s .. > 10 s"
         "        0        0        1        1        1      0",        # one skipped of three: a row
+        "virtual best (VBS)          2      0/3     > 10 s      [> 10 s, > 10 s]       > 10 s .. > 10 s",
         "",
         "growth of the median time per step of n (fit over the n where the median is measured) "
         "[95% bootstrap CI]:",
         "  unique: a                          x10       [10, 10]             n = 2..3",
+        "",
+        "who wins where: instances on which each entrant gave the fastest verified answer (the virtual "
+        "best solver, VBS, takes it), and the VBS's median speed-up over the best single entrant:",
+        "family      n            a            b  nobody  best single  VBS speed-up [95% CI]",
+        "-" * 83,
+        "unique      2            3            0       0  a            x1 [1, 1]",
+        "unique      3            3            0       0  a            x1 [1, 1]",
+        "hard        2            0            0       3  -            n/a (all censored)",
         "",
         WRONG_HEAD.format(2),
         "!!!   b n=2 u2-2 repeat 0: claimed no solution, but a returned a verified solution of this "
@@ -59,8 +71,8 @@ def test_summary_text_uses_the_table_it_is_given(tmp_path):
     campaign = two_families(tmp_path)
     table = analysis.summary(campaign)
     lines = summary_text(campaign, table[table["n"] == 2]).split("\n")
-    assert [line.split()[:2] for line in lines[3:7]] == [["a", "2"], ["b", "2"], ["[hard", "puzzles]"],
-                                                          ["a", "2"]]
+    assert [line.split()[:2] for line in lines[3:8]] == [["a", "2"], ["b", "2"], ["virtual", "best"],
+                                                          ["[hard", "puzzles]"], ["a", "2"]]
     assert not any(line.startswith("growth") for line in lines)     # one n left: nothing to fit
 
 
@@ -73,22 +85,31 @@ def test_summary_text_of_one_family_lists_20_wrong_answers_and_refuted_claims(tm
                          ).split("\n")
     # a, n=3: 2, 2, censored: median 2 s, upper quartile censored, and a resample draws two or
     # three censored times with probability 7/27: the growth interval is unbounded above
-    assert lines[:8] == [
+    assert lines[:16] == [
         HEAD, "-" * len(HEAD),
         "a                           2    21/21        1 s            [1 s, 1 s]             1 s .. 1 s" + ZEROS,
         "a                           3      2/3        2 s         [2 s, > 10 s]          2 s .. > 10 s"
         "        1        0        0        0        0      0",
         "b                           2     0/21     > 10 s      [> 10 s, > 10 s]       > 10 s .. > 10 s"
         "        0        0        0        0        0     42",
+        "virtual best (VBS)          2    21/21        1 s            [1 s, 1 s]             1 s .. 1 s",
+        "virtual best (VBS)          3      2/3        2 s         [2 s, > 10 s]          2 s .. > 10 s",
         "",
         "growth of the median time per step of n (fit over the n where the median is measured) "
         "[95% bootstrap CI]:",
-        "  a                          x2        [2, unbounded]       n = 2..3"]
+        "  a                          x2        [2, unbounded]       n = 2..3",
+        "",
+        "who wins where: instances on which each entrant gave the fastest verified answer (the virtual "
+        "best solver, VBS, takes it), and the VBS's median speed-up over the best single entrant:",
+        "  n            a            b  nobody  best single  VBS speed-up [95% CI]",
+        "-" * 73,
+        "  2           21            0       0  a            x1 [1, 1]",
+        "  3            2            0       1  a            x1 [1, 1]"]
     # b's 21 unsat claims are refuted by a's verified grids: wrong, listed first (file order)
     refuted = "claimed no solution, but a returned a verified solution of this instance"
-    assert lines[8:11] == ["", WRONG_HEAD.format(42), f"!!!   b n=2 i00 repeat 0: {refuted}"]
-    assert lines[11:30] == [f"!!!   b n=2 i{k:02} repeat 0: {refuted}" for k in range(1, 20)]
-    assert lines[30:] == ["!!!   ... and 22 more (status wrong in runs.csv)"]
+    assert lines[16:19] == ["", WRONG_HEAD.format(42), f"!!!   b n=2 i00 repeat 0: {refuted}"]
+    assert lines[19:38] == [f"!!!   b n=2 i{k:02} repeat 0: {refuted}" for k in range(1, 20)]
+    assert lines[38:] == ["!!!   ... and 22 more (status wrong in runs.csv)"]
 
 
 def test_summary_text_lists_exactly_20_wrong_answers_without_a_remainder(tmp_path):

@@ -24,13 +24,14 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
 from experiments.analysis import statistics as analysis  # noqa: E402
+from experiments.analysis import virtual_best  # noqa: E402
 from formats.errors import RaceError  # noqa: E402
 
 #: figure name -> what it shows (the file stem of the PDF and PNG)
 FIGURES: dict[str, str] = {
-    "runtime": "median wall time vs n with IQR band, censored medians at the limit",
-    "solved": "fraction of instances solved within the limit vs n",
-    "cactus": "instances solved vs time (all n together)",
+    "runtime": "median wall time vs n with IQR band, censored medians at the limit (and the virtual best)",
+    "solved": "fraction of instances solved within the limit vs n (and the virtual best)",
+    "cactus": "instances solved vs time (all n together; and the virtual best)",
     "work": "work counters (nodes, updates, conflicts) vs n",
     "phases": "SAT phase split (check/encode/write/search/decode/verify) per n",
     "scatter": "per-instance head to head of two entrants (dlx vs sat by default), log-log",
@@ -132,21 +133,32 @@ def family_title(campaign: analysis.Campaign, kind: str) -> str:
     return f"{kind} puzzles"
 
 
+def with_virtual_best(campaign: analysis.Campaign, table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """``table`` with the virtual best solver's rows appended and the entrants to draw
+    (the VBS last, so it takes the next style) when the campaign has two entrants or more."""
+    entrants = list(campaign.entrants)
+    if not virtual_best.applies(campaign):
+        return table, entrants
+    return (pd.concat([table, virtual_best.summary(campaign)], ignore_index=True),
+            entrants + [virtual_best.NAME])
+
+
 def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
     """Median wall time per solve vs n (log y), IQR band, hollow markers at the limit
     where the median is censored (joined by thin dotted lines), the limit as a dashed
     line; one panel per instance family."""
     table = analysis.summary(campaign) if table is None else table
     limit = campaign.timeout_s
+    table, entrants = with_virtual_best(campaign, table)
     fig, panels = _family_axes(campaign, 6.4, 3.4)
     handles: list = []
     for kind, ax in panels:
-        handles = _runtime_panel(ax, table, kind, campaign.entrants, limit) or handles
+        handles = _runtime_panel(ax, table, kind, entrants, limit) or handles
         _n_axis(ax, campaign.family(kind).n_values)
         if len(panels) > 1:
             ax.set_title(family_title(campaign, kind))
     panels[0][1].set_ylabel("wall time per solve (s, log scale)")
-    labels = list(campaign.entrants)
+    labels = list(entrants)
     handles += [Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9),
                 Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
                        markeredgecolor="0.3", markersize=7)]
@@ -162,7 +174,7 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = Non
 def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
     """Fraction of instances solved (verified) within the limit vs n, one panel per family."""
     table = analysis.summary(campaign) if table is None else table
-    entrants = campaign.entrants
+    table, entrants = with_virtual_best(campaign, table)
     fig, panels = _family_axes(campaign, 3.9, 2.8)
     for kind, ax in panels:
         for i, entrant in enumerate(entrants):
@@ -180,9 +192,15 @@ def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None
 def cactus_figure(campaign: analysis.Campaign) -> Figure:
     """Cactus plot: for each entrant, the k-th fastest solved instance (all n) at x = k."""
     per_instance = analysis.instance_times(campaign.runs)
+    entrants = list(campaign.entrants)
+    if virtual_best.applies(campaign):
+        best = virtual_best.best_times(per_instance, entrants).assign(entrant=virtual_best.NAME)
+        per_instance = pd.concat([per_instance, best[["entrant", *virtual_best.KEYS, "time"]]],
+                                 ignore_index=True)
+        entrants.append(virtual_best.NAME)
     fig, ax = plt.subplots(figsize=(3.9, 2.8))
     handles, labels = [], []
-    for i, entrant in enumerate(campaign.entrants):
+    for i, entrant in enumerate(entrants):
         times = np.sort(per_instance.loc[per_instance["entrant"] == entrant, "time"].to_numpy(float))
         times = times[np.isfinite(times)]
         st = style(i)

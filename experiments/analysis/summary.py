@@ -15,6 +15,7 @@ import math
 import pandas as pd
 
 from experiments.analysis import statistics as analysis
+from experiments.analysis import virtual_best
 from experiments.harness.schema import FAILURES, Status
 
 
@@ -27,13 +28,17 @@ def summary_text(campaign: analysis.Campaign, table: pd.DataFrame | None = None)
     head = (f"{'entrant':<{width}}{'n':>3}{'solved':>9}{'median':>11}{'95% CI':>22}{'IQR':>23}"
             + "".join(f"{s:>9}" for s in FAILURES) + f"{'WRONG':>7}")
     lines = [head, "-" * len(head)]
+    vbs = virtual_best.summary(campaign) if virtual_best.applies(campaign) else pd.DataFrame()
     kinds = campaign.kinds
     for kind in kinds:
         if len(kinds) > 1:
             lines.append(f"[{kind} puzzles]")
         rows = table[table["kind"] == kind] if "kind" in table.columns else table
         lines += [_row_text(row, width) for row in rows.itertuples()]
+        lines += _vbs_rows(vbs[(vbs["kind"] == kind) & vbs["n"].isin(rows["n"])], width) \
+            if len(vbs) else []
     lines += _growth_block(campaign, table)
+    lines += _wins_block(campaign, table)
     lines += _wrong_block(campaign)
     return "\n".join(lines)
 
@@ -48,6 +53,47 @@ def _row_text(row, width: int = 26) -> str:
     ci = analysis.format_interval(row.median_lo, row.median_hi, row.limit_s)
     return (f"{row.entrant:<{width}}{row.n:>3}{f'{row.solved}/{row.total}':>9}"
             f"{fmt(row.median_s, row.limit_s):>11}{ci:>22}{iqr:>23}" + failures)
+
+
+def _vbs_rows(rows: pd.DataFrame, width: int = 26) -> list[str]:
+    """The virtual best solver's rows (no failure columns: it is not a run)."""
+    fmt = analysis.format_seconds
+    out = []
+    for row in rows.itertuples():
+        iqr = (f"{fmt(row.q25_s, row.limit_s)} .. {fmt(row.q75_s, row.limit_s)}"
+               if not math.isnan(row.q25_s) else "")
+        ci = analysis.format_interval(row.median_lo, row.median_hi, row.limit_s)
+        out.append(f"{virtual_best.NAME + ' (VBS)':<{width}}{row.n:>3}{f'{row.solved}/{row.total}':>9}"
+                   f"{fmt(row.median_s, row.limit_s):>11}{ci:>22}{iqr:>23}")
+    return out
+
+
+def _wins_block(campaign: analysis.Campaign, table: pd.DataFrame) -> list[str]:
+    """Who wins where: per family and n, the instances each entrant answered fastest,
+    those nobody answered, and the VBS's speed-up over the best single entrant."""
+    if not virtual_best.applies(campaign):
+        return []
+    wins = virtual_best.wins(campaign, table)
+    if not wins.empty:   # the (family, n) of the table it is given
+        kinds = table["kind"] if "kind" in table.columns else campaign.kinds[:1] * len(table)
+        shown = set(zip(kinds, table["n"]))
+        wins = wins[[(k, n) in shown for k, n in zip(wins["kind"], wins["n"])]]
+    if wins.empty:
+        return []
+    entrants = campaign.entrants
+    width = max(13, *(len(e) + 2 for e in entrants))
+    several = len(campaign.kinds) > 1
+    head = ((f"{'family':<10}" if several else "") + f"{'n':>3}" + "".join(f"{e:>{width}}" for e in entrants)
+            + f"{'nobody':>8}  {'best single':<{width}}{'VBS speed-up [95% CI]'}")
+    out = ["", "who wins where: instances on which each entrant gave the fastest verified answer "
+               "(the virtual best solver, VBS, takes it), and the VBS's median speed-up over the best "
+               "single entrant:", head, "-" * len(head)]
+    for row in wins.to_dict("records"):
+        cells = "".join(f"{row[f'wins_{e}']:>{width}}" for e in entrants)
+        speed = virtual_best.format_speedup(row["speedup"], row["speedup_lo"], row["speedup_hi"])
+        out.append((f"{row['kind']:<10}" if several else "") + f"{row['n']:>3}" + cells
+                   + f"{row['unanswered']:>8}  {row['best_single'] or '-':<{width}}{speed}")
+    return out
 
 
 def _growth_block(campaign: analysis.Campaign, table: pd.DataFrame) -> list[str]:

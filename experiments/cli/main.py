@@ -49,6 +49,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                   "Measure the hardness landscape: each entrant vs the hole fraction, per n."),
     "plot": ("experiments.cli.report", "plot",
              "Plot the campaign in RESULTS_DIR (runs.csv + meta.json)."),
+    "portfolio": ("experiments.cli.portfolio", "portfolio",
+                  "Learn the rule of the auto entrant from a campaign: per n, who wins most."),
     "report": ("experiments.cli.report", "report",
                "Regenerate the report from the campaign in RESULTS_DIR."),
     "run": ("experiments.cli.run", "run",

@@ -39,17 +39,43 @@ def plot(results_dir: Path, out: Path | None) -> None:
 @click.option("--no-pdf", is_flag=True, help="Only write report/generated/, do not run LaTeX.")
 @click.option("--landscape", type=click.Path(path_type=Path), default=None,
               help="The landscape campaign (directory with landscape.pdf, or the PDF) for the "
-                   "hardness section [default: RESULTS_DIR/landscape.pdf when present].")
-def report(results_dir: Path, report_dir: Path | None, no_pdf: bool, landscape: Path | None) -> None:
+                   "hardness section [default: RESULTS_DIR/landscape.pdf when present]; with --html, "
+                   "a landscape campaign directory (runs.csv) whose landscape the page draws.")
+@click.option("--html", "html", is_flag=True,
+              help="Write the interactive, self-contained HTML page instead of the LaTeX report.")
+@click.option("--out", "-o", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="With --html: the HTML file to write [default: RESULTS_DIR/report.html].")
+@click.option("--no-grids", is_flag=True,
+              help="With --html: leave the instances' grids out (no puzzle regeneration; smaller file).")
+def report(results_dir: Path, report_dir: Path | None, no_pdf: bool, landscape: Path | None, html: bool,
+           out: Path | None, no_grids: bool) -> None:
     """Regenerate the report from the campaign in RESULTS_DIR: figures, booktabs
     tables and macros.tex (every number the text quotes) in report/generated/,
     then report/report.pdf with latexmk. Without LaTeX installed, still writes
     report/generated/ and says how to install it (exit 0).
 
+    With --html, write instead one offline HTML page (plotly.js and the data
+    inlined): interactive figures, head to head of any two entrants, a per-instance
+    table that sorts and filters, each instance's grid (read from results/instances/
+    or regenerated, checked against its sha256), the summary with its intervals, the
+    virtual best solver and the campaign's metadata.
+
     \b
     Example:
       race report results/reference-n2-10        # -> report/report.pdf
+      race report results/reference-n2-10 --html -o report.html
     """
+    if html:
+        from experiments.report import html as html_report
+        if report_dir is not None or no_pdf:
+            click.echo("race: note: --report-dir and --no-pdf concern the LaTeX report; ignored with --html",
+                       err=True)
+        path = html_report.write(results_dir, out if out is not None else results_dir / "report.html",
+                                 landscape, grids=not no_grids)
+        click.echo(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
+        return
+    if out is not None or no_grids:
+        raise click.UsageError("--out and --no-grids go with --html")
     from experiments.report import build as report_module
     target = report_dir if report_dir is not None else report_module.REPORT_DIR
     result = report_module.build(results_dir, target, pdf=not no_pdf, landscape=landscape)

@@ -118,12 +118,12 @@ def _stop_search(signum, frame) -> None:
     raise Stop()
 
 
-def answers_within(source: str, spec: str, limit: int | None):
+def answers_within(source: str, spec: str, limit: int | None, stats: bool = False):
     """:func:`answers`, exiting :data:`TIMEOUT_EXIT` quietly when stopped at the limit of
     :func:`limit_wall_time` (the parent says why); then the answer may be written."""
     from solvers.interface import Stop
     try:
-        found = answers(source, spec, limit)
+        found = answers(source, spec, limit, stats)
     except Stop:
         sys.exit(TIMEOUT_EXIT)
     answer_started()
@@ -149,15 +149,39 @@ def _stop(pid: int) -> None:
         pass
 
 
-def answers(source: str, spec: str, limit: int | None):
+def resolve_pick(text: str, name: str, spec: str, stats: bool) -> str:
+    """For an entrant that picks another per puzzle (``auto``: its class declares
+    ``picks``), the entrant it picks for the puzzles of ``text`` (said on stderr with
+    ``stats``): that entrant's spec when it is the same for every puzzle (so its fast
+    paths apply), else ``spec`` (it then picks per puzzle). Any other entrant: ``spec``."""
+    from formats import grid_text
+    from solvers.registry import parse_spec
+    try:
+        if not current_registry().solver_class(parse_spec(spec)[0]).picks:
+            return spec
+    except RaceError:
+        return spec                                    # create() names the problem
+    solver = current_registry().create(spec)
+    picks = [solver.pick_for(grid) for grid in grid_text.parse(text, name).grids]
+    if stats:
+        for index, (entrant, why) in enumerate(picks, 1):
+            where = f"puzzle {index}: " if len(picks) > 1 else ""
+            click.echo(f"{where}{solver.name} picked {entrant}: {why}", err=True)
+    chosen = {entrant for entrant, _ in picks}
+    return chosen.pop() if len(chosen) == 1 else spec
+
+
+def answers(source: str, spec: str, limit: int | None, stats: bool = False):
     """(format, grids or None, results) for every puzzle of ``source``: the batch
     path for a one-line file when ``spec`` is batch capable (grids None: the
-    results hold what printing needs), else one solve/count per grid."""
+    results hold what printing needs), else one solve/count per grid. An entrant
+    that picks another per puzzle (``auto``) is resolved first (:func:`resolve_pick`)."""
     from formats import grid_text
     from formats.source import read_source
     from solvers.compiled import interpreted
     text, name = read_source(source, what="a puzzle file")
     from solvers.registry import parse_spec
+    spec = resolve_pick(text, name, spec, stats)
     try:
         entrant, given = parse_spec(spec)
         capable = current_registry().solver_class(entrant).batch_capable(given)
@@ -204,10 +228,16 @@ def _refereed(pf, result, limit: int | None, name: str):
     return replace(result, status=WRONG, verified=False, message=why)
 
 
+AUTO_HELP = (SOLVER_HELP + " The default, auto, runs per puzzle the entrant that won most often at its n "
+             "and share of empty cells in the reference campaign (solvers/portfolio.csv; --stats says "
+             "which and why); -s backtracking is Algorithm 1.")
+
+
 @click.command()
 @click.argument("puzzle", default="-")
-@click.option("--solver", "-s", "spec", default="backtracking", show_default=True, help=SOLVER_HELP)
-@click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr.")
+@click.option("--solver", "-s", "spec", default="auto", show_default=True, help=AUTO_HELP)
+@click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr "
+                                            "(and, with auto, the entrant picked and why).")
 @click.option("--timeout", type=params.SECONDS, default=None,
               metavar="S", help=TIMEOUT_HELP)
 def solve(puzzle: str, spec: str, stats: bool, timeout: float | None) -> None:
@@ -222,11 +252,13 @@ def solve(puzzle: str, spec: str, stats: bool, timeout: float | None) -> None:
     \b
     Example:
       echo 4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4...... | race solve -
+      race solve --stats puzzle.sudoku         # auto says which entrant it picked and why
+      race solve -s backtracking puzzle.sudoku # Algorithm 1
     """
     from formats import grid_text
     from solvers.interface import SOLVED, UNSAT
     limit_wall_time(timeout, "solve", puzzle)
-    fmt, _, results = answers_within(puzzle, spec, 1)
+    fmt, _, results = answers_within(puzzle, spec, 1, stats)
     many = len(results) > 1
     text = _solution_lines(results, fmt)
     out: list[str] = []
@@ -266,10 +298,11 @@ def _solution_lines(results: list, fmt: str) -> list[str]:
 
 @click.command()
 @click.argument("puzzle", default="-")
-@click.option("--solver", "-s", "spec", default="backtracking", show_default=True, help=SOLVER_HELP)
+@click.option("--solver", "-s", "spec", default="auto", show_default=True, help=AUTO_HELP)
 @click.option("--limit", "-l", type=params.Integer(min=1), default=None,
               help="Stop counting at K solutions.")
-@click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr.")
+@click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr "
+                                            "(and, with auto, the entrant picked and why).")
 @click.option("--timeout", type=params.SECONDS, default=None,
               metavar="S", help=TIMEOUT_HELP)
 def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float | None) -> None:
@@ -287,7 +320,7 @@ def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float
     """
     from solvers.interface import SOLVED, UNSAT
     limit_wall_time(timeout, "count", puzzle)
-    _, _, results = answers_within(puzzle, spec, limit)
+    _, _, results = answers_within(puzzle, spec, limit, stats)
     out: list[str] = []
     for _, where, result in _checked(results, stats, out):
         prefix, suffix = "", " (limit reached)" if result.limit_hit else ""

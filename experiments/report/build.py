@@ -25,6 +25,7 @@ import numpy as np
 from experiments.analysis import plots
 from experiments.analysis import statistics as analysis
 from experiments.report import tables
+from experiments.report import virtual_best as report_vbs
 from experiments.report.latex import INSTALL_HINT, build_pdf, campaign_epoch
 from experiments.report.macros import CANONICAL_N, campaign_macros
 from experiments.report.tex import used_names
@@ -83,6 +84,7 @@ def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT
         "table_phases.tex": tables.phases_tabular(table, sat),
         "table_growth.tex": tables.growth_tabular(growth),
         "table_sizes.tex": tables.sizes_tabular(tables.sizes_table(ns)),
+        "table_vbs.tex": report_vbs.vbs_tabular(campaign, table),
         "macros.tex": _macros(campaign, table, growth, wanted, landscape is not None),
     }
     if landscape is not None:

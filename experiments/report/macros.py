@@ -23,6 +23,7 @@ from experiments.analysis import statistics as analysis
 from experiments.analysis.compare import TOLERANCE
 from experiments.harness.schema import Status
 from experiments.report import families
+from experiments.report.virtual_best import add_virtual_best
 from experiments.report.tex import (MISSING, Macros, escape, macro_name, number_word, tex_factor_high,
                                     tex_float, tex_int, tex_seconds)
 from solvers.sudoku_cnf import structural_clause_count
@@ -248,6 +249,7 @@ def campaign_macros(campaign: analysis.Campaign, table: pd.DataFrame, growth: pd
     m.flag("hasLandscape", has_landscape)
     add_campaign(m, campaign)
     families.add_families(m, campaign, table, growth, CANONICAL_ENTRANTS)
+    add_virtual_best(m, campaign, table)
     # the per-entrant, per-n macros describe the first family (the assignment's puzzles)
     first = campaign.kinds[0]
     campaign, table, growth = (campaign.family(first), families.of_kind(table, first),

@@ -1,0 +1,220 @@
+"""``race report --html``: one self-contained, offline HTML page per campaign.
+
+The page inlines plotly.js, the page's own script and style (``static/``), and the
+campaign's data as JSON: the interactive figures of :mod:`experiments.report.html_figures`,
+a per-instance table that sorts and filters, the grid of each instance (clues, and the
+solution when one is known; :mod:`experiments.report.instance_grids`, gzip + base64,
+unpacked by the browser), the head-to-head scatter of any two entrants chosen in the page,
+the summary with its intervals, the virtual best solver and "who wins where", and the
+campaign's metadata (command, commit, machine, limits, warnings). Nothing is fetched
+from the network.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import html as html_escape
+import json
+import math
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from experiments.analysis import statistics as analysis
+from experiments.analysis import virtual_best
+from experiments.harness.schema import Status
+from experiments.report import html_figures, instance_grids
+from formats.errors import RaceError
+
+#: per-instance columns of the table (besides entrant, family, n, instance, status, time)
+COUNTERS = ("nodes", "updates", "conflicts", "decisions", "propagations")
+
+
+def instance_rows(campaign: analysis.Campaign) -> pd.DataFrame:
+    """One row per (entrant, family, n, instance): time (``inf`` censored) and status as in
+    :func:`analysis.instance_times`, the median of each work counter over the answered
+    repeats, ``work`` (the entrant's search counter: nodes, else conflicts), the share of
+    empty cells and the clues."""
+    runs = campaign.runs
+    rows = analysis.instance_times(runs)
+    ok = runs[analysis.answered(runs)]
+    keys = ["entrant", "kind", "n", "instance"]
+    if len(ok):
+        counters = ok.groupby(keys)[list(COUNTERS)].median().reset_index()
+        rows = rows.merge(counters, on=keys, how="left")
+    else:
+        rows = rows.assign(**{c: np.nan for c in COUNTERS})
+    extra = runs.drop_duplicates("instance")[["instance", "holes", "clues"]]
+    rows = rows.merge(extra, on="instance", how="left")
+    rows["work"] = rows["nodes"].where(rows["nodes"].notna(), rows["conflicts"])
+    return rows
+
+
+def _clean(value):
+    """JSON-safe: ``nan`` -> None, ``inf`` -> the string "inf", numpy scalars -> Python."""
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        if math.isnan(value):
+            return None
+        if math.isinf(value):
+            return "inf"
+        return value
+    return value
+
+
+def _records(frame: pd.DataFrame, columns: list[str]) -> list[list]:
+    return [[_clean(v) for v in row] for row in frame[columns].itertuples(index=False, name=None)]
+
+
+def warnings(campaign: analysis.Campaign) -> list[str]:
+    """What a reader must know before trusting the numbers: wrong answers, disagreements,
+    uncommitted changes, damaged rows set aside."""
+    out = []
+    runs = campaign.runs
+    wrong = int((runs["status"] == Status.WRONG).sum())
+    if wrong:
+        out.append(f"{wrong} cell(s) returned a WRONG answer (status wrong)")
+    solved = set(runs.loc[runs["status"] == Status.SOLVED, "instance"])
+    unsat = runs[(runs["status"] == Status.UNSAT) & runs["instance"].isin(solved)]
+    if len(unsat):
+        out.append(f"{len(unsat)} cell(s) claim unsat on an instance another entrant solved")
+    commit = str(campaign.meta.get("git_commit") or "")
+    if commit.endswith("-dirty"):
+        out.append("the campaign ran with uncommitted changes (git commit ends in -dirty)")
+    damaged = campaign.path / "runs.damaged.csv"
+    if damaged.is_file():
+        out.append(f"damaged rows were set aside in {damaged.name}")
+    for note in campaign.meta.get("warnings") or []:
+        out.append(str(note))
+    return out
+
+
+def metadata(campaign: analysis.Campaign) -> list[list[str]]:
+    """(label, value) pairs of the campaign's metadata for the page."""
+    meta = campaign.meta
+    machine = meta.get("machine") or {}
+    packages = meta.get("packages") or {}
+    pairs = [("campaign", campaign.name), ("command", meta.get("command", "")),
+             ("created", meta.get("created_at", "")), ("git commit", meta.get("git_commit", "")),
+             ("entrants", ", ".join(campaign.entrants)), ("families", ", ".join(campaign.kinds)),
+             ("n", ", ".join(map(str, campaign.n_values))),
+             ("time limit", analysis.format_seconds(campaign.timeout_s)),
+             ("memory limit", f"{meta['memory_mb']} MB" if meta.get("memory_mb") else ""),
+             ("instances per family and n", meta.get("instances", "")), ("repeats", meta.get("repeats", "")),
+             ("seed", meta.get("seed", "")), ("jobs", meta.get("jobs", "")),
+             ("executor", meta.get("executor", "")),
+             ("machine", ", ".join(f"{k}: {v}" for k, v in machine.items())),
+             ("python", meta.get("python", "")), ("kissat", meta.get("kissat_version", "")),
+             ("packages", ", ".join(f"{k} {v}" for k, v in packages.items())),
+             ("cells recorded", str(len(campaign.runs)))]
+    return [[k, str(v)] for k, v in pairs if v not in ("", None)]
+
+
+SUMMARY_COLUMNS = ["kind", "entrant", "n", "solved", "total", "median_s", "median_lo", "median_hi", "q25_s",
+                   "q75_s", "par2_s", "timeout", "memout", "error", "unknown", "skipped", "wrong"]
+
+
+def _summary(campaign: analysis.Campaign, table: pd.DataFrame) -> pd.DataFrame:
+    rows = table
+    if virtual_best.applies(campaign):
+        rows = pd.concat([table, virtual_best.summary(campaign)], ignore_index=True)
+        order = {k: i for i, k in enumerate(campaign.kinds)}
+        rows = rows.assign(_k=rows["kind"].map(order)).sort_values(["_k"], kind="mergesort").drop(columns="_k")
+    for column in SUMMARY_COLUMNS:
+        if column not in rows.columns:
+            rows[column] = np.nan
+    return rows
+
+
+def page_data(campaign: analysis.Campaign, landscape: analysis.Campaign | None = None,
+              grids: bool = True) -> tuple[dict, dict]:
+    """The page's data (JSON-safe) and its figures (plotly JSON dicts, by figure name)."""
+    from experiments.analysis.head_to_head import head_to_head_pair
+    table = analysis.summary(campaign)
+    rows = instance_rows(campaign)
+    limit = campaign.timeout_s
+    figures = {
+        "runtime": html_figures.runtime_figure(campaign, table, rows),
+        "solved": html_figures.solved_figure(campaign, table),
+        "cactus": html_figures.cactus_figure(campaign, rows),
+        "work": html_figures.work_figure(campaign, table),
+        "phases": html_figures.phases_figure(campaign, table),
+    }
+    if landscape is not None:
+        figures["landscape"] = html_figures.landscape_figure(landscape)
+    columns = ["entrant", "kind", "n", "instance", "status", "time", "work", *COUNTERS, "holes", "clues",
+               "repeats"]
+    found, missing = instance_grids.campaign_grids(campaign) if grids else ({}, {})
+    packed = {name: [g.n, g.clues, g.solution, g.solution_label, g.source] for name, g in found.items()}
+    wins = virtual_best.wins(campaign, table) if virtual_best.applies(campaign) else pd.DataFrame()
+    data = {
+        "name": campaign.name, "limit": limit, "entrants": campaign.entrants, "kinds": campaign.kinds,
+        "vbs": virtual_best.NAME if virtual_best.applies(campaign) else None,
+        "pair": list(head_to_head_pair(campaign) or campaign.entrants[:1] * 2),
+        "columns": columns, "instances": _records(rows, columns),
+        "summary_columns": SUMMARY_COLUMNS, "summary": _records(_summary(campaign, table), SUMMARY_COLUMNS),
+        "wins_columns": list(wins.columns), "wins": _records(wins, list(wins.columns)) if len(wins) else [],
+        "meta": metadata(campaign), "warnings": warnings(campaign),
+        "grids_gz": base64.b64encode(gzip.compress(json.dumps(packed, separators=(",", ":")).encode(),
+                                                   compresslevel=9, mtime=0)).decode("ascii"),
+        "grids_missing": missing if grids else {"*": "grids left out (--no-grids)"},
+    }
+    return data, {name: json.loads(fig.to_json()) for name, fig in figures.items()}
+
+
+def _json_script(element_id: str, value) -> str:
+    text = json.dumps(value, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    return f'<script type="application/json" id="{element_id}">{text}</script>'
+
+
+def render(campaign: analysis.Campaign, landscape: analysis.Campaign | None = None, grids: bool = True) -> str:
+    """The whole page as one string."""
+    from plotly.offline import get_plotlyjs
+    data, figures = page_data(campaign, landscape, grids)
+    static = resources.files("experiments.report") / "static"
+    template = (static / "report.html").read_text(encoding="utf-8")
+    parts = {
+        "{{TITLE}}": html_escape.escape(f"sudoku-race: {campaign.name}"),
+        "{{STYLE}}": (static / "report.css").read_text(encoding="utf-8"),
+        "{{PLOTLY}}": get_plotlyjs(),
+        "{{DATA}}": _json_script("race-data", data) + _json_script("race-figures", figures),
+        "{{SCRIPT}}": (static / "report.js").read_text(encoding="utf-8"),
+    }
+    for key in ("{{TITLE}}", "{{STYLE}}", "{{DATA}}", "{{SCRIPT}}"):
+        template = template.replace(key, parts[key])
+    # plotly.js last: its text is not searched for placeholders
+    before, after = template.split("{{PLOTLY}}")
+    return before + parts["{{PLOTLY}}"] + after
+
+
+def landscape_campaign(campaign: analysis.Campaign, landscape: Path | None) -> analysis.Campaign | None:
+    """The campaign whose hardness landscape the page draws: ``landscape`` when it is a
+    campaign directory (runs.csv), else the campaign itself when it has several shares of
+    empty cells at one n and family (a ``race landscape`` campaign), else None."""
+    if landscape is not None:
+        directory = landscape if landscape.is_dir() else landscape.parent
+        if (directory / "runs.csv").is_file():
+            return analysis.load(directory)
+        return None
+    holes = pd.to_numeric(campaign.runs["holes"], errors="coerce")
+    per = campaign.runs.assign(h=holes).groupby(["kind", "n"])["h"].nunique()
+    return campaign if len(per) and int(per.max()) > 1 else None
+
+
+def write(campaign_dir: str | Path, out: str | Path, landscape: Path | None = None,
+          grids: bool = True) -> Path:
+    """Write the page of the campaign in ``campaign_dir`` to ``out``; return its path."""
+    campaign = analysis.load(campaign_dir)
+    text = render(campaign, landscape_campaign(campaign, landscape), grids)
+    path = Path(out)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise RaceError(f"cannot write the HTML report: {exc.strerror}", source=str(path)) from None
+    return path

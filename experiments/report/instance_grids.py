@@ -1,0 +1,140 @@
+"""The puzzles behind a campaign's instances, for the HTML report's grid view.
+
+A campaign records each instance by its path under the instance cache
+(``<out>/instances/<set>/<kind>-n<N>-s<seed>-<index>.sudoku``) and its sha256. The
+grid is read from that file when it is there (next to the campaign directory, as
+``race run`` writes it), else regenerated from the generator identity the path and
+``meta.json`` give (puzzles are byte-identical on every machine). Either way its bytes
+must hash to the recorded sha256, or the grid is left out with the reason: a grid
+shown is always the one that was raced.
+
+Grids travel as text: one character per cell in base 36 for n <= 5 (``0`` empty),
+two characters per cell for larger n (see :func:`encode`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from experiments.analysis import statistics as analysis
+from formats import grid_text
+from formats.errors import RaceError
+
+#: a generated instance's file name (generators.puzzle_set.puzzle_name)
+NAME = re.compile(r"^(?P<kind>[a-z]+)-n(?P<n>\d+)-s(?P<seed>\d+)-(?P<index>\d+)\.sudoku$")
+DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+@dataclass(frozen=True)
+class InstanceGrid:
+    """One instance's puzzle: ``clues`` and, when known, ``solution`` (encoded, see
+    :func:`encode`); ``solution_label`` says what the solution is ("the unique
+    solution", "the planted solution (one of possibly several)"); ``source``:
+    ``file`` or ``regenerated``."""
+    n: int
+    clues: str
+    solution: str | None
+    solution_label: str
+    source: str
+
+
+def width(n: int) -> int:
+    """Characters per cell: 1 up to n = 5 (values <= 25 < 36), else 2 (values <= 1295)."""
+    return 1 if n * n < len(DIGITS) else 2
+
+
+def encode(cells: np.ndarray, n: int) -> str:
+    """The cells in row-major order, each value in base 36 with :func:`width` digits."""
+    w = width(n)
+    out = []
+    for v in np.asarray(cells).reshape(-1).tolist():
+        out.append(DIGITS[v] if w == 1 else DIGITS[v // 36] + DIGITS[v % 36])
+    return "".join(out)
+
+
+def _values(text: str, n: int) -> np.ndarray:
+    """A ``compact`` solution (one-line format for n <= 5, else comma-separated values)."""
+    if "," in text:
+        return np.array([int(v) for v in text.split(",")], dtype=int)
+    return grid_text.parse(text + "\n").grids[0].cells.reshape(-1)
+
+
+def from_bytes(data: bytes, source: str) -> InstanceGrid:
+    """The grid (and the solution its metadata records) of a native puzzle file."""
+    found = grid_text.parse(data.decode("utf-8"), source)
+    grid = found.grids[0]
+    meta = found.metadata
+    solution, label = None, ""
+    if meta.get("solution"):
+        solution, label = encode(_values(meta["solution"], grid.n), grid.n), "the unique solution"
+    elif meta.get("planted"):
+        solution = encode(_values(meta["planted"], grid.n), grid.n)
+        label = "the planted solution (the grid the holes were cut from; there may be others)"
+    return InstanceGrid(grid.n, encode(grid.cells, grid.n), solution, label, source)
+
+
+def _family_options(meta: dict, family: str, n: int) -> dict:
+    for entry in (meta.get("families") or {}).values():
+        if isinstance(entry, dict) and entry.get("label") == family:
+            options = (entry.get("options") or {}).get(str(n))
+            return dict(options) if isinstance(options, dict) else {}
+    return {}
+
+
+def _regenerate(instance: str, family: str, meta: dict, pool) -> bytes | None:
+    """The bytes ``race run`` wrote for ``instance`` (from its generator identity), or None
+    when the path names no generated puzzle."""
+    from generators.puzzle_set import make
+    match = NAME.match(Path(instance).name)
+    if match is None:
+        return None
+    kind, n, seed, index = match["kind"], int(match["n"]), int(match["seed"]), int(match["index"])
+    options = _family_options(meta, family, n)
+    if not options and "-" in Path(instance).parent.name.removeprefix(f"{kind}-n{n}-s{seed}"):
+        return None     # options in the set's name that meta.json does not give
+    grid, puzzle_meta = make(kind, n, seed, index, pool=pool, **options)
+    return grid_text.format_native(grid, puzzle_meta).encode("utf-8")
+
+
+def campaign_grids(campaign: analysis.Campaign, regenerate: bool = True
+                   ) -> tuple[dict[str, InstanceGrid], dict[str, str]]:
+    """The grid of every instance of ``campaign`` by its ``instance`` path, and the reason
+    for each instance left out (no file, not regenerable, sha256 mismatch)."""
+    from generators.puzzle_set import CounterPool
+    runs = campaign.runs.drop_duplicates("instance")
+    roots = [campaign.path.parent / "instances", campaign.path / "instances"]
+    grids: dict[str, InstanceGrid] = {}
+    missing: dict[str, str] = {}
+    with CounterPool() as pool:
+        for row in runs.itertuples():
+            instance, sha = str(row.instance), str(row.instance_sha256)
+            data, source = None, ""
+            for root in roots:
+                path = root / instance
+                if path.is_file():
+                    data, source = path.read_bytes(), "file"
+                    break
+            if data is None and regenerate:
+                try:
+                    data, source = _regenerate(instance, str(row.kind), campaign.meta, pool), "regenerated"
+                except RaceError as exc:
+                    missing[instance] = f"cannot regenerate: {exc}"
+                    continue
+            if data is None:
+                missing.setdefault(instance, "no instance file (results/instances/) and no generator identity")
+                continue
+            if sha and sha != "nan" and hashlib.sha256(data).hexdigest() != sha:
+                missing[instance] = f"the {source} puzzle does not match the recorded sha256"
+                continue
+            try:
+                grids[instance] = from_bytes(data, instance)
+            except (RaceError, UnicodeDecodeError, IndexError, ValueError) as exc:
+                missing[instance] = f"unreadable: {exc}"
+                continue
+            grids[instance] = InstanceGrid(**{**grids[instance].__dict__, "source": source})
+    return grids, missing

@@ -1,0 +1,398 @@
+// The page script of `race report --html`: figures, head to head, tables, grid view.
+// Data comes from the JSON blocks #race-data and #race-figures; nothing is fetched.
+"use strict";
+
+const DATA = JSON.parse(document.getElementById("race-data").textContent);
+const FIGURES = JSON.parse(document.getElementById("race-figures").textContent);
+const LIMIT = DATA.limit;
+const COLUMN = Object.fromEntries(DATA.columns.map((c, i) => [c, i]));
+const PLOT_CONFIG = { displaylogo: false, responsive: true };
+const FIGURE_TITLES = {
+  runtime: "Time vs n", solved: "Solved vs n", cactus: "Cactus plot", work: "Work counters",
+  phases: "SAT phase split", landscape: "Hardness landscape",
+};
+
+// ------------------------------------------------------------------ formatting
+
+function isCensored(t) { return t === null || t === "inf"; }
+
+function fmtSeconds(t) {
+  if (t === null || t === undefined) return "n/a";
+  if (t === "inf") return "> " + fmtSeconds(LIMIT);
+  if (t === 0) return "0 s";
+  const units = [[1, "s"], [1e-3, "ms"], [1e-6, "µs"]];
+  for (const [scale, unit] of units) {
+    if (t >= scale || unit === "µs") return Number((t / scale).toPrecision(3)) + " " + unit;
+  }
+  return t + " s";
+}
+
+function fmtCount(v) { return v === null || v === undefined ? "" : Math.round(v).toLocaleString("en"); }
+
+function fmtRatio(v) {
+  if (v === null || v === undefined) return "n/a";
+  if (v === "inf") return "inf";
+  return String(Number(v.toPrecision(3)));
+}
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") node.className = v; else if (k === "text") node.textContent = v; else node.setAttribute(k, v);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+// ------------------------------------------------------------------ header, metadata
+
+function renderHeader() {
+  document.getElementById("title").textContent = "sudoku-race: campaign " + DATA.name;
+  const list = document.getElementById("warnings");
+  for (const w of DATA.warnings) list.append(el("li", { text: "warning: " + w }));
+  const meta = document.getElementById("meta-list");
+  for (const [k, v] of DATA.meta) { meta.append(el("dt", { text: k }), el("dd", { text: v })); }
+}
+
+// ------------------------------------------------------------------ figures
+
+function renderFigures() {
+  const list = document.getElementById("figure-list");
+  for (const [name, fig] of Object.entries(FIGURES)) {
+    const div = el("div", { id: "fig-" + name, class: "figure", "data-figure": name });
+    list.append(el("h3", { text: FIGURE_TITLES[name] || name }), div);
+    Plotly.newPlot(div, fig.data, fig.layout, PLOT_CONFIG);
+    div.on("plotly_click", (event) => {
+      const point = event.points && event.points[0];
+      if (point && typeof point.customdata === "string") showGrid(point.customdata);
+    });
+  }
+}
+
+// ------------------------------------------------------------------ head to head
+
+function fillSelect(select, values, chosen) {
+  select.replaceChildren(...values.map((v) => el("option", { value: v, text: v })));
+  if (chosen !== undefined) select.value = chosen;
+}
+
+function renderScatter() {
+  const a = document.getElementById("pair-a").value;
+  const b = document.getElementById("pair-b").value;
+  const kind = document.getElementById("pair-kind").value;
+  const byKey = new Map();
+  for (const row of DATA.instances) {
+    if (kind !== "all families" && row[COLUMN.kind] !== kind) continue;
+    const key = row[COLUMN.kind] + "\u0000" + row[COLUMN.n] + "\u0000" + row[COLUMN.instance];
+    if (!byKey.has(key)) byKey.set(key, {});
+    byKey.get(key)[row[COLUMN.entrant]] = row;
+  }
+  const groups = { measured: { x: [], y: [], text: [], custom: [], n: [] },
+                   censored: { x: [], y: [], text: [], custom: [], n: [] } };
+  let aWins = 0, bWins = 0;
+  for (const pair of byKey.values()) {
+    const ra = pair[a], rb = pair[b];
+    if (!ra || !rb) continue;
+    const ta = ra[COLUMN.time], tb = rb[COLUMN.time];
+    const censored = isCensored(ta) || isCensored(tb);
+    const g = censored ? groups.censored : groups.measured;
+    g.x.push(isCensored(ta) ? LIMIT : ta);
+    g.y.push(isCensored(tb) ? LIMIT : tb);
+    g.n.push(ra[COLUMN.n]);
+    g.custom.push(ra[COLUMN.instance]);
+    g.text.push(`instance ${ra[COLUMN.instance]}<br>${ra[COLUMN.kind]}, n = ${ra[COLUMN.n]}` +
+                `<br>${a}: ${ra[COLUMN.status]}, ${fmtSeconds(ta)}<br>${b}: ${rb[COLUMN.status]}, ${fmtSeconds(tb)}`);
+    const va = isCensored(ta) ? Infinity : ta, vb = isCensored(tb) ? Infinity : tb;
+    if (va < vb) aWins++; else if (vb < va) bWins++;
+  }
+  const all = groups.measured.x.concat(groups.measured.y, groups.censored.x, groups.censored.y).filter((t) => t > 0);
+  const low = all.length ? Math.min(...all) / 2 : 1e-5;
+  const traces = [
+    { x: [low, LIMIT * 1.5], y: [low, LIMIT * 1.5], mode: "lines", name: "equal times",
+      line: { color: "#999", dash: "dot" }, hoverinfo: "skip" },
+    { x: groups.measured.x, y: groups.measured.y, text: groups.measured.text, customdata: groups.measured.custom,
+      mode: "markers", name: "both answered", hovertemplate: "%{text}<extra></extra>",
+      marker: { size: 8, color: groups.measured.n, colorscale: "Viridis", showscale: true,
+                colorbar: { title: { text: "n" } }, line: { width: 0.5, color: "#333" } } },
+    { x: groups.censored.x, y: groups.censored.y, text: groups.censored.text, customdata: groups.censored.custom,
+      mode: "markers", name: "censored (drawn at the limit)", hovertemplate: "%{text}<extra></extra>",
+      marker: { size: 9, symbol: "circle-open", color: "#b00", line: { width: 1.5 } } },
+  ];
+  const layout = {
+    title: { text: `Per instance: ${a} (x) vs ${b} (y); above the diagonal ${b} is slower` },
+    xaxis: { type: "log", title: { text: a + " wall time (s)" } },
+    yaxis: { type: "log", title: { text: b + " wall time (s)" } },
+    height: 560, hovermode: "closest", template: "plotly_white",
+    shapes: [
+      { type: "line", x0: LIMIT, x1: LIMIT, yref: "paper", y0: 0, y1: 1, line: { dash: "dash", color: "#555", width: 1 } },
+      { type: "line", y0: LIMIT, y1: LIMIT, xref: "paper", x0: 0, x1: 1, line: { dash: "dash", color: "#555", width: 1 } },
+    ],
+  };
+  const div = document.getElementById("fig-scatter");
+  Plotly.react(div, traces, layout, PLOT_CONFIG);
+  const pairs = groups.measured.x.length + groups.censored.x.length;
+  document.getElementById("pair-note").textContent =
+    `${pairs} instance pairs: ${a} faster on ${aWins}, ${b} faster on ${bWins}, ${pairs - aWins - bWins} ties`;
+}
+
+function setupScatter() {
+  const [a, b] = DATA.pair;
+  fillSelect(document.getElementById("pair-a"), DATA.entrants, a);
+  fillSelect(document.getElementById("pair-b"), DATA.entrants, b);
+  fillSelect(document.getElementById("pair-kind"), ["all families", ...DATA.kinds], "all families");
+  for (const id of ["pair-a", "pair-b", "pair-kind"]) {
+    document.getElementById(id).addEventListener("change", renderScatter);
+  }
+  renderScatter();
+  document.getElementById("fig-scatter").on("plotly_click", (event) => {
+    const point = event.points && event.points[0];
+    if (point && typeof point.customdata === "string") showGrid(point.customdata);
+  });
+}
+
+// ------------------------------------------------------------------ summary and who wins
+
+function renderSummary() {
+  const C = Object.fromEntries(DATA.summary_columns.map((c, i) => [c, i]));
+  const table = document.getElementById("summary-table");
+  const head = ["family", "entrant", "n", "solved", "median", "95% CI", "IQR", "PAR-2",
+                "timeout", "memout", "error", "unknown", "skipped", "WRONG"];
+  table.append(el("thead", {}, el("tr", {}, ...head.map((h, i) => el("th", { text: h, class: i < 2 ? "text" : "" })))));
+  const body = el("tbody");
+  for (const r of DATA.summary) {
+    const vbs = r[C.entrant] === DATA.vbs;
+    const cells = [r[C.kind], r[C.entrant], r[C.n], `${r[C.solved]}/${r[C.total]}`, fmtSeconds(r[C.median_s]),
+      r[C.median_lo] === null ? "n/a" : `[${fmtSeconds(r[C.median_lo])}, ${fmtSeconds(r[C.median_hi])}]`,
+      r[C.q25_s] === null ? "" : `${fmtSeconds(r[C.q25_s])} .. ${fmtSeconds(r[C.q75_s])}`,
+      r[C.par2_s] === null ? "" : fmtSeconds(r[C.par2_s]),
+      ...["timeout", "memout", "error", "unknown", "skipped", "wrong"].map((s) => vbs ? "" : String(r[C[s]]))];
+    const tr = el("tr", vbs ? { class: "vbs" } : {}, ...cells.map((c, i) => el("td", { text: c, class: i < 2 ? "text" : "" })));
+    if (!vbs && r[C.wrong] > 0) tr.lastChild.className = "status-wrong";
+    if (isCensored(r[C.median_s])) tr.children[4].classList.add("censored");
+    body.append(tr);
+  }
+  table.append(body);
+
+  const wins = document.getElementById("wins-table");
+  if (!DATA.wins.length) { wins.append(el("tr", {}, el("td", { text: "one entrant: no virtual best solver" }))); return; }
+  const W = Object.fromEntries(DATA.wins_columns.map((c, i) => [c, i]));
+  const whead = ["family", "n", "instances", ...DATA.entrants.map((e) => "wins " + e), "nobody", "best single",
+                 "its median", "VBS median", "VBS speed-up", "95% CI"];
+  wins.append(el("thead", {}, el("tr", {}, ...whead.map((h) => el("th", { text: h })))));
+  const wbody = el("tbody");
+  for (const r of DATA.wins) {
+    const cells = [r[W.kind], r[W.n], r[W.instances], ...DATA.entrants.map((e) => r[W["wins_" + e]]), r[W.unanswered],
+      r[W.best_single] || "-", fmtSeconds(r[W.best_median_s]), fmtSeconds(r[W.vbs_median_s]),
+      r[W.speedup] === null ? "n/a" : "x" + fmtRatio(r[W.speedup]),
+      r[W.speedup] === null ? "" : `[${fmtRatio(r[W.speedup_lo])}, ${fmtRatio(r[W.speedup_hi])}]`];
+    wbody.append(el("tr", {}, ...cells.map((c) => el("td", { text: String(c) }))));
+  }
+  wins.append(wbody);
+}
+
+// ------------------------------------------------------------------ instance table
+
+const TABLE_COLUMNS = [
+  { key: "entrant", title: "entrant", filter: "select", text: true },
+  { key: "kind", title: "family", filter: "select", text: true },
+  { key: "n", title: "n", filter: "select" },
+  { key: "instance", title: "instance", filter: "text", text: true },
+  { key: "status", title: "status", filter: "select", text: true },
+  { key: "time", title: "time", filter: "number" },
+  { key: "work", title: "work", filter: "number" },
+  { key: "nodes", title: "nodes" }, { key: "updates", title: "updates" }, { key: "conflicts", title: "conflicts" },
+  { key: "clues", title: "clues" },
+];
+const MAX_ROWS = 3000;
+const tableState = { sortKey: null, descending: false, filters: {} };
+
+function sortValue(row, key) {
+  const v = row[COLUMN[key]];
+  if (key === "time" || key === "work") return isCensored(v) && key === "time" ? Infinity : (v === null ? Infinity : v);
+  return v === null ? "" : v;
+}
+
+function numberTest(text) {
+  const m = /^\s*(<=|>=|<|>|=)?\s*([0-9.eE+-]+)\s*$/.exec(text);
+  if (!m) return null;
+  const op = m[1] || "=", x = Number(m[2]);
+  if (Number.isNaN(x)) return null;
+  return (v) => ({ "<": v < x, "<=": v <= x, ">": v > x, ">=": v >= x, "=": v === x })[op];
+}
+
+function visibleRows() {
+  let rows = DATA.instances;
+  for (const [key, value] of Object.entries(tableState.filters)) {
+    if (value === "" || value === undefined) continue;
+    const column = TABLE_COLUMNS.find((c) => c.key === key);
+    if (column.filter === "select") rows = rows.filter((r) => String(r[COLUMN[key]]) === value);
+    else if (column.filter === "text") rows = rows.filter((r) => String(r[COLUMN[key]]).toLowerCase().includes(value.toLowerCase()));
+    else if (column.filter === "number") {
+      const test = numberTest(value);
+      if (test) rows = rows.filter((r) => test(sortValue(r, key)));
+    }
+  }
+  if (tableState.sortKey) {
+    const key = tableState.sortKey, sign = tableState.descending ? -1 : 1;
+    rows = rows.slice().sort((p, q) => {
+      const a = sortValue(p, key), b = sortValue(q, key);
+      return (a < b ? -1 : a > b ? 1 : 0) * sign;
+    });
+  }
+  return rows;
+}
+
+function renderRows() {
+  const rows = visibleRows();
+  const body = document.querySelector("#instance-table tbody");
+  const shown = rows.slice(0, MAX_ROWS);
+  body.replaceChildren(...shown.map((r) => {
+    const tr = el("tr");
+    for (const c of TABLE_COLUMNS) {
+      const v = r[COLUMN[c.key]];
+      let td;
+      if (c.key === "instance") {
+        td = el("td", { class: "text" }, el("a", { href: "#instances", "data-instance": v, class: "grid-link", text: v }));
+      } else if (c.key === "time") {
+        td = el("td", { text: fmtSeconds(v), class: isCensored(v) ? "censored" : "" });
+      } else if (["work", "nodes", "updates", "conflicts", "clues"].includes(c.key)) {
+        td = el("td", { text: fmtCount(v) });
+      } else {
+        td = el("td", { text: String(v), class: (c.text ? "text" : "") + (c.key === "status" && v === "wrong" ? " status-wrong" : "") });
+      }
+      tr.append(td);
+    }
+    return tr;
+  }));
+  document.getElementById("row-count").textContent = `${rows.length} of ${DATA.instances.length} rows` +
+    (rows.length > MAX_ROWS ? ` (the first ${MAX_ROWS} shown)` : "");
+  for (const th of document.querySelectorAll("#instance-table th.sortable")) {
+    th.classList.toggle("sorted-asc", th.dataset.key === tableState.sortKey && !tableState.descending);
+    th.classList.toggle("sorted-desc", th.dataset.key === tableState.sortKey && tableState.descending);
+  }
+}
+
+function setupTable() {
+  const head = document.querySelector("#instance-table thead");
+  const titles = el("tr");
+  const filters = el("tr", { class: "filters" });
+  for (const c of TABLE_COLUMNS) {
+    const th = el("th", { text: c.title, class: "sortable" + (c.text ? " text" : ""), "data-key": c.key });
+    th.addEventListener("click", () => {
+      if (tableState.sortKey === c.key) tableState.descending = !tableState.descending;
+      else { tableState.sortKey = c.key; tableState.descending = false; }
+      renderRows();
+    });
+    titles.append(th);
+    let input = null;
+    if (c.filter === "select") {
+      const values = [...new Set(DATA.instances.map((r) => String(r[COLUMN[c.key]])))];
+      values.sort((p, q) => (c.key === "n" ? Number(p) - Number(q) : 0));
+      input = el("select", { "data-filter": c.key });
+      input.append(el("option", { value: "", text: "(all)" }), ...values.map((v) => el("option", { value: v, text: v })));
+    } else if (c.filter) {
+      input = el("input", { type: "text", "data-filter": c.key, placeholder: c.filter === "number" ? ">0.1" : "contains" });
+    }
+    if (input) {
+      input.addEventListener(input.tagName === "SELECT" ? "change" : "input", () => {
+        tableState.filters[c.key] = input.value;
+        renderRows();
+      });
+    }
+    filters.append(el("th", { class: c.text ? "text" : "" }, ...(input ? [input] : [])));
+  }
+  head.append(titles, filters);
+  document.querySelector("#instance-table tbody").addEventListener("click", (event) => {
+    const link = event.target.closest("a.grid-link");
+    if (link) { event.preventDefault(); showGrid(link.dataset.instance); }
+  });
+  document.getElementById("clear-filters").addEventListener("click", () => {
+    tableState.filters = {};
+    for (const input of head.querySelectorAll("[data-filter]")) input.value = "";
+    renderRows();
+  });
+  renderRows();
+}
+
+// ------------------------------------------------------------------ grid view
+
+let gridsPromise = null;
+
+async function grids() {
+  if (!gridsPromise) {
+    gridsPromise = (async () => {
+      const bytes = Uint8Array.from(atob(DATA.grids_gz), (c) => c.charCodeAt(0));
+      const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+      return JSON.parse(await new Response(stream).text());
+    })();
+  }
+  return gridsPromise;
+}
+
+const DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz";
+
+function decode(text, n) {
+  const width = n * n < 36 ? 1 : 2;
+  const out = [];
+  for (let i = 0; i < text.length; i += width) {
+    out.push(width === 1 ? DIGITS.indexOf(text[i]) : DIGITS.indexOf(text[i]) * 36 + DIGITS.indexOf(text[i + 1]));
+  }
+  return out;
+}
+
+async function showGrid(instance) {
+  const view = document.getElementById("grid-view");
+  view.hidden = false;
+  document.getElementById("grid-title").textContent = "instance " + instance;
+  const results = DATA.instances.filter((r) => r[COLUMN.instance] === instance);
+  document.getElementById("grid-results").replaceChildren(el("p", { class: "note", text: results.map((r) =>
+    `${r[COLUMN.entrant]}: ${r[COLUMN.status]} ${fmtSeconds(r[COLUMN.time])}`).join(" · ") }));
+  const board = document.getElementById("grid-board");
+  const info = document.getElementById("grid-info");
+  const all = await grids();
+  const g = all[instance];
+  if (!g) {
+    const reason = DATA.grids_missing[instance] || DATA.grids_missing["*"] || "not available";
+    info.textContent = "grid not available: " + reason;
+    board.replaceChildren();
+    view.scrollIntoView({ block: "nearest" });
+    return;
+  }
+  const [n, clueText, solutionText, solutionLabel, source] = g;
+  const clues = decode(clueText, n);
+  const solution = solutionText ? decode(solutionText, n) : null;
+  const showSolution = document.getElementById("grid-solution").checked && solution;
+  const given = clues.filter((v) => v > 0).length;
+  info.textContent = `n = ${n} (${n * n}×${n * n}), ${given} clues (bold), ${n ** 4 - given} empty; ` +
+    (solution ? (showSolution ? "blue: " : "hidden: ") + solutionLabel : "no solution recorded") + `; puzzle ${source}, sha256 checked`;
+  const side = n * n;
+  const table = el("table", { class: "sudoku" });
+  for (let i = 0; i < side; i++) {
+    const tr = el("tr");
+    for (let j = 0; j < side; j++) {
+      const v = clues[i * side + j];
+      const cls = [v ? "clue" : (showSolution ? "solved" : ""), j % n === 0 ? "box-left" : "", i % n === 0 ? "box-top" : ""];
+      tr.append(el("td", { class: cls.join(" ").trim(), text: v ? String(v) : (showSolution ? String(solution[i * side + j]) : "") }));
+    }
+    table.append(tr);
+  }
+  board.replaceChildren(table);
+  view.dataset.instance = instance;
+  view.scrollIntoView({ block: "nearest" });
+}
+
+function setupGridView() {
+  document.getElementById("grid-close").addEventListener("click", () => { document.getElementById("grid-view").hidden = true; });
+  document.getElementById("grid-solution").addEventListener("change", () => {
+    const instance = document.getElementById("grid-view").dataset.instance;
+    if (instance) showGrid(instance);
+  });
+}
+
+renderHeader();
+renderFigures();
+setupScatter();
+renderSummary();
+setupTable();
+setupGridView();
+document.body.dataset.ready = "true";

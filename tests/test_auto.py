@@ -1,0 +1,144 @@
+"""The `auto` entrant (solvers.auto), its committed rule table, and `race portfolio`
+(experiments.analysis.portfolio) that learns the table from a campaign."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from experiments.analysis import portfolio
+from experiments.analysis import statistics as analysis
+from experiments.cli.main import main as cli
+from formats import grid_text
+from formats.errors import RaceError
+from solvers import auto, registry, rules
+from tests.conftest import full_grid, puzzle_from
+from tests.test_analysis import run, write_campaign
+
+REPO = Path(__file__).resolve().parents[1]
+REFERENCE = REPO / "results" / "reference-n2-10"
+HARD9 = REPO / "tests" / "data" / "hard9.txt"
+
+
+def _table(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "portfolio.csv"
+    path.write_text(text)
+    return path
+
+
+RULES = ("n,empty_from,empty_to,entrant,reason,campaign\n"
+         "3,0,0.5,backtracking,few holes,c\n3,0.5,1,dlx,many holes,c\n5,0,1,sat,all,c\n")
+
+
+def test_choose_takes_the_range_of_the_share_and_the_nearest_n(tmp_path):
+    rules_ = auto.read_rules(_table(tmp_path, RULES))
+    assert auto.choose(rules_, 3, 0.2)[0].entrant == "backtracking"
+    assert auto.choose(rules_, 3, 0.5)[0].entrant == "dlx"          # a boundary belongs to the upper range
+    assert auto.choose(rules_, 3, 1.0)[0].entrant == "dlx"
+    assert auto.choose(rules_, 4, 0.9) == (rules_[1], 3)              # tie between n = 3 and 5: the smaller
+    assert auto.choose(rules_, 9, 0.1) == (rules_[2], 5)
+    why = auto.explain(rules_[2], 9, 5, 0.1)
+    assert why.startswith("n = 9 (81x81), 10% empty: the rule for n = 5, 0-100% empty picks sat")
+    assert "nearest n = 5" in why and "campaign c" in why
+
+
+@pytest.mark.parametrize("text, where", [
+    ("n,entrant\n3,dlx\n", "line 1"),
+    ("n,empty_from,empty_to,entrant\n3,0,x,dlx\n", "line 2"),
+    ("n,empty_from,empty_to,entrant\n3,0,1,dlx\n3,0.6,0.5,sat\n", "line 3"),
+    ("n,empty_from,empty_to,entrant\n3,0,1,auto\n", "line 2"),
+])
+def test_a_malformed_table_is_a_one_line_error_naming_the_line(tmp_path, text, where):
+    with pytest.raises(RaceError) as error:
+        auto.read_rules(_table(tmp_path, text))
+    assert where in str(error.value) and "\n" not in str(error.value)
+
+
+def test_auto_runs_the_picked_entrant_and_the_answer_is_verified(tmp_path, rng):
+    solver = registry.create(f"auto:table={_table(tmp_path, RULES)}")
+    few = puzzle_from(full_grid(3, rng), 0.3, rng)
+    result = solver.solve(few)
+    assert result.status == "solved" and rules.is_solution_of(few, result.solution)
+    assert solver.last_choice[0] == "backtracking" and "nodes" in result.counters
+    assert "choose" in result.times
+    many = puzzle_from(full_grid(3, rng), 0.7, rng)
+    result = solver.count(many, limit=2)
+    assert solver.last_choice[0] == "dlx" and result.count >= 1 and "updates" in result.counters
+
+
+def test_the_committed_table_is_learned_from_the_reference_campaign():
+    """The rule is reproducible: `race portfolio results/reference-n2-10` writes the same table."""
+    learned = portfolio.learn(analysis.load(REFERENCE))
+    committed = pd.read_csv(auto.TABLE_PATH)
+    assert committed["entrant"].tolist() == learned["entrant"].tolist()
+    assert committed[["n", "wins", "instances"]].values.tolist() == learned[["n", "wins", "instances"]].values.tolist()
+    assert committed["empty_to"].tolist() == pytest.approx(learned["empty_to"].tolist(), abs=1e-4)
+    # a public-style 25x25 with 60% holes goes to SAT (dlx needs minutes on such puzzles)
+    rule, used = auto.choose(auto.read_rules(), 5, 0.6)
+    assert (rule.entrant, used) == ("sat", 5)
+
+
+def test_learn_picks_the_most_wins_among_the_entrants_that_answered_most(tmp_path):
+    rows = []
+    for k in range(4):      # family "few" at n = 2 (25% empty): fast wins 3 but misses one; safe answers all
+        rows.append(run("fast", 2, f"f{k}", "timeout" if k == 3 else "solved", 0.1, kind="few", clues=12))
+        rows.append(run("safe", 2, f"f{k}", "solved", 0.2 if k < 3 else 0.5, kind="few", clues=12))
+    for k in range(4):      # family "many" at n = 2 (75% empty): nobody answers
+        rows += [run(e, 2, f"m{k}", "timeout", None, kind="many", clues=4) for e in ("fast", "safe")]
+    for k in range(2):      # n = 3, 50% empty: fast wins everything
+        rows += [run("fast", 3, f"t{k}", "solved", 0.1, kind="few", clues=40),
+                 run("safe", 3, f"t{k}", "solved", 0.3, kind="few", clues=40)]
+    rows.append(run("cmd:path=x", 3, "t0", "solved", 0.01, kind="few", clues=40))   # never picked
+    campaign = analysis.load(write_campaign(tmp_path / "c", rows,
+                                            {"entrants": ["fast", "safe", "cmd:path=x"]}))
+    with pytest.raises(RaceError, match="no built-in entrant"):
+        portfolio.learn(campaign)
+    campaign.runs["entrant"] = campaign.runs["entrant"].replace({"fast": "dlx", "safe": "sat"})
+    campaign.meta["entrants"] = ["dlx", "sat", "cmd:path=x"]
+    table = portfolio.learn(campaign)
+    assert table[["n", "empty_from", "empty_to", "entrant", "wins", "instances"]].values.tolist() == [
+        [2, 0.0, 1.0, "sat", 1, 8],             # few: sat answered 4/4 (dlx 3/4); many: nearest share
+        [3, 0.0, 1.0, "dlx", 2, 2]]
+    assert "many: nobody answered, nearest share few" in table.loc[0, "reason"]
+
+
+def test_race_portfolio_writes_a_table_auto_reads(tmp_path):
+    out = tmp_path / "mine.csv"
+    result = CliRunner().invoke(cli, ["portfolio", str(REFERENCE), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"wrote {out}" in result.output and "sat" in result.output
+    puzzle = tmp_path / "p.txt"
+    puzzle.write_text(HARD9.read_text().splitlines()[2] + "\n")
+    solved = CliRunner().invoke(cli, ["solve", "-s", f"auto:table={out}", "--stats", str(puzzle)])
+    assert solved.exit_code == 0, solved.output
+    assert "auto picked dlx: n = 3 (9x9)" in solved.stderr
+    (grid,) = grid_text.parse(solved.stdout).grids
+    (clues,) = grid_text.parse(puzzle.read_text()).grids
+    assert rules.is_solution_of(clues, grid)
+
+
+def test_auto_is_the_default_of_solve_and_count_and_backtracking_one_option_away(tmp_path, rng):
+    p = puzzle_from(full_grid(2, rng), 0.5, rng)
+    f = tmp_path / "p.sudoku"
+    f.write_text(grid_text.format_native(p))
+    default = CliRunner().invoke(cli, ["solve", "--stats", str(f)])
+    assert default.exit_code == 0 and "auto picked backtracking: n = 2 (4x4), 50% empty" in default.stderr
+    plain = CliRunner().invoke(cli, ["solve", "-s", "backtracking", "--stats", str(f)])
+    assert plain.exit_code == 0 and plain.stdout == default.stdout and "auto" not in plain.stderr
+    counted = CliRunner().invoke(cli, ["count", "--stats", "-"], input=". . . .\n" * 4)
+    assert counted.stdout == "288\n" and "auto picked backtracking" in counted.stderr
+    assert "[default: auto]" in " ".join(CliRunner().invoke(cli, ["solve", "--help"]).output.split())
+
+
+def test_auto_picks_per_puzzle_when_the_puzzles_differ(tmp_path, rng):
+    lines = [grid_text.format_one_line(puzzle_from(full_grid(3, rng), share, rng)) for share in (0.2, 0.8)]
+    f = tmp_path / "two.txt"
+    f.write_text("\n".join(lines) + "\n")
+    result = CliRunner().invoke(cli, ["solve", "--stats", str(f)])
+    assert result.exit_code == 0, result.output
+    assert "puzzle 1: auto picked backtracking" in result.stderr and "puzzle 2: auto picked dlx" in result.stderr
+    solved = grid_text.parse(result.stdout).grids
+    assert all(rules.is_solution_of(grid_text.parse(line).grids[0], s) for line, s in zip(lines, solved))
