@@ -32,9 +32,14 @@ COLUMNS = ["n", "empty_from", "empty_to", "entrant", "wins", "instances", "famil
 
 
 def _pickable(entrant: str) -> bool:
+    """A built-in entrant that runs anywhere: not an outside program (its path is this
+    machine's), not one that itself picks per puzzle."""
     from solvers.registry import BUILTIN, parse_spec
     name = parse_spec(entrant)[0]
-    return name in BUILTIN.names() and name not in ("cmd", "auto")
+    if name not in BUILTIN.names():
+        return False
+    cls = BUILTIN.solver_class(name)
+    return not cls.picks and cls.method != "external"
 
 
 def family_picks(campaign: analysis.Campaign) -> pd.DataFrame:
