@@ -60,3 +60,25 @@ def test_pin_restricts_a_process_and_its_children():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1]).stdout.split("\n")
     assert out[0] == out[1] == f"[{cpu}]"
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this OS")
+def test_a_pinned_worker_runs_on_its_cpu_and_says_so():
+    from experiments.harness.executor import LocalExecutor
+    from tests.test_executor import run_one
+    cpu = pinning.usable_cpus()[-1]
+    ex = LocalExecutor(1, timeout_s=30.0, min_time=0.0, cpus=[cpu])
+    try:
+        outcome = run_one(ex, "slow:delay=0.01")
+        assert outcome["status"] == "solved"
+        assert ex.worker_cpus == {outcome["worker"]: [cpu]}
+    finally:
+        ex.close()
+    free = LocalExecutor(1, timeout_s=30.0, min_time=0.0)
+    try:
+        outcome = run_one(free, "slow:delay=0.01")
+        assert free.worker_cpus == {outcome["worker"]: pinning.usable_cpus()}
+    finally:
+        free.close()
+    with pytest.raises(ValueError):
+        LocalExecutor(2, timeout_s=1.0, cpus=[cpu])

@@ -21,6 +21,11 @@ worker:
 * **error**: a worker that dies (crash, signal) or fails to start (then the
   outcome carries ``start_failed``); the next cell gets a fresh worker.
 
+**Pinning** (``cpus``): worker slot i runs on CPU ``cpus[i]`` alone (set before the
+worker's program starts, inherited by the solver binaries it runs; see
+:mod:`experiments.harness.pinning` for the allocation); each worker reports the CPUs it
+may use in its ``ready`` reply, kept in :attr:`LocalExecutor.worker_cpus`.
+
 :class:`LocalExecutor` keeps ``jobs`` workers, each warm for one entrant and
 reused while healthy. :class:`experiments.harness.dask_executor.DaskExecutor` sends
 each cell to a dask.distributed cluster, where it runs in the same kind of killable worker.
@@ -95,6 +100,20 @@ def tree_rss_mb(pid: int) -> float:
     return total_kb / 1024.0
 
 
+def _start_hook(die_with_parent: bool, cpu: int | None):
+    """What the worker's child process does before its program starts: ask to die with
+    the parent, and run on ``cpu`` alone (None: wherever the OS likes)."""
+    if not die_with_parent and cpu is None:
+        return None
+
+    def hook() -> None:
+        if die_with_parent:
+            die_with_parent_signal()
+        if cpu is not None:
+            os.sched_setaffinity(0, {cpu})
+    return hook
+
+
 class WorkerProcess:
     """The parent's handle on one worker subprocess (in a session of its own).
 
@@ -103,7 +122,7 @@ class WorkerProcess:
     external SAT solver's DIMACS file, ...), so the parent does."""
 
     def __init__(self, init: dict[str, Any], env: dict[str, str] | None = None,
-                 die_with_parent: bool = True) -> None:
+                 die_with_parent: bool = True, cpu: int | None = None) -> None:
         self.entrant: str = init["spec"]
         self.ready: dict[str, Any] | None = None
         self._stderr = tempfile.TemporaryFile()
@@ -113,7 +132,7 @@ class WorkerProcess:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "experiments.harness.worker"], stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True,
-                env=env, bufsize=0, preexec_fn=die_with_parent_signal if die_with_parent else None)
+                env=env, bufsize=0, preexec_fn=_start_hook(die_with_parent, cpu))
         except BaseException:
             worker_tmpdir.remove(self.tmpdir)
             raise
@@ -201,6 +220,7 @@ class _Slot:
     sent: float = 0.0
     started_at: str = ""
     rss_peak: float = 0.0
+    cpu: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -208,14 +228,17 @@ class LocalExecutor:
     """``jobs`` worker processes on this machine, each warm for one entrant.
 
     ``timeout_s`` and ``memory_mb`` (None = no memory limit) are per cell;
-    ``min_time`` is the worker's calibration target (see :func:`experiments.harness.worker.measure`).
+    ``min_time`` is the worker's calibration target (see :func:`experiments.harness.worker.measure`);
+    ``cpus`` (one per job, or None) pins worker slot i to ``cpus[i]``.
     """
 
     def __init__(self, jobs: int, timeout_s: float, memory_mb: float | None = None,
                  min_time: float | None = None, die_with_parent: bool = True,
-                 init_timeout_s: float = INIT_TIMEOUT_S) -> None:
+                 init_timeout_s: float = INIT_TIMEOUT_S, cpus: list[int] | None = None) -> None:
         if jobs < 1:
             raise RaceError(f"--jobs must be >= 1, got {jobs}")
+        if cpus is not None and len(cpus) != jobs:
+            raise ValueError(f"{len(cpus)} CPUs for {jobs} workers")
         self.jobs = jobs
         self.timeout_s = float(timeout_s)
         self.memory_mb = memory_mb
@@ -223,7 +246,10 @@ class LocalExecutor:
         self.die_with_parent = die_with_parent
         self.init_timeout_s = init_timeout_s
         self.env = worker_env()
-        self.slots = [_Slot() for _ in range(jobs)]
+        self.slots = [_Slot(cpu=cpus[i] if cpus else None) for i in range(jobs)]
+        self.cpus = list(cpus) if cpus else None
+        #: worker ident (host:pid) -> the CPUs it reported it may run on
+        self.worker_cpus: dict[str, list[int]] = {}
         self._last_mem = 0.0
 
     # -- the executor interface ------------------------------------------------
@@ -248,7 +274,7 @@ class LocalExecutor:
             slot.worker = None
         slot.key, slot.request, slot.rss_peak = key, request, 0.0
         if slot.worker is None:
-            slot.worker = WorkerProcess(request["init"], self.env, self.die_with_parent)
+            slot.worker = WorkerProcess(request["init"], self.env, self.die_with_parent, slot.cpu)
             slot.phase, slot.deadline = "init", time.monotonic() + self.init_timeout_s
         else:
             self._send_solve(slot)
@@ -326,6 +352,8 @@ class LocalExecutor:
             if slot.phase == "init":
                 if reply.get("op") == "ready":
                     slot.worker.ready = reply
+                    if "cpus" in reply:
+                        self.worker_cpus[reply.get("worker", "?")] = reply["cpus"]
                     self._send_solve(slot)
                 else:
                     self._finish(slot, {"status": Status.ERROR, "start_failed": True,
