@@ -82,3 +82,27 @@ def test_a_pinned_worker_runs_on_its_cpu_and_says_so():
         free.close()
     with pytest.raises(ValueError):
         LocalExecutor(2, timeout_s=1.0, cpus=[cpu])
+
+
+def test_a_slot_keeps_a_warm_worker_per_entrant():
+    """Interleaved entrants reuse their parked workers: no start-up after the first cell."""
+    from experiments.harness.executor import LocalExecutor
+    from tests.test_executor import run_one
+    ex = LocalExecutor(1, timeout_s=30.0, min_time=0.0, keep_warm=2)
+    try:
+        first = [run_one(ex, spec)["worker"] for spec in ("slow:delay=0.01", "slow:delay=0.02")]
+        again = [run_one(ex, spec)["worker"] for spec in ("slow:delay=0.01", "slow:delay=0.02")]
+        assert first == again and first[0] != first[1]
+        assert ex.warm_entrants() == {"slow:delay=0.01", "slow:delay=0.02"}
+        third = run_one(ex, "slow:delay=0.03")["worker"]          # evicts the longest unused
+        assert run_one(ex, "slow:delay=0.02")["worker"] == first[1]
+        assert run_one(ex, "slow:delay=0.01")["worker"] not in first + [third]
+    finally:
+        ex.close()
+    single = LocalExecutor(1, timeout_s=30.0, min_time=0.0)      # keep_warm=1: the old way
+    try:
+        a = run_one(single, "slow:delay=0.01")["worker"]
+        run_one(single, "slow:delay=0.02")
+        assert run_one(single, "slow:delay=0.01")["worker"] != a
+    finally:
+        single.close()

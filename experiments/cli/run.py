@@ -33,7 +33,8 @@ DEFAULTS = {"instances": 20, "timeout_s": 10.0, "memory_mb": 4096.0, "repeats": 
 
 def _canonical(n_text: str, solvers: str, instances: int, kind: str, options: dict, seed: int,
                timeout: float, memory: float | None, repeats: int, jobs: int | None, out: str,
-               executor: str, scheduler: str | None, name: str) -> str:
+               executor: str, scheduler: str | None, name: str, order: str = "random",
+               pin: bool = True) -> str:
     """The ``race run`` command line that resumes this campaign."""
     given = [x for key, value in options.items()
              for x in (f"--{key}", f"{value:g}" if isinstance(value, float) else str(value))]
@@ -45,6 +46,10 @@ def _canonical(n_text: str, solvers: str, instances: int, kind: str, options: di
         parts += ["--jobs", str(jobs)]
     if executor != "local":
         parts += ["--executor", executor, "--scheduler", str(scheduler)]
+    if order != "random":
+        parts += ["--order", order]
+    if not pin:
+        parts += ["--no-pin"]
     return " ".join(shlex.quote(p) for p in parts)
 
 
@@ -78,9 +83,16 @@ def _canonical(n_text: str, solvers: str, instances: int, kind: str, options: di
 @click.option("--scheduler", default=None, help="Dask scheduler address (with --executor dask).")
 @click.option("--campaign", "name", default=None,
               help="Campaign name [default: derived from n, kind, seed and limits].")
+@click.option("--order", type=click.Choice(["random", "fixed"]), default="random", show_default=True,
+              help="Order of the cells within each family and n: seeded random across entrants, "
+                   "instances and repeats (drift spreads over every entrant), or entrant by entrant.")
+@click.option("--pin/--no-pin", default=True, show_default=True,
+              help="Pin each worker to a core of its own (hyperthread siblings apart); only when "
+                   "the workers fit on distinct cores.")
 def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout: float,
         memory: float, repeats: int, jobs: int | None, out: str, executor: str,
-        scheduler: str | None, name: str | None, **family: str | None) -> None:
+        scheduler: str | None, name: str | None, order: str, pin: bool,
+        **family: str | None) -> None:
     """Race the entrants on generated instances for each box size n and record
     every measurement in OUT/CAMPAIGN/runs.csv (+ meta.json).
 
@@ -109,6 +121,14 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
     are recorded as skipped, which the analysis counts as censored.
 
     \b
+    Stopwatch: each worker is pinned to a core of its own (--no-pin: not);
+    cells of a family and n run in a seeded random order (--order fixed:
+    entrant by entrant); meta.json records the machine's load, frequency and
+    other processes' CPU and a calibration (DLX 10 queens, CaDiCaL on a
+    pigeonhole formula) at the start and the end; the summary warns when the
+    machine was busy, the calibration drifted > 5% or repeats vary > 10%.
+
+    \b
     Defaults (make race = race run --n 2..5): 4 entrants x 2 families x n=2..5
     x 20 instances, 10 s per cell: 8.6 minutes measured on 2 cores shared with
     other jobs (load ~13), instance generation included.
@@ -121,6 +141,7 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
       race run --n 2,4 --timeout 5 --repeats 3 --jobs 1
       race run --n 2..4 --executor dask --scheduler tcp://10.0.0.1:8786
       race run --n 3 --kind holes --holes 0.55 --pattern balanced
+      race run --n 3..4 --repeats 3 --order fixed --no-pin
     """
     if executor == "dask" and not scheduler:
         raise RaceError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
@@ -144,7 +165,7 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
     if not name or "/" in name or name.startswith("."):
         raise RaceError(f"--campaign {name!r}: expected a plain directory name")
     canonical = _canonical(n_text, solvers, source, kind, options, seed, timeout, memory_mb,
-                           repeats, jobs, out, executor, scheduler, name)
+                           repeats, jobs, out, executor, scheduler, name, order, pin)
     argv = sys.argv
     command = (" ".join(shlex.quote(a) for a in ["race", *argv[1:]])
                if argv and Path(argv[0]).name == "race" else canonical)
@@ -154,7 +175,7 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
                     memory_mb=memory_mb, jobs=local_jobs if executor == "local" else (jobs or 0),
                     executor=executor, scheduler=scheduler, out=Path(out), campaign=name,
                     command=command, generator_options=options, families=families,
-                    instance_set=instance_set)
+                    instance_set=instance_set, order=order, pin=pin)
     execute(config, jobs, canonical)
 
 
@@ -162,14 +183,16 @@ def execute(config: Config, jobs: int | None, canonical: str, summarize=None) ->
     """Run the campaign ``config`` on its executor, holding the campaign's lock, with
     Ctrl-C / SIGTERM stopping it cleanly (see :func:`race_campaign`); exits 130 when
     interrupted, 2 (one line, with the resume command) when a record cannot be written."""
-    runner = make_executor(config, jobs)
+    from experiments.harness.conditions import pinned_cpus
+    cpus = pinned_cpus(config)
+    runner = make_executor(config, jobs, cpus)
     # Ctrl-C / kill -INT / kill -TERM stop the campaign cleanly, even when started from a
     # shell that ignores SIGINT in background jobs
     interrupt.count = 0
     previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         with CampaignLock(config.directory):
-            code = race_campaign(config, runner, canonical, summarize)
+            code = race_campaign(config, runner, canonical, summarize, cpus)
     except records.RecordWriteError as exc:
         raise RaceError(f"{exc}; every cell before it is recorded, re-run the same command to "
                         f"resume: {canonical}") from None
@@ -198,15 +221,20 @@ def resolve_families(kind: str, family: dict[str, str | None]
     return families, {k: v for k, v in canonical.items() if k in given}
 
 
-def make_executor(config: Config, jobs: int | None):
-    """The executor of ``config`` (for dask, ``config.jobs`` becomes the cluster's slots)."""
+def make_executor(config: Config, jobs: int | None, cpus: list[int] | None = None):
+    """The executor of ``config`` (for dask, ``config.jobs`` becomes the cluster's slots),
+    its workers pinned to ``cpus`` (local) or to cores of their machines (dask, with
+    ``config.pin``); with the random order each slot keeps a warm worker per entrant."""
     if config.executor == "dask":
         from experiments.harness.dask_executor import DaskExecutor
-        runner = DaskExecutor(config.scheduler, jobs, config.timeout_s, config.memory_mb)
+        runner = DaskExecutor(config.scheduler, jobs, config.timeout_s, config.memory_mb,
+                              pin=config.pin)
         config.jobs = runner.jobs
         return runner
     from experiments.harness.executor import LocalExecutor
-    return LocalExecutor(config.jobs, config.timeout_s, config.memory_mb)
+    keep_warm = len(config.entrants) if config.order == "random" else 1
+    return LocalExecutor(config.jobs, config.timeout_s, config.memory_mb, cpus=cpus,
+                         keep_warm=keep_warm)
 
 
 def current_registry() -> Registry:
@@ -216,19 +244,25 @@ def current_registry() -> Registry:
     return obj.get("registry", BUILTIN) if isinstance(obj, dict) else BUILTIN
 
 
-def race_campaign(config: Config, runner, canonical: str, summarize=None) -> int:
-    """Prepare and run the campaign, print the summary (``summarize(campaign) -> str``,
-    by default :func:`family_summaries`); the exit status (130 if interrupted)."""
+def race_campaign(config: Config, runner, canonical: str, summarize=None,
+                  cpus: list[int] | None = None) -> int:
+    """Take the start readings, prepare and run the campaign, take the end readings
+    (:mod:`experiments.harness.conditions`), print the summary (``summarize(campaign) ->
+    str``, by default :func:`family_summaries`) and the noise warnings; the exit status
+    (130 if interrupted)."""
     from tqdm import tqdm
 
-    from experiments.analysis import statistics
+    from experiments.analysis import noise, statistics
+    from experiments.harness import conditions
 
+    started = conditions.begin(config, cpus)
     try:
         prepared = prepare(config, progress=True)
     except KeyboardInterrupt:
         click.echo("interrupted while preparing instances (finished ones are cached); "
                    f"re-run the same command to resume:\n  {canonical}", err=True)
         return 130
+    conditions.record(config, started)
     done = len(prepared.cells) - len(prepared.pending)
     click.echo(f"campaign {config.campaign}: {len(prepared.cells)} cells "
                f"({len(config.entrants)} entrants x {_families_text(config)} x "
@@ -247,9 +281,15 @@ def race_campaign(config: Config, runner, canonical: str, summarize=None) -> int
             stats = run_cells(prepared, runner, on_row)
         except KeyboardInterrupt:
             interrupted = True
+    runner.close()
+    if not interrupted:
+        conditions.end(config, started, cpus, getattr(runner, "worker_cpus", None))
     directory = config.directory
     if records.read_rows(directory / "runs.csv"):
-        click.echo((summarize or family_summaries)(statistics.load(directory)))
+        campaign = statistics.load(directory)
+        click.echo((summarize or family_summaries)(campaign))
+        for warning in noise.warnings(campaign):
+            click.echo(warning, err=True)
     for entrant, (count, why) in (stats.not_started if stats else {}).items():
         click.echo(f"race: warning: {entrant} did not start ({why}); its {count} cell(s) are not "
                    f"recorded: re-run the same command to retry them: {canonical}", err=True)

@@ -61,6 +61,11 @@ class Config:
     #: experiments.harness.instances.InstanceSet used instead of generated ones
     instance_set: Any = None
     families: list[Family] = field(default_factory=list)
+    #: the order cells go out: "random" (seeded, interleaved within each family and n) or
+    #: "fixed" (entrant by entrant); see experiments.harness.scheduling
+    order: str = "random"
+    #: pin each local worker to a core of its own (experiments.harness.pinning)
+    pin: bool = True
 
     def __post_init__(self) -> None:
         if not self.families:

@@ -221,6 +221,7 @@ class _Slot:
     started_at: str = ""
     rss_peak: float = 0.0
     cpu: int | None = None
+    parked: dict[str, WorkerProcess] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -229,12 +230,16 @@ class LocalExecutor:
 
     ``timeout_s`` and ``memory_mb`` (None = no memory limit) are per cell;
     ``min_time`` is the worker's calibration target (see :func:`experiments.harness.worker.measure`);
-    ``cpus`` (one per job, or None) pins worker slot i to ``cpus[i]``.
+    ``cpus`` (one per job, or None) pins worker slot i to ``cpus[i]``. ``keep_warm``: how
+    many warm workers (of different entrants) a slot keeps, the idle ones parked, so that
+    cells of several entrants interleaved pay no start-up (1: a slot's worker is stopped
+    when the slot switches entrant).
     """
 
     def __init__(self, jobs: int, timeout_s: float, memory_mb: float | None = None,
                  min_time: float | None = None, die_with_parent: bool = True,
-                 init_timeout_s: float = INIT_TIMEOUT_S, cpus: list[int] | None = None) -> None:
+                 init_timeout_s: float = INIT_TIMEOUT_S, cpus: list[int] | None = None,
+                 keep_warm: int = 1) -> None:
         if jobs < 1:
             raise RaceError(f"--jobs must be >= 1, got {jobs}")
         if cpus is not None and len(cpus) != jobs:
@@ -248,6 +253,7 @@ class LocalExecutor:
         self.env = worker_env()
         self.slots = [_Slot(cpu=cpus[i] if cpus else None) for i in range(jobs)]
         self.cpus = list(cpus) if cpus else None
+        self.keep_warm = max(int(keep_warm), 1)
         #: worker ident (host:pid) -> the CPUs it reported it may run on
         self.worker_cpus: dict[str, list[int]] = {}
         self._last_mem = 0.0
@@ -259,7 +265,8 @@ class LocalExecutor:
 
     def warm_entrants(self) -> set[str]:
         """Entrants with an idle warm worker (submitting one of these costs no start-up)."""
-        return {s.worker.entrant for s in self.slots if s.phase == "idle" and s.worker}
+        warm = {s.worker.entrant for s in self.slots if s.phase == "idle" and s.worker}
+        return warm | {e for s in self.slots if s.phase == "idle" for e in s.parked}
 
     def submit(self, key: Hashable, request: dict[str, Any]) -> None:
         """Start the cell ``request`` on a free worker (one warm for its entrant if any)."""
@@ -268,16 +275,39 @@ class LocalExecutor:
         if not idle:
             raise RuntimeError("no free worker")
         slot = next((s for s in idle if s.worker and s.worker.entrant == entrant), None) \
+            or next((s for s in idle if entrant in s.parked), None) \
             or next((s for s in idle if s.worker is None), None) or idle[0]
-        if slot.worker is not None and slot.worker.entrant != entrant:
-            slot.worker.stop()
-            slot.worker = None
+        if slot.worker is None or slot.worker.entrant != entrant:
+            wanted = self._unpark(slot, entrant)
+            if slot.worker is not None:
+                self._park(slot)
+            slot.worker = wanted
         slot.key, slot.request, slot.rss_peak = key, request, 0.0
         if slot.worker is None:
             slot.worker = WorkerProcess(request["init"], self.env, self.die_with_parent, slot.cpu)
             slot.phase, slot.deadline = "init", time.monotonic() + self.init_timeout_s
         else:
             self._send_solve(slot)
+
+    def _park(self, slot: _Slot) -> None:
+        """Keep the slot's idle worker warm for a later cell of its entrant (at most
+        ``keep_warm`` per slot, the longest unused stopped first)."""
+        worker, slot.worker = slot.worker, None
+        if self.keep_warm <= 1:
+            worker.stop()
+            return
+        slot.parked[worker.entrant] = worker
+        while len(slot.parked) >= self.keep_warm:
+            slot.parked.pop(next(iter(slot.parked))).stop()
+
+    @staticmethod
+    def _unpark(slot: _Slot, entrant: str) -> WorkerProcess | None:
+        """The slot's parked worker of ``entrant`` if it is still alive."""
+        worker = slot.parked.pop(entrant, None)
+        if worker is not None and worker.proc.poll() is not None:
+            worker.kill()                       # died while parked: reaped, a fresh one starts
+            return None
+        return worker
 
     def poll(self, max_wait: float = 0.5) -> list[tuple[Hashable, dict[str, Any]]]:
         """Wait up to ``max_wait`` s for cells to finish (or be killed); return them."""
@@ -313,6 +343,9 @@ class LocalExecutor:
                 else:
                     slot.worker.kill()
             slot.worker, slot.phase = None, "idle"
+            for worker in slot.parked.values():
+                worker.stop()
+            slot.parked.clear()
 
     # -- the state machine of a slot -------------------------------------------
     def _send_solve(self, slot: _Slot) -> None:
