@@ -28,7 +28,7 @@ Rules:
 
 from __future__ import annotations
 
-import zlib
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -93,19 +93,16 @@ def make_cells(config: Config, instances: dict[tuple[str, int], list[Instance]])
 
 def interleave(cells: list[Cell], seed: int) -> list[Cell]:
     """``cells`` grouped by (n, family) -- n ascending, families in their order of first
-    appearance -- each group shuffled by a generator seeded with (``seed``, n, family),
-    so the same campaign always gets the same order (a resume continues it)."""
-    import numpy as np
-    groups: dict[tuple[int, str], list[Cell]] = {}
-    for cell in cells:
-        groups.setdefault((cell.n, cell.family), []).append(cell)
+    appearance -- and within each group sorted by a seeded hash of the cell (entrant,
+    instance, repeat): a random order that is the same on every run of the campaign, so a
+    resume (or a campaign grown by more entrants or instances) keeps the order of the cells
+    it still has to run."""
     families = list(dict.fromkeys(c.family for c in cells))
-    ordered = []
-    for n, family in sorted(groups, key=lambda g: (g[0], families.index(g[1]))):
-        group = groups[(n, family)]
-        rng = np.random.default_rng([seed, ORDER_STREAM, n, zlib.crc32(family.encode())])
-        ordered += [group[i] for i in rng.permutation(len(group))]
-    return ordered
+
+    def rank(cell: Cell) -> tuple[int, int, bytes]:
+        text = f"{seed}\0{ORDER_STREAM}\0{cell.entrant}\0{cell.instance_file}\0{cell.repeat}"
+        return cell.n, families.index(cell.family), hashlib.blake2b(text.encode(), digest_size=8).digest()
+    return sorted(cells, key=rank)
 
 
 class Escalation:
