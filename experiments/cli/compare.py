@@ -109,15 +109,15 @@ def _campaigns(args, n_values, kinds, tolerance, renames, fail_above, markdown, 
               help="The merged campaign's directory (must not exist yet).")
 def merge(campaigns: tuple[Path, ...], out: Path) -> None:
     """Merge campaigns run on different machines over the same instances into one
-    campaign directory OUT: every row of runs.csv is kept with its own machine (column
-    ``worker`` = host:pid, and ``machine`` = the source campaign's host), and meta.json
-    lists each source's metadata under ``merged_from``.
+    campaign directory OUT: every row of runs.csv is kept as measured, with its
+    machine (column worker = host:pid; column campaign = the source campaign), and
+    meta.json keeps each source's machine, commit, readings and calibration under
+    merged_from.
 
     \b
-    The campaigns must share the seed, the time limit and the instances: a cell
-    (entrant, family, n, instance, repeat) present in two of them is refused
-    unless they ran on different machines, where the later one becomes
-    another repeat.
+    The campaigns must share the seed and the time limit, and an instance name
+    must have the same sha256 in all of them; a cell (entrant, family, n,
+    instance, repeat) measured by several becomes that many repeats.
 
     \b
     Example:
