@@ -8,8 +8,9 @@ Two kernels whose work is known exactly, so only the machine can change their ti
 * ``sat``: one PySAT CaDiCaL solve of the committed formula ``data/php7.cnf`` (8
   pigeons into 7 holes: unsatisfiable; its conflicts are recorded).
 
-Each kernel gives :data:`SAMPLES` samples; the median is the reading, the coefficient of
-variation its spread. The two medians' geometric mean is ``score_s``, the number
+Each kernel gives :data:`SAMPLES` samples; the median wall time is the reading, the
+coefficient of variation its spread (the CPU time is recorded too: under time-sharing
+the wall time grows while the CPU time does not, so the two apart mean a busy core). The two medians' geometric mean is ``score_s``, the number
 ``race compare --normalise`` divides by. What it can correct: a machine that is uniformly
 faster or slower (clock, micro-architecture, a steady background load). What it cannot:
 differences that touch the entrants and the kernels unequally (memory bandwidth and
@@ -62,9 +63,9 @@ def dlx_kernel(samples: int = SAMPLES, min_time: float = DLX_MIN_TIME) -> dict[s
     if work != QUEENS_WORK:
         raise RaceError(f"calibration: DLX on {QUEENS} queens gave (solutions, nodes, updates) "
                         f"{work}, expected {QUEENS_WORK}: the DLX kernel is broken")
-    times = []
+    times, cpu = [], []
     for _ in range(samples):
-        runs, t0 = 0, time.perf_counter()
+        runs, t0, c0 = 0, time.perf_counter(), time.process_time()
         while True:
             dlx_search(links, MRV, 0, 0, 0, chosen, depth)
             runs += 1
@@ -72,7 +73,9 @@ def dlx_kernel(samples: int = SAMPLES, min_time: float = DLX_MIN_TIME) -> dict[s
             if spent >= min_time:
                 break
         times.append(spent / runs)
+        cpu.append((time.process_time() - c0) / runs)
     return {"seconds": statistics.median(times), "spread": round(_spread(times), 4),
+            "cpu_seconds": statistics.median(cpu), "cpu_spread": round(_spread(cpu), 4),
             "samples": samples, "updates": QUEENS_WORK[2]}
 
 
@@ -83,17 +86,19 @@ def sat_kernel(samples: int = SAT_SAMPLES) -> dict[str, Any]:
     from pysat.solvers import Solver
 
     clauses = CNF(from_file=str(FORMULA)).clauses
-    times, conflicts = [], None
+    times, cpu, conflicts = [], [], None
     for _ in range(samples):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         with Solver(name=SAT_BACKEND, bootstrap_with=clauses) as solver:
             answer = solver.solve()
             conflicts = int((solver.accum_stats() or {}).get("conflicts", -1))
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
         if answer is not False:
             raise RaceError(f"calibration: {SAT_BACKEND} found {FORMULA.name} satisfiable; "
                             "it is not: the SAT backend is broken")
     return {"seconds": statistics.median(times), "spread": round(_spread(times), 4),
+            "cpu_seconds": statistics.median(cpu), "cpu_spread": round(_spread(cpu), 4),
             "samples": samples, "formula": FORMULA.name, "backend": SAT_BACKEND,
             "conflicts": conflicts}
 

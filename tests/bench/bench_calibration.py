@@ -43,12 +43,18 @@ def main() -> None:
     series = {"dlx (10 queens)": [r["dlx"]["seconds"] for r in readings],
               "sat (php7, CaDiCaL)": [r["sat"]["seconds"] for r in readings],
               "score": [r["score_s"] for r in readings]}
+    cpu = {"dlx CPU time": [r["dlx"]["cpu_seconds"] for r in readings],
+           "sat CPU time": [r["sat"]["cpu_seconds"] for r in readings]}
     print(f"{'kernel':<22}{'median':>12}{'min':>12}{'max':>12}{'spread':>9}")
     for name, values in series.items():
         spread = 100 * statistics.stdev(values) / statistics.fmean(values)
         print(f"{name:<22}{statistics.median(values) * 1e3:>9.3f} ms{min(values) * 1e3:>9.3f} ms"
               f"{max(values) * 1e3:>9.3f} ms{spread:>8.1f}%")
         targets.at_most(f"{name}: run-to-run spread (cv, %) over {RUNS} runs", spread, TARGET_PCT)
+    for name, values in cpu.items():         # for scale: what time-sharing does to the wall time
+        spread = 100 * statistics.stdev(values) / statistics.fmean(values)
+        print(f"{name:<22}{statistics.median(values) * 1e3:>9.3f} ms{min(values) * 1e3:>9.3f} ms"
+              f"{max(values) * 1e3:>9.3f} ms{spread:>8.1f}%  (printed, no target)")
     targets.exit()
 
 
