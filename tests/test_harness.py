@@ -286,6 +286,11 @@ def test_dask_local_cluster_gives_the_same_records(out, fakes):
     assert {s[4] for s in local} == {"solved", "wrong", "timeout", "skipped"}
     meta = json.loads((out / "dask" / "meta.json").read_text())
     assert meta["executor"] == "dask"
+    # the dask worker's cell ran in a worker subprocess pinned to one core of the machine
+    assert meta["pinning"]["enabled"] is True
+    reported = meta["pinning"]["workers"]
+    assert set(reported) >= {row["worker"] for row in rows_of(out, "dask") if row["status"] == "solved"}
+    assert all(len(cpus) == 1 for cpus in reported.values())
 
 
 # -- bad input ------------------------------------------------------------------------

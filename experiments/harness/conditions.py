@@ -55,7 +55,8 @@ def begin(config: Config, cpus: list[int] | None, calibrate: bool = True) -> dic
     state = machine.reading()
     return {"machine_state": {"start": state},
             "calibration": {"start": _calibrate_on(cpus[0] if cpus else None) if calibrate else None},
-            "pinning": {"enabled": cpus is not None, "cpus": cpus},
+            "pinning": {"enabled": cpus is not None or (config.executor == "dask" and config.pin),
+                        "cpus": cpus},
             "order": {"mode": config.order, "seed": config.seed}}
 
 

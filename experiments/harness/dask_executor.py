@@ -81,6 +81,8 @@ class DaskExecutor:
         self.jobs = jobs or threads
         self.timeout_s, self.memory_mb, self.min_time = float(timeout_s), memory_mb, min_time
         self.pin = pin
+        #: worker ident (host:pid) -> the CPUs it reported (as LocalExecutor.worker_cpus)
+        self.worker_cpus: dict[str, list[int]] = {}
         self.futures: dict[Any, Hashable] = {}
 
     def free(self) -> int:
@@ -110,6 +112,8 @@ class DaskExecutor:
             except Exception as exc:  # noqa: BLE001 - a lost task is the cell's error
                 outcome = {"status": Status.ERROR, "message": f"dask task failed: {type(exc).__name__}: {exc}",
                            "started_at": utc_now()}
+            if outcome.get("cpus") is not None and outcome.get("worker"):
+                self.worker_cpus[outcome["worker"]] = outcome["cpus"]
             done.append((key, outcome))
         return done
 

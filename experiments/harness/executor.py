@@ -365,6 +365,8 @@ class LocalExecutor:
         if "solver" in ready:
             outcome.setdefault("solver", ready["solver"])
             outcome.setdefault("params", ready["params"])
+        if "cpus" in ready:
+            outcome.setdefault("cpus", ready["cpus"])
         done.append((slot.key, outcome))
         if not healthy and worker is not None:
             worker.kill()
