@@ -131,7 +131,7 @@ def _numeric_grids(content: list[tuple[int, str]], name: str) -> list[DatasetPuz
 
 
 def _header_side(tokens: list[str], next_row: int, name: str, no: int) -> int:
-    if not all(t.isdecimal() for t in tokens) or len(set(tokens)) != 1:
+    if not all((t.isascii() and t.isdecimal()) for t in tokens) or len(set(tokens)) != 1:
         raise RaceError(f"expected a header (n or the side n², once or twice) or a grid row, "
                         f"got {' '.join(tokens)!r}", source=name, line=no)
     value = int(tokens[0])
@@ -157,7 +157,7 @@ def _numeric_grid(rows: list[tuple[int, str]], side: int, name: str) -> Grid:
         for c, tok in enumerate(tokens):
             if tok == ".":
                 continue
-            if not tok.isdecimal() or len(tok) > 3 or int(tok) > side:
+            if not (tok.isascii() and tok.isdecimal()) or len(tok) > 3 or int(tok) > side:
                 raise RaceError(f"bad cell {tok!r} (cell {c + 1}), expected '.', '0' or a value "
                                 f"1..{side}", source=name, line=no)
             cells[r, c] = int(tok)

@@ -199,3 +199,36 @@ def format_grid(grid: Grid, fmt: str, metadata: dict[str, object] | None = None)
 def write(grid: Grid, fmt: str = NATIVE, out=None, metadata: dict[str, object] | None = None) -> None:
     """Write the grid to ``out`` (default stdout)."""
     (out or sys.stdout).write(format_grid(grid, fmt, metadata))
+
+
+def format_compact(grid: Grid) -> str:
+    """A grid on one line without a newline, as instance metadata records a solution
+    (``# solution=...``): the one-line format for n <= 5, else comma-separated values
+    in row-major order."""
+    if grid.n <= MAX_ONE_LINE_N:
+        return format_one_line(grid)
+    return ",".join(map(str, grid.cells.reshape(-1).tolist()))
+
+
+def parse_compact(text: str, n: int, name: str = "<compact grid>") -> Grid:
+    """The grid of :func:`format_compact`'s text at box size ``n``. Raises RaceError
+    naming ``name`` when the text is not n⁴ valid cells."""
+    text = str(text).strip()
+    side = n * n
+    if "," in text or n > MAX_ONE_LINE_N:
+        tokens = text.split(",")
+        if len(tokens) != side * side or not all(t.isascii() and t.isdigit() for t in tokens):
+            raise RaceError(f"expected {side * side} comma-separated values for n={n}", source=name)
+        cells = np.array([int(t) for t in tokens], dtype=np.int32)
+    else:
+        if len(text) != side * side:
+            raise RaceError(f"expected {side * side} characters for n={n}, got {len(text)}",
+                            source=name)
+        lookup = {c: v for v, c in enumerate(ONE_LINE_DIGITS[:side], 1)} | {".": 0, "0": 0}
+        try:
+            cells = np.array([lookup[c] for c in text], dtype=np.int32)
+        except KeyError as exc:
+            raise RaceError(f"bad cell {exc.args[0]!r} for n={n}", source=name) from None
+    if cells.max(initial=0) > side:
+        raise RaceError(f"a value is above {side}", source=name)
+    return Grid(n, cells.reshape(side, side))

@@ -34,7 +34,10 @@ from generators.unique import FILLS, default_fill
 KINDS: tuple[str, ...] = ("unique", "minimal", "unsat", "multi", "holes")
 #: bumped whenever a change to the algorithms changes any output (invalidates cached files)
 GENERATOR_VERSION = "2"
-_KIND_CODE = {kind: code for code, kind in enumerate(KINDS)}
+#: each kind's random stream code (stream 2 + code): fixed per kind, never its position in
+#: KINDS, so listing a kind elsewhere or adding one changes no puzzle. Changing a code
+#: changes that kind's puzzles: a deliberate break, pinned by tests/test_generator_streams.py
+_KIND_CODE = {"unique": 0, "minimal": 1, "unsat": 2, "multi": 3, "holes": 4}
 MANIFEST = "manifest.csv"
 MANIFEST_FIELDS = ("file", "kind", "n", "seed", "index", "fill", "clues", "sha256")
 #: largest n each family can be generated for. ``holes`` needs only a solved grid
@@ -159,11 +162,8 @@ def identity(kind: str, n: int, seed: int, index: int, **options) -> dict[str, s
 
 
 def compact(cells: np.ndarray, n: int) -> str:
-    """A solved grid on one line: the one-line format for n <= 5, else
-    comma-separated values in row-major order."""
-    if n <= grid_text.MAX_ONE_LINE_N:
-        return grid_text.format_one_line(Grid(n, cells))
-    return ",".join(map(str, cells.reshape(-1).tolist()))
+    """A solved grid on one line (:func:`formats.grid_text.format_compact`)."""
+    return grid_text.format_compact(Grid(n, cells))
 
 
 def make(kind: str, n: int, seed: int, index: int, *, pool: CounterPool | None = None,

@@ -91,6 +91,9 @@ class Backtracking(Solver):
     the answer is then ``unknown``."""
 
     name = "backtracking"
+    method = "search"
+    counters = ("nodes", "checks")
+    phases = ("build", "search")
     parameters = {"node_limit": (0, None)}
 
     def warmup(self) -> None:

@@ -125,8 +125,10 @@ def batch_capable(spec: str) -> bool:
     """True when ``spec`` is an entrant :func:`solve_many` runs in one compiled
     call (``dlx`` with the MRV heuristic, any ``node_limit``)."""
     name, params = registry.parse_spec(spec)
-    return name == "dlx" and params.get("heuristic", "mrv") == "mrv" \
-        and set(params) <= {"heuristic", "node_limit"}
+    try:
+        return registry.BUILTIN.solver_class(name).batch_capable(params)
+    except RaceError:
+        return False
 
 
 def solve_many(grids: list[Grid], spec: str, limit: int | None = 1,

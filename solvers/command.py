@@ -7,7 +7,9 @@ Spec: ``cmd:path=PROGRAM[,args=ARGS][,input=file|stdin][,format=native|oneline]
 * ``path``: the executable (a path, or a name looked up on ``PATH``).
 * ``args``: fixed arguments, split like a POSIX shell would (:func:`shlex.split`)
   but never given to a shell. With ``input=file`` the puzzle file's path
-  replaces ``{input}`` in them, or is appended when there is no ``{input}``.
+  replaces ``{input}`` in them, or is appended when there is no ``{input}``;
+  ``{{input}}`` is a literal ``{input}``. A comma in any value (path, args) is
+  written ``\\,`` (a comma alone separates parameters and entrants).
 * ``input``: ``file`` (the puzzle's path on the command line: an unlinked
   temporary file seen as ``/proc/self/fd/N``, so no file is ever left behind)
   or ``stdin`` (the puzzle on standard input).
@@ -17,7 +19,7 @@ Spec: ``cmd:path=PROGRAM[,args=ARGS][,input=file|stdin][,format=native|oneline]
   and the answer is ``unknown``. ``memory_mb`` (0 = none): address-space limit.
 * ``count_args``: for ``race count``, arguments appended after ``args``;
   ``{limit}`` in them becomes the limit (0 = all). Without them a count
-  request runs the program as for solve (count 1 when it prints a grid).
+  request runs the program as for solve: a grid it prints is "at least 1".
 
 What the program prints (stdout; blank lines, ``#`` lines and ``c `` lines
 are ignored):
@@ -97,10 +99,17 @@ def binary_provenance(path: str) -> dict[str, str | None]:
     return {"path": resolved, "sha256": digest.hexdigest(), "version": version}
 
 
+#: the largest memory_mb a cmd entrant accepts (1 PB: RLIMIT_AS in bytes stays an int64)
+MAX_MEMORY_MB = 1 << 30
+
+
 class Command(Solver):
     """Any executable reading a puzzle and printing a solved grid (no shell)."""
 
     name = "cmd"
+    method = "external"
+    counters = ("exit_code",)
+    phases = ("write", "search", "parse")
     parameters = {
         "path": ("", None),
         "args": ("", None),
@@ -114,6 +123,9 @@ class Command(Solver):
 
     def __init__(self, **params) -> None:
         super().__init__(**params)
+        if int(self.params["memory_mb"]) > MAX_MEMORY_MB:
+            raise RaceError(f"solver 'cmd': memory_mb={self.params['memory_mb']} is above "
+                            f"{MAX_MEMORY_MB} (1 PB), more than any address space")
         self.program = resolve_program(str(self.params["path"]))
         try:
             self.args = shlex.split(str(self.params["args"]))
@@ -131,10 +143,12 @@ class Command(Solver):
         if limit != 1 and self.count_args:
             args += [a.replace("{limit}", str(limit or 0)) for a in self.count_args]
         if self.params["input"] == "file":
-            if any("{input}" in a for a in args):
-                args = [a.replace("{input}", puzzle_path) for a in args]
+            if any("{input}" in a.replace("{{input}}", "") for a in args):
+                args = [_fill(a, puzzle_path) for a in args]
             else:
-                args.append(puzzle_path)
+                args = [a.replace("{{input}}", "{input}") for a in args] + [puzzle_path]
+        else:
+            args = [a.replace("{{input}}", "{input}") for a in args]
         return [self.program, *args]
 
     def search(self, grid: Grid, limit: int | None, keep: int) -> RawAnswer:
@@ -163,20 +177,30 @@ class Command(Solver):
         times["parse"] = time.perf_counter() - t2
         complete = count == 0 or counting or limit == 1
         return RawAnswer(count, [cells] if cells is not None and keep > 0 else [], complete,
-                      {"exit_code": int(done.code)}, times)
+                      {"exit_code": int(done.code)} if done.code is not None else {}, times)
 
     def parse_answer(self, done: Finished, grid: Grid, counting: bool) -> tuple[int, np.ndarray | None]:
         """(solutions counted, first solution's cells or None) from a finished
         run; RaceError when the run failed or printed nothing readable."""
         where = f"solver {self.spec}"
-        if done.flooded:
-            raise RaceError(f"{where}: printed more than {self.params['max_output']} bytes")
+        if done.flooded and done.flooded_stream != "stderr":
+            raise RaceError(f"{where}: printed more than {self.params['max_output']} bytes on "
+                            f"{done.flooded_stream or 'its output'}")
         if done.code is not None and done.code < 0:
             raise RaceError(f"{where}: killed by signal {-done.code}{_tail(done.stderr)}")
         lines = [line.strip() for line in done.stdout.decode("utf-8", "replace").splitlines()]
         lines = [line for line in lines if line and not line.startswith(("#", "c "))]
-        if any(line.lower() in NO_SOLUTION_WORDS for line in lines):
-            return 0, None
+        said_none = [line for line in lines if line.lower() in NO_SOLUTION_WORDS]
+        if said_none:
+            # "no solution" beside a grid is a contradiction: the grid, verified by the base
+            # class, wins (a grid that fails verification makes the answer wrong)
+            rest = [line for line in lines if line.lower() not in NO_SOLUTION_WORDS]
+            if not rest:
+                return 0, None
+            try:
+                return 1, read_grid_lines(rest, grid.n, where)
+            except RaceError:
+                return 0, None
         count = None
         if counting and lines:
             match = _COUNT_LINE.match(lines[0])
@@ -187,14 +211,37 @@ class Command(Solver):
             if count == 0 or not lines:
                 return count, None
         if not lines:
+            if done.flooded:
+                raise RaceError(f"{where}: printed more than {self.params['max_output']} bytes on "
+                                "stderr and no answer on stdout")
             raise RaceError(f"{where}: exited with code {done.code} and no answer{_tail(done.stderr)}")
         cells = read_grid_lines(lines, grid.n, where)
         return (1 if count is None else count), cells
 
 
+def _fill(argument: str, path: str) -> str:
+    """``argument`` with ``{input}`` replaced by ``path`` and ``{{input}}`` (the escape) by a
+    literal ``{input}``."""
+    return "{input}".join(part.replace("{input}", path) for part in argument.split("{{input}}"))
+
+
 def read_grid_lines(lines: list[str], n: int, where: str) -> np.ndarray:
     """The first grid in ``lines`` (native, one-line, or n² rows of n² digits)
-    as an (n², n²) array; RaceError when it is unreadable or of another size."""
+    as an (n², n²) array, after any chatter lines before it; RaceError when there
+    is none (the error of reading from the first line) or it is of another size."""
+    try:
+        return _grid_at(lines, n, where)
+    except RaceError as first:
+        for start in range(1, len(lines)):
+            try:
+                return _grid_at(lines[start:], n, where)
+            except RaceError:
+                continue
+        raise first from None
+
+
+def _grid_at(lines: list[str], n: int, where: str) -> np.ndarray:
+    """The grid that starts at ``lines[0]`` (see :func:`read_grid_lines`)."""
     side = n * n
     if len(lines[0]) == side * side and " " not in lines[0] and side > 1:
         lines = lines[:1]                         # one line of n⁴ characters

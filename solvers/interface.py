@@ -34,6 +34,11 @@ from solvers import rules
 SOLVED, UNSAT, UNKNOWN, WRONG = "solved", "unsat", "unknown", "wrong"
 
 
+class Stop(BaseException):
+    """Raised from outside a search (e.g. by a signal handler at a wall-time limit) to stop
+    it: never taken for the solver's own failure, and never caught by the interface."""
+
+
 @dataclass
 class RawAnswer:
     """What :meth:`Solver.search` returns: raw answers, not yet verified.
@@ -61,6 +66,9 @@ class Result:
     times: dict[str, float]
     verified: bool
     message: str = ""
+    #: False when ``count`` is only a lower bound (a budget, or a solver that cannot count,
+    #: stopped before the search was exhausted or reached the limit)
+    complete: bool = True
 
     @property
     def solution(self) -> Grid | None:
@@ -73,6 +81,43 @@ class Solver:
     command line are converted to the type of the default)."""
 
     name: ClassVar[str] = "?"
+    #: the family of method the solver belongs to: ``search`` (backtracking), ``exact-cover``
+    #: (DLX), ``sat``, ``external`` (an outside program), ``other`` (a plugin that does not
+    #: say). The referee confirms a no-solution claim with a method of another family.
+    method: ClassVar[str] = "other"
+    # -- capabilities: what the solver declares, so no code outside solvers/ tests its name --
+    #: the work counters it reports (names of :data:`experiments.harness.schema.WORK_COUNTERS`
+    #: get a column of runs.csv; any other is kept in its ``extra`` JSON column, never dropped)
+    counters: ClassVar[tuple[str, ...]] = ()
+    #: the phases it times beyond ``check`` and ``verify`` (same rule as the counters)
+    phases: ClassVar[tuple[str, ...]] = ()
+    #: the registered entrant it is naturally compared with head to head ("" for none)
+    partner: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Check a solver's declarations when its class is defined (a typo in a plugin is
+        an error at registration, not a silent default)."""
+        super().__init_subclass__(**kwargs)
+        for attribute in ("counters", "phases"):
+            value = getattr(cls, attribute)
+            if not isinstance(value, tuple) or not all(isinstance(v, str) and v for v in value):
+                raise TypeError(f"solver {cls.__name__}: {attribute} must be a tuple of names")
+        for attribute in ("name", "method", "partner"):
+            if not isinstance(getattr(cls, attribute), str):
+                raise TypeError(f"solver {cls.__name__}: {attribute} must be a string")
+
+    @classmethod
+    def batch_capable(cls, params: dict[str, str]) -> bool:
+        """Whether :mod:`solvers.batch` can solve many puzzles of this entrant (with these
+        parameters from its spec) in one compiled call. Default: no."""
+        return False
+
+    @classmethod
+    def interpreted(cls, n: int, puzzles: int, limit: int | None) -> bool:
+        """Whether ``race solve``/``count`` of ``puzzles`` puzzles of box size ``n`` (up to
+        ``limit`` solutions) should run this solver's kernels interpreted, never importing
+        numba (a short start-up path). Default: no."""
+        return False
     #: parameter name -> (default, allowed choices or None)
     parameters: ClassVar[dict[str, tuple[Any, tuple | None]]] = {}
 
@@ -124,16 +169,25 @@ class Solver:
         times["check"] = time.perf_counter() - t0
         if not consistent:
             return Result(UNSAT, 0, limit, False, [], {}, times, True, "the clues conflict")
-        found = self.search(grid, limit, keep)
+        try:
+            found = self.search(grid, limit, keep)
+        except RaceError:
+            raise
+        except (Exception, SystemExit) as exc:   # a plugin's bug is its error, told in one line
+            raise RaceError(f"solver {self.spec} failed: {type(exc).__name__}: {exc}") from None
+        if not isinstance(found, RawAnswer):
+            raise RaceError(f"solver {self.spec} returned {type(found).__name__}, not a RawAnswer")
         times.update(found.times)
         t0 = time.perf_counter()
         grids = [Grid(grid.n, s) for s in found.solutions]
         bad = [g for g in grids if not rules.is_solution_of(grid, g)]
         times["verify"] = time.perf_counter() - t0
+        # nothing above the limit is ever reported: a solver's claim past it is cut to it
+        count = found.count if limit is None else min(found.count, limit)
         limit_hit = limit is not None and found.count >= limit
         if bad:
             status, message = WRONG, f"solver {self.spec} returned a grid that is not a solution"
-        elif found.count > 0:
+        elif count > 0:
             status, message = SOLVED, ""
             if not grids:  # a count without any grid to check
                 status, message = WRONG, f"solver {self.spec} reported solutions but returned none"
@@ -141,8 +195,9 @@ class Solver:
             status, message = UNSAT, ""
         else:
             status, message = UNKNOWN, "budget exhausted before an answer"
-        return Result(status, found.count, limit, limit_hit, grids, dict(found.counters), times,
-                      verified=not bad and status != WRONG, message=message)
+        return Result(status, count, limit, limit_hit, grids, dict(found.counters), times,
+                      verified=not bad and status != WRONG, message=message,
+                      complete=found.complete or limit_hit)
 
 
 #: the largest time limit (seconds) a parameter accepts: about 11 days.

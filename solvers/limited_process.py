@@ -33,6 +33,10 @@ from formats.errors import RaceError
 
 #: default bound on the bytes read from a child's stdout (and, separately, stderr).
 MAX_OUTPUT = 16 << 20
+#: after the program exits, how long (s) the rest of its output may take to arrive
+EXIT_GRACE = 0.2
+#: how often (s) a read that waits checks whether the program has exited
+POLL_EXIT = 0.05
 
 
 @dataclass
@@ -45,6 +49,8 @@ class Finished:
     timed_out: bool = False
     flooded: bool = False
     seconds: float = 0.0
+    #: which output flooded: "stdout" or "stderr" ("" when none did)
+    flooded_stream: str = ""
 
 
 def die_with_parent() -> None:
@@ -104,17 +110,20 @@ def run_limited(command: list[str], *, stdin: BinaryIO | None = None, pass_fds: 
     finally:
         proc.stdout.close()
         proc.stderr.close()
-    killed = timed_out or flooded
-    return Finished(out, err, None if killed else code, timed_out, flooded,
-                    time.perf_counter() - t0)
+    killed = timed_out or bool(flooded)
+    return Finished(out, err, None if killed else code, timed_out, bool(flooded),
+                    time.perf_counter() - t0, flooded or "")
 
 
 def _read_bounded(proc: subprocess.Popen, timeout: float, max_output: int
                   ) -> tuple[bytes, bytes, bool, bool]:
-    """Read both pipes until EOF, the deadline or the byte bound."""
+    """Read both pipes until EOF, the deadline or the byte bound. Once the program itself
+    has exited, what is left in the pipes is read for at most :data:`EXIT_GRACE` s: a child
+    it forked and left holding the pipes does not hold the answer back."""
     deadline = time.monotonic() + timeout if timeout > 0 else None
     chunks: dict[int, list[bytes]] = {1: [], 2: []}
     sizes = {1: 0, 2: 0}
+    exited_at = None
     with selectors.DefaultSelector() as selector:
         selector.register(proc.stdout, selectors.EVENT_READ, 1)
         selector.register(proc.stderr, selectors.EVENT_READ, 2)
@@ -122,6 +131,15 @@ def _read_bounded(proc: subprocess.Popen, timeout: float, max_output: int
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
                 return b"".join(chunks[1]), b"".join(chunks[2]), True, False
+            if exited_at is None and proc.poll() is not None:
+                exited_at = time.monotonic()
+            if exited_at is not None:
+                grace = exited_at + EXIT_GRACE - time.monotonic()
+                if grace <= 0:
+                    break
+                left = grace if left is None else min(left, grace)
+            else:           # wake up now and then to notice the exit
+                left = POLL_EXIT if left is None else min(left, POLL_EXIT)
             for key, _ in selector.select(left):
                 data = os.read(key.fd, 65536)
                 if not data:
@@ -129,7 +147,8 @@ def _read_bounded(proc: subprocess.Popen, timeout: float, max_output: int
                     continue
                 sizes[key.data] += len(data)
                 if sizes[key.data] > max_output:
-                    return b"".join(chunks[1]), b"".join(chunks[2]), False, True
+                    return (b"".join(chunks[1]), b"".join(chunks[2]), False,
+                            "stdout" if key.data == 1 else "stderr")
                 chunks[key.data].append(data)
     if deadline is not None:        # pipes closed; the exit itself must also come in time
         try:

@@ -174,12 +174,19 @@ def solver_class(name: str) -> "type[Solver]":
     return BUILTIN.solver_class(name)
 
 
+def split_commas(text: str) -> list[str]:
+    """``text`` split at its commas, except a comma escaped as ``\\,`` (which stays a comma
+    in the value: ``args=a\\,b`` is the one argument ``a,b``)."""
+    parts = re.split(r"(?<!\\),", text)
+    return [p.replace("\\,", ",") for p in parts]
+
+
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     """Split ``name:key=value,...`` into the name and its parameters; a key
-    given twice is an error."""
+    given twice is an error. A comma inside a value is written ``\\,``."""
     name, _, rest = spec.strip().partition(":")
     params: dict[str, str] = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
+    for item in filter(None, (p.strip() for p in split_commas(rest))):
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise RaceError(f"entrant {spec!r}: expected key=value, got {item!r}")

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -194,6 +195,10 @@ def output_limit(nvars: int | None) -> int:
 
 
 
+#: a competition-format status line (``s SATISFIABLE`` ...)
+_STATUS_LINE = re.compile(r"^s ", re.MULTILINE)
+
+
 def run_solver(command: list[str], timeout: float | None, workdir: str,
                limit: int) -> tuple[str, str, int | None]:
     """Run ``command`` in its own session with stdout and stderr going to files
@@ -303,6 +308,8 @@ class ExternalBackend:
                 text = ""
         else:
             text, name = out, f"output of {self.path}"
+        if timeout > 0 and not _STATUS_LINE.search(text) and seconds >= 0.9 * min(timeout, 1.0):
+            return None, stats, seconds     # stopped by its own time limit (cadical -t says nothing)
         if not text.strip():
             tail = (err.strip().splitlines() or ["no output"])[-1]
             raise RaceError(f"{self.path} exited with code {code} and no answer: {tail[:200]}")

@@ -35,13 +35,21 @@ FORBIDDEN_PYSAT = ("kissat404", "kissat")
 LOAD_SLICE = 1 << 16
 
 
+#: PySAT's maplesat kills the interpreter (SIGSEGV) on the reduced encoding of a 16x16
+#: (python-sat 1.8.dev: `race solve -s sat:backend=maplesat` of a unique n = 4 puzzle)
+CRASHING_PYSAT = "maplesat"
+
+
 def refuse_broken_pysat(name: str) -> None:
-    """Raise RaceError when ``name`` is PySAT's in-process kissat (or one of its aliases):
-    the one place that knows it must never be used."""
+    """Raise RaceError when ``name`` is PySAT's in-process kissat or maplesat (or one of
+    their aliases): the one place that knows they must never be used."""
     from pysat.solvers import SolverNames
     if name in FORBIDDEN_PYSAT or name in getattr(SolverNames, "kissat404", ()):
         raise RaceError(f"PySAT's in-process kissat ({name!r}) gives wrong answers with "
                         "assumptions and crashes on a second solve; use backend=kissat (the binary)")
+    if name == CRASHING_PYSAT or name in getattr(SolverNames, CRASHING_PYSAT, ()):
+        raise RaceError(f"PySAT's maplesat ({name!r}) crashes the process (segmentation fault) "
+                        "on Sudoku formulas from 16x16 up; use maplecm, maplechrono or cadical195")
 
 
 def pysat_solver(name: str, clauses=None):

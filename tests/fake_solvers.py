@@ -141,7 +141,75 @@ class FlakyWarmup(Solver):
         return Backtracking().search(grid, limit, keep)
 
 
+# -- liars: each lies in one way a solver can; the referee must end every one `wrong` ---------
+
+def _solution(grid: Grid) -> np.ndarray:
+    """A true solution of ``grid`` (DLX), the raw material of the cleverer lies."""
+    from solvers.dlx import DLX
+    return DLX().search(grid, 1, 1).solutions[0]
+
+
+def pattern_grid(n: int) -> np.ndarray:
+    """A valid solved grid of box size n (the classic shifted pattern)."""
+    side = n * n
+    r, c = np.indices((side, side))
+    return ((n * (r % n) + r // n + c) % side + 1).astype(np.int32)
+
+
+class LiarUnsat(Solver):
+    """Answers "no solution" to every puzzle."""
+    name = "liar-unsat"
+
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
+        return RawAnswer(0, complete=True)
+
+
+class LiarOtherPuzzle(Solver):
+    """Returns a valid solved grid that ignores the clues (the solution of another puzzle)."""
+    name = "liar-other"
+
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
+        return RawAnswer(1, [pattern_grid(grid.n)], complete=True)
+
+
+class LiarCountNoGrid(Solver):
+    """Claims one solution and returns no grid."""
+    name = "liar-count"
+
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
+        return RawAnswer(1, [], complete=True)
+
+
+class LiarTooFew(Solver):
+    """A true solution, but always the count 1 with the search claimed complete (too small
+    for any puzzle with several solutions)."""
+    name = "liar-too-few"
+
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
+        return RawAnswer(1, [_solution(grid)], complete=True)
+
+
+class LiarBox(Solver):
+    """A true solution with two rows of different bands swapped: rows and columns stay
+    valid, the boxes break."""
+    name = "liar-box"
+
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
+        cells = _solution(grid).copy()
+        cells[[0, grid.n]] = cells[[grid.n, 0]]
+        return RawAnswer(1, [cells], complete=True)
+
+
+#: the liars, each raced alone and beside honest entrants by the referee's tests
+LIARS = ("liar-unsat", "liar-other", "liar-count", "liar-box")
+
+
 FAKES = {
+    "liar-unsat": ("tests.fake_solvers:LiarUnsat", {}),
+    "liar-other": ("tests.fake_solvers:LiarOtherPuzzle", {}),
+    "liar-count": ("tests.fake_solvers:LiarCountNoGrid", {}),
+    "liar-too-few": ("tests.fake_solvers:LiarTooFew", {}),
+    "liar-box": ("tests.fake_solvers:LiarBox", {}),
     "bad-warmup": ("tests.fake_solvers:BadWarmup", {}),
     "flaky-warmup": ("tests.fake_solvers:FlakyWarmup", {}),
     "hang": ("tests.fake_solvers:Hang", {}),

@@ -131,7 +131,8 @@ def test_counting_and_other_solvers_stay_compiled(tmp_path, args):
 
 
 def test_many_puzzles_stay_compiled(tmp_path):
-    from experiments.cli.solve import INTERPRETED_MAX_PUZZLES
+    from solvers.dlx import DLX
+    INTERPRETED_MAX_PUZZLES = DLX.INTERPRETED_MAX_PUZZLES
     path = tmp_path / "many.txt"
     path.write_text("\n".join(SAMPLE.read_text().splitlines()[:INTERPRETED_MAX_PUZZLES + 1]) + "\n")
     out, numba_loaded = _race_in_fresh_interpreter(["solve", "-s", "dlx", str(path)])
@@ -152,7 +153,8 @@ def _holes_puzzle_file(tmp_path, n: int, blanks: float, seed: int) -> Path:
 def test_race_solve_with_sat_at_small_n_does_not_import_numba(tmp_path, spec, n):
     """The SAT entrants build their formula interpreted up to SAT_INTERPRETED_MAX_N,
     and the answer is still verified against the clues."""
-    from experiments.cli.solve import SAT_INTERPRETED_MAX_N
+    from solvers.sat import SAT
+    SAT_INTERPRETED_MAX_N = SAT.INTERPRETED_MAX_N
     from formats.grid_text import parse
     from solvers.rules import is_solution_of
     assert n <= SAT_INTERPRETED_MAX_N
@@ -172,7 +174,8 @@ def test_race_count_with_sat_at_small_n_is_interpreted_and_exact(tmp_path):
 
 
 def test_race_solve_with_sat_beyond_the_interpreted_sizes_compiles(tmp_path):
-    from experiments.cli.solve import SAT_INTERPRETED_MAX_N
+    from solvers.sat import SAT
+    SAT_INTERPRETED_MAX_N = SAT.INTERPRETED_MAX_N
     from formats.grid_text import parse
     from solvers.rules import is_solution_of
     n = SAT_INTERPRETED_MAX_N + 1

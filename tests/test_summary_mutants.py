@@ -9,6 +9,8 @@ from tests.test_analysis import run, write_campaign
 HEAD = ("entrant                     n   solved     median                95% CI                    IQR"
         "  timeout   memout    error  unknown  skipped  WRONG")
 ZEROS = "        0" * 5 + "      0"
+WRONG_HEAD = ("!!! WRONG ANSWERS: {} cell(s) gave a wrong answer (a grid that is NOT a solution, or a "
+              "false claim); none counts as solved !!!")
 
 
 def two_families(tmp_path) -> analysis.Campaign:
@@ -24,8 +26,9 @@ def two_families(tmp_path) -> analysis.Campaign:
 
 
 def test_summary_text_of_two_families_exactly(tmp_path):
-    # b, n=2: 0.1 (unsat), 0.5, 0.5 -> median 0.5, quartiles 0.3 and 0.5; a resample draws two
-    # or three 0.1 with probability 7/27 > 2.5%, so the interval is [0.1, 0.5]. a's medians are
+    # b, n=2: its unsat claim on u2-2 is refuted by a's verified grid (wrong, censored): 0.5,
+    # 0.5, inf -> median 0.5, quartiles 0.5 and inf; a resample draws two or three inf with
+    # probability 7/27 > 2.5%, so the interval is [0.5, > 10 s]. a's medians are
     # 0.2 s and 2 s on every resample: growth x10, interval [10, 10]. b, n=3: no answer.
     text = summary_text(two_families(tmp_path))
     assert text.split("\n") == [
@@ -33,7 +36,8 @@ def test_summary_text_of_two_families_exactly(tmp_path):
         "[unique puzzles]",
         "a                           2      3/3     200 ms      [200 ms, 200 ms]       200 ms .. 200 ms" + ZEROS,
         "a                           3      3/3        2 s            [2 s, 2 s]             2 s .. 2 s" + ZEROS,
-        "b                           2      3/3     500 ms      [100 ms, 500 ms]       300 ms .. 500 ms" + ZEROS,
+        "b                           2      2/3     500 ms      [500 ms, > 10 s]       500 ms .. > 10 s"
+        "        0        0        0        0        0      1",
         "b                           3      0/3     > 10 s      [> 10 s, > 10 s]       > 10 s .. > 10 s"
         "        1        1        0        0        0      1",
         "[hard puzzles]",
@@ -45,11 +49,10 @@ def test_summary_text_of_two_families_exactly(tmp_path):
         "[95% bootstrap CI]:",
         "  unique: a                          x10       [10, 10]             n = 2..3",
         "",
-        "!!! WRONG ANSWERS: 1 cell(s) returned a grid that is NOT a solution !!!",
-        "!!!   b n=3 u3-2 repeat 0: not a solution",
-        "",
-        "!!! DISAGREEMENT: 1 cell(s) claim unsat on an instance another entrant solved (verified) !!!",
-        "!!!   b n=2 u2-2"]
+        WRONG_HEAD.format(2),
+        "!!!   b n=2 u2-2 repeat 0: claimed no solution, but a returned a verified solution of this "
+        "instance",
+        "!!!   b n=3 u3-2 repeat 0: not a solution"]
 
 
 def test_summary_text_uses_the_table_it_is_given(tmp_path):
@@ -61,7 +64,7 @@ def test_summary_text_uses_the_table_it_is_given(tmp_path):
     assert not any(line.startswith("growth") for line in lines)     # one n left: nothing to fit
 
 
-def test_summary_text_of_one_family_lists_20_wrong_answers_and_disagreements(tmp_path):
+def test_summary_text_of_one_family_lists_20_wrong_answers_and_refuted_claims(tmp_path):
     rows = [run("a", 2, f"i{k:02}", "solved", 1.0) for k in range(21)]
     rows += [run("a", 3, f"j{k}", s, 2.0) for k, s in enumerate(("solved", "solved", "timeout"))]
     rows += [run("b", 2, f"i{k:02}", "unsat", 0.5) for k in range(21)]
@@ -76,27 +79,26 @@ def test_summary_text_of_one_family_lists_20_wrong_answers_and_disagreements(tmp
         "a                           3      2/3        2 s         [2 s, > 10 s]          2 s .. > 10 s"
         "        1        0        0        0        0      0",
         "b                           2     0/21     > 10 s      [> 10 s, > 10 s]       > 10 s .. > 10 s"
-        "        0        0        0        0        0     21",
+        "        0        0        0        0        0     42",
         "",
         "growth of the median time per step of n (fit over the n where the median is measured) "
         "[95% bootstrap CI]:",
         "  a                          x2        [2, unbounded]       n = 2..3"]
-    assert lines[8:11] == ["", "!!! WRONG ANSWERS: 21 cell(s) returned a grid that is NOT a solution !!!",
-                           "!!!   b n=2 i00 repeat 1: bad 0"]
-    assert lines[29:34] == ["!!!   b n=2 i19 repeat 1: bad 19", "!!!   ... and 1 more (status wrong in runs.csv)",
-                            "", "!!! DISAGREEMENT: 21 cell(s) claim unsat on an instance another entrant "
-                            "solved (verified) !!!", "!!!   b n=2 i00"]
-    assert lines[34:] == [f"!!!   b n=2 i{k:02}" for k in range(1, 20)]
+    # b's 21 unsat claims are refuted by a's verified grids: wrong, listed first (file order)
+    refuted = "claimed no solution, but a returned a verified solution of this instance"
+    assert lines[8:11] == ["", WRONG_HEAD.format(42), f"!!!   b n=2 i00 repeat 0: {refuted}"]
+    assert lines[11:30] == [f"!!!   b n=2 i{k:02} repeat 0: {refuted}" for k in range(1, 20)]
+    assert lines[30:] == ["!!!   ... and 22 more (status wrong in runs.csv)"]
 
 
 def test_summary_text_lists_exactly_20_wrong_answers_without_a_remainder(tmp_path):
     rows = [run("b", 2, f"i{k:02}", "wrong", 0.5, message="bad") for k in range(20)]
     lines = summary_text(analysis.load(write_campaign(tmp_path / "w", rows))).split("\n")
-    assert lines[3:5] == ["", "!!! WRONG ANSWERS: 20 cell(s) returned a grid that is NOT a solution !!!"]
+    assert lines[3:5] == ["", WRONG_HEAD.format(20)]
     assert lines[5:] == [f"!!!   b n=2 i{k:02} repeat 0: bad" for k in range(20)]
 
 
-def test_an_unsat_claim_nobody_contradicts_is_no_disagreement(tmp_path):
+def test_an_unsat_claim_nobody_contradicts_stays_an_answer(tmp_path):
     rows = [run("a", 2, "i1", "unsat", 0.5), run("b", 2, "i1", "timeout", None), run("b", 2, "i2", "solved", 1.0)]
     text = summary_text(analysis.load(write_campaign(tmp_path / "u", rows)))
-    assert "DISAGREEMENT" not in text and "WRONG" not in text.split("\n", 1)[1]
+    assert "WRONG" not in text.split("\n", 1)[1]

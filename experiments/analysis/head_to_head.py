@@ -18,11 +18,18 @@ N_GREYS = ["0.75", "0.55", "0.35", "0.0", "0.6", "0.4", "0.2"]
 
 
 def head_to_head_pair(campaign: analysis.Campaign) -> tuple[str, str] | None:
-    """The pair the report's scatter shows: dlx vs sat when both raced, else the first two
-    entrants; None with fewer than two."""
+    """The pair the report's scatter shows: the first entrant whose solver names a partner
+    (:attr:`solvers.interface.Solver.partner`) that raced too, with that partner (dlx vs sat);
+    else the first two entrants; None with fewer than two."""
+    from solvers.registry import INSTALLED, parse_spec
     entrants = campaign.entrants
-    if "dlx" in entrants and "sat" in entrants:
-        return "dlx", "sat"
+    for entrant in entrants:
+        try:
+            partner = INSTALLED.solver_class(parse_spec(entrant)[0]).partner
+        except Exception:  # noqa: BLE001 - an entrant whose solver is gone has no partner
+            continue
+        if entrant == parse_spec(entrant)[0] and partner in entrants:
+            return entrant, partner
     return (entrants[0], entrants[1]) if len(entrants) >= 2 else None
 
 

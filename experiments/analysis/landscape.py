@@ -144,7 +144,8 @@ def landscape_text(campaign: analysis.Campaign) -> str:
     found = {p["n"]: p for p in peaks(campaign, inst)}
     lines = []
     for n, at_n in table.groupby("n"):
-        head = f"{'holes':>6}" + "".join(f"  {e[:30]:>30}" for e in entrants)
+        widths = {e: max(30, len(e)) for e in entrants}      # names are never cut
+        head = f"{'holes':>6}" + "".join(f"  {e:>{widths[e]}}" for e in entrants)
         lines += [f"== n={n}  (each entrant: solved  median time  median work; '>' = censored)",
                   head, "-" * len(head)]
         for holes, row in at_n.groupby("holes"):
@@ -152,12 +153,12 @@ def landscape_text(campaign: analysis.Campaign) -> str:
             for e in entrants:
                 r = row[row["entrant"] == e]
                 if r.empty:
-                    cells.append(f"  {'':>30}")
+                    cells.append(f"  {'':>{widths[e]}}")
                     continue
                 r = r.iloc[0]
                 work = _format_work(r["median_work"])
-                cells.append(f"  {r['solved_frac']:>5.0%} {fmt(r['median_s'], limit):>11} "
-                             f"{work:>11}")
+                cell = f"{r['solved_frac']:>5.0%} {fmt(r['median_s'], limit):>11} {work:>11}"
+                cells.append(f"  {cell:>{widths[e]}}")
             lines.append(f"{holes:>6.2f}" + "".join(cells))
         p = found.get(n)
         if p:

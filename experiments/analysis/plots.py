@@ -45,7 +45,9 @@ PHASE_NAMES = {"t_check": "check", "t_build": "build", "t_encode": "encode", "t_
                "t_search": "search", "t_decode": "decode", "t_verify": "verify"}
 STYLE = {"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "legend.fontsize": 8,
          "xtick.labelsize": 8, "ytick.labelsize": 8, "figure.dpi": 100, "savefig.bbox": "tight",
-         "pdf.fonttype": 42, "axes.grid": True, "grid.alpha": 0.3, "grid.linewidth": 0.5}
+         "pdf.fonttype": 42, "axes.grid": True, "grid.alpha": 0.3, "grid.linewidth": 0.5,
+         # names are drawn as written: a `$` in an entrant spec is no math
+         "text.parse_math": False}
 
 
 def style(index: int) -> dict:

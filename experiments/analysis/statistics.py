@@ -122,7 +122,30 @@ def load(path: str | Path) -> Campaign:
     default_kind = str(meta.get("kind") or "unique").split(",")[0].strip() or "unique"
     runs["kind"] = runs["kind"].astype(object).where(runs["kind"].notna(), default_kind)
     runs["kind"] = runs["kind"].astype(str).str.strip()
-    return Campaign(root, runs, meta)
+    return Campaign(root, settle(runs), meta)
+
+
+def settle(runs: pd.DataFrame) -> pd.DataFrame:
+    """Disagreements settled by the verified grid: an ``unsat`` claim on an instance for
+    which another row holds a verified solution is ``wrong`` (not answered), whatever the
+    order or the majority. The referee does this when a campaign runs; this also settles
+    campaigns recorded before it did. Instances are matched by sha256 (else by family,
+    n and file)."""
+    runs = runs.copy()
+    ident = runs["instance_sha256"].astype(object).where(
+        runs["instance_sha256"].notna(),
+        runs["kind"].astype(str) + "|" + runs["n"].astype(str) + "|" + runs["instance"].astype(str))
+    proved = answered(runs) & (runs["status"] == Status.SOLVED)
+    solved = set(ident[proved])
+    refuted = (runs["status"] == Status.UNSAT) & ident.isin(solved)
+    if refuted.any():
+        by = {i: e for i, e in zip(ident[proved], runs.loc[proved, "entrant"])}
+        runs.loc[refuted, "message"] = [
+            f"claimed no solution, but {by[i]} returned a verified solution of this instance"
+            for i in ident[refuted]]
+        runs.loc[refuted, "status"] = Status.WRONG.value
+        runs.loc[refuted, "verified"] = "False"
+    return runs
 
 
 def _valid_runs(csv_path: Path) -> pd.DataFrame:

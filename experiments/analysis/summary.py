@@ -4,8 +4,8 @@ Per instance family, entrant and n: solved/total instances, median wall time wit
 its bootstrap interval and IQR (censored statistics from :mod:`experiments.analysis`: an unsolved instance
 counts as "more than the limit"), and the count of each failure status.
 Wrong answers are never a quiet number in a column: they are listed loudly
-below the table, as are instances on which entrants disagree (one proves
-``unsat`` while another returns a verified solution).
+below the table, including false "no solution" claims (the referee's verdicts, and
+disagreements settled by a verified grid, :func:`experiments.analysis.statistics.settle`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ def summary_text(campaign: analysis.Campaign, table: pd.DataFrame | None = None)
     when None), one block per instance family when there are several, the growth factors
     with their intervals, then the loud warnings."""
     table = analysis.summary(campaign) if table is None else table
-    head = (f"{'entrant':<26}{'n':>3}{'solved':>9}{'median':>11}{'95% CI':>22}{'IQR':>23}"
+    width = max([26, *(len(str(e)) + 2 for e in table["entrant"])]) if len(table) else 26
+    head = (f"{'entrant':<{width}}{'n':>3}{'solved':>9}{'median':>11}{'95% CI':>22}{'IQR':>23}"
             + "".join(f"{s:>9}" for s in FAILURES) + f"{'WRONG':>7}")
     lines = [head, "-" * len(head)]
     kinds = campaign.kinds
@@ -31,21 +32,21 @@ def summary_text(campaign: analysis.Campaign, table: pd.DataFrame | None = None)
         if len(kinds) > 1:
             lines.append(f"[{kind} puzzles]")
         rows = table[table["kind"] == kind] if "kind" in table.columns else table
-        lines += [_row_text(row) for row in rows.itertuples()]
+        lines += [_row_text(row, width) for row in rows.itertuples()]
     lines += _growth_block(campaign, table)
-    lines += _wrong_block(campaign) + _disagreements(campaign)
+    lines += _wrong_block(campaign)
     return "\n".join(lines)
 
 
-def _row_text(row) -> str:
+def _row_text(row, width: int = 26) -> str:
     fmt = analysis.format_seconds
     failures = "".join(f"{getattr(row, s):>9}" for s in FAILURES) + f"{row.wrong:>7}"
     if row.skipped and row.skipped == row.runs:
-        return f"{row.entrant:<26}{row.n:>3}{'-':>9}{Status.SKIPPED:>11}{'':>22}{'':>23}" + failures
+        return f"{row.entrant:<{width}}{row.n:>3}{'-':>9}{Status.SKIPPED:>11}{'':>22}{'':>23}" + failures
     iqr = (f"{fmt(row.q25_s, row.limit_s)} .. {fmt(row.q75_s, row.limit_s)}"
            if not math.isnan(row.q25_s) else "")
     ci = analysis.format_interval(row.median_lo, row.median_hi, row.limit_s)
-    return (f"{row.entrant:<26}{row.n:>3}{f'{row.solved}/{row.total}':>9}"
+    return (f"{row.entrant:<{width}}{row.n:>3}{f'{row.solved}/{row.total}':>9}"
             f"{fmt(row.median_s, row.limit_s):>11}{ci:>22}{iqr:>23}" + failures)
 
 
@@ -70,22 +71,10 @@ def _wrong_block(campaign: analysis.Campaign) -> list[str]:
     wrong = analysis.wrong_runs(campaign)
     if wrong.empty:
         return []
-    out = ["", f"!!! WRONG ANSWERS: {len(wrong)} cell(s) returned a grid that is NOT a solution !!!"]
+    out = ["", f"!!! WRONG ANSWERS: {len(wrong)} cell(s) gave a wrong answer (a grid that is NOT "
+               "a solution, or a false claim); none counts as solved !!!"]
     for r in wrong.head(20).itertuples():
         out.append(f"!!!   {r.entrant} n={r.n} {r.instance} repeat {r.repeat}: {r.message}")
     if len(wrong) > 20:
         out.append(f"!!!   ... and {len(wrong) - 20} more (status wrong in runs.csv)")
-    return out
-
-
-def _disagreements(campaign: analysis.Campaign) -> list[str]:
-    runs = campaign.runs
-    solved = set(runs.loc[runs["status"] == Status.SOLVED, "instance"])
-    unsat = runs[(runs["status"] == Status.UNSAT) & runs["instance"].isin(solved)]
-    if unsat.empty:
-        return []
-    out = ["", f"!!! DISAGREEMENT: {len(unsat)} cell(s) claim unsat on an instance another "
-               f"entrant solved (verified) !!!"]
-    for r in unsat.head(20).itertuples():
-        out.append(f"!!!   {r.entrant} n={r.n} {r.instance}")
     return out

@@ -16,6 +16,7 @@ from formats.errors import RaceError
 def is_campaign(text: str) -> bool:
     """True when ``text`` is a directory holding a campaign's runs.csv."""
     return (Path(text) / "runs.csv").is_file()
+from experiments.cli import params
 
 
 @click.command()
@@ -23,7 +24,7 @@ def is_campaign(text: str) -> bool:
 @click.option("--n", "n_text", default=None, help="Only these box sizes: N, A..B or a list such as 2,4.")
 @click.option("--kind", "kind_text", default=None,
               help="Only these instance families, comma-separated (e.g. hard).")
-@click.option("--tie", "tolerance", type=click.FloatRange(0, 10), default=0.05, show_default=True,
+@click.option("--tie", "tolerance", type=params.Number(0.0, max=10.0), default=0.05, show_default=True,
               help="Relative difference within which two times are a tie.")
 @click.option("--as", "renames", multiple=True, metavar="OLD=NEW",
               help="Two campaigns: pair OLD's entrant OLD with NEW's entrant NEW (renamed; repeatable).")

@@ -11,9 +11,10 @@ from formats import datasets
 from formats.errors import RaceError
 
 def count_solutions(puzzles: list[datasets.DatasetPuzzle]) -> list[str]:
-    """"0", "1" or "many" per puzzle (see :func:`solvers.batch.count_up_to_two`)."""
-    from solvers.batch import count_up_to_two
-    return count_up_to_two([p.grid for p in puzzles])
+    """"0", "1", "many" or "unchecked" per puzzle
+    (:func:`experiments.harness.instances.count_solutions`: a search budget per puzzle)."""
+    from experiments.harness.instances import count_solutions as count
+    return count([p.grid for p in puzzles], progress=True)
 
 
 @click.command("import")
@@ -60,7 +61,7 @@ class InstancesParam(click.ParamType):
         if isinstance(value, (int, Path)):
             return value
         text = str(value).strip()
-        if text.isdecimal():
+        if text.isascii() and text.isdecimal():
             if int(text) < 1:
                 self.fail(f"{text} is not a positive count", param, ctx)
             return int(text)

@@ -20,13 +20,14 @@ def load_campaign(results_dir: Path):
 
 
 def summary_rows(campaign) -> tuple[list[str], list[list[str]]]:
-    """The summary table as printed by ``race plot``: entrant, n, solved/total,
+    """The summary table as printed by ``race plot``: family, entrant, n, solved/total,
     median, IQR, PAR-2, wrong; times formatted, censored ones as ``> limit``."""
     from experiments.analysis import statistics
     table = statistics.summary(campaign)
     fmt = statistics.format_seconds
-    header = ["entrant", "n", "solved", "median", "IQR", "PAR-2", "wrong"]
-    rows = [[row.entrant, str(row.n), f"{row.solved}/{row.total}", fmt(row.median_s, row.limit_s),
+    header = ["family", "entrant", "n", "solved", "median", "IQR", "PAR-2", "wrong"]
+    rows = [[str(getattr(row, "kind", "")), row.entrant, str(row.n), f"{row.solved}/{row.total}",
+             fmt(row.median_s, row.limit_s),
              f"{fmt(row.q25_s, row.limit_s)} .. {fmt(row.q75_s, row.limit_s)}", fmt(row.par2_s),
              str(row.wrong)] for row in table.itertuples()]
     return header, rows
@@ -67,7 +68,7 @@ def write_frame(frame, fmt: str, out: str) -> None:
             import pyarrow  # noqa: F401
         except ImportError:
             raise RaceError("--format parquet needs the package pyarrow "
-                            "(pip install pyarrow)") from None
+                            "(pip install 'sudoku-race[parquet]')") from None
         if out == "-":
             raise RaceError("--format parquet is binary: give a file with --out")
         frame.to_parquet(out, index=False)

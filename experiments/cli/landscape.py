@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from pathlib import Path
 
 import click
 
-from experiments.cli.run import current_registry, execute
+from experiments.cli import params
+from experiments.cli.invocation import current_registry
+from experiments.cli.run import race
+from experiments.harness.config import LANDSCAPE_DEFAULTS as DEFAULTS
 from experiments.harness.config import Config, n_label, parse_n
 from experiments.harness.entrants import DEFAULT_ENTRANTS, parse_entrants
 from experiments.harness.families import landscape_families
 from formats.errors import RaceError
 from generators import families as generator_families
-
-#: defaults of ``race landscape``
-DEFAULTS = {"n": "3..6", "holes": "0.30..0.80:0.05", "instances": 5, "timeout_s": 10.0,
-            "memory_mb": 4096.0}
-
 
 def parse_fractions(text: str) -> list[float]:
     """Hole fractions from ``LO..HI:STEP`` (both ends included) or a comma-separated
@@ -48,19 +45,19 @@ def parse_fractions(text: str) -> list[float]:
               help="Box sizes: N, A..B or a list such as 3,5.")
 @click.option("--holes", "holes_text", default=DEFAULTS["holes"], show_default=True,
               help="Hole fractions: LO..HI:STEP or a list such as 0.5,0.55,0.6.")
-@click.option("--pattern", type=click.Choice(generator_families.PATTERNS), default="balanced",
+@click.option("--pattern", type=click.Choice(generator_families.PATTERNS), default=DEFAULTS["pattern"],
               show_default=True, help="Where the holes go.")
 @click.option("--solvers", default=",".join(DEFAULT_ENTRANTS), show_default=True,
               help="Entrant specs, comma-separated (see `race solvers`).")
-@click.option("--instances", type=click.IntRange(min=1), default=DEFAULTS["instances"],
+@click.option("--instances", type=params.Integer(min=1), default=DEFAULTS["instances"],
               show_default=True, help="Instances per n and hole fraction.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("--seed", type=params.Integer(min=0), default=DEFAULTS["seed"], show_default=True,
               help="Seed of the instance sets.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+@click.option("--timeout", type=params.SECONDS,
               default=DEFAULTS["timeout_s"], show_default=True, help="Wall-time limit per cell (s).")
-@click.option("--memory", type=click.FloatRange(min=0), default=DEFAULTS["memory_mb"],
+@click.option("--memory", type=params.MEGABYTES, default=DEFAULTS["memory_mb"],
               show_default=True, help="Memory limit per cell (MB; 0 = none).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+@click.option("--jobs", "-j", type=params.Integer(min=1), default=None,
               help="Parallel workers [default: the CPU count].")
 @click.option("--out", default="results", show_default=True, type=click.Path(file_okay=False),
               help="Results directory (campaigns and the instance cache).")
@@ -98,15 +95,13 @@ def landscape(n_text: str, holes_text: str, pattern: str, solvers: str, instance
     memory_mb = memory or None
     name = name or (f"landscape-n{n_label(n_values)}-{pattern}-s{seed}-i{instances}"
                     f"-t{timeout:g}")
-    canonical = " ".join(shlex.quote(p) for p in [
-        "race", "landscape", "--n", n_text, "--holes", holes_text, "--pattern", pattern,
-        "--solvers", solvers, "--instances", str(instances), "--seed", str(seed),
-        "--timeout", f"{timeout:g}", "--memory", f"{memory:g}", "--out", out, "--campaign", name])
     config = Config(n_values=n_values, entrants=entrants, kind="holes", seed=seed,
                     instances=instances, repeats=1, timeout_s=timeout, memory_mb=memory_mb,
                     jobs=jobs or os.cpu_count() or 1, out=Path(out), campaign=name,
-                    command=canonical, generator_options={"pattern": pattern},
-                    families=landscape_families(fractions, pattern))
+                    generator_options={"pattern": pattern},
+                    families=landscape_families(fractions, pattern), n_text=n_text,
+                    solvers_text=solvers, jobs_given=jobs,
+                    landscape={"holes": holes_text, "pattern": pattern})
     target = None if no_peaks else Path(peaks_path) if peaks_path else PEAKS_PATH
 
     expected = len(entrants) * len(fractions) * len(n_values) * instances
@@ -114,7 +109,7 @@ def landscape(n_text: str, holes_text: str, pattern: str, solvers: str, instance
     def summarize(campaign) -> str:           # peaks only from a complete landscape
         return finish(campaign, pattern, target if len(campaign.runs) >= expected else None)
 
-    execute(config, jobs, canonical, summarize)
+    race(config, summarize)
 
 
 def finish(campaign, pattern: str, peaks_path: Path | None) -> str:

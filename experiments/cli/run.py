@@ -4,57 +4,26 @@ from __future__ import annotations
 
 import os
 import shlex
-import signal
 import sys
 from pathlib import Path
 
 import click
 
+from experiments.cli import params
 from experiments.cli.dataset import InstancesParam, instance_set_settings
 from experiments.cli.generate import family_options
+from experiments.cli.invocation import current_registry
 from experiments.harness import records
-from experiments.harness.campaign import prepare
-from experiments.harness.config import Config, default_name, parse_n
+from experiments.harness.campaign import run_campaign
+from experiments.harness.config import DEFAULTS, Config, default_name, parse_n
 from experiments.harness.entrants import DEFAULT_ENTRANTS, parse_entrants
 from experiments.harness.families import Family, parse_families
-from experiments.harness.lock import CampaignLock
-from experiments.harness.scheduling import run as run_cells
 from experiments.harness.schema import Status
 from formats.errors import RaceError
-from solvers.registry import BUILTIN, Registry
-
-#: defaults of `race run`, measured so that `race run --n 2..5` (= `make race`) finishes
-#: within 15 minutes on a 2-core machine from a fresh clone, instance generation included:
-#: 20 instances per family and n, 10 s per cell (the skip rule keeps the budget on entrants
-#: that can still finish)
-DEFAULTS = {"instances": 20, "timeout_s": 10.0, "memory_mb": 4096.0, "repeats": 1,
-            "kind": "unique,hard", "seed": 0}
-
-
-def _canonical(n_text: str, solvers: str, instances: int, kind: str, options: dict, seed: int,
-               timeout: float, memory: float | None, repeats: int, jobs: int | None, out: str,
-               executor: str, scheduler: str | None, name: str, order: str = "random",
-               pin: bool = True) -> str:
-    """The ``race run`` command line that resumes this campaign."""
-    given = [x for key, value in options.items()
-             for x in (f"--{key}", f"{value:g}" if isinstance(value, float) else str(value))]
-    parts = ["race", "run", "--n", n_text, "--solvers", solvers, "--instances", str(instances),
-             "--kind", kind, *given, "--seed", str(seed), "--timeout", f"{timeout:g}",
-             "--memory", f"{memory:g}" if memory is not None else "0", "--repeats", str(repeats),
-             "--out", out, "--campaign", name]
-    if jobs is not None:
-        parts += ["--jobs", str(jobs)]
-    if executor != "local":
-        parts += ["--executor", executor, "--scheduler", str(scheduler)]
-    if order != "random":
-        parts += ["--order", order]
-    if not pin:
-        parts += ["--no-pin"]
-    return " ".join(shlex.quote(p) for p in parts)
 
 
 @click.command("run")
-@click.option("--n", "n_text", default="2..5", show_default=True,
+@click.option("--n", "n_text", default=DEFAULTS["n"], show_default=True,
               help="Box sizes: N, A..B or a list such as 2,4,6.")
 @click.option("--solvers", default=",".join(DEFAULT_ENTRANTS), show_default=True,
               help="Entrant specs, comma-separated: NAME or NAME:key=value,... (see `race solvers`).")
@@ -66,15 +35,15 @@ def _canonical(n_text: str, solvers: str, instances: int, kind: str, options: di
               help="Instance families, comma-separated: the kinds of `race generate` and "
                    "hard (balanced holes at the hardness peak of each n).")
 @family_options
-@click.option("--seed", type=click.IntRange(min=0), default=DEFAULTS["seed"], show_default=True,
+@click.option("--seed", type=params.Integer(min=0), default=DEFAULTS["seed"], show_default=True,
               help="Seed of the instance set.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+@click.option("--timeout", type=params.SECONDS,
               default=DEFAULTS["timeout_s"], show_default=True, help="Wall-time limit per cell (s).")
-@click.option("--memory", type=click.FloatRange(min=0), default=DEFAULTS["memory_mb"],
+@click.option("--memory", type=params.MEGABYTES, default=DEFAULTS["memory_mb"],
               show_default=True, help="Memory limit per cell (MB of resident memory; 0 = none).")
-@click.option("--repeats", type=click.IntRange(min=1), default=DEFAULTS["repeats"],
+@click.option("--repeats", type=params.Integer(min=1), default=DEFAULTS["repeats"],
               show_default=True, help="Measurements per entrant and instance.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+@click.option("--jobs", "-j", type=params.Integer(min=1), default=None,
               help="Parallel workers [default: the CPU count; dask: the cluster's threads].")
 @click.option("--out", default="results", show_default=True, type=click.Path(file_okay=False),
               help="Results directory (campaigns and the instance cache).")
@@ -91,7 +60,7 @@ def _canonical(n_text: str, solvers: str, instances: int, kind: str, options: di
                    "the workers fit on distinct cores.")
 def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout: float,
         memory: float, repeats: int, jobs: int | None, out: str, executor: str,
-        scheduler: str | None, name: str | None, order: str, pin: bool,
+        scheduler: str | None, name: str | None, order: str = "random", pin: bool = True,
         **family: str | None) -> None:
     """Race the entrants on generated instances for each box size n and record
     every measurement in OUT/CAMPAIGN/runs.csv (+ meta.json).
@@ -164,45 +133,75 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
                                 options)
     if not name or "/" in name or name.startswith("."):
         raise RaceError(f"--campaign {name!r}: expected a plain directory name")
-    canonical = _canonical(n_text, solvers, source, kind, options, seed, timeout, memory_mb,
-                           repeats, jobs, out, executor, scheduler, name, order, pin)
     argv = sys.argv
-    command = (" ".join(shlex.quote(a) for a in ["race", *argv[1:]])
-               if argv and Path(argv[0]).name == "race" else canonical)
     local_jobs = jobs or os.cpu_count() or 1
     config = Config(n_values=n_values, entrants=entrants, kind=kind, seed=seed,
                     instances=instances, repeats=repeats, timeout_s=timeout,
                     memory_mb=memory_mb, jobs=local_jobs if executor == "local" else (jobs or 0),
                     executor=executor, scheduler=scheduler, out=Path(out), campaign=name,
-                    command=command, generator_options=options, families=families,
-                    instance_set=instance_set, order=order, pin=pin)
-    execute(config, jobs, canonical)
+                    generator_options=options, families=families, instance_set=instance_set,
+                    n_text=n_text, solvers_text=solvers, jobs_given=jobs, order=order, pin=pin)
+    config.command = (" ".join(shlex.quote(a) for a in ["race", *argv[1:]])
+                      if argv and Path(argv[0]).name == "race" else "")
+    race(config)
 
 
-def execute(config: Config, jobs: int | None, canonical: str, summarize=None) -> None:
-    """Run the campaign ``config`` on its executor, holding the campaign's lock, with
-    Ctrl-C / SIGTERM stopping it cleanly (see :func:`race_campaign`); exits 130 when
-    interrupted, 2 (one line, with the resume command) when a record cannot be written."""
-    from experiments.harness.conditions import pinned_cpus
-    cpus = pinned_cpus(config)
-    runner = make_executor(config, jobs, cpus)
-    # Ctrl-C / kill -INT / kill -TERM stop the campaign cleanly, even when started from a
-    # shell that ignores SIGINT in background jobs
-    interrupt.count = 0
-    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+def race(config: Config, summarize=None) -> None:
+    """Run the campaign ``config`` (:func:`experiments.harness.campaign.run_campaign`) with a
+    progress bar, then print the summary (``summarize(campaign) -> str``, by default
+    :func:`family_summaries`), the warnings and where the results are; exits 130 when
+    interrupted, 1 when an entrant could not start."""
+    from tqdm import tqdm
+
+    from experiments.analysis import noise, statistics
+    from experiments.harness.config import resume_command
+
+    config.command = config.command or resume_command(config)
+    bar = None
+
+    def on_start(prepared) -> None:
+        nonlocal bar
+        done = len(prepared.cells) - len(prepared.pending)
+        click.echo(f"campaign {config.campaign}: {len(prepared.cells)} cells "
+                   f"({len(config.entrants)} entrants x {_families_text(config)} x "
+                   f"n={','.join(map(str, config.n_values))} x {config.instances} instances x "
+                   f"{config.repeats} repeats), {done} already recorded, "
+                   f"{len(prepared.pending)} to run, limit {config.timeout_s:g} s"
+                   + (f" / {config.memory_mb:g} MB" if config.memory_mb else ""), err=True)
+        bar = tqdm(total=len(prepared.pending), unit="cell", file=sys.stderr, dynamic_ncols=True,
+                   mininterval=0.25, disable=not prepared.pending)
+
+    def on_row(row: dict) -> None:
+        bar.set_postfix_str(f"{row['entrant']} n={row['n']}: {row['status']}", refresh=False)
+        bar.update(1)
+
     try:
-        with CampaignLock(config.directory):
-            code = race_campaign(config, runner, canonical, summarize, cpus)
-    except records.RecordWriteError as exc:
-        raise RaceError(f"{exc}; every cell before it is recorded, re-run the same command to "
-                        f"resume: {canonical}") from None
+        done = run_campaign(config, on_row=on_row, on_start=on_start, progress=True)
     finally:
-        runner.close()
-        if not interrupt.count:       # once interrupted, later signals keep being absorbed
-            for sig, handler in previous.items():     # until the exit with the resume hint
-                signal.signal(sig, handler)
-    if code:
-        sys.exit(code)
+        if bar is not None:
+            bar.close()
+    if done.prepared is None:
+        click.echo("interrupted while preparing instances (finished ones are cached); "
+                   f"re-run the same command to resume:\n  {done.resume}", err=True)
+        sys.exit(130)
+    directory = config.directory
+    if records.read_rows(directory / "runs.csv"):
+        campaign = statistics.load(directory)
+        click.echo((summarize or family_summaries)(campaign))
+        for warning in noise.warnings(campaign):
+            click.echo(warning, err=True)
+    stats = done.stats
+    for entrant, (count, why) in (stats.not_started if stats else {}).items():
+        click.echo(f"race: warning: {entrant} did not start ({why}); its {count} cell(s) are not "
+                   f"recorded: re-run the same command to retry them: {done.resume}", err=True)
+    if stats is not None and stats.statuses.get(Status.WRONG):
+        click.echo(f"!!! {stats.statuses[Status.WRONG]} WRONG ANSWER(S) in this run !!!", err=True)
+    click.echo(f"results: {directory / 'runs.csv'} and {directory / 'meta.json'}")
+    if done.interrupted:
+        click.echo("interrupted: finished cells are recorded; re-run the same command to resume:\n"
+                   f"  {done.resume}", err=True)
+    if done.exit_code:
+        sys.exit(done.exit_code)
 
 
 def resolve_families(kind: str, family: dict[str, str | None]
@@ -219,88 +218,6 @@ def resolve_families(kind: str, family: dict[str, str | None]
     for each in families:
         canonical.update(each.options)
     return families, {k: v for k, v in canonical.items() if k in given}
-
-
-def make_executor(config: Config, jobs: int | None, cpus: list[int] | None = None):
-    """The executor of ``config`` (for dask, ``config.jobs`` becomes the cluster's slots),
-    its workers pinned to ``cpus`` (local) or to cores of their machines (dask, with
-    ``config.pin``); with the random order each slot keeps a warm worker per entrant."""
-    if config.executor == "dask":
-        from experiments.harness.dask_executor import DaskExecutor
-        runner = DaskExecutor(config.scheduler, jobs, config.timeout_s, config.memory_mb,
-                              pin=config.pin)
-        config.jobs = runner.jobs
-        return runner
-    from experiments.harness.executor import LocalExecutor
-    keep_warm = len(config.entrants) if config.order == "random" else 1
-    return LocalExecutor(config.jobs, config.timeout_s, config.memory_mb, cpus=cpus,
-                         keep_warm=keep_warm)
-
-
-def current_registry() -> Registry:
-    """The solver registry of this invocation: ``obj={"registry": Registry}`` given to the
-    click group (how tests add fake solvers), else the built-ins."""
-    obj = click.get_current_context().find_root().obj
-    return obj.get("registry", BUILTIN) if isinstance(obj, dict) else BUILTIN
-
-
-def race_campaign(config: Config, runner, canonical: str, summarize=None,
-                  cpus: list[int] | None = None) -> int:
-    """Take the start readings, prepare and run the campaign, take the end readings
-    (:mod:`experiments.harness.conditions`), print the summary (``summarize(campaign) ->
-    str``, by default :func:`family_summaries`) and the noise warnings; the exit status
-    (130 if interrupted)."""
-    from tqdm import tqdm
-
-    from experiments.analysis import noise, statistics
-    from experiments.harness import conditions
-
-    started = conditions.begin(config, cpus)
-    try:
-        prepared = prepare(config, progress=True)
-    except KeyboardInterrupt:
-        click.echo("interrupted while preparing instances (finished ones are cached); "
-                   f"re-run the same command to resume:\n  {canonical}", err=True)
-        return 130
-    conditions.record(config, started)
-    done = len(prepared.cells) - len(prepared.pending)
-    click.echo(f"campaign {config.campaign}: {len(prepared.cells)} cells "
-               f"({len(config.entrants)} entrants x {_families_text(config)} x "
-               f"n={','.join(map(str, config.n_values))} x "
-               f"{config.instances} instances x {config.repeats} repeats), {done} already recorded, "
-               f"{len(prepared.pending)} to run, limit {config.timeout_s:g} s"
-               + (f" / {config.memory_mb:g} MB" if config.memory_mb else ""), err=True)
-    interrupted = False
-    stats = None
-    with tqdm(total=len(prepared.pending), unit="cell", file=sys.stderr, dynamic_ncols=True,
-              mininterval=0.25, disable=not prepared.pending) as bar:
-        def on_row(row: dict) -> None:
-            bar.set_postfix_str(f"{row['entrant']} n={row['n']}: {row['status']}", refresh=False)
-            bar.update(1)
-        try:
-            stats = run_cells(prepared, runner, on_row)
-        except KeyboardInterrupt:
-            interrupted = True
-    runner.close()
-    if not interrupted:
-        conditions.end(config, started, cpus, getattr(runner, "worker_cpus", None))
-    directory = config.directory
-    if records.read_rows(directory / "runs.csv"):
-        campaign = statistics.load(directory)
-        click.echo((summarize or family_summaries)(campaign))
-        for warning in noise.warnings(campaign):
-            click.echo(warning, err=True)
-    for entrant, (count, why) in (stats.not_started if stats else {}).items():
-        click.echo(f"race: warning: {entrant} did not start ({why}); its {count} cell(s) are not "
-                   f"recorded: re-run the same command to retry them: {canonical}", err=True)
-    if stats is not None and stats.statuses.get(Status.WRONG):
-        click.echo(f"!!! {stats.statuses[Status.WRONG]} WRONG ANSWER(S) in this run !!!", err=True)
-    click.echo(f"results: {directory / 'runs.csv'} and {directory / 'meta.json'}")
-    if interrupted:
-        click.echo("interrupted: finished cells are recorded; re-run the same command to resume:\n"
-                   f"  {canonical}", err=True)
-        return 130
-    return 1 if stats is not None and stats.not_started else 0
 
 
 def family_summaries(campaign) -> str:
@@ -325,20 +242,6 @@ def _families_text(config: Config) -> str:
         return f"family {families[0].label}"
     return f"{len(families)} families ({', '.join(f.key for f in families[:4])}" \
         + (", ..." if len(families) > 4 else "") + ")"
-
-
-def interrupt(signum, frame) -> None:
-    """Stop the campaign at the first signal. Later ones (a second Ctrl-C) are ignored
-    at the OS level from then on, so they cannot cut the clean stop short, which
-    prints the resume hint, nor kill the interpreter while it exits."""
-    interrupt.count += 1
-    if interrupt.count == 1:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, signal.SIG_IGN)
-        raise KeyboardInterrupt
-
-
-interrupt.count = 0
 
 
 COMMANDS: list = [run]

@@ -16,33 +16,23 @@ import time
 
 import click
 
+from experiments.cli import params
+from experiments.cli.invocation import current_registry
 from formats.errors import RaceError
 
 SOLVER_HELP = "Entrant spec: NAME or NAME:key=value,... (see `race solvers`)."
 #: text the batch reader reads exactly as formats.grid_text does (else: per-puzzle path;
 #: a lone CR is a line break to str.splitlines but not to formats.source.split_lines)
 _PLAIN_TEXT = re.compile(r"[^\x21-\x7e \t\r\n]")
-#: DLX on at most this many puzzles of box size <= 3 runs interpreted (solvers.compiled):
-#: a 9x9 takes milliseconds that way, against ~0.6 s to import numba and load its cache
-INTERPRETED_MAX_PUZZLES = 16
-#: the SAT entrants (in-process and external) encode interpreted up to this box size:
-#: measured, the reduced encoder's first call takes 0.04 s (n = 5), 0.21 s (n = 7) and
-#: 0.33 s (n = 8) interpreted, against 0.42-0.56 s compiled (numba's import and cache)
-SAT_INTERPRETED_MAX_N = 7
-SAT_ENTRANTS = ("sat", "kissat")
-
-
-def _interpreted(entrant: str, n: int, count: int, limit: int | None) -> bool:
-    """Whether solving ``count`` puzzles of box size ``n`` with ``entrant`` runs the
-    kernels interpreted. DLX: only to find one solution of n <= 3 (its search for one
-    solution of a 9x9 is short even interpreted; a count may walk a large tree). SAT:
-    n <= :data:`SAT_INTERPRETED_MAX_N`, any limit (the kernels only build the formula;
-    the SAT solver, compiled C, does the search and the counting)."""
-    if count > INTERPRETED_MAX_PUZZLES:
-        return False
-    if entrant == "dlx":
-        return limit == 1 and n <= 3
-    return entrant in SAT_ENTRANTS and n <= SAT_INTERPRETED_MAX_N
+def _interpreted(spec: str, n: int, count: int, limit: int | None) -> bool:
+    """Whether solving ``count`` puzzles of box size ``n`` with the entrant ``spec`` runs its
+    kernels interpreted (the solver declares it: :meth:`solvers.interface.Solver.interpreted`)."""
+    from solvers.registry import parse_spec
+    try:
+        cls = current_registry().solver_class(parse_spec(spec)[0])
+    except RaceError:
+        return False                                   # create() names the problem
+    return cls.interpreted(n, count, limit)
 
 
 #: exit status of ``race solve|count --timeout`` when the limit is reached
@@ -53,24 +43,50 @@ TIMEOUT_HELP = ("Give up after S seconds of wall time: exit 3 with a line on std
 _TERM_GRACE_S = 0.5
 
 
+#: in the child of :func:`limit_wall_time`, the pipe on which it tells the parent that the
+#: answer is found and being written (from then on the limit no longer applies)
+_answer_fd: int | None = None
+
+
+def answer_started() -> None:
+    """Say that the work is done and only writing the answer remains: once an answer is
+    written, the exit status says so (never "no answer within S s" after it)."""
+    global _answer_fd
+    if _answer_fd is not None:
+        try:
+            os.write(_answer_fd, b"1")
+            os.close(_answer_fd)
+        except OSError:
+            pass
+        _answer_fd = None
+
+
 def limit_wall_time(timeout: float | None, command: str, source: str) -> None:
     """With ``timeout``: fork. The child returns at once and does the command's work, in a
     session of its own (SIGTERM ends it as an exit, so the external solvers it started
     are killed on the way out). The parent never returns: it exits with the child's
     status, or, ``timeout`` seconds on, stops the child (SIGTERM, then SIGKILL to its
-    whole process group) and exits :data:`TIMEOUT_EXIT` with one line on stderr."""
+    whole process group) and exits :data:`TIMEOUT_EXIT` with one line on stderr -- unless
+    the child said (:func:`answer_started`) that it is writing its answer by then."""
+    global _answer_fd
     if timeout is None:
         return
     sys.stdout.flush()
     sys.stderr.flush()
+    started_r, started_w = os.pipe()
     pid = os.fork()
     if pid == 0:
+        os.close(started_r)
+        _answer_fd = started_w
         os.setsid()
         from solvers.limited_process import die_with_parent
         die_with_parent()
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(TIMEOUT_EXIT))
+        signal.signal(signal.SIGTERM, _stop_search)
         return
+    os.close(started_w)
+    os.set_blocking(started_r, False)
     deadline = time.monotonic() + timeout
+    answering = False
     try:
         while True:
             done, status = os.waitpid(pid, os.WNOHANG)
@@ -81,7 +97,12 @@ def limit_wall_time(timeout: float | None, command: str, source: str) -> None:
                                f"(signal {-code})", err=True)
                     os._exit(2)
                 os._exit(code)
-            if time.monotonic() >= deadline:
+            if not answering:
+                try:
+                    answering = os.read(started_r, 1) == b"1"
+                except BlockingIOError:
+                    pass
+            if time.monotonic() >= deadline and not answering:
                 break
             time.sleep(0.01)
     except BaseException:
@@ -90,6 +111,25 @@ def limit_wall_time(timeout: float | None, command: str, source: str) -> None:
     _stop(pid)
     click.echo(f"race {command}: no answer within {timeout:g} s ({source})", err=True)
     os._exit(TIMEOUT_EXIT)
+
+
+def _stop_search(signum, frame) -> None:
+    """In the child at the limit: stop the search (the solvers it started are cleaned up on
+    the way out) and exit :data:`TIMEOUT_EXIT` (see :func:`answers_within`)."""
+    from solvers.interface import Stop
+    raise Stop()
+
+
+def answers_within(source: str, spec: str, limit: int | None):
+    """:func:`answers`, exiting :data:`TIMEOUT_EXIT` quietly when stopped at the limit of
+    :func:`limit_wall_time` (the parent says why); then the answer may be written."""
+    from solvers.interface import Stop
+    try:
+        found = answers(source, spec, limit)
+    except Stop:
+        sys.exit(TIMEOUT_EXIT)
+    answer_started()
+    return found
 
 
 def _stop(pid: int) -> None:
@@ -111,15 +151,6 @@ def _stop(pid: int) -> None:
         pass
 
 
-def _registry():
-    """The solver registry of this invocation (built-ins + plugins, or a test's)."""
-    obj = click.get_current_context().find_root().obj
-    if isinstance(obj, dict) and "registry" in obj:
-        return obj["registry"]
-    from solvers import registry
-    return registry.INSTALLED
-
-
 def answers(source: str, spec: str, limit: int | None):
     """(format, grids or None, results) for every puzzle of ``source``: the batch
     path for a one-line file when ``spec`` is batch capable (grids None: the
@@ -130,38 +161,57 @@ def answers(source: str, spec: str, limit: int | None):
     text, name = read_source(source, what="a puzzle file")
     from solvers.registry import parse_spec
     try:
-        entrant = parse_spec(spec)[0]
+        name, given = parse_spec(spec)
+        capable = current_registry().solver_class(name).batch_capable(given)
     except RaceError:
-        entrant = ""                                   # create() below names the problem
-    is_dlx = entrant == "dlx"                          # numba only for the entrants that use it
-    capable = is_dlx
+        capable = False                                # create() below names the problem
     if capable:
         from solvers import batch
-        capable = batch.batch_capable(spec)
     if capable and not _PLAIN_TEXT.search(text) and "\r" not in text.replace("\r\n", ""):
         try:
             n, puzzles = batch.parse_one_line_many(text, name)
         except RaceError:
             n = 0                                      # the per-puzzle reader says what is wrong
         if n >= 2:
-            solver = _registry().create(spec)
+            solver = current_registry().create(spec)
             node_limit = int(solver.params["node_limit"])
-            with interpreted(_interpreted(entrant, n, len(puzzles), limit)):
+            with interpreted(_interpreted(spec, n, len(puzzles), limit)):
                 results = batch.solve_array(puzzles, n, limit, node_limit)
             return grid_text.ONE_LINE, None, results
     pf = grid_text.parse(text, name)
-    solver = _registry().create(spec)
-    small = _interpreted(entrant, max((g.n for g in pf.grids), default=0), len(pf.grids), limit)
+    solver = current_registry().create(spec)
+    small = _interpreted(spec, max((g.n for g in pf.grids), default=0), len(pf.grids), limit)
     with interpreted(small):
         results = [solver.solve(g) if limit == 1 else solver.count(g, limit) for g in pf.grids]
+    if len(pf.grids) == 1 and pf.metadata:
+        results = [_refereed(pf, results[0], limit, name)]
     return pf.format, pf.grids, results
+
+
+def _refereed(pf, result, limit: int | None, name: str):
+    """``result`` with its claim checked against what the puzzle file records (its solution,
+    its planted grid, kind=unsat, an import's count): a claim the record contradicts is
+    ``wrong`` (:mod:`experiments.harness.referee`)."""
+    from dataclasses import replace
+
+    from experiments.harness.referee import check_count, truth_of
+    from solvers.interface import SOLVED, UNSAT, WRONG
+    if result.status not in (SOLVED, UNSAT):
+        return result
+    truth = truth_of(pf, name=name)
+    why = check_count(result.count, result.complete, limit, truth)
+    if result.status == UNSAT and (truth.solution is not None or truth.at_least):
+        why = f"claimed no solution, but {truth.evidence}"
+    if why is None:
+        return result
+    return replace(result, status=WRONG, verified=False, message=why)
 
 
 @click.command()
 @click.argument("puzzle", default="-")
 @click.option("--solver", "-s", "spec", default="backtracking", show_default=True, help=SOLVER_HELP)
 @click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--timeout", type=params.SECONDS, default=None,
               metavar="S", help=TIMEOUT_HELP)
 def solve(puzzle: str, spec: str, stats: bool, timeout: float | None) -> None:
     """Solve PUZZLE (a file, or - for stdin) and print the solution in the
@@ -179,7 +229,7 @@ def solve(puzzle: str, spec: str, stats: bool, timeout: float | None) -> None:
     from formats import grid_text
     from solvers.interface import SOLVED, UNSAT
     limit_wall_time(timeout, "solve", puzzle)
-    fmt, _, results = answers(puzzle, spec, 1)
+    fmt, _, results = answers_within(puzzle, spec, 1)
     many = len(results) > 1
     text = _solution_lines(results, fmt)
     out: list[str] = []
@@ -220,16 +270,19 @@ def _solution_lines(results: list, fmt: str) -> list[str]:
 @click.command()
 @click.argument("puzzle", default="-")
 @click.option("--solver", "-s", "spec", default="backtracking", show_default=True, help=SOLVER_HELP)
-@click.option("--limit", "-l", type=click.IntRange(min=1), default=None,
+@click.option("--limit", "-l", type=params.Integer(min=1), default=None,
               help="Stop counting at K solutions.")
 @click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--timeout", type=params.SECONDS, default=None,
               metavar="S", help=TIMEOUT_HELP)
 def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float | None) -> None:
     """Count the solutions of PUZZLE (a file, or - for stdin).
 
     Prints the number (one line per puzzle), followed by "(limit reached)"
-    when --limit stopped the count.
+    when --limit stopped the count; "at least K" when the solver could not
+    count them all (e.g. a cmd entrant without count_args); never a number
+    above the limit. A count the puzzle file contradicts (its recorded
+    solution, kind=unsat, an import's count) is an error (exit 2).
 
     \b
     Example:
@@ -237,13 +290,15 @@ def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float
     """
     from solvers.interface import SOLVED, UNSAT
     limit_wall_time(timeout, "count", puzzle)
-    _, _, results = answers(puzzle, spec, limit)
+    _, _, results = answers_within(puzzle, spec, limit)
     out: list[str] = []
     for _, where, result in _checked(results, stats, out):
-        suffix = " (limit reached)" if result.limit_hit else ""
+        prefix, suffix = "", " (limit reached)" if result.limit_hit else ""
         if result.status not in (SOLVED, UNSAT):
             suffix = f" (incomplete: {result.message})"
-        out.append(f"{result.count}{suffix}\n")
+        elif not result.complete:
+            prefix = "at least "            # a solver that cannot count found this many
+        out.append(f"{prefix}{result.count}{suffix}\n")
     click.echo("".join(out), nl=False)
 
 

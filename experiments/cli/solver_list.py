@@ -37,8 +37,8 @@ def list_solvers() -> None:
       mysolver = "my_package.solver:MySolver"
     """
     from formats.errors import RaceError
-    from experiments.cli.solve import _registry
-    registry = _registry()
+    from experiments.cli.invocation import current_registry
+    registry = current_registry()
     for name in registry.names():
         _, fixed = registry.entry(name)
         origin = f" [plugin from {registry.plugins[name]}]" if name in registry.plugins else ""

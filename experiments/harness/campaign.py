@@ -1,6 +1,7 @@
 """A race campaign: entrants x n x instances x repeats, run by an executor, recorded.
 
-:func:`prepare` makes the campaign directory, the instances (generated once,
+:func:`run_campaign` runs a campaign from the library (``race run``, ``race landscape``
+and the tests call it; the CLI only parses, calls and prints). :func:`prepare` makes the campaign directory, the instances (generated once,
 cached by :mod:`experiments.harness.instances`) and ``meta.json``
 (:mod:`experiments.harness.provenance`) and finds the cells without a record;
 :func:`experiments.harness.scheduling.run` runs them.
@@ -8,15 +9,17 @@ cached by :mod:`experiments.harness.instances`) and ``meta.json``
 
 from __future__ import annotations
 
+import signal
+import threading
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from experiments.harness import records
-from experiments.harness.config import Config
+from experiments.harness.config import Config, resume_command
 from experiments.harness.instances import ensure_instances
-from experiments.harness.provenance import previous_meta, write_meta
+from experiments.harness.provenance import check_rows, previous_meta, write_meta
 from experiments.harness.scheduling import Cell, make_cells
+from formats.errors import RaceError
 
 
 @dataclass
@@ -33,6 +36,7 @@ def prepare(config: Config, progress: bool = False) -> Prepared:
     pending cells. A runs.csv written before a column was added gets the new header and
     its damaged rows are set aside (:func:`records.set_aside`)."""
     previous_meta(config)                       # refuse an incompatible resume before any work
+    check_rows(config, records.read_rows(config.runs_path))
     if config.instance_set is not None:         # race run --instances PATH: one family
         family = config.families[0]
         instances = {(family.key, n): config.instance_set.by_n[n] for n in config.n_values}
@@ -49,3 +53,116 @@ def prepare(config: Config, progress: bool = False) -> Prepared:
     pending = [c for c in cells if c.key not in done]
     return Prepared(config, cells, pending, meta)
 
+
+
+# -- running a campaign (what `race run`, `race landscape` and the tests call) -------------
+
+@dataclass
+class CampaignRun:
+    """What :func:`run_campaign` did: the prepared campaign (None when interrupted while
+    preparing), the scheduler's stats (None when it did not finish), whether a signal
+    stopped it, and the command that resumes it."""
+    config: Config
+    prepared: Prepared | None
+    stats: Any
+    interrupted: bool
+    resume: str
+
+    @property
+    def exit_code(self) -> int:
+        """130 when interrupted, 1 when an entrant could not start (its cells are left for
+        the resume), else 0."""
+        if self.interrupted:
+            return 130
+        return 1 if self.stats is not None and self.stats.not_started else 0
+
+
+def make_executor(config: Config, cpus: list[int] | None = None):
+    """The executor ``config`` asks for (for dask, ``config.jobs`` becomes the cluster's slots),
+    its workers pinned to ``cpus`` (local) or to cores of their own machines (dask, with
+    ``config.pin``); in the random order each slot keeps a warm worker per entrant."""
+    if config.executor == "dask":
+        from experiments.harness.dask_executor import DaskExecutor
+        runner = DaskExecutor(config.scheduler, config.jobs_given, config.timeout_s, config.memory_mb,
+                              pin=config.pin)
+        config.jobs = runner.jobs
+        return runner
+    from experiments.harness.executor import LocalExecutor
+    keep_warm = len(config.entrants) if config.order == "random" else 1
+    return LocalExecutor(config.jobs, config.timeout_s, config.memory_mb, cpus=cpus,
+                         keep_warm=keep_warm)
+
+
+def run_campaign(config: Config, executor: Any = None,
+                 on_row: Callable[[dict[str, Any]], None] | None = None,
+                 on_start: Callable[[Prepared], None] | None = None,
+                 progress: bool = False) -> CampaignRun:
+    """Run the campaign ``config`` to the end: hold its lock, prepare it (instances,
+    meta.json, the cells without a record), call ``on_start(prepared)``, run the pending
+    cells on ``executor`` (by default :func:`make_executor`'s, pinned by
+    :func:`experiments.harness.conditions.pinned_cpus`) calling ``on_row(row)`` after each
+    row is written, and close the executor. The machine readings and the calibration are
+    taken before the preparation and after the last cell, into meta.json
+    (:mod:`experiments.harness.conditions`; not when interrupted). SIGINT and SIGTERM stop it cleanly (every
+    finished cell is on disk; later signals are ignored until this returns). Raises
+    RaceError, naming the resume command, when a record cannot be written."""
+    from experiments.harness import conditions
+    from experiments.harness.lock import CampaignLock
+    from experiments.harness.scheduling import run as run_cells
+    resume = resume_command(config)
+    if executor is None:
+        cpus = conditions.pinned_cpus(config)
+        runner = make_executor(config, cpus)
+    else:
+        cpus, runner = getattr(executor, "cpus", None), executor
+    stop = _Stop()
+    prepared = stats = None
+    try:
+        with stop, CampaignLock(config.directory):
+            try:
+                started = conditions.begin(config, cpus)
+                prepared = prepare(config, progress=progress)
+                conditions.record(config, started)
+                if on_start is not None:
+                    on_start(prepared)
+                stats = run_cells(prepared, runner, on_row)
+                runner.close()
+                conditions.end(config, started, cpus, getattr(runner, "worker_cpus", None))
+            except KeyboardInterrupt:
+                pass
+    except records.RecordWriteError as exc:
+        raise RaceError(f"{exc}; every cell before it is recorded, re-run the same command to "
+                        f"resume: {resume}") from None
+    finally:
+        runner.close()
+    return CampaignRun(config, prepared, stats, stop.count > 0 or stats is None, resume)
+
+
+class _Stop:
+    """While entered: the first SIGINT / SIGTERM raises KeyboardInterrupt (a clean stop, even
+    from a shell that ignores SIGINT in background jobs); from then on both are ignored at
+    the OS level, so a second Ctrl-C cannot cut the clean stop short. On exit the previous
+    handlers come back unless a signal came (then they stay ignored until the process,
+    which is stopping, exits)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.previous: dict[int, Any] = {}
+
+    def handle(self, signum, frame) -> None:
+        self.count += 1
+        if self.count == 1:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(sig, signal.SIG_IGN)
+            raise KeyboardInterrupt
+
+    def __enter__(self) -> "_Stop":
+        if threading.current_thread() is threading.main_thread():
+            self.previous = {sig: signal.signal(sig, self.handle)
+                             for sig in (signal.SIGINT, signal.SIGTERM)}
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if not self.count:
+            for sig, handler in self.previous.items():
+                signal.signal(sig, handler)

@@ -14,6 +14,18 @@ from formats.errors import RaceError
 from formats.grid import MAX_N
 
 
+#: the defaults of a campaign, defined once (``race run`` and :class:`Config` use them):
+#: measured so that ``race run --n 2..5`` (= ``make race``) finishes within 15 minutes on a
+#: 2-core machine from a fresh clone, instance generation included: 20 instances per family
+#: and n, 10 s per cell (the skip rule keeps the budget on entrants that can still finish)
+DEFAULTS: dict[str, Any] = {"n": "2..5", "instances": 20, "timeout_s": 10.0, "memory_mb": 4096.0,
+                            "repeats": 1, "kind": "unique,hard", "seed": 0}
+#: the defaults of ``race landscape`` (the hardness axis)
+LANDSCAPE_DEFAULTS: dict[str, Any] = {"n": "3..6", "holes": "0.30..0.80:0.05",
+                                      "pattern": "balanced", "instances": 5, "timeout_s": 10.0,
+                                      "memory_mb": 4096.0, "seed": 0}
+
+
 def parse_n(text: str) -> list[int]:
     """Box sizes from ``2..5``, ``3``, ``2,4,6`` or a mix (``2..3,5``): sorted, distinct.
 
@@ -21,7 +33,7 @@ def parse_n(text: str) -> list[int]:
     values: set[int] = set()
     for part in str(text).split(","):
         part = part.strip()
-        m = re.fullmatch(r"(\d+)\s*(?:\.\.\s*(\d+))?", part)
+        m = re.fullmatch(r"([0-9]+)\s*(?:\.\.\s*([0-9]+))?", part, re.ASCII)
         if not m:
             raise RaceError(f"--n {text!r}: expected N, A..B or a comma-separated list "
                             f"such as 2..5 or 2,4,6 (got {part!r})")
@@ -44,12 +56,12 @@ class Config:
     ``kind`` with ``generator_options``)."""
     n_values: list[int]
     entrants: list[Entrant]
-    kind: str = "unique"
-    seed: int = 0
-    instances: int = 5
-    repeats: int = 1
-    timeout_s: float = 10.0
-    memory_mb: float | None = None
+    kind: str = DEFAULTS["kind"]
+    seed: int = DEFAULTS["seed"]
+    instances: int = DEFAULTS["instances"]
+    repeats: int = DEFAULTS["repeats"]
+    timeout_s: float = DEFAULTS["timeout_s"]
+    memory_mb: float | None = DEFAULTS["memory_mb"]
     jobs: int = 2
     executor: str = "local"
     scheduler: str | None = None
@@ -61,6 +73,14 @@ class Config:
     #: experiments.harness.instances.InstanceSet used instead of generated ones
     instance_set: Any = None
     families: list[Family] = field(default_factory=list)
+    #: how the campaign was asked for, to build the command that resumes it
+    #: (:func:`resume_command`): the ``--n`` and ``--solvers`` texts, and for ``race
+    #: landscape`` its ``--holes`` and ``--pattern``
+    n_text: str = ""
+    solvers_text: str = ""
+    landscape: dict[str, str] | None = None
+    #: ``--jobs`` as given (None: the default, one worker per core)
+    jobs_given: int | None = None
     #: the order cells go out: "random" (seeded, interleaved within each family and n) or
     #: "fixed" (entrant by entrant); see experiments.harness.scheduling
     order: str = "random"
@@ -69,7 +89,8 @@ class Config:
 
     def __post_init__(self) -> None:
         if not self.families:
-            self.families = [Family(self.kind, self.kind, tuple(sorted(self.generator_options.items())))]
+            from experiments.harness.families import parse_families
+            self.families = parse_families(self.kind, self.generator_options)
 
     @property
     def directory(self) -> Path:
@@ -112,3 +133,36 @@ def default_name(n_values: list[int], kind: str, seed: int, instances: int, time
     if memory_mb != defaults.get("memory_mb"):
         name += f"-m{memory_mb:g}" if memory_mb is not None else "-mnone"
     return name
+
+
+def resume_command(config: Config) -> str:
+    """The command line that resumes the campaign ``config`` (the one place that builds it:
+    ``race run`` and ``race landscape`` print it when interrupted or when a record cannot
+    be written)."""
+    import shlex
+    n_text = config.n_text or ",".join(map(str, config.n_values))
+    solvers = config.solvers_text or ",".join(e.spec for e in config.entrants)
+    memory = f"{config.memory_mb:g}" if config.memory_mb is not None else "0"
+    if config.landscape is not None:
+        parts = ["race", "landscape", "--n", n_text, "--holes", config.landscape["holes"],
+                 "--pattern", config.landscape["pattern"], "--solvers", solvers,
+                 "--instances", str(config.instances), "--seed", str(config.seed),
+                 "--timeout", f"{config.timeout_s:g}", "--memory", memory,
+                 "--out", str(config.out), "--campaign", config.campaign]
+        return " ".join(shlex.quote(p) for p in parts)
+    source = config.instance_set.source if config.instance_set is not None else str(config.instances)
+    given = [x for key, value in config.generator_options.items()
+             for x in (f"--{key}", f"{value:g}" if isinstance(value, float) else str(value))]
+    parts = ["race", "run", "--n", n_text, "--solvers", solvers, "--instances", source,
+             "--kind", config.kind, *given, "--seed", str(config.seed),
+             "--timeout", f"{config.timeout_s:g}", "--memory", memory,
+             "--repeats", str(config.repeats), "--out", str(config.out), "--campaign", config.campaign]
+    if config.jobs_given is not None:
+        parts += ["--jobs", str(config.jobs_given)]
+    if config.executor != "local":
+        parts += ["--executor", config.executor, "--scheduler", str(config.scheduler)]
+    if config.order != "random":
+        parts += ["--order", config.order]
+    if not config.pin:
+        parts += ["--no-pin"]
+    return " ".join(shlex.quote(p) for p in parts)

@@ -7,6 +7,7 @@ registered only in the parent's :class:`solvers.registry.Registry`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -23,14 +24,19 @@ def jsonable(params: dict[str, Any]) -> dict[str, Any]:
             for k, v in params.items()}
 
 
+#: a part of ``--solvers`` that continues the previous entrant's parameters: ``key=...``
+_PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*=")
+
+
 def split_specs(text: str) -> list[str]:
     """Split ``a,b:k=v,k2=v2,c`` into entrant specs: a comma starts a new entrant
-    unless what follows looks like ``key=value``."""
+    unless what follows is a parameter ``key=value`` (its value may hold ``:`` and ``=``:
+    ``cmd:path=p,args=--opt=k:v``). A comma escaped as ``\\,`` never splits."""
     specs: list[str] = []
-    for part in (p.strip() for p in str(text).split(",")):
+    for part in (p.strip() for p in re.split(r"(?<!\\),", str(text))):
         if not part:
             continue
-        if specs and "=" in part and ":" not in part and ":" in specs[-1]:
+        if specs and _PARAMETER.match(part) and ":" in specs[-1]:
             specs[-1] += "," + part
         else:
             specs.append(part)
@@ -45,6 +51,8 @@ class Entrant:
     target: str
     fixed: dict[str, Any]
     params: dict[str, Any]
+    #: the solver's family of method (:attr:`solvers.interface.Solver.method`)
+    method: str = "other"
 
     def init_request(self) -> dict[str, Any]:
         """The worker's ``init`` request for this entrant (see :mod:`experiments.harness.worker`)."""
@@ -64,5 +72,6 @@ def parse_entrants(text: str | Iterable[str],
         solver = registry.create(spec)
         name, _ = solver_registry.parse_spec(spec)
         target, fixed = registry.entry(name)
-        entrants.append(Entrant(spec, solver.name, target, dict(fixed), jsonable(solver.params)))
+        entrants.append(Entrant(spec, solver.name, target, dict(fixed), jsonable(solver.params),
+                                str(getattr(solver, "method", "other"))))
     return entrants

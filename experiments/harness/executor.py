@@ -81,6 +81,18 @@ def _children(pid: int) -> list[int]:
     return kids
 
 
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` in the process tree (children first)."""
+    found: list[int] = []
+    todo = _children(pid)
+    while todo:
+        p = todo.pop(0)
+        if p not in found:
+            found.append(p)
+            todo.extend(_children(p))
+    return found
+
+
 def tree_rss_mb(pid: int) -> float:
     """Resident memory (MB) of process ``pid`` and all its descendants (0 if gone)."""
     total_kb = 0
@@ -164,11 +176,21 @@ class WorkerProcess:
         return [json.loads(line) for line in lines if line.strip()]
 
     def kill(self) -> None:
-        """SIGKILL the worker's whole process group and reap it."""
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        """SIGKILL the worker's whole process group, and the groups of its descendants (an
+        outside program runs in a session of its own; its children would outlive the
+        worker), then reap it."""
+        groups = {self.proc.pid}
+        for pid in descendants(self.proc.pid):
+            try:
+                groups.add(os.getpgid(pid))
+            except (ProcessLookupError, PermissionError):
+                pass
+        groups.discard(os.getpgrp())
+        for group in groups:
+            try:
+                os.killpg(group, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         self.proc.wait()
         self._close_files()
         worker_tmpdir.remove(self.tmpdir)

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from experiments.harness.identity import HARD, family_key
 from formats.errors import RaceError
 
-HARD = "hard"
 #: options of ``hard`` that the family fixes itself
 HARD_FIXED = ("holes", "pattern")
 
@@ -34,8 +34,7 @@ class Family:
     def key(self) -> str:
         """A name unique within a campaign: the label, plus the hole fraction when it is
         fixed (``holes@0.55``: a landscape has one family per fraction)."""
-        holes = dict(self.options).get("holes")
-        return self.label if holes is None else f"{self.label}@{holes:g}"
+        return family_key(self.label, dict(self.options).get("holes"))
 
     def options_for(self, n: int) -> dict[str, Any]:
         """The generator options at box size ``n`` (for ``hard``: the peak's hole fraction)."""

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.harness.config import options_label
-from formats.errors import RaceError
+from formats.errors import RaceError, printable
 
 
 @dataclass(frozen=True)
@@ -150,9 +150,40 @@ def load_instance_set(path: str | Path, out: Path) -> InstanceSet:
         digest.update(f"{puzzle.grid.n}:".encode() + puzzle.grid.cells.astype("<i4").tobytes())
     directory = out / "instances" / f"dataset-{digest.hexdigest()[:16]}"
     if not (directory / datasets.MANIFEST).is_file():
-        from solvers.batch import count_up_to_two
-        datasets.write_instance_set(puzzles, count_up_to_two([p.grid for p in puzzles]), directory)
+        words = count_solutions([p.grid for p in puzzles], progress=True)
+        datasets.write_instance_set(puzzles, words, directory)
     return _read_set(directory, str(path))
+
+
+#: DLX search nodes the count of one imported puzzle may take (about a second); past it
+#: its count is "unchecked" (unknown), never guessed
+COUNT_NODE_LIMIT = 2_000_000
+
+
+def count_solutions(grids: list, node_limit: int = COUNT_NODE_LIMIT,
+                    progress: bool = False) -> list[str]:
+    """"0", "1" or "many" per grid (its solutions counted by DLX up to 2), or "unchecked"
+    where ``node_limit`` search nodes did not settle it; puzzles of one n go in compiled
+    calls of a few at a time, with a progress bar on stderr when asked and long."""
+    import numpy as np
+    from tqdm import tqdm
+
+    from solvers.batch import dlx_many
+    words = ["unchecked"] * len(grids)
+    with tqdm(total=len(grids), unit="puzzle", desc="counting solutions", file=sys.stderr,
+              disable=not progress or None, delay=2.0, mininterval=0.5) as bar:
+        for n in sorted({g.n for g in grids}):
+            where = [i for i, g in enumerate(grids) if g.n == n]
+            chunk = max(1, 20_000 // n ** 4)
+            for start in range(0, len(where), chunk):
+                part = where[start:start + chunk]
+                counts, _, complete, _ = dlx_many(np.stack([grids[i].cells for i in part]), n,
+                                                  limit=2, node_limit=node_limit)
+                for i, count, done in zip(part, counts.tolist(), complete.tolist()):
+                    if done or count >= 2:
+                        words[i] = ("0", "1", "many")[min(count, 2)]
+                bar.update(len(part))
+    return words
 
 
 def _read_set(directory: Path, source: str) -> InstanceSet:
@@ -172,6 +203,10 @@ def _read_set(directory: Path, source: str) -> InstanceSet:
         if not instance.path.is_file():
             raise RaceError(f"instance file {instance.file!r} is missing", source=str(manifest),
                             line=line)
+        if instance.file in solutions:      # one file is one instance, however often listed
+            print(f"race: warning: {printable(str(manifest))}: line {line} lists "
+                  f"{printable(instance.file)} again; it is raced once", file=sys.stderr)
+            continue
         by_n.setdefault(instance.n, []).append(instance)
         solutions[instance.file] = row.get("solutions") or "unchecked"
     if not by_n:

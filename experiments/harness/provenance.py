@@ -10,13 +10,14 @@ import platform
 import shutil
 import socket
 import subprocess
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from experiments.harness.config import Config
 from experiments.harness.families import families_meta
-from formats.errors import RaceError
+from formats.errors import RaceError, printable
 
 #: packages whose versions go into meta.json
 PACKAGES = ("numpy", "numba", "python-sat", "passagemath-kissat", "pandas", "click", "tqdm",
@@ -132,6 +133,7 @@ def previous_meta(config: Config) -> dict[str, Any]:
         old = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError):
         return {}
+    _check_shape(old, path)
     before, now = _kinds(old.get("kind", "")), _kinds(config.kind)
     if not before <= now:
         raise RaceError(f"campaign {config.campaign!r} was run with kind={old['kind']!r}, "
@@ -149,6 +151,61 @@ def previous_meta(config: Config) -> dict[str, Any]:
                             f"not {value!r}; choose another --campaign name", source=str(path))
     _check_families(config, old.get("families", {}), path)
     return old
+
+
+#: the types meta.json's fields must have for a resume to read them
+_SHAPE = {"kind": str, "families": dict, "commands": list, "entrants": list, "n_values": list,
+          "generator_options": dict, "entrant_provenance": dict, "instances": int, "repeats": int}
+
+
+def _check_shape(old: Any, path: Path) -> None:
+    """RaceError unless ``old`` is a JSON object whose fields have the types a resume reads."""
+    if not isinstance(old, dict):
+        raise RaceError(f"meta.json holds {type(old).__name__}, not a JSON object: it is damaged; "
+                        "move it aside to resume from runs.csv, or choose another --campaign name",
+                        source=str(path))
+    for key, kind in _SHAPE.items():
+        if key in old and not (isinstance(old[key], kind) and not isinstance(old[key], bool)):
+            raise RaceError(f"meta.json's {key!r} is {type(old[key]).__name__}, not "
+                            f"{kind.__name__}: it is damaged; move it aside to resume from "
+                            "runs.csv, or choose another --campaign name", source=str(path))
+    for key, value in old.get("families", {}).items():
+        if not isinstance(value, dict) or not isinstance(value.get("options", {}), dict):
+            raise RaceError(f"meta.json's family {key!r} is not an object with options: it is "
+                            "damaged; move it aside or choose another --campaign name",
+                            source=str(path))
+
+
+def check_rows(config: Config, rows: list[dict[str, str]]) -> None:
+    """Refuse a resume whose runs.csv holds cells of another seed or time limit (what
+    meta.json would have refused, when meta.json is missing or was replaced)."""
+    for row in rows:
+        for column, value in (("seed", config.seed), ("timeout_s", config.timeout_s)):
+            text = row.get(column, "")
+            if text and config.instance_set is None and float(text) != float(value):
+                raise RaceError(f"runs.csv holds cells run with {column}={text}, not {value:g}; "
+                                "a resume must keep the seed and the limit: choose another "
+                                "--campaign name", source=str(config.runs_path))
+
+
+def _provenance_history(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """The entrants' provenance: the new readings, and for an entrant whose program changed
+    since earlier runs (another sha256) the earlier readings under ``earlier``, with a
+    one-line warning on stderr (its rows now mix two programs)."""
+    merged = {spec: value for spec, value in old.items() if spec not in new}
+    for spec, now in new.items():
+        before = old.get(spec)
+        earlier = list(before.get("earlier", [])) if isinstance(before, dict) else []
+        if isinstance(before, dict) and isinstance(now, dict) \
+                and before.get("sha256") != now.get("sha256"):
+            earlier.append({k: v for k, v in before.items() if k != "earlier"})
+            print(f"race: warning: {printable(spec)}: its program changed since this campaign's "
+                  f"earlier runs (sha256 {str(before.get('sha256'))[:12]} -> "
+                  f"{str(now.get('sha256'))[:12]}); both are recorded in meta.json "
+                  "(entrant_provenance), and its rows now mix the two", file=sys.stderr)
+        merged[spec] = {**now, **({"earlier": earlier} if earlier else {})} \
+            if isinstance(now, dict) else now
+    return merged
 
 
 def _kinds(kind: str) -> set[str]:
@@ -221,7 +278,8 @@ def write_meta(config: Config) -> dict[str, Any]:
         "python": platform.python_version(),
         "packages": packages(),
         "kissat_version": kissat_version(),
-        **({"entrant_provenance": extra} if (extra := entrant_provenance(config.entrants)) else {}),
+        **({"entrant_provenance": extra} if (extra := _provenance_history(
+            old.get("entrant_provenance", {}), entrant_provenance(config.entrants))) else {}),
         **({"instance_set": instance_set_meta(config.instance_set)} if config.instance_set else {}),
         "machine": machine(),
     }

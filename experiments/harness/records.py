@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from experiments.harness.identity import CellKey, row_key
 from experiments.harness.provenance import utc_now
 from experiments.harness.schema import (COLUMNS, LIMIT_STATUSES, NUMERIC, PHASES, REQUIRED,
                                         STATUSES, WORK_COUNTERS, Status)
@@ -73,9 +74,9 @@ class Scan:
     canonical: bool = True
 
 
-def cell_key(row: dict[str, Any]) -> tuple[str, int, str, int]:
-    """The identity of a cell: (entrant, n, instance file name, repeat)."""
-    return str(row["entrant"]), int(row["n"]), str(row["instance"]), int(row["repeat"] or 0)
+def cell_key(row: dict[str, Any]) -> CellKey:
+    """The identity of the cell a row records (:func:`experiments.harness.identity.row_key`)."""
+    return row_key(row)
 
 
 def row_problem(row: dict[str, str]) -> str | None:
@@ -193,7 +194,7 @@ def read_rows(path: Path) -> list[dict[str, str]]:
     return scan(path).rows
 
 
-def done_keys(path: Path) -> set[tuple[str, int, str, int]]:
+def done_keys(path: Path) -> set[CellKey]:
     """The cells that already have a valid record in ``runs.csv``."""
     return {cell_key(r) for r in read_rows(path)}
 
@@ -356,6 +357,7 @@ def make_row(campaign: str, kind: str, seed: int, timeout_s: float, entrant: "En
     row: dict[str, Any] = {
         "campaign": campaign, "entrant": entrant.spec, "solver": entrant.name,
         "params": json.dumps(entrant.params, sort_keys=True), "n": cell.n, "kind": kind,
+        "family": cell.family or kind, "referee": outcome.get("referee") or None,
         "seed": seed, "instance": cell.instance_file,
         "instance_sha256": inst.sha256 if inst else None, "clues": inst.clues if inst else None,
         "repeat": cell.repeat, "status": status.value, "verified": bool(outcome.get("verified", False)),
@@ -369,10 +371,17 @@ def make_row(campaign: str, kind: str, seed: int, timeout_s: float, entrant: "En
         row["wall_s"] = _number(outcome.get("wall_s"))
         row["cpu_s"] = _number(outcome.get("cpu_s"))
         row["iterations"] = outcome.get("iterations")
+        extra: dict[str, Any] = {}
         for phase, seconds in (outcome.get("times") or {}).items():
             if phase in PHASES:
                 row[f"t_{phase}"] = _number(seconds)
+            else:
+                extra[f"t_{phase}"] = _number(seconds)
         for name, value in (outcome.get("counters") or {}).items():
             if name in WORK_COUNTERS:
                 row[name] = value
+            else:
+                extra[name] = value
+        if extra:                           # a solver's own counters are kept, not dropped
+            row["extra"] = json.dumps(extra, sort_keys=True, default=str)
     return row

@@ -2,13 +2,14 @@
 
 Rules:
 
-* **Resume**: a cell (entrant, n, instance, repeat) that already has a row in
+* **Resume**: a cell (family, entrant, n, instance, repeat; :mod:`experiments.harness.identity`) that already has a row in
   ``runs.csv`` is not run again.
 * **Escalation** (the skip rule), per entrant and family: once an entrant's median at
   some n is censored -- at least half of its cells there are not answered (timeout,
-  memout, error, unknown, wrong or skipped), which makes the median "> limit" whatever
+  memout, error, unknown or skipped), which makes the median "> limit" whatever
   the other cells give -- its cells at larger n of that family are recorded as
-  ``skipped`` at once, without waiting for the rest of that n. A cell at n is only
+  ``skipped`` at once (a ``wrong`` answer is censored too, but never a reason to skip:
+  an entrant that lies is run, and recorded ``wrong``, at every n), without waiting for the rest of that n. A cell at n is only
   started once each smaller n of its entrant and family is *settled*: more than half of
   its cells answered (the median is finite whatever comes) or all finished, so the rule
   never races. The remaining cells at the censored n still run (the solved fraction
@@ -35,8 +36,10 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from experiments.harness import records
 from experiments.harness.config import Config
+from experiments.harness.identity import CellKey, cell_key
 from experiments.harness.instances import Instance, instance_name, read_instance
 from experiments.harness.provenance import utc_now
+from experiments.harness.referee import Referee
 from experiments.harness.schema import ANSWERED, Status
 
 if TYPE_CHECKING:
@@ -63,8 +66,9 @@ class Cell:
     family: str = ""
 
     @property
-    def key(self) -> tuple[str, int, str, int]:
-        return self.entrant, self.n, self.instance_file, self.repeat
+    def key(self) -> CellKey:
+        """The cell's identity (:func:`experiments.harness.identity.cell_key`)."""
+        return cell_key(self.family, self.entrant, self.n, self.instance_file, self.repeat)
 
 
 def cell_instance(family: "Family", instance: Instance) -> str:
@@ -114,6 +118,7 @@ class Escalation:
         self.total: dict[tuple[str, str, int], int] = {}
         self.answered: dict[tuple[str, str, int], int] = {}
         self.censored: dict[tuple[str, str, int], int] = {}
+        self.finished: dict[tuple[str, str, int], int] = {}
         self.n_values: dict[tuple[str, str], list[int]] = {}
         for cell in cells:
             group = (cell.entrant, cell.family, cell.n)
@@ -127,8 +132,11 @@ class Escalation:
     def record(self, cell: Cell, status: str) -> None:
         """Count a finished cell with this status."""
         group = (cell.entrant, cell.family, cell.n)
-        counts = self.answered if status in ANSWERED else self.censored
-        counts[group] = counts.get(group, 0) + 1
+        self.finished[group] = self.finished.get(group, 0) + 1
+        if status in ANSWERED:
+            self.answered[group] = self.answered.get(group, 0) + 1
+        elif status != Status.WRONG:    # a wrong answer is no reason to stop: every lie is recorded
+            self.censored[group] = self.censored.get(group, 0) + 1
 
     def censored_median(self, group: tuple[str, str, int]) -> bool:
         """True once at least half of the group's cells are censored (its median is "> limit")."""
@@ -136,9 +144,8 @@ class Escalation:
 
     def settled(self, group: tuple[str, str, int]) -> bool:
         """True once the group's median is known: more than half answered, or all finished."""
-        answered = self.answered.get(group, 0)
-        return (2 * answered > self.total[group]
-                or answered + self.censored.get(group, 0) >= self.total[group])
+        return (2 * self.answered.get(group, 0) > self.total[group]
+                or self.finished.get(group, 0) >= self.total[group])
 
     def dead_at(self, entrant: str, family: str = "") -> int | None:
         """The smallest n where the entrant's median in ``family`` is censored, if any."""
@@ -188,6 +195,7 @@ class _Race:
                         else list(prepared.pending))
         self.inflight: dict[tuple, Cell] = {}
         self.texts: dict[Path, str] = {}
+        self.referee = Referee(self.config.timeout_s)
         self.stats = RunStats()
         self.failures: dict[str, int] = {}      # entrant -> workers that failed to start
         self.broken: dict[str, str] = {}        # entrant -> why its remaining cells are not run
@@ -197,6 +205,7 @@ class _Race:
         """Write the row of a finished cell and update escalation and the stats."""
         c = self.config
         family = self.families[cell.family]
+        outcome = self.judge(cell, outcome)
         row = records.make_row(c.campaign, family.label, c.seed, c.timeout_s,
                                self.entrants[cell.entrant], cell, outcome)
         row["holes"] = family.options_for(cell.n).get("holes")
@@ -211,6 +220,20 @@ class _Race:
             self.stats.ran += 1
         if self.on_row:
             self.on_row(row)
+
+    def judge(self, cell: Cell, outcome: dict[str, Any]) -> dict[str, Any]:
+        """The outcome with its claim checked by the referee (:mod:`experiments.harness.referee`)."""
+        inst = cell.instance
+        if inst is None or outcome.get("status") not in ANSWERED:
+            outcome = dict(outcome)
+            outcome.pop("solution", None)
+            return outcome
+        if inst.path not in self.texts:
+            self.texts[inst.path] = read_instance(inst)
+        instance_set = self.config.instance_set
+        listed = instance_set.solutions.get(inst.file) if instance_set is not None else None
+        case = self.referee.case(inst.sha256, self.texts[inst.path], inst.file, listed)
+        return self.referee.judge(case, outcome, cell.entrant, self.entrants[cell.entrant].method)
 
     def drop_dead(self) -> None:
         """Record the pending cells that can no longer be worth running (escalation)."""

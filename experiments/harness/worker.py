@@ -107,6 +107,7 @@ def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
     of that size) and the measurement starts again. Every answer is re-verified with
     :func:`solvers.rules.is_solution_of`: the solver's own verdict is not trusted.
     """
+    from formats.grid_text import format_compact
     from solvers.interface import SOLVED, WRONG
 
     kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -143,9 +144,12 @@ def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
         for phase, seconds in r.times.items():
             times[phase] = times.get(phase, 0.0) + seconds
     times = {p: s / len(results) for p, s in times.items()}
+    solution = first.solution if status == SOLVED else None
     return {
         "status": status,
         "verified": status == SOLVED,
+        # the grid goes back to the parent, whose referee verifies it again
+        "solution": format_compact(solution) if solution is not None else None,
         "wall_s": wall,
         "cpu_s": cpu,
         "peak_rss_mb": peak_kb / 1024.0,

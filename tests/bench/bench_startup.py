@@ -52,9 +52,11 @@ EAGER = ("import sys, importlib; from experiments.cli.main import COMMANDS, main
          "sys.argv[0] = 'race'; main()")
 #: `race ARGS` with the kernels always compiled (the path before solvers.compiled: numba
 #: imported and its cache loaded even for one puzzle)
-COMPILED = ("import sys; from experiments.cli import solve; solve.INTERPRETED_MAX_PUZZLES = 0; "
+COMPILED = ("import sys; from solvers.dlx import DLX; from solvers.sat import SAT; "
+            "DLX.INTERPRETED_MAX_PUZZLES = SAT.INTERPRETED_MAX_PUZZLES = 0; "
             "from experiments.cli import main; sys.argv[0] = 'race'; main()")
-PER_PUZZLE = ("import sys; from solvers import batch; batch.batch_capable = lambda spec: False; "
+PER_PUZZLE = ("import sys; from solvers.dlx import DLX; "
+              "DLX.batch_capable = classmethod(lambda cls, params: False); "
               "from experiments.cli import main; sys.argv[0] = 'race'; main()")
 
 

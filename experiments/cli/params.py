@@ -1,0 +1,68 @@
+"""The command line's number types: ASCII decimal only, finite, in range.
+
+click's ``FloatRange`` takes ``nan`` and ``inf`` (a limit of ``nan`` runs cells without
+a limit) and its ``IntRange`` takes any Unicode digit (``٣`` or full-width ``３``). Every
+option of ``race`` that takes a number uses these two types instead.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import click
+
+_INTEGER = re.compile(r"[+]?[0-9]{1,30}")
+_DECIMAL = re.compile(r"[+]?([0-9]{1,30}(\.[0-9]{0,30})?|\.[0-9]{1,30})([eE][-+]?[0-9]{1,4})?")
+
+
+class Integer(click.ParamType):
+    """An ASCII decimal integer in ``min..max`` (either end None: open)."""
+    name = "integer"
+
+    def __init__(self, min: int | None = None, max: int | None = None) -> None:
+        self.min, self.max = min, max
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        else:
+            text = str(value).strip()
+            if not _INTEGER.fullmatch(text):
+                self.fail(f"{str(value)[:40]!r} is not an integer (ASCII digits 0-9)", param, ctx)
+            number = int(text)
+        if (self.min is not None and number < self.min) or (self.max is not None and number > self.max):
+            self.fail(f"{number} is not in {self._range()}", param, ctx)
+        return number
+
+    def _range(self) -> str:
+        return f"{'' if self.min is None else self.min}..{'' if self.max is None else self.max}"
+
+
+class Number(click.ParamType):
+    """A finite ASCII decimal number greater than (``open``) or at least ``min`` and at most
+    ``max``: never ``nan`` or ``inf``."""
+    name = "number"
+
+    def __init__(self, min: float = 0.0, open: bool = False, max: float = 1e9) -> None:
+        self.min, self.open, self.max = min, open, max
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            number = float(value)
+        else:
+            text = str(value).strip()
+            if not _DECIMAL.fullmatch(text):
+                self.fail(f"{str(value)[:40]!r} is not a finite decimal number", param, ctx)
+            number = float(text)
+        low_ok = number > self.min if self.open else number >= self.min
+        if not math.isfinite(number) or not low_ok or number > self.max:
+            bound = f"> {self.min:g}" if self.open else f">= {self.min:g}"
+            self.fail(f"{number:g} is not a finite number {bound} and <= {self.max:g}", param, ctx)
+        return number
+
+
+#: a time limit in seconds (positive, finite, at most about 11 days)
+SECONDS = Number(0.0, open=True, max=1e6)
+#: a memory limit in MB (0 = none; at most 1 PB)
+MEGABYTES = Number(0.0, max=1e9)

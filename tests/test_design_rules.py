@@ -1,0 +1,103 @@
+"""Rules of the design that a test can hold (issue 24): solvers declare what they can do
+and no code outside solvers/ tests a solver's name; every default defined once; a solver's
+own counters are kept."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from experiments.harness import config as harness_config
+from experiments.harness import records
+from solvers import registry
+from solvers.interface import RawAnswer, Solver
+
+ROOT = Path(__file__).resolve().parent.parent
+OUTSIDE_SOLVERS = ("formats", "generators", "experiments")
+
+
+def sources(*packages: str):
+    for package in packages:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            yield path, ast.parse(path.read_text(encoding="utf-8"))
+
+
+def test_no_solver_name_appears_in_a_condition_outside_solvers():
+    names = set(registry.SOLVERS)
+    found = []
+    for path, tree in sources(*OUTSIDE_SOLVERS):
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.Compare, ast.If, ast.IfExp, ast.While)):
+                continue
+            for leaf in ast.walk(node):
+                if isinstance(leaf, ast.Constant) and leaf.value in names \
+                        and isinstance(node, ast.Compare):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}")
+    assert not found, "solver names tested outside solvers/ (declare a capability instead):\n" \
+        + "\n".join(found)
+
+
+def test_each_builtin_solver_declares_its_counters_phases_and_partner():
+    for name in registry.SOLVERS:
+        cls = registry.BUILTIN.solver_class(name)
+        assert cls.counters and cls.phases, name
+        if cls.partner:
+            assert cls.partner in registry.SOLVERS
+    dlx, sat = (registry.BUILTIN.solver_class(n) for n in ("dlx", "sat"))
+    assert (dlx.partner, sat.partner) == ("sat", "dlx")
+    assert dlx.batch_capable({}) and not dlx.batch_capable({"heuristic": "first"})
+    assert not sat.batch_capable({})
+    assert sat.interpreted(5, 1, None) and not sat.interpreted(8, 1, None)
+    assert dlx.interpreted(3, 1, 1) and not dlx.interpreted(3, 1, 2)
+
+
+@pytest.mark.parametrize("attribute, value", [("counters", "nodes"), ("phases", ("x", 1)),
+                                              ("partner", None)])
+def test_a_bad_declaration_is_an_error_when_the_class_is_defined(attribute, value):
+    with pytest.raises(TypeError, match=attribute):
+        type("Bad", (Solver,), {"name": "bad", attribute: value})
+
+
+def test_counters_and_phases_beyond_the_schema_are_kept_in_extra():
+    class Rich(Solver):
+        name = "rich"
+        counters = ("nodes", "restarts")
+
+    from experiments.harness.entrants import Entrant
+    from experiments.harness.scheduling import Cell
+    entrant = Entrant("rich", "rich", "x:Rich", {}, {})
+    row = records.make_row("c", "unique", 0, 1.0, entrant, Cell("rich", 2, "i", 0, None, "unique"),
+                           {"status": "solved", "verified": True, "wall_s": 0.1,
+                            "counters": {"nodes": 3, "restarts": 2}, "times": {"search": 0.1,
+                                                                               "tune": 0.01}})
+    assert row["nodes"] == 3 and row["t_search"] == 0.1
+    assert json.loads(row["extra"]) == {"restarts": 2, "t_tune": 0.01}
+    assert RawAnswer(0).counters == {}
+
+
+def test_the_defaults_of_a_campaign_are_defined_once():
+    from experiments.cli import landscape, run
+    from experiments.harness.config import DEFAULTS, LANDSCAPE_DEFAULTS, Config
+    options = {o.name: o.default for o in run.run.params}
+    assert options["instances"] == DEFAULTS["instances"] and options["kind"] == DEFAULTS["kind"]
+    assert options["timeout"] == DEFAULTS["timeout_s"] and options["n_text"] == DEFAULTS["n"]
+    config = Config(n_values=[2], entrants=[])
+    assert (config.instances, config.kind, config.timeout_s, config.memory_mb) == (
+        DEFAULTS["instances"], DEFAULTS["kind"], DEFAULTS["timeout_s"], DEFAULTS["memory_mb"])
+    assert [f.label for f in config.families] == DEFAULTS["kind"].split(",")
+    landscape_options = {o.name: o.default for o in landscape.landscape.params}
+    assert landscape_options["holes_text"] == LANDSCAPE_DEFAULTS["holes"]
+    assert landscape_options["instances"] == LANDSCAPE_DEFAULTS["instances"]
+
+
+def test_the_resume_command_is_built_in_one_place():
+    spots = [f"{path.relative_to(ROOT)}" for path, tree in sources("experiments")
+             for node in ast.walk(tree)
+             if isinstance(node, ast.List) and len(node.elts) >= 2
+             and all(isinstance(e, ast.Constant) for e in node.elts[:2])
+             and [e.value for e in node.elts[:2]] in (["race", "run"], ["race", "landscape"])]
+    assert spots == ["experiments/harness/config.py", "experiments/harness/config.py"]
+    assert harness_config.resume_command.__module__ == "experiments.harness.config"

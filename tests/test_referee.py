@@ -1,0 +1,263 @@
+"""The referee: every claim checked (solutions, no-solution claims, counts), liars end `wrong`
+everywhere (run summary, compare, export, report, landscape), and one cell identity."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from experiments.cli import main
+from experiments.harness import records
+from experiments.harness.referee import (Confirmation, Referee, check_count, confirm,
+                                         confirmer_for, truth_of)
+from formats import grid_text
+from formats.grid import Grid
+from generators import puzzle_set
+from tests.fake_solvers import LIARS, fake_registry, pattern_grid
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def puzzle_file(kind: str, n: int = 2, index: int = 0, **options) -> grid_text.PuzzleFile:
+    grid, meta = puzzle_set.make(kind, n, 0, index, **options)
+    return grid_text.parse(grid_text.format_native(grid, meta))
+
+
+def unsat_without_record() -> Grid:
+    """A 4x4 whose clues are consistent (no unit repeats a value) but that has no solution:
+    row 0 needs a 1 in its last two cells, which columns 2 and 3 both forbid."""
+    cells = np.zeros((4, 4), dtype=np.int32)
+    cells[0, 0], cells[0, 1] = 2, 3
+    cells[1, 2], cells[2, 3] = 1, 1
+    return Grid(2, cells)
+
+
+# -- what an instance records ------------------------------------------------------------
+
+def test_each_generated_kind_records_what_its_claims_are_checked_against():
+    unique = truth_of(puzzle_file("unique"))
+    assert unique.solution is not None and unique.count == 1 and not unique.unsat
+    holes = truth_of(puzzle_file("holes", holes=0.6))
+    assert holes.solution is not None and holes.at_least == 1 and holes.count is None
+    assert "planted" in holes.evidence
+    unsat = truth_of(puzzle_file("unsat"))
+    assert unsat.solution is None and unsat.count == 0 and "kind=unsat" in unsat.unsat
+
+
+def test_a_planted_grid_that_does_not_solve_the_puzzle_is_no_evidence():
+    puzzle = puzzle_file("holes", holes=0.6)
+    assert truth_of(puzzle).solution is not None
+    puzzle.metadata["planted"] = "1" * 16                  # not even a Sudoku grid
+    assert truth_of(puzzle) == truth_of(puzzle).__class__()
+
+
+@pytest.mark.parametrize("word, unsat, count, at_least", [("0", True, None, 0), ("1", False, 1, 1),
+                                                         ("many", False, None, 2)])
+def test_an_imports_count_is_evidence(word, unsat, count, at_least):
+    puzzle = grid_text.parse(grid_text.format_native(unsat_without_record()))
+    truth = truth_of(puzzle, listed=word)
+    assert bool(truth.unsat) is unsat and truth.count == count and truth.at_least == at_least
+
+
+# -- the verdicts ------------------------------------------------------------------------
+
+def judge(text: str, outcome: dict, confirm_fn=None, method: str = "external"):
+    referee = Referee(1.0, confirm_fn or (lambda grid, by, t: pytest.fail("no confirmation needed")))
+    case = referee.case("sha", text, "p.sudoku")
+    return referee, case, referee.judge(case, outcome, "liar", method)
+
+
+def native(kind: str, **options) -> str:
+    grid, meta = puzzle_set.make(kind, 2, 0, 0, **options)
+    return grid_text.format_native(grid, meta)
+
+
+def test_a_false_no_solution_claim_is_wrong_and_names_the_evidence():
+    _, _, out = judge(native("holes", holes=0.6), {"status": "unsat", "verified": False})
+    assert out["status"] == "wrong" and not out["verified"]
+    assert "claimed no solution" in out["message"] and "planted=" in out["message"]
+
+
+def test_a_no_solution_claim_on_an_unsat_instance_stands_on_its_record():
+    _, _, out = judge(native("unsat"), {"status": "unsat"})
+    assert out["status"] == "unsat" and "kind=unsat" in out["referee"]
+
+
+@pytest.mark.parametrize("verdict, status", [("unsat", "unsat"), ("solved", "wrong"),
+                                             ("unknown", "unknown")])
+def test_a_claim_nothing_records_is_confirmed_by_another_family(verdict, status):
+    grid = unsat_without_record()
+    asked = []
+
+    def fake_confirm(g, by, timeout):
+        asked.append(by)
+        solution = Grid(2, pattern_grid(2)) if verdict == "solved" else None
+        return Confirmation(verdict, by, solution, "no answer within 1 s")
+
+    referee, case, out = judge(grid_text.format_native(grid), {"status": "unsat"}, fake_confirm,
+                               method="sat")
+    assert asked == ["dlx"] and out["status"] == status
+    assert "dlx" in out["referee"]
+    referee.judge(case, {"status": "unsat"}, "other", "sat")
+    assert asked == ["dlx"]                                 # once per instance and method
+
+
+def test_the_confirmer_is_of_another_family():
+    assert confirmer_for("sat") == "dlx"
+    for method in ("exact-cover", "search", "external", "other"):
+        assert confirmer_for(method) == "sat"
+
+
+def test_a_verified_grid_of_one_entrant_refutes_a_later_no_solution_claim():
+    text = grid_text.format_native(Grid(2, np.zeros((4, 4), np.int32)))
+    referee = Referee(1.0, lambda *a: pytest.fail("the grid already refutes the claim"))
+    case = referee.case("k", text, "empty")
+    sent = grid_text.format_compact(Grid(2, pattern_grid(2)))
+    first = referee.judge(case, {"status": "solved", "verified": True, "solution": sent}, "dlx",
+                          "exact-cover")
+    assert first["status"] == "solved" and first["referee"] == "verified grid"
+    second = referee.judge(case, {"status": "unsat"}, "liar", "external")
+    assert second["status"] == "wrong" and "dlx returned a verified solution" in second["message"]
+
+
+@pytest.mark.parametrize("sent", [None, "1234", "garbage"])
+def test_a_solved_claim_without_a_grid_that_verifies_is_wrong(sent):
+    _, _, out = judge(native("holes", holes=0.6),
+                      {"status": "solved", "verified": True, "solution": sent})
+    assert out["status"] == "wrong" and "could not verify" in out["message"]
+
+
+def test_the_real_confirmer_proves_and_refutes():
+    unsat = confirm(unsat_without_record(), "sat", 60)
+    assert unsat.status == "unsat"
+    grid, _ = puzzle_set.make("holes", 2, 0, 0, holes=0.6)
+    found = confirm(grid, "dlx", 60)
+    assert found.status == "solved" and found.solution is not None
+
+
+def test_counts_are_checked_against_the_record():
+    unique = truth_of(puzzle_file("unique"))
+    assert check_count(1, True, 2, unique) is None
+    assert "claimed 2" in check_count(2, True, 2, unique)
+    many = truth_of(grid_text.parse(grid_text.format_native(unsat_without_record())), "many")
+    assert check_count(1, True, None, many) is not None           # too small: exact 1 < 2
+    assert check_count(1, False, None, many) is None              # "at least 1" is true
+    unsat = truth_of(puzzle_file("unsat"))
+    assert check_count(1, False, None, unsat) is not None
+
+
+# -- liars through the whole pipeline ------------------------------------------------------
+
+def invoke(*args: str, code: int | None = 0):
+    result = CliRunner().invoke(main, list(args), obj={"registry": fake_registry()})
+    if code is not None:
+        assert result.exit_code == code, result.output
+    return result
+
+
+@pytest.fixture(scope="module")
+def liar_campaigns(tmp_path_factory):
+    """The liars raced beside dlx and alone, n = 2, two families (unique and hard), 2 instances."""
+    out = tmp_path_factory.mktemp("liars")
+    beside = invoke("run", "--n", "2", "--instances", "2", "--kind", "unique,hard", "--out", str(out),
+                    "--campaign", "beside", "--solvers", ",".join(("dlx", *LIARS)), "--timeout", "10")
+    alone = invoke("run", "--n", "2", "--instances", "2", "--kind", "unique,hard", "--out", str(out),
+                   "--campaign", "alone", "--solvers", ",".join(LIARS), "--timeout", "10")
+    return out, beside, alone
+
+
+@pytest.mark.parametrize("campaign", ["beside", "alone"])
+def test_every_liar_row_is_wrong_and_the_summary_says_so(liar_campaigns, campaign):
+    out, beside, alone = liar_campaigns
+    rows = records.read_rows(out / campaign / "runs.csv")
+    liars = [r for r in rows if r["entrant"] in LIARS]
+    assert len(liars) == len(LIARS) * 2 * 2
+    assert {r["status"] for r in liars} == {"wrong"}
+    assert all(r["verified"] in ("False", "false", "0") for r in liars)
+    text = (beside if campaign == "beside" else alone).output
+    for family in ("unique", "hard"):               # one block per family, each loud
+        block = text.split(f"== {family}")[1]
+        assert f"!!! WRONG ANSWERS: {len(liars) // 2} cell(s)" in block
+    assert f"!!! {len(liars)} WRONG ANSWER(S) in this run !!!" in text
+    for liar in LIARS:
+        line = next(x for x in text.splitlines() if x.startswith(liar))
+        assert line.split()[2] == "0/2"                  # solved count 0
+    if campaign == "beside":
+        assert {r["status"] for r in rows if r["entrant"] == "dlx"} == {"solved"}
+
+
+def test_compare_export_and_report_agree_with_the_referee(liar_campaigns, tmp_path):
+    out, _, _ = liar_campaigns
+    directory = str(out / "beside")
+    compared = invoke("compare", directory, "dlx", "liar-unsat")
+    for line in compared.output.splitlines():
+        parts = line.split()
+        if parts and parts[0] in ("unique", "hard") and parts[1].isdigit():
+            assert parts[3] == "2" and parts[4] == "0"      # dlx faster on both, the liar never
+    exported = invoke("export", directory, "-f", "csv", "-o", str(tmp_path / "e.csv"))
+    assert exported.exit_code == 0
+    with open(tmp_path / "e.csv") as f:
+        table = list(csv.DictReader(f))
+    assert {r["status"] for r in table if r["entrant"] in LIARS} == {"wrong"}
+    invoke("report", directory, "--no-pdf", "--report-dir", str(tmp_path / "rep"))
+    macros = (tmp_path / "rep" / "generated" / "macros.tex").read_text()
+    assert f"\\newcommand{{\\campaignWrongCount}}{{{len(LIARS) * 4}}}" in macros
+
+
+def test_a_liar_in_the_landscape_is_wrong(tmp_path):
+    result = invoke("landscape", "--n", "2", "--holes", "0.5", "--instances", "2", "--out",
+                    str(tmp_path), "--solvers", "dlx,liar-unsat", "--no-peaks", "--timeout", "10")
+    rows = records.read_rows(next(d for d in tmp_path.iterdir() if d.name != "instances")
+                             / "runs.csv")
+    assert {r["status"] for r in rows if r["entrant"] == "liar-unsat"} == {"wrong"}
+    assert "WRONG" in result.output
+
+
+def test_a_false_claim_on_an_imported_set_is_wrong(tmp_path):
+    grid, _ = puzzle_set.make("unique", 2, 0, 0)
+    (tmp_path / "p.txt").write_text(grid_text.format_one_line(grid) + "\n")
+    invoke("run", "--instances", str(tmp_path / "p.txt"), "--out", str(tmp_path / "r"),
+           "--solvers", "liar-unsat", "--timeout", "10")
+    rows = records.read_rows(next(d for d in (tmp_path / "r").iterdir() if d.name != "instances")
+                             / "runs.csv")
+    assert [r["status"] for r in rows] == ["wrong"]
+    assert "counted 1 solution when imported" in rows[0]["message"]
+
+
+# -- one cell identity ---------------------------------------------------------------------
+
+def test_families_that_share_puzzles_are_two_families(tmp_path):
+    args = ("run", "--n", "3", "--instances", "3", "--kind", "hard,holes", "--holes", "0.7",
+            "--pattern", "balanced", "--solvers", "dlx", "--out", str(tmp_path), "--timeout", "10")
+    first = invoke(*args)
+    directory = next(d for d in tmp_path.iterdir() if d.name != "instances")
+    rows = records.read_rows(directory / "runs.csv")
+    assert len(rows) == 6 and {r["family"] for r in rows} == {"hard", "holes@0.7"}
+    assert "damaged" not in first.output
+    assert "== hard" in first.output and "== holes" in first.output
+    again = invoke(*args)
+    assert "0 to run" in again.output and "damaged" not in again.output
+    assert len(records.read_rows(directory / "runs.csv")) == 6
+    assert not (directory / records.DAMAGED_NAME).exists()
+
+
+def test_rows_without_a_family_column_keep_the_key_they_had():
+    old = {"entrant": "dlx", "n": "3", "instance": "a/b.sudoku", "repeat": "0", "kind": "holes",
+           "holes": "0.55"}
+    assert records.cell_key(old) == ("holes@0.55", "dlx", 3, "a/b.sudoku", 0)
+    assert records.cell_key({**old, "kind": "hard"})[0] == "hard"
+    assert records.cell_key({**old, "holes": ""})[0] == "holes"
+    assert records.cell_key({**old, "family": "holes@0.55"}) == records.cell_key(old)
+
+
+def test_the_committed_reference_campaigns_still_read():
+    for name in ("reference-n2-10", "reference-landscape"):
+        found = records.scan(ROOT / "results" / name / "runs.csv")
+        assert found.rows and not found.damaged
+        keys = [records.cell_key(r) for r in found.rows]
+        assert len(set(keys)) == len(keys)
