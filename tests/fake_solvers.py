@@ -83,6 +83,38 @@ class Slow(Solver):
         return Backtracking().search(grid, limit, keep)
 
 
+class Jittery(Solver):
+    """Backtracking that sleeps ``delay`` seconds, twice as long every other call: repeats that
+    disagree by far more than 10 %."""
+    name = "jittery"
+    parameters = {"delay": (0.05, None)}
+    calls = 0
+
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
+        from solvers.backtracking import Backtracking
+        Jittery.calls += 1
+        time.sleep(float(self.params["delay"]) * (2 if Jittery.calls % 2 else 1))
+        return Backtracking().search(grid, limit, keep)
+
+
+class Slowed(Solver):
+    """Backtracking that sleeps ``delay`` seconds times the factor in the environment
+    variable ``SUDOKU_RACE_TEST_SLOWDOWN`` (default 1): the same command, a slower entrant."""
+    name = "slowed"
+    parameters = {"delay": (0.05, None)}
+
+    def warmup(self) -> None:
+        from solvers.backtracking import Backtracking
+        Backtracking().warmup()                 # compiled before any measurement
+
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
+        import os
+        from solvers.backtracking import Backtracking
+        factor = float(os.environ.get("SUDOKU_RACE_TEST_SLOWDOWN", "1"))
+        time.sleep(float(self.params["delay"]) * factor)
+        return Backtracking().search(grid, limit, keep)
+
+
 class BadWarmup(Solver):
     """Cannot start: its warm-up raises (like a missing binary found only at run time)."""
     name = "bad-warmup"
@@ -186,6 +218,8 @@ FAKES = {
     "crash": ("tests.fake_solvers:Crash", {}),
     "hog": ("tests.fake_solvers:Hog", {}),
     "slow": ("tests.fake_solvers:Slow", {}),
+    "jittery": ("tests.fake_solvers:Jittery", {}),
+    "slowed": ("tests.fake_solvers:Slowed", {}),
 }
 
 

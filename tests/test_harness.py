@@ -35,7 +35,8 @@ from tests.fake_solvers import fake_registry
 ROOT = Path(__file__).resolve().parent.parent
 META_KEYS = {"campaign", "command", "commands", "created_at", "n_values", "entrants", "kind", "seed", "instances",
              "repeats", "timeout_s", "memory_mb", "jobs", "executor", "git_commit", "python",
-             "packages", "kissat_version", "machine", "families"}
+             "packages", "kissat_version", "machine", "families", "order", "pinning",
+             "machine_state", "calibration", "runs_conditions"}
 
 
 def write_instances(out: Path, n: int, count: int, kind: str = "unique", seed: int = 0) -> Path:
@@ -137,6 +138,19 @@ def test_small_campaign_end_to_end(out):
     assert meta["n_values"] == [2, 3] and meta["entrants"] == entrants
     assert meta["machine"]["cores"] >= 1 and meta["python"].count(".") == 2
     assert "backtracking" in r.output and "2/2" in r.output and str(directory) in r.output
+    # the stopwatch: order, pinning (each worker on one CPU when they fit), readings, calibration
+    assert meta["order"] == {"mode": "random", "seed": 0}
+    workers = {row["worker"] for row in rows}
+    assert set(meta["pinning"]["workers"]) >= workers
+    if meta["pinning"]["enabled"]:
+        assert all(len(cpus) == 1 and cpus[0] in meta["pinning"]["cpus"]
+                   for cpus in meta["pinning"]["workers"].values())
+    for moment in ("start", "end"):
+        assert meta["machine_state"][moment]["usable_cpus"]
+        assert meta["calibration"][moment]["dlx"]["updates"] == 198264
+        assert meta["calibration"][moment]["score_s"] > 0
+    assert meta["runs_conditions"] == [{k: meta[k] for k in ("machine_state", "calibration",
+                                                            "pinning", "order")}]
 
 
 def test_hanging_solver_times_out_and_escalation_skips(out, fakes):
@@ -272,6 +286,11 @@ def test_dask_local_cluster_gives_the_same_records(out, fakes):
     assert {s[4] for s in local} == {"solved", "wrong", "timeout", "skipped"}
     meta = json.loads((out / "dask" / "meta.json").read_text())
     assert meta["executor"] == "dask"
+    # the dask worker's cell ran in a worker subprocess pinned to one core of the machine
+    assert meta["pinning"]["enabled"] is True
+    reported = meta["pinning"]["workers"]
+    assert set(reported) >= {row["worker"] for row in rows_of(out, "dask") if row["status"] == "solved"}
+    assert all(len(cpus) == 1 for cpus in reported.values())
 
 
 # -- bad input ------------------------------------------------------------------------

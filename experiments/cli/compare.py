@@ -1,44 +1,135 @@
-"""``race compare``: two entrants head to head on the identical instances of a campaign."""
+"""``race compare``: two entrants head to head on the identical instances of a campaign
+(``RESULTS A B``), or two campaigns against each other (``OLD NEW [ENTRANT...]``);
+``race merge A B -o C``: campaigns of several machines in one."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
 from experiments.analysis import statistics as analysis
+from formats.errors import RaceError
+
+
+def is_campaign(text: str) -> bool:
+    """True when ``text`` is a directory holding a campaign's runs.csv."""
+    return (Path(text) / "runs.csv").is_file()
 from experiments.cli import params
 
 
 @click.command()
-@click.argument("results_dir", type=click.Path(file_okay=False, path_type=Path))
-@click.argument("entrant_a")
-@click.argument("entrant_b")
+@click.argument("args", nargs=-1, required=True, metavar="RESULTS A B | OLD NEW [ENTRANT...]")
 @click.option("--n", "n_text", default=None, help="Only these box sizes: N, A..B or a list such as 2,4.")
 @click.option("--kind", "kind_text", default=None,
               help="Only these instance families, comma-separated (e.g. hard).")
 @click.option("--tie", "tolerance", type=params.Number(0.0, max=10.0), default=0.05, show_default=True,
               help="Relative difference within which two times are a tie.")
-def compare(results_dir: Path, entrant_a: str, entrant_b: str, n_text: str | None,
-            kind_text: str | None, tolerance: float) -> None:
-    """Compare ENTRANT_B against ENTRANT_A on the instances of the campaign in
-    RESULTS_DIR that both ran (paired by instance_sha256, n and family): wins,
-    losses and ties, the median time ratio B/A with its bootstrap interval and a
-    Wilcoxon signed-rank test in which a timeout ranks as the worst time. Warns when
-    the repeats of an instance vary too much to trust.
+@click.option("--as", "renames", multiple=True, metavar="OLD=NEW",
+              help="Two campaigns: pair OLD's entrant OLD with NEW's entrant NEW (renamed; repeatable).")
+@click.option("--fail-above", "fail_above", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Two campaigns: exit 1 when an entrant, family and n is slower than this ratio "
+                   "NEW/OLD with its interval's lower end above 1 (a regression gate for CI).")
+@click.option("--markdown", is_flag=True, help="Two campaigns: print a Markdown table (for a PR).")
+@click.option("--normalise", is_flag=True,
+              help="Two campaigns: divide each campaign's times by its calibration score first.")
+def compare(args: tuple[str, ...], n_text: str | None, kind_text: str | None, tolerance: float,
+            renames: tuple[str, ...], fail_above: float | None, markdown: bool,
+            normalise: bool) -> None:
+    """Compare two entrants of one campaign, or two campaigns.
+
+    \b
+    RESULTS A B: entrant B against entrant A on the instances of the campaign
+    in RESULTS that both ran (paired by instance_sha256, n and family): wins,
+    losses and ties, the median time ratio B/A with its bootstrap interval and
+    a Wilcoxon signed-rank test in which a timeout ranks as the worst time.
+
+    \b
+    OLD NEW [ENTRANT...]: campaign NEW against campaign OLD (another commit,
+    another machine), cells paired by instance_sha256, family and n, entrant
+    with the same spec (or --as OLD=NEW); per entrant, family and n the median
+    ratio NEW/OLD with its 95% interval, the paired signed-rank p and
+    wins/losses/ties, under the metadata the two differ in (commit, machine,
+    versions, calibration). --fail-above R exits 1 on a regression.
+
+    \b
+    Both warn, one line each, when a machine was busy, the calibration
+    drifted by more than 5% or the repeats of an instance vary by more than 10%.
 
     \b
     Example:
       race compare results/reference-n2-10 dlx sat
       race compare results/hard dlx sat --n 4..6 --kind hard
+      race compare results/before results/after --fail-above 1.2
+      race compare results/laptop results/server dlx --normalise --markdown
+      race compare results/old results/new --as dlx=dlx:heuristic=first
     """
-    from experiments.analysis import compare as comparison
     from experiments.harness.config import parse_n
-    campaign = analysis.load(results_dir)
     n_values = parse_n(n_text) if n_text else None
     kinds = [k.strip() for k in kind_text.split(",") if k.strip()] if kind_text else None
-    result = comparison.compare(campaign, entrant_a, entrant_b, n_values, kinds, tolerance)
+    if len(args) >= 2 and is_campaign(args[0]) and is_campaign(args[1]):
+        _campaigns(args, n_values, kinds, tolerance, renames, fail_above, markdown, normalise)
+        return
+    for flag, given in (("--as", renames), ("--fail-above", fail_above), ("--markdown", markdown),
+                        ("--normalise", normalise)):
+        if given:
+            raise RaceError(f"{flag} compares two campaigns: race compare OLD NEW [ENTRANT...] "
+                            f"({args[1] if len(args) > 1 else '?'} is not a campaign directory)")
+    if len(args) != 3:
+        raise RaceError("expected RESULTS A B (a campaign and two of its entrants) or OLD NEW "
+                        f"[ENTRANT...] (two campaign directories), got {len(args)} argument(s)")
+    from experiments.analysis import compare as comparison
+    from experiments.analysis import noise
+    campaign = analysis.load(Path(args[0]))
+    result = comparison.compare(campaign, args[1], args[2], n_values, kinds, tolerance)
+    result.warnings = noise.machine_warnings(campaign) + result.warnings
     click.echo(comparison.comparison_text(result))
 
 
-COMMANDS: list = [compare]
+def _campaigns(args, n_values, kinds, tolerance, renames, fail_above, markdown, normalise) -> None:
+    from experiments.analysis import campaign_diff
+    old, new = analysis.load(Path(args[0])), analysis.load(Path(args[1]))
+    result = campaign_diff.diff(old, new, list(args[2:]), campaign_diff.parse_renames(renames),
+                                n_values, kinds, tolerance, normalise)
+    show = campaign_diff.diff_markdown if markdown else campaign_diff.diff_text
+    click.echo(show(result, fail_above))
+    if fail_above is not None:
+        slower = campaign_diff.regressions(result, fail_above)
+        if slower:
+            where = ", ".join(f"{r.entrant} {r.kind} n={r.n} ({r.ratio.estimate:.3g})" for r in slower)
+            click.echo(f"race compare: regression: NEW slower than {fail_above:g}x OLD with the "
+                       f"interval above 1 at {where}", err=True)
+            sys.exit(1)
+
+
+@click.command()
+@click.argument("campaigns", nargs=-1, required=True,
+                type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option("-o", "--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="The merged campaign's directory (must not exist yet).")
+def merge(campaigns: tuple[Path, ...], out: Path) -> None:
+    """Merge campaigns run on different machines over the same instances into one
+    campaign directory OUT: every row of runs.csv is kept as measured, with its
+    machine (column worker = host:pid; column campaign = the source campaign), and
+    meta.json keeps each source's machine, commit, readings and calibration under
+    merged_from.
+
+    \b
+    The campaigns must share the seed and the time limit, and an instance name
+    must have the same sha256 in all of them; a cell (entrant, family, n,
+    instance, repeat) measured by several becomes that many repeats.
+
+    \b
+    Example:
+      race merge results/laptop results/server -o results/both
+      race plot results/both
+    """
+    from experiments.harness.campaign_merge import merge_campaigns
+    if len(campaigns) < 2:
+        raise RaceError("race merge needs two campaigns or more: race merge A B -o C")
+    rows, meta = merge_campaigns(list(campaigns), out)
+    click.echo(f"merged {len(campaigns)} campaigns ({rows} rows) into {out}")
+
+
+COMMANDS: list = [compare, merge]

@@ -16,17 +16,20 @@ from experiments.analysis import statistics as analysis
 def plot(results_dir: Path, out: Path | None) -> None:
     """Plot the campaign in RESULTS_DIR (runs.csv + meta.json): runtime vs n,
     fraction solved vs n, cactus plot, work counters vs n and the SAT phase
-    split, each as PDF and PNG. Prints the summary table and the files written.
+    split, each as PDF and PNG. Prints the summary table, the noise warnings
+    (busy machine, calibration drift, repeats varying > 10%) and the files written.
 
     \b
     Example:
       race plot results/reference-n2-10 -o /tmp/plots
     """
-    from experiments.analysis import plots, summary
+    from experiments.analysis import noise, plots, summary
     campaign = analysis.load(results_dir)
     table = analysis.summary(campaign)
     written = plots.plot_all(campaign, out if out is not None else results_dir / "plots")
     click.echo(summary.summary_text(campaign, table))
+    for warning in noise.warnings(campaign):
+        click.echo(warning, err=True)
     for path in written:
         click.echo(f"wrote {path}")
 

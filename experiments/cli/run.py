@@ -52,9 +52,16 @@ from formats.errors import RaceError
 @click.option("--scheduler", default=None, help="Dask scheduler address (with --executor dask).")
 @click.option("--campaign", "name", default=None,
               help="Campaign name [default: derived from n, kind, seed and limits].")
+@click.option("--order", type=click.Choice(["random", "fixed"]), default="random", show_default=True,
+              help="Order of the cells within each family and n: seeded random across entrants, "
+                   "instances and repeats (drift spreads over every entrant), or entrant by entrant.")
+@click.option("--pin/--no-pin", default=True, show_default=True,
+              help="Pin each worker to a core of its own (hyperthread siblings apart); only when "
+                   "the workers fit on distinct cores.")
 def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout: float,
         memory: float, repeats: int, jobs: int | None, out: str, executor: str,
-        scheduler: str | None, name: str | None, **family: str | None) -> None:
+        scheduler: str | None, name: str | None, order: str = "random", pin: bool = True,
+        **family: str | None) -> None:
     """Race the entrants on generated instances for each box size n and record
     every measurement in OUT/CAMPAIGN/runs.csv (+ meta.json).
 
@@ -83,6 +90,14 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
     are recorded as skipped, which the analysis counts as censored.
 
     \b
+    Stopwatch: each worker is pinned to a core of its own (--no-pin: not);
+    cells of a family and n run in a seeded random order (--order fixed:
+    entrant by entrant); meta.json records the machine's load, frequency and
+    other processes' CPU and a calibration (DLX 10 queens, CaDiCaL on a
+    pigeonhole formula) at the start and the end; the summary warns when the
+    machine was busy, the calibration drifted > 5% or repeats vary > 10%.
+
+    \b
     Defaults (make race = race run --n 2..5): 4 entrants x 2 families x n=2..5
     x 20 instances, 10 s per cell: 8.6 minutes measured on 2 cores shared with
     other jobs (load ~13), instance generation included.
@@ -95,6 +110,7 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
       race run --n 2,4 --timeout 5 --repeats 3 --jobs 1
       race run --n 2..4 --executor dask --scheduler tcp://10.0.0.1:8786
       race run --n 3 --kind holes --holes 0.55 --pattern balanced
+      race run --n 3..4 --repeats 3 --order fixed --no-pin
     """
     if executor == "dask" and not scheduler:
         raise RaceError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
@@ -124,7 +140,7 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
                     memory_mb=memory_mb, jobs=local_jobs if executor == "local" else (jobs or 0),
                     executor=executor, scheduler=scheduler, out=Path(out), campaign=name,
                     generator_options=options, families=families, instance_set=instance_set,
-                    n_text=n_text, solvers_text=solvers, jobs_given=jobs)
+                    n_text=n_text, solvers_text=solvers, jobs_given=jobs, order=order, pin=pin)
     config.command = (" ".join(shlex.quote(a) for a in ["race", *argv[1:]])
                       if argv and Path(argv[0]).name == "race" else "")
     race(config)
@@ -137,7 +153,7 @@ def race(config: Config, summarize=None) -> None:
     interrupted, 1 when an entrant could not start."""
     from tqdm import tqdm
 
-    from experiments.analysis import statistics
+    from experiments.analysis import noise, statistics
     from experiments.harness.config import resume_command
 
     config.command = config.command or resume_command(config)
@@ -170,7 +186,10 @@ def race(config: Config, summarize=None) -> None:
         sys.exit(130)
     directory = config.directory
     if records.read_rows(directory / "runs.csv"):
-        click.echo((summarize or family_summaries)(statistics.load(directory)))
+        campaign = statistics.load(directory)
+        click.echo((summarize or family_summaries)(campaign))
+        for warning in noise.warnings(campaign):
+            click.echo(warning, err=True)
     stats = done.stats
     for entrant, (count, why) in (stats.not_started if stats else {}).items():
         click.echo(f"race: warning: {entrant} did not start ({why}); its {count} cell(s) are not "

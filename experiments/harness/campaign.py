@@ -77,15 +77,20 @@ class CampaignRun:
         return 1 if self.stats is not None and self.stats.not_started else 0
 
 
-def make_executor(config: Config):
-    """The executor ``config`` asks for (for dask, ``config.jobs`` becomes the cluster's slots)."""
+def make_executor(config: Config, cpus: list[int] | None = None):
+    """The executor ``config`` asks for (for dask, ``config.jobs`` becomes the cluster's slots),
+    its workers pinned to ``cpus`` (local) or to cores of their own machines (dask, with
+    ``config.pin``); in the random order each slot keeps a warm worker per entrant."""
     if config.executor == "dask":
         from experiments.harness.dask_executor import DaskExecutor
-        runner = DaskExecutor(config.scheduler, config.jobs_given, config.timeout_s, config.memory_mb)
+        runner = DaskExecutor(config.scheduler, config.jobs_given, config.timeout_s, config.memory_mb,
+                              pin=config.pin)
         config.jobs = runner.jobs
         return runner
     from experiments.harness.executor import LocalExecutor
-    return LocalExecutor(config.jobs, config.timeout_s, config.memory_mb)
+    keep_warm = len(config.entrants) if config.order == "random" else 1
+    return LocalExecutor(config.jobs, config.timeout_s, config.memory_mb, cpus=cpus,
+                         keep_warm=keep_warm)
 
 
 def run_campaign(config: Config, executor: Any = None,
@@ -94,23 +99,35 @@ def run_campaign(config: Config, executor: Any = None,
                  progress: bool = False) -> CampaignRun:
     """Run the campaign ``config`` to the end: hold its lock, prepare it (instances,
     meta.json, the cells without a record), call ``on_start(prepared)``, run the pending
-    cells on ``executor`` (by default :func:`make_executor`'s) calling ``on_row(row)`` after
-    each row is written, and close the executor. SIGINT and SIGTERM stop it cleanly (every
+    cells on ``executor`` (by default :func:`make_executor`'s, pinned by
+    :func:`experiments.harness.conditions.pinned_cpus`) calling ``on_row(row)`` after each
+    row is written, and close the executor. The machine readings and the calibration are
+    taken before the preparation and after the last cell, into meta.json
+    (:mod:`experiments.harness.conditions`; not when interrupted). SIGINT and SIGTERM stop it cleanly (every
     finished cell is on disk; later signals are ignored until this returns). Raises
     RaceError, naming the resume command, when a record cannot be written."""
+    from experiments.harness import conditions
     from experiments.harness.lock import CampaignLock
     from experiments.harness.scheduling import run as run_cells
     resume = resume_command(config)
-    runner = executor if executor is not None else make_executor(config)
+    if executor is None:
+        cpus = conditions.pinned_cpus(config)
+        runner = make_executor(config, cpus)
+    else:
+        cpus, runner = getattr(executor, "cpus", None), executor
     stop = _Stop()
     prepared = stats = None
     try:
         with stop, CampaignLock(config.directory):
             try:
+                started = conditions.begin(config, cpus)
                 prepared = prepare(config, progress=progress)
+                conditions.record(config, started)
                 if on_start is not None:
                     on_start(prepared)
                 stats = run_cells(prepared, runner, on_row)
+                runner.close()
+                conditions.end(config, started, cpus, getattr(runner, "worker_cpus", None))
             except KeyboardInterrupt:
                 pass
     except records.RecordWriteError as exc:

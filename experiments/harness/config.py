@@ -81,6 +81,11 @@ class Config:
     landscape: dict[str, str] | None = None
     #: ``--jobs`` as given (None: the default, one worker per core)
     jobs_given: int | None = None
+    #: the order cells go out: "random" (seeded, interleaved within each family and n) or
+    #: "fixed" (entrant by entrant); see experiments.harness.scheduling
+    order: str = "random"
+    #: pin each local worker to a core of its own (experiments.harness.pinning)
+    pin: bool = True
 
     def __post_init__(self) -> None:
         if not self.families:
@@ -156,4 +161,8 @@ def resume_command(config: Config) -> str:
         parts += ["--jobs", str(config.jobs_given)]
     if config.executor != "local":
         parts += ["--executor", config.executor, "--scheduler", str(config.scheduler)]
+    if config.order != "random":
+        parts += ["--order", config.order]
+    if not config.pin:
+        parts += ["--no-pin"]
     return " ".join(shlex.quote(p) for p in parts)

@@ -21,6 +21,11 @@ worker:
 * **error**: a worker that dies (crash, signal) or fails to start (then the
   outcome carries ``start_failed``); the next cell gets a fresh worker.
 
+**Pinning** (``cpus``): worker slot i runs on CPU ``cpus[i]`` alone (set before the
+worker's program starts, inherited by the solver binaries it runs; see
+:mod:`experiments.harness.pinning` for the allocation); each worker reports the CPUs it
+may use in its ``ready`` reply, kept in :attr:`LocalExecutor.worker_cpus`.
+
 :class:`LocalExecutor` keeps ``jobs`` workers, each warm for one entrant and
 reused while healthy. :class:`experiments.harness.dask_executor.DaskExecutor` sends
 each cell to a dask.distributed cluster, where it runs in the same kind of killable worker.
@@ -107,6 +112,20 @@ def tree_rss_mb(pid: int) -> float:
     return total_kb / 1024.0
 
 
+def _start_hook(die_with_parent: bool, cpu: int | None):
+    """What the worker's child process does before its program starts: ask to die with
+    the parent, and run on ``cpu`` alone (None: wherever the OS likes)."""
+    if not die_with_parent and cpu is None:
+        return None
+
+    def hook() -> None:
+        if die_with_parent:
+            die_with_parent_signal()
+        if cpu is not None:
+            os.sched_setaffinity(0, {cpu})
+    return hook
+
+
 class WorkerProcess:
     """The parent's handle on one worker subprocess (in a session of its own).
 
@@ -115,7 +134,7 @@ class WorkerProcess:
     external SAT solver's DIMACS file, ...), so the parent does."""
 
     def __init__(self, init: dict[str, Any], env: dict[str, str] | None = None,
-                 die_with_parent: bool = True) -> None:
+                 die_with_parent: bool = True, cpu: int | None = None) -> None:
         self.entrant: str = init["spec"]
         self.ready: dict[str, Any] | None = None
         self._stderr = tempfile.TemporaryFile()
@@ -125,7 +144,7 @@ class WorkerProcess:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "experiments.harness.worker"], stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True,
-                env=env, bufsize=0, preexec_fn=die_with_parent_signal if die_with_parent else None)
+                env=env, bufsize=0, preexec_fn=_start_hook(die_with_parent, cpu))
         except BaseException:
             worker_tmpdir.remove(self.tmpdir)
             raise
@@ -223,6 +242,8 @@ class _Slot:
     sent: float = 0.0
     started_at: str = ""
     rss_peak: float = 0.0
+    cpu: int | None = None
+    parked: dict[str, WorkerProcess] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -230,14 +251,21 @@ class LocalExecutor:
     """``jobs`` worker processes on this machine, each warm for one entrant.
 
     ``timeout_s`` and ``memory_mb`` (None = no memory limit) are per cell;
-    ``min_time`` is the worker's calibration target (see :func:`experiments.harness.worker.measure`).
+    ``min_time`` is the worker's calibration target (see :func:`experiments.harness.worker.measure`);
+    ``cpus`` (one per job, or None) pins worker slot i to ``cpus[i]``. ``keep_warm``: how
+    many warm workers (of different entrants) a slot keeps, the idle ones parked, so that
+    cells of several entrants interleaved pay no start-up (1: a slot's worker is stopped
+    when the slot switches entrant).
     """
 
     def __init__(self, jobs: int, timeout_s: float, memory_mb: float | None = None,
                  min_time: float | None = None, die_with_parent: bool = True,
-                 init_timeout_s: float = INIT_TIMEOUT_S) -> None:
+                 init_timeout_s: float = INIT_TIMEOUT_S, cpus: list[int] | None = None,
+                 keep_warm: int = 1) -> None:
         if jobs < 1:
             raise RaceError(f"--jobs must be >= 1, got {jobs}")
+        if cpus is not None and len(cpus) != jobs:
+            raise ValueError(f"{len(cpus)} CPUs for {jobs} workers")
         self.jobs = jobs
         self.timeout_s = float(timeout_s)
         self.memory_mb = memory_mb
@@ -245,7 +273,11 @@ class LocalExecutor:
         self.die_with_parent = die_with_parent
         self.init_timeout_s = init_timeout_s
         self.env = worker_env()
-        self.slots = [_Slot() for _ in range(jobs)]
+        self.slots = [_Slot(cpu=cpus[i] if cpus else None) for i in range(jobs)]
+        self.cpus = list(cpus) if cpus else None
+        self.keep_warm = max(int(keep_warm), 1)
+        #: worker ident (host:pid) -> the CPUs it reported it may run on
+        self.worker_cpus: dict[str, list[int]] = {}
         self._last_mem = 0.0
 
     # -- the executor interface ------------------------------------------------
@@ -255,7 +287,8 @@ class LocalExecutor:
 
     def warm_entrants(self) -> set[str]:
         """Entrants with an idle warm worker (submitting one of these costs no start-up)."""
-        return {s.worker.entrant for s in self.slots if s.phase == "idle" and s.worker}
+        warm = {s.worker.entrant for s in self.slots if s.phase == "idle" and s.worker}
+        return warm | {e for s in self.slots if s.phase == "idle" for e in s.parked}
 
     def submit(self, key: Hashable, request: dict[str, Any]) -> None:
         """Start the cell ``request`` on a free worker (one warm for its entrant if any)."""
@@ -264,16 +297,39 @@ class LocalExecutor:
         if not idle:
             raise RuntimeError("no free worker")
         slot = next((s for s in idle if s.worker and s.worker.entrant == entrant), None) \
+            or next((s for s in idle if entrant in s.parked), None) \
             or next((s for s in idle if s.worker is None), None) or idle[0]
-        if slot.worker is not None and slot.worker.entrant != entrant:
-            slot.worker.stop()
-            slot.worker = None
+        if slot.worker is None or slot.worker.entrant != entrant:
+            wanted = self._unpark(slot, entrant)
+            if slot.worker is not None:
+                self._park(slot)
+            slot.worker = wanted
         slot.key, slot.request, slot.rss_peak = key, request, 0.0
         if slot.worker is None:
-            slot.worker = WorkerProcess(request["init"], self.env, self.die_with_parent)
+            slot.worker = WorkerProcess(request["init"], self.env, self.die_with_parent, slot.cpu)
             slot.phase, slot.deadline = "init", time.monotonic() + self.init_timeout_s
         else:
             self._send_solve(slot)
+
+    def _park(self, slot: _Slot) -> None:
+        """Keep the slot's idle worker warm for a later cell of its entrant (at most
+        ``keep_warm`` per slot, the longest unused stopped first)."""
+        worker, slot.worker = slot.worker, None
+        if self.keep_warm <= 1:
+            worker.stop()
+            return
+        slot.parked[worker.entrant] = worker
+        while len(slot.parked) >= self.keep_warm:
+            slot.parked.pop(next(iter(slot.parked))).stop()
+
+    @staticmethod
+    def _unpark(slot: _Slot, entrant: str) -> WorkerProcess | None:
+        """The slot's parked worker of ``entrant`` if it is still alive."""
+        worker = slot.parked.pop(entrant, None)
+        if worker is not None and worker.proc.poll() is not None:
+            worker.kill()                       # died while parked: reaped, a fresh one starts
+            return None
+        return worker
 
     def poll(self, max_wait: float = 0.5) -> list[tuple[Hashable, dict[str, Any]]]:
         """Wait up to ``max_wait`` s for cells to finish (or be killed); return them."""
@@ -309,6 +365,9 @@ class LocalExecutor:
                 else:
                     slot.worker.kill()
             slot.worker, slot.phase = None, "idle"
+            for worker in slot.parked.values():
+                worker.stop()
+            slot.parked.clear()
 
     # -- the state machine of a slot -------------------------------------------
     def _send_solve(self, slot: _Slot) -> None:
@@ -328,6 +387,8 @@ class LocalExecutor:
         if "solver" in ready:
             outcome.setdefault("solver", ready["solver"])
             outcome.setdefault("params", ready["params"])
+        if "cpus" in ready:
+            outcome.setdefault("cpus", ready["cpus"])
         done.append((slot.key, outcome))
         if not healthy and worker is not None:
             worker.kill()
@@ -348,6 +409,8 @@ class LocalExecutor:
             if slot.phase == "init":
                 if reply.get("op") == "ready":
                     slot.worker.ready = reply
+                    if "cpus" in reply:
+                        self.worker_cpus[reply.get("worker", "?")] = reply["cpus"]
                     self._send_solve(slot)
                 else:
                     self._finish(slot, {"status": Status.ERROR, "start_failed": True,

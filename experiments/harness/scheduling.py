@@ -18,12 +18,18 @@ Rules:
   cell goes back to the queue. An entrant whose worker fails :data:`START_ATTEMPTS`
   times gets no more cells this run; they stay without a record (counted in
   :attr:`RunStats.not_started`), so resuming the campaign tries them again.
-* Cells go out entrant by entrant (n ascending), preferring the entrant of an
-  idle warm worker, so workers stay warm.
+* **Order** (``Config.order``): ``random`` (the default) sends the cells out family and n
+  by family and n (n ascending), and within each (family, n) in a seeded random order
+  across entrants, instances and repeats (:func:`interleave`), so that slow drift of the
+  machine (thermals, a neighbour's job) spreads over every entrant instead of landing on
+  whichever runs last; the executor keeps a warm worker per entrant, so interleaving costs
+  no start-up. ``fixed`` sends them entrant by entrant (n ascending), preferring the
+  entrant of an idle warm worker. Either way a cell waits for the skip rule above.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -42,6 +48,10 @@ if TYPE_CHECKING:
 
 #: an entrant whose worker fails to start this many times gets no more cells this run
 START_ATTEMPTS = 2
+#: the orders of ``race run --order``
+ORDERS = ("random", "fixed")
+#: the stream of the order's random generator (apart from the instances' streams)
+ORDER_STREAM = 0x0D3E
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,20 @@ def make_cells(config: Config, instances: dict[tuple[str, int], list[Instance]])
                     for repeat in range(config.repeats):
                         cells.append(Cell(entrant.spec, n, file, repeat, inst, family.key))
     return cells
+
+
+def interleave(cells: list[Cell], seed: int) -> list[Cell]:
+    """``cells`` grouped by (n, family) -- n ascending, families in their order of first
+    appearance -- and within each group sorted by a seeded hash of the cell (entrant,
+    instance, repeat): a random order that is the same on every run of the campaign, so a
+    resume (or a campaign grown by more entrants or instances) keeps the order of the cells
+    it still has to run."""
+    families = list(dict.fromkeys(c.family for c in cells))
+
+    def rank(cell: Cell) -> tuple[int, int, bytes]:
+        text = f"{seed}\0{ORDER_STREAM}\0{cell.entrant}\0{cell.instance_file}\0{cell.repeat}"
+        return cell.n, families.index(cell.family), hashlib.blake2b(text.encode(), digest_size=8).digest()
+    return sorted(cells, key=rank)
 
 
 class Escalation:
@@ -166,7 +190,9 @@ class _Race:
             key = records.cell_key(row)
             if key in cells and key not in pending_keys:
                 self.escalation.record(cells[key], row["status"])
-        self.pending = list(prepared.pending)
+        self.random = self.config.order == "random"
+        self.pending = (interleave(prepared.pending, self.config.seed) if self.random
+                        else list(prepared.pending))
         self.inflight: dict[tuple, Cell] = {}
         self.texts: dict[Path, str] = {}
         self.referee = Referee(self.config.timeout_s)
@@ -231,8 +257,11 @@ class _Race:
         self.stats.not_started[cell.entrant] = (count + 1, self.broken[cell.entrant])
 
     def next_cell(self) -> Cell | None:
-        """The first pending cell that may start, of a warm entrant if possible."""
+        """The first pending cell that may start; in the fixed order, of a warm entrant if
+        possible (the random order keeps its order: every entrant is warm soon)."""
         may_start = self.escalation.may_start
+        if self.random:
+            return next((c for c in self.pending if may_start(c)), None)
         warm = self.executor.warm_entrants()
         return (next((c for c in self.pending if c.entrant in warm and may_start(c)), None)
                 or next((c for c in self.pending if may_start(c)), None))

@@ -9,7 +9,7 @@ protocol).
 
 Requests and replies::
 
-    {"op": "init", "name", "target", "fixed", "spec"}   -> {"op": "ready", "worker", "solver", "params"}
+    {"op": "init", "name", "target", "fixed", "spec"}   -> {"op": "ready", "worker", "solver", "params", "cpus"}
                                                           | {"op": "error", "message"}
     {"op": "solve", "instance", "text", "min_time", "timeout"}
                                                         -> {"op": "result", <measurement>}
@@ -160,6 +160,14 @@ def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
     }
 
 
+def allowed_cpus() -> list[int] | None:
+    """The CPUs this worker may run on (its pinning), None where the OS cannot say."""
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except AttributeError:
+        return None
+
+
 class _Worker:
     def __init__(self) -> None:
         self.solver = None
@@ -186,7 +194,7 @@ class _Worker:
         except Exception as exc:  # noqa: BLE001 - reported to the parent as the cell's error
             return {"op": "error", "message": f"{type(exc).__name__}: {exc}"}
         return {"op": "ready", "worker": self.ident, "solver": self.solver.name,
-                "params": jsonable(self.solver.params)}
+                "params": jsonable(self.solver.params), "cpus": allowed_cpus()}
 
     def solve(self, request: dict[str, Any]) -> dict[str, Any]:
         from formats.grid_text import parse

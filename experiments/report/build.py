@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.analysis import plots
+from experiments.analysis import noise, plots
 from experiments.analysis import statistics as analysis
 from experiments.report import tables
 from experiments.report import virtual_best as report_vbs
@@ -86,6 +86,8 @@ def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT
         "table_sizes.tex": tables.sizes_tabular(tables.sizes_table(ns)),
         "table_vbs.tex": report_vbs.vbs_tabular(campaign, table),
         "macros.tex": _macros(campaign, table, growth, wanted, landscape is not None),
+        "noise.tex": tables.noise_paragraph(noise.warnings(campaign),
+                                            "machine_state" in campaign.meta),
     }
     if landscape is not None:
         shutil.copyfile(landscape, out / LANDSCAPE_FIGURE)
@@ -121,11 +123,12 @@ def build(campaign_dir: str | Path, report_dir: str | Path = REPORT_DIR, pdf: bo
             shutil.copy2(REPORT_DIR / name, root / name)
     files = write_generated(campaign, root, figure)
     generated = root / "generated"
+    warned = "".join(f"{w}\n" for w in noise.warnings(campaign))
     if not pdf:
-        return ReportFiles(generated, files, None, f"wrote {len(files)} files to {generated}")
+        return ReportFiles(generated, files, None, f"{warned}wrote {len(files)} files to {generated}")
     if shutil.which("latexmk") is None:
         return ReportFiles(generated, files, None,
-                           f"wrote {len(files)} files to {generated}; report.pdf NOT built: latexmk is "
+                           f"{warned}wrote {len(files)} files to {generated}; report.pdf NOT built: latexmk is "
                            f"missing. Install LaTeX with:\n  {INSTALL_HINT}")
     path = build_pdf(root, epoch=campaign_epoch(campaign))
-    return ReportFiles(generated, files, path, f"wrote {len(files)} files to {generated}; built {path}")
+    return ReportFiles(generated, files, path, f"{warned}wrote {len(files)} files to {generated}; built {path}")

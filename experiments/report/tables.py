@@ -127,3 +127,20 @@ def sizes_tabular(sizes: pd.DataFrame) -> str:
             for r in sizes.itertuples()]
     return _tabular("rrrrrrr", ["$n$", "grid", "variables $n^6$", "minimal clauses",
                                 "extended clauses", "cover matrix", "ones $4n^6$"], body)
+
+
+def noise_paragraph(warnings: list[str], readings: bool) -> str:
+    """The report's paragraph on measurement noise: each warning of
+    :func:`experiments.analysis.noise.warnings` as an item, else one sentence saying the
+    campaign raised none (or recorded no machine readings, when it ran without them)."""
+    from experiments.report.tex import escape
+    if warnings:
+        items = "\n".join(f"\\item {escape(w.removeprefix('WARNING: '))}" for w in warnings)
+        return f"\\paragraph{{Noise warnings.}}\n\\begin{{itemize}}\n{items}\n\\end{{itemize}}\n"
+    if readings:
+        return ("\\paragraph{Noise warnings.} None: the machine was not busy at the start or the end, "
+                "the calibration did not drift by more than 5\\,\\%, no repeats varied by more than "
+                "10\\,\\%.\n")
+    return ("\\paragraph{Noise warnings.} This campaign recorded no machine readings or "
+            "calibration (it was run before \\texttt{race run} took them); no repeats of an "
+            "instance varied by more than 10\\,\\%.\n")

@@ -1,0 +1,270 @@
+"""Campaign against campaign (``race compare OLD NEW [ENTRANT...]``): did this commit make an
+entrant slower? How does this machine compare with that one?
+
+Cells of the two campaigns are paired by ``instance_sha256`` (the file name when a
+campaign has no hashes), family (``kind``) and n, entrant with the same entrant spec, or
+renamed with ``--as OLD_SPEC=NEW_SPEC``. Each side's time on an instance is the median of
+its repeats (``inf`` when censored), as in :mod:`experiments.analysis.compare`; per
+entrant, family and n the rows give the pairs, how often NEW was faster / slower / tied,
+the median ratio NEW/OLD with its 95% bootstrap interval over pairs, and the paired
+signed-rank p. With ``normalise`` each campaign's times are first divided by its
+calibration score (:func:`experiments.harness.calibration.score`), so a machine that is
+uniformly faster does not count as a speed-up.
+
+A *regression* (``--fail-above R``) is a row whose median ratio is above R and whose
+interval's lower end is above 1: slower, and not by chance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from experiments.analysis import bootstrap
+from experiments.analysis import statistics as analysis
+from experiments.analysis.compare import (TOLERANCE, format_ratio, log_differences, outcomes,
+                                          ratios)
+from experiments.analysis.signed_rank import SignedRank, signed_rank_test
+from experiments.harness.calibration import score
+from formats.errors import RaceError
+
+
+@dataclass
+class DiffRow:
+    """One entrant on one family and n: ``old`` faster / ``new`` faster / ties, NEW/OLD."""
+    entrant: str
+    kind: str
+    n: int
+    pairs: int
+    old_wins: int
+    new_wins: int
+    ties: int
+    ratio: bootstrap.Interval
+    test: SignedRank
+
+    def regression(self, above: float) -> bool:
+        """Slower than ``above`` with the interval's lower end above 1."""
+        return self.ratio.estimate > above and self.ratio.low > 1.0
+
+
+@dataclass
+class CampaignDiff:
+    """``race compare OLD NEW``'s result: the rows, the metadata that differ, warnings."""
+    old: str
+    new: str
+    rows: list[DiffRow]
+    differences: list[tuple[str, object, object]]
+    normalised: bool = False
+    factor: float = 1.0
+    tolerance: float = TOLERANCE
+    warnings: list[str] = field(default_factory=list)
+
+
+def parse_renames(pairs: tuple[str, ...] | list[str]) -> dict[str, str]:
+    """``--as OLD=NEW`` options -> {old spec: new spec}. Raises RaceError when malformed."""
+    renames = {}
+    for text in pairs:
+        old, sep, new = text.partition("=")
+        if not sep or not old.strip() or not new.strip():
+            raise RaceError(f"--as {text!r}: expected OLD_ENTRANT=NEW_ENTRANT, e.g. --as dlx=dlx:heuristic=first")
+        renames[old.strip()] = new.strip()
+    return renames
+
+
+def entrant_pairs(old: analysis.Campaign, new: analysis.Campaign, entrants: list[str],
+                  renames: dict[str, str]) -> list[tuple[str, str]]:
+    """(old spec, new spec) to compare: ``entrants`` (old specs; renamed by ``renames``),
+    else every entrant of OLD that NEW has under the same or the renamed spec. Raises
+    RaceError for an entrant missing from either campaign, or when none is shared."""
+    wanted = entrants or [e for e in old.entrants if renames.get(e, e) in new.entrants]
+    for name, target in renames.items():
+        if name not in old.entrants:
+            raise RaceError(f"--as {name}={target}: {name!r} is not an entrant of {old.name} "
+                            f"(its entrants: {', '.join(old.entrants)})")
+    pairs = []
+    for name in wanted:
+        target = renames.get(name, name)
+        for campaign, spec in ((old, name), (new, target)):
+            if spec not in campaign.entrants:
+                raise RaceError(f"entrant {spec!r} is not in campaign {campaign.name} "
+                                f"(its entrants: {', '.join(campaign.entrants)}); "
+                                "--as OLD=NEW pairs renamed entrants")
+        pairs.append((name, target))
+    if not pairs:
+        raise RaceError(f"campaigns {old.name} and {new.name} share no entrant "
+                        f"({', '.join(old.entrants)} vs {', '.join(new.entrants)}); "
+                        "name them, or pair renamed ones with --as OLD=NEW")
+    return pairs
+
+
+def _times(campaign: analysis.Campaign, entrant: str, n_values, kinds) -> pd.DataFrame:
+    runs = campaign.runs[campaign.runs["entrant"] == entrant]
+    if n_values:
+        runs = runs[runs["n"].isin(n_values)]
+    if kinds:
+        runs = runs[runs["kind"].isin(kinds)]
+    times = analysis.instance_times(runs)
+    times["key"] = np.where(times["instance_sha256"].isin(["", "nan"]), times["instance"],
+                            times["instance_sha256"])
+    return times[["kind", "n", "key", "instance", "time"]]
+
+
+def paired_times(old: analysis.Campaign, new: analysis.Campaign, old_entrant: str,
+                 new_entrant: str, n_values: list[int] | None = None,
+                 kinds: list[str] | None = None) -> pd.DataFrame:
+    """One row per instance both sides ran: kind, n, key, instance, time_old, time_new."""
+    left = _times(old, old_entrant, n_values, kinds)
+    right = _times(new, new_entrant, n_values, kinds).drop(columns="instance")
+    pairs = left.merge(right, on=["kind", "n", "key"], suffixes=("_old", "_new"))
+    return pairs.sort_values(["kind", "n", "instance"]).reset_index(drop=True)
+
+
+def diff_row(entrant: str, kind: str, n: int, pairs: pd.DataFrame, tolerance: float,
+             factor: float = 1.0) -> DiffRow:
+    """The statistics of ``pairs``; NEW's times are multiplied by ``factor`` first."""
+    to = pairs["time_old"].to_numpy(dtype=float)
+    tn = pairs["time_new"].to_numpy(dtype=float) * factor
+    outcome = outcomes(to, tn, tolerance)
+    return DiffRow(entrant, kind, n, len(pairs), int((outcome == -1).sum()),
+                   int((outcome == 1).sum()), int((outcome == 0).sum()),
+                   bootstrap.ratio_interval(ratios(to, tn)),
+                   signed_rank_test(log_differences(to, tn)))
+
+
+#: the metadata compared at the top: (label, path in meta.json)
+META_KEYS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("commit", ("git_commit",)), ("machine", ("machine", "hostname")),
+    ("cpu", ("machine", "cpu_model")), ("cores", ("machine", "cores")),
+    ("ram_gb", ("machine", "ram_gb")), ("os", ("machine", "os")), ("python", ("python",)),
+    ("kissat", ("kissat_version",)), ("jobs", ("jobs",)), ("timeout_s", ("timeout_s",)),
+    ("order", ("order", "mode")), ("pinned", ("pinning", "cpus")),
+)
+
+
+def _lookup(meta: dict, path: tuple[str, ...]) -> object:
+    value: object = meta
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def meta_differences(old: dict, new: dict) -> list[tuple[str, object, object]]:
+    """(label, old value, new value) for the metadata that differ: commit, machine,
+    versions (python, packages, kissat), limits, order, pinning and the calibration."""
+    found = [(label, _lookup(old, path), _lookup(new, path)) for label, path in META_KEYS]
+    for name in sorted(set(old.get("packages") or {}) | set(new.get("packages") or {})):
+        found.append((name, (old.get("packages") or {}).get(name),
+                      (new.get("packages") or {}).get(name)))
+    found = [(label, a, b) for label, a, b in found if a != b]
+    a, b = score(old.get("calibration")), score(new.get("calibration"))
+    if a != b:
+        found.append(("calibration_s", None if a is None else round(a, 6),
+                      None if b is None else round(b, 6)))
+    return found
+
+
+def normalise_factor(old: analysis.Campaign, new: analysis.Campaign) -> float:
+    """score(OLD) / score(NEW), the factor NEW's times are multiplied by. Raises
+    RaceError when either campaign has no calibration."""
+    a, b = score(old.meta.get("calibration")), score(new.meta.get("calibration"))
+    for value, campaign in ((a, old), (b, new)):
+        if not value:
+            raise RaceError(f"--normalise: campaign {campaign.name} ({campaign.path}) has no "
+                            "calibration in its meta.json (run by an older race run)")
+    return a / b
+
+
+def diff(old: analysis.Campaign, new: analysis.Campaign, entrants: list[str] | None = None,
+         renames: dict[str, str] | None = None, n_values: list[int] | None = None,
+         kinds: list[str] | None = None, tolerance: float = TOLERANCE,
+         normalise: bool = False) -> CampaignDiff:
+    """Compare NEW against OLD (module docstring). Raises RaceError for an unknown
+    entrant, a missing calibration with ``normalise``, or when no cell pairs up."""
+    from experiments.analysis import noise
+    renames = renames or {}
+    factor = normalise_factor(old, new) if normalise else 1.0
+    rows = []
+    for old_entrant, new_entrant in entrant_pairs(old, new, entrants or [], renames):
+        label = old_entrant if old_entrant == new_entrant else f"{old_entrant}={new_entrant}"
+        pairs = paired_times(old, new, old_entrant, new_entrant, n_values, kinds)
+        for kind in dict.fromkeys(pairs["kind"]):
+            family = pairs[pairs["kind"] == kind]
+            rows += [diff_row(label, kind, int(n), family[family["n"] == n], tolerance, factor)
+                     for n in sorted(family["n"].unique())]
+    if not rows:
+        raise RaceError(f"campaigns {old.name} and {new.name} share no instance for these "
+                        "entrants (cells are paired by instance_sha256, family and n)")
+    warnings = (noise.warnings(old, f"OLD {old.name}") + noise.warnings(new, f"NEW {new.name}"))
+    return CampaignDiff(old.name, new.name, rows, meta_differences(old.meta, new.meta),
+                        normalise, factor, tolerance, warnings)
+
+
+def regressions(result: CampaignDiff, above: float) -> list[DiffRow]:
+    """The rows slower than ``above`` with the interval's lower end above 1."""
+    return [row for row in result.rows if row.regression(above)]
+
+
+def _cells(row: DiffRow) -> list[str]:
+    ci = f"[{format_ratio(row.ratio.low)}, {format_ratio(row.ratio.high)}]"
+    p = "n/a" if row.test.method == "none" else f"{row.test.p:.2g}"
+    return [row.entrant, row.kind, str(row.n), str(row.pairs), str(row.new_wins),
+            str(row.old_wins), str(row.ties), format_ratio(row.ratio.estimate), ci, p]
+
+
+HEADER = ["entrant", "family", "n", "pairs", "NEW faster", "OLD faster", "ties", "NEW/OLD",
+          "95% CI", "signed-rank p"]
+
+
+def _header_lines(result: CampaignDiff) -> list[str]:
+    lines = [f"OLD = {result.old}, NEW = {result.new} (cells paired by instance_sha256, "
+             "family and n)"]
+    for label, a, b in result.differences:
+        lines.append(f"differs: {label}: {a} -> {b}")
+    if not result.differences:
+        lines.append("differs: nothing recorded (same commit, machine, versions)")
+    if result.normalised:
+        lines.append(f"normalised by calibration: NEW times x {result.factor:.4g} "
+                     "(calibration score OLD / NEW)")
+    return lines
+
+
+def diff_text(result: CampaignDiff, above: float | None = None) -> str:
+    """The table ``race compare OLD NEW`` prints: the differing metadata at the top, the
+    rows, the legend and the warnings; regressions are marked when ``above`` is given."""
+    table = [HEADER] + [_cells(row) for row in result.rows]
+    widths = [max(len(line[i]) for line in table) for i in range(len(HEADER))]
+    lines = _header_lines(result)
+    for i, line in enumerate(table):
+        text = "  ".join(c.ljust(w) if j < 2 else c.rjust(w) for j, (c, w) in enumerate(zip(line, widths)))
+        if i and above is not None and result.rows[i - 1].regression(above):
+            text += f"  REGRESSION (> {above:g})"
+        lines.append(text.rstrip())
+        if i == 0:
+            lines.append("-" * len(text))
+    lines += ["", _legend(result)]
+    return "\n".join(lines + result.warnings)
+
+
+def _legend(result: CampaignDiff) -> str:
+    return (f"NEW/OLD > 1: NEW slower; inf: only OLD answered; 0: only NEW answered. Ties: within "
+            f"{100 * result.tolerance:.0f}% or both censored. CI: bootstrap over pairs "
+            f"({bootstrap.RESAMPLES} resamples); p: Wilcoxon signed-rank on log(NEW/OLD).")
+
+
+def diff_markdown(result: CampaignDiff, above: float | None = None) -> str:
+    """The same as a Markdown table (to paste into a pull request)."""
+    lines = [f"**{result.new}** against **{result.old}**", ""]
+    lines += [f"- {line}" for line in _header_lines(result)[1:]]
+    lines += ["", "| " + " | ".join(HEADER) + " |", "|" + "|".join(
+        "---" if i < 2 else "--:" for i in range(len(HEADER))) + "|"]
+    for row in result.rows:
+        cells = _cells(row)
+        if above is not None and row.regression(above):
+            cells[7] = f"**{cells[7]}**"
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", _legend(result)]
+    lines += [f"> {w}" for w in result.warnings]
+    return "\n".join(lines)
+

@@ -1,0 +1,148 @@
+"""Calibration: a fixed reference workload timed at the start and the end of every run.
+
+Two kernels whose work is known exactly, so only the machine can change their time:
+
+* ``dlx``: the project's compiled DLX search counting Knuth's 10 queens (724 solutions,
+  11,578 nodes, 198,264 updates, checked on every run), repeated until
+  :data:`DLX_MIN_TIME` s have passed; a sample is the time per search;
+* ``sat``: one PySAT CaDiCaL solve of the committed formula ``data/php7.cnf`` (8
+  pigeons into 7 holes: unsatisfiable; its conflicts are recorded).
+
+Each kernel gives :data:`SAMPLES` samples; the median wall time is the reading, the
+coefficient of variation its spread (the CPU time is recorded too: under time-sharing
+the wall time grows while the CPU time does not, so the two apart mean a busy core). The two medians' geometric mean is ``score_s``, the number
+``race compare --normalise`` divides by. What it can correct: a machine that is uniformly
+faster or slower (clock, micro-architecture, a steady background load). What it cannot:
+differences that touch the entrants and the kernels unequally (memory bandwidth and
+cache size for large n, an external binary's build, turbo that varies with the number of
+busy cores, noise that came and went between the readings).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from formats.errors import RaceError
+
+#: the reference DLX problem: Knuth's N queens, and its exact (solutions, nodes, updates)
+QUEENS = 10
+QUEENS_WORK = (724, 11578, 198264)
+#: the committed reference formula (unsatisfiable)
+FORMULA = Path(__file__).with_name("data") / "php7.cnf"
+#: the PySAT backend of the SAT kernel
+SAT_BACKEND = "cadical195"
+#: samples per kernel; a DLX sample repeats the search until this much time has passed
+SAMPLES = 5
+SAT_SAMPLES = 3
+DLX_MIN_TIME = 0.05
+#: drift between the start and the end readings above which a run is flagged
+DRIFT_LIMIT = 0.05
+
+
+def _spread(samples: list[float]) -> float:
+    mean = statistics.fmean(samples)
+    return statistics.stdev(samples) / mean if len(samples) > 1 and mean > 0 else 0.0
+
+
+def dlx_kernel(samples: int = SAMPLES, min_time: float = DLX_MIN_TIME) -> dict[str, Any]:
+    """Time the DLX count of Knuth's 10 queens (the module docstring). Raises RaceError
+    when the search does not do exactly Knuth's work (the kernel is broken)."""
+    import numpy as np
+
+    from generators.cover_problems import queens
+    from solvers.algorithm_x import MRV, dlx_search
+    from solvers.dancing_links import DancingLinks
+
+    links = DancingLinks.from_problem(queens(QUEENS)).links
+    chosen, depth = np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64)
+    work = tuple(int(x) for x in dlx_search(links, MRV, 0, 0, 0, chosen, depth)[:3])  # + JIT load
+    if work != QUEENS_WORK:
+        raise RaceError(f"calibration: DLX on {QUEENS} queens gave (solutions, nodes, updates) "
+                        f"{work}, expected {QUEENS_WORK}: the DLX kernel is broken")
+    times, cpu = [], []
+    for _ in range(samples):
+        runs, t0, c0 = 0, time.perf_counter(), time.process_time()
+        while True:
+            dlx_search(links, MRV, 0, 0, 0, chosen, depth)
+            runs += 1
+            spent = time.perf_counter() - t0
+            if spent >= min_time:
+                break
+        times.append(spent / runs)
+        cpu.append((time.process_time() - c0) / runs)
+    return {"seconds": statistics.median(times), "spread": round(_spread(times), 4),
+            "cpu_seconds": statistics.median(cpu), "cpu_spread": round(_spread(cpu), 4),
+            "samples": samples, "updates": QUEENS_WORK[2]}
+
+
+def sat_kernel(samples: int = SAT_SAMPLES) -> dict[str, Any]:
+    """Time PySAT's CaDiCaL on the committed formula (the module docstring). Raises
+    RaceError when it is not found unsatisfiable."""
+    from pysat.formula import CNF
+    from pysat.solvers import Solver
+
+    clauses = CNF(from_file=str(FORMULA)).clauses
+    times, cpu, conflicts = [], [], None
+    for _ in range(samples):
+        t0, c0 = time.perf_counter(), time.process_time()
+        with Solver(name=SAT_BACKEND, bootstrap_with=clauses) as solver:
+            answer = solver.solve()
+            conflicts = int((solver.accum_stats() or {}).get("conflicts", -1))
+        times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+        if answer is not False:
+            raise RaceError(f"calibration: {SAT_BACKEND} found {FORMULA.name} satisfiable; "
+                            "it is not: the SAT backend is broken")
+    return {"seconds": statistics.median(times), "spread": round(_spread(times), 4),
+            "cpu_seconds": statistics.median(cpu), "cpu_spread": round(_spread(cpu), 4),
+            "samples": samples, "formula": FORMULA.name, "backend": SAT_BACKEND,
+            "conflicts": conflicts}
+
+
+def calibrate() -> dict[str, Any]:
+    """One calibration reading: both kernels and ``score_s``, their geometric mean."""
+    from experiments.harness.provenance import utc_now
+    at = utc_now()
+    dlx, sat = dlx_kernel(), sat_kernel()
+    return {"at": at, "dlx": dlx, "sat": sat,
+            "score_s": math.sqrt(dlx["seconds"] * sat["seconds"])}
+
+
+def score(calibration: dict[str, Any] | None) -> float | None:
+    """A campaign's calibration score (s): the mean of its start and end ``score_s``
+    (either alone when the other is missing); None without a calibration."""
+    values = [r["score_s"] for r in ((calibration or {}).get(k) for k in ("start", "end"))
+              if isinstance(r, dict) and isinstance(r.get("score_s"), (int, float))]
+    return statistics.fmean(values) if values else None
+
+
+def drifts(calibration: dict[str, Any] | None) -> dict[str, float]:
+    """Kernel -> relative change of its time from the start to the end reading
+    (+0.08 = 8% slower at the end); empty without both readings."""
+    start, end = ((calibration or {}).get(k) for k in ("start", "end"))
+    if not isinstance(start, dict) or not isinstance(end, dict):
+        return {}
+    out = {}
+    for kernel in ("dlx", "sat"):
+        a, b = (start.get(kernel) or {}).get("seconds"), (end.get(kernel) or {}).get("seconds")
+        if a and b:
+            out[kernel] = b / a - 1.0
+    return out
+
+
+def drift_warning(calibration: dict[str, Any] | None, where: str = "",
+                  limit: float = DRIFT_LIMIT) -> str | None:
+    """The pyperf-style warning when a kernel's time drifted by more than ``limit``
+    between the start and the end of the run; None otherwise."""
+    moved = {k: d for k, d in drifts(calibration).items() if abs(d) > limit}
+    if not moved:
+        return None
+    text = ", ".join(f"{k} {100 * d:+.0f}%" for k, d in moved.items())
+    prefix = f"{where}: " if where else ""
+    return (f"WARNING: {prefix}the calibration drifted by more than {100 * limit:.0f}% between "
+            f"the start and the end of the run ({text}): the machine's speed changed during the "
+            "run (load, frequency, thermals)")

@@ -1,0 +1,110 @@
+"""``race merge A B -o C``: campaigns run on different machines over the same instances, in
+one campaign directory.
+
+Every row is kept as it was measured, with its machine: the ``worker`` column
+(``host:pid``) names where it ran, the ``campaign`` column the source campaign. A cell
+(entrant, family, n, instance, repeat) that two sources both measured becomes two
+repeats (the later source's repeat numbers shifted past the earlier ones), so nothing is
+dropped and the analysis sees the spread between machines. ``meta.json`` is the first
+source's with the entrants, n and families of all, ``merged_from`` (each source's
+campaign, path, machine, commit, calibration, machine readings and jobs) and the
+``machine`` block of each source under ``machines``.
+
+Refused (RaceError, nothing written): fewer than two sources, an existing OUT, sources
+with another seed or time limit, or one instance name whose sha256 differs between
+sources (they are not the same instances).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from experiments.harness import records
+from experiments.harness.provenance import utc_now
+from formats.errors import RaceError
+
+#: metadata that must agree between merged campaigns
+SHARED = ("seed", "timeout_s")
+
+
+def _load(source: Path) -> tuple[list[dict[str, str]], dict[str, Any]]:
+    runs, meta_path = source / "runs.csv", source / "meta.json"
+    if not runs.is_file() or not meta_path.is_file():
+        raise RaceError(f"{source}: not a campaign directory (expected runs.csv and meta.json in it)")
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise RaceError(f"malformed JSON: {exc}", source=str(meta_path)) from None
+    return records.read_rows(runs), meta
+
+
+def _key(row: dict[str, str]) -> tuple[str, str, int, str]:
+    return row["entrant"], row.get("kind", ""), int(row["n"]), row["instance"]
+
+
+def merge_campaigns(sources: list[Path], out: Path) -> tuple[int, dict[str, Any]]:
+    """Merge ``sources`` into the new campaign directory ``out`` (module docstring); the
+    number of rows written and the merged meta.json."""
+    if len(sources) < 2:
+        raise RaceError("race merge needs two campaigns or more: race merge A B -o C")
+    if out.exists():
+        raise RaceError(f"{out}: already exists; race merge writes a new campaign directory")
+    loaded = [(source, *_load(source)) for source in sources]
+    first_meta = loaded[0][2]
+    for source, _, meta in loaded[1:]:
+        for key in SHARED:
+            if meta.get(key) != first_meta.get(key):
+                raise RaceError(f"{source}: {key}={meta.get(key)!r}, but {sources[0]} has "
+                                f"{first_meta.get(key)!r}; only campaigns with the same {key} merge")
+    sha: dict[tuple[str, int, str], tuple[str, Path]] = {}
+    repeats: dict[tuple[str, str, int, str], int] = {}
+    merged: list[dict[str, str]] = []
+    for source, rows, _ in loaded:
+        shift = dict(repeats)               # the repeats the earlier sources already hold
+        for row in rows:
+            name = (row.get("kind", ""), int(row["n"]), row["instance"])
+            digest = row.get("instance_sha256", "")
+            if digest:
+                seen = sha.setdefault(name, (digest, source))
+                if seen[0] != digest:
+                    raise RaceError(f"{source}: instance {row['instance']} (n={row['n']}) has "
+                                    f"sha256 {digest[:12]}..., {seen[1]} has {seen[0][:12]}...: "
+                                    "not the same instances")
+            key = _key(row)
+            row = dict(row, repeat=str(int(row["repeat"] or 0) + shift.get(key, 0)))
+            repeats[key] = max(repeats.get(key, 0), int(row["repeat"]) + 1)
+            merged.append(row)
+    out.mkdir(parents=True)
+    with records.RunsWriter(out / "runs.csv") as writer:
+        for row in merged:
+            writer.write(row)
+    meta = _merged_meta(loaded, out)
+    (out / "meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    return len(merged), meta
+
+
+def _merged_meta(loaded: list[tuple[Path, list, dict[str, Any]]], out: Path) -> dict[str, Any]:
+    metas = [meta for _, _, meta in loaded]
+    meta = dict(metas[0])
+    meta["campaign"] = out.name
+    meta["created_at"] = utc_now()
+    meta["command"] = "race merge " + " ".join(str(s) for s, _, _ in loaded) + f" -o {out}"
+    meta["entrants"] = list(dict.fromkeys(e for m in metas for e in m.get("entrants", [])))
+    meta["n_values"] = sorted({n for m in metas for n in m.get("n_values", [])})
+    families: dict[str, Any] = {}
+    for m in metas:
+        families.update(m.get("families") or {})
+    meta["families"] = families
+    meta["repeats"] = sum(int(m.get("repeats") or 1) for m in metas)
+    meta["machines"] = [m.get("machine") for m in metas]
+    meta["merged_from"] = [
+        {"campaign": m.get("campaign"), "path": str(source), "rows": len(rows),
+         "machine": m.get("machine"), "git_commit": m.get("git_commit"), "jobs": m.get("jobs"),
+         "calibration": m.get("calibration"), "machine_state": m.get("machine_state")}
+        for (source, rows, m) in loaded]
+    # the readings belong to the sources; the merged campaign has none of its own
+    for key in ("machine_state", "calibration"):
+        meta.pop(key, None)
+    return meta

@@ -1,0 +1,89 @@
+"""The conditions a run measured under: which cores its workers were pinned to, what the
+machine was doing and how fast the calibration kernels ran, at the start and at the end.
+
+:func:`pinned_cpus` decides the pinning of a local run; :func:`begin` takes the start
+readings (before the instances are prepared, so the run's own work is not in them) and
+:func:`end` the end readings (after the workers are stopped), and writes them all into
+``meta.json``:
+
+* ``pinning``: ``{"enabled", "cpus", "workers"}`` (the CPUs of each worker as it reported
+  them, ``host:pid`` -> list);
+* ``order``: ``{"mode", "seed"}`` (:mod:`experiments.harness.scheduling`);
+* ``machine_state``: ``{"start", "end"}`` readings of :mod:`experiments.harness.machine`;
+* ``calibration``: ``{"start", "end"}`` readings of :mod:`experiments.harness.calibration`.
+
+A resumed campaign keeps the latest run's readings (each run's are also appended to
+``runs_conditions``, oldest first).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from experiments.harness import calibration, machine, pinning
+from experiments.harness.config import Config
+
+
+def pinned_cpus(config: Config) -> list[int] | None:
+    """One CPU per local worker when ``config.pin`` and the workers fit on distinct
+    physical cores (:func:`experiments.harness.pinning.allocate`), else None."""
+    if not config.pin or config.executor != "local":
+        return None
+    return pinning.allocate(config.jobs)
+
+
+def _calibrate_on(cpu: int | None) -> dict[str, Any] | None:
+    """A calibration reading, on ``cpu`` alone when given (as a pinned worker runs);
+    None when it cannot run here (the kernels' error is recorded instead)."""
+    before = None
+    if cpu is not None:
+        before = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {cpu})
+    try:
+        return calibration.calibrate()
+    except Exception as exc:  # noqa: BLE001 - a missing kernel must not stop the race
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    finally:
+        if before is not None:
+            os.sched_setaffinity(0, before)
+
+
+def begin(config: Config, cpus: list[int] | None, calibrate: bool = True) -> dict[str, Any]:
+    """The start readings (machine, then calibration on the first worker's CPU)."""
+    state = machine.reading()
+    return {"machine_state": {"start": state},
+            "calibration": {"start": _calibrate_on(cpus[0] if cpus else None) if calibrate else None},
+            "pinning": {"enabled": cpus is not None or (config.executor == "dask" and config.pin),
+                        "cpus": cpus},
+            "order": {"mode": config.order, "seed": config.seed}}
+
+
+def end(config: Config, started: dict[str, Any], cpus: list[int] | None,
+        worker_cpus: dict[str, list[int]] | None = None, calibrate: bool = True) -> dict[str, Any]:
+    """The end readings (calibration first, while the machine is as the run left it, then
+    the machine), merged with ``started`` into ``meta.json``; returns the conditions."""
+    cal_end = _calibrate_on(cpus[0] if cpus else None) if calibrate else None
+    conditions = dict(started)
+    conditions["machine_state"] = {**started["machine_state"], "end": machine.reading()}
+    conditions["calibration"] = {**started["calibration"], "end": cal_end}
+    conditions["pinning"] = {**started["pinning"], "workers": dict(worker_cpus or {})}
+    record(config, conditions, history=True)
+    return conditions
+
+
+def record(config: Config, conditions: dict[str, Any], history: bool = False) -> None:
+    """Write ``conditions`` into the campaign's meta.json at the top level (the latest
+    run's; :func:`begin`'s as soon as meta.json exists, so an interrupted run keeps them),
+    and with ``history`` append them to ``runs_conditions`` (every finished run's).
+    Nothing happens without a meta.json."""
+    path = config.directory / "meta.json"
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        return
+    meta.update(conditions)
+    if history:
+        meta["runs_conditions"] = [*meta.get("runs_conditions", []), conditions]
+    path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")

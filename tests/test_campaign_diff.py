@@ -1,0 +1,190 @@
+"""``race compare OLD NEW``: campaign against campaign (pairing, ratios, regression gate,
+metadata, normalisation, markdown) and ``race merge``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from experiments.analysis import campaign_diff
+from experiments.analysis import statistics as analysis
+from experiments.cli import main
+from tests.test_analysis import write_campaign
+from tests.test_compare import cell
+
+KEYS = [f"i{k}" for k in range(10)]
+
+
+def calibration(score: float) -> dict:
+    reading = {"dlx": {"seconds": score}, "sat": {"seconds": score}, "score_s": score}
+    return {"start": reading, "end": reading}
+
+
+def campaign(root, times: dict[str, list[float]], meta: dict | None = None, n: int = 2):
+    """A campaign with each entrant's times on instances i0..i9 (None = timeout)."""
+    rows = [cell(entrant, key, t, n=n) for entrant, values in times.items()
+            for key, t in zip(KEYS, values)]
+    base = {"entrants": list(times), "git_commit": "aaa", "machine": {"hostname": "one"},
+            "python": "3.11.2", "packages": {"numpy": "2.0"}, "jobs": 1}
+    return write_campaign(root, rows, base | (meta or {}))
+
+
+BASE = [1.0, 2.0, 3.0, 4.0, 5.0, 1.5, 2.5, 3.5, 4.5, 5.5]
+
+
+def test_same_times_are_ties_and_no_regression(tmp_path):
+    old = campaign(tmp_path / "old", {"dlx": BASE, "sat": BASE})
+    new = campaign(tmp_path / "new", {"dlx": BASE, "sat": BASE})
+    result = campaign_diff.diff(analysis.load(old), analysis.load(new))
+    assert [(r.entrant, r.kind, r.n, r.pairs, r.ties) for r in result.rows] == \
+        [("dlx", "unique", 2, 10, 10), ("sat", "unique", 2, 10, 10)]
+    assert all(r.ratio.estimate == 1.0 and r.test.p == 1.0 for r in result.rows)
+    assert campaign_diff.regressions(result, 1.2) == []
+    assert result.differences == []
+
+
+def test_a_slower_entrant_is_a_regression(tmp_path):
+    old = campaign(tmp_path / "old", {"dlx": BASE, "sat": BASE}, {"git_commit": "aaa"})
+    new = campaign(tmp_path / "new", {"dlx": [1.5 * t for t in BASE], "sat": BASE},
+                   {"git_commit": "bbb", "packages": {"numpy": "2.1"}})
+    result = campaign_diff.diff(analysis.load(old), analysis.load(new))
+    dlx, sat = result.rows
+    assert (dlx.old_wins, dlx.new_wins, dlx.ties) == (10, 0, 0)
+    assert dlx.ratio.estimate == pytest.approx(1.5) and dlx.ratio.low == pytest.approx(1.5)
+    assert dlx.test.p < 0.01
+    assert campaign_diff.regressions(result, 1.2) == [dlx]
+    assert campaign_diff.regressions(result, 1.6) == []           # slower, but not above 1.6
+    assert ("commit", "aaa", "bbb") in result.differences
+    assert ("numpy", "2.0", "2.1") in result.differences
+    text = campaign_diff.diff_text(result, 1.2)
+    assert text.splitlines()[1] == "differs: commit: aaa -> bbb"
+    assert "REGRESSION (> 1.2)" in next(line for line in text.splitlines() if line.startswith("dlx"))
+
+
+def test_an_interval_reaching_below_one_is_no_regression(tmp_path):
+    noisy = [t * f for t, f in zip(BASE, [3, 3, 3, 3, 3, 3, 0.5, 0.5, 0.5, 0.5])]
+    old = campaign(tmp_path / "old", {"dlx": BASE})
+    new = campaign(tmp_path / "new", {"dlx": noisy})
+    (row,) = campaign_diff.diff(analysis.load(old), analysis.load(new)).rows
+    assert row.ratio.estimate == 3.0 and row.ratio.low < 1.0
+    assert not row.regression(1.2)
+
+
+def test_renamed_entrants_and_selection(tmp_path):
+    old = campaign(tmp_path / "old", {"dlx": BASE, "sat": BASE})
+    new = campaign(tmp_path / "new", {"dlx:heuristic=first": [2 * t for t in BASE], "sat": BASE})
+    result = campaign_diff.diff(analysis.load(old), analysis.load(new),
+                                renames={"dlx": "dlx:heuristic=first"})
+    assert [r.entrant for r in result.rows] == ["dlx=dlx:heuristic=first", "sat"]
+    assert result.rows[0].ratio.estimate == pytest.approx(2.0)
+    only = campaign_diff.diff(analysis.load(old), analysis.load(new), ["sat"])
+    assert [r.entrant for r in only.rows] == ["sat"]
+    with pytest.raises(campaign_diff.RaceError, match="'dlx' is not in campaign new"):
+        campaign_diff.diff(analysis.load(old), analysis.load(new), ["dlx"])
+    with pytest.raises(campaign_diff.RaceError, match="expected OLD_ENTRANT=NEW_ENTRANT"):
+        campaign_diff.parse_renames(["dlx"])
+
+
+def test_pairs_need_the_same_instance_hash_family_and_n(tmp_path):
+    old = campaign(tmp_path / "old", {"dlx": BASE}, n=2)
+    new = campaign(tmp_path / "new", {"dlx": BASE}, n=3)
+    with pytest.raises(campaign_diff.RaceError, match="share no instance"):
+        campaign_diff.diff(analysis.load(old), analysis.load(new))
+
+
+def test_normalise_divides_by_the_calibration(tmp_path):
+    old = campaign(tmp_path / "old", {"dlx": BASE}, {"calibration": calibration(0.01),
+                                                     "machine": {"hostname": "laptop"}})
+    new = campaign(tmp_path / "new", {"dlx": [2 * t for t in BASE]},
+                   {"calibration": calibration(0.02), "machine": {"hostname": "server"}})
+    raw = campaign_diff.diff(analysis.load(old), analysis.load(new))
+    assert raw.rows[0].ratio.estimate == pytest.approx(2.0)
+    assert ("machine", "laptop", "server") in raw.differences
+    assert ("calibration_s", 0.01, 0.02) in raw.differences
+    fair = campaign_diff.diff(analysis.load(old), analysis.load(new), normalise=True)
+    assert fair.factor == pytest.approx(0.5) and fair.rows[0].ratio.estimate == pytest.approx(1.0)
+    assert fair.rows[0].ties == 10
+    bare = campaign(tmp_path / "bare", {"dlx": BASE})
+    with pytest.raises(campaign_diff.RaceError, match="has no calibration"):
+        campaign_diff.diff(analysis.load(old), analysis.load(bare), normalise=True)
+
+
+def busy_meta() -> dict:
+    busy = {"load_avg": [3.5, 2.0, 1.0], "usable_cpus": [0, 1], "others_busy_cores": 1.4,
+            "busiest": [{"pid": 9, "name": "yes", "cpu_percent": 99.0}]}
+    quiet = calibration(0.01)
+    return {"machine_state": {"start": busy, "end": busy}, "jobs": 2,
+            "calibration": {"start": quiet["start"],
+                            "end": {"dlx": {"seconds": 0.013}, "sat": {"seconds": 0.01}, "score_s": 0.0114}}}
+
+
+def test_cli_names_the_busy_campaign_and_gates(tmp_path):
+    old = campaign(tmp_path / "quiet", {"dlx": BASE}, {"calibration": calibration(0.01)})
+    new = campaign(tmp_path / "busy", {"dlx": [1.5 * t for t in BASE]}, busy_meta())
+    runner = CliRunner()
+    gate = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.2"])
+    assert gate.exit_code == 1, gate.output
+    assert "regression: NEW slower than 1.2x OLD" in gate.output
+    warnings = [line for line in gate.output.splitlines() if line.startswith("WARNING")]
+    assert len(warnings) == 2 and all("NEW busy" in w for w in warnings)
+    assert "load average 3.5" in warnings[0] and "(yes 99%)" in warnings[0]
+    assert "calibration drifted" in warnings[1] and "dlx +30%" in warnings[1]
+    fine = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.6"])
+    assert fine.exit_code == 0, fine.output
+    back = runner.invoke(main, ["compare", str(new), str(old), "--fail-above", "1.2"])
+    assert back.exit_code == 0 and "REGRESSION" not in back.output      # faster is fine
+    plain = runner.invoke(main, ["compare", str(old), str(old)])
+    assert plain.exit_code == 0 and "WARNING" not in plain.output
+
+
+def test_cli_markdown_and_errors(tmp_path):
+    old = campaign(tmp_path / "old", {"dlx": BASE})
+    new = campaign(tmp_path / "new", {"dlx": [1.5 * t for t in BASE]}, {"git_commit": "bbb"})
+    md = CliRunner().invoke(main, ["compare", str(old), str(new), "--markdown", "--fail-above", "1.2"])
+    assert md.exit_code == 1
+    lines = md.output.splitlines()
+    assert "- differs: commit: aaa -> bbb" in lines
+    row = next(line for line in lines if line.startswith("| dlx"))
+    assert row.split(" | ")[7] == "**1.5**"
+    bad = CliRunner().invoke(main, ["compare", str(old), "dlx", "sat", "--fail-above", "1.2"])
+    assert bad.exit_code == 2 and "--fail-above compares two campaigns" in bad.output
+    few = CliRunner().invoke(main, ["compare", str(old), "dlx"])
+    assert few.exit_code == 2 and "expected RESULTS A B" in few.output
+    rename = CliRunner().invoke(main, ["compare", str(old), str(new), "--as", "zz=dlx"])
+    assert rename.exit_code == 2 and "'zz' is not an entrant of old" in rename.output
+
+
+def test_merge_keeps_each_machine(tmp_path):
+    laptop = campaign(tmp_path / "laptop", {"dlx": BASE}, {"machine": {"hostname": "laptop"}})
+    server = campaign(tmp_path / "server", {"dlx": [t / 2 for t in BASE], "sat": BASE},
+                      {"machine": {"hostname": "server"}, "machine_state": busy_meta()["machine_state"],
+                       "jobs": 2})
+    out = tmp_path / "both"
+    result = CliRunner().invoke(main, ["merge", str(laptop), str(server), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    merged = analysis.load(out)
+    assert len(merged.runs) == 30 and set(merged.entrants) == {"dlx", "sat"}
+    dlx = merged.runs[merged.runs["entrant"] == "dlx"]
+    assert sorted(dlx["repeat"].unique()) == [0, 1]                # two machines = two repeats
+    meta = json.loads((out / "meta.json").read_text())
+    assert [m["hostname"] for m in meta["machines"]] == ["laptop", "server"]
+    assert [m["campaign"] for m in meta["merged_from"]] == ["laptop", "server"]
+    from experiments.analysis import noise
+    assert any("server" in w and "busy" in w for w in noise.machine_warnings(merged))
+    again = CliRunner().invoke(main, ["merge", str(laptop), str(server), "-o", str(out)])
+    assert again.exit_code == 2 and "already exists" in again.output
+
+
+def test_merge_refuses_other_instances_or_limits(tmp_path):
+    one = campaign(tmp_path / "one", {"dlx": BASE})
+    other = campaign(tmp_path / "other", {"dlx": BASE})
+    rows = (other / "runs.csv").read_text().replace("sha-unique-2-i3", "sha-different")
+    (other / "runs.csv").write_text(rows)
+    refused = CliRunner().invoke(main, ["merge", str(one), str(other), "-o", str(tmp_path / "m")])
+    assert refused.exit_code == 2 and "not the same instances" in refused.output
+    assert not (tmp_path / "m").exists()
+    slow = campaign(tmp_path / "slow", {"dlx": BASE}, {"timeout_s": 99})
+    limit = CliRunner().invoke(main, ["merge", str(one), str(slow), "-o", str(tmp_path / "m")])
+    assert limit.exit_code == 2 and "timeout_s=99" in limit.output
