@@ -178,7 +178,7 @@ def answers(source: str, spec: str, limit: int | None, stats: bool = False):
     that picks another per puzzle (``auto``) is resolved first (:func:`resolve_pick`)."""
     from formats import grid_text
     from formats.source import read_source
-    from solvers.compiled import interpreted
+    from formats.compiled import interpreted
     text, name = read_source(source, what="a puzzle file")
     from solvers.registry import parse_spec
     spec = resolve_pick(text, name, spec, stats)
