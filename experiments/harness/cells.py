@@ -13,7 +13,7 @@ from experiments.harness.identity import CellKey, cell_key
 from experiments.harness.instances import Instance, instance_name
 
 if TYPE_CHECKING:
-    from experiments.harness.families import Family
+    from experiments.harness.instance_families import Family
 
 #: the stream of the order's random generator (apart from the instances' streams)
 ORDER_STREAM = 0x0D3E
@@ -22,7 +22,7 @@ ORDER_STREAM = 0x0D3E
 @dataclass(frozen=True)
 class Cell:
     """One measurement: an entrant on an instance (``instance`` None when not generated) of
-    the family with key ``family`` (:attr:`experiments.harness.families.Family.key`)."""
+    the family with key ``family`` (:attr:`experiments.harness.instance_families.Family.key`)."""
     entrant: str
     n: int
     instance_file: str
