@@ -140,8 +140,7 @@ def answers(source: str, spec: str, limit: int | None):
         solver = _registry().create(spec)
         node_limit = int(solver.params["node_limit"])
         with interpreted(_interpreted(entrant, n, len(puzzles), limit)):
-            results = batch.solve_array(puzzles, n, limit, node_limit,
-                                        threads=len(os.sched_getaffinity(0)))
+            results = batch.solve_array(puzzles, n, limit, node_limit, threads=_cores())
         return grid_text.ONE_LINE, None, results
     pf = grid_text.parse(text, name)
     solver = _registry().create(spec)
@@ -149,6 +148,12 @@ def answers(source: str, spec: str, limit: int | None):
     with interpreted(small):
         results = [solver.solve(g) if limit == 1 else solver.count(g, limit) for g in pf.grids]
     return pf.format, pf.grids, results
+
+
+def _cores() -> int:
+    """The CPUs this process may run on (the batch path's threads)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity else os.cpu_count() or 1
 
 
 @click.command()
