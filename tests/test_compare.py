@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from click.testing import CliRunner
 
-from experiments.analysis import compare
+from experiments.analysis import bootstrap, compare
 from experiments.analysis import statistics as analysis
+from experiments.analysis.signed_rank import SignedRank
 from experiments.cli import main
 from tests.test_analysis import LIMIT, run, write_campaign
 
@@ -108,3 +111,112 @@ def test_compare_on_the_reference_campaign():
     # n = 10 at 33% holes: DLX times out on all ten, SAT answers all ten (ratio 0: only B)
     (holes10,) = [r for r in result.rows if (r.kind, r.n) == ("holes", 10)]
     assert (holes10.b_wins, holes10.a_wins, holes10.ratio.estimate) == (10, 0, 0)
+
+
+# -- ``race compare``'s table text and ratio formatting, exactly (survivors of the mutation pass) ------------------------------------------------------
+
+@pytest.mark.parametrize("value, text", [(math.nan, "n/a"), (math.inf, "inf"), (0.0, "0"), (-0.0, "0"),
+                                         (1.0, "1"), (1.0125, "1.01"), (1234.5, "1.23e+03")])
+def test_format_ratio(value, text):
+    assert compare.format_ratio(value) == text
+
+
+def test_comparison_text_exactly():
+    rows = [compare.PairedRow("unique", 2, 6, 2, 2, 2, bootstrap.Interval(1.0125, 0.5, math.inf),
+                              SignedRank(9.0, 6.0, 5, math.nan, 26 / 32, "exact")),
+            compare.PairedRow("hard", None, 1, 1, 0, 0, bootstrap.Interval(0.0, 0.0, math.nan),
+                              SignedRank(0.0, 0.0, 0, math.nan, 1.0, "none"))]
+    result = compare.Comparison("camp", "a", "b", 0.7, rows, ["WARNING: w1", "note: n2"])
+    # columns: family <9, n >4, pairs >7, A faster >10, B faster >10, ties >6, median >12, two
+    # spaces, CI <17, p >14; 100 * 0.7 = 70 (%), 26/32 = 0.8125 -> "0.81" (2 significant digits)
+    assert compare.comparison_text(result).split("\n") == [
+        "campaign camp: A = a, B = b (paired on identical instances: instance_sha256, n, kind)",
+        "family      n  pairs  A faster  B faster  ties  median B/A  95% CI            signed-rank p",
+        "-" * 91,
+        "unique      2      6         2         2     2        1.01  [0.5, inf]                 0.81",
+        "hard      all      1         1         0     0           0  [0, n/a]                    n/a",
+        "",
+        "ties: times within 70% or both censored; a timeout (any censored run) loses to any answer.",
+        "B/A < 1: B faster; inf: only A answered; 0: only B answered. CI: bootstrap over pairs "
+        "(2000 resamples, seeded).",
+        "p: two-sided Wilcoxon signed-rank test on log(B/A), censored = slowest (exact without ties, "
+        "else normal approximation).",
+        "WARNING: w1",
+        "note: n2"]
+
+
+def test_outcome_boundaries_and_ratio_censoring_rules():
+    # 3.0 = (1 + 0.5) * 2.0 exactly: on the tolerance is still a tie
+    assert compare.outcomes([2.0, 2.0, 1.0], [3.0, 3.0001, 0.5], 0.5).tolist() == [0, -1, 1]
+    inf = math.inf
+    assert compare.ratios([2.0, inf, 1.0, inf], [1.0, 1.0, inf, inf]).tolist() == [0.5, 0.0, inf, 1.0]
+    assert compare.log_differences([1.0, inf, 1.0, inf], [1.0, 1.0, inf, inf]).tolist() == \
+        [0.0, -inf, inf, 0.0]
+
+
+def test_pairs_are_ordered_by_family_then_n(tmp_path):
+    from experiments.analysis import statistics as analysis
+    from tests.test_compare import cell, write_campaign
+    # the assignment's families in their order (unique, minimal, hard), any other family after
+    keys = [("zeta", 1), ("hard", 2), ("unique", 3), ("minimal", 4)]
+    rows = [cell(e, "i", 1.0, n=n, kind=kind) for kind, n in keys for e in "ab"]
+    campaign = analysis.load(write_campaign(tmp_path / "f", rows, {"entrants": ["a", "b"]}))
+    pairs = compare.paired_times(campaign, "a", "b")
+    assert list(zip(pairs["kind"], pairs["n"])) == [("unique", 3), ("minimal", 4), ("hard", 2), ("zeta", 1)]
+
+
+def test_spread_warnings_note_and_two_repeats(tmp_path):
+    from experiments.analysis import statistics as analysis
+    from tests.test_compare import cell, write_campaign
+    once = analysis.load(write_campaign(tmp_path / "o", [cell(e, "i1", 1.0) for e in "ab"],
+                                        {"entrants": ["a", "b"]}))
+    assert compare.spread_warnings(once, ["a", "b"]) == [
+        "note: 1 repeat per instance, so the run-to-run spread was not measured "
+        "(race run --repeats 3 measures it)"]
+    rows = [cell("a", "i1", t, repeat=k) for k, t in enumerate((1.0, 3.0))]
+    rows += [cell("b", "i1", 1.0, repeat=k) for k in range(2)]
+    twice = analysis.load(write_campaign(tmp_path / "t", rows, {"entrants": ["a", "b"]}))
+    warnings = compare.spread_warnings(twice, ["a", "b"])
+    assert len(warnings) == 1 and warnings[0].startswith("WARNING: a: the repeats of 1 of 1 instances")
+
+
+def test_instances_without_a_hash_pair_by_name_and_sort_by_family_n_name(tmp_path):
+    from experiments.analysis import statistics as analysis
+    from tests.test_analysis import run, write_campaign
+    rows = [run(e, 2, name, "solved", t) for e in "ab" for name, t in (("y", 1.0), ("x", 2.0))]
+    rows += [run(e, 3, "w", "solved", 1.0) for e in "ab"]
+    rows[0]["instance_sha256"] = rows[2]["instance_sha256"] = "nan"   # as pandas wrote a missing one
+    pairs = compare.paired_times(analysis.load(write_campaign(tmp_path / "h", rows, {"entrants": ["a", "b"]})),
+                                 "a", "b")
+    assert list(pairs.columns) == ["kind", "n", "key", "instance", "time_a", "time_b"]
+    assert pairs.index.tolist() == [0, 1, 2]
+    assert pairs.values.tolist() == [["unique", 2, "x", "x", 2.0, 2.0], ["unique", 2, "y", "y", 1.0, 1.0],
+                                     ["unique", 3, "w", "w", 1.0, 1.0]]
+
+
+def test_compare_pools_two_n_of_a_family(tmp_path):
+    from experiments.analysis import statistics as analysis
+    from tests.test_compare import cell, write_campaign
+    rows = [cell(e, key, t, n=n) for n in (2, 3) for key in ("i1", "i2") for e, t in (("a", 1.0), ("b", 2.0))]
+    result = compare.compare(analysis.load(write_campaign(tmp_path / "p", rows, {"entrants": ["a", "b"]})),
+                             "a", "b")
+    assert (result.campaign, result.a, result.b, result.tolerance) == ("p", "a", "b", compare.TOLERANCE)
+    assert [(r.kind, r.n, r.pairs, r.a_wins, r.ratio.estimate) for r in result.rows] == [
+        ("unique", 2, 2, 2, 2.0), ("unique", 3, 2, 2, 2.0), ("unique", None, 4, 4, 2.0)]
+
+
+def test_spread_warning_text_and_limit(tmp_path):
+    from experiments.analysis import statistics as analysis
+    from experiments.analysis.statistics import instance_times
+    from tests.test_compare import cell, write_campaign
+    rows = [cell("a", "i1", t, repeat=k) for k, t in enumerate((1.0, 10.0))]
+    rows += [cell("b", "i1", 1.0, repeat=k) for k in range(2)]
+    campaign = analysis.load(write_campaign(tmp_path / "s", rows, {"entrants": ["a", "b"]}))
+    spread = instance_times(campaign.runs).set_index("entrant").loc["a", "spread"]
+    assert spread == pytest.approx(9.0 / math.sqrt(2.0) / 5.5)   # sample standard deviation / mean
+    assert compare.spread_warnings(campaign, ["a", "b"], limit=0.7) == [
+        "WARNING: a: the repeats of 1 of 1 instances vary by more than 70% (coefficient of variation "
+        "up to 116%, n=2 unique-i1.sudoku); these times may not be reliable: rerun on a quiet machine "
+        "or with more repeats"]
+    # b's repeats are identical (spread 0): only a spread above the limit warns
+    assert [w.split(":")[1] for w in compare.spread_warnings(campaign, ["a", "b"], limit=0.0)] == [" a"]
