@@ -195,6 +195,7 @@ def test_compare_export_and_report_agree_with_the_referee(liar_campaigns, tmp_pa
     out, _, _ = liar_campaigns
     directory = str(out / "beside")
     compared = invoke("compare", directory, "dlx", "liar-unsat")
+    assert f"!!! WRONG: liar-unsat gave {2 * 2} wrong answer(s)" in compared.output
     for line in compared.output.splitlines():
         parts = line.split()
         if parts and parts[0] in ("unique", "hard") and parts[1].isdigit():

@@ -162,7 +162,20 @@ def compare(campaign: analysis.Campaign, a: str, b: str, n_values: list[int] | N
         rows += [paired_row(kind, int(n), family[family["n"] == n], tolerance) for n in ns]
         if len(ns) > 1:
             rows.append(paired_row(kind, None, family, tolerance))
-    return Comparison(campaign.name, a, b, tolerance, rows, spread_warnings(campaign, [a, b]))
+    return Comparison(campaign.name, a, b, tolerance, rows,
+                      wrong_warnings(campaign, [a, b]) + spread_warnings(campaign, [a, b]))
+
+
+def wrong_warnings(campaign: analysis.Campaign, entrants: list[str]) -> list[str]:
+    """One loud line per entrant with wrong answers (censored in every pair: never faster)."""
+    wrong = analysis.wrong_runs(campaign)
+    out = []
+    for entrant in entrants:
+        count = int((wrong["entrant"] == entrant).sum())
+        if count:
+            out.append(f"!!! WRONG: {entrant} gave {count} wrong answer(s) (a grid that is not a "
+                       "solution, or a false claim); each counts as unanswered here !!!")
+    return out
 
 
 def format_ratio(value: float) -> str:
