@@ -32,13 +32,13 @@ def generator_options(kind: str, holes: str | None, pattern: str | None,
     for ``kind`` (only those given), in canonical form. Raises RaceError when an option does not go
     with the kind or has a bad value (the values are checked by
     :func:`generators.puzzle_set.identity`, the one validator)."""
-    if (kind != "holes" and pattern is not None) or (kind not in ("holes", "unsat") and holes is not None):
-        raise RaceError("--holes and --pattern go with --kind holes (--holes also with --kind unsat "
-                        "--base holes)")
-    if kind != "unsat" and base is not None:
-        raise RaceError("--base goes with --kind unsat")
     given = {key: value for key, value in (("holes", holes), ("pattern", pattern), ("base", base),
                                            ("fill", fill)) if value is not None}
+    accepted = kinds.GENERATORS[kind][1] if kind in kinds.GENERATORS else given
+    for key in given:                       # the options of each kind: kinds.GENERATORS, once
+        if key not in accepted:
+            takers = [k for k, (_, options) in kinds.GENERATORS.items() if key in options]
+            raise RaceError(f"--{key} goes with --kind {' or '.join(takers)}")
     check = dict(given)
     if kind == "unsat" and holes is not None and base is None:
         check["base"] = "holes"            # the default beyond n = 6; checked here at n = 2
