@@ -28,7 +28,7 @@ from typing import BinaryIO, Iterable, Iterator
 import numpy as np
 
 from formats.errors import RaceError
-from solvers.compiled import kernel
+from formats.compiled import kernel
 from formats.source import BLANKS, decode_utf8, read_source, split_lines
 
 #: bytes of output per chunk of the writer (the buffer is reused).

@@ -76,5 +76,8 @@ class Grid:
         return f"Grid(n={self.n}, clues={self.clues()}/{self.cells.size})"
 
     def __str__(self) -> str:
-        from formats.grid_text import format_native
-        return format_native(self)
+        """The grid as the rows of the native text format (:mod:`formats.grid_text`): values
+        right-aligned, ``.`` for an empty cell, one row per line."""
+        width = len(str(self.side))
+        return "".join(" ".join(str(v).rjust(width) if v else ".".rjust(width) for v in row) + "\n"
+                       for row in self.cells.tolist())

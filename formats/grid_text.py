@@ -229,12 +229,9 @@ _ONE_LINE_VALUES = _one_line_table()
 
 
 def format_native(grid: Grid, metadata: dict[str, object] | None = None) -> str:
-    """The grid in the native format, with ``# key=value`` lines first."""
-    width = len(str(grid.side))
-    out = [f"# {k}={v}" for k, v in (metadata or {}).items()]
-    for row in grid.cells.tolist():
-        out.append(" ".join(str(v).rjust(width) if v else ".".rjust(width) for v in row))
-    return "\n".join(out) + "\n"
+    """The grid in the native format, with ``# key=value`` lines first (the rows are
+    ``str(grid)``)."""
+    return "".join(f"# {k}={v}\n" for k, v in (metadata or {}).items()) + str(grid)
 
 
 def format_one_line(grid: Grid) -> str:

@@ -40,6 +40,7 @@ from formats.errors import RaceError
 from formats.grid import Grid
 from solvers import rules
 from solvers.backtracking import backtrack
+from solvers.sat_counting import DEFAULT_BACKEND
 
 #: counter backend names accepted by :func:`make_counter`
 COUNTER_BACKENDS = ("auto", "robust", "dlx", "sat", "backtracking")
@@ -218,7 +219,7 @@ class SATCounter(SolutionCounter):
 
     name = "sat"
 
-    def __init__(self, n: int, backend: str = "cadical195") -> None:
+    def __init__(self, n: int, backend: str = DEFAULT_BACKEND) -> None:
         super().__init__(n)
         from solvers.sat import IncrementalCounter
         self._sat = IncrementalCounter(n, backend=backend)
@@ -242,7 +243,7 @@ class ReducedSATCounter(SolutionCounter):
 
     name = "sat_reduced"
 
-    def __init__(self, n: int, backend: str = "cadical195") -> None:
+    def __init__(self, n: int, backend: str = DEFAULT_BACKEND) -> None:
         super().__init__(n)
         self._reduced = ReducedSAT(n, backend)
 
@@ -262,7 +263,7 @@ class ReducedSAT:
     the formula is small and a question costs a fraction of one on the full
     encoding; the model gives a witness."""
 
-    def __init__(self, n: int, backend: str = "cadical195") -> None:
+    def __init__(self, n: int, backend: str = DEFAULT_BACKEND) -> None:
         from solvers.sat_counting import pysat_solver
         from solvers import sudoku_cnf
         self.n = n

@@ -29,10 +29,8 @@ example`` knows, with its known answer and where it comes from.
 
 from __future__ import annotations
 
-from formats import grid_text
 from formats.errors import RaceError
 from formats.exact_cover import ExactCover
-from solvers.sudoku_cover import sudoku_cover
 
 
 def organ_pipe(n: int) -> list[int]:
@@ -158,6 +156,8 @@ def sudoku_file(path: str) -> ExactCover:
     """The Sudoku puzzle in the file (either grid format; ``-`` = stdin) as the
     assignment's exact cover matrix (Task 18: 4n⁴ items, one option per cell
     and value the clues allow). The file must hold one puzzle."""
+    from formats import grid_text                  # here: only this example needs the Sudoku stack
+    from solvers.sudoku_cover import sudoku_cover
     puzzles = grid_text.read(path)
     if len(puzzles.grids) != 1:
         raise RaceError(f"expected one puzzle, found {len(puzzles.grids)}", source=path)

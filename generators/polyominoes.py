@@ -219,13 +219,13 @@ def scott(knuth: bool = False, x: str | None = None) -> ExactCover:
         knuth = True
     options: list[Placement] = []
     unflipped = orientations(PENTOMINOES["P"], one_sided=True)
+    x_places = {_x_centred(centre): centre for centre in SCOTT_X}
     for name, shape in PENTOMINOES.items():
         for cells in placements(shape, board):
             extra: tuple[str, ...] = ()
             if knuth and name == "X":
-                centre = next(ch for ch in SCOTT_X if _x_centred(ch) == cells) \
-                    if cells in [_x_centred(ch) for ch in SCOTT_X] else None
-                if centre is None or (x is not None and centre != x):
+                centre = x_places.get(cells)
+                if centre is None or x not in (None, centre):
                     continue
                 if centre == "33" and x is None:
                     extra = ("P'X33",)

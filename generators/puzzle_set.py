@@ -11,7 +11,7 @@ family's own draws), never from global state, and the counters are exact,
 so the same arguments give byte-identical files on every machine, whichever
 counter is used. ``unique``, ``minimal``, ``multi``, ``unsat`` and ``holes``
 with the same (seed, index, n) share the solved grid (see
-:mod:`generators.families`).
+:mod:`generators.kinds`).
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ import numpy as np
 from formats import grid_text
 from formats.errors import RaceError
 from formats.grid import MAX_N, Grid
-from generators import families
+from generators import kinds
 from generators.counting import COUNTER_BACKENDS, SolutionCounter, make_counter
 from generators.unique import FILLS, default_fill
 
-#: the instance families, in the order the CLI lists them
-KINDS: tuple[str, ...] = ("unique", "minimal", "unsat", "multi", "holes")
+#: the generator kinds, in the order the CLI lists them (:data:`generators.kinds.GENERATORS`)
+KINDS: tuple[str, ...] = tuple(kinds.GENERATORS)
 #: bumped whenever a change to the algorithms changes any output (invalidates cached files)
 GENERATOR_VERSION = "2"
 #: each kind's random stream code (stream 2 + code): fixed per kind, never its position in
@@ -81,11 +81,11 @@ class CounterPool:
         self.close()
 
 
-def streams(n: int, seed: int, index: int, kind: str) -> families.Streams:
+def streams(n: int, seed: int, index: int, kind: str) -> kinds.Streams:
     """The three independent random streams of puzzle (kind, n, seed, index)."""
     def rng(stream: int) -> np.random.Generator:
         return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, index, n, stream])))
-    return families.Streams(rng(0), rng(1), rng(2 + _KIND_CODE[kind]))
+    return kinds.Streams(rng(0), rng(1), rng(2 + _KIND_CODE[kind]))
 
 
 def _check_int(name: str, value, low: int) -> int:
@@ -108,7 +108,7 @@ def _resolve(kind: str, n: int, seed: int, index: int, options: dict) -> tuple[d
     counter = options.pop("counter", "auto")
     if counter not in COUNTER_BACKENDS:
         raise RaceError(f"unknown counter {counter!r} (counters: {', '.join(COUNTER_BACKENDS)})")
-    allowed = families.FAMILIES[kind][1]
+    allowed = kinds.GENERATORS[kind][1]
     unknown = set(options) - set(allowed)
     if unknown:
         known = ", ".join(allowed) or "none"
@@ -124,11 +124,11 @@ def _resolve(kind: str, n: int, seed: int, index: int, options: dict) -> tuple[d
                 resolved["holes"] = float(resolved["holes"])
             except ValueError:
                 raise RaceError(f"holes must be a fraction in [0, 1], got {resolved['holes']!r}") from None
-        families.hole_count(n, resolved["holes"])
+        kinds.hole_count(n, resolved["holes"])
         resolved["holes"] = float(resolved["holes"])
     if kind == "holes":
-        if resolved["pattern"] not in families.PATTERNS:
-            raise RaceError(f"pattern must be one of {', '.join(families.PATTERNS)}, "
+        if resolved["pattern"] not in kinds.PATTERNS:
+            raise RaceError(f"pattern must be one of {', '.join(kinds.PATTERNS)}, "
                             f"got {resolved['pattern']!r}")
     if kind == "unsat":
         _resolve_unsat(n, resolved, options)
@@ -141,8 +141,8 @@ def _resolve_unsat(n: int, resolved: dict, given: dict) -> None:
     if resolved["base"] == "auto":
         resolved["base"] = "unique" if n <= UNSAT_AUTO_UNIQUE_MAX_N else "holes"
     base = resolved["base"]
-    if base not in families.UNSAT_BASES:
-        raise RaceError(f"base must be one of {', '.join(families.UNSAT_BASES)}, got {base!r}")
+    if base not in kinds.UNSAT_BASES:
+        raise RaceError(f"base must be one of {', '.join(kinds.UNSAT_BASES)}, got {base!r}")
     if base != "holes":
         if "holes" in given:
             raise RaceError("unsat: holes goes with base=holes")
@@ -157,7 +157,7 @@ def identity(kind: str, n: int, seed: int, index: int, **options) -> dict[str, s
     out = {"kind": kind, "n": str(n), "seed": str(seed), "index": str(index),
            "generator": f"sudoku-race/{GENERATOR_VERSION}"}
     for key, value in resolved.items():
-        out[key] = families.format_fraction(value) if isinstance(value, float) else str(value)
+        out[key] = kinds.format_fraction(value) if isinstance(value, float) else str(value)
     return out
 
 
@@ -186,7 +186,7 @@ def make(kind: str, n: int, seed: int, index: int, *, pool: CounterPool | None =
     if pool is None:
         with CounterPool() as own:
             return make(kind, n, seed, index, pool=own, **options)
-    function = families.FAMILIES[kind][0]
+    function = kinds.GENERATORS[kind][0]
     # holes from a fast fill asks no solver question: no counter (building one for a
     # large n would cost more than the puzzle)
     needs_counter = not (kind == "holes" or resolved.get("base") == "holes") \

@@ -130,6 +130,7 @@ def las_vegas_grid(n: int, rng: np.random.Generator, conflicts: int = 20_000,
 
 def _complete(clues: Grid, rng: np.random.Generator, budget: int) -> Grid | None:
     from pysat.solvers import Solver
+    from solvers.sat_counting import DEFAULT_BACKEND
     from solvers import rules
     n, side = clues.n, clues.side
     found = rules.propagate(clues.cells, n)
@@ -144,7 +145,7 @@ def _complete(clues: Grid, rng: np.random.Generator, budget: int) -> Grid | None
     for rows in _unit_groups(n, numbering.reshape(side, side, side)):
         new, top = exactly_one(rows, top, "auto")
         blocks += new
-    with Solver(name="cadical195") as solver:
+    with Solver(name=DEFAULT_BACKEND) as solver:
         for block in blocks:
             solver.append_formula(block.tolist())
         # a value is true in 1 of ~side candidates: mostly-false phases, a random few true

@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from formats.exact_cover import ExactCover
-from solvers.compiled import kernel
+from formats.compiled import kernel
 from solvers.dancing_links import ROOT, DancingLinks, link_lr, link_ud, unlink_lr, unlink_ud
 
 

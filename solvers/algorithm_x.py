@@ -27,7 +27,7 @@ exactly as they went in.
 from __future__ import annotations
 
 import numpy as np
-from solvers.compiled import kernel
+from formats.compiled import kernel
 
 from solvers.dancing_links import ROOT, link_lr, link_ud, unlink_lr, unlink_ud
 

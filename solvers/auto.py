@@ -101,6 +101,8 @@ class Auto(Solver):
     name = "auto"
     #: it picks another entrant per puzzle (:meth:`pick_for`): ``race solve`` resolves it first
     picks = True
+    #: the picked entrant's counters and phases, plus the time to choose it
+    phases = ("choose",)
     parameters = {"table": ("", None)}
 
     def __init__(self, **params) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from solvers.compiled import kernel
+from formats.compiled import kernel
 
 from formats.grid import Grid
 from solvers.interface import RawAnswer, Solver

@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from solvers.compiled import is_interpreted, kernel
+from formats.compiled import is_interpreted, kernel
 
 from formats.errors import RaceError
 from formats.grid import Grid

@@ -13,7 +13,7 @@ extension exports, on the solver PySAT created. The same clauses in the same ord
 at the speed of CaDiCaL's own parser (0.07 s CPU for those clauses).
 
 Everything else goes clause by clause through PySAT, as before: other solvers,
-clauses given as Python lists, kernels running interpreted (``solvers.compiled``:
+clauses given as Python lists, kernels running interpreted (``formats.compiled``:
 no numba), a PySAT build without that symbol, and a block holding a 0 (which PySAT
 refuses with its own error).
 """
@@ -24,7 +24,7 @@ import ctypes
 import functools
 
 import numpy as np
-from solvers.compiled import is_interpreted, kernel
+from formats.compiled import is_interpreted, kernel
 
 #: clauses handed to PySAT per call on the clause-by-clause path (bounds the
 #: Python lists alive at once)

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from solvers.compiled import kernel
+from formats.compiled import kernel
 
 from formats.exact_cover import INDEX_DTYPE, ExactCover
 

@@ -21,7 +21,7 @@ import time
 from functools import lru_cache
 
 import numpy as np
-from solvers.compiled import kernel
+from formats.compiled import kernel
 
 from formats.grid import Grid
 from solvers.algorithm_x import HEURISTICS, MRV, cover, dlx_search, uncover

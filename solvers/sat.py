@@ -33,6 +33,7 @@ import time
 from formats.grid import Grid
 from solvers import at_most_one, sat_backends, sudoku_cnf
 from solvers.interface import RawAnswer, Solver
+from solvers.sat_counting import DEFAULT_BACKEND
 from solvers.sat_counting import IncrementalCounter  # noqa: F401  (API for the generators)
 
 #: the default encoding, chosen by the benchmark (tests/bench/bench_sat.py).
@@ -57,7 +58,7 @@ class SAT(Solver):
     INTERPRETED_MAX_PUZZLES = 16
     INTERPRETED_MAX_N = 7
     parameters = {
-        "backend": ("cadical195", None),
+        "backend": (DEFAULT_BACKEND, None),
         "encoding": (DEFAULT_ENCODING, sudoku_cnf.ENCODINGS),
         "amo": (at_most_one.DEFAULT, at_most_one.VARIANTS),
         "phase": (DEFAULT_PHASE, PHASES),

@@ -30,6 +30,9 @@ from solvers import clause_loading, sudoku_cnf
 #: PySAT solver names that must never be used (python-sat 1.9.dev17: kissat404
 #: ignores assumptions and aborts the interpreter on a second solve).
 FORBIDDEN_PYSAT = ("kissat404", "kissat")
+#: the PySAT solver the project uses wherever none is named (CaDiCaL 1.9.5): the one
+#: place its name is spelled
+DEFAULT_BACKEND = "cadical195"
 
 #: PySAT's maplesat kills the interpreter (SIGSEGV) on the reduced encoding of a 16x16
 #: (python-sat 1.8.dev: `race solve -s sat:backend=maplesat` of a unique n = 4 puzzle)
@@ -103,7 +106,7 @@ class IncrementalCounter:
     default). :meth:`count` answers each puzzle with its clues as assumptions;
     no clause of one question constrains the next."""
 
-    def __init__(self, n: int, backend: str = "cadical195") -> None:
+    def __init__(self, n: int, backend: str = DEFAULT_BACKEND) -> None:
         self.n = n
         self.side = n * n
         self.nvars = self.side ** 3

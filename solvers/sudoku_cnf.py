@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 import numpy as np
-from solvers.compiled import kernel
+from formats.compiled import kernel
 
 from formats.errors import RaceError
 from formats.grid import Grid

@@ -10,7 +10,7 @@ from pysat.solvers import Solver
 
 from formats.grid import Grid
 from solvers import clause_loading, sudoku_cnf
-from solvers.compiled import interpreted
+from formats.compiled import interpreted
 from solvers.rules import is_solution_of
 from tests.conftest import full_grid, puzzle_from
 

@@ -1,4 +1,4 @@
-"""solvers.compiled: kernels compiled on first call, the same answers interpreted, and
+"""formats.compiled: kernels compiled on first call, the same answers interpreted, and
 `race solve` of a few 9x9 puzzles with DLX answering without importing numba."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solvers import compiled
-from solvers.compiled import Kernel, interpreted, kernel
+from formats import compiled
+from formats.compiled import Kernel, interpreted, kernel
 
 SAMPLE = Path(__file__).parent / "bench" / "data" / "sudoku17_sample.txt"
 

@@ -334,3 +334,33 @@ def test_every_example_round_trips_through_the_dlx_format():
         again = exact_cover.parse(exact_cover.format_dlx(problem))
         assert again.items == problem.items and again.primary == problem.primary
         assert len(again) == len(problem)
+
+
+# -- Knuth's level profile of Scott's problem, X at 23 -------------------------------------------
+
+#: the paper's two tables (with the S heuristic, and without it): level -> (nodes, updates)
+PROFILE_S = [(1, 2031), (2, 1676), (22, 28492), (77, 77687), (219, 152957), (518, 367939),
+             (1395, 853788), (2483, 941265), (2574, 740523), (2475, 418334), (636, 32205), (19, 826)]
+PROFILE_PLAIN = [(1, 2031), (6, 5606), (24, 30111), (256, 249904), (581, 432471), (1533, 1256556),
+                 (3422, 2290338), (10381, 4442572), (26238, 5804161), (46609, 3006418),
+                 (13935, 284459), (19, 14125)]
+
+
+@pytest.mark.parametrize("heuristic, table", [(MRV, PROFILE_S), (FIRST, PROFILE_PLAIN)], ids=["S", "plain"])
+def test_scott_level_profile_is_the_papers_table(heuristic, table):
+    """Line by line: the paper's nodes of level k are the options tried at depth k (its level 0
+    is the X's one option; the root is not counted, hence its total 10,421 against our
+    10,422), and its updates of level k are ours made there."""
+    from solvers.search_profile import level_profile
+    solutions, rows = level_profile(DancingLinks.from_problem(polyominoes.scott(x="23")), heuristic)
+    assert solutions == 19
+    assert [(n, u) for _, n, u in rows] == table
+
+
+def test_race_cover_profile_prints_the_table():
+    dlx = run("example", "scott", "--x", "23").output
+    result = CliRunner().invoke(main, ["cover", "-", "--count", "--profile"], input=dlx)
+    assert result.exit_code == 0 and result.stdout.strip() == "19"
+    lines = result.stderr.splitlines()
+    assert lines[-1].split()[:2] == ["Total", "10,421"] and "3,617,723" in lines[-1]
+    assert lines[-2].split()[:2] == ["11", "19"] and lines[-1].endswith("347.2")

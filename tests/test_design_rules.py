@@ -26,7 +26,8 @@ def sources(*packages: str):
 
 
 def test_no_solver_name_appears_in_a_condition_outside_solvers():
-    names = set(registry.SOLVERS)
+    # "auto" is also the word for "let the program choose" of --fill, --counter, --encoding
+    names = set(registry.SOLVERS) - {"auto"}
     found = []
     for path, tree in sources(*OUTSIDE_SOLVERS):
         for node in ast.walk(tree):
@@ -43,7 +44,7 @@ def test_no_solver_name_appears_in_a_condition_outside_solvers():
 def test_each_builtin_solver_declares_its_counters_phases_and_partner():
     for name in registry.SOLVERS:
         cls = registry.BUILTIN.solver_class(name)
-        assert cls.counters and cls.phases, name
+        assert (cls.counters or cls.picks) and cls.phases, name
         if cls.partner:
             assert cls.partner in registry.SOLVERS
     dlx, sat = (registry.BUILTIN.solver_class(n) for n in ("dlx", "sat"))
@@ -101,3 +102,66 @@ def test_the_resume_command_is_built_in_one_place():
              and [e.value for e in node.elts[:2]] in (["race", "run"], ["race", "landscape"])]
     assert spots == ["experiments/harness/config.py", "experiments/harness/config.py"]
     assert harness_config.resume_command.__module__ == "experiments.harness.config"
+
+
+#: the layers, lowest first: a module may import from its own layer and the ones before it
+LAYERS = ("formats", "solvers", "generators", "experiments")
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the project modules it imports (anywhere in it: top level, inside functions,
+    under TYPE_CHECKING)."""
+    modules = {}
+    for path, tree in sources(*LAYERS):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        modules[name] = tree
+    graph = {name: set() for name in modules}
+    for name, tree in modules.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                targets = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            else:
+                continue
+            graph[name] |= {t for t in targets if t in modules and t != name}
+    return graph
+
+
+def test_no_import_goes_up_a_layer():
+    rank = {layer: k for k, layer in enumerate(LAYERS)}
+    up = [f"{m} -> {t}" for m, targets in import_graph().items() for t in targets
+          if rank[t.split(".")[0]] > rank[m.split(".")[0]]]
+    assert not up, "imports against the layering (formats <- solvers <- generators <- experiments):\n" \
+        + "\n".join(sorted(up))
+
+
+def test_no_import_circle():
+    graph = import_graph()
+    circles, index, low, stack, on_stack = [], {}, {}, [], set()
+
+    def visit(v: str) -> None:                      # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for module in graph:
+        if module not in index:
+            visit(module)
+    assert not circles, f"import circles: {circles}"

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from generators.cover_problems import queens
 from solvers.algorithm_x import MRV, cover, dlx_search
-from solvers.compiled import interpreted
+from formats.compiled import interpreted
 from solvers.dancing_links import DancingLinks, format_links
 
 # queens(4): primary items R2 F2 R1 F1 R3 F3 R0 F0 (organ-pipe order, headers 1..8), then the

@@ -15,7 +15,7 @@ from experiments.cli import main
 from formats import grid_text
 from formats.errors import RaceError
 from formats.grid import Grid
-from generators import counting, families, puzzle_set
+from generators import counting, kinds, puzzle_set
 from generators.counting import make_counter
 from generators.unique import fill_grid, generate_unique
 from solvers import registry, rules
@@ -219,7 +219,7 @@ def test_propagation_and_counters_agree_with_dlx(n, blanks, seed, wrong):
     rng = np.random.default_rng(seed)
     puzzle = puzzle_from(full_grid(n, rng), blanks, rng)
     if wrong:   # a consistent but possibly wrong clue
-        pairs = families.wrong_clues(puzzle.cells, full_grid(n, rng).cells, n)
+        pairs = kinds.wrong_clues(puzzle.cells, full_grid(n, rng).cells, n)
         if len(pairs):
             c, v = pairs[rng.integers(len(pairs))]
             puzzle.cells.reshape(-1)[c] = v
@@ -404,7 +404,7 @@ def test_holes_at_large_n_ask_no_solver(monkeypatch):
     monkeypatch.setattr(puzzle_set.CounterPool, "get", lambda *a: pytest.fail("counter built"))
     grid, meta = puzzle_set.make("holes", 8, 1, 0, holes=0.33)
     assert meta["fill"] == "latin" and grid.n == 8
-    assert 64 ** 2 - grid.clues() == families.hole_count(8, 0.33)
+    assert 64 ** 2 - grid.clues() == kinds.hole_count(8, 0.33)
     planted = Grid(8, np.array(meta["planted"].split(","), dtype=np.int64).reshape(64, 64))
     assert rules.is_solved(planted) and rules.is_solution_of(grid, planted)
 
@@ -446,7 +446,7 @@ def test_unsat_from_holes_has_consistent_clues_and_no_solution(n):
     assert meta["base"] == "holes" and meta["holes"] == "0.2"
     assert not rules.conflicts(grid)
     assert SOLVERS["sat"].solve(grid).status == "unsat"
-    assert grid.clues() == n ** 4 - families.hole_count(n, 0.2) + 1
+    assert grid.clues() == n ** 4 - kinds.hole_count(n, 0.2) + 1
 
 
 @pytest.mark.parametrize("n", [7, 8])

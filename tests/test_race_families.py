@@ -15,7 +15,7 @@ from hypothesis import given, strategies as st
 from experiments.analysis import landscape, statistics
 from experiments.cli.landscape import parse_fractions
 from experiments.harness import records, schema
-from experiments.harness.families import HARD, Family, parse_families
+from experiments.harness.instance_families import HARD, Family, parse_families
 from formats import grid_text
 from formats.errors import RaceError
 from generators import hardness_peaks

@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from experiments.analysis import statistics as analysis
-from experiments.analysis.plots import MARKERS, legend_below
+from experiments.analysis.figure_style import MARKERS, legend_below
 
 
 #: grey level per n in the scatter (darker = larger n), cycled

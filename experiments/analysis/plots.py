@@ -25,6 +25,8 @@ from matplotlib.lines import Line2D  # noqa: E402
 
 from experiments.analysis import statistics as analysis  # noqa: E402
 from experiments.analysis import virtual_best  # noqa: E402
+from experiments.analysis.figure_style import (COLOURS, HATCHES, LINESTYLES, MARKERS,  # noqa: E402,F401
+                                               STYLE, legend_below, style)
 from formats.errors import RaceError  # noqa: E402
 
 #: figure name -> what it shows (the file stem of the PDF and PNG)
@@ -37,24 +39,8 @@ FIGURES: dict[str, str] = {
     "scatter": "per-instance head to head of two entrants (dlx vs sat by default), log-log",
 }
 
-MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
-LINESTYLES = ["-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (1, 1)), (0, (8, 2)), (0, (3, 1, 1, 1, 1, 1))]
-#: Okabe-Ito colours, ordered so neighbours differ in lightness too
-COLOURS = ["#000000", "#E69F00", "#0072B2", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#999999"]
-HATCHES = ["", "///", "...", "xxx", "\\\\\\", "ooo", "---", "+++"]
 PHASE_NAMES = {"t_check": "check", "t_build": "build", "t_encode": "encode", "t_write": "write",
                "t_search": "search", "t_decode": "decode", "t_verify": "verify"}
-STYLE = {"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "legend.fontsize": 8,
-         "xtick.labelsize": 8, "ytick.labelsize": 8, "figure.dpi": 100, "savefig.bbox": "tight",
-         "pdf.fonttype": 42, "axes.grid": True, "grid.alpha": 0.3, "grid.linewidth": 0.5,
-         # names are drawn as written: a `$` in an entrant spec is no math
-         "text.parse_math": False}
-
-
-def style(index: int) -> dict:
-    """Line style of the entrant at ``index`` (stable across figures)."""
-    return {"marker": MARKERS[index % len(MARKERS)], "linestyle": LINESTYLES[index % len(LINESTYLES)],
-            "color": COLOURS[index % len(COLOURS)], "markersize": 5, "linewidth": 1.4}
 
 
 def _dodge(index: int, count: int, width: float = 0.07) -> float:
@@ -73,13 +59,6 @@ def _n_axis(ax, ns: list[int]) -> None:
     ax.set_xlabel("box size n (grid n²×n²)")
     if ns:
         ax.set_xlim(min(ns) - 0.4, max(ns) + 0.4)
-
-
-def legend_below(fig: Figure, handles: list, labels: list, columns: int) -> None:
-    """One legend under the axes, outside the data (lays the axes out first)."""
-    fig.tight_layout()
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=columns,
-               frameon=False, handlelength=3.2, columnspacing=1.4)
 
 
 def _family_axes(campaign: analysis.Campaign, width: float, height: float, sharey: bool = True):

@@ -82,6 +82,12 @@ class Campaign:
         runs = self.runs[self.runs["kind"] == kind].reset_index(drop=True)
         return Campaign(self.path, runs, self.meta | {"kind": kind})
 
+    def holes_by_n(self, kind: str) -> dict[int, float]:
+        """The hole fraction of family ``kind`` at each n (empty for families without holes)."""
+        runs = self.runs[self.runs["kind"].astype(str) == kind]
+        holes = pd.to_numeric(runs["holes"], errors="coerce")
+        return {int(n): float(h) for n, h in zip(runs["n"], holes) if pd.notna(h)}
+
     @property
     def n_values(self) -> list[int]:
         return sorted(int(v) for v in self.runs["n"].unique())

@@ -124,3 +124,19 @@ def _wrong_block(campaign: analysis.Campaign) -> list[str]:
     if len(wrong) > 20:
         out.append(f"!!!   ... and {len(wrong) - 20} more (status wrong in runs.csv)")
     return out
+
+
+def family_summaries(campaign: analysis.Campaign) -> str:
+    """The end-of-run summary: one block per family, in the one family order
+    (:attr:`experiments.analysis.statistics.Campaign.kinds`), each headed by its hole
+    fraction per n when it has one (one table when there is one family)."""
+    kinds = campaign.kinds
+    if len(kinds) <= 1:
+        return summary_text(campaign)
+    blocks = []
+    for kind in kinds:
+        holes = campaign.holes_by_n(kind)
+        detail = (" (" + ", ".join(f"n={n}: {h:.0%} holes" for n, h in sorted(holes.items())) + ")"
+                  if holes else "")
+        blocks.append(f"== {kind}{detail}\n{summary_text(campaign.family(kind))}")
+    return "\n\n".join(blocks)

@@ -283,13 +283,12 @@ class Frame:
 
 
 def events(board: Board, solver: str, seed: int = 0) -> Iterator[Event]:
-    if solver == "backtracking":
-        return backtracking_events(board)
-    if solver == "dlx":
-        return dlx_events(board)
-    if solver == "sat":
-        return sat_events(board, seed)
-    raise RaceError(f"unknown solver {solver!r} (one of {', '.join(SOLVERS)})")
+    """The search steps of the method ``solver`` (one of :data:`SOLVERS`) on ``board``."""
+    tracers = {"backtracking": lambda: backtracking_events(board),
+               "dlx": lambda: dlx_events(board), "sat": lambda: sat_events(board, seed)}
+    if solver not in tracers:
+        raise RaceError(f"unknown solver {solver!r} (one of {', '.join(SOLVERS)})")
+    return tracers[solver]()
 
 
 def sample(board: Board, steps: Iterator[Event], max_frames: int, max_steps: int):

@@ -23,13 +23,16 @@ from formats.errors import RaceError
               help="Print 'S solutions, N nodes, U updates' (Knuth's counts) and the time on stderr.")
 @click.option("--show", is_flag=True,
               help="First print the dancing-links matrix (items with sizes, then the options) on stderr.")
+@click.option("--profile", is_flag=True,
+              help="Also print Knuth's level profile on stderr: the options tried (nodes) and the "
+                   "updates at each level of the search tree, as the paper's tables.")
 @click.option("--trace", is_flag=True,
               help="First print the dance step by step: each choose (level, item, its size), cover, "
                    "option tried, solution and uncover.")
 @click.option("--trace-limit", type=click.IntRange(min=1), default=1000, show_default=True,
               metavar="K", help="With --trace: stop the trace after K steps (the search still runs to the end).")
 def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stats: bool,
-          show: bool, trace: bool, trace_limit: int) -> None:
+          show: bool, profile: bool, trace: bool, trace_limit: int) -> None:
     """Solve the exact cover problem in FILE (Knuth's dlx format; - = stdin).
 
     \b
@@ -48,6 +51,7 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
     Example:
       race example queens 8 | race cover - --count --stats
       race example queens 4 | race cover - --count --trace --trace-limit 40
+      race example scott --x 23 | race cover - --count --profile
       printf 'A B C\\nA B\\nC\\nA\\nB C\\n' | race cover - --show
       printf 'A B 2:3|C | X Y\\nA B X:0 Y:0\\nA C X:1 Y:1\\nC X:0\\nB X:1\\nC Y:1\\n' | race cover -
     """
@@ -56,8 +60,9 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
 
     problem = exact_cover.read(source)
     if problem.extended:
-        if trace:
-            raise RaceError("--trace follows plain exact cover problems (no colors or multiplicities)")
+        if trace or profile:
+            raise RaceError("--trace and --profile follow plain exact cover problems "
+                            "(no colors or multiplicities)")
         _cover_extended(problem, count_only, limit, heuristic, stats, show)
         return
     if trace:
@@ -77,6 +82,12 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
     t2 = time.perf_counter()
     solutions = [dl.option_of[chosen[s, :depth[s]]].tolist() for s in range(min(count, keep))]
     _report(problem, solutions, count, keep, count_only, limit, stats, nodes, updates, t1 - t0, t2 - t1)
+    if profile:
+        from solvers.search_profile import format_profile, level_profile
+        _, rows = level_profile(dl, HEURISTICS[heuristic])
+        click.echo("Knuth's level profile (all solutions; nodes = options tried at each level, "
+                   "the root not counted):", err=True)
+        click.echo(format_profile(rows), err=True)
 
 
 def _print_trace(problem, heuristic: int, trace_limit: int) -> None:
@@ -175,6 +186,7 @@ def example(name: str | None, param: str | None, list_only: bool, knuth: bool, r
     Example:
       race example queens 8 | race cover - --count --stats
       race example queens 4 | race cover - --count --trace --trace-limit 40
+      race example scott --x 23 | race cover - --count --profile
       race example pentominoes 6x10 --knuth | race cover - --count --stats
       race example scott --knuth --x 23 | race cover - --count --stats
       race example windowed-sudoku --relaxed --knuth | race cover - --count

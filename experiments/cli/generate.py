@@ -10,7 +10,7 @@ import click
 
 from formats import grid_text
 from formats.errors import RaceError
-from generators import families
+from generators import kinds
 from generators.counting import COUNTER_BACKENDS
 from generators.puzzle_set import KINDS, MAX_N, identity, make, write_set
 from generators.unique import FILLS
@@ -55,9 +55,9 @@ def family_options(command: Callable) -> Callable:
         click.option("--holes", "holes_text", default=None, metavar="F",
                      help="Fraction of empty cells in [0, 1] (--kind holes [default: 0.5]; "
                      "--kind unsat --base holes [default: 0.2])."),
-        click.option("--pattern", type=click.Choice(families.PATTERNS), default=None,
+        click.option("--pattern", type=click.Choice(kinds.PATTERNS), default=None,
                      help="Where the holes go (--kind holes) [default: random]."),
-        click.option("--base", type=click.Choice(families.UNSAT_BASES), default=None,
+        click.option("--base", type=click.Choice(kinds.UNSAT_BASES), default=None,
                      help="Puzzle the wrong clue is added to (--kind unsat) [default: unique for "
                      "N <= 6, holes beyond]."),
     ]

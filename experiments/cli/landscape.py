@@ -14,9 +14,9 @@ from experiments.cli.run import race
 from experiments.harness.config import LANDSCAPE_DEFAULTS as DEFAULTS
 from experiments.harness.config import Config, n_label, parse_n
 from experiments.harness.entrants import DEFAULT_ENTRANTS, parse_entrants
-from experiments.harness.families import landscape_families
+from experiments.harness.instance_families import landscape_families
 from formats.errors import RaceError
-from generators import families as generator_families
+from generators import kinds as generator_kinds
 
 def parse_fractions(text: str) -> list[float]:
     """Hole fractions from ``LO..HI:STEP`` (both ends included) or a comma-separated
@@ -45,7 +45,7 @@ def parse_fractions(text: str) -> list[float]:
               help="Box sizes: N, A..B or a list such as 3,5.")
 @click.option("--holes", "holes_text", default=DEFAULTS["holes"], show_default=True,
               help="Hole fractions: LO..HI:STEP or a list such as 0.5,0.55,0.6.")
-@click.option("--pattern", type=click.Choice(generator_families.PATTERNS), default=DEFAULTS["pattern"],
+@click.option("--pattern", type=click.Choice(generator_kinds.PATTERNS), default=DEFAULTS["pattern"],
               show_default=True, help="Where the holes go.")
 @click.option("--solvers", default=",".join(DEFAULT_ENTRANTS), show_default=True,
               help="Entrant specs, comma-separated (see `race solvers`).")

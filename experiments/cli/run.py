@@ -17,7 +17,7 @@ from experiments.harness import records
 from experiments.harness.campaign import run_campaign
 from experiments.harness.config import DEFAULTS, Config, default_name, parse_n
 from experiments.harness.entrants import DEFAULT_ENTRANTS, parse_entrants
-from experiments.harness.families import Family, parse_families
+from experiments.harness.instance_families import Family, parse_families
 from experiments.harness.schema import Status
 from formats.errors import RaceError
 
@@ -149,11 +149,11 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
 def race(config: Config, summarize=None) -> None:
     """Run the campaign ``config`` (:func:`experiments.harness.campaign.run_campaign`) with a
     progress bar, then print the summary (``summarize(campaign) -> str``, by default
-    :func:`family_summaries`), the warnings and where the results are; exits 130 when
+    :func:`experiments.analysis.summary.family_summaries`), the warnings and where the results are; exits 130 when
     interrupted, 1 when an entrant could not start."""
     from tqdm import tqdm
 
-    from experiments.analysis import noise, statistics
+    from experiments.analysis import noise, statistics, summary
     from experiments.harness.config import resume_command
 
     config.command = config.command or resume_command(config)
@@ -187,7 +187,7 @@ def race(config: Config, summarize=None) -> None:
     directory = config.directory
     if records.read_rows(directory / "runs.csv"):
         campaign = statistics.load(directory)
-        click.echo((summarize or family_summaries)(campaign))
+        click.echo((summarize or summary.family_summaries)(campaign))
         for warning in noise.warnings(campaign):
             click.echo(warning, err=True)
     stats = done.stats
@@ -218,22 +218,6 @@ def resolve_families(kind: str, family: dict[str, str | None]
     for each in families:
         canonical.update(each.options)
     return families, {k: v for k, v in canonical.items() if k in given}
-
-
-def family_summaries(campaign) -> str:
-    """The end-of-run summary: one block per family (one table when there is one family)."""
-    from experiments.analysis import summary
-    from experiments.analysis.families import by_family, holes_by_n
-    parts = by_family(campaign)
-    if len(parts) <= 1:
-        return summary.summary_text(campaign)
-    blocks = []
-    for label, part in parts.items():
-        holes = holes_by_n(campaign, label)
-        detail = (" (" + ", ".join(f"n={n}: {h:.0%} holes" for n, h in sorted(holes.items())) + ")"
-                  if holes else "")
-        blocks.append(f"== {label}{detail}\n{summary.summary_text(part)}")
-    return "\n\n".join(blocks)
 
 
 def _families_text(config: Config) -> str:

@@ -13,6 +13,7 @@ from formats.errors import RaceError
 from formats.grid import Grid
 from solvers import at_most_one, rules, sudoku_cnf
 from solvers.sat import DEFAULT_ENCODING
+from solvers.sat_counting import DEFAULT_BACKEND
 
 
 def _one_grid(puzzle: str, index: int) -> tuple[grid_text.PuzzleFile, Grid]:
@@ -113,7 +114,7 @@ def _formula_for(grid: Grid, encoding: str, amo: str, model, name: str) -> sudok
 
 @click.command("sat-solve")
 @click.argument("cnf", default="-")
-@click.option("--backend", "-b", default="cadical195", show_default=True,
+@click.option("--backend", "-b", default=DEFAULT_BACKEND, show_default=True,
               help="A PySAT solver name, kissat, or a DIMACS solver binary (see `race solvers`).")
 @click.option("--timeout", "-t", type=float, default=0.0, show_default=True,
               help="Seconds before giving up with s UNKNOWN (0 = none).")

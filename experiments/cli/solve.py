@@ -178,7 +178,7 @@ def answers(source: str, spec: str, limit: int | None, stats: bool = False):
     that picks another per puzzle (``auto``) is resolved first (:func:`resolve_pick`)."""
     from formats import grid_text
     from formats.source import read_source
-    from solvers.compiled import interpreted
+    from formats.compiled import interpreted
     text, name = read_source(source, what="a puzzle file")
     from solvers.registry import parse_spec
     spec = resolve_pick(text, name, spec, stats)
@@ -196,8 +196,7 @@ def answers(source: str, spec: str, limit: int | None, stats: bool = False):
         solver = current_registry().create(spec)
         node_limit = int(solver.params["node_limit"])
         with interpreted(_interpreted(spec, n, len(puzzles), limit)):
-            results = batch.solve_array(puzzles, n, limit, node_limit,
-                                        threads=len(os.sched_getaffinity(0)))
+            results = batch.solve_array(puzzles, n, limit, node_limit, threads=_cores())
         return grid_text.ONE_LINE, None, results
     pf = grid_text.parse(text, name)
     solver = current_registry().create(spec)
@@ -231,6 +230,12 @@ def _refereed(pf, result, limit: int | None, name: str):
 AUTO_HELP = (SOLVER_HELP + " The default, auto, runs per puzzle the entrant that won most often at its n "
              "and share of empty cells in the reference campaign (solvers/portfolio.csv; --stats says "
              "which and why); -s backtracking is Algorithm 1.")
+
+
+def _cores() -> int:
+    """The CPUs this process may run on (the batch path's threads)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity else os.cpu_count() or 1
 
 
 @click.command()

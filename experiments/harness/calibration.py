@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from formats.errors import RaceError
+from solvers.sat_counting import DEFAULT_BACKEND
 
 #: the reference DLX problem: Knuth's N queens, and its exact (solutions, nodes, updates)
 QUEENS = 10
@@ -34,7 +35,7 @@ QUEENS_WORK = (724, 11578, 198264)
 #: the committed reference formula (unsatisfiable)
 FORMULA = Path(__file__).with_name("data") / "php7.cnf"
 #: the PySAT backend of the SAT kernel
-SAT_BACKEND = "cadical195"
+SAT_BACKEND = DEFAULT_BACKEND
 #: samples per kernel; a DLX sample repeats the search until this much time has passed
 SAMPLES = 5
 SAT_SAMPLES = 3

@@ -18,17 +18,8 @@ from experiments.harness import records
 from experiments.harness.config import Config, resume_command
 from experiments.harness.instances import ensure_instances
 from experiments.harness.provenance import check_rows, previous_meta, write_meta
-from experiments.harness.scheduling import Cell, make_cells
+from experiments.harness.cells import Prepared, make_cells
 from formats.errors import RaceError
-
-
-@dataclass
-class Prepared:
-    """A campaign ready to run: every cell and those without a record yet."""
-    config: Config
-    cells: list[Cell]
-    pending: list[Cell]
-    meta: dict[str, Any]
 
 
 def prepare(config: Config, progress: bool = False) -> Prepared:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.harness.entrants import Entrant
-from experiments.harness.families import Family
+from experiments.harness.instance_families import Family
 from formats.errors import RaceError
 from formats.grid import MAX_N
 
@@ -89,7 +89,7 @@ class Config:
 
     def __post_init__(self) -> None:
         if not self.families:
-            from experiments.harness.families import parse_families
+            from experiments.harness.instance_families import parse_families
             self.families = parse_families(self.kind, self.generator_options)
 
     @property

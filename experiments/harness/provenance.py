@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.harness.config import Config
-from experiments.harness.families import families_meta
+from experiments.harness.instance_families import families_meta
 from formats.errors import RaceError, printable
 
 #: packages whose versions go into meta.json

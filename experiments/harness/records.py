@@ -38,7 +38,7 @@ from formats.grid import MAX_N
 
 if TYPE_CHECKING:
     from experiments.harness.entrants import Entrant
-    from experiments.harness.scheduling import Cell
+    from experiments.harness.cells import Cell
 
 #: where damaged rows go, next to runs.csv
 DAMAGED_NAME = "runs.damaged.csv"

@@ -22,7 +22,7 @@ from experiments.analysis import bootstrap
 from experiments.analysis import statistics as analysis
 from experiments.analysis.compare import TOLERANCE
 from experiments.harness.schema import Status
-from experiments.report import families
+from experiments.report import family_sections
 from experiments.report.virtual_best import add_virtual_best
 from experiments.report.tex import (MISSING, Macros, escape, macro_name, number_word, tex_factor_high,
                                     tex_float, tex_int, tex_seconds)
@@ -248,12 +248,12 @@ def campaign_macros(campaign: analysis.Campaign, table: pd.DataFrame, growth: pd
     m = Macros(wanted)
     m.flag("hasLandscape", has_landscape)
     add_campaign(m, campaign)
-    families.add_families(m, campaign, table, growth, CANONICAL_ENTRANTS)
+    family_sections.add_families(m, campaign, table, growth, CANONICAL_ENTRANTS)
     add_virtual_best(m, campaign, table)
     # the per-entrant, per-n macros describe the first family (the assignment's puzzles)
     first = campaign.kinds[0]
-    campaign, table, growth = (campaign.family(first), families.of_kind(table, first),
-                               families.of_kind(growth, first))
+    campaign, table, growth = (campaign.family(first), family_sections.of_kind(table, first),
+                               family_sections.of_kind(growth, first))
     all_n = sorted(set(campaign.n_values) | set(CANONICAL_N))
     entrants = list(dict.fromkeys([*CANONICAL_ENTRANTS, *campaign.entrants]))
     add_instances(m, campaign, all_n)

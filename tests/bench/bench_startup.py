@@ -8,7 +8,7 @@ this run against baselines measured in the same run:
 * the old start-up path of `race --help`: the same command after importing every
   command module eagerly, as the group did before it became lazy;
 * the old path of `race solve` on one 9x9: the same command with its kernels always
-  compiled (numba imported and its cache loaded, as before ``solvers.compiled``);
+  compiled (numba imported and its cache loaded, as before ``formats.compiled``);
   the same for `race solve -s sat` on one 25x25 with 40% holes (seeded latin fill),
   whose formula is built interpreted up to n = 7;
 * `race solve -s dlx` over 2,000 17-clue 9x9 puzzles (tests/bench/data, shuffled
@@ -55,7 +55,7 @@ RACE = "import sys; from experiments.cli import main; sys.argv[0] = 'race'; main
 EAGER = ("import sys, importlib; from experiments.cli.main import COMMANDS, main; "
          "[importlib.import_module(m) for m, _, _ in COMMANDS.values()]; "
          "sys.argv[0] = 'race'; main()")
-#: `race ARGS` with the kernels always compiled (the path before solvers.compiled: numba
+#: `race ARGS` with the kernels always compiled (the path before formats.compiled: numba
 #: imported and its cache loaded even for one puzzle)
 COMPILED = ("import sys; from solvers.dlx import DLX; from solvers.sat import SAT; "
             "DLX.INTERPRETED_MAX_PUZZLES = SAT.INTERPRETED_MAX_PUZZLES = 0; "

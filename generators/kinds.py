@@ -1,7 +1,13 @@
-"""The instance families of the race, all built on Algorithm 2 (:mod:`generators.unique`).
+"""The generator kinds (``race generate --kind``), all built on Algorithm 2 (:mod:`generators.unique`).
 
-Each family is a function ``(n, streams, counter, **options) -> Puzzle``. Every
-family takes ``fill``, how its solved grid is made (:data:`generators.unique.FILLS`:
+Words: a *kind* is what a generator makes (this module, ``race generate --kind``, the
+``kind=`` line of an instance file); a campaign's *family* is a named set of instances
+it races, a kind with its options (``hard`` is the kind ``holes`` at the hardness peak:
+:mod:`experiments.harness.instance_families`; the ``kind`` column of runs.csv holds the
+family's label, kept under its old name so older campaigns still read).
+
+Each kind is a function ``(n, streams, counter, **options) -> Puzzle``. Every
+kind takes ``fill``, how its solved grid is made (:data:`generators.unique.FILLS`:
 Algorithm 2's fill phase, or a fast fill of :mod:`generators.solved_grids`).
 ``streams`` holds three independent numpy Generators: ``fill`` (the fill
 phase), ``remove`` (the removal order) and ``extra`` (the family's own draws).
@@ -141,11 +147,11 @@ def unsat_proof(cells: np.ndarray, n: int) -> str | None:
     (not proved: satisfiable or out of budget)."""
     from formats.grid import Grid
     from solvers import sudoku_cnf
-    from solvers.sat_counting import pysat_solver
+    from solvers.sat_counting import DEFAULT_BACKEND, pysat_solver
     if rules.propagate(cells, n).contradiction:
         return "propagation"
     formula = sudoku_cnf.encode_reduced(Grid(n, cells))
-    solver = pysat_solver("cadical195", formula.blocks)
+    solver = pysat_solver(DEFAULT_BACKEND, formula.blocks)
     try:
         solver.conf_budget(UNSAT_CONFLICTS)
         return "search" if solver.solve_limited() is False else None
@@ -218,9 +224,10 @@ def balanced_holes(n: int, count: int, rng: np.random.Generator) -> np.ndarray:
     return np.sort(chosen)
 
 
-#: family name -> (function, options it accepts with defaults); ``fill`` "auto" is
-#: resolved per n by :func:`generators.unique.default_fill`.
-FAMILIES = {
+#: kind -> (function, options it accepts with defaults), the one list of the kinds (in the
+#: order the CLI lists them); ``fill`` "auto" is resolved per n by
+#: :func:`generators.unique.default_fill`.
+GENERATORS = {
     "unique": (unique, {"fill": "auto"}),
     "minimal": (minimal, {"fill": "auto"}),
     "unsat": (unsat, {"base": "auto", "fill": "auto", "holes": 0.2}),

@@ -1,5 +1,8 @@
 """Compiled kernels: numba's ``njit``, deferred to the first call, with an interpreted mode.
 
+It lives in ``formats``, the lowest layer, because the DIMACS writer (``formats.dimacs``)
+and the solvers share it and nothing in ``formats`` may import from ``solvers``.
+
 Every hot loop of the project (the propagation kernel, Algorithm X, the backtracking
 search, the candidate numbering of the CNF encoder, the DIMACS writer) is a plain
 Python function decorated with :func:`kernel`. Importing numba and loading its cached

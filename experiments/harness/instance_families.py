@@ -46,8 +46,8 @@ class Family:
 
 
 def _allowed(kind: str) -> dict[str, Any]:
-    from generators import families
-    return dict(families.FAMILIES[kind][1])
+    from generators import kinds
+    return dict(kinds.GENERATORS[kind][1])
 
 
 def parse_families(kind_text: str, given: dict[str, Any], peaks: Path | None = None) -> list[Family]:

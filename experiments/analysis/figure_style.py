@@ -1,0 +1,31 @@
+"""The look shared by every figure (the report's, ``race plot``'s, the landscape's and the
+head to head): the matplotlib style, each entrant's marker, line and colour, and the legend
+placed under the axes. Black-and-white safe: markers and line styles differ, not only colours."""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+LINESTYLES = ["-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (1, 1)), (0, (8, 2)), (0, (3, 1, 1, 1, 1, 1))]
+#: Okabe-Ito colours, ordered so neighbours differ in lightness too
+COLOURS = ["#000000", "#E69F00", "#0072B2", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#999999"]
+HATCHES = ["", "///", "...", "xxx", "\\\\\\", "ooo", "---", "+++"]
+STYLE = {"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "legend.fontsize": 8,
+         "xtick.labelsize": 8, "ytick.labelsize": 8, "figure.dpi": 100, "savefig.bbox": "tight",
+         "pdf.fonttype": 42, "axes.grid": True, "grid.alpha": 0.3, "grid.linewidth": 0.5,
+         # names are drawn as written: a `$` in an entrant spec is no math
+         "text.parse_math": False}
+
+
+def style(index: int) -> dict:
+    """Line style of the entrant at ``index`` (stable across figures)."""
+    return {"marker": MARKERS[index % len(MARKERS)], "linestyle": LINESTYLES[index % len(LINESTYLES)],
+            "color": COLOURS[index % len(COLOURS)], "markersize": 5, "linewidth": 1.4}
+
+
+def legend_below(fig: Figure, handles: list, labels: list, columns: int) -> None:
+    """One legend under the axes, outside the data (lays the axes out first)."""
+    fig.tight_layout()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=columns,
+               frameon=False, handlelength=3.2, columnspacing=1.4)
