@@ -157,3 +157,15 @@ def test_plot_and_report_warn(tmp_path):
     assert len(warnings_of(report.output, "the machine was busy")) == 1
     noise = (tmp_path / "r" / "generated" / "noise.tex").read_text()
     assert noise.count(r"\item") == 2 and "machine was busy" in noise
+
+
+def test_the_html_report_lists_the_noise_warnings(tmp_path):
+    from experiments.analysis import statistics as analysis
+    from experiments.report import html
+    from tests.test_analysis import run, write_campaign
+    busy = {"load_avg": [5.0, 4.0, 3.0], "usable_cpus": [0, 1], "others_busy_cores": 1.5, "busiest": []}
+    rows = [run("a", 2, "i1", "solved", 1.0)]
+    loaded = write_campaign(tmp_path / "busy", rows, {"machine_state": {"start": busy}, "jobs": 2})
+    assert any(w.startswith("the machine was busy") for w in html.warnings(analysis.load(loaded)))
+    calm = write_campaign(tmp_path / "calm", rows, {"jobs": 2})
+    assert not any("busy" in w for w in html.warnings(analysis.load(calm)))

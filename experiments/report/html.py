@@ -73,8 +73,10 @@ def _records(frame: pd.DataFrame, columns: list[str]) -> list[list]:
 
 def warnings(campaign: analysis.Campaign) -> list[str]:
     """What a reader must know before trusting the numbers: wrong answers, disagreements,
-    uncommitted changes, damaged rows set aside."""
-    out = []
+    uncommitted changes, damaged rows set aside, and the noise warnings (busy machine,
+    calibration drift, repeats that disagree: :func:`experiments.analysis.noise.warnings`)."""
+    from experiments.analysis import noise
+    out = [w.removeprefix("WARNING: ") for w in noise.warnings(campaign)]
     runs = campaign.runs
     wrong = int((runs["status"] == Status.WRONG).sum())
     if wrong:
