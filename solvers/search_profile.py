@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from solvers.algorithm_x import MRV, choose, cover, uncover, uncover_option
-from solvers.compiled import kernel
+from formats.compiled import kernel
 from solvers.dancing_links import ROOT, DancingLinks
 
 
