@@ -55,7 +55,9 @@ def test_a_busy_loop_shows_in_the_reading_and_the_warning():
         loop.kill()
         loop.wait()
     assert busy["others_busy_cores"] >= 0.8
-    assert any(b["pid"] == loop.pid for b in busy["busiest"])
+    # named among the busiest, unless that list is full of processes busier still (a loaded machine)
+    assert any(b["pid"] == loop.pid for b in busy["busiest"]) \
+        or len(busy["busiest"]) == machine.BUSIEST
     cores = len(busy["usable_cpus"])
     warning = machine.busy_warning({"start": busy}, cores, "campaign B")
     assert warning.startswith("WARNING: campaign B: the machine was busy")
