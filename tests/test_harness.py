@@ -479,3 +479,24 @@ def test_first_cell_of_a_size_gets_an_unmeasured_warm_up_solve():
     Counting.calls = 0
     measure(solver, puzzle, min_time=0.0)
     assert Counting.calls == 1
+
+
+def test_the_escalation_sweep_is_not_quadratic_in_the_campaign(out, monkeypatch):
+    """The pending cells are swept for skips only when an entrant's first censored n
+    changes, not after every row: a sweep per row would cost O(cells) per cell."""
+    from experiments.harness.campaign import prepare
+    from experiments.harness.config import Config
+    from experiments.harness.executor import LocalExecutor
+    from experiments.harness.scheduling import run
+    cells = 120
+    write_instances(out, 2, cells)
+    config = Config(n_values=[2], entrants=parse_entrants("backtracking"), kind="unique",
+                    instances=cells, timeout_s=10.0, memory_mb=4096.0, jobs=1, out=out,
+                    campaign="sweeps", command="test", order="fixed", pin=False)
+    sweeps = []
+    original = Escalation.dead_at
+    monkeypatch.setattr(Escalation, "dead_at",
+                        lambda self, *a: sweeps.append(1) or original(self, *a))
+    stats = run(prepare(config), LocalExecutor(1, 10.0, 4096.0, min_time=0.0))
+    assert stats.ran == cells
+    assert len(sweeps) <= 2 * cells + 2         # one look per row, not one per pending cell

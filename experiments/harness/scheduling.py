@@ -138,6 +138,8 @@ class _Race:
         self.failures: dict[str, int] = {}      # entrant -> workers that failed to start
         self.broken: dict[str, str] = {}        # entrant -> why its remaining cells are not run
         self.check_dead = True
+        #: what the last sweep of :meth:`drop_dead` decided on (None: sweep next time)
+        self.swept: tuple | None = None
 
     def emit(self, cell: Cell, outcome: dict[str, Any]) -> None:
         """Write the row of a finished cell and update escalation and the stats."""
@@ -174,10 +176,19 @@ class _Race:
         return self.referee.judge(case, outcome, cell.entrant, self.entrants[cell.entrant].method)
 
     def drop_dead(self) -> None:
-        """Record the pending cells that can no longer be worth running (escalation)."""
+        """Record the pending cells that can no longer be worth running (escalation).
+
+        The pending cells are swept only when what decides it changed (an entrant's
+        first censored n, the broken entrants, a cell put back): a sweep per row would
+        cost O(cells) per cell, quadratic in the campaign."""
+        dead_at = {key: self.escalation.dead_at(*key) for key in self.escalation.n_values}
+        seen = (dead_at, frozenset(self.broken))
+        if seen == self.swept:
+            self.check_dead = False
+            return
         keep = []
         for cell in self.pending:
-            dead = self.escalation.dead_at(cell.entrant, cell.family)
+            dead = dead_at.get((cell.entrant, cell.family))
             if cell.entrant in self.broken:
                 self.leave(cell)
             elif dead is not None and cell.n > dead:
@@ -187,7 +198,7 @@ class _Race:
                                             "is censored (half or more of its cells unanswered)"})
             else:
                 keep.append(cell)
-        self.pending, self.check_dead = keep, False
+        self.pending, self.check_dead, self.swept = keep, False, seen
 
     def leave(self, cell: Cell) -> None:
         """Leave a cell of an entrant that cannot start without a record (resume retries it)."""
@@ -239,6 +250,7 @@ class _Race:
             self.leave(cell)
         else:
             self.pending.insert(0, cell)
+            self.swept = None                   # the cell missed sweeps while in flight
 
     def loop(self) -> None:
         """Run until every pending cell has a row."""
