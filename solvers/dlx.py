@@ -138,7 +138,8 @@ class DLX(Solver):
         return params.get("heuristic", "mrv") == "mrv" and set(params) <= {"heuristic", "node_limit"}
 
     @classmethod
-    def interpreted(cls, n: int, puzzles: int, limit: int | None) -> bool:
+    def interpreted(cls, n: int, puzzles: int, limit: int | None,
+                    params: dict[str, str] | None = None) -> bool:
         """Only to find one solution of a few puzzles with n <= 3 (a count may walk a large
         tree, which the compiled kernel does much faster)."""
         return puzzles <= cls.INTERPRETED_MAX_PUZZLES and limit == 1 and n <= cls.INTERPRETED_MAX_N

@@ -116,10 +116,11 @@ class Solver:
         return False
 
     @classmethod
-    def interpreted(cls, n: int, puzzles: int, limit: int | None) -> bool:
+    def interpreted(cls, n: int, puzzles: int, limit: int | None,
+                    params: dict[str, str] | None = None) -> bool:
         """Whether ``race solve``/``count`` of ``puzzles`` puzzles of box size ``n`` (up to
-        ``limit`` solutions) should run this solver's kernels interpreted, never importing
-        numba (a short start-up path). Default: no."""
+        ``limit`` solutions; ``params`` from the entrant's spec) should run this solver's
+        kernels interpreted, never importing numba (a short start-up path). Default: no."""
         return False
     #: parameter name -> (default, allowed choices or None)
     parameters: ClassVar[dict[str, tuple[Any, tuple | None]]] = {}

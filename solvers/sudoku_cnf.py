@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 import numpy as np
-from formats.compiled import kernel
+from formats.compiled import is_interpreted, kernel
 
 from formats.errors import RaceError
 from formats.grid import Grid
@@ -173,20 +173,21 @@ def extended_blocks(n: int) -> list[np.ndarray]:
 
 
 def encode_reduced(grid: Grid, amo: str = amo_encodings.DEFAULT) -> Formula:
-    """Propagate the clues (:func:`solvers.rules.propagate`, the compiled kernel), then
-    encode only the remaining candidates: exactly-one per open cell over its candidates
-    and per (row|column|box, value) over the cells where the value can still go, each
-    at-most-one in the encoding ``amo`` (:mod:`solvers.at_most_one`; auxiliaries are
-    numbered after the candidate variables). Memory is linear in the candidates: no
-    array of n⁶ entries is built."""
+    """Propagate the clues (:func:`solvers.rules.propagate`: the compiled kernel, or numpy
+    when interpreted), then encode only the remaining candidates: exactly-one per open
+    cell over its candidates and per (row|column|box, value) over the cells where the
+    value can still go, each at-most-one in the encoding ``amo``
+    (:mod:`solvers.at_most_one`; auxiliaries are numbered after the candidate
+    variables). Memory is linear in the candidates: no array of n⁶ entries is built.
+    Interpreted or compiled, the formula is the same (tested)."""
     n, side = grid.n, grid.side
     found = rules.propagate(grid.cells, n)
     if found.contradiction:
         return Formula(n, "reduced", 1, [np.array([[1], [-1]], LIT_DTYPE)], grid.cells.copy(),
                        np.array([-1, -1], np.int64), ["propagation: the clues are contradictory"])
     _, cell_units = rules.unit_tables(n)
-    var_cell, members, bounds = candidate_groups(found.cells.reshape(-1), found.candidates,
-                                                 cell_units, side)
+    number = candidate_groups_vectorised if is_interpreted() else candidate_groups
+    var_cell, members, bounds = number(found.cells.reshape(-1), found.candidates, cell_units, side)
     var_cell = np.concatenate([[-1], var_cell])
     blocks: list[np.ndarray] = []
     next_var = var_cell.size
@@ -239,6 +240,21 @@ def candidate_groups(cells, candidates, cell_units, side):
             members[f, fill[key]] = v + 1
             fill[key] += 1
     return var_cell, members, bounds
+
+
+def candidate_groups_vectorised(cells, candidates, cell_units, side):
+    """:func:`candidate_groups` with numpy (the same arrays: a stable sort by group key
+    is the counting sort), for :func:`formats.compiled.interpreted` callers."""
+    c, k = np.nonzero(candidates & (cells == 0)[:, None])
+    groups = side * side
+    keys = np.empty((4, c.size), np.int64)
+    for f in range(3):
+        keys[f] = (cell_units[c, f] - f * side) * side + k
+    keys[3] = c
+    bounds = np.zeros((4, groups + 1), np.int64)
+    for f in range(4):
+        np.cumsum(np.bincount(keys[f], minlength=groups), out=bounds[f, 1:])
+    return c * side + k, np.argsort(keys, axis=1, kind="stable") + 1, bounds
 
 
 def _group_blocks(members: np.ndarray, bounds: np.ndarray, next_var: int,

@@ -149,16 +149,16 @@ def _holes_puzzle_file(tmp_path, n: int, blanks: float, seed: int) -> Path:
     return path
 
 
-@pytest.mark.parametrize("spec,n", [("sat", 5), ("sat", 7), ("kissat", 5),
+@pytest.mark.parametrize("spec,n", [("sat", 5), ("sat", 8), ("kissat", 8),
                                     ("sat:encoding=extended", 3)])
 def test_race_solve_with_sat_at_small_n_does_not_import_numba(tmp_path, spec, n):
-    """The SAT entrants build their formula interpreted up to SAT_INTERPRETED_MAX_N,
-    and the answer is still verified against the clues."""
+    """The SAT entrants build and load their formula interpreted up to their encoding's
+    INTERPRETED_MAX_N, and the answer is still verified against the clues."""
     from solvers.sat import SAT
-    SAT_INTERPRETED_MAX_N = SAT.INTERPRETED_MAX_N
     from formats.grid_text import parse
+    from solvers.registry import parse_spec
     from solvers.rules import is_solution_of
-    assert n <= SAT_INTERPRETED_MAX_N
+    assert SAT.interpreted(n, 1, 1, parse_spec(spec)[1])
     path = _holes_puzzle_file(tmp_path, n, 0.3, seed=n)
     out, numba_loaded = _race_in_fresh_interpreter(["solve", "-s", spec, str(path)])
     assert not numba_loaded
@@ -176,12 +176,59 @@ def test_race_count_with_sat_at_small_n_is_interpreted_and_exact(tmp_path):
 
 def test_race_solve_with_sat_beyond_the_interpreted_sizes_compiles(tmp_path):
     from solvers.sat import SAT
-    SAT_INTERPRETED_MAX_N = SAT.INTERPRETED_MAX_N
     from formats.grid_text import parse
     from solvers.rules import is_solution_of
-    n = SAT_INTERPRETED_MAX_N + 1
-    path = _holes_puzzle_file(tmp_path, n, 0.2, seed=n)
-    out, numba_loaded = _race_in_fresh_interpreter(["solve", "-s", "sat", str(path)])
+    n = SAT.INTERPRETED_MAX_N["extended"] + 1
+    assert not SAT.interpreted(n, 1, 1, {"encoding": "extended"})
+    path = _holes_puzzle_file(tmp_path, n, 0.1, seed=n)
+    out, numba_loaded = _race_in_fresh_interpreter(["solve", "-s", "sat:encoding=extended",
+                                                    str(path)])
     assert numba_loaded
     (answer,) = parse(out, "out").grids
     assert is_solution_of(parse(path.read_text(), "in").grids[0], answer)
+
+
+def _puzzles_for_equivalence():
+    """Seeded puzzles of n = 2..8, some with a random wrong clue (contradictions)."""
+    from tests.conftest import full_grid, puzzle_from
+    for n, blanks, count in ((2, 0.7, 20), (3, 0.6, 20), (3, 0.8, 10), (4, 0.6, 8),
+                             (5, 0.6, 4), (6, 0.45, 3), (8, 0.33, 2)):
+        for seed in range(count):
+            rng = np.random.default_rng([n, seed])
+            grid = puzzle_from(full_grid(n, rng), blanks, rng)
+            if seed % 3 == 1:
+                grid.cells.flat[rng.integers(grid.cells.size)] = rng.integers(1, n * n + 1)
+            yield grid
+
+
+def test_the_vectorised_propagation_reaches_the_kernels_fixpoint():
+    """rules.propagate interpreted (numpy rounds) and compiled (the incremental kernel):
+    the same cells, candidates and contradictions."""
+    from solvers import rules
+    contradictions = 0
+    for grid in _puzzles_for_equivalence():
+        compiled_found = rules.propagate(grid.cells, grid.n)
+        with interpreted():
+            numpy_found = rules.propagate(grid.cells, grid.n)
+        assert numpy_found.contradiction == compiled_found.contradiction
+        contradictions += compiled_found.contradiction
+        if not compiled_found.contradiction:
+            assert numpy_found.undecided == compiled_found.undecided
+            assert numpy_found.cells.dtype == compiled_found.cells.dtype
+            assert np.array_equal(numpy_found.cells, compiled_found.cells)
+            assert np.array_equal(numpy_found.candidates, compiled_found.candidates)
+    assert contradictions >= 5
+
+
+def test_the_reduced_formula_and_its_dimacs_are_the_same_interpreted():
+    from formats import dimacs
+    from solvers import sudoku_cnf
+    for grid in _puzzles_for_equivalence():
+        compiled_formula = sudoku_cnf.encode_reduced(grid)
+        compiled_text = dimacs.dumps(compiled_formula.nvars, compiled_formula.blocks)
+        with interpreted():
+            numpy_formula = sudoku_cnf.encode_reduced(grid)
+            numpy_text = dimacs.dumps(numpy_formula.nvars, numpy_formula.blocks)
+        assert numpy_text == compiled_text
+        assert np.array_equal(numpy_formula.var_cell, compiled_formula.var_cell)
+        assert np.array_equal(numpy_formula.fixed, compiled_formula.fixed)

@@ -51,7 +51,9 @@ def test_each_builtin_solver_declares_its_counters_phases_and_partner():
     assert (dlx.partner, sat.partner) == ("sat", "dlx")
     assert dlx.batch_capable({}) and not dlx.batch_capable({"heuristic": "first"})
     assert not sat.batch_capable({})
-    assert sat.interpreted(5, 1, None) and not sat.interpreted(8, 1, None)
+    assert sat.interpreted(12, 1, None) and not sat.interpreted(13, 1, None)
+    assert sat.interpreted(5, 1, None, {"encoding": "extended"})
+    assert not sat.interpreted(6, 1, None, {"encoding": "extended"})
     assert dlx.interpreted(3, 1, 1) and not dlx.interpreted(3, 1, 2)
 
 

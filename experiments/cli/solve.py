@@ -27,10 +27,11 @@ def _interpreted(spec: str, n: int, count: int, limit: int | None) -> bool:
     kernels interpreted (the solver declares it: :meth:`solvers.interface.Solver.interpreted`)."""
     from solvers.registry import parse_spec
     try:
-        cls = current_registry().solver_class(parse_spec(spec)[0])
+        name, params = parse_spec(spec)
+        cls = current_registry().solver_class(name)
     except RaceError:
         return False                                   # create() names the problem
-    return cls.interpreted(n, count, limit)
+    return cls.interpreted(n, count, limit, params)
 
 
 #: exit status of ``race solve|count --timeout`` when the limit is reached

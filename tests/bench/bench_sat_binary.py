@@ -13,7 +13,8 @@ DIMACS; then, measured in this run:
 * whole process: ``race solve --solver sat`` on the puzzle file (seed 0 of each n),
   median of 3 fresh processes;
 * the encoder's first call in a fresh interpreter (n = 8 and 10): what
-  ``race solve`` pays before its first clause (numba's import and cache included).
+  ``race solve`` pays before its first clause, in the mode it picks for one puzzle
+  (:meth:`solvers.sat.SAT.interpreted`: numpy up to n = 12, else numba's import and cache).
 
 Targets (issue 25), on CPU seconds (the bench machine is shared; wall is printed too):
 per n, in-process load + solve summed over the seeds <= 1.3x the binary's whole runs;
@@ -49,10 +50,18 @@ from solvers.sat_counting import pysat_solver                 # noqa: E402
 #: (n, hole fraction, seeds)
 INSTANCES = ((5, 0.60, 5), (6, 0.45, 5), (8, 0.33, 5), (10, 0.33, 5), (12, 0.25, 3))
 RACE = "import sys; from experiments.cli import main; sys.argv[0] = 'race'; main()"
-FIRST_ENCODE = ("import sys, time; from formats import grid_text; from solvers import sudoku_cnf; "
-                "g = grid_text.read(sys.argv[1]).grids[0]; t0 = time.perf_counter(); "
-                "c0 = time.process_time(); sudoku_cnf.encode_reduced(g); "
-                "print(time.perf_counter() - t0, time.process_time() - c0)")
+FIRST_ENCODE = """
+import sys, time
+from formats import grid_text
+from formats.compiled import interpreted
+from solvers import sudoku_cnf
+from solvers.sat import SAT
+g = grid_text.read(sys.argv[1]).grids[0]
+t0, c0 = time.perf_counter(), time.process_time()
+with interpreted(SAT.interpreted(g.n, 1, 1)):      # as `race solve -s sat` of one puzzle does
+    sudoku_cnf.encode_reduced(g)
+print(time.perf_counter() - t0, time.process_time() - c0)
+"""
 
 
 def children_cpu() -> float:
