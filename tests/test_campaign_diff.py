@@ -188,3 +188,24 @@ def test_merge_refuses_other_instances_or_limits(tmp_path):
     slow = campaign(tmp_path / "slow", {"dlx": BASE}, {"timeout_s": 99})
     limit = CliRunner().invoke(main, ["merge", str(one), str(slow), "-o", str(tmp_path / "m")])
     assert limit.exit_code == 2 and "timeout_s=99" in limit.output
+
+
+def test_a_run_out_directory_names_its_one_campaign(tmp_path):
+    """`race run --out A` writes A/<campaign>/: `race compare A B`, export and plot take A
+    (its one campaign); a directory holding two campaigns is refused, naming both."""
+    old = campaign(tmp_path / "a" / "race-x", {"dlx": BASE})
+    campaign(tmp_path / "b" / "race-x", {"dlx": [1.5 * t for t in BASE]})
+    runner = CliRunner()
+    gate = runner.invoke(main, ["compare", str(tmp_path / "a"), str(tmp_path / "b"),
+                                "--fail-above", "1.2"])
+    assert gate.exit_code == 1 and "regression: NEW slower than 1.2x OLD" in gate.output
+    assert analysis.campaign_root(tmp_path / "a") == old
+    exported = runner.invoke(main, ["export", str(tmp_path / "a"), "-f", "markdown"])
+    assert exported.exit_code == 0 and "| dlx" in exported.output
+    plotted = runner.invoke(main, ["plot", str(tmp_path / "a")])
+    assert plotted.exit_code == 0, plotted.output
+    assert (old / "plots").is_dir() and not (tmp_path / "a" / "plots").exists()
+    campaign(tmp_path / "a" / "race-y", {"dlx": BASE})
+    two = runner.invoke(main, ["compare", str(tmp_path / "a"), str(tmp_path / "b")])
+    assert two.exit_code == 2 and "holds 2 campaigns (race-x, race-y); name one" in two.output
+    assert "Traceback" not in two.output

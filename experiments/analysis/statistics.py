@@ -101,15 +101,30 @@ class Campaign:
         return float(value)
 
 
+def campaign_root(path: str | Path) -> Path:
+    """The campaign directory ``path`` names: ``path`` itself when it holds runs.csv (or is
+    no directory: :func:`load` says what is wrong), else the one campaign inside it (what
+    ``race run --out PATH`` made). Raises RaceError when it holds several, naming them."""
+    root = Path(path)
+    if (root / "runs.csv").is_file() or not root.is_dir():
+        return root
+    inside = sorted(found.parent for found in root.glob("*/runs.csv"))
+    if len(inside) > 1:
+        names = ", ".join(p.name for p in inside[:5]) + (", ..." if len(inside) > 5 else "")
+        raise RaceError(f"{root}: holds {len(inside)} campaigns ({names}); name one, "
+                        f"e.g. {inside[0]}")
+    return inside[0] if inside else root
+
+
 def load(path: str | Path) -> Campaign:
-    """Load ``path/runs.csv`` and ``path/meta.json``.
+    """Load ``path/runs.csv`` and ``path/meta.json`` (``path``: see :func:`campaign_root`).
 
     Raises RaceError when the directory or either file is missing, unreadable or
     malformed, when the header lacks a column, or when there are no valid rows.
     Rows are validated by :func:`experiments.harness.records.scan`: a damaged row
     is left out (and reported in one line on stderr), never counted.
     """
-    root = Path(path)
+    root = campaign_root(path)
     if not root.is_dir():
         raise RaceError(f"{root}: not a campaign directory (expected runs.csv and meta.json in it)")
     csv_path, meta_path = root / "runs.csv", root / "meta.json"

@@ -14,8 +14,12 @@ from formats.errors import RaceError
 
 
 def is_campaign(text: str) -> bool:
-    """True when ``text`` is a directory holding a campaign's runs.csv."""
-    return (Path(text) / "runs.csv").is_file()
+    """True when ``text`` names a campaign (:func:`experiments.analysis.statistics.campaign_root`:
+    a directory with runs.csv, or one holding campaigns, which loading then names)."""
+    try:
+        return (analysis.campaign_root(text) / "runs.csv").is_file()
+    except RaceError:
+        return True
 from experiments.cli import params
 
 

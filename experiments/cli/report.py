@@ -26,7 +26,7 @@ def plot(results_dir: Path, out: Path | None) -> None:
     from experiments.analysis import noise, plots, summary
     campaign = analysis.load(results_dir)
     table = analysis.summary(campaign)
-    written = plots.plot_all(campaign, out if out is not None else results_dir / "plots")
+    written = plots.plot_all(campaign, out if out is not None else campaign.path / "plots")
     click.echo(summary.summary_text(campaign, table))
     for warning in noise.warnings(campaign):
         click.echo(warning, err=True)
@@ -68,6 +68,7 @@ def report(results_dir: Path, report_dir: Path | None, no_pdf: bool, landscape: 
       race report results/reference-n2-10        # -> report/report.pdf
       race report results/reference-n2-10 --html -o report.html
     """
+    results_dir = analysis.campaign_root(results_dir)     # a `race run --out` directory: its campaign
     if html:
         from experiments.report import html as html_report
         if report_dir is not None or no_pdf:
