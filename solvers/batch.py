@@ -78,7 +78,12 @@ def dlx_many(puzzles: np.ndarray, n: int, limit: int = 1, node_limit: int = 0, t
         if count:
             run(0)
         return counts, nodes, complete, solutions
-    _dlx_kernel.compiled()                      # compiled once, before the threads start
+    # compiled (or loaded from numba's cache) for these argument types here, once, before the
+    # threads start: numba compiles a signature at its first call, and two threads making
+    # that first call at once on a fresh clone (empty cache, being written) crashed CI
+    empty = slice(0, 0)
+    _dlx_kernel(full_links(n), puzzles[empty], n, limit, node_limit, solutions[empty],
+                counts[empty], nodes[empty], complete[empty])
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(parts) as pool:
         list(pool.map(run, range(parts)))
