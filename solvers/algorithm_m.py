@@ -53,6 +53,16 @@ def _hide(U, D, C, S, first_node, stop_node, r, trail, top):
     return top + 1, stop_node[r] - first_node[r]
 
 
+@kernel(cache=True, inline="always")
+def _close(L, R, closed, trail, top, i):
+    """Take item i out of the root's list (no more of its options); push -i on the trail.
+    Returns the new top (one update). :func:`_unwind` undoes it."""
+    unlink_lr(L, R, i)
+    closed[i] = True
+    trail[top] = -np.int64(i)
+    return top + 1
+
+
 @kernel(cache=True)
 def _unwind(L, R, U, D, C, S, first_node, stop_node, closed, trail, top, to):
     """Undo the trail down to height ``to`` (options unhidden, items relinked), last first."""
@@ -160,10 +170,7 @@ def multiplicity_search(links, color, option_of, option_first, option_stop, lowe
         if x == i:                                      # close i: no more of its options
             done_none[level] = True
             picked[level] = -1
-            unlink_lr(L, R, i)
-            closed[i] = True
-            trail[top] = -np.int64(i)
-            top += 1
+            top = _close(L, R, closed, trail, top, i)
             updates += 1
         else:
             r = option_of[x]
@@ -182,10 +189,7 @@ def multiplicity_search(links, color, option_of, option_first, option_stop, lowe
                                            option_of[z], trail, top)
                             updates += k
                             z = nxt
-                        unlink_lr(L, R, j)
-                        closed[j] = True
-                        trail[top] = -np.int64(j)
-                        top += 1
+                        top = _close(L, R, closed, trail, top, j)
                         updates += 1
                 else:
                     z = D[j]
