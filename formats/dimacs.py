@@ -73,7 +73,7 @@ def format_clauses_text(block: np.ndarray) -> bytes:
     ``%`` format of the whole chunk: ~0.1 µs per literal), for
     :func:`formats.compiled.interpreted` callers."""
     rows, width = block.shape
-    line = " ".join(["%d"] * width) + " 0\n"
+    line = "%d " * width + "0\n"
     return ((line * rows) % tuple(block.ravel().tolist())).encode("ascii")
 
 

@@ -76,9 +76,13 @@ def load(solver, blocks) -> None:
     bulk = bulk_capable(solver)
     run: list[np.ndarray] = []                    # arrays waiting for one bulk call
     for block in blocks:
-        if bulk and isinstance(block, np.ndarray) and block.ndim == 2 and block.all():
-            if block.size:
-                run.append(block)
+        if isinstance(block, np.ndarray) and block.ndim == 2 and block.shape[0] == 0:
+            continue                              # no clauses
+        # empty clauses (width 0) go through PySAT: the bulk loop would skip them, and a
+        # formula holding one is unsatisfiable
+        if bulk and isinstance(block, np.ndarray) and block.ndim == 2 and block.shape[1] \
+                and block.all():
+            run.append(block)
             continue
         _add_in_bulk(solver, run)
         run = []

@@ -69,3 +69,21 @@ def test_an_empty_grid_loads_and_solves():
     formula = sudoku_cnf.encode_reduced(Grid(3))
     found, model, _ = _solve(formula.blocks)
     assert found and is_solution_of(Grid(3), sudoku_cnf.decode(formula, model))
+
+
+@pytest.mark.parametrize("name", ["cadical195", "glucose4"])
+def test_an_empty_clause_makes_the_formula_unsatisfiable_in_bulk_too(name):
+    """A (1, 0) block is an empty clause: the formula has no model, whatever else it holds
+    (the bulk loop once skipped it: `race sat-solve` said SATISFIABLE; found by a fuzz test)."""
+    blocks = [np.array([[1, 2], [-1, 2]], np.int32), np.zeros((1, 0), np.int32),
+              np.zeros((0, 3), np.int32), np.array([[3, -2, 1]], np.int32)]
+    assert _solve(blocks, name)[0] is False
+    assert _solve([blocks[0], blocks[2], blocks[3]], name)[0] is True
+
+
+def test_race_sat_solve_answers_unsat_for_an_empty_clause():
+    from click.testing import CliRunner
+    from experiments.cli import main
+    for text in ("p cnf 1 1\n0\n", "p cnf 8 3\n 0\n-3 4 0\n5 -6 7 8 0\n"):
+        result = CliRunner().invoke(main, ["sat-solve", "-"], input=text)
+        assert result.exit_code == 20 and "s UNSATISFIABLE" in result.output

@@ -232,3 +232,13 @@ def test_the_reduced_formula_and_its_dimacs_are_the_same_interpreted():
         assert numpy_text == compiled_text
         assert np.array_equal(numpy_formula.var_cell, compiled_formula.var_cell)
         assert np.array_equal(numpy_formula.fixed, compiled_formula.fixed)
+
+
+@pytest.mark.parametrize("width", [0, 1, 2, 5])
+def test_the_dimacs_text_is_the_kernels_bytes_for_any_clause_width(width):
+    from formats.dimacs import format_clauses, format_clauses_text
+    rng = np.random.default_rng(width)
+    block = rng.integers(1, 10**6, size=(7, width)).astype(np.int32) * rng.choice([-1, 1], (7, width))
+    buffer = np.empty(7 * (12 * width + 2), np.uint8)
+    used = format_clauses(block.astype(np.int32), buffer)
+    assert format_clauses_text(block.astype(np.int32)) == bytes(buffer[:used])
