@@ -114,3 +114,23 @@ def test_a_manifest_naming_a_missing_file_is_an_error(tmp_path):
     (tmp_path / "set" / "sample_collection-000002.sudoku").unlink()
     with pytest.raises(RaceError, match="instance file 'sample_collection-000002.sudoku' is missing"):
         load_instance_set(tmp_path / "set", tmp_path)
+
+
+def test_a_manifest_that_lists_a_file_twice_races_it_once(tmp_path):
+    """A duplicated manifest row (audit L1): a warning naming the line, the instance raced
+    once, no damaged rows, and a resume that runs nothing."""
+    imported = tmp_path / "set"
+    assert CliRunner().invoke(main, ["import", str(COLLECTION), "-o", str(imported)]).exit_code == 0
+    lines = (imported / "manifest.csv").read_text().splitlines(keepends=True)
+    (imported / "manifest.csv").write_text("".join(lines + [lines[2]]))
+    args = ["run", "--instances", str(imported), "--solvers", "dlx", "--timeout", "60",
+            "--out", str(tmp_path / "r"), "--campaign", "twice"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert f"line {len(lines) + 1} lists" in result.stderr and "raced once" in result.stderr
+    assert "damaged" not in result.stderr
+    rows = _rows(tmp_path / "r" / "twice")
+    assert len(rows) == len(lines) - 1 == len({r["instance"] for r in rows})
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 0 and "0 to run" in again.stderr and "damaged" not in again.stderr
+    assert len(_rows(tmp_path / "r" / "twice")) == len(rows)
