@@ -3,8 +3,8 @@
 Words: a *kind* is what a generator makes (this module, ``race generate --kind``, the
 ``kind=`` line of an instance file); a campaign's *family* is a named set of instances
 it races, a kind with its options (``hard`` is the kind ``holes`` at the hardness peak:
-:mod:`experiments.harness.instance_families`; the ``kind`` column of runs.csv holds the
-family's label, kept under its old name so older campaigns still read).
+:mod:`experiments.harness.instance_families`; runs.csv's ``family`` column holds its key:
+:mod:`experiments.harness.identity`).
 
 Each kind is a function ``(n, streams, counter, **options) -> Puzzle``. Every
 kind takes ``fill``, how its solved grid is made (:data:`generators.unique.FILLS`:

@@ -28,9 +28,11 @@ def write_campaign(root: Path, rows: list[dict], meta: dict | None = None) -> Pa
         writer = csv.DictWriter(f, schema.COLUMNS)
         writer.writeheader()
         for row in rows:
+            unknown = set(row) - set(schema.COLUMNS)
+            assert not unknown, f"not a runs.csv column: {unknown}"   # never dropped silently
             writer.writerow({c: row.get(c, "") for c in schema.COLUMNS})
     base = {"campaign": root.name, "entrants": sorted({r["entrant"] for r in rows}, reverse=True),
-            "timeout_s": LIMIT, "instances": 4, "repeats": 1, "seed": 0, "kind": "unique"}
+            "timeout_s": LIMIT, "instances": 4, "repeats": 1, "seed": 0, "family_labels": "unique"}
     (root / "meta.json").write_text(json.dumps(base | (meta or {})))
     return root
 

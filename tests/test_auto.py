@@ -84,14 +84,14 @@ def test_the_committed_table_is_learned_from_the_reference_campaign():
 def test_learn_picks_the_most_wins_among_the_entrants_that_answered_most(tmp_path):
     rows = []
     for k in range(4):      # family "few" at n = 2 (25% empty): fast wins 3 but misses one; safe answers all
-        rows.append(run("fast", 2, f"f{k}", "timeout" if k == 3 else "solved", 0.1, kind="few", clues=12))
-        rows.append(run("safe", 2, f"f{k}", "solved", 0.2 if k < 3 else 0.5, kind="few", clues=12))
+        rows.append(run("fast", 2, f"f{k}", "timeout" if k == 3 else "solved", 0.1, family="few", clues=12))
+        rows.append(run("safe", 2, f"f{k}", "solved", 0.2 if k < 3 else 0.5, family="few", clues=12))
     for k in range(4):      # family "many" at n = 2 (75% empty): nobody answers
-        rows += [run(e, 2, f"m{k}", "timeout", None, kind="many", clues=4) for e in ("fast", "safe")]
+        rows += [run(e, 2, f"m{k}", "timeout", None, family="many", clues=4) for e in ("fast", "safe")]
     for k in range(2):      # n = 3, 50% empty: fast wins everything
-        rows += [run("fast", 3, f"t{k}", "solved", 0.1, kind="few", clues=40),
-                 run("safe", 3, f"t{k}", "solved", 0.3, kind="few", clues=40)]
-    rows.append(run("cmd:path=x", 3, "t0", "solved", 0.01, kind="few", clues=40))   # never picked
+        rows += [run("fast", 3, f"t{k}", "solved", 0.1, family="few", clues=40),
+                 run("safe", 3, f"t{k}", "solved", 0.3, family="few", clues=40)]
+    rows.append(run("cmd:path=x", 3, "t0", "solved", 0.01, family="few", clues=40))   # never picked
     campaign = analysis.load(write_campaign(tmp_path / "c", rows,
                                             {"entrants": ["fast", "safe", "cmd:path=x"]}))
     with pytest.raises(RaceError, match="no built-in entrant"):

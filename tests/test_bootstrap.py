@@ -128,11 +128,11 @@ def test_signed_rank_is_symmetric_in_the_sign(values):
 def test_summary_text_shows_intervals_and_families(tmp_path):
     from experiments.analysis.summary import summary_text
     from tests.test_analysis import run, write_campaign
-    rows = [run("a", n, f"{kind}{k}", "solved", 10.0 ** (n - 3) * (1 + k), kind=kind)
-            for kind in ("hard", "unique") for n in (2, 3) for k in range(5)]
-    rows += [run("a", 4, f"hard{k}", "timeout" if k < 2 else "solved", 0.5, kind="hard") for k in range(5)]
+    rows = [run("a", n, f"{family}{k}", "solved", 10.0 ** (n - 3) * (1 + k), family=family)
+            for family in ("hard", "unique") for n in (2, 3) for k in range(5)]
+    rows += [run("a", 4, f"hard{k}", "timeout" if k < 2 else "solved", 0.5, family="hard") for k in range(5)]
     campaign = analysis.load(write_campaign(tmp_path / "s", rows))
-    assert campaign.kinds == ["unique", "hard"]          # the assignment's family first
+    assert campaign.families == ["unique", "hard"]          # the assignment's family first
     text = summary_text(campaign)
     lines = text.splitlines()
     assert "95% CI" in lines[0]
@@ -140,7 +140,7 @@ def test_summary_text_shows_intervals_and_families(tmp_path):
     hard4 = next(line for line in lines if line.split()[:2] == ["a", "4"])
     assert "3/5" in hard4 and "> 10 s]" in hard4            # censored upper end of the interval
     table = analysis.summary(campaign)
-    r = table[(table["kind"] == "unique") & (table["n"] == 2)].iloc[0]
+    r = table[(table["family"] == "unique") & (table["n"] == 2)].iloc[0]
     assert r["median_lo"] <= r["median_s"] <= r["median_hi"]
     assert "unique: a" in text and "hard: a" in text and "x10 " in text
 

@@ -38,7 +38,7 @@ def test_same_times_are_ties_and_no_regression(tmp_path):
     old = campaign(tmp_path / "old", {"dlx": BASE, "sat": BASE})
     new = campaign(tmp_path / "new", {"dlx": BASE, "sat": BASE})
     result = campaign_diff.diff(analysis.load(old), analysis.load(new))
-    assert [(r.entrant, r.kind, r.n, r.pairs, r.ties) for r in result.rows] == \
+    assert [(r.entrant, r.family, r.n, r.pairs, r.ties) for r in result.rows] == \
         [("dlx", "unique", 2, 10, 10), ("sat", "unique", 2, 10, 10)]
     assert all(r.ratio.estimate == 1.0 and r.test.p == 1.0 for r in result.rows)
     assert campaign_diff.regressions(result, 1.2) == []

@@ -14,11 +14,11 @@ from experiments.cli import main
 from tests.test_analysis import LIMIT, run, write_campaign
 
 
-def cell(entrant: str, key: str, wall: float | None, n: int = 2, kind: str = "unique", repeat: int = 0,
+def cell(entrant: str, key: str, wall: float | None, n: int = 2, family: str = "unique", repeat: int = 0,
          status: str | None = None) -> dict:
     status = status or ("timeout" if wall is None else "solved")
-    return run(entrant, n, f"{kind}-{key}.sudoku", status, wall, repeat=repeat, kind=kind,
-               instance_sha256=f"sha-{kind}-{n}-{key}")
+    return run(entrant, n, f"{family}-{key}.sudoku", status, wall, repeat=repeat, family=family,
+               instance_sha256=f"sha-{family}-{n}-{key}")
 
 
 #: A's and B's times per instance (None: timeout). By hand, with a 5% tie tolerance:
@@ -32,15 +32,15 @@ TIMES = {"i1": (1.0, 0.5), "i2": (2.0, 2.05), "i3": (3.0, 9.0), "i4": (4.0, None
 def paired(tmp_path):
     rows = [cell(e, key, t) for key, pair in TIMES.items() for e, t in zip("ab", pair)]
     rows += [cell("a", "i7", 1.0),
-             cell("a", "h1", 1.0, n=3, kind="hard"), cell("b", "h1", 3.0, n=3, kind="hard")]
+             cell("a", "h1", 1.0, n=3, family="hard"), cell("b", "h1", 3.0, n=3, family="hard")]
     return write_campaign(tmp_path / "pair", rows, {"entrants": ["a", "b"]})
 
 
 def test_outcomes_ratio_and_test_by_hand(paired):
-    result = compare.compare(analysis.load(paired), "a", "b", kinds=["unique"])
+    result = compare.compare(analysis.load(paired), "a", "b", families=["unique"])
     assert len(result.rows) == 1
     row = result.rows[0]
-    assert (row.kind, row.n, row.pairs, row.a_wins, row.b_wins, row.ties) == ("unique", 2, 6, 2, 2, 2)
+    assert (row.family, row.n, row.pairs, row.a_wins, row.b_wins, row.ties) == ("unique", 2, 6, 2, 2, 2)
     # ratios B/A: 0.5, 1.025, 3, inf, 0.2, 1 (both censored) -> median (1 + 1.025) / 2
     assert row.ratio.estimate == pytest.approx(1.0125)
     assert row.ratio.low <= row.ratio.estimate <= row.ratio.high
@@ -55,14 +55,14 @@ def test_pairs_match_on_hash_n_and_kind(paired):
     pairs = compare.paired_times(campaign, "a", "b")
     assert len(pairs) == 7 and "unique-i7.sudoku" not in set(pairs["instance"])
     result = compare.compare(campaign, "a", "b")
-    assert [(r.kind, r.n, r.pairs) for r in result.rows] == [("unique", 2, 6), ("hard", 3, 1)]
+    assert [(r.family, r.n, r.pairs) for r in result.rows] == [("unique", 2, 6), ("hard", 3, 1)]
     hard = result.rows[1]
     assert (hard.a_wins, hard.b_wins, hard.ties, hard.ratio.estimate) == (1, 0, 0, 3.0)
-    assert compare.compare(campaign, "a", "b", n_values=[3]).rows[0].kind == "hard"
+    assert compare.compare(campaign, "a", "b", n_values=[3]).rows[0].family == "hard"
 
 
 def test_tolerance_decides_ties(paired):
-    wide = compare.compare(analysis.load(paired), "a", "b", kinds=["unique"], tolerance=2.5).rows[0]
+    wide = compare.compare(analysis.load(paired), "a", "b", families=["unique"], tolerance=2.5).rows[0]
     assert (wide.a_wins, wide.b_wins, wide.ties) == (1, 1, 4)   # 3 -> 9 and 5 -> 1 stay outside
 
 
@@ -104,12 +104,12 @@ def test_compare_on_the_reference_campaign():
     from tests.test_report import REFERENCE
     result = compare.compare(analysis.load(REFERENCE), "dlx", "sat")
     per_family = [*range(2, 11), None]
-    assert [(r.kind, r.n) for r in result.rows] == \
+    assert [(r.family, r.n) for r in result.rows] == \
         [(k, n) for k in ("unique", "hard", "holes") for n in per_family]
     assert all(r.pairs == (90 if r.n is None else 10) for r in result.rows)
     assert all(r.a_wins + r.b_wins + r.ties == r.pairs for r in result.rows)
     # n = 10 at 33% holes: DLX times out on all ten, SAT answers all ten (ratio 0: only B)
-    (holes10,) = [r for r in result.rows if (r.kind, r.n) == ("holes", 10)]
+    (holes10,) = [r for r in result.rows if (r.family, r.n) == ("holes", 10)]
     assert (holes10.b_wins, holes10.a_wins, holes10.ratio.estimate) == (10, 0, 0)
 
 
@@ -130,7 +130,7 @@ def test_comparison_text_exactly():
     # columns: family <9, n >4, pairs >7, A faster >10, B faster >10, ties >6, median >12, two
     # spaces, CI <17, p >14; 100 * 0.7 = 70 (%), 26/32 = 0.8125 -> "0.81" (2 significant digits)
     assert compare.comparison_text(result).split("\n") == [
-        "campaign camp: A = a, B = b (paired on identical instances: instance_sha256, n, kind)",
+        "campaign camp: A = a, B = b (paired on identical instances: instance_sha256, n, family)",
         "family      n  pairs  A faster  B faster  ties  median B/A  95% CI            signed-rank p",
         "-" * 91,
         "unique      2      6         2         2     2        1.01  [0.5, inf]                 0.81",
@@ -159,10 +159,10 @@ def test_pairs_are_ordered_by_family_then_n(tmp_path):
     from tests.test_compare import cell, write_campaign
     # the assignment's families in their order (unique, minimal, hard), any other family after
     keys = [("zeta", 1), ("hard", 2), ("unique", 3), ("minimal", 4)]
-    rows = [cell(e, "i", 1.0, n=n, kind=kind) for kind, n in keys for e in "ab"]
+    rows = [cell(e, "i", 1.0, n=n, family=family) for family, n in keys for e in "ab"]
     campaign = analysis.load(write_campaign(tmp_path / "f", rows, {"entrants": ["a", "b"]}))
     pairs = compare.paired_times(campaign, "a", "b")
-    assert list(zip(pairs["kind"], pairs["n"])) == [("unique", 3), ("minimal", 4), ("hard", 2), ("zeta", 1)]
+    assert list(zip(pairs["family"], pairs["n"])) == [("unique", 3), ("minimal", 4), ("hard", 2), ("zeta", 1)]
 
 
 def test_spread_warnings_note_and_two_repeats(tmp_path):
@@ -188,7 +188,7 @@ def test_instances_without_a_hash_pair_by_name_and_sort_by_family_n_name(tmp_pat
     rows[0]["instance_sha256"] = rows[2]["instance_sha256"] = "nan"   # as pandas wrote a missing one
     pairs = compare.paired_times(analysis.load(write_campaign(tmp_path / "h", rows, {"entrants": ["a", "b"]})),
                                  "a", "b")
-    assert list(pairs.columns) == ["kind", "n", "key", "instance", "time_a", "time_b"]
+    assert list(pairs.columns) == ["family", "n", "key", "instance", "time_a", "time_b"]
     assert pairs.index.tolist() == [0, 1, 2]
     assert pairs.values.tolist() == [["unique", 2, "x", "x", 2.0, 2.0], ["unique", 2, "y", "y", 1.0, 1.0],
                                      ["unique", 3, "w", "w", 1.0, 1.0]]
@@ -201,7 +201,7 @@ def test_compare_pools_two_n_of_a_family(tmp_path):
     result = compare.compare(analysis.load(write_campaign(tmp_path / "p", rows, {"entrants": ["a", "b"]})),
                              "a", "b")
     assert (result.campaign, result.a, result.b, result.tolerance) == ("p", "a", "b", compare.TOLERANCE)
-    assert [(r.kind, r.n, r.pairs, r.a_wins, r.ratio.estimate) for r in result.rows] == [
+    assert [(r.family, r.n, r.pairs, r.a_wins, r.ratio.estimate) for r in result.rows] == [
         ("unique", 2, 2, 2, 2.0), ("unique", 3, 2, 2, 2.0), ("unique", None, 4, 4, 2.0)]
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from experiments.harness import config as harness_config
-from experiments.harness import records
+from experiments.harness import records, schema
 from solvers import registry
 from solvers.interface import RawAnswer, Solver
 
@@ -72,7 +72,7 @@ def test_counters_and_phases_beyond_the_schema_are_kept_in_extra():
     from experiments.harness.entrants import Entrant
     from experiments.harness.scheduling import Cell
     entrant = Entrant("rich", "rich", "x:Rich", {}, {})
-    row = records.make_row("c", "unique", 0, 1.0, entrant, Cell("rich", 2, "i", 0, None, "unique"),
+    row = records.make_row("c", 0, 1.0, entrant, Cell("rich", 2, "i", 0, None, "unique"),
                            {"status": "solved", "verified": True, "wall_s": 0.1,
                             "counters": {"nodes": 3, "restarts": 2}, "times": {"search": 0.1,
                                                                                "tune": 0.01}})
@@ -85,12 +85,12 @@ def test_the_defaults_of_a_campaign_are_defined_once():
     from experiments.cli import landscape, run
     from experiments.harness.config import DEFAULTS, LANDSCAPE_DEFAULTS, Config
     options = {o.name: o.default for o in run.run.params}
-    assert options["instances"] == DEFAULTS["instances"] and options["kind"] == DEFAULTS["kind"]
+    assert options["instances"] == DEFAULTS["instances"] and options["family_labels"] == DEFAULTS["families"]
     assert options["timeout"] == DEFAULTS["timeout_s"] and options["n_text"] == DEFAULTS["n"]
     config = Config(n_values=[2], entrants=[])
-    assert (config.instances, config.kind, config.timeout_s, config.memory_mb) == (
-        DEFAULTS["instances"], DEFAULTS["kind"], DEFAULTS["timeout_s"], DEFAULTS["memory_mb"])
-    assert [f.label for f in config.families] == DEFAULTS["kind"].split(",")
+    assert (config.instances, config.family_labels, config.timeout_s, config.memory_mb) == (
+        DEFAULTS["instances"], DEFAULTS["families"], DEFAULTS["timeout_s"], DEFAULTS["memory_mb"])
+    assert [f.label for f in config.families] == DEFAULTS["families"].split(",")
     landscape_options = {o.name: o.default for o in landscape.landscape.params}
     assert landscape_options["holes_text"] == LANDSCAPE_DEFAULTS["holes"]
     assert landscape_options["instances"] == LANDSCAPE_DEFAULTS["instances"]
@@ -167,3 +167,26 @@ def test_no_import_circle():
         if module not in index:
             visit(module)
     assert not circles, f"import circles: {circles}"
+
+
+def test_kind_names_only_a_generator_in_the_campaign_code():
+    """One word per idea (issue 24 item 5): in experiments/, ``kind`` is a generator kind;
+    a campaign's instance set is a *family*. No runs.csv column, table column, meta key or
+    attribute of a campaign is spelled ``kind`` (the old names are read in one place:
+    experiments/harness/identity.py)."""
+    generator_kind = {   # these subscripts read a generator kind, rightly
+        ROOT / "experiments/harness/instances.py",        # manifest.csv rows
+        ROOT / "experiments/report/instance_grids.py",    # a puzzle file's name
+        ROOT / "experiments/harness/identity.py",         # the old runs.csv column, upgraded
+    }
+    found = []
+    for path, tree in sources("experiments"):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
+                    and node.slice.value == "kind" and path not in generator_kind:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+            if isinstance(node, ast.Attribute) and node.attr in ("kinds", "kind_text"):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, found
+    assert "kind" not in schema.COLUMNS and "family" in schema.COLUMNS
+    assert "kind" not in harness_config.DEFAULTS

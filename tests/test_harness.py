@@ -33,7 +33,7 @@ from tests.conftest import full_grid, puzzle_from
 from tests.fake_solvers import fake_registry
 
 ROOT = Path(__file__).resolve().parent.parent
-META_KEYS = {"campaign", "command", "commands", "created_at", "n_values", "entrants", "kind", "seed", "instances",
+META_KEYS = {"campaign", "command", "commands", "created_at", "n_values", "entrants", "family_labels", "seed", "instances",
              "repeats", "timeout_s", "memory_mb", "jobs", "executor", "git_commit", "python",
              "packages", "kissat_version", "machine", "families", "order", "pinning",
              "machine_state", "calibration", "runs_conditions"}
@@ -305,11 +305,11 @@ def test_dask_local_cluster_gives_the_same_records(out, fakes):
     (["--solvers", "backtracking", "--executor", "dask"], "--scheduler"),
     (["--solvers", "backtracking", "--scheduler", "tcp://x:1"], "only used with"),
     (["--solvers", "backtracking", "--executor", "dask", "--scheduler", "bogus://x"], "dask scheduler"),
-    (["--solvers", "backtracking", "--kind", "unique", "--holes", "0.5"], "goes with --kind unsat or holes"),
+    (["--solvers", "backtracking", "--kind", "unique", "--holes", "0.5"], "goes with --family unsat or holes"),
     (["--solvers", "backtracking", "--kind", "holes", "--holes", "1.5"], "[0, 1]"),
     (["--solvers", "backtracking", "--kind", "holes", "--holes", "lots"], "[0, 1]"),
-    (["--solvers", "backtracking", "--base", "minimal"], "goes with --kind unsat"),
-    (["--solvers", "backtracking", "--kind", "nosuch"], "unknown kind"),
+    (["--solvers", "backtracking", "--base", "minimal"], "goes with --family unsat"),
+    (["--solvers", "backtracking", "--kind", "nosuch"], "unknown family"),
 ])
 def test_bad_input_exits_2_with_one_line(tmp_path, args, needle):
     r = race(tmp_path, *args)
@@ -338,17 +338,17 @@ def test_holes_campaign_passes_the_options_to_the_generator(tmp_path):
 def test_rows_censor_at_the_limit_and_refuse_unknown_statuses():
     (entrant,) = parse_entrants("backtracking")
     cell = Cell("backtracking", 2, "i0", 0)
-    timeout = records.make_row("c", "unique", 0, 7.5, entrant, cell,
+    timeout = records.make_row("c", 0, 7.5, entrant, cell,
                                {"status": "timeout", "wall_s": 9.9, "counters": {"nodes": 3}})
     assert (timeout["status"], timeout["wall_s"], timeout["cpu_s"]) == ("timeout", 7.5, 7.5)
     assert "nodes" not in timeout and timeout["verified"] is False
-    solved = records.make_row("c", "unique", 0, 7.5, entrant, cell,
+    solved = records.make_row("c", 0, 7.5, entrant, cell,
                               {"status": schema.Status.SOLVED, "verified": True, "wall_s": 0.25,
                                "times": {"search": 0.5, "bogus": 1.0}, "counters": {"nodes": 3}})
     assert (solved["status"], solved["wall_s"], solved["t_search"], solved["nodes"]) == \
         ("solved", 0.25, 0.5, 3)
     assert "t_bogus" not in solved
-    odd = records.make_row("c", "unique", 0, 7.5, entrant, cell, {"status": "maybe"})
+    odd = records.make_row("c", 0, 7.5, entrant, cell, {"status": "maybe"})
     assert odd["status"] == "error" and "'maybe'" in odd["message"]
     assert schema.answered("solved", "True") and schema.answered("unsat", "")
     assert not schema.answered("solved", "") and not schema.answered("solved", float("nan"))
@@ -490,7 +490,7 @@ def test_the_escalation_sweep_is_not_quadratic_in_the_campaign(out, monkeypatch)
     from experiments.harness.scheduling import run
     cells = 120
     write_instances(out, 2, cells)
-    config = Config(n_values=[2], entrants=parse_entrants("backtracking"), kind="unique",
+    config = Config(n_values=[2], entrants=parse_entrants("backtracking"), family_labels="unique",
                     instances=cells, timeout_s=10.0, memory_mb=4096.0, jobs=1, out=out,
                     campaign="sweeps", command="test", order="fixed", pin=False)
     sweeps = []

@@ -348,7 +348,7 @@ def test_long_entrant_names_are_never_cut_or_misaligned(tmp_path):
     from tests.test_analysis import run, write_campaign
     long_a = "cmd:path=/a/very/long/path/to/solver-one,args=--x"
     long_b = "cmd:path=/a/very/long/path/to/solver-one,args=--y"
-    rows = [run(e, 2, f"i{k}", "solved", 0.5, kind="holes", holes=0.5) for e in (long_a, long_b)
+    rows = [run(e, 2, f"i{k}", "solved", 0.5, family="holes", holes=0.5) for e in (long_a, long_b)
             for k in range(2)]
     campaign = statistics.load(write_campaign(tmp_path / "c", rows, {"entrants": [long_a, long_b]}))
     lines = summary_text(campaign).splitlines()

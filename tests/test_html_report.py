@@ -51,13 +51,13 @@ def campaign_dir(tmp_path_factory) -> Path:
     for n in (2, 3):
         for index in range(3):
             instance, sha = _instance(root, n, index, write=n == 2)
-            common = {"instance_sha256": sha, "kind": "holes", "holes": 0.5, "clues": 8 if n == 2 else 40}
+            common = {"instance_sha256": sha, "family": "holes", "holes": 0.5, "clues": 8 if n == 2 else 40}
             search_status = "timeout" if (n, index) == (3, 2) else "solved"
             rows.append(run("search", n, instance, search_status, 0.001 * (index + 1) * n ** 3,
                             nodes=100 * (index + 1) * n, **common))
             rows.append(run("sat", n, instance, "solved", 0.002 * (index + 1) * n, conflicts=index * n,
                             t_encode=0.001, t_search=0.0005, **common))
-    meta = {"entrants": ["search", "sat"], "kind": "holes",
+    meta = {"entrants": ["search", "sat"], "family_labels": "holes",
             "families": {"holes": {"label": "holes", "kind": "holes",
                                    "options": {"2": OPTIONS, "3": OPTIONS}}},
             "git_commit": "abc123-dirty", "machine": {"cpu_model": "Test CPU", "cores": 2}}
@@ -128,14 +128,14 @@ def test_a_grid_that_does_not_match_its_sha256_is_left_out_with_the_reason(tmp_p
     instance, sha = _instance(tmp_path, 2, 0, write=True)
     (tmp_path / "instances" / instance).write_text((tmp_path / "instances" / instance).read_text()
                                                   .replace("# kind=holes", "# kind=holes\n# edited=1"))
-    rows = [run("a", 2, instance, "solved", 0.1, instance_sha256=sha, kind="holes")]
+    rows = [run("a", 2, instance, "solved", 0.1, instance_sha256=sha, family="holes")]
     campaign = analysis.load(write_campaign(tmp_path / "c", rows))
     grids, missing = instance_grids.campaign_grids(campaign)
     assert grids == {} and missing == {instance: "the file puzzle does not match the recorded sha256"}
 
 
 def test_an_instance_without_file_or_generator_identity_is_reported(tmp_path):
-    rows = [run("a", 2, "mine/puzzle.txt", "solved", 0.1, instance_sha256="00", kind="unique")]
+    rows = [run("a", 2, "mine/puzzle.txt", "solved", 0.1, instance_sha256="00", family="unique")]
     campaign = analysis.load(write_campaign(tmp_path / "c", rows))
     grids, missing = instance_grids.campaign_grids(campaign)
     assert grids == {} and "no instance file" in missing["mine/puzzle.txt"]

@@ -61,10 +61,10 @@ def test_peak_table_update_keeps_other_rows_and_nearest_rule(tmp_path):
 
 
 @pytest.mark.parametrize("kind, given, needle", [
-    ("unique", {"holes": "0.5"}, "--holes goes with --kind unsat or holes"),
+    ("unique", {"holes": "0.5"}, "--holes goes with --family unsat or holes"),
     ("unique,hard", {"pattern": "random"}, "hard fixes its holes and pattern"),
-    ("unique,minimal", {"base": "minimal"}, "--base goes with --kind unsat"),
-    ("unique,nosuch", {}, "unknown kind 'nosuch'"),
+    ("unique,minimal", {"base": "minimal"}, "--base goes with --family unsat"),
+    ("unique,nosuch", {}, "unknown family 'nosuch'"),
     ("holes", {"holes": "2"}, "[0, 1]"),
 ])
 def test_family_options_go_to_the_families_that_take_them(kind, given, needle):
@@ -83,17 +83,17 @@ def test_family_options_reach_each_family_in_canonical_form():
 
 # -- several families in one campaign -------------------------------------------------------
 def test_one_campaign_races_several_families_and_resumes(tmp_path):
-    r = race(tmp_path, "--n", "2", "--kind", "unique,hard", "--solvers", "backtracking",
+    r = race(tmp_path, "--n", "2", "--family", "unique,hard", "--solvers", "backtracking",
              "--instances", "2", "--timeout", "30")
     assert r.exit_code == 0, r.output
     name = "race-n2-unique+hard-s0-i2-t30"
     rows = records.read_rows(tmp_path / name / "runs.csv")
-    assert sorted((row["kind"], row["holes"]) for row in rows) == [
+    assert sorted((row["family"], row["holes"]) for row in rows) == [
         ("hard", f"{hardness_peaks.peak_holes(2):.9g}")] * 2 + [("unique", "")] * 2
     assert len({row["instance"] for row in rows}) == 4
     assert all(row["status"] == "solved" for row in rows)
     for row in rows:
-        if row["kind"] == "hard":
+        if row["family"] == "hard":
             meta = grid_text.read(tmp_path / "instances" / row["instance"]).metadata
             assert (float(meta["holes"]), meta["pattern"]) == (hardness_peaks.peak_holes(2),
                                                                "balanced")
@@ -113,15 +113,15 @@ def test_a_resume_may_add_a_family_but_not_drop_one(tmp_path):
     assert grown.exit_code == 0, grown.output
     after = records.read_rows(tmp_path / "grow" / "runs.csv")
     assert after[:len(rows)] == rows                       # the hard row is kept, not re-run
-    assert sorted(row["kind"] for row in after) == ["hard", "unique"]
+    assert sorted(row["family"] for row in after) == ["hard", "unique"]
     meta = json.loads((tmp_path / "grow" / "meta.json").read_text())
-    assert meta["kind"] == "unique,hard" and set(meta["families"]) == {"hard", "unique"}
-    assert [c["command"].split(" --kind ")[1].split()[0] for c in meta["commands"]] == \
+    assert meta["family_labels"] == "unique,hard" and set(meta["families"]) == {"hard", "unique"}
+    assert [c["command"].split(" --family ")[1].split()[0] for c in meta["commands"]] == \
         ["hard", "unique,hard"]                            # how each part was made
     assert all(c["n_values"] == [2] for c in meta["commands"])
     dropped = race(tmp_path, "--kind", "unique", *args)
     assert dropped.exit_code == 2
-    assert "kind='unique,hard'" in dropped.stderr and "not drop" in dropped.stderr
+    assert "--family 'unique,hard'" in dropped.stderr and "not drop" in dropped.stderr
     assert records.read_rows(tmp_path / "grow" / "runs.csv") == after
 
 
@@ -257,3 +257,43 @@ def test_landscape_legend_names_every_entrant_even_those_absent_from_the_last_pa
     labels = [t.get_text() for t in fig.axes[-1].get_legend().get_texts()]
     assert sorted(labels) == ["backtracking", "dlx", "kissat", "sat"]
     assert (tmp_path / "landscape.png").stat().st_size > 0
+
+
+# -- one word per idea: the family column (issue 24 item 5) -----------------------------------
+REFERENCE = Path(__file__).resolve().parent.parent / "results" / "reference-n2-10"
+
+
+def test_a_runs_csv_with_the_old_kind_column_reads_and_resumes_as_today(tmp_path):
+    header = (REFERENCE / "runs.csv").read_text().split("\n", 1)[0].split(",")
+    assert "kind" in header and "family" not in header      # written before the rename
+    rows = records.read_rows(REFERENCE / "runs.csv")
+    assert {row["family"] for row in rows} == {"unique", "hard", "holes@0.33"}
+    assert all("kind" not in row for row in rows)
+    campaign = statistics.load(REFERENCE)
+    assert campaign.families == ["unique", "hard", "holes"]   # no two share a label: named by it
+    assert set(campaign.runs["family_key"]) == {"unique", "hard", "holes@0.33"}
+    copy = tmp_path / "runs.csv"
+    copy.write_bytes((REFERENCE / "runs.csv").read_bytes())
+    cells = records.done_keys(copy)
+    records.set_aside(copy)                                  # what a resume does first
+    assert copy.read_text().split("\n", 1)[0] == ",".join(schema.COLUMNS)
+    assert records.done_keys(copy) == cells and len(cells) == len(rows)
+
+
+def test_families_sharing_a_label_are_told_apart_by_their_key(tmp_path):
+    from tests.test_analysis import run, write_campaign
+    rows = [run(e, 2, f"i{k}", "solved", (1 + k) * (2 if e == "b" else 1) * (10 if share == 0.5 else 1),
+                family=f"holes@{share}", holes=share, instance_sha256=f"{share}-{k}")
+            for share in (0.3, 0.5) for e in "ab" for k in range(3)]
+    campaign = statistics.load(write_campaign(tmp_path / "c", rows, {"family_labels": "holes"}))
+    assert campaign.families == ["holes@0.3", "holes@0.5"]
+    table = statistics.summary(campaign)
+    medians = {(r.family, r.entrant): r.median_s for r in table.itertuples()}
+    assert medians == {("holes@0.3", "a"): 2.0, ("holes@0.3", "b"): 4.0,
+                       ("holes@0.5", "a"): 20.0, ("holes@0.5", "b"): 40.0}
+    from experiments.analysis import compare
+    both = compare.compare(campaign, "a", "b", families=["holes"])        # a label takes both
+    assert [(r.family, r.pairs) for r in both.rows if r.n is not None] == [("holes@0.3", 3),
+                                                                          ("holes@0.5", 3)]
+    one = compare.compare(campaign, "a", "b", families=["holes@0.5"])
+    assert {r.family for r in one.rows} == {"holes@0.5"}

@@ -30,33 +30,33 @@ SECTIONS = ["The problem", "Three methods", "File formats and data structures",
             "Instances: the generator", "Experimental design", "Results", "Discussion", "References"]
 
 
-def _status(kind: str, entrant: str, n: int, k: int, t: float, limit: float) -> str:
+def _status(family: str, entrant: str, n: int, k: int, t: float, limit: float) -> str:
     """unique: backtracking times out at n = 4 (then skipped); hard: backtracking from
     n = 3, DLX on one instance at n = 4, anything slower than the limit."""
-    if entrant == "backtracking" and n >= (4 if kind == "unique" else 3):
+    if entrant == "backtracking" and n >= (4 if family == "unique" else 3):
         return "timeout" if k == 0 else "skipped"
-    if kind == "hard" and entrant == "dlx" and n == 4 and k == 0:
+    if family == "hard" and entrant == "dlx" and n == 4 and k == 0:
         return "timeout"
     return "timeout" if t > limit else "solved"
 
 
-def synthetic_campaign(root: Path, kinds: tuple[str, ...] = ("unique",)) -> Path:
+def synthetic_campaign(root: Path, families: tuple[str, ...] = ("unique",)) -> Path:
     """Four entrants (backtracking, dlx, sat, kissat) x n = 2..4 x 3 instances per family,
     with counters and phases as each solver reports them; unique: one timeout and one
     skipped n; hard (100 times slower, see :func:`_status`): more censoring."""
     rows = []
     limit = 5.0
-    for kind, (e, (base, growth)) in itertools.product(kinds, {
+    for family, (e, (base, growth)) in itertools.product(families, {
             "backtracking": (1e-5, 300.0), "dlx": (2e-5, 8.0), "sat": (1e-3, 6.0),
             "kissat": (5e-3, 4.0)}.items()):
         for n in (2, 3, 4):
             for k in range(3):
-                t = base * growth ** (n - 2) * (1 + k) * (100 if kind == "hard" else 1)
-                status = _status(kind, e, n, k, t, limit)
+                t = base * growth ** (n - 2) * (1 + k) * (100 if family == "hard" else 1)
+                status = _status(family, e, n, k, t, limit)
                 r = {c: "" for c in schema.COLUMNS}
-                r.update(campaign="syn", entrant=e, solver=e, n=n, kind=kind, seed=0,
-                         instance=f"{kind}-n{n}-{k}.sudoku", instance_sha256=f"{kind}{n}{k}",
-                         clues=n ** 4 // 2 if kind == "unique" else n ** 4 * 2 // 5, repeat=0, status=status,
+                r.update(campaign="syn", entrant=e, solver=e, n=n, family=family, seed=0,
+                         instance=f"{family}-n{n}-{k}.sudoku", instance_sha256=f"{family}{n}{k}",
+                         clues=n ** 4 // 2 if family == "unique" else n ** 4 * 2 // 5, repeat=0, status=status,
                          verified=status == "solved", timeout_s=limit, iterations=1,
                          params=json.dumps({"backend": "kissat", "encoding": "extended"} if e == "kissat"
                                            else {"backend": "cadical195", "encoding": "extended"}
@@ -81,7 +81,7 @@ def synthetic_campaign(root: Path, kinds: tuple[str, ...] = ("unique",)) -> Path
         writer.writerows(rows)
     meta = {"campaign": "syn", "command": "race run --n 2..4 --instances 3 --timeout 5",
             "created_at": "2026-11-21T20:00:00.000Z", "n_values": [2, 3, 4],
-            "entrants": ["backtracking", "dlx", "sat", "kissat"], "kind": ",".join(kinds), "seed": 0,
+            "entrants": ["backtracking", "dlx", "sat", "kissat"], "family_labels": ",".join(families), "seed": 0,
             "instances": 3, "repeats": 1, "timeout_s": limit, "memory_mb": 4096.0, "jobs": 2,
             "executor": "local", "git_commit": "0123456789abcdef-dirty", "python": "3.11.7",
             "packages": {"numpy": "2.0", "numba": "0.60", "python-sat": "1.8.dev30"},
@@ -116,7 +116,7 @@ def small_campaign(tmp_path_factory) -> Path:
     """A real campaign: `race run --n 2..3 --instances 2 --solvers backtracking,dlx --timeout 10`."""
     out = tmp_path_factory.mktemp("race")
     proc = subprocess.run([*race_command(), "run", "--n", "2..3", "--instances", "2", "--solvers",
-                           "backtracking,dlx", "--kind", "unique", "--timeout", "10", "--jobs", "1", "--out", str(out),
+                           "backtracking,dlx", "--family", "unique", "--timeout", "10", "--jobs", "1", "--out", str(out),
                            "--campaign", "small"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return out / "small"
@@ -278,12 +278,12 @@ def test_reference_campaign_is_complete():
     campaign = analysis.load(REFERENCE)
     table = analysis.summary(campaign)
     assert campaign.n_values == list(range(2, 11))
-    assert campaign.kinds == ["unique", "hard", "holes"]
+    assert campaign.families == ["unique", "hard", "holes"]
     assert {"backtracking", "dlx", "sat", "kissat"} <= set(campaign.entrants)
     assert len(table) == 3 * 9 * len(campaign.entrants)
     assert (table["total"] >= 10).all()
     assert table["wrong"].sum() == 0 and table["error"].sum() == 0
-    sat = table[(table["kind"] == "holes") & (table["entrant"] == "sat")]
+    sat = table[(table["family"] == "holes") & (table["entrant"] == "sat")]
     assert (sat["solved"] == sat["total"]).all()
     landscape = REFERENCE.parent / "reference-landscape"
     assert (landscape / "landscape.pdf").is_file() and (landscape / "runs.csv").is_file()
@@ -350,7 +350,7 @@ def test_report_text_fits_six_pages(tmp_path):
 
 @pytest.fixture(scope="session")
 def families(tmp_path_factory) -> Path:
-    return synthetic_campaign(tmp_path_factory.mktemp("fam") / "fam", kinds=("hard", "unique"))
+    return synthetic_campaign(tmp_path_factory.mktemp("fam") / "fam", families=("hard", "unique"))
 
 
 def test_scatter_draws_pairs_and_censored_runs_at_the_limit(synthetic):
@@ -371,9 +371,9 @@ def test_scatter_draws_pairs_and_censored_runs_at_the_limit(synthetic):
 
 def test_families_group_tables_figures_and_macros(families, tmp_path):
     campaign = analysis.load(families)
-    assert campaign.kinds == ["unique", "hard"]
+    assert campaign.families == ["unique", "hard"]
     table = analysis.summary(campaign)
-    assert list(dict.fromkeys(table["kind"])) == ["unique", "hard"] and len(table) == 2 * 4 * 3
+    assert list(dict.fromkeys(table["family"])) == ["unique", "hard"] and len(table) == 2 * 4 * 3
     written = report.write_generated(campaign, tmp_path)
     gen = tmp_path / "generated"
     summary = (gen / "table_summary.tex").read_text()
@@ -385,7 +385,7 @@ def test_families_group_tables_figures_and_macros(families, tmp_path):
     assert macros["dlxSolvedTotal"] == "9/9"                     # per-n macros: the unique family
     assert macros["hardDlxMaxAllSolvedN"] == "3" and macros["hardDlxFirstFailN"] == "4"
     assert macros["hardSatLargestN"] == "3" and macros["hardBacktrackingMaxAllSolvedN"] == "2"
-    assert macros["hardHolesPct"] == "60" and macros["campaignKind"] == "unique, hard"
+    assert macros["hardHolesPct"] == "60" and macros["campaignFamilies"] == "unique, hard"
     # the head to head is dlx vs sat on the last family (hard), all n pooled: 9 pairs, dlx
     # faster on all; at n = 4 DLX's timeout meets SAT's censored median
     assert (macros["headToHeadFamily"], macros["headToHeadPairs"]) == ("hard", "9")

@@ -47,7 +47,7 @@ def test_instance_times_status_and_repeats(tmp_path):
             run("a", 3, "i3", "unsat", 2.0, verified=""), run("a", 3, "i4", "solved", None)]
     c = analysis.load(write_campaign(tmp_path / "t", rows))
     t = analysis.instance_times(c.runs)
-    assert list(t.columns) == ["entrant", "kind", "n", "instance", "instance_sha256", "time",
+    assert list(t.columns) == ["entrant", "family", "n", "instance", "instance_sha256", "time",
                                "status", "repeats", "spread"]
     assert list(t["instance"]) == ["i2", "i1", "i0", "i3", "i4"]     # first-seen order
     got = {r.instance: (r.n, r.time, r.status, r.repeats) for r in t.itertuples()}

@@ -14,14 +14,14 @@ WRONG_HEAD = ("!!! WRONG ANSWERS: {} cell(s) gave a wrong answer (a grid that is
 
 
 def two_families(tmp_path) -> analysis.Campaign:
-    rows = [run("a", n, f"u{n}-{k}", "solved", t, kind="unique") for n, t in ((2, 0.2), (3, 2.0))
+    rows = [run("a", n, f"u{n}-{k}", "solved", t, family="unique") for n, t in ((2, 0.2), (3, 2.0))
             for k in range(3)]
-    rows += [run("b", 2, f"u2-{k}", "solved", 0.5, kind="unique") for k in range(2)]
-    rows += [run("b", 2, "u2-2", "unsat", 0.1, kind="unique")]
-    rows += [run("b", 3, f"u3-{k}", s, 1.0, kind="unique", message="not a solution")
+    rows += [run("b", 2, f"u2-{k}", "solved", 0.5, family="unique") for k in range(2)]
+    rows += [run("b", 2, "u2-2", "unsat", 0.1, family="unique")]
+    rows += [run("b", 3, f"u3-{k}", s, 1.0, family="unique", message="not a solution")
              for k, s in enumerate(("timeout", "memout", "wrong"))]
-    rows += [run("a", 2, f"h{k}", "skipped", None, kind="hard") for k in range(2)]
-    rows += [run("b", 2, f"h{k}", s, 0.3, kind="hard") for k, s in enumerate(("error", "unknown", "skipped"))]
+    rows += [run("a", 2, f"h{k}", "skipped", None, family="hard") for k in range(2)]
+    rows += [run("b", 2, f"h{k}", s, 0.3, family="hard") for k, s in enumerate(("error", "unknown", "skipped"))]
     return analysis.load(write_campaign(tmp_path / "s", rows, {"entrants": ["a", "b"]}))
 
 

@@ -2,7 +2,7 @@
 entrant slower? How does this machine compare with that one?
 
 Cells of the two campaigns are paired by ``instance_sha256`` (the file name when a
-campaign has no hashes), family (``kind``) and n, entrant with the same entrant spec, or
+campaign has no hashes), family and n, entrant with the same entrant spec, or
 renamed with ``--as OLD_SPEC=NEW_SPEC``. Each side's time on an instance is the median of
 its repeats (``inf`` when censored), as in :mod:`experiments.analysis.compare`; per
 entrant, family and n the rows give the pairs, how often NEW was faster / slower / tied,
@@ -35,7 +35,7 @@ from formats.errors import RaceError
 class DiffRow:
     """One entrant on one family and n: ``old`` faster / ``new`` faster / ties, NEW/OLD."""
     entrant: str
-    kind: str
+    family: str
     n: int
     pairs: int
     old_wins: int
@@ -99,35 +99,35 @@ def entrant_pairs(old: analysis.Campaign, new: analysis.Campaign, entrants: list
     return pairs
 
 
-def _times(campaign: analysis.Campaign, entrant: str, n_values, kinds) -> pd.DataFrame:
+def _times(campaign: analysis.Campaign, entrant: str, n_values, families) -> pd.DataFrame:
     runs = campaign.runs[campaign.runs["entrant"] == entrant]
     if n_values:
         runs = runs[runs["n"].isin(n_values)]
-    if kinds:
-        runs = runs[runs["kind"].isin(kinds)]
+    if families:
+        runs = runs[analysis.of_families(runs["family"], families)]
     times = analysis.instance_times(runs)
     times["key"] = np.where(times["instance_sha256"].isin(["", "nan"]), times["instance"],
                             times["instance_sha256"])
-    return times[["kind", "n", "key", "instance", "time"]]
+    return times[["family", "n", "key", "instance", "time"]]
 
 
 def paired_times(old: analysis.Campaign, new: analysis.Campaign, old_entrant: str,
                  new_entrant: str, n_values: list[int] | None = None,
-                 kinds: list[str] | None = None) -> pd.DataFrame:
-    """One row per instance both sides ran: kind, n, key, instance, time_old, time_new."""
-    left = _times(old, old_entrant, n_values, kinds)
-    right = _times(new, new_entrant, n_values, kinds).drop(columns="instance")
-    pairs = left.merge(right, on=["kind", "n", "key"], suffixes=("_old", "_new"))
-    return pairs.sort_values(["kind", "n", "instance"]).reset_index(drop=True)
+                 families: list[str] | None = None) -> pd.DataFrame:
+    """One row per instance both sides ran: family, n, key, instance, time_old, time_new."""
+    left = _times(old, old_entrant, n_values, families)
+    right = _times(new, new_entrant, n_values, families).drop(columns="instance")
+    pairs = left.merge(right, on=["family", "n", "key"], suffixes=("_old", "_new"))
+    return pairs.sort_values(["family", "n", "instance"]).reset_index(drop=True)
 
 
-def diff_row(entrant: str, kind: str, n: int, pairs: pd.DataFrame, tolerance: float,
+def diff_row(entrant: str, family: str, n: int, pairs: pd.DataFrame, tolerance: float,
              factor: float = 1.0) -> DiffRow:
     """The statistics of ``pairs``; NEW's times are multiplied by ``factor`` first."""
     to = pairs["time_old"].to_numpy(dtype=float)
     tn = pairs["time_new"].to_numpy(dtype=float) * factor
     outcome = outcomes(to, tn, tolerance)
-    return DiffRow(entrant, kind, n, len(pairs), int((outcome == -1).sum()),
+    return DiffRow(entrant, family, n, len(pairs), int((outcome == -1).sum()),
                    int((outcome == 1).sum()), int((outcome == 0).sum()),
                    bootstrap.ratio_interval(ratios(to, tn)),
                    signed_rank_test(log_differences(to, tn)))
@@ -178,7 +178,7 @@ def normalise_factor(old: analysis.Campaign, new: analysis.Campaign) -> float:
 
 def diff(old: analysis.Campaign, new: analysis.Campaign, entrants: list[str] | None = None,
          renames: dict[str, str] | None = None, n_values: list[int] | None = None,
-         kinds: list[str] | None = None, tolerance: float = TOLERANCE,
+         families: list[str] | None = None, tolerance: float = TOLERANCE,
          normalise: bool = False) -> CampaignDiff:
     """Compare NEW against OLD (module docstring). Raises RaceError for an unknown
     entrant, a missing calibration with ``normalise``, or when no cell pairs up."""
@@ -188,11 +188,11 @@ def diff(old: analysis.Campaign, new: analysis.Campaign, entrants: list[str] | N
     rows = []
     for old_entrant, new_entrant in entrant_pairs(old, new, entrants or [], renames):
         label = old_entrant if old_entrant == new_entrant else f"{old_entrant}={new_entrant}"
-        pairs = paired_times(old, new, old_entrant, new_entrant, n_values, kinds)
-        for kind in dict.fromkeys(pairs["kind"]):
-            family = pairs[pairs["kind"] == kind]
-            rows += [diff_row(label, kind, int(n), family[family["n"] == n], tolerance, factor)
-                     for n in sorted(family["n"].unique())]
+        pairs = paired_times(old, new, old_entrant, new_entrant, n_values, families)
+        for family in dict.fromkeys(pairs["family"]):
+            part = pairs[pairs["family"] == family]
+            rows += [diff_row(label, family, int(n), part[part["n"] == n], tolerance, factor)
+                     for n in sorted(part["n"].unique())]
     if not rows:
         raise RaceError(f"campaigns {old.name} and {new.name} share no instance for these "
                         "entrants (cells are paired by instance_sha256, family and n)")
@@ -209,7 +209,7 @@ def regressions(result: CampaignDiff, above: float) -> list[DiffRow]:
 def _cells(row: DiffRow) -> list[str]:
     ci = f"[{format_ratio(row.ratio.low)}, {format_ratio(row.ratio.high)}]"
     p = "n/a" if row.test.method == "none" else f"{row.test.p:.2g}"
-    return [row.entrant, row.kind, str(row.n), str(row.pairs), str(row.new_wins),
+    return [row.entrant, row.family, str(row.n), str(row.pairs), str(row.new_wins),
             str(row.old_wins), str(row.ties), format_ratio(row.ratio.estimate), ci, p]
 
 

@@ -1,6 +1,6 @@
 """Head-to-head comparison of two entrants on identical instances (``race compare``).
 
-Instances are paired by ``instance_sha256`` (the file's bytes), ``n`` and ``kind``
+Instances are paired by ``instance_sha256`` (the file's bytes), ``n`` and ``family``
 (family), so two entrants are compared only where they solved the very same
 puzzle; a campaign without hashes falls back to the instance file name. Each
 entrant's time on an instance is the median over its repeats, ``inf`` when
@@ -39,7 +39,7 @@ SPREAD_LIMIT: float = 0.10
 @dataclass
 class PairedRow:
     """The comparison on one family and n (``n`` None: all n of the family pooled)."""
-    kind: str
+    family: str
     n: int | None
     pairs: int
     a_wins: int
@@ -62,8 +62,8 @@ class Comparison:
 
 
 def paired_times(campaign: analysis.Campaign, a: str, b: str, n_values: list[int] | None = None,
-                 kinds: list[str] | None = None) -> pd.DataFrame:
-    """One row per instance both ``a`` and ``b`` ran: kind, n, key, instance, time_a,
+                 families: list[str] | None = None) -> pd.DataFrame:
+    """One row per instance both ``a`` and ``b`` ran: family, n, key, instance, time_a,
     time_b (``inf`` = censored). Raises RaceError for an entrant not in the campaign."""
     for name in (a, b):
         if name not in campaign.entrants:
@@ -72,20 +72,17 @@ def paired_times(campaign: analysis.Campaign, a: str, b: str, n_values: list[int
     runs = campaign.runs
     if n_values:
         runs = runs[runs["n"].isin(n_values)]
-    if kinds:
-        runs = runs[runs["kind"].isin(kinds)]
+    if families:
+        runs = runs[analysis.of_families(runs["family"], families)]
     times = analysis.instance_times(runs[runs["entrant"].isin([a, b])])
     times["key"] = np.where(times["instance_sha256"].isin(["", "nan"]), times["instance"],
                             times["instance_sha256"])
-    left = times[times["entrant"] == a][["kind", "n", "key", "instance", "time"]]
-    right = times[times["entrant"] == b][["kind", "n", "key", "time"]]
-    pairs = left.merge(right, on=["kind", "n", "key"], suffixes=("_a", "_b"))
-    return pairs.sort_values(["kind", "n", "instance"], key=lambda c: c.map(_family_rank)
-                             if c.name == "kind" else c).reset_index(drop=True)
+    left = times[times["entrant"] == a][["family", "n", "key", "instance", "time"]]
+    right = times[times["entrant"] == b][["family", "n", "key", "time"]]
+    pairs = left.merge(right, on=["family", "n", "key"], suffixes=("_a", "_b"))
+    return pairs.sort_values(["family", "n", "instance"], key=lambda c: c.map(_family_order)
+                             if c.name == "family" else c).reset_index(drop=True)
 
-
-def _family_rank(kind: str) -> int:
-    return analysis.FAMILIES.index(kind) if kind in analysis.FAMILIES else len(analysis.FAMILIES)
 
 
 def outcomes(time_a: np.ndarray, time_b: np.ndarray, tolerance: float = TOLERANCE) -> np.ndarray:
@@ -117,11 +114,16 @@ def log_differences(time_a: np.ndarray, time_b: np.ndarray) -> np.ndarray:
     return np.where(np.isinf(ta) & np.isinf(tb), 0.0, d)
 
 
-def paired_row(kind: str, n: int | None, pairs: pd.DataFrame, tolerance: float) -> PairedRow:
+
+def _family_order(name: str) -> str:
+    """A sort key keeping the families in the analysis' one order (then by name)."""
+    return f"{analysis.family_rank(name):03d}|{name}"
+
+def paired_row(family: str, n: int | None, pairs: pd.DataFrame, tolerance: float) -> PairedRow:
     """The statistics of ``pairs`` (rows of :func:`paired_times`)."""
     ta, tb = pairs["time_a"].to_numpy(dtype=float), pairs["time_b"].to_numpy(dtype=float)
     outcome = outcomes(ta, tb, tolerance)
-    return PairedRow(kind, n, len(pairs), int((outcome == -1).sum()), int((outcome == 1).sum()),
+    return PairedRow(family, n, len(pairs), int((outcome == -1).sum()), int((outcome == 1).sum()),
                      int((outcome == 0).sum()), bootstrap.ratio_interval(ratios(ta, tb)),
                      signed_rank_test(log_differences(ta, tb)))
 
@@ -148,20 +150,20 @@ def spread_warnings(campaign: analysis.Campaign, entrants: list[str],
 
 
 def compare(campaign: analysis.Campaign, a: str, b: str, n_values: list[int] | None = None,
-            kinds: list[str] | None = None, tolerance: float = TOLERANCE) -> Comparison:
+            families: list[str] | None = None, tolerance: float = TOLERANCE) -> Comparison:
     """Compare ``b`` against ``a`` on their common instances (module docstring). Raises
     RaceError for an unknown entrant or when they share no instance."""
-    pairs = paired_times(campaign, a, b, n_values, kinds)
+    pairs = paired_times(campaign, a, b, n_values, families)
     if pairs.empty:
         raise RaceError(f"{a} and {b} share no instance in campaign {campaign.name} "
-                        f"(matched by instance_sha256, n and kind)")
+                        f"(matched by instance_sha256, n and family)")
     rows = []
-    for kind in dict.fromkeys(pairs["kind"]):
-        family = pairs[pairs["kind"] == kind]
-        ns = sorted(family["n"].unique())
-        rows += [paired_row(kind, int(n), family[family["n"] == n], tolerance) for n in ns]
+    for family in dict.fromkeys(pairs["family"]):
+        part = pairs[pairs["family"] == family]
+        ns = sorted(part["n"].unique())
+        rows += [paired_row(family, int(n), part[part["n"] == n], tolerance) for n in ns]
         if len(ns) > 1:
-            rows.append(paired_row(kind, None, family, tolerance))
+            rows.append(paired_row(family, None, part, tolerance))
     return Comparison(campaign.name, a, b, tolerance, rows,
                       wrong_warnings(campaign, [a, b]) + spread_warnings(campaign, [a, b]))
 
@@ -192,12 +194,12 @@ def comparison_text(result: Comparison) -> str:
     head = (f"{'family':<9}{'n':>4}{'pairs':>7}{'A faster':>10}{'B faster':>10}{'ties':>6}"
             f"{'median B/A':>12}  {'95% CI':<17}{'signed-rank p':>14}")
     lines = [f"campaign {result.campaign}: A = {result.a}, B = {result.b} "
-             f"(paired on identical instances: instance_sha256, n, kind)", head, "-" * len(head)]
+             f"(paired on identical instances: instance_sha256, n, family)", head, "-" * len(head)]
     for row in result.rows:
         ci = f"[{format_ratio(row.ratio.low)}, {format_ratio(row.ratio.high)}]"
         p = "n/a" if row.test.method == "none" else f"{row.test.p:.2g}"
         n = "all" if row.n is None else str(row.n)
-        lines.append(f"{row.kind:<9}{n:>4}{row.pairs:>7}{row.a_wins:>10}{row.b_wins:>10}{row.ties:>6}"
+        lines.append(f"{row.family:<9}{n:>4}{row.pairs:>7}{row.a_wins:>10}{row.b_wins:>10}{row.ties:>6}"
                      f"{format_ratio(row.ratio.estimate):>12}  {ci:<17}{p:>14}")
     lines += ["",
               f"ties: times within {100 * result.tolerance:.0f}% or both censored; a timeout (any "

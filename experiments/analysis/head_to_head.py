@@ -33,10 +33,10 @@ def head_to_head_pair(campaign: analysis.Campaign) -> tuple[str, str] | None:
     return (entrants[0], entrants[1]) if len(entrants) >= 2 else None
 
 
-def _scatter_panel(ax, family: pd.DataFrame, ns: list[int], low: float, limit: float) -> None:
+def _scatter_panel(ax, part: pd.DataFrame, ns: list[int], low: float, limit: float) -> None:
     """One family's pairs: filled markers measured, hollow ones censored (at the limit)."""
     for i, n in enumerate(ns):
-        sub = family[family["n"] == n]
+        sub = part[part["n"] == n]
         if sub.empty:
             continue
         ta, tb = sub["time_a"].to_numpy(float), sub["time_b"].to_numpy(float)
@@ -72,21 +72,21 @@ def scatter_figure(campaign: analysis.Campaign, a: str | None = None, b: str | N
         return fig
     a, b = pair
     pairs = paired_times(campaign, a, b)
-    kinds = list(dict.fromkeys(pairs["kind"])) or campaign.kinds[:1]
+    families = list(dict.fromkeys(pairs["family"])) or campaign.families[:1]
     limit = campaign.timeout_s
-    fig, axes = plt.subplots(1, len(kinds), figsize=(3.3 * len(kinds) + 0.3, 3.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(families), figsize=(3.3 * len(families) + 0.3, 3.4), squeeze=False)
     finite = np.concatenate([pairs["time_a"], pairs["time_b"]]).astype(float)
     finite = finite[np.isfinite(finite) & (finite > 0)]
     low = finite.min() / 2 if finite.size else limit / 1e3
     ns = sorted(pairs["n"].unique())
-    for ax, kind in zip(axes[0], kinds):
-        family = pairs[pairs["kind"] == kind]
-        _scatter_panel(ax, family, ns, low, limit)
+    for ax, family in zip(axes[0], families):
+        part = pairs[pairs["family"] == family]
+        _scatter_panel(ax, part, ns, low, limit)
         ax.set_xlabel(f"{a}: wall time (s)")
         ax.set_ylabel(f"{b}: wall time (s)")
-        above = int((family["time_b"] > family["time_a"]).sum())
-        ax.set_title(f"{kind} ({len(family)} instances; {b} slower on {above})" if len(kinds) > 1
-                     else f"{b} vs {a}, per instance ({b} slower on {above} of {len(family)})")
+        above = int((part["time_b"] > part["time_a"]).sum())
+        ax.set_title(f"{family} ({len(part)} instances; {b} slower on {above})" if len(families) > 1
+                     else f"{b} vs {a}, per instance ({b} slower on {above} of {len(part)})")
     handles = [Line2D([], [], linestyle="none", marker=MARKERS[i % len(MARKERS)], markersize=4.5,
                       markerfacecolor=N_GREYS[i % len(N_GREYS)], markeredgecolor="black") for i in range(len(ns))]
     labels = [f"n = {n}" for n in ns]

@@ -63,23 +63,23 @@ def _n_axis(ax, ns: list[int]) -> None:
 
 def _family_axes(campaign: analysis.Campaign, width: float, height: float, sharey: bool = True):
     """A figure with one panel per family (one panel for a one-family campaign)."""
-    kinds = campaign.kinds
-    fig, axes = plt.subplots(1, len(kinds), figsize=(width if len(kinds) == 1 else 0.62 * width * len(kinds),
+    families = campaign.families
+    fig, axes = plt.subplots(1, len(families), figsize=(width if len(families) == 1 else 0.62 * width * len(families),
                                                       height), sharey=sharey, squeeze=False)
-    return fig, list(zip(kinds, axes[0]))
+    return fig, list(zip(families, axes[0]))
 
 
-def _family_rows(table: pd.DataFrame, kind: str, entrant: str) -> pd.DataFrame:
+def _family_rows(table: pd.DataFrame, family: str, entrant: str) -> pd.DataFrame:
     rows = table[table["entrant"] == entrant]
-    if "kind" in rows.columns:
-        rows = rows[rows["kind"] == kind]
+    if "family" in rows.columns:
+        rows = rows[rows["family"] == family]
     return rows.sort_values("n")
 
 
-def _runtime_panel(ax, table: pd.DataFrame, kind: str, entrants: list[str], limit: float) -> list:
+def _runtime_panel(ax, table: pd.DataFrame, family: str, entrants: list[str], limit: float) -> list:
     handles = []
     for i, entrant in enumerate(entrants):
-        rows = _family_rows(table, kind, entrant)
+        rows = _family_rows(table, family, entrant)
         x = rows["n"].to_numpy(dtype=float) + _dodge(i, len(entrants))
         med = rows["median_s"].to_numpy(dtype=float)
         q25, q75 = rows["q25_s"].to_numpy(dtype=float), rows["q75_s"].to_numpy(dtype=float)
@@ -102,14 +102,14 @@ def _runtime_panel(ax, table: pd.DataFrame, kind: str, entrants: list[str], limi
     return handles
 
 
-def family_title(campaign: analysis.Campaign, kind: str) -> str:
-    """``<kind> puzzles``, with the share of holes when the family has one fixed share."""
+def family_title(campaign: analysis.Campaign, family: str) -> str:
+    """``<family> puzzles``, with the share of holes when the family has one fixed share."""
     runs = campaign.runs
-    if "holes" in runs.columns and "kind" in runs.columns:
-        shares = pd.to_numeric(runs.loc[runs["kind"] == kind, "holes"], errors="coerce").dropna()
+    if "holes" in runs.columns and "family" in runs.columns:
+        shares = pd.to_numeric(runs.loc[runs["family"] == family, "holes"], errors="coerce").dropna()
         if len(shares) and shares.nunique() == 1:
-            return f"{kind} puzzles ({100 * float(shares.iloc[0]):.0f}% empty)"
-    return f"{kind} puzzles"
+            return f"{family} puzzles ({100 * float(shares.iloc[0]):.0f}% empty)"
+    return f"{family} puzzles"
 
 
 def with_virtual_best(campaign: analysis.Campaign, table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -131,11 +131,11 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = Non
     table, entrants = with_virtual_best(campaign, table)
     fig, panels = _family_axes(campaign, 6.4, 3.4)
     handles: list = []
-    for kind, ax in panels:
-        handles = _runtime_panel(ax, table, kind, entrants, limit) or handles
-        _n_axis(ax, campaign.family(kind).n_values)
+    for family, ax in panels:
+        handles = _runtime_panel(ax, table, family, entrants, limit) or handles
+        _n_axis(ax, campaign.family(family).n_values)
         if len(panels) > 1:
-            ax.set_title(family_title(campaign, kind))
+            ax.set_title(family_title(campaign, family))
     panels[0][1].set_ylabel("wall time per solve (s, log scale)")
     labels = list(entrants)
     handles += [Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9),
@@ -155,14 +155,14 @@ def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None
     table = analysis.summary(campaign) if table is None else table
     table, entrants = with_virtual_best(campaign, table)
     fig, panels = _family_axes(campaign, 3.9, 2.8)
-    for kind, ax in panels:
+    for family, ax in panels:
         for i, entrant in enumerate(entrants):
-            rows = _family_rows(table, kind, entrant)
+            rows = _family_rows(table, family, entrant)
             ax.plot(rows["n"].to_numpy(dtype=float) + _dodge(i, len(entrants), 0.05),
                     rows["solved_frac"].to_numpy(dtype=float) * 100, label=entrant, **style(i))
         ax.set_ylim(-5, 105)
-        _n_axis(ax, campaign.family(kind).n_values)
-        ax.set_title("Instances solved within the limit" if len(panels) == 1 else f"{kind}: solved")
+        _n_axis(ax, campaign.family(family).n_values)
+        ax.set_title("Instances solved within the limit" if len(panels) == 1 else f"{family}: solved")
     panels[0][1].set_ylabel(f"solved within {analysis.format_seconds(campaign.timeout_s)} (%)")
     legend_below(fig, *panels[0][1].get_legend_handles_labels(), 2 if len(panels) == 1 else 4)
     return fig
@@ -211,29 +211,29 @@ def work_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) 
     """Median work counters over solved instances vs n, one panel per counter (log y;
     symlog when a median is 0) and one row of panels per instance family, one legend."""
     table = analysis.summary(campaign) if table is None else table
-    kinds = campaign.kinds
-    fig, grid = plt.subplots(len(kinds), len(WORK), figsize=(7.0, 2.5 + 2.0 * (len(kinds) - 1)),
+    families = campaign.families
+    fig, grid = plt.subplots(len(families), len(WORK), figsize=(7.0, 2.5 + 2.0 * (len(families) - 1)),
                              squeeze=False)
     shown: dict[str, Line2D] = {}
-    for row, kind in enumerate(kinds):
-        ns = campaign.family(kind).n_values
+    for row, family in enumerate(families):
+        ns = campaign.family(family).n_values
         for ax, (counter, title) in zip(grid[row], WORK):
-            drawn = _work_panel(ax, table, kind, counter, campaign.entrants, shown)
+            drawn = _work_panel(ax, table, family, counter, campaign.entrants, shown)
             _n_axis(ax, ns)
             ax.set_xlabel("box size n")
             ax.set_xticklabels([str(n) for n in ns])
-            ax.set_title(f"{title} (median)" if len(kinds) == 1 else f"{kind}: {title}")
+            ax.set_title(f"{title} (median)" if len(families) == 1 else f"{family}: {title}")
             ax.set_ylabel(f"{counter} per solve" if drawn else "")
     order = [e for e in campaign.entrants if e in shown]
     legend_below(fig, [shown[e] for e in order], order, 4)
     return fig
 
 
-def _work_panel(ax, table: pd.DataFrame, kind: str, counter: str, entrants: list[str],
+def _work_panel(ax, table: pd.DataFrame, family: str, counter: str, entrants: list[str],
                 shown: dict[str, Line2D]) -> bool:
     drawn = zero = False
     for i, entrant in enumerate(entrants):
-        rows = _family_rows(table, kind, entrant)
+        rows = _family_rows(table, family, entrant)
         y = rows[counter].to_numpy(dtype=float)
         keep = np.isfinite(y) & (y >= 0)
         if keep.any():
@@ -271,8 +271,8 @@ def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None
     """One panel per SAT entrant: stacked bars of each phase's share of the median solve
     at every n, each bar labelled with the sum of the phase medians."""
     table = analysis.summary(campaign) if table is None else table
-    if "kind" in table.columns and len(table):
-        table = table[table["kind"] == campaign.kinds[0]]   # the assignment's family
+    if "family" in table.columns and len(table):
+        table = table[table["family"] == campaign.families[0]]   # the assignment's family
     entrants = sat_entrants(campaign)
     if not entrants:
         fig, ax = plt.subplots(figsize=(7.0, 1.2))

@@ -58,11 +58,11 @@ def family_picks(campaign: analysis.Campaign) -> pd.DataFrame:
     shares = runs.drop_duplicates("instance").assign(
         empty=lambda f: 1.0 - pd.to_numeric(f["clues"], errors="coerce") / f["n"].astype(float) ** 4)
     rows = []
-    for kind in sub.kinds:
-        for n in sorted(best.loc[best["kind"] == kind, "n"].unique()):
-            here = best[(best["kind"] == kind) & (best["n"] == n)]
-            empty = shares.loc[(shares["kind"] == kind) & (shares["n"] == n), "empty"].dropna()
-            stats = table[(table["kind"] == kind) & (table["n"] == n)].set_index("entrant")
+    for family in sub.families:
+        for n in sorted(best.loc[best["family"] == family, "n"].unique()):
+            here = best[(best["family"] == family) & (best["n"] == n)]
+            empty = shares.loc[(shares["family"] == family) & (shares["n"] == n), "empty"].dropna()
+            stats = table[(table["family"] == family) & (table["n"] == n)].set_index("entrant")
             wins = {e: int((here["winner"] == e).sum()) for e in entrants}
             solved = {e: int(stats.loc[e, "solved"]) if e in stats.index else 0 for e in entrants}
             median = {e: float(stats.loc[e, "median_s"]) if e in stats.index else math.inf for e in entrants}
@@ -73,8 +73,8 @@ def family_picks(campaign: analysis.Campaign) -> pd.DataFrame:
                 order = {e: i for i, e in enumerate(entrants)}
                 pick = min((e for e in entrants if solved[e] == top),
                            key=lambda e: (-wins[e], median[e], order[e]))
-                reason = f"{kind}: {wins[pick]}/{len(here)} wins, {solved[pick]}/{len(here)} answered"
-            rows.append({"family": kind, "n": int(n), "empty_median": float(empty.median()) if len(empty)
+                reason = f"{family}: {wins[pick]}/{len(here)} wins, {solved[pick]}/{len(here)} answered"
+            rows.append({"family": family, "n": int(n), "empty_median": float(empty.median()) if len(empty)
                          else math.nan, "entrant": pick, "wins": wins.get(pick, 0), "instances": len(here),
                          "reason": reason})
     return pd.DataFrame(rows)

@@ -20,9 +20,11 @@ instances. Per entrant and n:
 * medians of the work counters and phase times over solved instances;
 * counts of each status, ``wrong`` included (a wrong answer is loud).
 
-A campaign may race several instance *families* (column ``kind``: ``unique``,
-``minimal``, ``hard``); every statistic is per family, and :meth:`Campaign.family`
-gives the campaign restricted to one. Each median and growth factor carries a
+A campaign may race several instance *families* (``unique``, ``minimal``, ``hard``,
+...; :mod:`experiments.harness.identity`); every statistic is per family, and
+:meth:`Campaign.family` gives the campaign restricted to one. In the loaded table,
+column ``family`` holds each family's name in the campaign (its label, or its key where
+two families share a label) and ``family_key`` its key (runs.csv's ``family``). Each median and growth factor carries a
 seeded bootstrap interval over instances (:mod:`experiments.analysis.bootstrap`).
 
 :func:`growth` fits how fast each entrant's median time grows with n.
@@ -41,6 +43,7 @@ import pandas as pd
 
 from experiments.analysis import bootstrap
 from experiments.harness import records, schema
+from experiments.harness.identity import family_label, family_names, meta_family_labels
 from experiments.harness.schema import Status
 from formats.errors import RaceError, printable
 
@@ -48,8 +51,20 @@ from formats.errors import RaceError, printable
 PHASES: list[str] = list(schema.PHASE_COLUMNS)
 #: work-counter columns
 COUNTERS: list[str] = list(schema.WORK_COUNTERS)
-#: the instance families in the order the analysis shows them (the assignment's first)
+#: the instance families in the order the analysis shows them (the assignment's first), by label
 FAMILIES: tuple[str, ...] = ("unique", "minimal", "hard", "holes")
+
+
+def family_rank(name: str) -> int:
+    """Where the family named ``name`` goes in :data:`FAMILIES`' order (others after them)."""
+    label = family_label(name)
+    return FAMILIES.index(label) if label in FAMILIES else len(FAMILIES)
+
+
+def of_families(names: pd.Series, wanted: list[str]) -> pd.Series:
+    """Which of the family ``names`` are ``wanted``: by name, or by label (``holes`` takes
+    ``holes@0.3`` and ``holes@0.5``)."""
+    return names.isin(wanted) | names.astype(str).map(family_label).isin(wanted)
 
 
 @dataclass
@@ -71,20 +86,20 @@ class Campaign:
         return [e for e in declared if e in seen] + [e for e in seen if e not in declared]
 
     @property
-    def kinds(self) -> list[str]:
-        """The instance families of the campaign: those of :data:`FAMILIES` first, in that
-        order, then any others in the order they first appear."""
-        seen = list(dict.fromkeys(self.runs["kind"].astype(str)))
-        return [k for k in FAMILIES if k in seen] + [k for k in seen if k not in FAMILIES]
+    def families(self) -> list[str]:
+        """The names of the campaign's instance families: in :data:`FAMILIES`' order
+        (:func:`family_rank`), the others after them in the order they first appear."""
+        seen = list(dict.fromkeys(self.runs["family"].astype(str)))
+        return sorted(seen, key=family_rank)
 
-    def family(self, kind: str) -> "Campaign":
-        """The campaign restricted to the instances of family ``kind``."""
-        runs = self.runs[self.runs["kind"] == kind].reset_index(drop=True)
-        return Campaign(self.path, runs, self.meta | {"kind": kind})
+    def family(self, name: str) -> "Campaign":
+        """The campaign restricted to the instances of the family named ``name``."""
+        runs = self.runs[self.runs["family"] == name].reset_index(drop=True)
+        return Campaign(self.path, runs, self.meta | {"family": name})
 
-    def holes_by_n(self, kind: str) -> dict[int, float]:
-        """The hole fraction of family ``kind`` at each n (empty for families without holes)."""
-        runs = self.runs[self.runs["kind"].astype(str) == kind]
+    def holes_by_n(self, name: str) -> dict[int, float]:
+        """The hole fraction of the family ``name`` at each n (empty for families without holes)."""
+        runs = self.runs[self.runs["family"].astype(str) == name]
         holes = pd.to_numeric(runs["holes"], errors="coerce")
         return {int(n): float(h) for n, h in zip(runs["n"], holes) if pd.notna(h)}
 
@@ -140,9 +155,10 @@ def load(path: str | Path) -> Campaign:
         raise RaceError(f"malformed JSON: {exc}", source=str(meta_path)) from None
     if not isinstance(meta, dict):
         raise RaceError("expected a JSON object", source=str(meta_path))
-    default_kind = str(meta.get("kind") or "unique").split(",")[0].strip() or "unique"
-    runs["kind"] = runs["kind"].astype(object).where(runs["kind"].notna(), default_kind)
-    runs["kind"] = runs["kind"].astype(str).str.strip()
+    default = meta_family_labels(meta).split(",")[0].strip() or "unique"
+    keys = runs["family"].astype(object).where(runs["family"].notna(), default).astype(str).str.strip()
+    runs["family_key"] = keys
+    runs["family"] = keys.map(family_names(keys))
     return Campaign(root, settle(runs), meta)
 
 
@@ -155,7 +171,7 @@ def settle(runs: pd.DataFrame) -> pd.DataFrame:
     runs = runs.copy()
     ident = runs["instance_sha256"].astype(object).where(
         runs["instance_sha256"].notna(),
-        runs["kind"].astype(str) + "|" + runs["n"].astype(str) + "|" + runs["instance"].astype(str))
+        runs["family"].astype(str) + "|" + runs["n"].astype(str) + "|" + runs["instance"].astype(str))
     proved = answered(runs) & (runs["status"] == Status.SOLVED)
     solved = set(ident[proved])
     refuted = (runs["status"] == Status.UNSAT) & ident.isin(solved)
@@ -224,33 +240,33 @@ def answered(runs: pd.DataFrame) -> pd.Series:
                      index=runs.index, dtype=bool)
 
 
-INSTANCE_COLUMNS = ["entrant", "kind", "n", "instance", "instance_sha256", "time", "status", "repeats",
+INSTANCE_COLUMNS = ["entrant", "family", "n", "instance", "instance_sha256", "time", "status", "repeats",
                     "spread"]
 
 
 def instance_times(runs: pd.DataFrame) -> pd.DataFrame:
-    """One row per (entrant, kind, n, instance): the median over repeats of the wall
+    """One row per (entrant, family, n, instance): the median over repeats of the wall
     time, ``inf`` for censored runs (anything but a verified answer), the status of
     the instance (``solved`` when that median is finite, else the worst status), and
     ``spread``, the coefficient of variation of the repeats' times (``nan`` unless
     there are two or more repeats, all answered)."""
     frame = runs.copy()
-    if "kind" not in frame.columns:
-        frame["kind"] = "unique"
-    frame["kind"] = frame["kind"].fillna("unique").astype(str)
+    if "family" not in frame.columns:
+        frame["family"] = "unique"
+    frame["family"] = frame["family"].fillna("unique").astype(str)
     ok = answered(frame) & frame["wall_s"].notna()
     frame["time"] = np.where(ok, frame["wall_s"], np.inf)
     rank = {s: i for i, s in enumerate(schema.SEVERITY)}
     rows = []
-    for (entrant, kind, n, instance), group in frame.groupby(["entrant", "kind", "n", "instance"],
-                                                             sort=False):
+    for (entrant, family, n, instance), group in frame.groupby(["entrant", "family", "n", "instance"],
+                                                               sort=False):
         times = group["time"].to_numpy(dtype=float)
         t = censored_quantile(times, 0.5)
         worst = max(group["status"], key=lambda s: rank.get(s, 0))
         spread = (float(np.std(times, ddof=1) / np.mean(times))
                   if len(times) > 1 and np.isfinite(times).all() and np.mean(times) > 0 else math.nan)
         sha = group["instance_sha256"].dropna() if "instance_sha256" in group else pd.Series([], dtype=str)
-        rows.append({"entrant": entrant, "kind": kind, "n": int(n), "instance": instance,
+        rows.append({"entrant": entrant, "family": family, "n": int(n), "instance": instance,
                      "instance_sha256": str(sha.iloc[0]) if len(sha) else "",
                      "time": t, "status": group["status"].iloc[0] if math.isfinite(t) else worst,
                      "repeats": len(group), "spread": spread})
@@ -265,16 +281,16 @@ def summary(campaign: Campaign) -> pd.DataFrame:
     runs = campaign.runs
     per_instance = instance_times(runs)
     rows = []
-    for kind in campaign.kinds:
+    for family in campaign.families:
         for entrant in campaign.entrants:
-            mine = (runs["entrant"] == entrant) & (runs["kind"] == kind)
+            mine = (runs["entrant"] == entrant) & (runs["family"] == family)
             for n in sorted(runs.loc[mine, "n"].unique()):
                 cells = runs[mine & (runs["n"] == n)]
-                inst = per_instance[(per_instance["entrant"] == entrant) & (per_instance["kind"] == kind)
+                inst = per_instance[(per_instance["entrant"] == entrant) & (per_instance["family"] == family)
                                     & (per_instance["n"] == n)]
                 rows.append(_summary_row(cells, inst["time"].to_numpy(dtype=float), campaign.timeout_s)
-                            | {"kind": kind, "entrant": entrant, "n": int(n)})
-    columns = ["kind", "entrant", "n"]
+                            | {"family": family, "entrant": entrant, "n": int(n)})
+    columns = ["family", "entrant", "n"]
     frame = pd.DataFrame(rows)
     return frame[columns + [c for c in frame.columns if c not in columns]] if rows else frame
 
@@ -326,14 +342,14 @@ class Growth:
     ratios: dict[int, float]
 
 
-def growth(table: pd.DataFrame, entrant: str, kind: str | None = None) -> Growth:
-    """Fit the growth of ``entrant``'s median time (in family ``kind``; the table's
+def growth(table: pd.DataFrame, entrant: str, family: str | None = None) -> Growth:
+    """Fit the growth of ``entrant``'s median time (in family ``family``; the table's
     first family when None) over its *solved range*: the n from the smallest measured
     one up to the last n before the first censored median (so a fit never skips an n
     where the entrant failed). Needs two points; slope and factor are ``nan`` otherwise."""
     rows = table[table["entrant"] == entrant]
-    if "kind" in rows.columns and len(rows):
-        rows = rows[rows["kind"] == (rows["kind"].iloc[0] if kind is None else kind)]
+    if "family" in rows.columns and len(rows):
+        rows = rows[rows["family"] == (rows["family"].iloc[0] if family is None else family)]
     rows = rows.sort_values("n")
     ns: list[int] = []
     medians: list[float] = []
@@ -359,13 +375,13 @@ def growth_table(campaign: Campaign, table: pd.DataFrame | None = None) -> pd.Da
     table = summary(campaign) if table is None else table
     per_instance = instance_times(campaign.runs)
     rows = []
-    for kind in campaign.kinds:
+    for family in campaign.families:
         for entrant in campaign.entrants:
-            g = growth(table, entrant, kind)
-            mine = per_instance[(per_instance["entrant"] == entrant) & (per_instance["kind"] == kind)]
+            g = growth(table, entrant, family)
+            mine = per_instance[(per_instance["entrant"] == entrant) & (per_instance["family"] == family)]
             interval = bootstrap.growth_interval(
                 {n: mine.loc[mine["n"] == n, "time"].to_numpy(dtype=float) for n in g.n_values})
-            rows.append({"kind": kind, "entrant": entrant,
+            rows.append({"family": family, "entrant": entrant,
                          "n_from": min(g.n_values) if g.n_values else math.nan,
                          "n_to": max(g.n_values) if g.n_values else math.nan,
                          "points": len(g.n_values), "slope": g.slope, "factor": g.factor,

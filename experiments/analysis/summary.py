@@ -29,13 +29,13 @@ def summary_text(campaign: analysis.Campaign, table: pd.DataFrame | None = None)
             + "".join(f"{s:>9}" for s in FAILURES) + f"{'WRONG':>7}")
     lines = [head, "-" * len(head)]
     vbs = virtual_best.summary(campaign) if virtual_best.applies(campaign) else pd.DataFrame()
-    kinds = campaign.kinds
-    for kind in kinds:
-        if len(kinds) > 1:
-            lines.append(f"[{kind} puzzles]")
-        rows = table[table["kind"] == kind] if "kind" in table.columns else table
+    families = campaign.families
+    for family in families:
+        if len(families) > 1:
+            lines.append(f"[{family} puzzles]")
+        rows = table[table["family"] == family] if "family" in table.columns else table
         lines += [_row_text(row, width) for row in rows.itertuples()]
-        lines += _vbs_rows(vbs[(vbs["kind"] == kind) & vbs["n"].isin(rows["n"])], width) \
+        lines += _vbs_rows(vbs[(vbs["family"] == family) & vbs["n"].isin(rows["n"])], width) \
             if len(vbs) else []
     lines += _growth_block(campaign, table)
     lines += _wins_block(campaign, table)
@@ -75,14 +75,14 @@ def _wins_block(campaign: analysis.Campaign, table: pd.DataFrame) -> list[str]:
         return []
     wins = virtual_best.wins(campaign, table)
     if not wins.empty:   # the (family, n) of the table it is given
-        kinds = table["kind"] if "kind" in table.columns else campaign.kinds[:1] * len(table)
-        shown = set(zip(kinds, table["n"]))
-        wins = wins[[(k, n) in shown for k, n in zip(wins["kind"], wins["n"])]]
+        families = table["family"] if "family" in table.columns else campaign.families[:1] * len(table)
+        shown = set(zip(families, table["n"]))
+        wins = wins[[(k, n) in shown for k, n in zip(wins["family"], wins["n"])]]
     if wins.empty:
         return []
     entrants = campaign.entrants
     width = max(13, *(len(e) + 2 for e in entrants))
-    several = len(campaign.kinds) > 1
+    several = len(campaign.families) > 1
     head = ((f"{'family':<10}" if several else "") + f"{'n':>3}" + "".join(f"{e:>{width}}" for e in entrants)
             + f"{'nobody':>8}  {'best single':<{width}}{'VBS speed-up [95% CI]'}")
     out = ["", "who wins where: instances on which each entrant gave the fastest verified answer "
@@ -91,7 +91,7 @@ def _wins_block(campaign: analysis.Campaign, table: pd.DataFrame) -> list[str]:
     for row in wins.to_dict("records"):
         cells = "".join(f"{row[f'wins_{e}']:>{width}}" for e in entrants)
         speed = virtual_best.format_speedup(row["speedup"], row["speedup_lo"], row["speedup_hi"])
-        out.append((f"{row['kind']:<10}" if several else "") + f"{row['n']:>3}" + cells
+        out.append((f"{row['family']:<10}" if several else "") + f"{row['n']:>3}" + cells
                    + f"{row['unanswered']:>8}  {row['best_single'] or '-':<{width}}{speed}")
     return out
 
@@ -105,10 +105,10 @@ def _growth_block(campaign: analysis.Campaign, table: pd.DataFrame) -> list[str]
     out = ["", "growth of the median time per step of n (fit over the n where the median is "
                "measured) [95% bootstrap CI]:"]
     for row in growth.itertuples():
-        family = f"{row.kind}: " if len(campaign.kinds) > 1 else ""
+        prefix = f"{row.family}: " if len(campaign.families) > 1 else ""
         high = "unbounded" if math.isinf(row.factor_hi) else f"{row.factor_hi:.3g}"
         interval = f"[{row.factor_lo:.3g}, {high}]"
-        out.append(f"  {family}{row.entrant:<26} x{row.factor:<8.3g} {interval:<20} "
+        out.append(f"  {prefix}{row.entrant:<26} x{row.factor:<8.3g} {interval:<20} "
                    f"n = {int(row.n_from)}..{int(row.n_to)}")
     return out
 
@@ -128,15 +128,15 @@ def _wrong_block(campaign: analysis.Campaign) -> list[str]:
 
 def family_summaries(campaign: analysis.Campaign) -> str:
     """The end-of-run summary: one block per family, in the one family order
-    (:attr:`experiments.analysis.statistics.Campaign.kinds`), each headed by its hole
+    (:attr:`experiments.analysis.statistics.Campaign.families`), each headed by its hole
     fraction per n when it has one (one table when there is one family)."""
-    kinds = campaign.kinds
-    if len(kinds) <= 1:
+    families = campaign.families
+    if len(families) <= 1:
         return summary_text(campaign)
     blocks = []
-    for kind in kinds:
-        holes = campaign.holes_by_n(kind)
+    for family in families:
+        holes = campaign.holes_by_n(family)
         detail = (" (" + ", ".join(f"n={n}: {h:.0%} holes" for n, h in sorted(holes.items())) + ")"
                   if holes else "")
-        blocks.append(f"== {kind}{detail}\n{summary_text(campaign.family(kind))}")
+        blocks.append(f"== {family}{detail}\n{summary_text(campaign.family(family))}")
     return "\n\n".join(blocks)

@@ -30,7 +30,7 @@ from experiments.analysis import statistics as analysis
 #: the VBS's name in tables and legends
 NAME = "virtual best"
 
-KEYS = ["kind", "n", "instance"]
+KEYS = ["family", "n", "instance"]
 
 
 def applies(campaign: analysis.Campaign) -> bool:
@@ -39,7 +39,7 @@ def applies(campaign: analysis.Campaign) -> bool:
 
 
 def best_times(per_instance: pd.DataFrame, entrants: list[str]) -> pd.DataFrame:
-    """One row per (kind, n, instance) of ``per_instance`` (:func:`analysis.instance_times`):
+    """One row per (family, n, instance) of ``per_instance`` (:func:`analysis.instance_times`):
     ``time`` the best answered time over ``entrants`` (``inf`` when none answered) and
     ``winner`` the entrant that gave it ("" when none answered; an exact tie goes to the
     entrant earlier in ``entrants``)."""
@@ -51,25 +51,25 @@ def best_times(per_instance: pd.DataFrame, entrants: list[str]) -> pd.DataFrame:
     frame = frame.sort_values([*KEYS, "time", "rank"], kind="mergesort")
     best = frame.groupby(KEYS, sort=False).head(1).copy()
     best["winner"] = np.where(np.isfinite(best["time"].to_numpy(float)), best["entrant"], "")
-    best = best.sort_values(["kind", "n", "instance"], kind="mergesort")
+    best = best.sort_values(["family", "n", "instance"], kind="mergesort")
     return best[[*KEYS, "instance_sha256", "time", "winner"]].reset_index(drop=True)
 
 
 def summary(campaign: analysis.Campaign, per_instance: pd.DataFrame | None = None) -> pd.DataFrame:
     """The VBS's rows per family and n, columns as in :func:`analysis.summary` that concern
-    times (kind, entrant, n, total, solved, solved_frac, median_s, median_lo, median_hi,
+    times (family, entrant, n, total, solved, solved_frac, median_s, median_lo, median_hi,
     q25_s, q75_s, par2_s, limit_s)."""
     per_instance = analysis.instance_times(campaign.runs) if per_instance is None else per_instance
     best = best_times(per_instance, campaign.entrants)
     limit = campaign.timeout_s
     rows = []
-    for kind in campaign.kinds:
-        mine = best[best["kind"] == kind]
+    for family in campaign.families:
+        mine = best[best["family"] == family]
         for n in sorted(mine["n"].unique()):
             times = mine.loc[mine["n"] == n, "time"].to_numpy(float)
             interval = bootstrap.median_interval(times)
             finite = np.isfinite(times)
-            rows.append({"kind": kind, "entrant": NAME, "n": int(n), "total": len(times),
+            rows.append({"family": family, "entrant": NAME, "n": int(n), "total": len(times),
                          "solved": int(finite.sum()), "solved_frac": float(finite.mean()),
                          "median_s": analysis.censored_quantile(times, 0.5),
                          "median_lo": interval.low, "median_hi": interval.high,
@@ -111,14 +111,14 @@ def wins(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
     entrants = campaign.entrants
     best = best_times(per_instance, entrants)
     rows = []
-    for kind in campaign.kinds:
-        for n in sorted(best.loc[best["kind"] == kind, "n"].unique()):
-            here = best[(best["kind"] == kind) & (best["n"] == n)]
-            row: dict = {"kind": kind, "n": int(n), "instances": len(here)}
+    for family in campaign.families:
+        for n in sorted(best.loc[best["family"] == family, "n"].unique()):
+            here = best[(best["family"] == family) & (best["n"] == n)]
+            row: dict = {"family": family, "n": int(n), "instances": len(here)}
             for entrant in entrants:
                 row[f"wins_{entrant}"] = int((here["winner"] == entrant).sum())
             row["unanswered"] = int((here["winner"] == "").sum())
-            single = _best_single(table, kind, int(n), entrants)
+            single = _best_single(table, family, int(n), entrants)
             vbs = here.set_index("instance")["time"]
             row["vbs_median_s"] = analysis.censored_quantile(vbs.to_numpy(float), 0.5)
             row["best_single"] = single or ""
@@ -126,7 +126,7 @@ def wins(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
                 row |= {"best_median_s": math.nan, "speedup": math.nan, "speedup_lo": math.nan,
                         "speedup_hi": math.nan}
             else:
-                mine = per_instance[(per_instance["entrant"] == single) & (per_instance["kind"] == kind)
+                mine = per_instance[(per_instance["entrant"] == single) & (per_instance["family"] == family)
                                     & (per_instance["n"] == n)].set_index("instance")["time"]
                 paired = pd.concat([mine.rename("single"), vbs.rename("vbs")], axis=1, join="inner")
                 interval = speedup_interval(paired["single"].to_numpy(float), paired["vbs"].to_numpy(float))
@@ -137,13 +137,13 @@ def wins(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
     return pd.DataFrame(rows)
 
 
-def _best_single(table: pd.DataFrame, kind: str, n: int, entrants: list[str]) -> str | None:
-    """The entrant with the smallest censored median at (kind, n); PAR-2 then campaign
+def _best_single(table: pd.DataFrame, family: str, n: int, entrants: list[str]) -> str | None:
+    """The entrant with the smallest censored median at (family, n); PAR-2 then campaign
     order break ties (so among entrants all censored, the one that solved most wins); None
     when no entrant answered any instance there."""
     rows = table[(table["n"] == n) & table["entrant"].isin(entrants)]
-    if "kind" in rows.columns:
-        rows = rows[rows["kind"] == kind]
+    if "family" in rows.columns:
+        rows = rows[rows["family"] == family]
     if rows.empty or int(rows["solved"].sum()) == 0:
         return None
     order = {e: i for i, e in enumerate(entrants)}

@@ -26,8 +26,9 @@ from experiments.cli import params
 @click.command()
 @click.argument("args", nargs=-1, required=True, metavar="RESULTS A B | OLD NEW [ENTRANT...]")
 @click.option("--n", "n_text", default=None, help="Only these box sizes: N, A..B or a list such as 2,4.")
-@click.option("--kind", "kind_text", default=None,
-              help="Only these instance families, comma-separated (e.g. hard).")
+@click.option("--family", "--kind", "family_text", default=None,
+              help="Only these instance families, comma-separated (e.g. hard; a label takes "
+                   "every family of that label). --kind is its older name.")
 @click.option("--tie", "tolerance", type=params.Number(0.0, max=10.0), default=0.05, show_default=True,
               help="Relative difference within which two times are a tie.")
 @click.option("--as", "renames", multiple=True, metavar="OLD=NEW",
@@ -38,7 +39,7 @@ from experiments.cli import params
 @click.option("--markdown", is_flag=True, help="Two campaigns: print a Markdown table (for a PR).")
 @click.option("--normalise", is_flag=True,
               help="Two campaigns: divide each campaign's times by its calibration score first.")
-def compare(args: tuple[str, ...], n_text: str | None, kind_text: str | None, tolerance: float,
+def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, tolerance: float,
             renames: tuple[str, ...], fail_above: float | None, markdown: bool,
             normalise: bool) -> None:
     """Compare two entrants of one campaign, or two campaigns.
@@ -64,16 +65,16 @@ def compare(args: tuple[str, ...], n_text: str | None, kind_text: str | None, to
     \b
     Example:
       race compare results/reference-n2-10 dlx sat
-      race compare results/hard dlx sat --n 4..6 --kind hard
+      race compare results/hard dlx sat --n 4..6 --family hard
       race compare results/before results/after --fail-above 1.2
       race compare results/laptop results/server dlx --normalise --markdown
       race compare results/old results/new --as dlx=dlx:heuristic=first
     """
     from experiments.harness.config import parse_n
     n_values = parse_n(n_text) if n_text else None
-    kinds = [k.strip() for k in kind_text.split(",") if k.strip()] if kind_text else None
+    families = [k.strip() for k in family_text.split(",") if k.strip()] if family_text else None
     if len(args) >= 2 and is_campaign(args[0]) and is_campaign(args[1]):
-        _campaigns(args, n_values, kinds, tolerance, renames, fail_above, markdown, normalise)
+        _campaigns(args, n_values, families, tolerance, renames, fail_above, markdown, normalise)
         return
     for flag, given in (("--as", renames), ("--fail-above", fail_above), ("--markdown", markdown),
                         ("--normalise", normalise)):
@@ -86,22 +87,22 @@ def compare(args: tuple[str, ...], n_text: str | None, kind_text: str | None, to
     from experiments.analysis import compare as comparison
     from experiments.analysis import noise
     campaign = analysis.load(Path(args[0]))
-    result = comparison.compare(campaign, args[1], args[2], n_values, kinds, tolerance)
+    result = comparison.compare(campaign, args[1], args[2], n_values, families, tolerance)
     result.warnings = noise.machine_warnings(campaign) + result.warnings
     click.echo(comparison.comparison_text(result))
 
 
-def _campaigns(args, n_values, kinds, tolerance, renames, fail_above, markdown, normalise) -> None:
+def _campaigns(args, n_values, families, tolerance, renames, fail_above, markdown, normalise) -> None:
     from experiments.analysis import campaign_diff
     old, new = analysis.load(Path(args[0])), analysis.load(Path(args[1]))
     result = campaign_diff.diff(old, new, list(args[2:]), campaign_diff.parse_renames(renames),
-                                n_values, kinds, tolerance, normalise)
+                                n_values, families, tolerance, normalise)
     show = campaign_diff.diff_markdown if markdown else campaign_diff.diff_text
     click.echo(show(result, fail_above))
     if fail_above is not None:
         slower = campaign_diff.regressions(result, fail_above)
         if slower:
-            where = ", ".join(f"{r.entrant} {r.kind} n={r.n} ({r.ratio.estimate:.3g})" for r in slower)
+            where = ", ".join(f"{r.entrant} {r.family} n={r.n} ({r.ratio.estimate:.3g})" for r in slower)
             click.echo(f"race compare: regression: NEW slower than {fail_above:g}x OLD with the "
                        f"interval above 1 at {where}", err=True)
             sys.exit(1)

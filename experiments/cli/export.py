@@ -26,7 +26,7 @@ def summary_rows(campaign) -> tuple[list[str], list[list[str]]]:
     table = statistics.summary(campaign)
     fmt = statistics.format_seconds
     header = ["family", "entrant", "n", "solved", "median", "IQR", "PAR-2", "wrong"]
-    rows = [[str(getattr(row, "kind", "")), row.entrant, str(row.n), f"{row.solved}/{row.total}",
+    rows = [[str(getattr(row, "family", "")), row.entrant, str(row.n), f"{row.solved}/{row.total}",
              fmt(row.median_s, row.limit_s),
              f"{fmt(row.q25_s, row.limit_s)} .. {fmt(row.q75_s, row.limit_s)}", fmt(row.par2_s),
              str(row.wrong)] for row in table.itertuples()]

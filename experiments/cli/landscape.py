@@ -65,7 +65,7 @@ def parse_fractions(text: str) -> list[float]:
               help="Campaign name [default: derived from n, pattern, seed, instances, limit].")
 @click.option("--peaks", "peaks_path", default=None, type=click.Path(dir_okay=False),
               help="Peak table to update [default: generators/hardness_peaks.csv, the table "
-                   "`race run --kind hard` reads].")
+                   "`race run --family hard` reads].")
 @click.option("--no-peaks", is_flag=True, help="Do not write the peak table.")
 def landscape(n_text: str, holes_text: str, pattern: str, solvers: str, instances: int, seed: int,
               timeout: float, memory: float, jobs: int | None, out: str, name: str | None,
@@ -95,7 +95,7 @@ def landscape(n_text: str, holes_text: str, pattern: str, solvers: str, instance
     memory_mb = memory or None
     name = name or (f"landscape-n{n_label(n_values)}-{pattern}-s{seed}-i{instances}"
                     f"-t{timeout:g}")
-    config = Config(n_values=n_values, entrants=entrants, kind="holes", seed=seed,
+    config = Config(n_values=n_values, entrants=entrants, family_labels="holes", seed=seed,
                     instances=instances, repeats=1, timeout_s=timeout, memory_mb=memory_mb,
                     jobs=jobs or os.cpu_count() or 1, out=Path(out), campaign=name,
                     generator_options={"pattern": pattern},

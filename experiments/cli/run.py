@@ -31,9 +31,11 @@ from formats.errors import RaceError
               show_default=True, help="Generated instances per family and n, or the PATH of your "
               "puzzles: a directory of puzzle files, a one-puzzle-a-line file, numeric grids, or "
               "an instance set from `race import`.")
-@click.option("--kind", default=DEFAULTS["kind"], show_default=True,
+@click.option("--family", "--kind", "family_labels", default=DEFAULTS["families"],
+              show_default=True,
               help="Instance families, comma-separated: the kinds of `race generate` and "
-                   "hard (balanced holes at the hardness peak of each n).")
+                   "hard (balanced holes at the hardness peak of each n). --kind is its "
+                   "older name.")
 @family_options
 @click.option("--seed", type=params.Integer(min=0), default=DEFAULTS["seed"], show_default=True,
               help="Seed of the instance set.")
@@ -51,17 +53,17 @@ from formats.errors import RaceError
               show_default=True, help="Where cells run.")
 @click.option("--scheduler", default=None, help="Dask scheduler address (with --executor dask).")
 @click.option("--campaign", "name", default=None,
-              help="Campaign name [default: derived from n, kind, seed and limits].")
+              help="Campaign name [default: derived from n, families, seed and limits].")
 @click.option("--order", type=click.Choice(["random", "fixed"]), default="random", show_default=True,
               help="Order of the cells within each family and n: seeded random across entrants, "
                    "instances and repeats (drift spreads over every entrant), or entrant by entrant.")
 @click.option("--pin/--no-pin", default=True, show_default=True,
               help="Pin each worker to a core of its own (hyperthread siblings apart); only when "
                    "the workers fit on distinct cores.")
-def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout: float,
+def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int, timeout: float,
         memory: float, repeats: int, jobs: int | None, out: str, executor: str,
         scheduler: str | None, name: str | None, order: str = "random", pin: bool = True,
-        **family: str | None) -> None:
+        **options_given: str | None) -> None:
     """Race the entrants on generated instances for each box size n and record
     every measurement in OUT/CAMPAIGN/runs.csv (+ meta.json).
 
@@ -76,7 +78,7 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
     are left for the resume), 2 on errors (a full disk), 130 if interrupted.
 
     \b
-    Families (--kind, default unique,hard): unique is the assignment's
+    Families (--family, default unique,hard): unique is the assignment's
     Algorithm 2; hard is balanced holes at the hardness peak of each n, read
     from the committed table generators/hardness_peaks.csv (written by `race
     landscape`; an n not in it takes the nearest measured n's peak, the smaller
@@ -105,11 +107,11 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
     \b
     Example:
       race run --n 2..5                          # the default race (make race)
-      race run --n 3..4 --kind unique,minimal,hard --instances 10
+      race run --n 3..4 --family unique,minimal,hard --instances 10
       race run --n 3 --solvers dlx,sat:backend=glucose4 --instances 20
       race run --n 2,4 --timeout 5 --repeats 3 --jobs 1
       race run --n 2..4 --executor dask --scheduler tcp://10.0.0.1:8786
-      race run --n 3 --kind holes --holes 0.55 --pattern balanced
+      race run --n 3 --family holes --holes 0.55 --pattern balanced
       race run --n 3..4 --repeats 3 --order fixed --no-pin
     """
     if executor == "dask" and not scheduler:
@@ -120,22 +122,22 @@ def run(n_text: str, solvers: str, instances: int, kind: str, seed: int, timeout
     instance_set, source = None, instances
     if isinstance(instances, Path):
         n_given = click.get_current_context().get_parameter_source("n_text").name != "DEFAULT"
-        instance_set, n_values, instances, kind, default = instance_set_settings(
+        instance_set, n_values, instances, label, default = instance_set_settings(
             source, Path(out), n_values, n_given)
         name = name or default
-        families, options = [Family(kind, kind)], {}
+        families, options = [Family(label, label)], {}
     else:
-        families, options = resolve_families(kind, family)
-        kind = ",".join(f.label for f in families)
+        families, options = resolve_families(family_labels, options_given)
+    family_labels = ",".join(f.label for f in families)
     entrants = parse_entrants(solvers, current_registry())
     memory_mb = memory or None
-    name = name or default_name(n_values, kind, seed, instances, timeout, memory_mb, DEFAULTS,
+    name = name or default_name(n_values, family_labels, seed, instances, timeout, memory_mb, DEFAULTS,
                                 options)
     if not name or "/" in name or name.startswith("."):
         raise RaceError(f"--campaign {name!r}: expected a plain directory name")
     argv = sys.argv
     local_jobs = jobs or os.cpu_count() or 1
-    config = Config(n_values=n_values, entrants=entrants, kind=kind, seed=seed,
+    config = Config(n_values=n_values, entrants=entrants, family_labels=family_labels, seed=seed,
                     instances=instances, repeats=repeats, timeout_s=timeout,
                     memory_mb=memory_mb, jobs=local_jobs if executor == "local" else (jobs or 0),
                     executor=executor, scheduler=scheduler, out=Path(out), campaign=name,
@@ -204,16 +206,16 @@ def race(config: Config, summarize=None) -> None:
         sys.exit(done.exit_code)
 
 
-def resolve_families(kind: str, family: dict[str, str | None]
+def resolve_families(family_labels: str, options_given: dict[str, str | None]
                      ) -> tuple[list[Family], dict[str, object]]:
-    """The families of ``--kind`` with the family options given on the command line
-    (``family``: the parameters of :func:`experiments.cli.generate.family_options`, None
+    """The families of ``--family`` with the family options given on the command line
+    (``options_given``: the parameters of :func:`experiments.cli.generate.family_options`, None
     when not given; ``holes_text`` is ``--holes``), and those options in canonical form
     (for the campaign name and meta.json). Any option the decorator adds (e.g. a fill)
     reaches the families whose generator takes it."""
-    given = {("holes" if key == "holes_text" else key): value for key, value in family.items()
-             if value is not None}
-    families = parse_families(kind, given)
+    given = {("holes" if key == "holes_text" else key): value
+             for key, value in options_given.items() if value is not None}
+    families = parse_families(family_labels, given)
     canonical: dict[str, object] = {}
     for each in families:
         canonical.update(each.options)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.harness import records
+from experiments.harness.identity import row_family
 from experiments.harness.provenance import utc_now
 from formats.errors import RaceError
 
@@ -41,7 +42,7 @@ def _load(source: Path) -> tuple[list[dict[str, str]], dict[str, Any]]:
 
 
 def _key(row: dict[str, str]) -> tuple[str, str, int, str]:
-    return row["entrant"], row.get("kind", ""), int(row["n"]), row["instance"]
+    return row["entrant"], row_family(row), int(row["n"]), row["instance"]
 
 
 def merge_campaigns(sources: list[Path], out: Path) -> tuple[int, dict[str, Any]]:
@@ -64,7 +65,7 @@ def merge_campaigns(sources: list[Path], out: Path) -> tuple[int, dict[str, Any]
     for source, rows, _ in loaded:
         shift = dict(repeats)               # the repeats the earlier sources already hold
         for row in rows:
-            name = (row.get("kind", ""), int(row["n"]), row["instance"])
+            name = (row_family(row), int(row["n"]), row["instance"])
             digest = row.get("instance_sha256", "")
             if digest:
                 seen = sha.setdefault(name, (digest, source))

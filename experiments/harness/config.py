@@ -19,7 +19,7 @@ from formats.grid import MAX_N
 #: 2-core machine from a fresh clone, instance generation included: 20 instances per family
 #: and n, 10 s per cell (the skip rule keeps the budget on entrants that can still finish)
 DEFAULTS: dict[str, Any] = {"n": "2..5", "instances": 20, "timeout_s": 10.0, "memory_mb": 4096.0,
-                            "repeats": 1, "kind": "unique,hard", "seed": 0}
+                            "repeats": 1, "families": "unique,hard", "seed": 0}
 #: the defaults of ``race landscape`` (the hardness axis)
 LANDSCAPE_DEFAULTS: dict[str, Any] = {"n": "3..6", "holes": "0.30..0.80:0.05",
                                       "pattern": "balanced", "instances": 5, "timeout_s": 10.0,
@@ -50,13 +50,13 @@ def parse_n(text: str) -> list[int]:
 
 @dataclass
 class Config:
-    """Everything that defines a campaign run. ``kind`` is the ``--kind`` text,
-    ``generator_options`` the family options given on the command line (e.g. ``holes``,
-    ``pattern``) and ``families`` what they resolve to (by default the one family
-    ``kind`` with ``generator_options``)."""
+    """Everything that defines a campaign run. ``family_labels`` is the ``--family`` text
+    (family labels, comma-separated), ``generator_options`` the family options given on
+    the command line (e.g. ``holes``, ``pattern``) and ``families`` what they resolve to
+    (:func:`experiments.harness.instance_families.parse_families`)."""
     n_values: list[int]
     entrants: list[Entrant]
-    kind: str = DEFAULTS["kind"]
+    family_labels: str = DEFAULTS["families"]
     seed: int = DEFAULTS["seed"]
     instances: int = DEFAULTS["instances"]
     repeats: int = DEFAULTS["repeats"]
@@ -90,7 +90,7 @@ class Config:
     def __post_init__(self) -> None:
         if not self.families:
             from experiments.harness.instance_families import parse_families
-            self.families = parse_families(self.kind, self.generator_options)
+            self.families = parse_families(self.family_labels, self.generator_options)
 
     @property
     def directory(self) -> Path:
@@ -118,14 +118,14 @@ def options_label(options: dict[str, Any]) -> str:
     return "".join(f"-{p}" for p in parts)
 
 
-def default_name(n_values: list[int], kind: str, seed: int, instances: int, timeout_s: float,
+def default_name(n_values: list[int], family_labels: str, seed: int, instances: int, timeout_s: float,
                  memory_mb: float | None, defaults: dict[str, Any],
                  generator_options: dict[str, Any] | None = None) -> str:
     """A campaign name derived from what defines its cells and limits, so the same
     command resumes into the same directory: ``race-n2-5-unique-s0``, plus the
     generator options, ``-i<K>``, ``-t<SEC>``, ``-m<MB>`` when those differ from the defaults.
     (Entrants and repeats are not in the name: adding some resumes the campaign.)"""
-    name = f"race-n{n_label(n_values)}-{kind.replace(',', '+')}{options_label(generator_options or {})}-s{seed}"
+    name = f"race-n{n_label(n_values)}-{family_labels.replace(',', '+')}{options_label(generator_options or {})}-s{seed}"
     if instances != defaults.get("instances"):
         name += f"-i{instances}"
     if timeout_s != defaults.get("timeout_s"):
@@ -154,7 +154,7 @@ def resume_command(config: Config) -> str:
     given = [x for key, value in config.generator_options.items()
              for x in (f"--{key}", f"{value:g}" if isinstance(value, float) else str(value))]
     parts = ["race", "run", "--n", n_text, "--solvers", solvers, "--instances", source,
-             "--kind", config.kind, *given, "--seed", str(config.seed),
+             "--family", config.family_labels, *given, "--seed", str(config.seed),
              "--timeout", f"{config.timeout_s:g}", "--memory", memory,
              "--repeats", str(config.repeats), "--out", str(config.out), "--campaign", config.campaign]
     if config.jobs_given is not None:

@@ -1,8 +1,17 @@
 """The identity of a family and of a cell, defined once.
 
-A *family* of a campaign is named by its key: the label (runs.csv's ``kind``), plus
-``@<fraction>`` when the family fixes its hole fraction (a landscape has one family per
-fraction; ``holes@0.7`` and ``hard`` may share their puzzles and are still two families).
+The words, each with one meaning in the code, the CLI, runs.csv and the docs:
+
+* a *kind* is what ``race generate --kind`` makes: a generator (``unique``, ``holes``,
+  ``minimal``, ``unsat``, ...; :mod:`generators.kinds`);
+* a *family* is a set of instances a campaign races as one (``race run --family
+  unique,hard``): a kind with its options, named by a *label* (``hard`` is the kind
+  ``holes`` at each n's hardness peak) and identified by its *key*: the label, plus
+  ``@<fraction>`` when the family fixes its hole fraction (a landscape has one family per
+  fraction; ``holes@0.7`` and ``hard`` may share their puzzles and are still two
+  families). runs.csv's ``family`` column holds the key; a report names a family by
+  its label, or by its key where two families of the campaign share the label
+  (:func:`family_names`).
 A *cell* is one measurement: (family key, entrant spec, n, instance, repeat), where the
 instance names the puzzle file with its set's directory when the family has options.
 :class:`experiments.harness.scheduling.Cell` and every row of runs.csv
@@ -34,11 +43,42 @@ def cell_key(family: str, entrant: str, n: int, instance: str, repeat: int) -> C
     return str(family), str(entrant), int(n), str(instance), int(repeat or 0)
 
 
+def family_label(key: str) -> str:
+    """The label of the family whose key is ``key``."""
+    return str(key).split("@", 1)[0]
+
+
+def family_names(keys: Any) -> dict[str, str]:
+    """How a campaign names each of its families (``keys``): by its label, or by its key
+    when another family of the campaign has the same label."""
+    keys = list(dict.fromkeys(str(k) for k in keys))
+    labels = [family_label(k) for k in keys]
+    return {k: (label if labels.count(label) == 1 else k) for k, label in zip(keys, labels)}
+
+
+def meta_family_labels(meta: dict[str, Any]) -> str:
+    """The ``--family`` text a campaign's meta.json records (``family_labels``; a campaign
+    written before ``family`` replaced ``kind`` for it recorded it as ``kind``)."""
+    return str(meta.get("family_labels", meta.get("kind", "")) or "")
+
+
+def upgrade_row(given: dict[str, Any]) -> dict[str, Any]:
+    """A runs.csv row as read (column name -> text) in today's columns: a row of a file
+    written before ``family`` replaced ``kind`` has its key derived from its ``kind`` (the
+    family's label then) and ``holes`` columns (a file of the version between kept both:
+    its ``family`` was already the key)."""
+    if "kind" not in given:
+        return given
+    upgraded = dict(given)
+    kind = upgraded.pop("kind")
+    if not str(upgraded.get("family") or "").strip():
+        upgraded["family"] = family_key(str(kind or "").strip(), upgraded.get("holes"))
+    return upgraded
+
+
 def row_family(row: dict[str, Any]) -> str:
-    """The family key of a runs.csv row: its ``family`` column, or for a row written before
-    that column existed, the key derived from its ``kind`` and ``holes`` columns."""
-    given = str(row.get("family") or "").strip()
-    return given or family_key(str(row.get("kind") or "").strip(), row.get("holes"))
+    """The family key of a runs.csv row (read in today's columns: :func:`upgrade_row`)."""
+    return str(upgrade_row(row).get("family") or "").strip()
 
 
 def row_key(row: dict[str, Any]) -> CellKey:

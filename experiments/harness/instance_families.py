@@ -1,7 +1,8 @@
-"""The instance families of a campaign: what ``--kind unique,minimal,hard`` means at each n.
+"""The instance families of a campaign: what ``--family unique,minimal,hard`` means at each n.
 
-A :class:`Family` is a generator kind with its options, named by a ``label`` (the
-``kind`` column of runs.csv). ``hard`` is not a generator kind of its own: it is
+A :class:`Family` is a generator kind with its options, named by a ``label`` and
+identified by its key (runs.csv's ``family`` column; :mod:`experiments.harness.identity`).
+``hard`` is not a generator kind of its own: it is
 ``holes`` with ``pattern=balanced`` and the hole fraction of the hardness peak at that n,
 read from the committed table :mod:`generators.hardness_peaks` (nearest measured n
 beyond it), so a campaign on hard instances is reproducible; the fractions used are
@@ -23,7 +24,7 @@ HARD_FIXED = ("holes", "pattern")
 
 @dataclass(frozen=True)
 class Family:
-    """One instance family: ``label`` (runs.csv's kind), the generator ``kind``, the
+    """One instance family: ``label``, the generator ``kind``, the
     generator ``options`` given for every n, and for ``hard`` the peak table it reads."""
     label: str
     kind: str
@@ -50,18 +51,18 @@ def _allowed(kind: str) -> dict[str, Any]:
     return dict(kinds.GENERATORS[kind][1])
 
 
-def parse_families(kind_text: str, given: dict[str, Any], peaks: Path | None = None) -> list[Family]:
-    """The families of ``--kind`` (comma-separated generator kinds and ``hard``), each with
+def parse_families(labels_text: str, given: dict[str, Any], peaks: Path | None = None) -> list[Family]:
+    """The families of ``--family`` (comma-separated generator kinds and ``hard``), each with
     the options of ``given`` (e.g. ``holes``, ``pattern``, ``base``, ``fill``) that its
     generator accepts, validated and in canonical form. Raises RaceError for an unknown
     kind, an option no family takes, or a bad value."""
     from generators.puzzle_set import KINDS, identity
-    labels = list(dict.fromkeys(k.strip() for k in str(kind_text).split(",")))
+    labels = list(dict.fromkeys(k.strip() for k in str(labels_text).split(",")))
     used: set[str] = set()
     out = []
     for label in labels:
         if label != HARD and label not in KINDS:
-            raise RaceError(f"unknown kind {label!r} (kinds: {', '.join((*KINDS, HARD))})")
+            raise RaceError(f"unknown family {label!r} (families: {', '.join((*KINDS, HARD))})")
         kind = "holes" if label == HARD else label
         takes = {k: v for k, v in given.items() if k in _allowed(kind)
                  and not (label == HARD and k in HARD_FIXED)}
@@ -72,7 +73,7 @@ def parse_families(kind_text: str, given: dict[str, Any], peaks: Path | None = N
     for name in given:
         if name not in used:
             takers = [k for k in KINDS if name in _allowed(k)]
-            raise RaceError(f"--{name} goes with --kind {' or '.join(takers) or 'none'}"
+            raise RaceError(f"--{name} goes with --family {' or '.join(takers) or 'none'}"
                             + (" (hard fixes its holes and pattern)" if HARD in labels else ""))
     for family in out:
         if family.label == HARD:

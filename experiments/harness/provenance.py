@@ -17,6 +17,7 @@ from typing import Any
 
 from experiments.harness.config import Config
 from experiments.harness.instance_families import families_meta
+from experiments.harness.identity import meta_family_labels
 from formats.errors import RaceError, printable
 
 #: packages whose versions go into meta.json
@@ -134,10 +135,11 @@ def previous_meta(config: Config) -> dict[str, Any]:
     except (json.JSONDecodeError, UnicodeDecodeError):
         return {}
     _check_shape(old, path)
-    before, now = _kinds(old.get("kind", "")), _kinds(config.kind)
+    earlier = meta_family_labels(old)
+    before, now = _labels(earlier), _labels(config.family_labels)
     if not before <= now:
-        raise RaceError(f"campaign {config.campaign!r} was run with kind={old['kind']!r}, "
-                        f"not {config.kind!r} (a resume may add families, not drop them); "
+        raise RaceError(f"campaign {config.campaign!r} was run with --family {earlier!r}, "
+                        f"not {config.family_labels!r} (a resume may add families, not drop them); "
                         "choose another --campaign name", source=str(path))
     for key, value in (("seed", config.seed),
                        ("timeout_s", config.timeout_s), ("memory_mb", config.memory_mb),
@@ -154,7 +156,8 @@ def previous_meta(config: Config) -> dict[str, Any]:
 
 
 #: the types meta.json's fields must have for a resume to read them
-_SHAPE = {"kind": str, "families": dict, "commands": list, "entrants": list, "n_values": list,
+_SHAPE = {"family_labels": str, "kind": str, "families": dict,
+          "commands": list, "entrants": list, "n_values": list,
           "generator_options": dict, "entrant_provenance": dict, "instances": int, "repeats": int}
 
 
@@ -164,10 +167,10 @@ def _check_shape(old: Any, path: Path) -> None:
         raise RaceError(f"meta.json holds {type(old).__name__}, not a JSON object: it is damaged; "
                         "move it aside to resume from runs.csv, or choose another --campaign name",
                         source=str(path))
-    for key, kind in _SHAPE.items():
-        if key in old and not (isinstance(old[key], kind) and not isinstance(old[key], bool)):
+    for key, expected in _SHAPE.items():
+        if key in old and not (isinstance(old[key], expected) and not isinstance(old[key], bool)):
             raise RaceError(f"meta.json's {key!r} is {type(old[key]).__name__}, not "
-                            f"{kind.__name__}: it is damaged; move it aside to resume from "
+                            f"{expected.__name__}: it is damaged; move it aside to resume from "
                             "runs.csv, or choose another --campaign name", source=str(path))
     for key, value in old.get("families", {}).items():
         if not isinstance(value, dict) or not isinstance(value.get("options", {}), dict):
@@ -208,9 +211,10 @@ def _provenance_history(old: dict[str, Any], new: dict[str, Any]) -> dict[str, A
     return merged
 
 
-def _kinds(kind: str) -> set[str]:
-    """The family labels of a ``kind`` text such as ``unique,hard``."""
-    return {k.strip() for k in str(kind).split(",") if k.strip()}
+def _labels(text: str) -> set[str]:
+    """The family labels of a ``--family`` text such as ``unique,hard``."""
+    return {k.strip() for k in str(text).split(",") if k.strip()}
+
 
 
 def _check_families(config: Config, old: dict[str, Any], path: Path) -> None:
@@ -264,7 +268,7 @@ def write_meta(config: Config) -> dict[str, Any]:
         "created_at": old.get("created_at", utc_now()),
         "n_values": sorted(set(old.get("n_values", [])) | set(config.n_values)),
         "entrants": entrants,
-        "kind": config.kind,
+        "family_labels": config.family_labels,
         "seed": config.seed,
         **({"generator_options": config.generator_options} if config.generator_options else {}),
         "families": _merged_families(old.get("families", {}), config),

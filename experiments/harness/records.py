@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from experiments.harness.identity import CellKey, row_key
+from experiments.harness.identity import CellKey, row_key, upgrade_row
 from experiments.harness.provenance import utc_now
 from experiments.harness.schema import (COLUMNS, LIMIT_STATUSES, NUMERIC, PHASES, REQUIRED,
                                         STATUSES, WORK_COUNTERS, Status)
@@ -183,7 +183,7 @@ def _row(raw: bytes, names: list[str]) -> tuple[dict[str, str] | None, str | Non
         return None, why
     if len(values) != len(names):
         return None, f"{len(values)} fields, expected {len(names)} (a cut or merged row)"
-    given = dict(zip(names, values))
+    given = upgrade_row(dict(zip(names, values)))
     row = {c: given.get(c, "") for c in COLUMNS}
     why = row_problem(row)
     return (None, why) if why else (row, None)
@@ -343,10 +343,10 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def make_row(campaign: str, kind: str, seed: int, timeout_s: float, entrant: "Entrant", cell: "Cell",
+def make_row(campaign: str, seed: int, timeout_s: float, entrant: "Entrant", cell: "Cell",
              outcome: dict[str, Any]) -> dict[str, Any]:
     """The runs.csv row of a finished (or skipped) cell of campaign ``campaign`` run on
-    instances of family ``kind`` and ``seed`` under the limit ``timeout_s``. A cell that
+    instances of seed ``seed`` under the limit ``timeout_s``. A cell that
     hit the limit gets the limit in its time columns (the record contract)."""
     try:
         status = Status(outcome.get("status", Status.ERROR))
@@ -356,8 +356,8 @@ def make_row(campaign: str, kind: str, seed: int, timeout_s: float, entrant: "En
     inst = cell.instance
     row: dict[str, Any] = {
         "campaign": campaign, "entrant": entrant.spec, "solver": entrant.name,
-        "params": json.dumps(entrant.params, sort_keys=True), "n": cell.n, "kind": kind,
-        "family": cell.family or kind, "referee": outcome.get("referee") or None,
+        "params": json.dumps(entrant.params, sort_keys=True), "n": cell.n,
+        "family": cell.family, "referee": outcome.get("referee") or None,
         "seed": seed, "instance": cell.instance_file,
         "instance_sha256": inst.sha256 if inst else None, "clues": inst.clues if inst else None,
         "repeat": cell.repeat, "status": status.value, "verified": bool(outcome.get("verified", False)),

@@ -146,7 +146,7 @@ class _Race:
         c = self.config
         family = self.families[cell.family]
         outcome = self.judge(cell, outcome)
-        row = records.make_row(c.campaign, family.label, c.seed, c.timeout_s,
+        row = records.make_row(c.campaign, c.seed, c.timeout_s,
                                self.entrants[cell.entrant], cell, outcome)
         row["holes"] = family.options_for(cell.n).get("holes")
         self.writer.write(row)

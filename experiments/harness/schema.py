@@ -56,18 +56,20 @@ PHASE_COLUMNS: tuple[str, ...] = tuple(f"t_{p}" for p in PHASES)
 WORK_COUNTERS: tuple[str, ...] = ("nodes", "updates", "checks", "conflicts", "decisions",
                                   "propagations", "vars", "clauses")
 
-#: the columns of runs.csv, in order (``kind`` is the instance family's label, e.g. ``unique``
-#: or ``hard``; ``holes`` the fraction of empty cells of a holes/hard instance, else empty;
-#: ``family`` the family's key (:mod:`experiments.harness.identity`), part of the cell's
-#: identity; ``referee`` on what the verdict on a claim rests (e.g. "the instance records a
-#: solution", "confirmed by sat"); ``extra`` the solver's own counters and phases beyond
-#: :data:`WORK_COUNTERS` and :data:`PHASES`, as a JSON object). Rows written before a column
-#: existed read it as empty.
+#: the columns of runs.csv, in order (``family`` is the key of the instance family
+#: (:mod:`experiments.harness.identity`: its label such as ``unique`` or ``hard``, plus
+#: ``@<fraction>`` when it fixes its hole fraction), part of the cell's identity; ``holes``
+#: the fraction of empty cells of a holes/hard instance, else empty; ``referee`` on what
+#: the verdict on a claim rests (e.g. "the instance records a solution", "confirmed by
+#: sat"); ``extra`` the solver's own counters and phases beyond :data:`WORK_COUNTERS` and
+#: :data:`PHASES`, as a JSON object). Rows written before a column existed read it as
+#: empty; a file written before ``family`` replaced ``kind`` (which held the family's
+#: label) is read by :func:`experiments.harness.identity.upgrade_row`.
 COLUMNS: tuple[str, ...] = (
-    "campaign", "entrant", "solver", "params", "n", "kind", "holes", "seed", "instance", "instance_sha256",
+    "campaign", "entrant", "solver", "params", "n", "family", "holes", "seed", "instance", "instance_sha256",
     "clues", "repeat", "status", "verified", "wall_s", "cpu_s", "peak_rss_mb", "timeout_s",
     "iterations", *PHASE_COLUMNS, *WORK_COUNTERS, "worker", "started_at", "message",
-    "family", "referee", "extra",
+    "referee", "extra",
 )
 #: columns without which no analysis is possible
 REQUIRED: tuple[str, ...] = ("entrant", "n", "instance", "status", "wall_s", "timeout_s")

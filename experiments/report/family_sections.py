@@ -2,7 +2,7 @@
 
 For every family of :data:`experiments.analysis.statistics.FAMILIES` (and any other
 the campaign has) a flag ``\\ifhasFamily<Kind>`` and, per entrant, macros named
-``\\<kind><Entrant><Quantity>`` that do not depend on which n were raced: the
+``\\<family><Entrant><Quantity>`` that do not depend on which n were raced: the
 largest n with a measured median and that median, the largest n solved on every
 instance, the fitted growth factor with its bootstrap interval, the work at the
 largest n (``\\hardSatGrowthFactor``, ``\\hardDlxLargestN``). "n/a" when the
@@ -30,9 +30,9 @@ from formats.errors import RaceError
 WORK = ("nodes", "updates", "conflicts")
 
 
-def of_kind(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
-    """The rows of ``frame`` (a summary or growth table) of family ``kind``."""
-    return frame[frame["kind"] == kind] if "kind" in frame.columns else frame
+def of_family(frame: pd.DataFrame, family: str) -> pd.DataFrame:
+    """The rows of ``frame`` (a summary or growth table) of family ``family``."""
+    return frame[frame["family"] == family] if "family" in frame.columns else frame
 
 
 def _capital(name: str) -> str:
@@ -43,15 +43,15 @@ def add_families(m: Macros, campaign: analysis.Campaign, table: pd.DataFrame, gr
                  canonical_entrants: tuple[str, ...]) -> None:
     """Every family's flag, sizes and per-entrant macros, then the head to head."""
     entrants = list(dict.fromkeys([*canonical_entrants, *campaign.entrants]))
-    for kind in dict.fromkeys([*analysis.FAMILIES, *campaign.kinds]):
-        f = macro_name(kind)
-        present = kind in campaign.kinds
+    for family in dict.fromkeys([*analysis.FAMILIES, *campaign.families]):
+        f = macro_name(family)
+        present = family in campaign.families
         m.flag(f"hasFamily{_capital(f)}", present)
-        family = campaign.family(kind) if present else None
-        add_family_sizes(m, f, family)
-        rows, fits = of_kind(table, kind), of_kind(growth, kind)
+        part = campaign.family(family) if present else None
+        add_family_sizes(m, f, part)
+        rows, fits = of_family(table, family), of_family(growth, family)
         for entrant in entrants:
-            add_family_entrant(m, macro_name(kind, entrant), rows[rows["entrant"] == entrant],
+            add_family_entrant(m, macro_name(family, entrant), rows[rows["entrant"] == entrant],
                                fits[fits["entrant"] == entrant])
     add_head_to_head(m, campaign)
 
@@ -77,7 +77,7 @@ def add_family_sizes(m: Macros, f: str, family: analysis.Campaign | None) -> Non
 
 
 def add_family_entrant(m: Macros, e: str, rows: pd.DataFrame, fit: pd.DataFrame) -> None:
-    """One entrant's n-independent macros in one family (``e`` = ``<kind><Entrant>``)."""
+    """One entrant's n-independent macros in one family (``e`` = ``<family><Entrant>``)."""
     rows = rows.sort_values("n")
     measured = rows[rows["median_s"].map(math.isfinite)]
     complete = [int(r.n) for r in rows.itertuples() if r.total and r.solved == r.total]
@@ -109,9 +109,9 @@ HEAD_TO_HEAD = ("A", "B", "Family", "Pairs", "AWins", "BWins", "Ties", "Ratio", 
 def add_head_to_head(m: Macros, campaign: analysis.Campaign) -> None:
     """The report's pair compared on the last family, all n pooled (``\\headToHead<Q>``)."""
     pair = head_to_head_pair(campaign)
-    kind = campaign.kinds[-1]
+    family = campaign.families[-1]
     try:
-        result = compare(campaign, *pair, kinds=[kind]) if pair else None
+        result = compare(campaign, *pair, families=[family]) if pair else None
     except RaceError:              # the two share no instance
         result = None
     if result is None:
@@ -120,7 +120,7 @@ def add_head_to_head(m: Macros, campaign: analysis.Campaign) -> None:
         return
     row = next((r for r in result.rows if r.n is None), result.rows[-1])
     values = {"A": f"\\texttt{{{escape(pair[0])}}}", "B": f"\\texttt{{{escape(pair[1])}}}",
-              "Family": escape(kind), "Pairs": row.pairs, "AWins": row.a_wins, "BWins": row.b_wins,
+              "Family": escape(family), "Pairs": row.pairs, "AWins": row.a_wins, "BWins": row.b_wins,
               "Ties": row.ties, "Ratio": tex_ratio(row.ratio.estimate),
               "RatioLow": tex_ratio(row.ratio.low), "RatioHigh": tex_ratio(row.ratio.high),
               "P": _p_value(row.test.p) if row.test.method != "none" else MISSING}

@@ -41,7 +41,7 @@ def instance_rows(campaign: analysis.Campaign) -> pd.DataFrame:
     runs = campaign.runs
     rows = analysis.instance_times(runs)
     ok = runs[analysis.answered(runs)]
-    keys = ["entrant", "kind", "n", "instance"]
+    keys = ["entrant", "family", "n", "instance"]
     if len(ok):
         counters = ok.groupby(keys)[list(COUNTERS)].median().reset_index()
         rows = rows.merge(counters, on=keys, how="left")
@@ -103,7 +103,7 @@ def metadata(campaign: analysis.Campaign) -> list[list[str]]:
     packages = meta.get("packages") or {}
     pairs = [("campaign", campaign.name), ("command", meta.get("command", "")),
              ("created", meta.get("created_at", "")), ("git commit", meta.get("git_commit", "")),
-             ("entrants", ", ".join(campaign.entrants)), ("families", ", ".join(campaign.kinds)),
+             ("entrants", ", ".join(campaign.entrants)), ("families", ", ".join(campaign.families)),
              ("n", ", ".join(map(str, campaign.n_values))),
              ("time limit", analysis.format_seconds(campaign.timeout_s)),
              ("memory limit", f"{meta['memory_mb']} MB" if meta.get("memory_mb") else ""),
@@ -117,7 +117,7 @@ def metadata(campaign: analysis.Campaign) -> list[list[str]]:
     return [[k, str(v)] for k, v in pairs if v not in ("", None)]
 
 
-SUMMARY_COLUMNS = ["kind", "entrant", "n", "solved", "total", "median_s", "median_lo", "median_hi", "q25_s",
+SUMMARY_COLUMNS = ["family", "entrant", "n", "solved", "total", "median_s", "median_lo", "median_hi", "q25_s",
                    "q75_s", "par2_s", "timeout", "memout", "error", "unknown", "skipped", "wrong"]
 
 
@@ -125,8 +125,8 @@ def _summary(campaign: analysis.Campaign, table: pd.DataFrame) -> pd.DataFrame:
     rows = table
     if virtual_best.applies(campaign):
         rows = pd.concat([table, virtual_best.summary(campaign)], ignore_index=True)
-        order = {k: i for i, k in enumerate(campaign.kinds)}
-        rows = rows.assign(_k=rows["kind"].map(order)).sort_values(["_k"], kind="mergesort").drop(columns="_k")
+        order = {k: i for i, k in enumerate(campaign.families)}
+        rows = rows.assign(_k=rows["family"].map(order)).sort_values(["_k"], kind="mergesort").drop(columns="_k")
     for column in SUMMARY_COLUMNS:
         if column not in rows.columns:
             rows[column] = np.nan
@@ -149,13 +149,13 @@ def page_data(campaign: analysis.Campaign, landscape: analysis.Campaign | None =
     }
     if landscape is not None:
         figures["landscape"] = html_figures.landscape_figure(landscape)
-    columns = ["entrant", "kind", "n", "instance", "status", "time", "work", *COUNTERS, "holes", "clues",
+    columns = ["entrant", "family", "n", "instance", "status", "time", "work", *COUNTERS, "holes", "clues",
                "repeats"]
     found, missing = instance_grids.campaign_grids(campaign) if grids else ({}, {})
     packed = {name: [g.n, g.clues, g.solution, g.solution_label, g.source] for name, g in found.items()}
     wins = virtual_best.wins(campaign, table) if virtual_best.applies(campaign) else pd.DataFrame()
     data = {
-        "name": campaign.name, "limit": limit, "entrants": campaign.entrants, "kinds": campaign.kinds,
+        "name": campaign.name, "limit": limit, "entrants": campaign.entrants, "families": campaign.families,
         "vbs": virtual_best.NAME if virtual_best.applies(campaign) else None,
         "pair": list(head_to_head_pair(campaign) or campaign.entrants[:1] * 2),
         "columns": columns, "instances": _records(rows, columns),
@@ -204,7 +204,7 @@ def landscape_campaign(campaign: analysis.Campaign, landscape: Path | None) -> a
             return analysis.load(directory)
         return None
     holes = pd.to_numeric(campaign.runs["holes"], errors="coerce")
-    per = campaign.runs.assign(h=holes).groupby(["kind", "n"])["h"].nunique()
+    per = campaign.runs.assign(h=holes).groupby(["family", "n"])["h"].nunique()
     return campaign if len(per) and int(per.max()) > 1 else None
 
 

@@ -45,7 +45,7 @@ def seconds(value: float, limit: float) -> str:
 
 def instance_hover(row: pd.Series | dict, limit: float) -> str:
     """instance, family, n, status, time and the counters it reports (one hover box)."""
-    lines = [f"<b>{row['entrant']}</b>", f"instance {row['instance']}", f"{row['kind']}, n = {row['n']}",
+    lines = [f"<b>{row['entrant']}</b>", f"instance {row['instance']}", f"{row['family']}, n = {row['n']}",
              f"status {row['status']}", f"time {seconds(row['time'], limit)}"]
     for counter in HOVER_COUNTERS:
         value = row.get(counter)
@@ -63,15 +63,15 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: 
     """Time vs n per family: every instance as a faint point (hollow on the limit line when
     censored), the median as a line with its IQR band, censored medians hollow at the
     limit, the virtual best solver as its own line."""
-    kinds = campaign.kinds
+    families = campaign.families
     limit = campaign.timeout_s
     table, entrants = plots.with_virtual_best(campaign, table)
-    fig = make_subplots(rows=1, cols=len(kinds), shared_yaxes=True,
-                        subplot_titles=[plots.family_title(campaign, k) for k in kinds])
-    for col, kind in enumerate(kinds, start=1):
+    fig = make_subplots(rows=1, cols=len(families), shared_yaxes=True,
+                        subplot_titles=[plots.family_title(campaign, k) for k in families])
+    for col, family in enumerate(families, start=1):
         for i, entrant in enumerate(entrants):
             st = style(i)
-            rows = table[(table["kind"] == kind) & (table["entrant"] == entrant)].sort_values("n")
+            rows = table[(table["family"] == family) & (table["entrant"] == entrant)].sort_values("n")
             if rows.empty:
                 continue
             x = rows["n"].to_numpy(float) + (i - (len(entrants) - 1) / 2) * 0.09
@@ -85,7 +85,7 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: 
                                          fill="tonexty", fillcolor=_rgba(st["color"], 0.15),
                                          hoverinfo="skip", showlegend=False, legendgroup=entrant),
                               row=1, col=col)
-            pts = instances[(instances["entrant"] == entrant) & (instances["kind"] == kind)]
+            pts = instances[(instances["entrant"] == entrant) & (instances["family"] == family)]
             if len(pts):
                 t = pts["time"].to_numpy(float)
                 censored = ~np.isfinite(t)
@@ -98,7 +98,7 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: 
                     text=[instance_hover(r, limit) for r in pts.to_dict("records")],
                     customdata=pts["instance"].tolist(), hovertemplate="%{text}<extra></extra>"),
                     row=1, col=col)
-            hover = [f"<b>{entrant}</b><br>{kind}, n = {int(r.n)}<br>solved {int(r.solved)}/{int(r.total)}"
+            hover = [f"<b>{entrant}</b><br>{family}, n = {int(r.n)}<br>solved {int(r.solved)}/{int(r.total)}"
                      f"<br>median {seconds(r.median_s, limit)}"
                      f"<br>95% CI {analysis.format_interval(r.median_lo, r.median_hi, limit)}"
                      f"<br>IQR {seconds(r.q25_s, limit)} .. {seconds(r.q75_s, limit)}"
@@ -133,12 +133,12 @@ def _rgba(hex_colour: str, alpha: float) -> str:
 
 def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame) -> go.Figure:
     """Share of instances solved within the limit vs n, one panel per family, the VBS too."""
-    kinds = campaign.kinds
+    families = campaign.families
     table, entrants = plots.with_virtual_best(campaign, table)
-    fig = make_subplots(rows=1, cols=len(kinds), shared_yaxes=True, subplot_titles=kinds)
-    for col, kind in enumerate(kinds, start=1):
+    fig = make_subplots(rows=1, cols=len(families), shared_yaxes=True, subplot_titles=families)
+    for col, family in enumerate(families, start=1):
         for i, entrant in enumerate(entrants):
-            rows = table[(table["kind"] == kind) & (table["entrant"] == entrant)].sort_values("n")
+            rows = table[(table["family"] == family) & (table["entrant"] == entrant)].sort_values("n")
             if rows.empty:
                 continue
             st = style(i)
@@ -146,7 +146,7 @@ def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame) -> go.Figure
                 x=rows["n"], y=100 * rows["solved_frac"], mode="lines+markers", name=entrant,
                 legendgroup=entrant, showlegend=col == 1,
                 line={"color": st["color"], "dash": st["dash"]}, marker={"symbol": st["symbol"], "size": 8},
-                text=[f"<b>{entrant}</b><br>{kind}, n = {int(r.n)}<br>solved {int(r.solved)}/{int(r.total)}"
+                text=[f"<b>{entrant}</b><br>{family}, n = {int(r.n)}<br>solved {int(r.solved)}/{int(r.total)}"
                       for r in rows.itertuples()], hovertemplate="%{text}<extra></extra>"), row=1, col=col)
         fig.update_xaxes(title_text="box size n", dtick=1, row=1, col=col)
     fig.update_yaxes(range=[-5, 105])
@@ -184,14 +184,14 @@ def cactus_figure(campaign: analysis.Campaign, instances: pd.DataFrame) -> go.Fi
 
 def work_figure(campaign: analysis.Campaign, table: pd.DataFrame) -> go.Figure:
     """Median work counters over solved instances vs n: a row per family, a column per counter."""
-    kinds = campaign.kinds
+    families = campaign.families
     counters = [c for c, _ in plots.WORK]
-    fig = make_subplots(rows=len(kinds), cols=len(counters),
-                        subplot_titles=[f"{k}: {t}" for k in kinds for _, t in plots.WORK])
-    for r, kind in enumerate(kinds, start=1):
+    fig = make_subplots(rows=len(families), cols=len(counters),
+                        subplot_titles=[f"{k}: {t}" for k in families for _, t in plots.WORK])
+    for r, family in enumerate(families, start=1):
         for c, counter in enumerate(counters, start=1):
             for i, entrant in enumerate(campaign.entrants):
-                rows = table[(table["kind"] == kind) & (table["entrant"] == entrant)].sort_values("n")
+                rows = table[(table["family"] == family) & (table["entrant"] == entrant)].sort_values("n")
                 y = rows[counter].to_numpy(float)
                 if not np.isfinite(y).any():
                     continue
@@ -200,12 +200,12 @@ def work_figure(campaign: analysis.Campaign, table: pd.DataFrame) -> go.Figure:
                     x=rows["n"], y=y, mode="lines+markers", name=entrant, legendgroup=entrant,
                     showlegend=(r, c) == (1, 1) or entrant not in _shown(fig),
                     line={"color": st["color"], "dash": st["dash"]}, marker={"symbol": st["symbol"], "size": 7},
-                    text=[f"<b>{entrant}</b><br>{kind}, n = {int(row.n)}<br>median {counter} "
+                    text=[f"<b>{entrant}</b><br>{family}, n = {int(row.n)}<br>median {counter} "
                           f"{'n/a' if math.isnan(v) else f'{v:,.0f}'}" for row, v in zip(rows.itertuples(), y)],
                     hovertemplate="%{text}<extra></extra>"), row=r, col=c)
             fig.update_yaxes(type="log", row=r, col=c)
-            fig.update_xaxes(dtick=1, title_text="box size n" if r == len(kinds) else None, row=r, col=c)
-    return _layout(fig, "Work per solve (median over solved instances)", 260 + 220 * len(kinds))
+            fig.update_xaxes(dtick=1, title_text="box size n" if r == len(families) else None, row=r, col=c)
+    return _layout(fig, "Work per solve (median over solved instances)", 260 + 220 * len(families))
 
 
 def _shown(fig: go.Figure) -> set[str]:
@@ -215,7 +215,7 @@ def _shown(fig: go.Figure) -> set[str]:
 def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame) -> go.Figure:
     """The SAT entrants' phase split: stacked shares of the median solve per n (first family)."""
     entrants = plots.sat_entrants(campaign)
-    first = table[table["kind"] == campaign.kinds[0]] if "kind" in table.columns else table
+    first = table[table["family"] == campaign.families[0]] if "family" in table.columns else table
     if not entrants:
         fig = go.Figure()
         fig.add_annotation(text="no SAT entrant in this campaign", showarrow=False)
@@ -242,7 +242,7 @@ def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame) -> go.Figure
     fig.update_layout(barmode="stack")
     fig.update_yaxes(range=[0, 100])
     fig.update_yaxes(title_text="share of median time (%)", row=1, col=1)
-    return _layout(fig, f"SAT phase split ({campaign.kinds[0]} puzzles)")
+    return _layout(fig, f"SAT phase split ({campaign.families[0]} puzzles)")
 
 
 def landscape_figure(landscape: analysis.Campaign) -> go.Figure:

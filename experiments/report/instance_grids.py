@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from experiments.analysis import statistics as analysis
+from experiments.harness.identity import family_label
 from formats import grid_text
 from formats.errors import RaceError
 
@@ -78,15 +79,19 @@ def from_bytes(data: bytes, source: str) -> InstanceGrid:
     return InstanceGrid(grid.n, encode(grid.cells, grid.n), solution, label, source)
 
 
-def _family_options(meta: dict, family: str, n: int) -> dict:
-    for entry in (meta.get("families") or {}).values():
-        if isinstance(entry, dict) and entry.get("label") == family:
+def _family_options(meta: dict, key: str, n: int) -> dict:
+    """The generator options at n of the family with key ``key``, as meta.json records them."""
+    families = meta.get("families") or {}
+    entries = [families[key]] if key in families else \
+        [e for e in families.values() if isinstance(e, dict) and e.get("label") == family_label(key)]
+    for entry in entries:
+        if isinstance(entry, dict):
             options = (entry.get("options") or {}).get(str(n))
             return dict(options) if isinstance(options, dict) else {}
     return {}
 
 
-def _regenerate(instance: str, family: str, meta: dict, pool) -> bytes | None:
+def _regenerate(instance: str, family_key: str, meta: dict, pool) -> bytes | None:
     """The bytes ``race run`` wrote for ``instance`` (from its generator identity), or None
     when the path names no generated puzzle."""
     from generators.puzzle_set import make
@@ -94,7 +99,7 @@ def _regenerate(instance: str, family: str, meta: dict, pool) -> bytes | None:
     if match is None:
         return None
     kind, n, seed, index = match["kind"], int(match["n"]), int(match["seed"]), int(match["index"])
-    options = _family_options(meta, family, n)
+    options = _family_options(meta, family_key, n)
     if not options and "-" in Path(instance).parent.name.removeprefix(f"{kind}-n{n}-s{seed}"):
         return None     # options in the set's name that meta.json does not give
     grid, puzzle_meta = make(kind, n, seed, index, pool=pool, **options)
@@ -121,7 +126,7 @@ def campaign_grids(campaign: analysis.Campaign, regenerate: bool = True
                     break
             if data is None and regenerate:
                 try:
-                    data, source = _regenerate(instance, str(row.kind), campaign.meta, pool), "regenerated"
+                    data, source = _regenerate(instance, str(getattr(row, "family_key", row.family)), campaign.meta, pool), "regenerated"
                 except RaceError as exc:
                     missing[instance] = f"cannot regenerate: {exc}"
                     continue

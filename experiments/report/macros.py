@@ -86,9 +86,9 @@ def add_campaign(m: Macros, campaign: analysis.Campaign) -> None:
     m.add("campaignDate", escape(_created(meta) or MISSING))
     for key in ("seed", "instances", "repeats", "jobs", "executor"):
         m.add(macro_name("campaign", key), escape(meta.get(key, MISSING)))
-    m.add("campaignKind", escape(", ".join(campaign.kinds)))
-    m.add("campaignFamilyCount", len(campaign.kinds))
-    m.add("campaignFirstKind", escape(campaign.kinds[0]))
+    m.add("campaignFamilies", escape(", ".join(campaign.families)))
+    m.add("campaignFamilyCount", len(campaign.families))
+    m.add("campaignFirstFamily", escape(campaign.families[0]))
     m.add("bootstrapResamples", tex_int(bootstrap.RESAMPLES))
     m.add("ciPct", f"{100 * bootstrap.CONFIDENCE:.0f}")
     m.add("compareTiePct", f"{100 * TOLERANCE:.0f}")
@@ -251,9 +251,9 @@ def campaign_macros(campaign: analysis.Campaign, table: pd.DataFrame, growth: pd
     family_sections.add_families(m, campaign, table, growth, CANONICAL_ENTRANTS)
     add_virtual_best(m, campaign, table)
     # the per-entrant, per-n macros describe the first family (the assignment's puzzles)
-    first = campaign.kinds[0]
-    campaign, table, growth = (campaign.family(first), family_sections.of_kind(table, first),
-                               family_sections.of_kind(growth, first))
+    first = campaign.families[0]
+    campaign, table, growth = (campaign.family(first), family_sections.of_family(table, first),
+                               family_sections.of_family(growth, first))
     all_n = sorted(set(campaign.n_values) | set(CANONICAL_N))
     entrants = list(dict.fromkeys([*CANONICAL_ENTRANTS, *campaign.entrants]))
     add_instances(m, campaign, all_n)

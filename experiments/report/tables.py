@@ -40,20 +40,20 @@ def _grouped(table: pd.DataFrame, entrants: list[str], cells, width: int) -> lis
     """Rows per entrant and n; with several families, one block per family under an
     italic heading (``width``: the number of columns)."""
     body: list[list[str] | str] = []
-    kinds = list(dict.fromkeys(table["kind"])) if "kind" in table.columns else [None]
-    for kind in kinds:
-        family = table if kind is None else table[table["kind"] == kind]
-        if len(kinds) > 1:
+    families = list(dict.fromkeys(table["family"])) if "family" in table.columns else [None]
+    for family in families:
+        part = table if family is None else table[table["family"] == family]
+        if len(families) > 1:
             if body:
                 body.append(r"\midrule")
-            body.append(f"\\multicolumn{{{width}}}{{l}}{{\\emph{{{escape(kind)} puzzles}}}} \\\\")
+            body.append(f"\\multicolumn{{{width}}}{{l}}{{\\emph{{{escape(family)} puzzles}}}} \\\\")
         first = True
         for entrant in entrants:
-            rows = family[family["entrant"] == entrant].sort_values("n")
+            rows = part[part["entrant"] == entrant].sort_values("n")
             if rows.empty:
                 continue
             if not first:
-                body.append(r"\addlinespace[2pt]" if len(kinds) > 1 else r"\midrule")
+                body.append(r"\addlinespace[2pt]" if len(families) > 1 else r"\midrule")
             first = False
             for j, row in enumerate(rows.itertuples()):
                 name = f"\\texttt{{{escape(entrant)}}}" if j == 0 else ""
@@ -102,20 +102,20 @@ def phases_tabular(table: pd.DataFrame, entrants: list[str]) -> str:
 def growth_tabular(growth: pd.DataFrame) -> str:
     """Per family and entrant: fitted n range, slope, factor per step with its bootstrap
     interval, last step ratio (a family column when there are several families)."""
-    kinds = list(dict.fromkeys(growth["kind"])) if "kind" in growth.columns and len(growth) else []
-    several = len(kinds) > 1
+    families = list(dict.fromkeys(growth["family"])) if "family" in growth.columns and len(growth) else []
+    several = len(families) > 1
     body: list[list[str] | str] = []
     for row in growth.itertuples():
-        if several and body and row.kind != previous:
+        if several and body and row.family != previous:
             body.append(r"\midrule")
-        previous = getattr(row, "kind", None)
+        previous = getattr(row, "family", None)
         span = f"{int(row.n_from)}--{int(row.n_to)}" if row.points >= 2 else (
             str(int(row.n_from)) if row.points == 1 else MISSING)
         ci = (f"{tex_float(row.factor_lo)}--{tex_factor_high(row.factor_hi)}"
               if row.points >= 2 and not math.isnan(row.factor_lo) else MISSING)
         cells = [f"\\texttt{{{escape(row.entrant)}}}", span, tex_float(row.slope), tex_float(row.factor), ci,
                  tex_float(row.last_ratio)]
-        body.append(([escape(row.kind)] if several else []) + cells)
+        body.append(([escape(row.family)] if several else []) + cells)
     header = ["entrant", "$n$ fitted", r"slope of $\log_{10} t$", "factor per step", CI_HEADER,
               "last step ratio"]
     return _tabular(("l" if several else "") + "lrrrrr", (["family"] if several else []) + header, body)

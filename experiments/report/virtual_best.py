@@ -27,15 +27,15 @@ def vbs_tabular(campaign: analysis.Campaign, table: pd.DataFrame) -> str:
     if not virtual_best.applies(campaign):
         return _tabular("l", ["one entrant: no virtual best solver"], [])
     entrants = campaign.entrants
-    rows = virtual_best.summary(campaign).set_index(["kind", "n"])
+    rows = virtual_best.summary(campaign).set_index(["family", "n"])
     wins = virtual_best.wins(campaign, table)
-    several = len(campaign.kinds) > 1
+    several = len(campaign.families) > 1
     body: list[list[str] | str] = []
     previous = None
     for row in wins.to_dict("records"):
-        if several and previous is not None and row["kind"] != previous:
+        if several and previous is not None and row["family"] != previous:
             body.append(r"\midrule")
-        vbs = rows.loc[(row["kind"], row["n"])]
+        vbs = rows.loc[(row["family"], row["n"])]
         limit = float(vbs["limit_s"])
         ci = (f"{tex_seconds(vbs['median_lo'], limit)}--{tex_seconds(vbs['median_hi'], limit)}"
               if not math.isnan(vbs["median_lo"]) else MISSING)
@@ -45,8 +45,8 @@ def vbs_tabular(campaign: analysis.Campaign, table: pd.DataFrame) -> str:
         cells = [str(row["n"]), f"{int(vbs['solved'])}/{int(vbs['total'])}", tex_seconds(vbs["median_s"], limit),
                  ci, *[str(row[f"wins_{e}"]) for e in entrants], str(row["unanswered"]),
                  f"\\texttt{{{escape(row['best_single'])}}}" if row["best_single"] else MISSING, speed, speed_ci]
-        body.append(([escape(row["kind"]) if row["kind"] != previous else ""] if several else []) + cells)
-        previous = row["kind"]
+        body.append(([escape(row["family"]) if row["family"] != previous else ""] if several else []) + cells)
+        previous = row["family"]
     header = (["family"] if several else []) + ["$n$", "solved", "median", CI_HEADER,
                                                 *[f"\\texttt{{{escape(e)}}}" for e in entrants], "nobody",
                                                 "best single", "speed-up", CI_HEADER]
@@ -76,6 +76,6 @@ def add_virtual_best(m: Macros, campaign: analysis.Campaign, table: pd.DataFrame
     m.add("vbsMaxSpeedup", tex_float(top["speedup"]) if top is not None else MISSING)
     m.add("vbsMaxSpeedupLow", tex_float(top["speedup_lo"]) if top is not None else MISSING)
     m.add("vbsMaxSpeedupHigh", _tex_speedup(top["speedup_hi"]) if top is not None else MISSING)
-    m.add("vbsMaxSpeedupFamily", escape(top["kind"]) if top is not None else MISSING)
+    m.add("vbsMaxSpeedupFamily", escape(top["family"]) if top is not None else MISSING)
     m.add("vbsMaxSpeedupN", int(top["n"]) if top is not None else MISSING)
     m.add("vbsMaxSpeedupEntrant", f"\\texttt{{{escape(top['best_single'])}}}" if top is not None else MISSING)

@@ -134,7 +134,7 @@ def campaign_overhead(count: int, interleaved: bool = False) -> tuple[list[float
         instances = count // 2 if interleaved else count
         write_instances(out, 2, instances)
         cpus = pinning.allocate(1) if interleaved else None
-        config = Config(n_values=[2], entrants=parse_entrants(specs), kind="unique",
+        config = Config(n_values=[2], entrants=parse_entrants(specs), family_labels="unique",
                         instances=instances, timeout_s=10.0, memory_mb=4096.0, jobs=1,
                         out=out, campaign="bench", command="bench",
                         order="random" if interleaved else "fixed", pin=interleaved)

@@ -24,7 +24,7 @@ TOTAL = 2 * 30 * 2          # entrants x instances x repeats
 
 
 def campaign(name, order, load):
-    cmd = [RACE, "run", "--n", "3", "--kind", "unique", "--solvers", "dlx,sat", "--instances", "30",
+    cmd = [RACE, "run", "--n", "3", "--family", "unique", "--solvers", "dlx,sat", "--instances", "30",
            "--repeats", "2", "--jobs", "1", "--order", order, "--out", str(OUT), "--campaign", name]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     loop = None

@@ -79,11 +79,11 @@ function fillSelect(select, values, chosen) {
 function renderScatter() {
   const a = document.getElementById("pair-a").value;
   const b = document.getElementById("pair-b").value;
-  const kind = document.getElementById("pair-kind").value;
+  const family = document.getElementById("pair-family").value;
   const byKey = new Map();
   for (const row of DATA.instances) {
-    if (kind !== "all families" && row[COLUMN.kind] !== kind) continue;
-    const key = row[COLUMN.kind] + "\u0000" + row[COLUMN.n] + "\u0000" + row[COLUMN.instance];
+    if (family !== "all families" && row[COLUMN.family] !== family) continue;
+    const key = row[COLUMN.family] + "\u0000" + row[COLUMN.n] + "\u0000" + row[COLUMN.instance];
     if (!byKey.has(key)) byKey.set(key, {});
     byKey.get(key)[row[COLUMN.entrant]] = row;
   }
@@ -100,7 +100,7 @@ function renderScatter() {
     g.y.push(isCensored(tb) ? LIMIT : tb);
     g.n.push(ra[COLUMN.n]);
     g.custom.push(ra[COLUMN.instance]);
-    g.text.push(`instance ${ra[COLUMN.instance]}<br>${ra[COLUMN.kind]}, n = ${ra[COLUMN.n]}` +
+    g.text.push(`instance ${ra[COLUMN.instance]}<br>${ra[COLUMN.family]}, n = ${ra[COLUMN.n]}` +
                 `<br>${a}: ${ra[COLUMN.status]}, ${fmtSeconds(ta)}<br>${b}: ${rb[COLUMN.status]}, ${fmtSeconds(tb)}`);
     const va = isCensored(ta) ? Infinity : ta, vb = isCensored(tb) ? Infinity : tb;
     if (va < vb) aWins++; else if (vb < va) bWins++;
@@ -139,8 +139,8 @@ function setupScatter() {
   const [a, b] = DATA.pair;
   fillSelect(document.getElementById("pair-a"), DATA.entrants, a);
   fillSelect(document.getElementById("pair-b"), DATA.entrants, b);
-  fillSelect(document.getElementById("pair-kind"), ["all families", ...DATA.kinds], "all families");
-  for (const id of ["pair-a", "pair-b", "pair-kind"]) {
+  fillSelect(document.getElementById("pair-family"), ["all families", ...DATA.families], "all families");
+  for (const id of ["pair-a", "pair-b", "pair-family"]) {
     document.getElementById(id).addEventListener("change", renderScatter);
   }
   renderScatter();
@@ -161,7 +161,7 @@ function renderSummary() {
   const body = el("tbody");
   for (const r of DATA.summary) {
     const vbs = r[C.entrant] === DATA.vbs;
-    const cells = [r[C.kind], r[C.entrant], r[C.n], `${r[C.solved]}/${r[C.total]}`, fmtSeconds(r[C.median_s]),
+    const cells = [r[C.family], r[C.entrant], r[C.n], `${r[C.solved]}/${r[C.total]}`, fmtSeconds(r[C.median_s]),
       r[C.median_lo] === null ? "n/a" : `[${fmtSeconds(r[C.median_lo])}, ${fmtSeconds(r[C.median_hi])}]`,
       r[C.q25_s] === null ? "" : `${fmtSeconds(r[C.q25_s])} .. ${fmtSeconds(r[C.q75_s])}`,
       r[C.par2_s] === null ? "" : fmtSeconds(r[C.par2_s]),
@@ -181,7 +181,7 @@ function renderSummary() {
   wins.append(el("thead", {}, el("tr", {}, ...whead.map((h) => el("th", { text: h })))));
   const wbody = el("tbody");
   for (const r of DATA.wins) {
-    const cells = [r[W.kind], r[W.n], r[W.instances], ...DATA.entrants.map((e) => r[W["wins_" + e]]), r[W.unanswered],
+    const cells = [r[W.family], r[W.n], r[W.instances], ...DATA.entrants.map((e) => r[W["wins_" + e]]), r[W.unanswered],
       r[W.best_single] || "-", fmtSeconds(r[W.best_median_s]), fmtSeconds(r[W.vbs_median_s]),
       r[W.speedup] === null ? "n/a" : "x" + fmtRatio(r[W.speedup]),
       r[W.speedup] === null ? "" : `[${fmtRatio(r[W.speedup_lo])}, ${fmtRatio(r[W.speedup_hi])}]`];
@@ -194,7 +194,7 @@ function renderSummary() {
 
 const TABLE_COLUMNS = [
   { key: "entrant", title: "entrant", filter: "select", text: true },
-  { key: "kind", title: "family", filter: "select", text: true },
+  { key: "family", title: "family", filter: "select", text: true },
   { key: "n", title: "n", filter: "select" },
   { key: "instance", title: "instance", filter: "text", text: true },
   { key: "status", title: "status", filter: "select", text: true },
