@@ -42,7 +42,7 @@ def test_a_campaign_on_an_imported_one_line_dataset(tmp_path):
     assert len(rows) == 2 * 6 and {r["instance"] for r in rows} == set(manifest)
     for row in rows:
         m = manifest[row["instance"]]
-        assert (row["n"], row["instance_sha256"], row["clues"], row["kind"]) == \
+        assert (row["n"], row["instance_sha256"], row["clues"], row["family"]) == \
             (m["n"], m["sha256"], m["clues"], "imported")
         expected = "unsat" if m["solutions"] == "0" else "solved"
         assert row["status"] == expected, row        # never a failure, whatever the count
