@@ -53,12 +53,12 @@ def family_options(command: Callable) -> Callable:
     click command (parameters ``holes_text``, ``pattern``, ``base``)."""
     options = [
         click.option("--holes", "holes_text", default=None, metavar="F",
-                     help="Fraction of empty cells in [0, 1] (--kind holes [default: 0.5]; "
-                     "--kind unsat --base holes [default: 0.2])."),
+                     help="Fraction of empty cells in [0, 1] (holes [default: 0.5]; "
+                     "unsat with --base holes [default: 0.2])."),
         click.option("--pattern", type=click.Choice(kinds.PATTERNS), default=None,
-                     help="Where the holes go (--kind holes) [default: random]."),
+                     help="Where the holes go (holes) [default: random]."),
         click.option("--base", type=click.Choice(kinds.UNSAT_BASES), default=None,
-                     help="Puzzle the wrong clue is added to (--kind unsat) [default: unique for "
+                     help="Puzzle the wrong clue is added to (unsat) [default: unique for "
                      "N <= 6, holes beyond]."),
     ]
     for option in reversed(options):
