@@ -6,8 +6,14 @@ Table (informational, no target): for n = 2..5, median seconds to generate one
 counter, solver calls per puzzle (questions propagation could not settle),
 questions settled by propagation, and the fill vs removal split. n = 6 is not
 run (about a minute per puzzle). n = 5 minimal (issue 25: median <= 20 s per
-puzzle) runs one child process per seed, stopped after a minute (measured: 30 s to
-8 min per puzzle, heavy-tailed).
+puzzle) runs one child process per seed, stopped after a minute, and checks that each
+seed still makes the puzzle recorded in :data:`MINIMAL5_SHA256` (byte for byte).
+Measured uncapped, seeds 0..4: 247.6, 34.2, 475.3, 42.0, 74.1 s (median 74 s); again on
+the busy 2-core machine, main f4be648: 332.7, 76.8, 1151.8, 100.8, 196.2 s (median 196 s),
+of which the fill phase 2-4 s. The removal phase is the cost: every kept clue needs a
+second solution of the grid without it (a "witness", found by a SAT call: ~260 per
+puzzle, each ~1,000 CaDiCaL conflicts, 0.1-0.5 s), and one witness never serves two
+clues (it breaks the clue it was found for, which stays a clue).
 
 Target: like for like, ``minimal`` against ``qqwing --generate`` (QQwing makes
 minimal puzzles too: every clue necessary), n = 3, both a whole batch of the
@@ -19,6 +25,7 @@ benchmark fails.
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import statistics
 import subprocess
@@ -55,7 +62,8 @@ def one(n: int, seed: int, minimal: bool, counter) -> tuple[float, dict]:
     fill, remove = (np.random.default_rng(s) for s in ss.spawn(2))
     t0 = time.perf_counter()
     r = generate_unique(n, fill, remove, counter, minimal=minimal)
-    stats = dict(r.stats, clues=int(np.count_nonzero(r.puzzle)))
+    stats = dict(r.stats, clues=int(np.count_nonzero(r.puzzle)),
+                 sha256=hashlib.sha256(r.puzzle.astype(np.int32).tobytes()).hexdigest())
     return time.perf_counter() - t0, stats
 
 
@@ -77,22 +85,34 @@ MINIMAL5_SEEDS = 5
 #: each seed runs in a child process stopped after this long (heavy tails: 30 s to 8 min
 #: measured); a stopped one counts as "> cap" in the median, never as a number
 MINIMAL5_CAP_S = 60.0
+#: sha256 of the int32 bytes of each seed's puzzle, recorded with main f4be648: a faster
+#: generator must make the same puzzles (or change the stream deliberately and say so)
+MINIMAL5_SHA256 = {
+    0: "2846fea05865ce0f7deabee9ea9536bd2b36f941e5a63ff0b526f5dd0d983a60",
+    1: "6d0e4080747ab0833b5cb7c75075392b726cb00e1a21b7647f67cab0bc39a3b1",
+    2: "7643d98b23c538155663cf580182eaabfb3ab99f3c38f3eb722b788daad5eccb",
+    3: "3a76fd4d1c0c82b50f43ecd8a36ba501a5ce4bc4eefa9dc8dcb5c48a161095a5",
+    4: "db510c1e9c89fecf58074090348d91007ab672509506339602b5647d1e91216e",
+}
 _MINIMAL5 = ("import sys, time; sys.path[:0] = sys.argv[2:]; import bench_generators as b; "
              "from generators.counting import make_counter; c = make_counter(5); c.warmup(); "
-             "t, s = b.one(5, int(sys.argv[1]), True, c); print(t, s['clues'])")
+             "t, s = b.one(5, int(sys.argv[1]), True, c); print(t, s['clues'], s['sha256'])")
 
 
 def minimal_n5(targets: Targets) -> None:
     """``minimal`` at n = 5 (issue 25's target: median <= 20 s per puzzle), a capped child
     process per seed."""
-    times = []
+    times, changed = [], 0
     for seed in range(MINIMAL5_SEEDS):
         try:
             out = subprocess.run([sys.executable, "-c", _MINIMAL5, str(seed), str(HERE), str(ROOT)],
                                  capture_output=True, text=True, timeout=MINIMAL5_CAP_S, cwd=ROOT)
-            seconds, clues = out.stdout.split()
+            seconds, clues, digest = out.stdout.split()
             times.append(float(seconds))
-            print(f" 5 minimal  seed {seed}: {float(seconds):8.1f} s, {clues} clues", flush=True)
+            same = "same puzzle as recorded" if digest == MINIMAL5_SHA256[seed] else \
+                f"A DIFFERENT PUZZLE (sha256 {digest})"
+            print(f" 5 minimal  seed {seed}: {float(seconds):8.1f} s, {clues} clues, {same}", flush=True)
+            changed += digest != MINIMAL5_SHA256[seed]
         except subprocess.TimeoutExpired:
             times.append(float("inf"))
             print(f" 5 minimal  seed {seed}:  > {MINIMAL5_CAP_S:.0f} s (stopped)", flush=True)
@@ -100,6 +120,8 @@ def minimal_n5(targets: Targets) -> None:
     targets.at_most(f"n=5 minimal, median s per puzzle over {MINIMAL5_SEEDS} seeds (a seed "
                     f"stopped at {MINIMAL5_CAP_S:.0f} s counts as {MINIMAL5_CAP_S:.0f}: a lower bound)",
                     min(median, MINIMAL5_CAP_S), MINIMAL5_TARGET_S, "absolute (issue 25)")
+    targets.at_most("n=5 minimal, seeds whose puzzle differs from the recorded one", changed, 0,
+                    "MINIMAL5_SHA256 (main f4be648)")
 
 
 def qqwing_batch(exe: str) -> int:
