@@ -8,25 +8,28 @@ Two kernels whose work is known exactly, so only the machine can change their ti
 * ``sat``: one PySAT CaDiCaL solve of the committed formula ``data/php7.cnf`` (8
   pigeons into 7 holes: unsatisfiable; its conflicts are recorded).
 
-Each kernel first runs :data:`WARMUP` sample(s) that are thrown away (on this VM the first
-sample after the kernel's first call often took 10-40% more CPU time than the later ones),
-then gives :data:`SAMPLES` (``dlx``) or :data:`SAT_SAMPLES` (``sat``) samples; the reading
-is their **minimum** wall time, which estimates the kernel's time undisturbed (as
-``timeit`` advises): interference (another process's burst, an interrupt, the hypervisor)
-only ever adds time, and the minimum drops the samples it hit, where a median still moves
-with it. Each sample lasts tens of milliseconds, several scheduler time slices, so a
-process that shares the core for the whole reading still slows every sample and shows (the
-CPU time would not: it is recorded, not the reading). No garbage collection ran during the
-timed loops (counted with ``gc.callbacks`` over 32 fresh processes), so gc is left on. The median,
-the coefficient of variation of the samples and the CPU time are recorded too (under
-time-sharing the wall time grows while the CPU time does not, so the two apart mean a busy
-core). The two minima's geometric mean is ``score_s``, the number ``race compare
---normalise`` divides by. What it can correct: a machine that is uniformly faster or slower
-(clock, micro-architecture, a steady background load). What it cannot: differences that
-touch the entrants and the kernels unequally (memory bandwidth and cache size for large n,
-an external binary's build, turbo that varies with the number of busy cores, noise that
-came and went between the readings, or a host that ran slower for the second the reading
-took: the minimum drops a disturbed sample, not a slow machine).
+Each kernel first runs :data:`WARMUP` sample(s) that are thrown away (over 80 fresh
+processes on this VM the first SAT solve took more CPU time than the median of the next
+five in 68% of them, by more than 10% in one in ten, up to 38%; the first DLX sample
+barely differed), then gives :data:`SAMPLES` (``dlx``) or :data:`SAT_SAMPLES` (``sat``)
+samples; the reading is their **minimum** wall time, which estimates the kernel's time
+undisturbed (as ``timeit`` advises): interference (another process's burst, an interrupt,
+the hypervisor) only ever adds time, and the minimum drops the samples it hit, where a
+median still moves with it. Each sample lasts tens of milliseconds, several scheduler time
+slices, so a process that shares the core for the whole reading still slows every sample
+and shows (the CPU time would not: it is recorded, not the reading). No garbage collection
+ran during the timed loops (counted with ``gc.callbacks`` over the same 80 processes), so
+gc is left on. The median, the coefficient of variation of the samples and the CPU time
+are recorded too (under time-sharing the wall time grows while the CPU time does not, so
+the two apart mean a busy core). The two minima's geometric mean is ``score_s``, the
+number ``race compare --normalise`` divides by.
+
+What it can correct: a machine that is uniformly faster or slower (clock,
+micro-architecture, a steady background load). What it cannot: differences that touch the
+entrants and the kernels unequally (memory bandwidth and cache size for large n, an
+external binary's build, turbo that varies with the number of busy cores, noise that came
+and went between the readings, or a host that ran slower for the second the reading took:
+the minimum drops a disturbed sample, not a slow machine).
 """
 
 from __future__ import annotations

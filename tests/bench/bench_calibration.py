@@ -50,8 +50,8 @@ def main() -> None:
               "score": [r["score_s"] for r in readings]}
     scale = {"dlx median": [r["dlx"]["median_seconds"] for r in readings],
              "sat median": [r["sat"]["median_seconds"] for r in readings],
-             "score of the medians": [(r["dlx"]["median_seconds"] * r["sat"]["median_seconds"]) ** 0.5
-                                      for r in readings],
+             "score of the medians": [(r["dlx"]["median_seconds"]
+                                       * r["sat"]["median_seconds"]) ** 0.5 for r in readings],
              "dlx CPU time": [r["dlx"]["cpu_seconds"] for r in readings],
              "sat CPU time": [r["sat"]["cpu_seconds"] for r in readings]}
     print(f"{'kernel':<22}{'median':>12}{'min':>12}{'max':>12}{'spread':>9}")
