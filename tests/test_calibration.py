@@ -1,4 +1,5 @@
-"""Calibration: the reference kernels do exactly their known work; drift and score."""
+"""Calibration: the reference kernels do exactly their known work; the reading is the
+minimum of the samples after the warm-up; drift and score."""
 
 from __future__ import annotations
 
@@ -9,9 +10,35 @@ from experiments.harness import calibration
 
 def test_the_kernels_do_their_known_work():
     dlx = calibration.dlx_kernel(samples=2, min_time=0.001)
-    assert dlx["updates"] == 198264 and dlx["samples"] == 2 and dlx["seconds"] > 0
+    assert dlx["updates"] == 198264 and dlx["samples"] == 2 and dlx["warmup"] == 1
+    assert 0 < dlx["seconds"] <= dlx["median_seconds"] and dlx["statistic"] == "min"
     sat = calibration.sat_kernel(samples=1)
     assert sat["conflicts"] > 0 and sat["seconds"] > 0 and sat["formula"] == "php7.cnf"
+
+
+class Clock:
+    """``time`` for the calibration module with a scripted ``perf_counter`` (the real
+    ``process_time``): each call returns the next of ``ticks``."""
+
+    def __init__(self, ticks):
+        self.ticks = iter(ticks)
+        self.process_time = calibration.time.process_time
+
+    def perf_counter(self):
+        return next(self.ticks)
+
+
+@pytest.mark.parametrize("kernel", ["dlx", "sat"])
+def test_the_reading_is_the_minimum_after_the_warmup(monkeypatch, kernel):
+    """Samples of 5 s (the warm-up), 2, 1 and 3 s: the reading is 1 s, the warm-up's 5 s is
+    not among the samples (else the median would be 2.5 s, not 2 s)."""
+    # each sample reads the clock twice: at its start and after its (one) search or solve
+    monkeypatch.setattr(calibration, "time", Clock([0, 5, 5, 7, 7, 8, 8, 11]))
+    reading = (calibration.dlx_kernel(samples=3, min_time=0.5, warmup=1) if kernel == "dlx"
+               else calibration.sat_kernel(samples=3, warmup=1))
+    assert (reading["seconds"], reading["median_seconds"]) == (1, 2)
+    assert reading["samples"] == 3 and reading["statistic"] == "min"
+    assert reading["spread"] == pytest.approx(0.5)          # cv of 2, 1, 3
 
 
 def test_a_broken_kernel_is_refused(monkeypatch):

@@ -8,14 +8,28 @@ Two kernels whose work is known exactly, so only the machine can change their ti
 * ``sat``: one PySAT CaDiCaL solve of the committed formula ``data/php7.cnf`` (8
   pigeons into 7 holes: unsatisfiable; its conflicts are recorded).
 
-Each kernel gives :data:`SAMPLES` samples; the median wall time is the reading, the
-coefficient of variation its spread (the CPU time is recorded too: under time-sharing
-the wall time grows while the CPU time does not, so the two apart mean a busy core). The two medians' geometric mean is ``score_s``, the number
-``race compare --normalise`` divides by. What it can correct: a machine that is uniformly
-faster or slower (clock, micro-architecture, a steady background load). What it cannot:
-differences that touch the entrants and the kernels unequally (memory bandwidth and
-cache size for large n, an external binary's build, turbo that varies with the number of
-busy cores, noise that came and went between the readings).
+Each kernel first runs :data:`WARMUP` sample(s) that are thrown away (over 80 fresh
+processes on this VM the first SAT solve took more CPU time than the median of the next
+five in 68% of them, by more than 10% in one in ten, up to 38%; the first DLX sample
+barely differed), then gives :data:`SAMPLES` (``dlx``) or :data:`SAT_SAMPLES` (``sat``)
+samples; the reading is their **minimum** wall time, which estimates the kernel's time
+undisturbed (as ``timeit`` advises): interference (another process's burst, an interrupt,
+the hypervisor) only ever adds time, and the minimum drops the samples it hit, where a
+median still moves with it. Each sample lasts tens of milliseconds, several scheduler time
+slices, so a process that shares the core for the whole reading still slows every sample
+and shows (the CPU time would not: it is recorded, not the reading). No garbage collection
+ran during the timed loops (counted with ``gc.callbacks`` over the same 80 processes), so
+gc is left on. The median, the coefficient of variation of the samples and the CPU time
+are recorded too (under time-sharing the wall time grows while the CPU time does not, so
+the two apart mean a busy core). The two minima's geometric mean is ``score_s``, the
+number ``race compare --normalise`` divides by.
+
+What it can correct: a machine that is uniformly faster or slower (clock,
+micro-architecture, a steady background load). What it cannot: differences that touch the
+entrants and the kernels unequally (memory bandwidth and cache size for large n, an
+external binary's build, turbo that varies with the number of busy cores, noise that came
+and went between the readings, or a host that ran slower for the second the reading took:
+the minimum drops a disturbed sample, not a slow machine).
 """
 
 from __future__ import annotations
@@ -36,10 +50,13 @@ QUEENS_WORK = (724, 11578, 198264)
 FORMULA = Path(__file__).with_name("data") / "php7.cnf"
 #: the PySAT backend of the SAT kernel
 SAT_BACKEND = DEFAULT_BACKEND
-#: samples per kernel; a DLX sample repeats the search until this much time has passed
-SAMPLES = 5
-SAT_SAMPLES = 3
-DLX_MIN_TIME = 0.05
+#: samples per kernel (their minimum is the reading); a DLX sample repeats the search
+#: until this much time has passed
+SAMPLES = 10
+SAT_SAMPLES = 5
+DLX_MIN_TIME = 0.025
+#: samples run first and thrown away, per kernel
+WARMUP = 1
 #: drift between the start and the end readings above which a run is flagged
 DRIFT_LIMIT = 0.05
 
@@ -49,7 +66,16 @@ def _spread(samples: list[float]) -> float:
     return statistics.stdev(samples) / mean if len(samples) > 1 and mean > 0 else 0.0
 
 
-def dlx_kernel(samples: int = SAMPLES, min_time: float = DLX_MIN_TIME) -> dict[str, Any]:
+def _reading(times: list[float], cpu: list[float]) -> dict[str, Any]:
+    """The kernel's reading from its samples (wall and CPU seconds): the minimum wall time
+    (``seconds``), with the median and the spread (coefficient of variation) beside it."""
+    return {"seconds": min(times), "statistic": "min", "median_seconds": statistics.median(times),
+            "spread": round(_spread(times), 4), "cpu_seconds": min(cpu),
+            "cpu_spread": round(_spread(cpu), 4), "samples": len(times)}
+
+
+def dlx_kernel(samples: int = SAMPLES, min_time: float = DLX_MIN_TIME,
+               warmup: int = WARMUP) -> dict[str, Any]:
     """Time the DLX count of Knuth's 10 queens (the module docstring). Raises RaceError
     when the search does not do exactly Knuth's work (the kernel is broken)."""
     import numpy as np
@@ -65,7 +91,7 @@ def dlx_kernel(samples: int = SAMPLES, min_time: float = DLX_MIN_TIME) -> dict[s
         raise RaceError(f"calibration: DLX on {QUEENS} queens gave (solutions, nodes, updates) "
                         f"{work}, expected {QUEENS_WORK}: the DLX kernel is broken")
     times, cpu = [], []
-    for _ in range(samples):
+    for _ in range(warmup + samples):
         runs, t0, c0 = 0, time.perf_counter(), time.process_time()
         while True:
             dlx_search(links, MRV, 0, 0, 0, chosen, depth)
@@ -75,12 +101,10 @@ def dlx_kernel(samples: int = SAMPLES, min_time: float = DLX_MIN_TIME) -> dict[s
                 break
         times.append(spent / runs)
         cpu.append((time.process_time() - c0) / runs)
-    return {"seconds": statistics.median(times), "spread": round(_spread(times), 4),
-            "cpu_seconds": statistics.median(cpu), "cpu_spread": round(_spread(cpu), 4),
-            "samples": samples, "updates": QUEENS_WORK[2]}
+    return {**_reading(times[warmup:], cpu[warmup:]), "warmup": warmup, "updates": QUEENS_WORK[2]}
 
 
-def sat_kernel(samples: int = SAT_SAMPLES) -> dict[str, Any]:
+def sat_kernel(samples: int = SAT_SAMPLES, warmup: int = WARMUP) -> dict[str, Any]:
     """Time PySAT's CaDiCaL on the committed formula (the module docstring). Raises
     RaceError when it is not found unsatisfiable."""
     from pysat.formula import CNF
@@ -88,7 +112,7 @@ def sat_kernel(samples: int = SAT_SAMPLES) -> dict[str, Any]:
 
     clauses = CNF(from_file=str(FORMULA)).clauses
     times, cpu, conflicts = [], [], None
-    for _ in range(samples):
+    for _ in range(warmup + samples):
         t0, c0 = time.perf_counter(), time.process_time()
         with Solver(name=SAT_BACKEND, bootstrap_with=clauses) as solver:
             answer = solver.solve()
@@ -98,14 +122,13 @@ def sat_kernel(samples: int = SAT_SAMPLES) -> dict[str, Any]:
         if answer is not False:
             raise RaceError(f"calibration: {SAT_BACKEND} found {FORMULA.name} satisfiable; "
                             "it is not: the SAT backend is broken")
-    return {"seconds": statistics.median(times), "spread": round(_spread(times), 4),
-            "cpu_seconds": statistics.median(cpu), "cpu_spread": round(_spread(cpu), 4),
-            "samples": samples, "formula": FORMULA.name, "backend": SAT_BACKEND,
-            "conflicts": conflicts}
+    return {**_reading(times[warmup:], cpu[warmup:]), "warmup": warmup, "formula": FORMULA.name,
+            "backend": SAT_BACKEND, "conflicts": conflicts}
 
 
 def calibrate() -> dict[str, Any]:
-    """One calibration reading: both kernels and ``score_s``, their geometric mean."""
+    """One calibration reading: both kernels and ``score_s``, the geometric mean of their
+    readings (minimum wall times)."""
     from experiments.harness.provenance import utc_now
     at = utc_now()
     dlx, sat = dlx_kernel(), sat_kernel()
