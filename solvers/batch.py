@@ -67,11 +67,15 @@ def dlx_many(puzzles: np.ndarray, n: int, limit: int = 1, node_limit: int = 0, t
     complete = np.zeros(count, dtype=np.bool_)
     parts = 1 if is_interpreted() else max(1, min(threads, count // PUZZLES_PER_THREAD))
     bounds = np.linspace(0, count, parts + 1).astype(int)
+    # each part's own links, copied here before any thread starts: the kernel changes its
+    # links while it runs (and restores them), so a copy taken while part 0 runs on the
+    # shared block is a torn one (it crashed `race solve` on 20,000 puzzles)
+    shared = full_links(n)
+    links = [shared] + [shared.copy() for _ in range(parts - 1)]
 
     def run(part: int) -> None:
-        links = full_links(n) if part == 0 else full_links(n).copy()
         chunk = slice(bounds[part], bounds[part + 1])
-        _dlx_kernel(links, puzzles[chunk], n, limit, node_limit, solutions[chunk], counts[chunk],
+        _dlx_kernel(links[part], puzzles[chunk], n, limit, node_limit, solutions[chunk], counts[chunk],
                     nodes[chunk], complete[chunk])
 
     if parts == 1:
@@ -82,7 +86,7 @@ def dlx_many(puzzles: np.ndarray, n: int, limit: int = 1, node_limit: int = 0, t
     # threads start: numba compiles a signature at its first call, and two threads making
     # that first call at once on a fresh clone (empty cache, being written) crashed CI
     empty = slice(0, 0)
-    _dlx_kernel(full_links(n), puzzles[empty], n, limit, node_limit, solutions[empty],
+    _dlx_kernel(links[0], puzzles[empty], n, limit, node_limit, solutions[empty],
                 counts[empty], nodes[empty], complete[empty])
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(parts) as pool:

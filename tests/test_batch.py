@@ -89,3 +89,40 @@ def test_dlx_many_on_threads_gives_the_answers_of_one_thread(monkeypatch):
     assert all(np.array_equal(a, b) for a, b in zip(one, three))
     assert (one[0] == 1).all()
     assert batch.full_links(n).tobytes() == batch.full_links(n).copy().tobytes()
+
+
+def test_each_thread_gets_links_copied_before_any_kernel_runs(monkeypatch):
+    """The kernel changes its links while it runs; a part whose copy of the links is taken
+    while part 0 runs gets a torn block (this crashed `race solve` on 20,000 puzzles). Here
+    part 0's stand-in kernel scribbles on its links and waits; the real links of a part are
+    taken before: a copy made in a worker thread would wait for the scribble and see it."""
+    import threading
+    monkeypatch.setattr(batch, "PUZZLES_PER_THREAD", 2)
+    n, puzzles = grid_text.parse_one_line_many(HARD9.read_text())
+    pristine = batch.full_links(n).copy()
+    scribbled = threading.Event()
+    real_full_links = batch.full_links
+
+    def full_links(size):
+        if threading.current_thread() is not threading.main_thread():
+            scribbled.wait(5)                   # a worker's copy: taken mid-run
+        return real_full_links(size)
+
+    seen = []
+
+    def kernel(links, chunk, *rest):
+        if not len(chunk):
+            return                              # the first call, made before the threads
+        if not seen:                            # part 0 (the first to run)
+            seen.append("part 0")
+            links[0, 0] += 1                    # what a running kernel does to its links
+            scribbled.set()
+            threading.Event().wait(0.2)
+            links[0, 0] -= 1
+            return
+        seen.append(np.array_equal(links, pristine))
+
+    monkeypatch.setattr(batch, "full_links", full_links)
+    monkeypatch.setattr(batch, "_dlx_kernel", kernel)
+    batch.dlx_many(np.concatenate([puzzles] * 2), n, limit=1, threads=2)
+    assert seen[0] == "part 0" and seen[1:] == [True]
