@@ -28,7 +28,7 @@ from solvers.dancing_links import ROOT, DancingLinks
 
 @dataclass(frozen=True)
 class Step:
-    kind: str                     # choose, cover, try, solution, uncover
+    action: str                   # choose, cover, try, solution, uncover
     level: int
     item: str | None = None       # the item's name (choose, cover, uncover, try: the chosen item)
     size: int | None = None       # choose: options left in the item
@@ -39,13 +39,13 @@ class Step:
     def describe(self, dl: DancingLinks | None = None, option_names=None) -> str:
         """One line: level, what happened, to which item or option."""
         head = f"L{self.level:<3d}{'  ' * self.level}"
-        if self.kind == "choose":
+        if self.action == "choose":
             return f"{head}choose {self.item} (size {self.size})"
-        if self.kind == "cover":
+        if self.action == "cover":
             return f"{head}cover {self.item} ({self.updates} updates)"
-        if self.kind == "uncover":
+        if self.action == "uncover":
             return f"{head}uncover {self.item}"
-        if self.kind == "try":
+        if self.action == "try":
             names = " ".join(option_names(self.option)) if option_names else ""
             return f"{head}try option {self.option + 1} for {self.item}: {names}".rstrip(": ")
         return f"{head}solution: options {' '.join(str(o + 1) for o in self.options)}"
@@ -133,10 +133,10 @@ def totals(steps) -> tuple[int, int, int]:
     solutions = nodes = updates = 0
     nodes = 1
     for step in steps:
-        if step.kind == "solution":
+        if step.action == "solution":
             solutions += 1
-        elif step.kind == "try":
+        elif step.action == "try":
             nodes += 1
-        elif step.kind == "cover":
+        elif step.action == "cover":
             updates += step.updates
     return solutions, nodes, updates

@@ -73,7 +73,7 @@ def test_four_by_four_sudoku_gif_frames(tmp_path):
         assert len(frames) == len(expected) == total + 1 and not cut
         assert pixels_near(frames[0], PLACED) == 0            # only the clues (in black) at first
         assert pixels_near(frames[-1], PLACED) > pixels_near(frames[len(frames) // 2], PLACED) > 0
-        assert (expected[-1].cells > 0).all() and expected[-1].event.kind == "solution"
+        assert (expected[-1].cells > 0).all() and expected[-1].event.action == "solution"
 
 
 def test_same_input_same_file(tmp_path):

@@ -33,8 +33,8 @@ def test_a_full_trace_counts_what_the_kernel_counts(problem, heuristic):
     steps = list(trace(dl, heuristic))
     assert totals(steps) == kernel_counts(problem, heuristic)
     assert np.array_equal(dl.links, before)                 # every cover was undone
-    covers = sum(s.kind == "cover" for s in steps)
-    assert covers == sum(s.kind == "uncover" for s in steps)
+    covers = sum(s.action == "cover" for s in steps)
+    assert covers == sum(s.action == "uncover" for s in steps)
 
 
 def test_toy_trace_is_knuths_walkthrough():
@@ -42,12 +42,12 @@ def test_toy_trace_is_knuths_walkthrough():
     row A D G fails, row A D leads to the unique solution A D / B G / C E F. The steps
     are the hand trace of tests/test_dlx.py (cover A 4, D 3, G 2, ...: 30 updates)."""
     steps = list(trace(DancingLinks.from_problem(exact_cover.parse(TOY)), MRV))
-    assert steps[0].kind == "choose" and steps[0].item == "A" and steps[0].size == 2
-    covers = [(s.item, s.updates) for s in steps if s.kind == "cover"]
+    assert steps[0].action == "choose" and steps[0].item == "A" and steps[0].size == 2
+    covers = [(s.item, s.updates) for s in steps if s.action == "cover"]
     assert covers[:3] == [("A", 4), ("D", 3), ("G", 2)] and sum(u for _, u in covers) == 30
-    tried = [s.option for s in steps if s.kind == "try" and s.level == 0]
+    tried = [s.option for s in steps if s.action == "try" and s.level == 0]
     assert tried == [1, 3]                              # A D G, then A D
-    (solution,) = [s for s in steps if s.kind == "solution"]
+    (solution,) = [s for s in steps if s.action == "solution"]
     assert sorted(solution.options) == [0, 3, 4]
 
 

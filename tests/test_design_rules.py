@@ -170,23 +170,30 @@ def test_no_import_circle():
 
 
 def test_kind_names_only_a_generator_in_the_campaign_code():
-    """One word per idea (issue 24 item 5): in experiments/, ``kind`` is a generator kind;
-    a campaign's instance set is a *family*. No runs.csv column, table column, meta key or
-    attribute of a campaign is spelled ``kind`` (the old names are read in one place:
-    experiments/harness/identity.py)."""
+    """One word per idea (issue 24 item 5): in experiments/ and solvers/, ``kind`` is a
+    generator kind; a campaign's instance set is a *family*, a trace's step has an
+    *action*, an animation's board a *problem*. No runs.csv column, table column, meta key,
+    attribute or field says ``kind`` for anything else (the old runs.csv and meta.json
+    names are read in one place: experiments/harness/identity.py)."""
     generator_kind = {   # these subscripts read a generator kind, rightly
         ROOT / "experiments/harness/instances.py",        # manifest.csv rows
         ROOT / "experiments/report/instance_grids.py",    # a puzzle file's name
         ROOT / "experiments/harness/identity.py",         # the old runs.csv column, upgraded
     }
+    generator_fields = {ROOT / "experiments/harness/instance_families.py",   # Family.kind
+                        ROOT / "experiments/harness/instances.py"}          # Instance.kind
     found = []
-    for path, tree in sources("experiments"):
+    for path, tree in sources("experiments", "solvers"):
         for node in ast.walk(tree):
             if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) \
                     and node.slice.value == "kind" and path not in generator_kind:
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
             if isinstance(node, ast.Attribute) and node.attr in ("kinds", "kind_text"):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+        for node in ast.walk(tree):           # a field named kind holds a generator kind only
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
+                    and node.target.id == "kind" and path not in generator_fields:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} (field kind)")
     assert not found, found
     assert "kind" not in schema.COLUMNS and "family" in schema.COLUMNS
     assert "kind" not in harness_config.DEFAULTS

@@ -49,7 +49,7 @@ def render(board: Board, frames: list[Frame], total: int, cut: bool, solver: str
         ax.set_ylim(side, 0)
         ax.set_aspect("equal")
         ax.axis("off")
-        if board.kind == "queens":
+        if board.problem == "queens":
             shade = (np.add.outer(np.arange(side), np.arange(side)) % 2) * 0.35 + 0.6
             ax.imshow(shade, cmap="gray", vmin=0, vmax=1, extent=(0, side, side, 0))
             rows, cols = np.nonzero(frame.cells)
@@ -69,13 +69,13 @@ def render(board: Board, frames: list[Frame], total: int, cut: bool, solver: str
         if frame.event.focus is not None:
             r, c = frame.event.focus
             ax.add_patch(plt.Rectangle((c, r), 1, 1, fill=False, lw=3, zorder=4,
-                                       edgecolor=EDGE.get(frame.event.kind, "black")))
+                                       edgecolor=EDGE.get(frame.event.action, "black")))
         head = f"{solver}: step {frame.step} of {total}{note}" if frame.step else \
             f"{solver}: the board before the search ({total} steps{note})"
         fig.texts.clear()
         fig.text(0.5, 0.075, head, ha="center", fontsize=8)
         fig.text(0.5, 0.03, frame.event.caption if frame.step else "", ha="center", fontsize=8,
-                 color=EDGE.get(frame.event.kind, "black"))
+                 color=EDGE.get(frame.event.action, "black"))
 
     anim = animation.FuncAnimation(fig, draw, frames=len(frames), interval=1000 / fps)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -41,7 +41,7 @@ MAX_SIDE = 16           # Sudoku up to 16x16, queens up to 16
 
 @dataclass
 class Board:
-    kind: str                         # "queens" or "sudoku"
+    problem: str                      # "queens" or "sudoku"
     side: int
     start: np.ndarray                 # (side, side) initial cells
     n: int = 0                        # Sudoku box size
@@ -53,7 +53,7 @@ class Board:
 
 @dataclass
 class Event:
-    kind: str                                        # place, remove, conflict, solution, propagate
+    action: str                                      # place, remove, conflict, solution, propagate
     changes: list[tuple[int, int, int]] = field(default_factory=list)   # (row, col, new value)
     caption: str = ""
     focus: tuple[int, int] | None = None             # the cell to highlight
@@ -74,7 +74,7 @@ def sudoku_board(grid: Grid) -> Board:
 # -- backtracking ------------------------------------------------------------------------
 
 def backtracking_events(board: Board) -> Iterator[Event]:
-    if board.kind == "queens":
+    if board.problem == "queens":
         yield from _queens_backtracking(board.side)
     else:
         yield from _sudoku_backtracking(board)
@@ -129,7 +129,7 @@ def _sudoku_backtracking(board: Board) -> Iterator[Event]:
 def _until_solution(events: Iterator[Event]) -> Iterator[Event]:
     for event in events:
         yield event
-        if event.kind == "solution":
+        if event.action == "solution":
             return
 
 
@@ -141,7 +141,7 @@ def dlx_events(board: Board) -> Iterator[Event]:
     from solvers.dancing_links import DancingLinks
     from solvers.sudoku_cover import sudoku_cover
 
-    if board.kind == "queens":
+    if board.problem == "queens":
         problem = queens(board.side)
         place = [(o // board.side, o % board.side, 1) for o in range(len(problem))]
     else:
@@ -151,24 +151,24 @@ def dlx_events(board: Board) -> Iterator[Event]:
         place = [(int(t) // (side * side), int(t) // side % side, int(t) % side + 1) for t in cover.option_ids]
     stack: list[int] = []
     for step in trace(DancingLinks.from_problem(problem)):
-        if step.kind == "try":
+        if step.action == "try":
             changes = []
             undone = stack[step.level:]
             for o in reversed(undone):
                 r, c, _ = place[o]
-                if board.start[r, c] == 0 or board.kind == "queens":
+                if board.start[r, c] == 0 or board.problem == "queens":
                     changes.append((r, c, 0))
             del stack[step.level:]
             stack.append(step.option)
             r, c, v = place[step.option]
-            what = "queen" if board.kind == "queens" else str(v)
+            what = "queen" if board.problem == "queens" else str(v)
             back = f" (backtracked to level {step.level})" if undone else ""
             yield Event("backtrack" if undone else "place", changes + [(r, c, v)],
                         f"dlx level {step.level}: item {step.item}, option {what} at ({r + 1}, {c + 1}){back}",
                         (r, c))
-        elif step.kind == "choose" and step.size == 0:
+        elif step.action == "choose" and step.size == 0:
             yield Event("conflict", [], f"dlx level {step.level}: item {step.item} has no option left: back")
-        elif step.kind == "solution":
+        elif step.action == "solution":
             yield Event("solution", [], "dlx: every item covered")
             return
 
@@ -179,7 +179,7 @@ def sat_events(board: Board, seed: int = 0, backend: str = "minisat22") -> Itera
     from solvers.sat_counting import pysat_solver
 
     side = board.side
-    if board.kind == "queens":
+    if board.problem == "queens":
         clauses = _queens_cnf(side)
         values = 1
         var = lambda r, c, v: r * side + c + 1                       # noqa: E731
@@ -231,7 +231,7 @@ def sat_events(board: Board, seed: int = 0, backend: str = "minisat22") -> Itera
             if changes:
                 yield Event("propagate", changes, f"sat: {len(decisions)} decisions, unit propagation "
                             f"fixes {int((cells > 0).sum())} cells", changes[-1][:2])
-            if board.kind == "sudoku" and (cells > 0).all() or board.kind == "queens" and \
+            if board.problem == "sudoku" and (cells > 0).all() or board.problem == "queens" and \
                     (cells > 0).sum() == side:
                 yield Event("solution", [], "sat: every cell decided")
                 return
@@ -239,9 +239,9 @@ def sat_events(board: Board, seed: int = 0, backend: str = "minisat22") -> Itera
             best, options = None, None
             for r in range(side):
                 for c in range(side):
-                    if cells[r, c] or (board.kind == "queens" and cells[r].any()):
+                    if cells[r, c] or (board.problem == "queens" and cells[r].any()):
                         continue
-                    if board.kind == "queens":
+                    if board.problem == "queens":
                         left = [1] if var(r, c, 1) not in false else []
                     else:
                         left = [v for v in range(1, values + 1) if var(r, c, v) not in false]
@@ -254,7 +254,7 @@ def sat_events(board: Board, seed: int = 0, backend: str = "minisat22") -> Itera
             r, c = best
             decisions.append(var(r, c, options[0]))
             flipped.append(False)
-            yield Event("place", [], f"sat: decide {'a queen' if board.kind == 'queens' else options[0]} "
+            yield Event("place", [], f"sat: decide {'a queen' if board.problem == 'queens' else options[0]} "
                         f"at ({r + 1}, {c + 1})", (r, c))
     finally:
         solver.delete()
