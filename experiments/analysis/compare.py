@@ -1,7 +1,6 @@
 """Head-to-head comparison of two entrants on identical instances (``race compare``).
 
-Instances are paired by ``instance_sha256`` (the file's bytes), ``n`` and ``family``
-(family), so two entrants are compared only where they solved the very same
+Instances are paired by ``instance_sha256`` (the file's bytes), ``n`` and family, so two entrants are compared only where they solved the very same
 puzzle; a campaign without hashes falls back to the instance file name. Each
 entrant's time on an instance is the median over its repeats, ``inf`` when
 censored (no verified answer within the limit). Per pair:
@@ -80,9 +79,9 @@ def paired_times(campaign: analysis.Campaign, a: str, b: str, n_values: list[int
     left = times[times["entrant"] == a][["family", "n", "key", "instance", "time"]]
     right = times[times["entrant"] == b][["family", "n", "key", "time"]]
     pairs = left.merge(right, on=["family", "n", "key"], suffixes=("_a", "_b"))
-    return pairs.sort_values(["family", "n", "instance"], key=lambda c: c.map(_family_order)
+    order = {name: i for i, name in enumerate(campaign.families)}     # the analysis' one order
+    return pairs.sort_values(["family", "n", "instance"], key=lambda c: c.map(order)
                              if c.name == "family" else c).reset_index(drop=True)
-
 
 
 def outcomes(time_a: np.ndarray, time_b: np.ndarray, tolerance: float = TOLERANCE) -> np.ndarray:
@@ -113,11 +112,6 @@ def log_differences(time_a: np.ndarray, time_b: np.ndarray) -> np.ndarray:
         d = np.log(tb) - np.log(ta)
     return np.where(np.isinf(ta) & np.isinf(tb), 0.0, d)
 
-
-
-def _family_order(name: str) -> str:
-    """A sort key keeping the families in the analysis' one order (then by name)."""
-    return f"{analysis.family_rank(name):03d}|{name}"
 
 def paired_row(family: str, n: int | None, pairs: pd.DataFrame, tolerance: float) -> PairedRow:
     """The statistics of ``pairs`` (rows of :func:`paired_times`)."""

@@ -24,8 +24,8 @@ A campaign may race several instance *families* (``unique``, ``minimal``, ``hard
 ...; :mod:`experiments.harness.identity`); every statistic is per family, and
 :meth:`Campaign.family` gives the campaign restricted to one. In the loaded table,
 column ``family`` holds each family's name in the campaign (its label, or its key where
-two families share a label) and ``family_key`` its key (runs.csv's ``family``). Each median and growth factor carries a
-seeded bootstrap interval over instances (:mod:`experiments.analysis.bootstrap`).
+two families share a label) and ``family_key`` its key (runs.csv's ``family``). Each
+median and growth factor carries a seeded bootstrap interval over instances (:mod:`experiments.analysis.bootstrap`).
 
 :func:`growth` fits how fast each entrant's median time grows with n.
 """

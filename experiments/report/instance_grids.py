@@ -126,7 +126,7 @@ def campaign_grids(campaign: analysis.Campaign, regenerate: bool = True
                     break
             if data is None and regenerate:
                 try:
-                    data, source = _regenerate(instance, str(getattr(row, "family_key", row.family)), campaign.meta, pool), "regenerated"
+                    data, source = _regenerate(instance, str(row.family_key), campaign.meta, pool), "regenerated"
                 except RaceError as exc:
                     missing[instance] = f"cannot regenerate: {exc}"
                     continue
