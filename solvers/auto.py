@@ -9,7 +9,9 @@ n, the smaller on a tie, as :mod:`generators.hardness_peaks` does) and the row w
 range holds its share of empty cells. The search is then the picked entrant's own
 (its counters and phase times, plus ``choose``); the answer is verified like any other.
 
-``auto:table=PATH`` uses another table (e.g. one learned on this machine).
+``auto:table=PATH`` uses another table (e.g. one learned on this machine). A picked
+entrant that cannot run on this machine (the kissat binary missing, say) is replaced by
+:data:`FALLBACK`, the in-process SAT entrant, and the reason says so.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from solvers.interface import RawAnswer, Solver
 #: the committed rule table
 TABLE_PATH = Path(__file__).with_name("portfolio.csv")
 REQUIRED = ("n", "empty_from", "empty_to", "entrant")
+#: what runs when the picked entrant cannot be created here (e.g. no kissat binary)
+FALLBACK = "sat"
 
 
 @dataclass(frozen=True)
@@ -112,9 +116,15 @@ class Auto(Solver):
         self.last_choice: tuple[str, str] | None = None
 
     def pick(self, n: int, empty: float) -> tuple[str, str]:
-        """(entrant spec, why) for a puzzle of box size ``n`` with share ``empty`` empty."""
+        """(entrant spec, why) for a puzzle of box size ``n`` with share ``empty`` empty;
+        :data:`FALLBACK` when the rule's entrant cannot be created on this machine."""
         rule, used = choose(self.rules, n, empty)
-        return rule.entrant, explain(rule, n, used, empty)
+        why = explain(rule, n, used, empty)
+        try:
+            self._solver(rule.entrant)
+        except RaceError as exc:
+            return FALLBACK, f"{why}; {rule.entrant} cannot run here ({exc}), so {FALLBACK}"
+        return rule.entrant, why
 
     def pick_for(self, grid: Grid) -> tuple[str, str]:
         return self.pick(grid.n, grid.empties() / grid.n ** 4)
@@ -127,7 +137,11 @@ class Auto(Solver):
 
     def warmup(self) -> None:
         for spec in dict.fromkeys(r.entrant for r in self.rules):
-            self._solver(spec).warmup()
+            try:
+                solver = self._solver(spec)
+            except RaceError:
+                solver = self._solver(FALLBACK)     # pick() says why, puzzle by puzzle
+            solver.warmup()
 
     def search(self, grid: Grid, limit: int | None, keep: int) -> RawAnswer:
         t0 = time.perf_counter()

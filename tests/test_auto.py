@@ -20,6 +20,7 @@ from tests.test_analysis import run, write_campaign
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "results" / "reference-n2-10"
+HARD6 = REPO / "results" / "reference-hard-n6"
 HARD9 = REPO / "tests" / "data" / "hard9.txt"
 
 
@@ -70,8 +71,9 @@ def test_auto_runs_the_picked_entrant_and_the_answer_is_verified(tmp_path, rng):
 
 
 def test_the_committed_table_is_learned_from_the_reference_campaign():
-    """The rule is reproducible: `race portfolio results/reference-n2-10` writes the same table."""
-    learned = portfolio.learn(analysis.load(REFERENCE))
+    """The rule is reproducible: `race portfolio results/reference-n2-10 results/reference-hard-n6`
+    writes the same table."""
+    learned = portfolio.learn([analysis.load(REFERENCE), analysis.load(HARD6)])
     committed = pd.read_csv(auto.TABLE_PATH)
     assert committed["entrant"].tolist() == learned["entrant"].tolist()
     assert committed[["n", "wins", "instances"]].values.tolist() == learned[["n", "wins", "instances"]].values.tolist()
@@ -103,6 +105,53 @@ def test_learn_picks_the_most_wins_among_the_entrants_that_answered_most(tmp_pat
         [2, 0.0, 1.0, "sat", 1, 8],             # few: sat answered 4/4 (dlx 3/4); many: nearest share
         [3, 0.0, 1.0, "dlx", 2, 2]]
     assert "many: nobody answered, nearest share few" in table.loc[0, "reason"]
+
+
+def test_a_family_nobody_answered_at_some_n_takes_its_own_pick_at_the_nearest_n(tmp_path):
+    """hard is answered at n = 2 (sat wins) and nobody answers it at n = 3 or 4, where
+    the easy family at the same n goes to dlx: hard keeps sat, its own nearest n's pick."""
+    rows = []
+    for k in range(3):
+        rows += [run("dlx", 2, f"h{k}", "solved", 0.5, family="hard", clues=6),
+                 run("sat", 2, f"h{k}", "solved", 0.1, family="hard", clues=6)]
+        for n in (3, 4):
+            rows += [run(e, n, f"h{n}{k}", "timeout", None, family="hard", clues=n ** 4 // 3)
+                     for e in ("dlx", "sat")]
+            rows += [run("dlx", n, f"e{n}{k}", "solved", 0.1, family="easy", clues=n ** 4 * 2 // 3),
+                     run("sat", n, f"e{n}{k}", "solved", 0.3, family="easy", clues=n ** 4 * 2 // 3)]
+    campaign = analysis.load(write_campaign(tmp_path / "c", rows, {"entrants": ["dlx", "sat"]}))
+    table = portfolio.learn(campaign)
+    for n in (3, 4):
+        mine = table[table["n"] == n]
+        assert mine["entrant"].tolist() == ["dlx", "sat"]       # easy (few empty), then hard
+        assert f"hard: nobody answered at n={n}, as at n=2" in mine["reason"].iloc[1]
+
+
+def test_campaigns_are_pooled_per_family_and_n(tmp_path):
+    """The main campaign's limit let nobody answer hard at n = 3; a second campaign with a
+    longer limit on those cells teaches the pick (kissat answers more than sat there)."""
+    main_rows, long_rows = [], []
+    for k in range(4):
+        main_rows += [run("sat", 2, f"h{k}", "solved", 0.1, family="hard", clues=6),
+                      run("kissat", 2, f"h{k}", "solved", 0.2, family="hard", clues=6),
+                      run("sat", 3, f"g{k}", "timeout", None, family="hard", clues=30),
+                      run("kissat", 3, f"g{k}", "timeout", None, family="hard", clues=30)]
+        long_rows += [run("sat", 3, f"g{k}", "solved" if k == 0 else "timeout", 5.0 if k == 0 else None,
+                          family="hard", clues=30),
+                      run("kissat", 3, f"g{k}", "solved" if k < 3 else "timeout", 8.0 if k < 3 else None,
+                          family="hard", clues=30)]
+    main = analysis.load(write_campaign(tmp_path / "main", main_rows, {"entrants": ["sat", "kissat"]}))
+    alone = portfolio.learn(main)
+    assert alone.set_index("n").loc[3, "entrant"] == "sat"          # as at n = 2
+    longer = analysis.load(write_campaign(tmp_path / "long", long_rows, {"entrants": ["sat", "kissat"]}))
+    table = portfolio.learn([main, longer]).set_index("n")
+    assert table.loc[3, "entrant"] == "kissat" and table.loc[3, "instances"] == 8
+    assert table.loc[3, "reason"] == "hard: 2/8 wins, 3/8 answered (2 campaigns)"   # sat won g0
+    assert table.loc[2, "entrant"] == "sat" and table.loc[2, "instances"] == 4
+    assert table.loc[3, "campaign"] == f"{main.name}+{longer.name}"
+    assert CliRunner().invoke(cli, ["portfolio", str(tmp_path / "main"), str(tmp_path / "long"),
+                                    "-o", str(tmp_path / "p.csv")]).exit_code == 0
+    assert pd.read_csv(tmp_path / "p.csv").set_index("n").loc[3, "entrant"] == "kissat"
 
 
 def test_race_portfolio_writes_a_table_auto_reads(tmp_path):
@@ -142,3 +191,20 @@ def test_auto_picks_per_puzzle_when_the_puzzles_differ(tmp_path, rng):
     assert "puzzle 1: auto picked backtracking" in result.stderr and "puzzle 2: auto picked dlx" in result.stderr
     solved = grid_text.parse(result.stdout).grids
     assert all(rules.is_solution_of(grid_text.parse(line).grids[0], s) for line, s in zip(lines, solved))
+
+
+def test_a_picked_entrant_that_cannot_run_here_is_replaced_by_in_process_sat(tmp_path, rng, monkeypatch):
+    monkeypatch.setenv("KISSAT", str(tmp_path / "no-such-kissat"))
+    table = _table(tmp_path, "n,empty_from,empty_to,entrant,reason,campaign\n3,0,1,kissat,won,c\n")
+    solver = registry.create(f"auto:table={table}")
+    solver.warmup()
+    puzzle = puzzle_from(full_grid(3, rng), 0.6, rng)
+    result = solver.solve(puzzle)
+    assert result.status == "solved" and rules.is_solution_of(puzzle, result.solution)
+    spec, why = solver.last_choice
+    assert spec == auto.FALLBACK and "kissat cannot run here" in why and "no-such-kissat" in why
+    f = tmp_path / "p.sudoku"
+    f.write_text(grid_text.format_native(puzzle))
+    cli_run = CliRunner().invoke(cli, ["solve", "-s", f"auto:table={table}", "--stats", str(f)])
+    assert cli_run.exit_code == 0, cli_run.output
+    assert f"auto picked {auto.FALLBACK}" in cli_run.stderr and "kissat cannot run here" in cli_run.stderr

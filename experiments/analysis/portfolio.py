@@ -1,15 +1,24 @@
-"""Learn the rule of the ``auto`` entrant from a campaign: per n and share of empty cells,
-the entrant that wins most often (``race portfolio CAMPAIGN`` writes it to
+"""Learn the rule of the ``auto`` entrant from one or more campaigns: per n and share of
+empty cells, the entrant that wins most often (``race portfolio CAMPAIGN...`` writes it to
 ``solvers/portfolio.csv``, which :mod:`solvers.auto` reads).
 
-Per (family, n) of the campaign: the family's median share of empty cells (from the
-instances' clues) and each entrant's wins (fastest verified answer per instance,
-:func:`experiments.analysis.virtual_best.wins`). The pick of that (family, n) is, among
-the entrants that answered the most instances there, the one with the most wins (then
-the smaller median time, then campaign order), so the rule never trades answers for speed.
-Where nobody answered any instance, the pick of the family at the same n whose share is
-nearest is taken (said in ``reason``). Then, per n, the families are ordered by their share
-and the boundaries put half-way between neighbours; neighbours with the same pick merge
+Per (family, n) of each campaign: the instances' shares of empty cells (from their clues)
+and each entrant's wins (fastest verified answer per instance,
+:func:`experiments.analysis.virtual_best.wins`), answers and median time. Several
+campaigns are pooled per family key and n: wins, answers and instances add up (an
+instance raced in two campaigns counts twice, once per campaign), so a campaign with a
+longer limit on the hardest cells can teach what the main one could not. The pick of a
+(family, n) is, among the entrants that answered the most instances there, the one with
+the most wins (then the smaller median time, then campaign order), so the rule never
+trades answers for speed.
+
+Where nobody answered any instance of a (family, n), the pick of the same family at the
+nearest n where somebody did is taken (the smaller n on a tie): a family keeps its kind
+of difficulty from one n to the next, while two families at the same n can differ in
+kind (propagation settles the one, search is needed for the other). A family nobody
+answered at any n takes the pick of the family at the same n whose share is nearest.
+Both are said in ``reason``. Then, per n, the families are ordered by their share and
+the boundaries put half-way between neighbours; neighbours with the same pick merge
 (the share matters only where the pick changes).
 
 Only built-in entrants can be picked (a ``cmd:`` or plugin entrant is left out, and so is
@@ -42,9 +51,9 @@ def _pickable(entrant: str) -> bool:
     return not cls.picks and cls.method != "external"
 
 
-def family_picks(campaign: analysis.Campaign) -> pd.DataFrame:
-    """Per (family, n): ``empty_median``, the pick (``entrant``), its ``wins`` of
-    ``instances``, ``solved`` and the ``reason`` (before nearest-share fill-in)."""
+def _tallies(campaign: analysis.Campaign) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per (family key, n, entrant) of one campaign: ``wins``, ``solved``, ``median_s`` and
+    ``instances``; and per (family key, n, instance): its ``empty`` share."""
     entrants = [e for e in campaign.entrants if _pickable(e)]
     if not entrants:
         raise RaceError(f"campaign {campaign.name}: no built-in entrant to learn from "
@@ -52,56 +61,102 @@ def family_picks(campaign: analysis.Campaign) -> pd.DataFrame:
     runs = campaign.runs[campaign.runs["entrant"].isin(entrants)]
     sub = analysis.Campaign(campaign.path, runs.reset_index(drop=True),
                             campaign.meta | {"entrants": entrants})
+    keys = dict(zip(runs["family"], runs["family_key"]))
     table = analysis.summary(sub)
-    per_instance = analysis.instance_times(sub.runs)
-    best = virtual_best.best_times(per_instance, entrants)
-    shares = runs.drop_duplicates("instance").assign(
-        empty=lambda f: 1.0 - pd.to_numeric(f["clues"], errors="coerce") / f["n"].astype(float) ** 4)
+    best = virtual_best.best_times(analysis.instance_times(sub.runs), entrants)
     rows = []
     for family in sub.families:
         for n in sorted(best.loc[best["family"] == family, "n"].unique()):
             here = best[(best["family"] == family) & (best["n"] == n)]
-            empty = shares.loc[(shares["family"] == family) & (shares["n"] == n), "empty"].dropna()
             stats = table[(table["family"] == family) & (table["n"] == n)].set_index("entrant")
-            wins = {e: int((here["winner"] == e).sum()) for e in entrants}
-            solved = {e: int(stats.loc[e, "solved"]) if e in stats.index else 0 for e in entrants}
-            median = {e: float(stats.loc[e, "median_s"]) if e in stats.index else math.inf for e in entrants}
-            top = max(solved.values())
+            for order, e in enumerate(entrants):
+                rows.append({"family": keys[family], "n": int(n), "entrant": e, "order": order,
+                             "wins": int((here["winner"] == e).sum()), "instances": len(here),
+                             "solved": int(stats.loc[e, "solved"]) if e in stats.index else 0,
+                             "median_s": float(stats.loc[e, "median_s"]) if e in stats.index
+                             else math.inf})
+    shares = runs.drop_duplicates("instance").assign(
+        family=lambda f: f["family_key"],
+        empty=lambda f: 1.0 - pd.to_numeric(f["clues"], errors="coerce") / f["n"].astype(float) ** 4)
+    return pd.DataFrame(rows), shares[["family", "n", "instance", "empty"]]
+
+
+def family_picks(campaigns: analysis.Campaign | list[analysis.Campaign]) -> pd.DataFrame:
+    """Per (family key, n), the campaigns pooled: ``empty_median``, the pick (``entrant``),
+    its ``wins`` of ``instances`` and the ``reason`` (before the fill-in of the cells
+    nobody answered, whose ``entrant`` is "")."""
+    campaigns = campaigns if isinstance(campaigns, list) else [campaigns]
+    tallies, shares = zip(*(_tallies(c) for c in campaigns))
+    pooled = pd.concat([t.assign(source=i) for i, t in enumerate(tallies)], ignore_index=True)
+    share = pd.concat(shares, ignore_index=True)
+    rows = []
+    family_order = list(dict.fromkeys(pooled["family"]))
+    for family in family_order:
+        mine = pooled[pooled["family"] == family]
+        for n in sorted(mine["n"].unique()):
+            cell = mine[mine["n"] == n].groupby("entrant", sort=False).agg(
+                wins=("wins", "sum"), solved=("solved", "sum"), instances=("instances", "sum"),
+                median_s=("median_s", "median"), order=("order", "min"))
+            instances = int(mine.loc[mine["n"] == n].groupby("entrant")["instances"].sum().max())
+            empty = share.loc[(share["family"] == family) & (share["n"] == n), "empty"].dropna()
+            sources = mine.loc[mine["n"] == n, "source"].nunique()
+            top = int(cell["solved"].max())
             if top == 0:
                 pick, reason = "", "nobody answered"
             else:
-                order = {e: i for i, e in enumerate(entrants)}
-                pick = min((e for e in entrants if solved[e] == top),
-                           key=lambda e: (-wins[e], median[e], order[e]))
-                reason = f"{family}: {wins[pick]}/{len(here)} wins, {solved[pick]}/{len(here)} answered"
-            rows.append({"family": family, "n": int(n), "empty_median": float(empty.median()) if len(empty)
-                         else math.nan, "entrant": pick, "wins": wins.get(pick, 0), "instances": len(here),
-                         "reason": reason})
+                best = cell[cell["solved"] == top].assign(neg_wins=lambda f: -f["wins"])
+                pick = str(best.sort_values(["neg_wins", "median_s", "order"], kind="mergesort").index[0])
+                reason = (f"{family}: {cell.loc[pick, 'wins']}/{instances} wins, "
+                          f"{cell.loc[pick, 'solved']}/{instances} answered"
+                          + (f" ({sources} campaigns)" if sources > 1 else ""))
+            rows.append({"family": family, "n": int(n), "empty_median": float(empty.median())
+                         if len(empty) else math.nan, "entrant": pick,
+                         "wins": int(cell.loc[pick, "wins"]) if pick else 0,
+                         "instances": instances, "reason": reason})
     return pd.DataFrame(rows)
 
 
-def learn(campaign: analysis.Campaign) -> pd.DataFrame:
-    """The rule table (columns :data:`COLUMNS`), one row per n and range of empty share."""
-    picks = family_picks(campaign)
+def _fill_unanswered(picks: pd.DataFrame) -> pd.DataFrame:
+    """Each (family, n) nobody answered takes the pick of the same family at the nearest
+    n somebody answered (the smaller n on a tie); a family nobody answered at any n, the
+    pick at the same n of the family with the nearest share (see the module docstring)."""
+    picks = picks.copy()
+    known = picks[picks["entrant"] != ""]
+    for i in picks.index[picks["entrant"] == ""]:
+        family, n = picks.loc[i, "family"], picks.loc[i, "n"]
+        same = known[known["family"] == family]
+        if len(same):
+            near = same.loc[(same["n"] - n).abs().add(same["n"] / 1e6).idxmin()]
+            why = f"{family}: nobody answered at n={n}, as at n={near['n']}"
+        else:
+            here = known[(known["n"] == n) & known["empty_median"].notna()]
+            if not len(here) or pd.isna(picks.loc[i, "empty_median"]):
+                continue
+            near = here.loc[(here["empty_median"] - picks.loc[i, "empty_median"]).abs().idxmin()]
+            why = f"{family}: nobody answered, nearest share {near['family']}"
+        picks.loc[i, ["entrant", "wins", "reason"]] = [near["entrant"], 0, why]
+    return picks
+
+
+def learn(campaigns: analysis.Campaign | list[analysis.Campaign]) -> pd.DataFrame:
+    """The rule table (columns :data:`COLUMNS`), one row per n and range of empty share,
+    learned from one campaign or several pooled (see the module docstring)."""
+    campaigns = campaigns if isinstance(campaigns, list) else [campaigns]
+    picks = _fill_unanswered(family_picks(campaigns))
+    source = "+".join(c.name for c in campaigns)
     rows = []
     for n in sorted(picks["n"].unique()):
-        here = picks[(picks["n"] == n) & picks["empty_median"].notna()].sort_values("empty_median")
-        here = here.reset_index(drop=True)
-        if (here["entrant"] == "").all():
+        here = picks[(picks["n"] == n) & picks["empty_median"].notna() & (picks["entrant"] != "")]
+        here = here.sort_values("empty_median").reset_index(drop=True)
+        if here.empty:
             continue
-        for i in here.index[here["entrant"] == ""]:       # nobody answered: nearest share's pick
-            known = here[here["entrant"] != ""]
-            near = known.loc[(known["empty_median"] - here.loc[i, "empty_median"]).abs().idxmin()]
-            here.loc[i, "entrant"] = near["entrant"]
-            here.loc[i, "wins"] = 0
-            here.loc[i, "reason"] = f"{here.loc[i, 'family']}: nobody answered, nearest share {near['family']}"
         cuts = [0.0] + [float((a + b) / 2) for a, b in zip(here["empty_median"][:-1], here["empty_median"][1:])]
         cuts += [1.0]
         for i, row in here.iterrows():
             entry = {"n": int(n), "empty_from": round(cuts[i], 4), "empty_to": round(cuts[i + 1], 4),
                      "entrant": row["entrant"], "wins": int(row["wins"]), "instances": int(row["instances"]),
                      "family": row["family"], "empty_median": round(float(row["empty_median"]), 4),
-                     "reason": row["reason"], "campaign": campaign.name}
+                     "reason": row["reason"], "campaign": source}
             if rows and rows[-1]["n"] == n and rows[-1]["entrant"] == entry["entrant"]:
                 last = rows[-1]
                 last |= {"empty_to": entry["empty_to"], "wins": last["wins"] + entry["wins"],
@@ -111,7 +166,7 @@ def learn(campaign: analysis.Campaign) -> pd.DataFrame:
             else:
                 rows.append(entry)
     if not rows:
-        raise RaceError(f"campaign {campaign.name}: no instance answered by a built-in entrant")
+        raise RaceError(f"campaign {source}: no instance answered by a built-in entrant")
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

@@ -1,4 +1,4 @@
-"""``race portfolio``: learn the ``auto`` entrant's rule from a campaign."""
+"""``race portfolio``: learn the ``auto`` entrant's rule from one or more campaigns."""
 
 from __future__ import annotations
 
@@ -8,25 +8,30 @@ import click
 
 
 @click.command()
-@click.argument("results_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("results_dirs", nargs=-1, required=True,
+                type=click.Path(file_okay=False, path_type=Path))
 @click.option("--out", "-o", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Where to write the table [default: solvers/portfolio.csv, the one `auto` reads].")
-def portfolio(results_dir: Path, out: Path | None) -> None:
-    """Learn the rule of the `auto` entrant from the campaign in RESULTS_DIR: per n and
+def portfolio(results_dirs: tuple[Path, ...], out: Path | None) -> None:
+    """Learn the rule of the `auto` entrant from the campaigns in RESULTS_DIRS: per n and
     share of empty cells, the built-in entrant that wins most often (fastest verified
-    answer) among those that answered the most instances. Prints the rule and writes it
-    as CSV; `race solve -s auto:table=PATH` uses another table than the committed one.
+    answer) among those that answered the most instances. Several campaigns are pooled
+    per family and n (wins and answers add up): a campaign with a longer limit on the
+    hardest cells teaches what the main one could not. Where nobody answered a family
+    at some n, the pick of that family at the nearest n is taken. Prints the rule and
+    writes it as CSV; `race solve -s auto:table=PATH` uses another table than the
+    committed one.
 
     \b
     Example:
-      race portfolio results/reference-n2-10                      # -> solvers/portfolio.csv
+      race portfolio results/reference-n2-10 results/reference-hard-n6   # -> solvers/portfolio.csv
       race portfolio results/my-campaign -o my-portfolio.csv
       race solve -s auto:table=my-portfolio.csv --stats puzzle.sudoku
     """
     from experiments.analysis import portfolio as learned
     from experiments.analysis import statistics as analysis
     from solvers.auto import TABLE_PATH
-    table = learned.learn(analysis.load(results_dir))
+    table = learned.learn([analysis.load(d) for d in results_dirs])
     path = learned.write(table, out if out is not None else TABLE_PATH)
     click.echo(learned.describe(table))
     click.echo(f"wrote {path}")
