@@ -500,3 +500,29 @@ def test_the_escalation_sweep_is_not_quadratic_in_the_campaign(out, monkeypatch)
     stats = run(prepare(config), LocalExecutor(1, 10.0, 4096.0, min_time=0.0))
     assert stats.ran == cells
     assert len(sweeps) <= 2 * cells + 2         # one look per row, not one per pending cell
+
+
+def test_the_peak_rss_of_a_cell_is_its_own_and_read_from_files_kept_open(rng):
+    """A cell that allocates ~200 MB has that peak; the next cell's peak is reset and
+    small; both readings come from the /proc files the worker keeps open."""
+    from experiments.harness import worker
+
+    class Greedy(Backtracking):
+        grab = True
+
+        def search(self, grid, limit, keep):
+            if type(self).grab:
+                block = bytearray(200 * 1024 * 1024)
+                block[::4096] = b"1" * len(block[::4096])
+                del block
+            return super().search(grid, limit, keep)
+
+    solver = Greedy()
+    solver.warmup()
+    puzzle = puzzle_from(full_grid(2, rng), 0.5, rng)
+    big = worker.measure(solver, puzzle, min_time=0.0)
+    Greedy.grab = False
+    small = worker.measure(solver, puzzle, min_time=0.0)
+    assert big["peak_rss_mb"] > small["peak_rss_mb"] + 150, (big["peak_rss_mb"], small["peak_rss_mb"])
+    if os.path.exists("/proc/self/clear_refs"):
+        assert worker._PROC.pid == os.getpid() and worker._PROC.status is not None
