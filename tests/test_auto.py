@@ -20,6 +20,7 @@ from tests.test_analysis import run, write_campaign
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "results" / "reference-n2-10"
+HARD5 = REPO / "results" / "reference-hard-n5"
 HARD6 = REPO / "results" / "reference-hard-n6"
 HARD9 = REPO / "tests" / "data" / "hard9.txt"
 
@@ -71,9 +72,10 @@ def test_auto_runs_the_picked_entrant_and_the_answer_is_verified(tmp_path, rng):
 
 
 def test_the_committed_table_is_learned_from_the_reference_campaign():
-    """The rule is reproducible: `race portfolio results/reference-n2-10 results/reference-hard-n6`
+    """The rule is reproducible: `race portfolio results/reference-n2-10 results/reference-hard-n5
+    results/reference-hard-n6`
     writes the same table."""
-    learned = portfolio.learn([analysis.load(REFERENCE), analysis.load(HARD6)])
+    learned = portfolio.learn([analysis.load(REFERENCE), analysis.load(HARD5), analysis.load(HARD6)])
     committed = pd.read_csv(auto.TABLE_PATH)
     assert committed["entrant"].tolist() == learned["entrant"].tolist()
     assert committed[["n", "wins", "instances"]].values.tolist() == learned[["n", "wins", "instances"]].values.tolist()

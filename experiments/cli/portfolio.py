@@ -24,7 +24,7 @@ def portfolio(results_dirs: tuple[Path, ...], out: Path | None) -> None:
 
     \b
     Example:
-      race portfolio results/reference-n2-10 results/reference-hard-n6   # -> solvers/portfolio.csv
+      race portfolio results/reference-n2-10 results/reference-hard-n6 # -> solvers/portfolio.csv
       race portfolio results/my-campaign -o my-portfolio.csv
       race solve -s auto:table=my-portfolio.csv --stats puzzle.sudoku
     """
