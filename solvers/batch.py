@@ -24,12 +24,12 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from formats.compiled import is_interpreted, kernel
+from formats.compiled import interpreted, is_interpreted, kernel
 
 from formats.errors import RaceError
 from formats.grid import Grid
 from formats.grid_text import ONE_LINE_DIGITS
-from solvers import registry, rules
+from solvers import dlx_native, registry, rules
 from solvers.dlx import count_with_clues, full_links
 from solvers.interface import SOLVED, UNKNOWN, UNSAT, WRONG, Result
 
@@ -58,29 +58,40 @@ def dlx_many(puzzles: np.ndarray, n: int, limit: int = 1, node_limit: int = 0, t
     up to ``limit`` (0 = all), search nodes, False where ``node_limit`` (0 =
     none) stopped the search, and the first solution of each puzzle (rows of
     a puzzle without one are undefined). Clues that conflict give count 0.
-    Unverified: see :func:`solvers.rules.are_solutions_of`."""
+    Unverified: see :func:`solvers.rules.are_solutions_of`.
+
+    The search runs in the C port of the kernel (:mod:`solvers.dlx_native`) when it could be
+    built, and numba is then not imported at all (the links are built by the kernels
+    interpreted); else in the numba kernel. Same answers, same node counts."""
     puzzles = np.ascontiguousarray(puzzles, dtype=np.int32)
     count = puzzles.shape[0]
     solutions = np.zeros_like(puzzles)
     counts = np.zeros(count, dtype=np.int64)
     nodes = np.zeros(count, dtype=np.int64)
     complete = np.zeros(count, dtype=np.bool_)
+    native = not is_interpreted() and dlx_native.library() is not None
     parts = 1 if is_interpreted() else max(1, min(threads, count // PUZZLES_PER_THREAD))
     bounds = np.linspace(0, count, parts + 1).astype(int)
     # each part's own links, copied here before any thread starts: the kernel changes its
     # links while it runs (and restores them), so a copy taken while part 0 runs on the
     # shared block is a torn one (it crashed `race solve` on 20,000 puzzles)
-    shared = full_links(n)
+    with interpreted(native):
+        shared = full_links(n)
     links = [shared] + [shared.copy() for _ in range(parts - 1)]
+    search = dlx_native.count_many if native else _dlx_kernel
 
     def run(part: int) -> None:
         chunk = slice(bounds[part], bounds[part + 1])
-        _dlx_kernel(links[part], puzzles[chunk], n, limit, node_limit, solutions[chunk], counts[chunk],
-                    nodes[chunk], complete[chunk])
+        search(links[part], puzzles[chunk], n, limit, node_limit, solutions[chunk], counts[chunk],
+               nodes[chunk], complete[chunk])
 
-    if parts == 1:
-        if count:
+    if parts == 1 or native:
+        if parts == 1 and count:
             run(0)
+        elif parts > 1:
+            from concurrent.futures import ThreadPoolExecutor
+            with ThreadPoolExecutor(parts) as pool:
+                list(pool.map(run, range(parts)))
         return counts, nodes, complete, solutions
     # compiled (or loaded from numba's cache) for these argument types here, once, before the
     # threads start: numba compiles a signature at its first call, and two threads making

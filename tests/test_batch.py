@@ -124,5 +124,6 @@ def test_each_thread_gets_links_copied_before_any_kernel_runs(monkeypatch):
 
     monkeypatch.setattr(batch, "full_links", full_links)
     monkeypatch.setattr(batch, "_dlx_kernel", kernel)
+    monkeypatch.setattr(batch.dlx_native, "library", lambda: None)     # the numba path
     batch.dlx_many(np.concatenate([puzzles] * 2), n, limit=1, threads=2)
     assert seen[0] == "part 0" and seen[1:] == [True]

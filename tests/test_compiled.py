@@ -101,9 +101,13 @@ def test_dlx_gives_the_same_answers_interpreted_and_compiled():
 
 
 def _race_in_fresh_interpreter(args: list[str]) -> tuple[str, bool]:
+    """(stdout, whether the work ran compiled: numba loaded, or the batch path's C kernel
+    (solvers.dlx_native) asked for, which happens only outside interpreted mode)."""
     code = ("import sys\nfrom experiments.cli import main\n"
             "try:\n    main(%r)\nexcept SystemExit:\n    pass\n"
-            "print('numba' in sys.modules, file=sys.stderr)" % (args,))
+            "native = 'solvers.dlx_native' in sys.modules and "
+            "sys.modules['solvers.dlx_native'].library.cache_info().currsize > 0\n"
+            "print('numba' in sys.modules or native, file=sys.stderr)" % (args,))
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=300, cwd=Path(__file__).parents[1])
     return proc.stdout, proc.stderr.strip().splitlines()[-1] == "True"
@@ -113,8 +117,8 @@ def test_race_solve_of_a_few_9x9_with_dlx_does_not_import_numba(tmp_path):
     lines = SAMPLE.read_text().splitlines()[:3]
     path = tmp_path / "three.txt"
     path.write_text("\n".join(lines) + "\n")
-    out, numba_loaded = _race_in_fresh_interpreter(["solve", "-s", "dlx", str(path)])
-    assert not numba_loaded
+    out, compiled = _race_in_fresh_interpreter(["solve", "-s", "dlx", str(path)])
+    assert not compiled
     from formats.grid_text import parse
     from solvers.rules import is_solution_of
     answers = parse(out, "out").grids
@@ -127,8 +131,8 @@ def test_race_solve_of_a_few_9x9_with_dlx_does_not_import_numba(tmp_path):
 def test_counting_and_other_solvers_stay_compiled(tmp_path, args):
     path = tmp_path / "one.txt"
     path.write_text(SAMPLE.read_text().splitlines()[0] + "\n")
-    out, numba_loaded = _race_in_fresh_interpreter(args + [str(path)])
-    assert numba_loaded and out.strip()
+    out, compiled = _race_in_fresh_interpreter(args + [str(path)])
+    assert compiled and out.strip()
 
 
 def test_many_puzzles_stay_compiled(tmp_path):
@@ -136,8 +140,8 @@ def test_many_puzzles_stay_compiled(tmp_path):
     INTERPRETED_MAX_PUZZLES = DLX.INTERPRETED_MAX_PUZZLES
     path = tmp_path / "many.txt"
     path.write_text("\n".join(SAMPLE.read_text().splitlines()[:INTERPRETED_MAX_PUZZLES + 1]) + "\n")
-    out, numba_loaded = _race_in_fresh_interpreter(["solve", "-s", "dlx", str(path)])
-    assert numba_loaded and len(out.split()) == INTERPRETED_MAX_PUZZLES + 1
+    out, compiled = _race_in_fresh_interpreter(["solve", "-s", "dlx", str(path)])
+    assert compiled and len(out.split()) == INTERPRETED_MAX_PUZZLES + 1
 
 
 def _holes_puzzle_file(tmp_path, n: int, blanks: float, seed: int) -> Path:
@@ -160,8 +164,8 @@ def test_race_solve_with_sat_at_small_n_does_not_import_numba(tmp_path, spec, n)
     from solvers.rules import is_solution_of
     assert SAT.interpreted(n, 1, 1, parse_spec(spec)[1])
     path = _holes_puzzle_file(tmp_path, n, 0.3, seed=n)
-    out, numba_loaded = _race_in_fresh_interpreter(["solve", "-s", spec, str(path)])
-    assert not numba_loaded
+    out, compiled = _race_in_fresh_interpreter(["solve", "-s", spec, str(path)])
+    assert not compiled
     (answer,) = parse(out, "out").grids
     assert is_solution_of(parse(path.read_text(), "in").grids[0], answer)
 
@@ -170,8 +174,8 @@ def test_race_count_with_sat_at_small_n_is_interpreted_and_exact(tmp_path):
     """An empty 4x4 has 288 solutions: the count is the SAT solver's, interpreted or not."""
     path = tmp_path / "empty.txt"
     path.write_text(". . . .\n. . . .\n. . . .\n. . . .\n")
-    out, numba_loaded = _race_in_fresh_interpreter(["count", "-s", "sat", str(path)])
-    assert not numba_loaded and out.split() == ["288"]
+    out, compiled = _race_in_fresh_interpreter(["count", "-s", "sat", str(path)])
+    assert not compiled and out.split() == ["288"]
 
 
 def test_race_solve_with_sat_beyond_the_interpreted_sizes_compiles(tmp_path):
@@ -181,9 +185,9 @@ def test_race_solve_with_sat_beyond_the_interpreted_sizes_compiles(tmp_path):
     n = SAT.INTERPRETED_MAX_N["extended"] + 1
     assert not SAT.interpreted(n, 1, 1, {"encoding": "extended"})
     path = _holes_puzzle_file(tmp_path, n, 0.1, seed=n)
-    out, numba_loaded = _race_in_fresh_interpreter(["solve", "-s", "sat:encoding=extended",
+    out, compiled = _race_in_fresh_interpreter(["solve", "-s", "sat:encoding=extended",
                                                     str(path)])
-    assert numba_loaded
+    assert compiled
     (answer,) = parse(out, "out").grids
     assert is_solution_of(parse(path.read_text(), "in").grids[0], answer)
 
