@@ -7,7 +7,7 @@ on :func:`solvers.algorithm_x.dlx_search`, MRV) needs only ctypes, and a ctypes 
 the GIL, so threads search side by side as with numba's ``nogil``.
 
 Built like numba's cache: the system's C compiler (``$CC``, else ``cc``) compiles the source
-once into ``__pycache__`` next to it (or ``$XDG_CACHE_HOME/sudoku-race`` when that is not
+once into ``__pycache__`` next to it (or ``$XDG_CACHE_HOME/sudoku-race/native`` when that is not
 writable), under a name carrying the source's hash, so an edited source is rebuilt. Without a
 compiler, or when the build fails, :func:`library` returns None and the batch path uses the
 numba kernel: same answers, only the start-up differs (tests/test_dlx_native.py compares the
@@ -19,10 +19,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
-import platform
-import shutil
-import subprocess
-import tempfile
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -35,20 +32,28 @@ why_not = ""
 
 def _cache_dirs() -> list[Path]:
     home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return [SOURCE.parent / "__pycache__", Path(home) / "sudoku-race"]
+    return [SOURCE.parent / "__pycache__", Path(home) / "sudoku-race" / "native"]
 
 
 def _build(target: Path) -> None:
     """Compile SOURCE into the shared library ``target`` (atomically: a temporary file renamed)."""
-    compiler = os.environ.get("CC") or "cc"
+    import shutil
+    import subprocess
+    import tempfile
+    import shlex
+    command = shlex.split(os.environ.get("CC") or "cc") or ["cc"]
+    compiler = command[0]
     if shutil.which(compiler) is None:
         raise OSError(f"no C compiler ({compiler!r} not found)")
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(suffix=".so", dir=target.parent)
     os.close(fd)
     try:
-        done = subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-o", tmp, str(SOURCE)],
-                              capture_output=True, text=True, timeout=120)
+        try:
+            done = subprocess.run([*command, "-O2", "-shared", "-fPIC", "-o", tmp, str(SOURCE)],
+                                  capture_output=True, text=True, timeout=120)
+        except subprocess.SubprocessError as exc:
+            raise OSError(f"{compiler}: {exc}") from None
         if done.returncode != 0:
             raise OSError(f"{compiler} failed: {done.stderr.strip()[:300]}")
         os.replace(tmp, target)
@@ -69,7 +74,8 @@ def library() -> ctypes.CDLL | None:
     except OSError as exc:
         why_not = f"no source: {exc}"
         return None
-    tag = hashlib.sha256(source + platform.machine().encode()).hexdigest()[:16]
+    machine = os.uname().machine if hasattr(os, "uname") else sys.platform
+    tag = hashlib.sha256(source + machine.encode()).hexdigest()[:16]
     errors = []
     for folder in _cache_dirs():
         target = folder / f"dlx_native-{tag}.so"
@@ -77,7 +83,7 @@ def library() -> ctypes.CDLL | None:
             if not target.exists():
                 _build(target)
             lib = ctypes.CDLL(str(target))
-        except (OSError, subprocess.SubprocessError) as exc:
+        except OSError as exc:
             errors.append(f"{folder}: {exc}")
             continue
         fn = lib.dlx_native_many

@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-import tempfile
 
 import click
 
@@ -174,6 +173,7 @@ def numba_cache_dir(package_dir: str | None = None) -> str | None:
         return None
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     if not os.access(os.path.dirname(base) if not os.path.isdir(base) else base, os.W_OK):
+        import tempfile
         base = tempfile.gettempdir()
     return os.path.join(base, "sudoku-race", "numba")
 

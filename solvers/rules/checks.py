@@ -173,8 +173,9 @@ def are_solved(cells: np.ndarray, n: int) -> np.ndarray:
         units, _ = unit_tables(n)
         members = cells.reshape(count, side * side)[:, units]      # (P, 3n², n²)
         return (np.sort(members, axis=2) == np.arange(1, side + 1)).all(axis=(1, 2))
-    bits = np.left_shift(np.uint64(1), cells.astype(np.uint64))
-    full = np.uint64((1 << (side + 1)) - 2)
+    word = np.uint16 if side < 16 else np.uint32 if side < 32 else np.uint64   # narrow: less to move
+    bits = np.left_shift(word(1), cells.astype(word))
+    full = word((1 << (side + 1)) - 2)
     rows = np.bitwise_or.reduce(bits, axis=2)
     columns = np.bitwise_or.reduce(bits, axis=1)
     boxes = np.bitwise_or.reduce(bits.reshape(count, n, n, n, n).transpose(0, 1, 3, 2, 4)
