@@ -85,23 +85,20 @@ def dlx_many(puzzles: np.ndarray, n: int, limit: int = 1, node_limit: int = 0, t
         search(links[part], puzzles[chunk], n, limit, node_limit, solutions[chunk], counts[chunk],
                nodes[chunk], complete[chunk])
 
-    if parts == 1 or native:
-        if parts == 1 and count:
+    if parts > 1 and not native:
+        # compiled (or loaded from numba's cache) for these argument types here, once, before
+        # the threads start: numba compiles a signature at its first call, and two threads
+        # making that first call at once on a fresh clone (empty cache, being written) crashed CI
+        empty = slice(0, 0)
+        _dlx_kernel(links[0], puzzles[empty], n, limit, node_limit, solutions[empty],
+                    counts[empty], nodes[empty], complete[empty])
+    if parts == 1:
+        if count:
             run(0)
-        elif parts > 1:
-            from concurrent.futures import ThreadPoolExecutor
-            with ThreadPoolExecutor(parts) as pool:
-                list(pool.map(run, range(parts)))
-        return counts, nodes, complete, solutions
-    # compiled (or loaded from numba's cache) for these argument types here, once, before the
-    # threads start: numba compiles a signature at its first call, and two threads making
-    # that first call at once on a fresh clone (empty cache, being written) crashed CI
-    empty = slice(0, 0)
-    _dlx_kernel(links[0], puzzles[empty], n, limit, node_limit, solutions[empty],
-                counts[empty], nodes[empty], complete[empty])
-    from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(parts) as pool:
-        list(pool.map(run, range(parts)))
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(parts) as pool:
+            list(pool.map(run, range(parts)))
     return counts, nodes, complete, solutions
 
 
