@@ -56,8 +56,10 @@ EAGER = ("import sys, importlib; from experiments.cli.main import COMMANDS, main
          "[importlib.import_module(m) for m, _, _ in COMMANDS.values()]; "
          "sys.argv[0] = 'race'; main()")
 #: `race ARGS` with the kernels always compiled (the path before formats.compiled: numba
-#: imported and its cache loaded even for one puzzle)
-COMPILED = ("import sys; from solvers.dlx import DLX; from solvers.sat import SAT; "
+#: imported and its cache loaded even for one puzzle; the batch path's C kernel turned off,
+#: or one puzzle would go to it and not to numba)
+COMPILED = ("import os, sys; os.environ['RACE_NATIVE'] = '0'; "
+            "from solvers.dlx import DLX; from solvers.sat import SAT; "
             "DLX.INTERPRETED_MAX_PUZZLES = SAT.INTERPRETED_MAX_PUZZLES = 0; "
             "from experiments.cli import main; sys.argv[0] = 'race'; main()")
 PER_PUZZLE = ("import sys; from solvers import batch; batch.batch_capable = lambda spec: False; "
@@ -140,6 +142,8 @@ def main() -> int:
         sat_old = median_times([py, "-c", COMPILED, "solve", "-s", "sat", str(p25)])
         many_wall = median_times([py, "-c", RACE, "solve", "-s", "dlx", str(many)], 3)
         whole_wall = median_times([py, "-c", RACE, "solve", "-s", "dlx", str(whole)], 3)
+        whole_numba = median_times([py, "-c", "import os; os.environ['RACE_NATIVE'] = '0'; " + RACE,
+                                    "solve", "-s", "dlx", str(whole)], 3)
         rate, fast_out = cli_rate(many, per_puzzle=False)
         slow_rate, slow_out = cli_rate(many, per_puzzle=True)
     print(f"median of {RUNS} fresh interpreters, wall / CPU (user+sys) in ms; "
@@ -154,7 +158,8 @@ def main() -> int:
           f"{many_wall[1]:.2f} s CPU, whole command")
     print(f"  race solve -s dlx, {WHOLE_PUZZLES:,} 17-clue 9x9 in one file: {whole_wall[0]:.2f} s "
           f"wall, {whole_wall[1]:.2f} s CPU, whole command: {WHOLE_PUZZLES / whole_wall[0]:,.0f} "
-          f"puzzles/s wall")
+          f"puzzles/s wall (with the numba kernel, RACE_NATIVE=0: {whole_numba[0]:.2f} s wall, "
+          f"{whole_numba[1]:.2f} s CPU)")
     print(f"  the same in-process (start-up excluded, CPU): batch path {rate:,.0f} puzzles/s, "
           f"per-puzzle path {slow_rate:,.0f} puzzles/s; outputs equal: {fast_out == slow_out}")
     targets.at_most("race --help: CPU s (issue: <= 0.2 s wall, idle machine)", help_new[1], 0.2,
