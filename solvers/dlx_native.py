@@ -62,6 +62,12 @@ def _build(target: Path) -> None:
             os.unlink(tmp)
 
 
+def library_name(source: bytes) -> str:
+    """The file name of the library built from ``source`` on this machine's architecture."""
+    machine = os.uname().machine if hasattr(os, "uname") else sys.platform
+    return f"dlx_native-{hashlib.sha256(source + machine.encode()).hexdigest()[:16]}.so"
+
+
 @lru_cache(maxsize=1)
 def library() -> ctypes.CDLL | None:
     """The compiled kernel (built on first use), or None (see :data:`why_not`)."""
@@ -74,19 +80,17 @@ def library() -> ctypes.CDLL | None:
     except OSError as exc:
         why_not = f"no source: {exc}"
         return None
-    machine = os.uname().machine if hasattr(os, "uname") else sys.platform
-    tag = hashlib.sha256(source + machine.encode()).hexdigest()[:16]
     errors = []
     for folder in _cache_dirs():
-        target = folder / f"dlx_native-{tag}.so"
+        target = folder / library_name(source)
         try:
             if not target.exists():
                 _build(target)
             lib = ctypes.CDLL(str(target))
-        except OSError as exc:
+            fn = lib.dlx_native_many
+        except (OSError, AttributeError) as exc:    # unbuildable, unloadable, or not ours
             errors.append(f"{folder}: {exc}")
             continue
-        fn = lib.dlx_native_many
         ptr = ctypes.c_void_p
         i64 = ctypes.c_int64
         fn.argtypes = [ptr, i64, ptr, i64, i64, i64, i64, ptr, ptr, ptr, ptr, ptr, ptr, ptr]

@@ -155,3 +155,23 @@ def test_an_edited_source_is_built_again(tmp_path, monkeypatch):
         assert len(list((tmp_path / "cache").glob("dlx_native-*.so"))) == 2
     finally:
         dlx_native.library.cache_clear()
+
+
+@needs_native
+def test_a_corrupt_library_in_the_first_place_is_passed_over(tmp_path, monkeypatch):
+    """A truncated library (a full disk mid-build, say) in the first cache folder: the second
+    folder gets a good build, and the batch path answers."""
+    source = tmp_path / "dlx_native.c"
+    source.write_text(dlx_native.SOURCE.read_text() + "\n/* a source never loaded before */\n")
+    monkeypatch.setattr(dlx_native, "SOURCE", source)
+    monkeypatch.setattr(dlx_native, "_cache_dirs", lambda: [tmp_path / "a", tmp_path / "b"])
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / dlx_native.library_name(source.read_bytes())).write_bytes(b"\x7fELF" + b"\0" * 60)
+    dlx_native.library.cache_clear()
+    try:
+        assert dlx_native.library() is not None
+        assert list((tmp_path / "b").glob("dlx_native-*.so"))
+        n, puzzles = grid_text.parse_one_line_many(HARD9.read_text())
+        assert (batch.dlx_many(puzzles, n)[0] == 1).all()
+    finally:
+        dlx_native.library.cache_clear()
