@@ -135,11 +135,12 @@ def remove_clues(solution: np.ndarray, n: int, rng: np.random.Generator, counter
     flat = cells.reshape(-1)
     multi = None
     tested = 0
-    for c in rng.permutation(flat.size):
+    order = rng.permutation(flat.size)
+    for i, c in enumerate(order):
         k = flat[c]
         flat[c] = 0
         tested += 1
-        if still_unique(cells, c, k, n, counter, solution):
+        if still_unique(cells, c, k, n, counter, solution, order[i + 1:]):
             continue
         if multi is None:
             multi = cells.copy()
@@ -150,7 +151,7 @@ def remove_clues(solution: np.ndarray, n: int, rng: np.random.Generator, counter
 
 
 def still_unique(cells: np.ndarray, c: int, k: int, n: int, counter: SolutionCounter,
-                 solution: np.ndarray | None = None) -> bool:
+                 solution: np.ndarray | None = None, ahead: np.ndarray | None = None) -> bool:
     """Does ``cells`` (a unique puzzle whose solution has k at flat cell c, now
     emptied) still have exactly one solution?
 
@@ -159,10 +160,11 @@ def still_unique(cells: np.ndarray, c: int, k: int, n: int, counter: SolutionCou
     "no" iff some value v != k that CanPlace allows at c leaves a solvable
     grid: a few yes/no questions on grids with one more clue, which
     propagation mostly settles, instead of counting to 2 on the emptier grid.
-    ``counter.count(cells, 2) == 1`` gives the same answer."""
+    ``counter.count(cells, 2) == 1`` gives the same answer. ``ahead`` (the cells
+    the removal phase visits next) goes to :meth:`SolutionCounter.differs`."""
     side = n * n
     values = [v for v in rules.cell_candidates(cells, n, c // side, c % side).tolist() if v != k]
-    return not counter.differs(cells, c, values, solution)
+    return not counter.differs(cells, c, values, solution, ahead)
 
 
 @dataclass

@@ -381,6 +381,74 @@ def test_differs_answers_the_removal_question(n, blanks, seed):
             assert np.array_equal(puzzle.cells, before)
 
 
+@pytest.mark.parametrize("n,seeds", [(3, range(6)), (4, range(3))])
+def test_window_sat_path_makes_the_same_puzzles_as_the_plain_paths(n, seeds):
+    """The removal phase with WindowSAT (node budget 1: every question DLX does not
+    settle at once goes to SAT) keeps and removes exactly the clues that the fresh
+    ReducedSAT path and plain DLX do: the same minimal puzzle, byte for byte (the
+    puzzle records every decision)."""
+    windows = 0
+    for seed in seeds:
+        puzzles = []
+        for path in ("window", "reduced", "dlx"):
+            counter = make_counter(n, "dlx") if path == "dlx" else counting.RobustCounter(n, node_budget=1)
+            if path == "reduced":          # the path before WindowSAT: differs without ahead
+                plain = counter.differs
+                counter.differs = lambda cells, c, values, hint=None, ahead=None: plain(cells, c, values, hint)
+            with counter:
+                r = generate_unique(n, np.random.default_rng([seed, 1]), np.random.default_rng([seed, 2]),
+                                    counter, minimal=True)
+                puzzles.append(r.puzzle.tobytes())
+                if path == "window":
+                    windows += counter.windows
+                    assert counter.by_backend["sat_reduced"] == 0
+        assert puzzles[0] == puzzles[1] == puzzles[2]
+    assert windows > 0
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(2, 3), blanks=st.floats(0.3, 0.7), seed=st.integers(0, 10 ** 6))
+def test_window_sat_answers_each_question_of_its_window(n, blanks, seed):
+    """WindowSAT over a window of clue cells, emptied one by one as the removal phase
+    does: each "c in values?" answer is DLX's, each witness is a solution of the grid
+    asked about with c in values; a grid missing a base clue is refused."""
+    rng = np.random.default_rng(seed)
+    solution = full_grid(n, rng)
+    puzzle = puzzle_from(solution, blanks, rng)
+    cells = puzzle.cells.copy()
+    flat = cells.reshape(-1)
+    side = n * n
+    window = rng.permutation(np.flatnonzero(flat))[:6]
+    sat = counting.WindowSAT(n, cells, window)
+    try:
+        for c in window.tolist():
+            k = int(flat[c])
+            flat[c] = 0
+            values = [v for v in range(1, side + 1) if v != k and rng.random() < 0.7] or [k]
+            truth = False
+            for v in values:
+                trial = Grid(n, cells.copy())
+                trial.cells.reshape(-1)[c] = v
+                truth = truth or (rules.is_consistent(trial) and count("dlx", trial, 1) == 1)
+            assert sat.covers(cells, c)
+            ok, witness = sat.solvable(cells, c, values, solution.cells)
+            assert ok == truth
+            if ok:
+                assert rules.is_solution_of(Grid(n, cells.copy()), Grid(n, witness))
+                assert int(witness.reshape(-1)[c]) in values
+            if rng.random() < 0.5:
+                flat[c] = k                    # kept: the clue comes back
+        outside = np.flatnonzero(flat)
+        outside = outside[~np.isin(outside, window)]
+        if outside.size:
+            flat[outside[0]] = 0               # a base clue gone: the window no longer applies
+            assert not sat.covers(cells, int(window[0]))
+            with pytest.raises(RaceError):
+                sat.solvable(cells, int(window[0]), [1])
+    finally:
+        sat.close()
+
+
 # -- fills and large n -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("fill", ["algorithm2", "latin", "symmetric", "las-vegas"])
