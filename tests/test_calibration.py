@@ -41,6 +41,37 @@ def test_the_reading_is_the_minimum_after_the_warmup(monkeypatch, kernel):
     assert reading["spread"] == pytest.approx(0.5)          # cv of 2, 1, 3
 
 
+def test_a_reading_interleaves_the_kernels_so_a_short_slow_phase_cannot_cover_one(monkeypatch):
+    """The SAT samples come spread among the DLX ones (after each kernel's warm-up), no more
+    than two DLX samples apart, from the first to the last. A slow phase of the host over a
+    few consecutive samples (here every sample taken during it is 40% slower) leaves fast
+    samples of both kernels, so both readings stay at the fast time."""
+    order = []
+    clock = {"t": 0}
+
+    def sampler(name, fast):
+        def sample():
+            order.append(name)
+            slow = 8 <= len(order) <= 11                 # the host's slow phase
+            clock["t"] += 1
+            return (fast * (1.4 if slow else 1.0), fast)
+        return sample
+
+    monkeypatch.setattr(calibration, "_dlx_sampler", lambda: sampler("dlx", 0.0015))
+    monkeypatch.setattr(calibration, "_sat_sampler",
+                        lambda: (sampler("sat", 0.04), {"conflicts": 7}))
+    reading = calibration.calibrate()
+    warm = calibration.WARMUP
+    assert order[:2 * warm] == ["dlx"] * warm + ["sat"] * warm
+    timed = order[2 * warm:]
+    assert timed.count("dlx") == calibration.SAMPLES and timed.count("sat") == calibration.SAT_SAMPLES
+    sat_at = [i for i, name in enumerate(timed) if name == "sat"]
+    assert max(b - a for a, b in zip(sat_at, sat_at[1:])) <= 3      # spread, not one block
+    assert sat_at[0] <= 1 and sat_at[-1] >= len(timed) - 4
+    assert reading["dlx"]["seconds"] == 0.0015 and reading["sat"]["seconds"] == 0.04
+    assert reading["sat"]["conflicts"] == 7 and reading["sat"]["interleaved"]
+
+
 def test_a_broken_kernel_is_refused(monkeypatch):
     monkeypatch.setattr(calibration, "QUEENS_WORK", (724, 11578, 1))
     with pytest.raises(calibration.RaceError, match="DLX kernel is broken"):

@@ -8,7 +8,8 @@ Two kernels whose work is known exactly, so only the machine can change their ti
 * ``sat``: one PySAT CaDiCaL solve of the committed formula ``data/php7.cnf`` (8
   pigeons into 7 holes: unsatisfiable; its conflicts are recorded).
 
-Each kernel first runs :data:`WARMUP` sample(s) that are thrown away (over 80 fresh
+In a reading (:func:`calibrate`) the two kernels' samples are interleaved after their
+warm-ups. Each kernel first runs :data:`WARMUP` sample(s) that are thrown away (over 80 fresh
 processes on this VM the first SAT solve took more CPU time than the median of the next
 five in 68% of them, by more than 10% in one in ten, up to 38%; the first DLX sample
 barely differed), then gives :data:`SAMPLES` (``dlx``) or :data:`SAT_SAMPLES` (``sat``)
@@ -38,7 +39,7 @@ import math
 import statistics
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from formats.errors import RaceError
 from solvers.sat_counting import DEFAULT_BACKEND
@@ -74,10 +75,9 @@ def _reading(times: list[float], cpu: list[float]) -> dict[str, Any]:
             "cpu_spread": round(_spread(cpu), 4), "samples": len(times)}
 
 
-def dlx_kernel(samples: int = SAMPLES, min_time: float = DLX_MIN_TIME,
-               warmup: int = WARMUP) -> dict[str, Any]:
-    """Time the DLX count of Knuth's 10 queens (the module docstring). Raises RaceError
-    when the search does not do exactly Knuth's work (the kernel is broken)."""
+def _dlx_sampler(min_time: float = DLX_MIN_TIME) -> Callable[[], tuple[float, float]]:
+    """A function timing one DLX sample (wall, CPU seconds per search of 10 queens). Raises
+    RaceError when the search does not do exactly Knuth's work (the kernel is broken)."""
     import numpy as np
 
     from generators.cover_problems import queens
@@ -90,8 +90,8 @@ def dlx_kernel(samples: int = SAMPLES, min_time: float = DLX_MIN_TIME,
     if work != QUEENS_WORK:
         raise RaceError(f"calibration: DLX on {QUEENS} queens gave (solutions, nodes, updates) "
                         f"{work}, expected {QUEENS_WORK}: the DLX kernel is broken")
-    times, cpu = [], []
-    for _ in range(warmup + samples):
+
+    def sample() -> tuple[float, float]:
         runs, t0, c0 = 0, time.perf_counter(), time.process_time()
         while True:
             dlx_search(links, MRV, 0, 0, 0, chosen, depth)
@@ -99,39 +99,81 @@ def dlx_kernel(samples: int = SAMPLES, min_time: float = DLX_MIN_TIME,
             spent = time.perf_counter() - t0
             if spent >= min_time:
                 break
-        times.append(spent / runs)
-        cpu.append((time.process_time() - c0) / runs)
-    return {**_reading(times[warmup:], cpu[warmup:]), "warmup": warmup, "updates": QUEENS_WORK[2]}
+        return spent / runs, (time.process_time() - c0) / runs
+    return sample
 
 
-def sat_kernel(samples: int = SAT_SAMPLES, warmup: int = WARMUP) -> dict[str, Any]:
-    """Time PySAT's CaDiCaL on the committed formula (the module docstring). Raises
-    RaceError when it is not found unsatisfiable."""
+def _sat_sampler() -> tuple[Callable[[], tuple[float, float]], dict[str, int]]:
+    """A function timing one SAT sample (wall, CPU seconds of a fresh solver on the
+    committed formula), and a dict where it leaves the last solve's conflicts. Raises
+    RaceError when the formula is not found unsatisfiable."""
     from pysat.formula import CNF
     from pysat.solvers import Solver
 
     clauses = CNF(from_file=str(FORMULA)).clauses
-    times, cpu, conflicts = [], [], None
-    for _ in range(warmup + samples):
+    seen = {"conflicts": -1}
+
+    def sample() -> tuple[float, float]:
         t0, c0 = time.perf_counter(), time.process_time()
         with Solver(name=SAT_BACKEND, bootstrap_with=clauses) as solver:
             answer = solver.solve()
-            conflicts = int((solver.accum_stats() or {}).get("conflicts", -1))
-        times.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)
+            seen["conflicts"] = int((solver.accum_stats() or {}).get("conflicts", -1))
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         if answer is not False:
             raise RaceError(f"calibration: {SAT_BACKEND} found {FORMULA.name} satisfiable; "
                             "it is not: the SAT backend is broken")
+        return wall, cpu
+    return sample, seen
+
+
+def _sampled(sample: Callable[[], tuple[float, float]], count: int) -> tuple[list, list]:
+    pairs = [sample() for _ in range(count)]
+    return [w for w, _ in pairs], [c for _, c in pairs]
+
+
+def dlx_kernel(samples: int = SAMPLES, min_time: float = DLX_MIN_TIME,
+               warmup: int = WARMUP) -> dict[str, Any]:
+    """Time the DLX count of Knuth's 10 queens alone (the module docstring)."""
+    times, cpu = _sampled(_dlx_sampler(min_time), warmup + samples)
+    return {**_reading(times[warmup:], cpu[warmup:]), "warmup": warmup, "updates": QUEENS_WORK[2]}
+
+
+def sat_kernel(samples: int = SAT_SAMPLES, warmup: int = WARMUP) -> dict[str, Any]:
+    """Time PySAT's CaDiCaL on the committed formula alone (the module docstring)."""
+    sample, seen = _sat_sampler()
+    times, cpu = _sampled(sample, warmup + samples)
     return {**_reading(times[warmup:], cpu[warmup:]), "warmup": warmup, "formula": FORMULA.name,
-            "backend": SAT_BACKEND, "conflicts": conflicts}
+            "backend": SAT_BACKEND, "conflicts": seen["conflicts"]}
 
 
 def calibrate() -> dict[str, Any]:
     """One calibration reading: both kernels and ``score_s``, the geometric mean of their
-    readings (minimum wall times)."""
+    readings (minimum wall times). After their warm-ups the two kernels' samples are
+    interleaved (the SAT samples spread evenly among the DLX ones), so each kernel's
+    samples span the whole reading (~0.5 s): a slow phase of the host shorter than that
+    cannot cover all the samples of one kernel, as it did when each ran its samples in one
+    block (measured: one reading in 7 with every SAT sample 40% slow while its DLX block,
+    just before, was not)."""
     from experiments.harness.provenance import utc_now
     at = utc_now()
-    dlx, sat = dlx_kernel(), sat_kernel()
+    dlx_sample = _dlx_sampler()
+    sat_sample, seen = _sat_sampler()
+    _sampled(dlx_sample, WARMUP)
+    _sampled(sat_sample, WARMUP)
+    sat_after = [j * SAMPLES // SAT_SAMPLES for j in range(SAT_SAMPLES)]   # DLX sample indices
+    dlx_times, dlx_cpu, sat_times, sat_cpu = [], [], [], []
+    for i in range(SAMPLES):
+        wall, cpu = dlx_sample()
+        dlx_times.append(wall)
+        dlx_cpu.append(cpu)
+        for _ in range(sat_after.count(i)):
+            wall, cpu = sat_sample()
+            sat_times.append(wall)
+            sat_cpu.append(cpu)
+    dlx = {**_reading(dlx_times, dlx_cpu), "warmup": WARMUP, "updates": QUEENS_WORK[2]}
+    sat = {**_reading(sat_times, sat_cpu), "warmup": WARMUP, "formula": FORMULA.name,
+           "backend": SAT_BACKEND, "conflicts": seen["conflicts"], "interleaved": True}
+    dlx["interleaved"] = True
     return {"at": at, "dlx": dlx, "sat": sat,
             "score_s": math.sqrt(dlx["seconds"] * sat["seconds"])}
 
