@@ -320,16 +320,25 @@ class ReducedSAT:
         try:
             for clause in extra:
                 solver.add_clause(clause)
-            if hint is not None and formula.primary:
-                where = formula.var_cell[1:]
-                agree = hint.reshape(-1)[where // side] == where % side + 1
-                variables = np.arange(1, formula.primary + 1)
-                solver.set_phases(np.where(agree, variables, -variables).tolist())
+            if hint is not None:
+                _hint_phases(solver, formula, hint, side)
             if not solver.solve():
                 return False, None
             return True, self._cnf.decode(formula, solver.get_model()).cells.astype(np.int32)
         finally:
             solver.delete()
+
+
+def _hint_phases(solver, formula, hint: np.ndarray, side: int) -> None:
+    """Set the solver's phases from ``hint``, a solved grid: each candidate variable of the
+    reduced ``formula`` starts true where the hint holds that value (a second solution
+    usually differs from a known one in few cells)."""
+    if not formula.primary:
+        return
+    where = formula.var_cell[1:]
+    agree = hint.reshape(-1)[where // side] == where % side + 1
+    variables = np.arange(1, formula.primary + 1)
+    solver.set_phases(np.where(agree, variables, -variables).tolist())
 
 
 class WindowSAT:
@@ -425,12 +434,8 @@ class WindowSAT:
             self.next_var += 1
             self.solver.add_clause([-selector] + wanted)
             assumptions.append(selector)
-        if hint is not None and not self._phased and self.formula.primary:
-            side = self.n * self.n
-            where = self.formula.var_cell[1:]
-            agree = hint.reshape(-1)[where // side] == where % side + 1
-            variables = np.arange(1, self.formula.primary + 1)
-            self.solver.set_phases(np.where(agree, variables, -variables).tolist())
+        if hint is not None and not self._phased:
+            _hint_phases(self.solver, self.formula, hint, self.n * self.n)
             self._phased = True
         try:
             if not self.solver.solve(assumptions=assumptions):

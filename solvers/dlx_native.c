@@ -16,8 +16,10 @@ typedef uint32_t link;
 
 #define ROOT 0
 
-static inline int64_t cover(link *L, link *R, link *U, link *D, link *C, link *S, link c,
-                            link last, int64_t *zeros) {
+/* cover_counting_empty of solvers/algorithm_x.py: cover item c and keep *zeros, the number
+ * of active primary items (headers 1..last) of size 0, up to date */
+static inline void cover(link *L, link *R, link *U, link *D, link *C, link *S, link c,
+                         link last, int64_t *zeros) {
     R[L[c]] = R[c];
     L[R[c]] = L[c];
     if (c <= last && S[c] == 0)
@@ -32,7 +34,6 @@ static inline int64_t cover(link *L, link *R, link *U, link *D, link *C, link *S
                 *zeros += 1;
         }
     }
-    return 0;
 }
 
 static inline void uncover(link *L, link *R, link *U, link *D, link *C, link *S, link c) {

@@ -37,10 +37,10 @@ def _cache_dirs() -> list[Path]:
 
 def _build(target: Path) -> None:
     """Compile SOURCE into the shared library ``target`` (atomically: a temporary file renamed)."""
+    import shlex
     import shutil
     import subprocess
     import tempfile
-    import shlex
     command = shlex.split(os.environ.get("CC") or "cc") or ["cc"]
     compiler = command[0]
     if shutil.which(compiler) is None:

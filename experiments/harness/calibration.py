@@ -131,19 +131,27 @@ def _sampled(sample: Callable[[], tuple[float, float]], count: int) -> tuple[lis
     return [w for w, _ in pairs], [c for _, c in pairs]
 
 
+def _dlx_reading(times: list[float], cpu: list[float], warmup: int) -> dict[str, Any]:
+    return {**_reading(times, cpu), "warmup": warmup, "updates": QUEENS_WORK[2]}
+
+
+def _sat_reading(times: list[float], cpu: list[float], warmup: int, conflicts: int) -> dict[str, Any]:
+    return {**_reading(times, cpu), "warmup": warmup, "formula": FORMULA.name,
+            "backend": SAT_BACKEND, "conflicts": conflicts}
+
+
 def dlx_kernel(samples: int = SAMPLES, min_time: float = DLX_MIN_TIME,
                warmup: int = WARMUP) -> dict[str, Any]:
     """Time the DLX count of Knuth's 10 queens alone (the module docstring)."""
     times, cpu = _sampled(_dlx_sampler(min_time), warmup + samples)
-    return {**_reading(times[warmup:], cpu[warmup:]), "warmup": warmup, "updates": QUEENS_WORK[2]}
+    return _dlx_reading(times[warmup:], cpu[warmup:], warmup)
 
 
 def sat_kernel(samples: int = SAT_SAMPLES, warmup: int = WARMUP) -> dict[str, Any]:
     """Time PySAT's CaDiCaL on the committed formula alone (the module docstring)."""
     sample, seen = _sat_sampler()
     times, cpu = _sampled(sample, warmup + samples)
-    return {**_reading(times[warmup:], cpu[warmup:]), "warmup": warmup, "formula": FORMULA.name,
-            "backend": SAT_BACKEND, "conflicts": seen["conflicts"]}
+    return _sat_reading(times[warmup:], cpu[warmup:], warmup, seen["conflicts"])
 
 
 def calibrate() -> dict[str, Any]:
@@ -170,10 +178,8 @@ def calibrate() -> dict[str, Any]:
             wall, cpu = sat_sample()
             sat_times.append(wall)
             sat_cpu.append(cpu)
-    dlx = {**_reading(dlx_times, dlx_cpu), "warmup": WARMUP, "updates": QUEENS_WORK[2]}
-    sat = {**_reading(sat_times, sat_cpu), "warmup": WARMUP, "formula": FORMULA.name,
-           "backend": SAT_BACKEND, "conflicts": seen["conflicts"], "interleaved": True}
-    dlx["interleaved"] = True
+    dlx = {**_dlx_reading(dlx_times, dlx_cpu, WARMUP), "interleaved": True}
+    sat = {**_sat_reading(sat_times, sat_cpu, WARMUP, seen["conflicts"]), "interleaved": True}
     return {"at": at, "dlx": dlx, "sat": sat,
             "score_s": math.sqrt(dlx["seconds"] * sat["seconds"])}
 
