@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from formats.errors import RaceError
-from generators import solved_grids
+from generators import solved_grids, speculative_removal
 from generators.counting import SolutionCounter
 from solvers import rules
 from solvers.rules import pattern_solution
@@ -115,31 +115,49 @@ def fill_grid(n: int, rng: np.random.Generator, counter: SolutionCounter,
 class RemoveResult:
     """The removal phase's output: ``puzzle`` (unique); ``multi`` = the grid
     just before the restore (>= 2 solutions; None when every cell was removed);
-    ``tested`` = removals tried."""
+    ``tested`` = removals tried; ``speculation`` = the figures of the worker processes'
+    part (:func:`generators.speculative_removal.finish`), empty when there was none."""
     puzzle: np.ndarray
     multi: np.ndarray | None
     tested: int = 0
     seconds: float = 0.0
+    speculation: dict[str, float] = field(default_factory=dict)
 
 
 def remove_clues(solution: np.ndarray, n: int, rng: np.random.Generator, counter: SolutionCounter,
-                 minimal: bool = False) -> RemoveResult:
+                 minimal: bool = False, workers: int = 1,
+                 speculate_after: float = speculative_removal.SPECULATE_AFTER_S) -> RemoveResult:
     """The removal phase of Algorithm 2 on a solved grid.
 
     Visits the cells in a random permutation, emptying each while the grid
     keeps exactly one solution (checked by :func:`still_unique`). Stops at the first removal that breaks
     uniqueness (Algorithm 2) and restores that clue; with ``minimal`` it
-    restores the clue and goes on through the whole permutation."""
+    restores the clue and goes on through the whole permutation.
+
+    With ``minimal`` and ``workers`` > 1, the rest of the permutation goes to that many
+    worker processes after the first question that took ``speculate_after`` seconds or
+    more (:mod:`generators.speculative_removal`): the same puzzle, sooner."""
     t0 = time.perf_counter()
     cells = solution.astype(np.int32, copy=True)
     flat = cells.reshape(-1)
     multi = None
     tested = 0
+    speculation: dict[str, float] = {}
     order = rng.permutation(flat.size)
     for i, c in enumerate(order):
+        if minimal and workers > 1 and i and time.perf_counter() - asked >= speculate_after:
+            kept, speculation = speculative_removal.finish(cells, solution, order, i, n, counter,
+                                                           workers, still_unique)
+            tested += len(kept)
+            if multi is None and any(kept):
+                first = i + kept.index(True)                # the first removal that failed
+                multi = solution.astype(np.int32, copy=True)
+                multi.reshape(-1)[order[:first + 1]] = 0
+            break
         k = flat[c]
         flat[c] = 0
         tested += 1
+        asked = time.perf_counter()
         if still_unique(cells, c, k, n, counter, solution, order[i + 1:]):
             continue
         if multi is None:
@@ -147,7 +165,7 @@ def remove_clues(solution: np.ndarray, n: int, rng: np.random.Generator, counter
         flat[c] = k
         if not minimal:
             break
-    return RemoveResult(cells, multi, tested, time.perf_counter() - t0)
+    return RemoveResult(cells, multi, tested, time.perf_counter() - t0, speculation)
 
 
 def still_unique(cells: np.ndarray, c: int, k: int, n: int, counter: SolutionCounter,
@@ -179,21 +197,25 @@ class UniqueResult:
 
 def generate_unique(n: int, fill_rng: np.random.Generator, remove_rng: np.random.Generator,
                     counter: SolutionCounter, minimal: bool = False,
-                    fill: str = "algorithm2") -> UniqueResult:
+                    fill: str = "algorithm2", workers: int | None = None) -> UniqueResult:
     """Algorithm 2 (``minimal``: carried on to a minimal puzzle), its solved grid
     made by ``fill`` (Algorithm 2's own fill phase by default; see :func:`solved`).
 
     ``fill_rng`` drives the fill phase, ``remove_rng`` the removal order; the
-    counter only changes the speed, never the result."""
+    counter only changes the speed, never the result, and so do ``workers`` (processes
+    for a minimal puzzle's removal phase; None: the cores this process may use)."""
+    if workers is None:
+        workers = speculative_removal.default_workers()
     calls0, decided0 = counter.calls, counter.decided
     fstats = FillStats()
     solution = solved(n, fill_rng, counter, fill, fstats)
     fill_calls = counter.calls - calls0
-    removed = remove_clues(solution, n, remove_rng, counter, minimal=minimal)
+    removed = remove_clues(solution, n, remove_rng, counter, minimal=minimal, workers=workers)
     stats = {
         "fill_seconds": fstats.seconds, "remove_seconds": removed.seconds,
         "fill_calls": fill_calls, "remove_calls": counter.calls - calls0 - fill_calls,
         "calls": counter.calls - calls0, "decided": counter.decided - decided0,
         "draws": fstats.draws, "witness_hits": fstats.witness_hits, "removals_tested": removed.tested,
+        **removed.speculation,
     }
     return UniqueResult(removed.puzzle, solution, removed.multi, stats)

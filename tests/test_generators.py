@@ -549,3 +549,55 @@ def test_robust_counter_beyond_n6_falls_back_to_the_reduced_encoding():
     assert counter.by_backend["sat_reduced"] == 1
     solvable, witness = counter.solvable(cells)
     assert solvable and rules.is_solution_of(Grid(7, cells), Grid(7, witness))
+
+
+class _JitteryCounter(counting.RobustCounter):
+    """The robust counter, with a random pause before each answer: forked workers answer
+    out of order, so held and repeated "remove" answers are exercised."""
+
+    def differs(self, cells, c, values, hint=None, ahead=None):
+        import os
+        import time
+        time.sleep(np.random.default_rng([os.getpid(), int(c), int(np.count_nonzero(cells))])
+                   .uniform(0, 0.004))
+        return super().differs(cells, c, values, hint, ahead)
+
+
+@pytest.mark.parametrize("n,seeds,workers", [(2, range(4), 3), (3, range(4), 2), (3, range(4, 6), 3),
+                                             (4, range(2), 2)])
+def test_speculative_removal_makes_the_same_puzzles_as_one_core(n, seeds, workers):
+    """The removal phase handed to worker processes from its first question on (they ask
+    ahead on the premise that undecided cells keep their clues, and answer in shuffled
+    order) keeps and removes exactly the clues of the sequential loop: the same minimal
+    puzzle, the same grid before the first restore, every cell tested once, and the
+    workers' solver calls counted in the caller's counter."""
+    from generators import speculative_removal
+    from generators.unique import remove_clues, solved
+    repeated = 0
+    for seed in seeds:
+        with make_counter(n) as counter:
+            solution = solved(n, np.random.default_rng([seed, 1]), counter, "algorithm2")
+        with counting.RobustCounter(n, node_budget=1) as counter:
+            plain = remove_clues(solution, n, np.random.default_rng([seed, 2]), counter, minimal=True,
+                                 workers=1)
+            work = counter.calls + counter.decided
+        runs = []
+        original = speculative_removal.SpeculativeRemoval.run
+
+        def spy(self):
+            runs.append(self)
+            return original(self)
+        speculative_removal.SpeculativeRemoval.run = spy
+        try:
+            with _JitteryCounter(n, node_budget=1) as counter:
+                fast = remove_clues(solution, n, np.random.default_rng([seed, 2]), counter,
+                                    minimal=True, workers=workers, speculate_after=0.0)
+                assert counter.calls + counter.decided >= work     # the workers' questions count
+        finally:
+            speculative_removal.SpeculativeRemoval.run = original
+        assert len(runs) == 1 and runs[0].start == 1 and runs[0].asked >= n ** 4 - 1
+        assert np.array_equal(fast.puzzle, plain.puzzle)
+        assert np.array_equal(fast.multi, plain.multi)
+        assert fast.tested == plain.tested == n ** 4
+        repeated += runs[0].repeated
+    assert repeated > 0          # some "remove" answers lost their premise and were asked again

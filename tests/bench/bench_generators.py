@@ -96,7 +96,8 @@ MINIMAL5_SHA256 = {
 }
 _MINIMAL5 = ("import sys, time; sys.path[:0] = sys.argv[2:]; import bench_generators as b; "
              "from generators.counting import make_counter; c = make_counter(5); c.warmup(); "
-             "t, s = b.one(5, int(sys.argv[1]), True, c); print(t, s['clues'], s['sha256'])")
+             "t, s = b.one(5, int(sys.argv[1]), True, c); "
+             "print(t, s['clues'], s['sha256'], s.get('workers', 1), s.get('asked_again', 0))")
 
 
 def minimal_n5(targets: Targets) -> None:
@@ -107,11 +108,12 @@ def minimal_n5(targets: Targets) -> None:
         try:
             out = subprocess.run([sys.executable, "-c", _MINIMAL5, str(seed), str(HERE), str(ROOT)],
                                  capture_output=True, text=True, timeout=MINIMAL5_CAP_S, cwd=ROOT)
-            seconds, clues, digest = out.stdout.split()
+            seconds, clues, digest, workers, again = out.stdout.split()
             times.append(float(seconds))
             same = "same puzzle as recorded" if digest == MINIMAL5_SHA256[seed] else \
                 f"A DIFFERENT PUZZLE (sha256 {digest})"
-            print(f" 5 minimal  seed {seed}: {float(seconds):8.1f} s, {clues} clues, {same}", flush=True)
+            print(f" 5 minimal  seed {seed}: {float(seconds):8.1f} s, {clues} clues, {same} "
+                  f"({workers} removal-phase processes, {again} questions asked again)", flush=True)
             changed += digest != MINIMAL5_SHA256[seed]
         except subprocess.TimeoutExpired:
             times.append(float("inf"))

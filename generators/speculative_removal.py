@@ -1,0 +1,249 @@
+"""The removal phase's expensive tail on several cores, with the same answers as one core.
+
+A minimal n = 5 puzzle costs ~270 SAT questions near the end of the removal phase (one
+witness per kept clue, tens of ms each, some over a second), asked one after the other:
+the question for the cell at position j of the removal order is asked of the grid in which
+every earlier cell holds its decided state (a removed clue empty, a kept one filled).
+
+Here worker processes ask about the next positions *before* the earlier ones are decided,
+on a premise: every undecided earlier cell still holds its clue. Whether the answer holds
+for the real grid at position j follows from what the answer is:
+
+* "keep" (a second solution was found, differing from the known one at j): the real grid
+  has at most the premise's clues (an undecided cell is either kept or emptied), so that
+  solution also solves the real grid without j. Always valid.
+* "remove" (the grid without j is still unique): valid only when the real grid has the
+  premise's clues, i.e. when every cell that was undecided at the time of asking is kept.
+  Such an answer is held until those cells are decided; if one of them is emptied the
+  question is asked again, on the new premise.
+
+So the decisions, and the puzzle, are exactly those of :func:`generators.unique.remove_clues`
+on one core (tested at n = 3 and 4 with workers answering in shuffled order); only the
+wall time changes. Near the end of the phase ~9 questions in 10 are "keep", so a held or
+repeated answer is rare. The workers are forked from the caller (the counter, its compiled
+kernels and its state are inherited, nothing is compiled twice), each keeps its own SAT
+window solver, and a worker dies with its parent (``PR_SET_PDEATHSIG``).
+
+Measured (``make bench``'s child process per seed, minimal n = 5, idle 2-core machine, two
+workers): seeds 1, 3, 4 took 8.6, 14.7, 26.8 s against 13.1, 24.1, 38.2 s on one core, the
+same puzzles byte for byte. Not 2x: each worker's window solver sees only part of the
+questions on its window and learns less from one to the next (replayed on one core,
+alternating two counters costs 1.3x: 11.6 -> 14.9 s on seed 1), and ~8 % of the questions
+are asked again (1-3 s). Handing each worker a block of 32 positions instead (its solver
+sees every question of its window) made 5x more answers lose their premise: no faster.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import time
+import traceback
+
+import numpy as np
+
+from solvers.limited_process import die_with_parent
+
+#: a removal phase goes over to workers after its first question that took this long
+#: (seconds): at n <= 4 no question does, and a fork costs more than it saves
+SPECULATE_AFTER_S = 0.02
+#: most worker processes used (never more than the cores this process may run on)
+MAX_WORKERS = 8
+
+
+def default_workers() -> int:
+    """Workers for the removal phase: the cores this process may run on (at most
+    :data:`MAX_WORKERS`); 1 means no workers (the plain sequential loop)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):   # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_WORKERS))
+
+
+def _serve(conn, n: int, counter, solution: np.ndarray, still_unique) -> None:
+    """A worker: answer (position, cells, cell, value, ahead) questions with
+    ``still_unique`` (:func:`generators.unique.still_unique`) until told to stop, then send
+    the counter's work."""
+    die_with_parent()
+    calls0, decided0, seconds0 = counter.calls, counter.decided, counter.seconds
+    backend0 = dict(counter.by_backend)
+    busy = 0.0
+    try:
+        while True:
+            try:
+                msg = conn.recv()
+            except EOFError:
+                return
+            if msg is None:
+                break
+            position, cells, c, k, ahead = msg
+            try:
+                t_ask = time.perf_counter()
+                unique = still_unique(cells, c, k, n, counter, solution, ahead)
+                took = time.perf_counter() - t_ask
+                busy += took
+            except Exception:   # pragma: no cover - a solver bug; the parent raises it
+                conn.send(("error", position, traceback.format_exc(), 0.0))
+                return
+            conn.send(("ok", position, bool(unique), took))
+        work = {"calls": counter.calls - calls0, "decided": counter.decided - decided0,
+                "seconds": counter.seconds - seconds0, "busy": busy,
+                "by_backend": {k: v - backend0.get(k, 0) for k, v in counter.by_backend.items()}}
+        conn.send(("work", -1, work, 0.0))
+    finally:
+        counter.close()
+        conn.close()
+
+
+class SpeculativeRemoval:
+    """Decide positions ``start..`` of ``order`` (the removal order) of ``cells``, whose
+    positions before ``start`` are decided already, with ``workers`` forked processes that
+    answer with ``question`` (:func:`generators.unique.still_unique`).
+
+    :meth:`run` returns one bool per remaining position (True: the clue is kept) and
+    leaves ``cells`` in its final state; ``asked`` counts questions sent (``repeated`` of
+    them asked again after a held "remove" lost its premise)."""
+
+    def __init__(self, cells: np.ndarray, solution: np.ndarray, order: np.ndarray, start: int,
+                 n: int, counter, workers: int, question) -> None:
+        self.question = question
+        self.cells = cells
+        self.flat = cells.reshape(-1)
+        self.solution = solution
+        self.order = np.asarray(order)
+        self.start = start
+        self.n = n
+        self.counter = counter
+        self.workers = max(1, workers)
+        self.asked = 0
+        self.repeated = 0
+        self.busy: list[float] = []       # seconds each worker spent answering
+        self.wasted = 0.0                 # seconds spent on answers asked again
+
+    def run(self) -> list[bool]:
+        import multiprocessing
+        from multiprocessing.connection import wait
+        context = multiprocessing.get_context("fork")
+        order, start = self.order, self.start
+        total = order.size - start
+        keep: list[bool | None] = [None] * total       # decided: True kept, False removed
+        held: dict[int, set[int]] = {}                 # "remove" answers waiting on these positions
+        queue = list(range(total))                     # positions to ask (ascending)
+        flight: dict[object, int] = {}                 # connection -> position asked
+        premises: dict[int, set[int]] = {}             # position -> undecided earlier, when asked
+        took: dict[int, float] = {}                    # position -> seconds its last answer took
+        pipes, procs = [], []
+
+        def again(p: int) -> None:
+            self.repeated += 1
+            self.wasted += took.get(p, 0.0)
+            queue.insert(bisect.bisect_left(queue, p), p)
+
+        def decide(p: int, kept: bool) -> None:
+            keep[p] = kept
+            if not kept:
+                self.flat[order[start + p]] = 0
+            for q in sorted(held):                     # "remove" answers that waited on p
+                waiting = held.get(q)
+                if waiting is None or p not in waiting:
+                    continue
+                if not kept:
+                    del held[q]
+                    again(q)
+                else:
+                    waiting.discard(p)
+                    if not waiting:
+                        del held[q]
+                        decide(q, False)
+
+        def ask(conn, p: int) -> None:
+            undecided = [q for q in range(p) if keep[q] is None]
+            premises[p] = set(undecided)
+            question = self.flat.copy()                # undecided cells hold their clues
+            c = int(order[start + p])
+            question[c] = 0
+            # the worker's window: the undecided earlier cells (one of them emptied later must
+            # not void its window solver, whose base would hold it as a clue), then what follows
+            ahead = np.concatenate([order[start + np.asarray(undecided, dtype=np.int64)],
+                                    order[start + p + 1:]])
+            conn.send((p, question.reshape(self.cells.shape), c,
+                       int(self.solution.reshape(-1)[c]), ahead))
+            flight[conn] = p
+            self.asked += 1
+
+        try:
+            for _ in range(min(self.workers, total)):
+                parent, child = context.Pipe()
+                proc = context.Process(target=_serve, daemon=True,
+                                       args=(child, self.n, self.counter, self.solution, self.question))
+                proc.start()
+                child.close()
+                pipes.append(parent)
+                procs.append(proc)
+            idle = list(pipes)
+            while any(k is None for k in keep):
+                while idle and queue:
+                    ask(idle.pop(), queue.pop(0))
+                if not flight:   # pragma: no cover - nothing asked, nothing decided
+                    raise AssertionError("speculative removal: no question in flight")
+                for conn in wait(list(flight)):
+                    try:
+                        status, p, answer, seconds = conn.recv()
+                    except EOFError:
+                        raise RuntimeError("a removal-phase worker died") from None
+                    if status == "error":
+                        raise RuntimeError(f"a removal-phase worker failed:\n{answer}")
+                    del flight[conn]
+                    idle.append(conn)
+                    took[p] = seconds
+                    if not answer:
+                        decide(p, True)                # a witness: valid on any premise
+                        continue
+                    premise = premises[p]
+                    if any(keep[q] is False for q in premise):
+                        again(p)                       # a cell it assumed filled was emptied
+                        continue
+                    waiting = {q for q in premise if keep[q] is None}
+                    if waiting:
+                        held[p] = waiting
+                    else:
+                        decide(p, False)
+            for conn in pipes:
+                conn.send(None)
+            for conn in pipes:
+                status, _, work, _ = conn.recv()
+                if status == "work":
+                    self._add_work(work)
+        finally:
+            for conn in pipes:
+                conn.close()
+            for proc in procs:
+                proc.join(timeout=5)
+                if proc.is_alive():   # pragma: no cover - a stuck worker
+                    proc.kill()
+                    proc.join()
+        return [bool(k) for k in keep]
+
+    def _add_work(self, work: dict) -> None:
+        """Count the workers' solver calls in the caller's counter (its stats stay whole)."""
+        self.counter.calls += work["calls"]
+        self.counter.decided += work["decided"]
+        self.counter.seconds += work["seconds"]
+        self.busy.append(work["busy"])
+        for k, v in work["by_backend"].items():
+            if v:
+                self.counter.by_backend[k] += v
+
+
+def finish(cells: np.ndarray, solution: np.ndarray, order: np.ndarray, start: int, n: int,
+           counter, workers: int, question) -> tuple[list[bool], dict[str, float]]:
+    """Decide positions ``start..`` of the removal ``order`` with ``workers`` processes
+    (see :class:`SpeculativeRemoval`), each answering with ``question``
+    (:func:`generators.unique.still_unique`): (kept or not per position, the run's figures:
+    where it started, questions asked, asked again and the seconds those cost, workers)."""
+    runner = SpeculativeRemoval(cells, solution, order, start, n, counter, workers, question)
+    kept = runner.run()
+    return kept, {"speculated_from": start, "speculated_questions": runner.asked,
+                  "asked_again": runner.repeated, "asked_again_seconds": round(runner.wasted, 3),
+                  "workers": runner.workers}
