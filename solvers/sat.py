@@ -17,6 +17,19 @@
   true for CaDiCaL) or ``false`` (every variable false first: in an exactly-one
   problem almost every variable is false in a solution); see ``DEFAULT_PHASE``.
 * ``timeout``: seconds (0 = none) before the answer is ``unknown``.
+* ``fallback``: a second backend (e.g. ``kissat``) that takes the same formula over when
+  the in-process ``backend`` has not answered within ``presolve`` conflicts (default
+  :data:`DEFAULT_PRESOLVE`; a count of conflicts, not seconds, so the hand-over is the
+  same on every machine and the first search is exactly ``solve()``'s, cut short): a
+  sequential portfolio. On hard puzzles the two solvers' run times have different tails:
+  measured on 16 hard 25x25 (55 % balanced holes, seeds 20 and 21, CPU s), CaDiCaL
+  in-process had the lower median (0.27 s against kissat's 0.34 s) but took 17.2 s and
+  7.2 s on two that kissat answered in 2.5 s and 1.7 s (in all: CaDiCaL 30.0 s, kissat 10.0 s). CaDiCaL first
+  for a while, then kissat, keeps the one's speed and the other's tail: in the campaign
+  ``results/reference-hard-n5-fallback`` (20 more, seed 11, wall s) medians 0.134 (sat),
+  0.405 (kissat), 0.132 (this), sums 18.5, 12.1, 7.3; it handed over on 2 of the 20. The
+  counters add up over both; ``handed_over`` (kept in runs.csv's ``extra``) is 1 when the
+  fallback ran.
 
 Counting uses blocking clauses (:mod:`solvers.sat_counting`). Phase times:
 ``encode``, ``write`` (external solvers only), ``search``, ``decode``.
@@ -30,6 +43,7 @@ from __future__ import annotations
 
 import time
 
+from formats.errors import RaceError
 from formats.grid import Grid
 from solvers import at_most_one, sat_backends, sudoku_cnf
 from solvers.interface import RawAnswer, Solver
@@ -40,6 +54,9 @@ from solvers.sat_counting import IncrementalCounter  # noqa: F401  (API for the 
 DEFAULT_ENCODING = "reduced"
 #: the default initial phase (tests/bench/bench_large_n.py).
 DEFAULT_PHASE = "solver"
+#: conflicts the in-process backend may spend before ``fallback`` takes over (module docstring):
+#: hard 25x25 that CaDiCaL answers fast take 1,400-2,300 (~0.1 s); its slow ones, 10^5 and more
+DEFAULT_PRESOLVE = 10_000
 PHASES = ("solver", "false")
 
 
@@ -66,25 +83,55 @@ class SAT(Solver):
         "amo": (at_most_one.DEFAULT, at_most_one.VARIANTS),
         "phase": (DEFAULT_PHASE, PHASES),
         "timeout": (0.0, None),
+        "fallback": ("", None),
+        "presolve": (DEFAULT_PRESOLVE, None),
     }
 
     def __init__(self, **params) -> None:
         super().__init__(**params)
-        self.backend = sat_backends.backend(str(self.params["backend"]),
-                                            negative_phase=self.params["phase"] == "false")
+        negative = self.params["phase"] == "false"
+        self.backend = sat_backends.backend(str(self.params["backend"]), negative_phase=negative)
+        self.fallback = sat_backends.backend(str(self.params["fallback"]), negative_phase=negative) \
+            if self.params["fallback"] else None
+        if self.fallback is not None and (int(self.params["presolve"]) <= 0
+                                          or getattr(self.backend, "external", True)):
+            raise RaceError(f"sat: a fallback needs an in-process backend (PySAT) and presolve > 0 "
+                            f"conflicts (got backend={self.params['backend']}, "
+                            f"presolve={self.params['presolve']})")
 
     def search(self, grid: Grid, limit: int | None, keep: int) -> RawAnswer:
         times: dict[str, float] = {}
         t0 = time.perf_counter()
         formula = sudoku_cnf.encode(grid, self.params["encoding"], self.params["amo"])
         times["encode"] = time.perf_counter() - t0
-        found = self.backend.enumerate(formula, limit, float(self.params["timeout"]))
+        found = self._enumerate(formula, limit, float(self.params["timeout"]))
         times.update(found.times)
         t0 = time.perf_counter()
         solutions = [sudoku_cnf.decode(formula, model).cells for model in found.models[:keep]]
         times["decode"] = time.perf_counter() - t0
         counters = {"vars": formula.nvars, "clauses": formula.nclauses, **found.counters}
         return RawAnswer(found.count, solutions, found.complete, counters, times)
+
+    def _enumerate(self, formula, limit: int | None, timeout: float):
+        """The backend's enumeration; with a fallback, the backend for ``presolve`` conflicts
+        per solver call (and within ``timeout``), then, when it did not finish, the fallback
+        from scratch on the same formula for the time left (its models, not a mix of both)."""
+        if self.fallback is None:
+            return self.backend.enumerate(formula, limit, timeout)
+        first = self.backend.enumerate(formula, limit, timeout, conflicts=int(self.params["presolve"]))
+        if first.complete:
+            first.counters["handed_over"] = 0
+            return first
+        spent = sum(first.times.values())
+        if timeout and timeout - spent <= 0:
+            return first
+        second = self.fallback.enumerate(formula, limit, timeout - spent if timeout else 0.0)
+        for key, value in first.counters.items():
+            second.counters[key] = second.counters.get(key, 0) + value
+        for key, value in first.times.items():
+            second.times[key] = second.times.get(key, 0.0) + value
+        second.counters["handed_over"] = 1
+        return second
 
     @classmethod
     def interpreted(cls, n: int, puzzles: int, limit: int | None,

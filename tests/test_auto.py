@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO / "results" / "reference-n2-10"
 HARD5 = REPO / "results" / "reference-hard-n5"
 HARD6 = REPO / "results" / "reference-hard-n6"
+FALLBACK5 = REPO / "results" / "reference-hard-n5-fallback"
 HARD9 = REPO / "tests" / "data" / "hard9.txt"
 
 
@@ -73,19 +74,18 @@ def test_auto_runs_the_picked_entrant_and_the_answer_is_verified(tmp_path, rng):
 
 def test_the_committed_table_is_learned_from_the_reference_campaign():
     """The rule is reproducible: `race portfolio results/reference-n2-10 results/reference-hard-n5
-    results/reference-hard-n6`
-    writes the same table."""
-    learned = portfolio.learn([analysis.load(REFERENCE), analysis.load(HARD5), analysis.load(HARD6)])
+    results/reference-hard-n6 results/reference-hard-n5-fallback` writes the same table."""
+    learned = portfolio.learn([analysis.load(c) for c in (REFERENCE, HARD5, HARD6, FALLBACK5)])
     committed = pd.read_csv(auto.TABLE_PATH)
     assert committed["entrant"].tolist() == learned["entrant"].tolist()
     assert committed[["n", "wins", "instances"]].values.tolist() == learned[["n", "wins", "instances"]].values.tolist()
     assert committed["empty_to"].tolist() == pytest.approx(learned["empty_to"].tolist(), abs=1e-4)
-    # a public-style 25x25 with 60% holes goes to SAT (dlx needs minutes on such puzzles)
+    # a public-style 25x25 with 60% holes goes to SAT, CaDiCaL then kissat (dlx needs minutes)
     rule, used = auto.choose(auto.read_rules(), 5, 0.6)
-    assert (rule.entrant, used) == ("sat", 5)
+    assert (rule.entrant, used) == ("sat:fallback=kissat", 5)
 
 
-def test_learn_picks_the_most_wins_among_the_entrants_that_answered_most(tmp_path):
+def test_learn_picks_among_the_entrants_that_answered_most(tmp_path):
     rows = []
     for k in range(4):      # family "few" at n = 2 (25% empty): fast wins 3 but misses one; safe answers all
         rows.append(run("fast", 2, f"f{k}", "timeout" if k == 3 else "solved", 0.1, family="few", clues=12))
@@ -148,12 +148,34 @@ def test_campaigns_are_pooled_per_family_and_n(tmp_path):
     longer = analysis.load(write_campaign(tmp_path / "long", long_rows, {"entrants": ["sat", "kissat"]}))
     table = portfolio.learn([main, longer]).set_index("n")
     assert table.loc[3, "entrant"] == "kissat" and table.loc[3, "instances"] == 8
-    assert table.loc[3, "reason"] == "hard: 2/8 wins, 3/8 answered (2 campaigns)"   # sat won g0
+    assert table.loc[3, "reason"].startswith("hard: 2/8 wins, 3/8 answered, PAR-2 ")   # sat won g0
+    assert table.loc[3, "reason"].endswith(" s (2 campaigns)")
     assert table.loc[2, "entrant"] == "sat" and table.loc[2, "instances"] == 4
     assert table.loc[3, "campaign"] == f"{main.name}+{longer.name}"
     assert CliRunner().invoke(cli, ["portfolio", str(tmp_path / "main"), str(tmp_path / "long"),
                                     "-o", str(tmp_path / "p.csv")]).exit_code == 0
     assert pd.read_csv(tmp_path / "p.csv").set_index("n").loc[3, "entrant"] == "kissat"
+
+
+def test_among_equal_answers_the_lowest_par2_is_picked_and_shares_not_counts_compare(tmp_path):
+    """quick wins 3 of 4 instances by a hair but is slow on the fourth; steady loses those
+    three by a hair and is fast on the fourth: steady has the lower PAR-2 and is picked, with
+    fewer wins. A second campaign races only a third entrant on other instances: it answers
+    every one of them (a share of 1, like the others), so it is compared by PAR-2 too,
+    not outnumbered by entrants raced in both campaigns."""
+    rows = []
+    for k in range(4):
+        rows += [run("sat", 5, f"h{k}", "solved", 0.10 if k < 3 else 9.0, family="hard", clues=280),
+                 run("kissat", 5, f"h{k}", "solved", 0.11 if k < 3 else 1.0, family="hard", clues=280)]
+    first = analysis.load(write_campaign(tmp_path / "a", rows, {"entrants": ["sat", "kissat"]}))
+    table = portfolio.learn(first)
+    assert table["entrant"].tolist() == ["kissat"] and table.loc[0, "wins"] == 1
+    assert table.loc[0, "reason"].startswith("hard: 1/4 wins, 4/4 answered, PAR-2 ")
+    other = [run("sat:fallback=kissat", 5, f"g{k}", "solved", 0.12, family="hard", clues=280)
+             for k in range(2)]
+    second = analysis.load(write_campaign(tmp_path / "b", other, {"entrants": ["sat:fallback=kissat"]}))
+    pooled = portfolio.learn([first, second])
+    assert pooled["entrant"].tolist() == ["sat:fallback=kissat"] and pooled.loc[0, "instances"] == 2
 
 
 def test_race_portfolio_writes_a_table_auto_reads(tmp_path):

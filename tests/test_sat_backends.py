@@ -278,3 +278,36 @@ def test_negative_phase_reaches_each_backend():
     assert "--phase=false" in kissat.command("f.cnf", "r.txt", 0)
     assert "--phase=false" not in sat_backends.backend("kissat").command("f.cnf", "r.txt", 0)
     assert sat_backends.backend("cadical195", negative_phase=True).negative_phase
+
+
+def test_fallback_takes_over_after_presolve_and_answers_are_verified(tmp_path):
+    """``sat:fallback=...``: the in-process solver first; when it has not answered within
+    ``presolve`` seconds the fallback solves the same formula, and its answer is checked
+    like any other (a lying fallback is an error, never a grid)."""
+    easy = _puzzle(3, seed=2)
+    result = registry.create("sat:fallback=kissat").solve(easy)
+    assert result.status == "solved" and result.verified and result.counters["handed_over"] == 0
+    # one conflict is not enough here (CaDiCaL needs 40): kissat answers, and its grid is verified
+    result = registry.create("sat:fallback=kissat,presolve=1").solve(_puzzle(4, seed=0, blanks=0.6))
+    assert result.status == "solved" and result.verified and result.counters["handed_over"] == 1
+    assert "write" in result.times                      # kissat read a DIMACS file
+    counted = registry.create("sat:fallback=kissat,presolve=1").count(_puzzle(2, seed=4, blanks=0.75))
+    assert counted.count == registry.create("backtracking").count(_puzzle(2, seed=4, blanks=0.75)).count
+    # neither answers the pigeonhole-hard formula: unknown at the limit, both ran
+    hard = _puzzle(4, seed=3, blanks=0.6)
+    result = registry.create("sat:encoding=minimal,fallback=kissat,presolve=300,timeout=1.5").solve(hard)
+    assert result.status == "unknown" and result.counters["handed_over"] == 1
+    assert result.times["search"] >= 1.5 * 0.9
+    liar = tmp_path / "liar"
+    liar.write_text("#!/bin/sh\necho 's SATISFIABLE'\necho 'v 1 2 3'\nexit 10\n")
+    liar.chmod(0o755)
+    with pytest.raises(RaceError, match="not terminated by 0"):
+        registry.create(f"sat:fallback={liar},presolve=1").solve(_puzzle(4, seed=0, blanks=0.6))
+
+
+@pytest.mark.parametrize("spec, message", [("sat:fallback=kissat,presolve=0", "presolve > 0"),
+                                           ("kissat:fallback=kissat", "needs an in-process backend"),
+                                           ("sat:fallback=no-such-solver-binary", "no-such-solver")])
+def test_a_bad_fallback_is_an_error_at_creation(spec, message):
+    with pytest.raises(RaceError, match=message):
+        registry.create(spec)

@@ -1,16 +1,21 @@
 """Learn the rule of the ``auto`` entrant from one or more campaigns: per n and share of
-empty cells, the entrant that wins most often (``race portfolio CAMPAIGN...`` writes it to
+empty cells, the entrant that answers most, fastest (``race portfolio CAMPAIGN...`` writes it to
 ``solvers/portfolio.csv``, which :mod:`solvers.auto` reads).
 
 Per (family, n) of each campaign: the instances' shares of empty cells (from their clues)
 and each entrant's wins (fastest verified answer per instance,
-:func:`experiments.analysis.virtual_best.wins`), answers and median time. Several
+:func:`experiments.analysis.virtual_best.wins`), answers median time and PAR-2. Several
 campaigns are pooled per family key and n: wins, answers and instances add up (an
 instance raced in two campaigns counts twice, once per campaign), so a campaign with a
 longer limit on the hardest cells can teach what the main one could not. The pick of a
-(family, n) is, among the entrants that answered the most instances there, the one with
-the most wins (then the smaller median time, then campaign order), so the rule never
-trades answers for speed.
+(family, n) is, among the entrants that answered the largest share of the instances they
+raced there (a share, not a count: an entrant raced in only one of the pooled campaigns
+is not outnumbered), the one with the lowest PAR-2 over those instances (then the most
+wins, then the smaller median time, then campaign order), so the rule never trades
+answers for speed, and among equals it weighs the tail: on hard puzzles the fastest
+entrant on most instances can be the one whose slow instances cost the most (measured at
+hard n = 5: in-process CaDiCaL wins most instances, kissat's slowest ones are 3-7x
+faster; ``sat:fallback=kissat`` has both).
 
 Where nobody answered any instance of a (family, n), the pick of the same family at the
 nearest n where somebody did is taken (the smaller n on a tie): a family keeps its kind
@@ -74,7 +79,9 @@ def _tallies(campaign: analysis.Campaign) -> tuple[pd.DataFrame, pd.DataFrame]:
                              "wins": int((here["winner"] == e).sum()), "instances": len(here),
                              "solved": int(stats.loc[e, "solved"]) if e in stats.index else 0,
                              "median_s": float(stats.loc[e, "median_s"]) if e in stats.index
-                             else math.inf})
+                             else math.inf,
+                             "par2_total": float(stats.loc[e, "par2_s"]) * len(here)
+                             if e in stats.index else math.inf})
     shares = runs.drop_duplicates("instance").assign(
         family=lambda f: f["family_key"],
         empty=lambda f: 1.0 - pd.to_numeric(f["clues"], errors="coerce") / f["n"].astype(float) ** 4)
@@ -96,24 +103,34 @@ def family_picks(campaigns: analysis.Campaign | list[analysis.Campaign]) -> pd.D
         for n in sorted(mine["n"].unique()):
             cell = mine[mine["n"] == n].groupby("entrant", sort=False).agg(
                 wins=("wins", "sum"), solved=("solved", "sum"), instances=("instances", "sum"),
-                median_s=("median_s", "median"), order=("order", "min"))
-            instances = int(mine.loc[mine["n"] == n].groupby("entrant")["instances"].sum().max())
+                median_s=("median_s", "median"), par2_total=("par2_total", "sum"),
+                order=("order", "min"))
+            cell = cell.assign(answered=cell["solved"] / cell["instances"],
+                               par2=cell["par2_total"] / cell["instances"], neg_wins=-cell["wins"])
             empty = share.loc[(share["family"] == family) & (share["n"] == n), "empty"].dropna()
             sources = mine.loc[mine["n"] == n, "source"].nunique()
-            top = int(cell["solved"].max())
-            if top == 0:
+            if int(cell["solved"].max()) == 0:
                 pick, reason = "", "nobody answered"
+                instances = int(cell["instances"].max())
             else:
-                best = cell[cell["solved"] == top].assign(neg_wins=lambda f: -f["wins"])
-                pick = str(best.sort_values(["neg_wins", "median_s", "order"], kind="mergesort").index[0])
+                best = cell[cell["answered"] >= cell["answered"].max() - 1e-12]
+                pick = str(best.sort_values(["par2", "neg_wins", "median_s", "order"],
+                                            kind="mergesort").index[0])
+                instances = int(cell.loc[pick, "instances"])
                 reason = (f"{family}: {cell.loc[pick, 'wins']}/{instances} wins, "
-                          f"{cell.loc[pick, 'solved']}/{instances} answered"
+                          f"{cell.loc[pick, 'solved']}/{instances} answered, "
+                          f"PAR-2 {_seconds(cell.loc[pick, 'par2'])}"
                           + (f" ({sources} campaigns)" if sources > 1 else ""))
             rows.append({"family": family, "n": int(n), "empty_median": float(empty.median())
                          if len(empty) else math.nan, "entrant": pick,
                          "wins": int(cell.loc[pick, "wins"]) if pick else 0,
                          "instances": instances, "reason": reason})
     return pd.DataFrame(rows)
+
+
+def _seconds(value: float) -> str:
+    """A PAR-2 mean for a reason: ms below a second, else s."""
+    return f"{1000 * value:.3g} ms" if value < 1 else f"{value:.3g} s"
 
 
 def _fill_unanswered(picks: pd.DataFrame) -> pd.DataFrame:
@@ -183,8 +200,9 @@ def write(table: pd.DataFrame, path: str | Path) -> Path:
 
 def describe(table: pd.DataFrame) -> str:
     """The rule for humans: one line per n and range."""
-    lines = [f"{'n':>3}  {'empty cells':<14}{'pick':<16}why"]
+    width = max([len("pick"), *map(len, table["entrant"])]) + 2
+    lines = [f"{'n':>3}  {'empty cells':<14}{'pick':<{width}}why"]
     for row in table.itertuples():
         span = f"{100 * row.empty_from:.0f}-{100 * row.empty_to:.0f}%"
-        lines.append(f"{row.n:>3}  {span:<14}{row.entrant:<16}{row.reason}")
+        lines.append(f"{row.n:>3}  {span:<14}{row.entrant:<{width}}{row.reason}")
     return "\n".join(lines)

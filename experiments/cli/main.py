@@ -51,7 +51,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "plot": ("experiments.cli.report", "plot",
              "Plot the campaign in RESULTS_DIR (runs.csv + meta.json)."),
     "portfolio": ("experiments.cli.portfolio", "portfolio",
-                  "Learn the rule of the auto entrant from a campaign: per n, who wins most."),
+                  "Learn the rule of the auto entrant from campaigns: per n, who answers most, fastest."),
     "report": ("experiments.cli.report", "report",
                "Regenerate the report from the campaign in RESULTS_DIR."),
     "run": ("experiments.cli.run", "run",

@@ -14,17 +14,20 @@ import click
               help="Where to write the table [default: solvers/portfolio.csv, the one `auto` reads].")
 def portfolio(results_dirs: tuple[Path, ...], out: Path | None) -> None:
     """Learn the rule of the `auto` entrant from the campaigns in RESULTS_DIRS: per n and
-    share of empty cells, the built-in entrant that wins most often (fastest verified
-    answer) among those that answered the most instances. Several campaigns are pooled
-    per family and n (wins and answers add up): a campaign with a longer limit on the
-    hardest cells teaches what the main one could not. Where nobody answered a family
+    share of empty cells, among the built-in entrants that answered the largest share of
+    the instances they raced, the one with the lowest PAR-2 (mean time, a timeout counted
+    as twice the limit), then the most wins (fastest verified answers). Several campaigns
+    are pooled per family and n (wins, answers, instances and PAR-2 add up): a campaign
+    with a longer limit on the hardest cells, or with another entrant, teaches what the
+    main one could not. Where nobody answered a family
     at some n, the pick of that family at the nearest n is taken. Prints the rule and
     writes it as CSV; `race solve -s auto:table=PATH` uses another table than the
     committed one.
 
     \b
     Example:
-      race portfolio results/reference-n2-10 results/reference-hard-n6 # -> solvers/portfolio.csv
+      race portfolio results/reference-n2-10 results/reference-hard-n5 results/reference-hard-n6 \
+          results/reference-hard-n5-fallback          # -> solvers/portfolio.csv
       race portfolio results/my-campaign -o my-portfolio.csv
       race solve -s auto:table=my-portfolio.csv --stats puzzle.sudoku
     """
