@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from experiments.analysis import statistics as analysis
@@ -56,9 +57,11 @@ def _pickable(entrant: str) -> bool:
     return not cls.picks and cls.method != "external"
 
 
-def _tallies(campaign: analysis.Campaign) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _tallies(campaign: analysis.Campaign) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Per (family key, n, entrant) of one campaign: ``wins``, ``solved``, ``median_s`` and
-    ``instances``; and per (family key, n, instance): its ``empty`` share."""
+    ``instances``; per (family key, n, instance): its ``empty`` share; and per (family key,
+    n, entrant, puzzle): the ``time`` (``inf`` unanswered) and the PAR-2 ``penalty`` of an
+    unanswered run (twice the campaign's limit), the puzzle named by its sha256."""
     entrants = [e for e in campaign.entrants if _pickable(e)]
     if not entrants:
         raise RaceError(f"campaign {campaign.name}: no built-in entrant to learn from "
@@ -85,7 +88,13 @@ def _tallies(campaign: analysis.Campaign) -> tuple[pd.DataFrame, pd.DataFrame]:
     shares = runs.drop_duplicates("instance").assign(
         family=lambda f: f["family_key"],
         empty=lambda f: 1.0 - pd.to_numeric(f["clues"], errors="coerce") / f["n"].astype(float) ** 4)
-    return pd.DataFrame(rows), shares[["family", "n", "instance", "empty"]]
+    times = analysis.instance_times(sub.runs)
+    times = times.assign(family=times["family"].map(keys),
+                         puzzle=times["instance_sha256"].where(times["instance_sha256"] != "",
+                                                               campaign.name + "/" + times["instance"]),
+                         penalty=2 * campaign.timeout_s)
+    return (pd.DataFrame(rows), shares[["family", "n", "instance", "empty"]],
+            times[["family", "n", "entrant", "puzzle", "time", "penalty"]])
 
 
 def family_picks(campaigns: analysis.Campaign | list[analysis.Campaign]) -> pd.DataFrame:
@@ -93,9 +102,13 @@ def family_picks(campaigns: analysis.Campaign | list[analysis.Campaign]) -> pd.D
     its ``wins`` of ``instances`` and the ``reason`` (before the fill-in of the cells
     nobody answered, whose ``entrant`` is "")."""
     campaigns = campaigns if isinstance(campaigns, list) else [campaigns]
-    tallies, shares = zip(*(_tallies(c) for c in campaigns))
+    tallies, shares, times = zip(*(_tallies(c) for c in campaigns))
     pooled = pd.concat([t.assign(source=i) for i, t in enumerate(tallies)], ignore_index=True)
     share = pd.concat(shares, ignore_index=True)
+    # one time per (entrant, puzzle): the first campaign's (a puzzle raced in two campaigns
+    # by different entrants is one puzzle for the comparison below)
+    per_puzzle = pd.concat(times, ignore_index=True).drop_duplicates(
+        ["family", "n", "entrant", "puzzle"], keep="first")
     rows = []
     family_order = list(dict.fromkeys(pooled["family"]))
     for family in family_order:
@@ -114,18 +127,55 @@ def family_picks(campaigns: analysis.Campaign | list[analysis.Campaign]) -> pd.D
                 instances = int(cell["instances"].max())
             else:
                 best = cell[cell["answered"] >= cell["answered"].max() - 1e-12]
+                here = per_puzzle[(per_puzzle["family"] == family) & (per_puzzle["n"] == n)]
+                best, versus = _on_shared_puzzles(best, here)
                 pick = str(best.sort_values(["par2", "neg_wins", "median_s", "order"],
                                             kind="mergesort").index[0])
                 instances = int(cell.loc[pick, "instances"])
                 reason = (f"{family}: {cell.loc[pick, 'wins']}/{instances} wins, "
                           f"{cell.loc[pick, 'solved']}/{instances} answered, "
-                          f"PAR-2 {_seconds(cell.loc[pick, 'par2'])}"
+                          f"PAR-2 {_seconds(best.loc[pick, 'par2'])}{versus(pick)}"
                           + (f" ({sources} campaigns)" if sources > 1 else ""))
             rows.append({"family": family, "n": int(n), "empty_median": float(empty.median())
                          if len(empty) else math.nan, "entrant": pick,
                          "wins": int(cell.loc[pick, "wins"]) if pick else 0,
                          "instances": instances, "reason": reason})
     return pd.DataFrame(rows)
+
+
+def _on_shared_puzzles(best: pd.DataFrame, here: pd.DataFrame):
+    """Entrants tied on their share of answers are compared on the puzzles they all raced
+    (PAR-2, answers, wins and median recomputed there), not each on its own instances: an
+    entrant raced only on easier puzzles must not look faster for it. Returns the rows of
+    ``best`` with those figures (unchanged when one entrant is left or they share no
+    puzzle) and a function giving the comparison's words for the reason."""
+    if len(best) < 2:
+        return best, lambda pick: ""
+    wide = here[here["entrant"].isin(best.index)].pivot(index="puzzle", columns="entrant", values="time")
+    penalty = here.groupby("puzzle")["penalty"].max()
+    wide = wide.dropna()
+    if wide.empty:
+        return best, lambda pick: ""
+    finite = np.isfinite(wide.to_numpy(float))
+    par2 = np.where(finite, wide.to_numpy(float), penalty.loc[wide.index].to_numpy(float)[:, None])
+    winners = wide.idxmin(axis=1)[finite.any(axis=1)]
+    shared = best.copy()
+    for j, e in enumerate(wide.columns):
+        shared.loc[e, ["solved_shared", "par2", "median_s"]] = [
+            int(finite[:, j].sum()), float(par2[:, j].mean()), float(np.median(par2[:, j]))]
+        shared.loc[e, "neg_wins"] = -int((winners == e).sum())
+    top = shared["solved_shared"].max()
+    shared = shared[shared["solved_shared"] == top]
+    count = len(wide)
+
+    def versus(pick: str) -> str:
+        others = shared.drop(index=pick).sort_values("par2", kind="mergesort")
+        if others.empty:
+            return ""
+        runner = others.index[0]
+        return (f" against {_seconds(others.loc[runner, 'par2'])} for {runner}, the next best, "
+                f"on the {count} puzzles {'both' if len(shared) == 2 else 'they all'} raced")
+    return shared, versus
 
 
 def _seconds(value: float) -> str:
