@@ -311,3 +311,20 @@ def test_fallback_takes_over_after_presolve_and_answers_are_verified(tmp_path):
 def test_a_bad_fallback_is_an_error_at_creation(spec, message):
     with pytest.raises(RaceError, match=message):
         registry.create(spec)
+
+
+def test_solve_until_stops_at_its_conflict_bound_with_or_without_a_deadline():
+    """A conflict bound alone is one budgeted call; with a deadline too, the slices stop once
+    the bound is spent, long before the deadline (pigeonhole 8: ~10^5 conflicts)."""
+    from pysat.examples.genhard import PHP
+    from solvers.sat_counting import pysat_solver
+    for deadline in (None, time.perf_counter() + 60):
+        solver = pysat_solver("cadical195", [PHP(8).clauses])
+        t0 = time.perf_counter()
+        assert sat_backends.solve_until(solver, [], deadline, conflicts=300) is None
+        assert time.perf_counter() - t0 < 30
+        assert solver.accum_stats()["conflicts"] <= 2 * 300
+        solver.delete()
+    easy = pysat_solver("cadical195", [[[1, 2]]])
+    assert sat_backends.solve_until(easy, [], None, conflicts=1) is True
+    easy.delete()
