@@ -120,13 +120,15 @@ class SolutionCounter:
             self.seconds += time.perf_counter() - t0
 
     def differs(self, cells: np.ndarray, c: int, values: list[int],
-                hint: np.ndarray | None = None, ahead: np.ndarray | None = None) -> bool:
+                hint: np.ndarray | None = None, ahead: np.ndarray | None = None,
+                settled: np.ndarray | None = None) -> bool:
         """Has ``cells`` a solution in which the empty flat cell ``c`` holds
         one of ``values``? (The removal phase's question: see
         :func:`generators.unique.still_unique`; ``hint`` is a known solution
         that backends may use to guide their search; ``ahead``, the flat cells
         the removal phase will empty next, in order, lets a backend prepare for
-        the questions to come.) One :meth:`solvable` per value."""
+        the questions to come; ``settled``, flat cells whose clues are kept for good,
+        filled in every question from now on.) One :meth:`solvable` per value."""
         flat = cells.reshape(-1)
         try:
             for v in values:
@@ -389,6 +391,7 @@ class WindowSAT:
         clause_loading.load(self.solver, self.formula.blocks)
         self._phased = False
         self.questions = 0
+        self.units: set[int] = set()     # window cells settled as unit clauses (settle)
 
     def covers(self, cells: np.ndarray, c: int) -> bool:
         """Can this solver answer for flat cell ``c`` of ``cells``? (c in the window,
@@ -400,6 +403,25 @@ class WindowSAT:
     def _var(self, cell: int, value: int) -> int:
         side = self.n * self.n
         return int(self.lookup[cell * side + value - 1])
+
+    def settle(self, cells: np.ndarray, settled: np.ndarray) -> None:
+        """Make the clues of the window cells in ``settled`` (flat cells whose clues are
+        kept for good: filled in every question this solver will be asked) unit clauses
+        instead of assumptions. A kept clue never goes again, so the unit holds for the
+        rest of the window's questions; the solver simplifies with it at the root and its
+        learnt clauses no longer carry the assumption. Measured, one core, minimal n = 5,
+        seeds 1, 3, 4: 14.8 -> 13.0, 26.9 -> 23.7, 42.5 -> 36.6 s."""
+        flat = cells.reshape(-1)
+        inside = np.asarray(settled, dtype=np.int64)
+        inside = inside[np.isin(inside, self.window)]
+        for w in inside.tolist():
+            v = int(flat[w])
+            if not v or w in self.units or self.fixed[w]:
+                continue
+            var = self._var(w, v)
+            if var:
+                self.solver.add_clause([var])
+                self.units.add(w)
 
     def solvable(self, cells: np.ndarray, c: int, values: list[int],
                  hint: np.ndarray | None = None) -> tuple[bool, np.ndarray | None]:
@@ -517,11 +539,13 @@ class RobustCounter(SolutionCounter):
         return answer if answer is not None else self._fallback()._solvable(cells)
 
     def differs(self, cells: np.ndarray, c: int, values: list[int],
-                hint: np.ndarray | None = None, ahead: np.ndarray | None = None) -> bool:
+                hint: np.ndarray | None = None, ahead: np.ndarray | None = None,
+                settled: np.ndarray | None = None) -> bool:
         """Per value: propagation, then budgeted DLX; the values DLX could not
         settle go to ONE SAT question (cell c restricted to them, phases from
         ``hint``), asked of a :class:`WindowSAT` when ``ahead`` is given (a
-        fresh :class:`ReducedSAT` otherwise). Once DLX has run out :data:`DLX_GIVE_UP_AFTER` times in a row,
+        fresh :class:`ReducedSAT` otherwise; ``settled`` goes to the window, see
+        :meth:`WindowSAT.settle`). Once DLX has run out :data:`DLX_GIVE_UP_AFTER` times in a row,
         the values go to SAT without it, but for a probe every
         :data:`DLX_PROBE_EVERY` questions. Exact either way: only the speed changes."""
         flat = cells.reshape(-1)
@@ -562,7 +586,10 @@ class RobustCounter(SolutionCounter):
             small = self._small()
             if small is not None and ahead is not None:
                 self.by_backend["sat_window"] += 1
-                return self._window_for(cells, c, ahead).solvable(cells, c, open_values, hint)[0]
+                window = self._window_for(cells, c, ahead)
+                if settled is not None:
+                    window.settle(cells, settled)
+                return window.solvable(cells, c, open_values, hint)[0]
             if small is not None:
                 self.by_backend["sat_reduced"] += 1
                 return small.solvable(cells, c, open_values, hint)[0]

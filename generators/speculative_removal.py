@@ -62,7 +62,7 @@ def default_workers() -> int:
 
 
 def _serve(conn, n: int, counter, solution: np.ndarray, still_unique) -> None:
-    """A worker: answer (position, cells, cell, value, ahead) questions with
+    """A worker: answer (position, cells, cell, value, ahead, settled) questions with
     ``still_unique`` (:func:`generators.unique.still_unique`) until told to stop, then send
     the counter's work."""
     die_with_parent()
@@ -77,10 +77,10 @@ def _serve(conn, n: int, counter, solution: np.ndarray, still_unique) -> None:
                 return
             if msg is None:
                 break
-            position, cells, c, k, ahead = msg
+            position, cells, c, k, ahead, settled = msg
             try:
                 t_ask = time.perf_counter()
-                unique = still_unique(cells, c, k, n, counter, solution, ahead)
+                unique = still_unique(cells, c, k, n, counter, solution, ahead, settled)
                 took = time.perf_counter() - t_ask
                 busy += took
             except Exception:   # pragma: no cover - a solver bug; the parent raises it
@@ -133,6 +133,7 @@ class SpeculativeRemoval:
         flight: dict[object, int] = {}                 # connection -> position asked
         premises: dict[int, set[int]] = {}             # position -> undecided earlier, when asked
         took: dict[int, float] = {}                    # position -> seconds its last answer took
+        before = order[:start][self.flat[order[:start]] != 0]   # kept before the workers began
         pipes, procs = [], []
 
         def again(p: int) -> None:
@@ -167,8 +168,10 @@ class SpeculativeRemoval:
             # not void its window solver, whose base would hold it as a clue), then what follows
             ahead = np.concatenate([order[start + np.asarray(undecided, dtype=np.int64)],
                                     order[start + p + 1:]])
+            kept = [q for q in range(p) if keep[q]]        # decided: kept for good
+            settled = np.concatenate([before, order[start + np.asarray(kept, dtype=np.int64)]])
             conn.send((p, question.reshape(self.cells.shape), c,
-                       int(self.solution.reshape(-1)[c]), ahead))
+                       int(self.solution.reshape(-1)[c]), ahead, settled))
             flight[conn] = p
             self.asked += 1
 

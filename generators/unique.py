@@ -158,7 +158,8 @@ def remove_clues(solution: np.ndarray, n: int, rng: np.random.Generator, counter
         flat[c] = 0
         tested += 1
         asked = time.perf_counter()
-        if still_unique(cells, c, k, n, counter, solution, order[i + 1:]):
+        settled = order[:i][flat[order[:i]] != 0]          # the clues kept so far
+        if still_unique(cells, c, k, n, counter, solution, order[i + 1:], settled):
             continue
         if multi is None:
             multi = cells.copy()
@@ -169,7 +170,8 @@ def remove_clues(solution: np.ndarray, n: int, rng: np.random.Generator, counter
 
 
 def still_unique(cells: np.ndarray, c: int, k: int, n: int, counter: SolutionCounter,
-                 solution: np.ndarray | None = None, ahead: np.ndarray | None = None) -> bool:
+                 solution: np.ndarray | None = None, ahead: np.ndarray | None = None,
+                 settled: np.ndarray | None = None) -> bool:
     """Does ``cells`` (a unique puzzle whose solution has k at flat cell c, now
     emptied) still have exactly one solution?
 
@@ -179,10 +181,11 @@ def still_unique(cells: np.ndarray, c: int, k: int, n: int, counter: SolutionCou
     grid: a few yes/no questions on grids with one more clue, which
     propagation mostly settles, instead of counting to 2 on the emptier grid.
     ``counter.count(cells, 2) == 1`` gives the same answer. ``ahead`` (the cells
-    the removal phase visits next) goes to :meth:`SolutionCounter.differs`."""
+    the removal phase visits next) and ``settled`` (the cells whose clues it has kept for
+    good) go to :meth:`SolutionCounter.differs`."""
     side = n * n
     values = [v for v in rules.cell_candidates(cells, n, c // side, c % side).tolist() if v != k]
-    return not counter.differs(cells, c, values, solution, ahead)
+    return not counter.differs(cells, c, values, solution, ahead, settled)
 
 
 @dataclass

@@ -394,7 +394,8 @@ def test_window_sat_path_makes_the_same_puzzles_as_the_plain_paths(n, seeds):
             counter = make_counter(n, "dlx") if path == "dlx" else counting.RobustCounter(n, node_budget=1)
             if path == "reduced":          # the path before WindowSAT: differs without ahead
                 plain = counter.differs
-                counter.differs = lambda cells, c, values, hint=None, ahead=None: plain(cells, c, values, hint)
+                counter.differs = lambda cells, c, values, hint=None, ahead=None, settled=None: \
+                    plain(cells, c, values, hint)
             with counter:
                 r = generate_unique(n, np.random.default_rng([seed, 1]), np.random.default_rng([seed, 2]),
                                     counter, minimal=True)
@@ -411,7 +412,8 @@ def test_window_sat_path_makes_the_same_puzzles_as_the_plain_paths(n, seeds):
 def test_window_sat_answers_each_question_of_its_window(n, blanks, seed):
     """WindowSAT over a window of clue cells, emptied one by one as the removal phase
     does: each "c in values?" answer is DLX's, each witness is a solution of the grid
-    asked about with c in values; a grid missing a base clue is refused."""
+    asked about with c in values, also once the kept clues are unit clauses (settle); a
+    grid missing a base clue is refused."""
     rng = np.random.default_rng(seed)
     solution = full_grid(n, rng)
     puzzle = puzzle_from(solution, blanks, rng)
@@ -420,6 +422,7 @@ def test_window_sat_answers_each_question_of_its_window(n, blanks, seed):
     side = n * n
     window = rng.permutation(np.flatnonzero(flat))[:6]
     sat = counting.WindowSAT(n, cells, window)
+    kept: list[int] = []
     try:
         for c in window.tolist():
             k = int(flat[c])
@@ -437,7 +440,10 @@ def test_window_sat_answers_each_question_of_its_window(n, blanks, seed):
                 assert rules.is_solution_of(Grid(n, cells.copy()), Grid(n, witness))
                 assert int(witness.reshape(-1)[c]) in values
             if rng.random() < 0.5:
-                flat[c] = k                    # kept: the clue comes back
+                flat[c] = k                    # kept: the clue comes back, for good
+                kept.append(c)
+                sat.settle(cells, np.asarray(kept))
+                assert c in sat.units or sat.fixed[c]
         outside = np.flatnonzero(flat)
         outside = outside[~np.isin(outside, window)]
         if outside.size:
@@ -555,12 +561,12 @@ class _JitteryCounter(counting.RobustCounter):
     """The robust counter, with a random pause before each answer: forked workers answer
     out of order, so held and repeated "remove" answers are exercised."""
 
-    def differs(self, cells, c, values, hint=None, ahead=None):
+    def differs(self, cells, c, values, hint=None, ahead=None, settled=None):
         import os
         import time
         time.sleep(np.random.default_rng([os.getpid(), int(c), int(np.count_nonzero(cells))])
                    .uniform(0, 0.004))
-        return super().differs(cells, c, values, hint, ahead)
+        return super().differs(cells, c, values, hint, ahead, settled)
 
 
 @pytest.mark.parametrize("n,seeds,workers", [(2, range(4), 3), (3, range(4), 2), (3, range(4, 6), 3),
