@@ -13,7 +13,10 @@ the busy 2-core machine, main f4be648: 332.7, 76.8, 1151.8, 100.8, 196.2 s (medi
 of which the fill phase 2-4 s. The removal phase is the cost: every kept clue needs a
 second solution of the grid without it (a "witness", found by a SAT call: ~260 per
 puzzle, each ~1,000 CaDiCaL conflicts, 0.1-0.5 s), and one witness never serves two
-clues (it breaks the clue it was found for, which stays a clue).
+clues (it breaks the clue it was found for, which stays a clue). Since then: the window
+solver (WindowSAT), its kept clues as unit clauses (settle) and the removal's tail on
+worker processes (generators/speculative_removal.py); on the idle 2-core machine, seeds
+1, 3, 4: 7.8, 12.7, 22.1 s (seeds 0 and 2 over the cap), the same puzzles.
 
 Target: like for like, ``minimal`` against ``qqwing --generate`` (QQwing makes
 minimal puzzles too: every clue necessary), n = 3, both a whole batch of the
