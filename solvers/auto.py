@@ -1,5 +1,5 @@
-"""``auto``: the entrant that picks, per puzzle, the method that won most often in a
-reference campaign (the default of ``race solve`` and ``race count``).
+"""``auto``: the entrant that picks, per puzzle, the method that did best (most answered,
+then lowest PAR-2) in the reference campaigns (the default of ``race solve`` and ``race count``).
 
 The rule is the committed table ``solvers/portfolio.csv`` (written by ``race portfolio
 CAMPAIGN``; :mod:`experiments.analysis.portfolio` says how it is learned): one row per
@@ -101,7 +101,7 @@ def explain(rule: Rule, n: int, used: int, empty: float) -> str:
 
 
 class Auto(Solver):
-    """Per puzzle, the entrant that won most often at its n and share of empty cells (solvers/portfolio.csv)."""
+    """Per puzzle, the entrant that did best at its n and share of empty cells (solvers/portfolio.csv)."""
     name = "auto"
     #: it picks another entrant per puzzle (:meth:`pick_for`): ``race solve`` resolves it first
     picks = True

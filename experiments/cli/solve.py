@@ -228,9 +228,9 @@ def _refereed(pf, result, limit: int | None, name: str):
     return replace(result, status=WRONG, verified=False, message=why)
 
 
-AUTO_HELP = (SOLVER_HELP + " The default, auto, runs per puzzle the entrant that won most often at its n "
-             "and share of empty cells in the reference campaign (solvers/portfolio.csv; --stats says "
-             "which and why); -s backtracking is Algorithm 1.")
+AUTO_HELP = (SOLVER_HELP + " The default, auto, runs per puzzle the entrant that did best at its n "
+             "and share of empty cells in the reference campaigns (most answered, then lowest PAR-2; "
+             "solvers/portfolio.csv; --stats says which and why); -s backtracking is Algorithm 1.")
 
 
 def _cores() -> int:
