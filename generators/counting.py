@@ -85,6 +85,9 @@ class SolutionCounter:
         self.decided = 0         # questions settled by propagation alone
         self.by_backend: Counter[str] = Counter()
         self.seconds = 0.0       # time inside solver backends
+        #: after :meth:`differs` answered yes: the solution it found (flat), when the backend
+        #: gave one (None otherwise)
+        self.witness: np.ndarray | None = None
         self._singles = rules.Candidates(n)
 
     def reduced(self, cells: np.ndarray) -> tuple[int, np.ndarray]:
@@ -130,10 +133,13 @@ class SolutionCounter:
         the questions to come; ``settled``, flat cells whose clues are kept for good,
         filled in every question from now on.) One :meth:`solvable` per value."""
         flat = cells.reshape(-1)
+        self.witness = None
         try:
             for v in values:
                 flat[c] = v
-                if self.solvable(cells)[0]:
+                ok, found = self.solvable(cells)
+                if ok:
+                    self.witness = None if found is None else np.asarray(found).reshape(-1).copy()
                     return True
             return False
         finally:
@@ -549,6 +555,7 @@ class RobustCounter(SolutionCounter):
         the values go to SAT without it, but for a probe every
         :data:`DLX_PROBE_EVERY` questions. Exact either way: only the speed changes."""
         flat = cells.reshape(-1)
+        self.witness = None
         open_values = []
         use_dlx = self.dlx_misses < DLX_GIVE_UP_AFTER or self.dlx_skips % DLX_PROBE_EVERY == 0
         if self.dlx_misses >= DLX_GIVE_UP_AFTER:
@@ -560,6 +567,7 @@ class RobustCounter(SolutionCounter):
                 if left <= 0:
                     self.decided += 1
                     if left == 0:
+                        self.witness = work.reshape(-1).copy()
                         return True
                     continue
                 if not use_dlx:
@@ -576,6 +584,7 @@ class RobustCounter(SolutionCounter):
                     continue
                 self.dlx_misses = self.dlx_skips = 0
                 if answer[0]:
+                    self.witness = np.asarray(answer[1]).reshape(-1).copy()
                     return True
         finally:
             flat[c] = 0
@@ -589,11 +598,15 @@ class RobustCounter(SolutionCounter):
                 window = self._window_for(cells, c, ahead)
                 if settled is not None:
                     window.settle(cells, settled)
-                return window.solvable(cells, c, open_values, hint)[0]
-            if small is not None:
+                ok, found = window.solvable(cells, c, open_values, hint)
+            elif small is not None:
                 self.by_backend["sat_reduced"] += 1
-                return small.solvable(cells, c, open_values, hint)[0]
-            return any(self._fallback()._solvable(_with(cells, c, v))[0] for v in open_values)
+                ok, found = small.solvable(cells, c, open_values, hint)
+            else:
+                return any(self._fallback()._solvable(_with(cells, c, v))[0] for v in open_values)
+            if ok:
+                self.witness = np.asarray(found).reshape(-1).copy()
+            return ok
         finally:
             self.seconds += time.perf_counter() - t0
 

@@ -6,30 +6,35 @@ the question for the cell at position j of the removal order is asked of the gri
 every earlier cell holds its decided state (a removed clue empty, a kept one filled).
 
 Here worker processes ask about the next positions *before* the earlier ones are decided,
-on a premise: every undecided earlier cell still holds its clue. Whether the answer holds
-for the real grid at position j follows from what the answer is:
+on a premise about each undecided earlier cell: it still holds its clue (filled), or it
+will be emptied (empty: when its own answer is a "remove" waiting for confirmation, or when
+at least :data:`EMPTY_PREMISE` of the :data:`RECENT` last decisions were removals). Whether
+the answer holds for the real grid at position j follows from what the answer is:
 
-* "keep" (a second solution was found, differing from the known one at j): the real grid
-  has at most the premise's clues (an undecided cell is either kept or emptied), so that
-  solution also solves the real grid without j. Always valid.
-* "remove" (the grid without j is still unique): valid only when the real grid has the
-  premise's clues, i.e. when every cell that was undecided at the time of asking is kept.
-  Such an answer is held until those cells are decided; if one of them is emptied the
-  question is asked again, on the new premise.
+* "keep" (a second solution, differing from the known one at j): it also solves the real
+  grid without j unless a cell assumed empty is in fact kept and the solution puts another
+  value there. So it holds at once when it agrees with the known solution on every cell
+  assumed empty, and otherwise waits for those cells to be emptied.
+* "remove" (the grid without j is still unique): the real grid must have every clue of the
+  premise, so the answer waits for the cells assumed filled to be kept.
+
+An answer whose condition fails is asked again on the new premise.
 
 So the decisions, and the puzzle, are exactly those of :func:`generators.unique.remove_clues`
-on one core (tested at n = 3 and 4 with workers answering in shuffled order); only the
-wall time changes. Near the end of the phase ~9 questions in 10 are "keep", so a held or
-repeated answer is rare. The workers are forked from the caller (the counter, its compiled
-kernels and its state are inherited, nothing is compiled twice), each keeps its own SAT
-window solver, and a worker dies with its parent (``PR_SET_PDEATHSIG``).
+on one core; only the wall time changes. Tested at n = 2-4 with workers answering in
+shuffled order, on an abstract removal problem with a known answer (unavoidable sets), and
+on a scripted case where a witness must be refused. The workers are forked from the caller
+(the counter, its compiled kernels and its state are inherited, nothing is compiled twice),
+each keeps its own SAT window solver, and a worker dies with its parent (``PR_SET_PDEATHSIG``).
 
-Measured (``make bench``'s child process per seed, minimal n = 5, idle 2-core machine, two
-workers): seeds 1, 3, 4 took 8.6, 14.7, 26.8 s against 13.1, 24.1, 38.2 s on one core, the
-same puzzles byte for byte. Not 2x: each worker's window solver sees only part of the
+Measured (minimal n = 5, idle 2-core machine, two workers): seeds 1, 3, 4 took 8.6, 14.7,
+26.8 s with the first version (``make bench``), against 13.1, 24.1, 38.2 s on one core; with
+the kept clues as units (:meth:`generators.counting.WindowSAT.settle`) and the guessed
+premises, 6.1, 11.6 and 22.0-26.8 s (three runs of seed 4); the same puzzles byte for byte. Not 2x: each worker's window solver sees only part of the
 questions on its window and learns less from one to the next (replayed on one core,
-alternating two counters costs 1.3x: 11.6 -> 14.9 s on seed 1), and ~8 % of the questions
-are asked again (1-3 s). Handing each worker a block of 32 positions instead (its solver
+alternating two counters costs 1.3x: 11.6 -> 14.9 s on seed 1), and ~7 % of the questions
+are asked again (with only "filled" premises they cost 3-5 s of CPU on seed 4; with the
+guessed ones 1.9-3.7 s). Handing each worker a block of 32 positions instead (its solver
 sees every question of its window) made 5x more answers lose their premise: no faster.
 """
 
@@ -49,6 +54,10 @@ from solvers.limited_process import die_with_parent
 SPECULATE_AFTER_S = 0.02
 #: most worker processes used (never more than the cores this process may run on)
 MAX_WORKERS = 8
+#: an undecided earlier cell is assumed empty (not filled) in a question when at least this
+#: share of the :data:`RECENT` last decided positions were removals (module docstring)
+EMPTY_PREMISE = 0.4
+RECENT = 16
 
 
 def default_workers() -> int:
@@ -86,7 +95,8 @@ def _serve(conn, n: int, counter, solution: np.ndarray, still_unique) -> None:
             except Exception:   # pragma: no cover - a solver bug; the parent raises it
                 conn.send(("error", position, traceback.format_exc(), 0.0))
                 return
-            conn.send(("ok", position, bool(unique), took))
+            witness = None if unique else counter.witness
+            conn.send(("ok", position, (bool(unique), witness), took))
         work = {"calls": counter.calls - calls0, "decided": counter.decided - decided0,
                 "seconds": counter.seconds - seconds0, "busy": busy,
                 "by_backend": {k: v - backend0.get(k, 0) for k, v in counter.by_backend.items()}}
@@ -128,12 +138,16 @@ class SpeculativeRemoval:
         order, start = self.order, self.start
         total = order.size - start
         keep: list[bool | None] = [None] * total       # decided: True kept, False removed
-        held: dict[int, set[int]] = {}                 # "remove" answers waiting on these positions
+        # answers waiting on earlier positions: position -> (its answer: kept?, the positions
+        # that must be decided the other way round from the premise... see answered())
+        held: dict[int, tuple[bool, set[int]]] = {}
         queue = list(range(total))                     # positions to ask (ascending)
         flight: dict[object, int] = {}                 # connection -> position asked
-        premises: dict[int, set[int]] = {}             # position -> undecided earlier, when asked
+        filled: dict[int, set[int]] = {}               # position -> undecided cells assumed filled
+        emptied: dict[int, set[int]] = {}              # position -> undecided cells assumed empty
         took: dict[int, float] = {}                    # position -> seconds its last answer took
         before = order[:start][self.flat[order[:start]] != 0]   # kept before the workers began
+        values = self.solution.reshape(-1)
         pipes, procs = [], []
 
         def again(p: int) -> None:
@@ -145,33 +159,60 @@ class SpeculativeRemoval:
             keep[p] = kept
             if not kept:
                 self.flat[order[start + p]] = 0
-            for q in sorted(held):                     # "remove" answers that waited on p
-                waiting = held.get(q)
-                if waiting is None or p not in waiting:
+            for q in sorted(held):                     # answers that waited on p
+                if q not in held or p not in held[q][1]:
                     continue
-                if not kept:
+                answer, waiting = held[q]
+                # a "remove" waits for its filled cells to be kept, a "keep" for its emptied
+                # cells to be removed: p went the other way, the question is asked again
+                if kept == answer:
                     del held[q]
                     again(q)
-                else:
-                    waiting.discard(p)
-                    if not waiting:
-                        del held[q]
-                        decide(q, False)
+                    continue
+                waiting.discard(p)
+                if not waiting:
+                    del held[q]
+                    decide(q, answer)
+
+        def answered(p: int, kept: bool, witness: np.ndarray | None) -> None:
+            if kept:   # a second solution: it holds where the cells assumed empty are empty,
+                # or hold in it the clue they have (then the premise did not matter)
+                need = {q for q in emptied[p] if witness is None
+                        or witness[order[start + q]] != values[order[start + q]]}
+            else:      # still unique: holds where the cells assumed filled keep their clues
+                need = set(filled[p])
+            if any(keep[q] == kept for q in need):
+                again(p)
+                return
+            waiting = {q for q in need if keep[q] is None}
+            if waiting:
+                held[p] = (kept, waiting)
+            else:
+                decide(p, kept)
+
+        def likely_removed(q: int, p: int) -> bool:
+            """The premise for undecided q when asking about p: empty when q's own answer is
+            a held "remove", or when most of the last decided positions were removed."""
+            if q in held:
+                return not held[q][0]
+            recent = [keep[r] for r in range(p - 1, -1, -1) if keep[r] is not None][:RECENT]
+            return len(recent) == RECENT and recent.count(False) >= EMPTY_PREMISE * RECENT
 
         def ask(conn, p: int) -> None:
             undecided = [q for q in range(p) if keep[q] is None]
-            premises[p] = set(undecided)
-            question = self.flat.copy()                # undecided cells hold their clues
+            gone = {q for q in undecided if likely_removed(q, p)}
+            emptied[p], filled[p] = gone, set(undecided) - gone
+            question = self.flat.copy()
+            question[order[start + np.asarray(sorted(gone), dtype=np.int64)]] = 0
             c = int(order[start + p])
             question[c] = 0
-            # the worker's window: the undecided earlier cells (one of them emptied later must
-            # not void its window solver, whose base would hold it as a clue), then what follows
+            # the worker's window: the undecided earlier cells (one of them decided later must
+            # not void its window solver, whose base would hold it), then what follows
             ahead = np.concatenate([order[start + np.asarray(undecided, dtype=np.int64)],
                                     order[start + p + 1:]])
             kept = [q for q in range(p) if keep[q]]        # decided: kept for good
             settled = np.concatenate([before, order[start + np.asarray(kept, dtype=np.int64)]])
-            conn.send((p, question.reshape(self.cells.shape), c,
-                       int(self.solution.reshape(-1)[c]), ahead, settled))
+            conn.send((p, question.reshape(self.cells.shape), c, int(values[c]), ahead, settled))
             flight[conn] = p
             self.asked += 1
 
@@ -200,18 +241,8 @@ class SpeculativeRemoval:
                     del flight[conn]
                     idle.append(conn)
                     took[p] = seconds
-                    if not answer:
-                        decide(p, True)                # a witness: valid on any premise
-                        continue
-                    premise = premises[p]
-                    if any(keep[q] is False for q in premise):
-                        again(p)                       # a cell it assumed filled was emptied
-                        continue
-                    waiting = {q for q in premise if keep[q] is None}
-                    if waiting:
-                        held[p] = waiting
-                    else:
-                        decide(p, False)
+                    unique, witness = answer
+                    answered(p, not unique, witness)
             for conn in pipes:
                 conn.send(None)
             for conn in pipes:

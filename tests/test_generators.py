@@ -607,3 +607,82 @@ def test_speculative_removal_makes_the_same_puzzles_as_one_core(n, seeds, worker
         assert fast.tested == plain.tested == n ** 4
         repeated += runs[0].repeated
     assert repeated > 0          # some "remove" answers lost their premise and were asked again
+
+
+class _Unavoidable:
+    """A stand-in for the removal question with a known answer: the grid is unique while every
+    one of ``sets`` (unavoidable sets of cells) holds a clue; a second solution differs from
+    the known one exactly on a set that lost all its clues (the witness)."""
+
+    def __init__(self, sets):
+        self.sets = sets
+        self.calls = self.decided = 0
+        self.seconds = 0.0
+        self.by_backend = {}
+        self.witness = None
+
+    def close(self):
+        pass
+
+
+def _unavoidable_question(cells, c, k, n, counter, solution, ahead, settled):
+    import os
+    import time
+    flat = np.asarray(cells).reshape(-1)
+    time.sleep(np.random.default_rng([os.getpid(), int(c), int(np.count_nonzero(flat))]).uniform(0, 0.003))
+    counter.calls += 1
+    for cells_of_set in counter.sets:
+        if c in cells_of_set and not flat[list(cells_of_set)].any():
+            witness = np.asarray(solution).reshape(-1).copy()
+            witness[list(cells_of_set)] += 1            # differs exactly on the set
+            counter.witness = witness
+            return False
+    return True
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_speculative_removal_checks_each_premise_against_the_decisions(seed):
+    """On an abstract removal problem with a known answer (unavoidable sets, see
+    _Unavoidable), workers answering in shuffled order on guessed premises (cells assumed
+    filled or empty) decide exactly what the sequential loop decides: a "keep" whose witness
+    differs on a cell assumed empty but kept, or a "remove" whose cell assumed filled was
+    removed, is asked again."""
+    from generators import speculative_removal
+    rng = np.random.default_rng(seed)
+    size = 60
+    sets = [set(rng.choice(size, int(rng.integers(2, 7)), replace=False).tolist()) for _ in range(45)]
+    solution = rng.integers(1, 9, size).astype(np.int32)
+    order = rng.permutation(size)
+    cells = solution.copy()
+    for c in order:                                     # the sequential loop
+        cells[c] = 0
+        if any(c in s and not cells[list(s)].any() for s in sets):
+            cells[c] = solution[c]
+    fast = solution.copy()
+    runner = speculative_removal.SpeculativeRemoval(fast, solution, order, 0, 0, _Unavoidable(sets), 3,
+                                                    _unavoidable_question)
+    kept = runner.run()
+    assert np.array_equal(fast, cells)
+    assert kept == [bool(cells[c]) for c in order]
+    assert runner.asked >= size
+
+
+def _scripted_question(cells, c, k, n, counter, solution, ahead, settled):
+    import time
+    time.sleep(0.3 if c == 1 else 0.0)                # cell 1's question is the slow one
+    return _unavoidable_question(cells, c, k, n, counter, solution, ahead, settled)
+
+
+def test_a_witness_that_differs_on_a_cell_assumed_empty_but_kept_is_asked_again(monkeypatch):
+    """Order r=0, q=1, p=2; unavoidable sets {q, r} and {q, p}. Sequentially r goes, q stays
+    ({q, r} lost r), p goes ({q, p} holds q). With two workers, p is asked while q's slow
+    question runs, on the premise that q is empty (the last decision was a removal): its
+    witness differs on {q, p}, so it holds only if q goes; q stays, and p is asked again."""
+    from generators import speculative_removal
+    monkeypatch.setattr(speculative_removal, "RECENT", 1)
+    solution = np.array([1, 2, 3], dtype=np.int32)
+    fast = solution.copy()
+    runner = speculative_removal.SpeculativeRemoval(fast, solution, np.arange(3), 0, 0,
+                                                    _Unavoidable([{1, 0}, {1, 2}]), 2, _scripted_question)
+    assert runner.run() == [False, True, False]
+    assert fast.tolist() == [0, 2, 0] and runner.repeated >= 2
