@@ -77,7 +77,6 @@ def _serve(conn, n: int, counter, solution: np.ndarray, still_unique) -> None:
     die_with_parent()
     calls0, decided0, seconds0 = counter.calls, counter.decided, counter.seconds
     backend0 = dict(counter.by_backend)
-    busy = 0.0
     try:
         while True:
             try:
@@ -91,14 +90,13 @@ def _serve(conn, n: int, counter, solution: np.ndarray, still_unique) -> None:
                 t_ask = time.perf_counter()
                 unique = still_unique(cells, c, k, n, counter, solution, ahead, settled)
                 took = time.perf_counter() - t_ask
-                busy += took
             except Exception:   # pragma: no cover - a solver bug; the parent raises it
                 conn.send(("error", position, traceback.format_exc(), 0.0))
                 return
             witness = None if unique else counter.witness
             conn.send(("ok", position, (bool(unique), witness), took))
         work = {"calls": counter.calls - calls0, "decided": counter.decided - decided0,
-                "seconds": counter.seconds - seconds0, "busy": busy,
+                "seconds": counter.seconds - seconds0,
                 "by_backend": {k: v - backend0.get(k, 0) for k, v in counter.by_backend.items()}}
         conn.send(("work", -1, work, 0.0))
     finally:
@@ -113,7 +111,7 @@ class SpeculativeRemoval:
 
     :meth:`run` returns one bool per remaining position (True: the clue is kept) and
     leaves ``cells`` in its final state; ``asked`` counts questions sent (``repeated`` of
-    them asked again after a held "remove" lost its premise)."""
+    them asked again because their premise failed, ``wasted`` the seconds those answers took)."""
 
     def __init__(self, cells: np.ndarray, solution: np.ndarray, order: np.ndarray, start: int,
                  n: int, counter, workers: int, question) -> None:
@@ -128,7 +126,6 @@ class SpeculativeRemoval:
         self.workers = max(1, workers)
         self.asked = 0
         self.repeated = 0
-        self.busy: list[float] = []       # seconds each worker spent answering
         self.wasted = 0.0                 # seconds spent on answers asked again
 
     def run(self) -> list[bool]:
@@ -138,8 +135,8 @@ class SpeculativeRemoval:
         order, start = self.order, self.start
         total = order.size - start
         keep: list[bool | None] = [None] * total       # decided: True kept, False removed
-        # answers waiting on earlier positions: position -> (its answer: kept?, the positions
-        # that must be decided the other way round from the premise... see answered())
+        # answers waiting on earlier positions: position -> (its answer: kept?, the undecided
+        # positions its premise needs decided a given way; see answered())
         held: dict[int, tuple[bool, set[int]]] = {}
         queue = list(range(total))                     # positions to ask (ascending)
         flight: dict[object, int] = {}                 # connection -> position asked
@@ -264,7 +261,6 @@ class SpeculativeRemoval:
         self.counter.calls += work["calls"]
         self.counter.decided += work["decided"]
         self.counter.seconds += work["seconds"]
-        self.busy.append(work["busy"])
         for k, v in work["by_backend"].items():
             if v:
                 self.counter.by_backend[k] += v

@@ -29,8 +29,8 @@
   tail: in ``results/reference-hard-n5-fallback`` (20 more, seed 11, wall s) medians 0.134
   (sat), 0.405 (kissat), 0.132 (this), PAR-2 sums 18.5, 12.1, 7.3. But on the puzzles of
   seeds 10 and 0 kissat's tail was the longer one and the hand-over cost: over all 50
-  raced, sums sat 54.2, this 56.0, kissat 110.7 (README). The counters add up over both; ``handed_over`` (kept in runs.csv's ``extra``) is 1 when the
-  fallback ran.
+  raced, sums sat 54.2, this 56.0, kissat 110.7 (README). The counters add up over both;
+  ``handed_over`` (kept in runs.csv's ``extra``) is 1 when the fallback ran.
 
 Counting uses blocking clauses (:mod:`solvers.sat_counting`). Phase times:
 ``encode``, ``write`` (external solvers only), ``search``, ``decode``.
@@ -94,10 +94,10 @@ class SAT(Solver):
         self.backend = sat_backends.backend(str(self.params["backend"]), negative_phase=negative)
         self.fallback = sat_backends.backend(str(self.params["fallback"]), negative_phase=negative) \
             if self.params["fallback"] else None
-        if self.fallback is not None and (int(self.params["presolve"]) <= 0
+        if self.fallback is not None and (not 0 < int(self.params["presolve"]) < 2 ** 31
                                           or getattr(self.backend, "external", True)):
-            raise RaceError(f"sat: a fallback needs an in-process backend (PySAT) and presolve > 0 "
-                            f"conflicts (got backend={self.params['backend']}, "
+            raise RaceError(f"sat: a fallback needs an in-process backend (PySAT) and presolve in "
+                            f"1..{2 ** 31 - 1} conflicts (got backend={self.params['backend']}, "
                             f"presolve={self.params['presolve']})")
 
     def search(self, grid: Grid, limit: int | None, keep: int) -> RawAnswer:
