@@ -43,10 +43,10 @@ from __future__ import annotations
 import bisect
 import os
 import time
-import traceback
 
 import numpy as np
 
+from formats.errors import RaceError
 from solvers.limited_process import die_with_parent
 
 #: a removal phase goes over to workers after its first question that took this long
@@ -90,8 +90,10 @@ def _serve(conn, n: int, counter, solution: np.ndarray, still_unique) -> None:
                 t_ask = time.perf_counter()
                 unique = still_unique(cells, c, k, n, counter, solution, ahead, settled)
                 took = time.perf_counter() - t_ask
-            except Exception:   # pragma: no cover - a solver bug; the parent raises it
-                conn.send(("error", position, traceback.format_exc(), 0.0))
+            except Exception as exc:   # a solver bug: the parent raises it, one line
+                text = str(exc).strip()
+                conn.send(("error", position, f"{type(exc).__name__}: "
+                           f"{text.splitlines()[0] if text else 'no message'}", 0.0))
                 return
             witness = None if unique else counter.witness
             conn.send(("ok", position, (bool(unique), witness), took))
@@ -102,6 +104,19 @@ def _serve(conn, n: int, counter, solution: np.ndarray, still_unique) -> None:
     finally:
         counter.close()
         conn.close()
+
+
+def _death(exitcode: int | None) -> str:
+    """How a worker process ended, in words (``exitcode`` of multiprocessing)."""
+    import signal
+    if exitcode is None:
+        return "still running"
+    if exitcode < 0:
+        try:
+            return f"killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exit status {exitcode}"
 
 
 class SpeculativeRemoval:
@@ -232,9 +247,14 @@ class SpeculativeRemoval:
                     try:
                         status, p, answer, seconds = conn.recv()
                     except EOFError:
-                        raise RuntimeError("a removal-phase worker died") from None
+                        proc = procs[pipes.index(conn)]
+                        proc.join(timeout=5)
+                        raise RaceError(f"a removal-phase worker died ({_death(proc.exitcode)}) "
+                                        f"at position {start + flight[conn]} of the removal "
+                                        "order; no puzzle was made") from None
                     if status == "error":
-                        raise RuntimeError(f"a removal-phase worker failed:\n{answer}")
+                        raise RaceError(f"a removal-phase worker failed at position {start + p} "
+                                        f"of the removal order: {answer}")
                     del flight[conn]
                     idle.append(conn)
                     took[p] = seconds

@@ -686,3 +686,35 @@ def test_a_witness_that_differs_on_a_cell_assumed_empty_but_kept_is_asked_again(
                                                     _Unavoidable([{1, 0}, {1, 2}]), 2, _scripted_question)
     assert runner.run() == [False, True, False]
     assert fast.tolist() == [0, 2, 0] and runner.repeated >= 2
+
+
+def _dying_question(cells, c, k, n, counter, solution, ahead, settled):
+    import os
+    if c == 2:
+        os._exit(7)                                   # the worker dies mid-question
+    return _unavoidable_question(cells, c, k, n, counter, solution, ahead, settled)
+
+
+def _failing_question(cells, c, k, n, counter, solution, ahead, settled):
+    if c == 2:
+        raise ValueError("the solver broke here\nsecond line")
+    return _unavoidable_question(cells, c, k, n, counter, solution, ahead, settled)
+
+
+@pytest.mark.parametrize("question, message", [
+    (_dying_question, r"a removal-phase worker died \(exit status 7\) at position 2 of the removal order"),
+    (_failing_question, r"a removal-phase worker failed at position 2 of the removal order: "
+                        r"ValueError: the solver broke here$"),
+])
+def test_a_removal_worker_that_dies_or_fails_is_a_one_line_error(question, message):
+    """A worker that dies (killed, out of memory) or whose solver raises makes the removal a
+    RaceError of one line naming the position (the CLI prints it, exit 2), not a traceback."""
+    import re
+    from formats.errors import RaceError
+    from generators import speculative_removal
+    solution = np.array([1, 2, 3, 4], dtype=np.int32)
+    runner = speculative_removal.SpeculativeRemoval(solution.copy(), solution, np.arange(4), 0, 0,
+                                                    _Unavoidable([{0, 1}]), 2, question)
+    with pytest.raises(RaceError) as caught:
+        runner.run()
+    assert re.search(message, str(caught.value)) and "\n" not in str(caught.value)
