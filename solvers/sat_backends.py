@@ -46,6 +46,7 @@ import numpy as np
 from formats import dimacs, sat_output
 from formats.errors import RaceError
 from formats.source import decode_utf8
+from solvers import clause_loading
 from solvers.limited_process import child_setup, owned_temp_dir
 from solvers.sat_counting import enumerate_models, pysat_solver, refuse_broken_pysat
 
@@ -80,16 +81,34 @@ def _pysat_names() -> dict[str, str]:
             if not key.startswith("_") for alias in aliases}
 
 
-def backend(name: str, negative_phase: bool = False):
+#: CaDiCaL's named configurations (its ``--sat`` and ``--unsat`` command-line options, as
+#: in CaDiCaL 1.9.5's ``config.cpp``), for the in-process ``cadical195`` backend
+CADICAL_CONFIGS = {
+    "default": {},
+    "sat": {"elimreleff": 10, "stabilizeonly": 1, "subsumereleff": 60},
+    "unsat": {"stabilize": 0, "walk": 0},
+}
+#: the PySAT backends that take a configuration
+CONFIGURABLE = ("cadical195",)
+
+
+def backend(name: str, negative_phase: bool = False, config: str = "default"):
     """The backend called ``name`` (see the module docstring); ``negative_phase``
     makes the solver try every variable false first (PySAT: ``set_phases``;
-    kissat: ``--phase=false``; other binaries: ignored)."""
+    kissat: ``--phase=false``; other binaries: ignored); ``config``, one of
+    :data:`CADICAL_CONFIGS`, configures CaDiCaL in-process (other backends: only ``default``)."""
+    if config not in CADICAL_CONFIGS:
+        raise RaceError(f"unknown SAT configuration {config!r} "
+                        f"(known: {', '.join(CADICAL_CONFIGS)})")
+    canonical = _pysat_names().get(name)
+    if config != "default" and (name == "kissat" or canonical not in CONFIGURABLE):
+        raise RaceError(f"config={config} needs backend={'/'.join(CONFIGURABLE)} (in-process "
+                        f"CaDiCaL), not {name!r}")
     if name == "kissat":
         return ExternalBackend(find_kissat(), "kissat", negative_phase)
-    canonical = _pysat_names().get(name)
     if canonical is not None:
         refuse_broken_pysat(name)
-        return PySATBackend(name, negative_phase)
+        return PySATBackend(name, negative_phase, CADICAL_CONFIGS[config])
     return ExternalBackend(find_binary(name), Path(name).name, negative_phase)
 
 
@@ -100,9 +119,11 @@ class PySATBackend:
 
     external = False
 
-    def __init__(self, name: str, negative_phase: bool = False) -> None:
+    def __init__(self, name: str, negative_phase: bool = False,
+                 options: dict[str, int] | None = None) -> None:
         self.name = name
         self.negative_phase = negative_phase
+        self.options = dict(options or {})
 
     def enumerate(self, formula, limit: int | None, timeout: float = 0.0,
                   conflicts: int = 0) -> Enumeration:
@@ -110,7 +131,12 @@ class PySATBackend:
         ``conflicts`` conflicts (0: no bound) ran out first."""
         deadline = time.perf_counter() + timeout if timeout > 0 else None
         t0 = time.perf_counter()
-        solver = pysat_solver(self.name, formula.blocks)
+        if self.options:       # options before the clauses (CaDiCaL's configuring state)
+            solver = pysat_solver(self.name)
+            solver.configure(self.options)
+            clause_loading.load(solver, formula.blocks)
+        else:
+            solver = pysat_solver(self.name, formula.blocks)
         try:
             if self.negative_phase and formula.nvars:
                 solver.set_phases((-np.arange(1, formula.nvars + 1)).tolist())

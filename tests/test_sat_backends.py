@@ -329,3 +329,34 @@ def test_solve_until_stops_at_its_conflict_bound_with_or_without_a_deadline():
     easy = pysat_solver("cadical195", [[[1, 2]]])
     assert sat_backends.solve_until(easy, [], None, conflicts=1) is True
     easy.delete()
+
+
+@pytest.mark.parametrize("config", ["default", "sat", "unsat"])
+def test_each_cadical_configuration_reaches_the_solver_and_answers_are_verified(config, monkeypatch):
+    """sat:config=NAME configures the in-process CaDiCaL before its clauses (the options of
+    CaDiCaL's --sat/--unsat), solves, counts and proves unsat like the default."""
+    from solvers import sat_counting
+    seen = []
+    real = sat_counting.pysat_solver
+
+    def spy(name, clauses=None):
+        solver = real(name, clauses)
+        configure = solver.configure
+        solver.configure = lambda options: (seen.append(dict(options)), configure(options))[1]
+        return solver
+    monkeypatch.setattr(sat_backends, "pysat_solver", spy)
+    puzzle = grid_text.read("tests/data/hard9.txt").grids[0]
+    result = registry.create(f"sat:config={config}").solve(puzzle)
+    assert result.status == "solved" and result.verified
+    assert registry.create(f"sat:config={config}").solve(_unsat(3)).status == "unsat"
+    assert registry.create(f"sat:config={config}").count(Grid.empty(2)).count == 288
+    expected = sat_backends.CADICAL_CONFIGS[config]
+    assert all(options == expected for options in seen) and bool(seen) == bool(expected)
+
+
+@pytest.mark.parametrize("spec, message", [("sat:config=fast", "is not one of default, sat, unsat"),
+                                           ("kissat:config=sat", "needs backend=cadical195"),
+                                           ("sat:backend=glucose4,config=unsat", "needs backend=cadical195")])
+def test_a_configuration_for_another_backend_is_an_error(spec, message):
+    with pytest.raises(RaceError, match=message):
+        registry.create(spec)

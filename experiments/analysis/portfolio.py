@@ -174,7 +174,8 @@ def _on_shared_puzzles(best: pd.DataFrame, here: pd.DataFrame):
             return ""
         runner = others.index[0]
         return (f" against {_seconds(others.loc[runner, 'par2'])} for {runner}, the next best, "
-                f"on the {count} puzzles {'both' if len(shared) == 2 else 'they all'} raced")
+                f"on the {count} puzzles {'both' if len(shared) == 2 else 'they all'} raced, "
+                f"fastest on {-int(shared.loc[pick, 'neg_wins'])} of them")
     return shared, versus
 
 
