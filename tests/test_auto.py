@@ -23,7 +23,8 @@ REFERENCE = REPO / "results" / "reference-n2-10"
 HARD5 = REPO / "results" / "reference-hard-n5"
 HARD6 = REPO / "results" / "reference-hard-n6"
 FALLBACK5 = [REPO / "results" / f"reference-hard-n5-fallback{s}" for s in ("", "-s10", "-s0")]
-CONFIG5 = [REPO / "results" / f"reference-hard-n5-config-s{s}" for s in (10, 11)]
+CONFIG = [REPO / "results" / name for name in
+          ("reference-hard-n5-config-s10", "reference-hard-n5-config-s11", "reference-hard-n6-config")]
 HARD9 = REPO / "tests" / "data" / "hard9.txt"
 
 
@@ -77,8 +78,8 @@ def test_the_committed_table_is_learned_from_the_reference_campaign():
     """The rule is reproducible: `race portfolio results/reference-n2-10 results/reference-hard-n5
     results/reference-hard-n6 results/reference-hard-n5-fallback results/reference-hard-n5-fallback-s10
     results/reference-hard-n5-fallback-s0 results/reference-hard-n5-config-s10
-    results/reference-hard-n5-config-s11` writes the same table."""
-    learned = portfolio.learn([analysis.load(c) for c in (REFERENCE, HARD5, HARD6, *FALLBACK5, *CONFIG5)])
+    results/reference-hard-n5-config-s11 results/reference-hard-n6-config` writes the same table."""
+    learned = portfolio.learn([analysis.load(c) for c in (REFERENCE, HARD5, HARD6, *FALLBACK5, *CONFIG)])
     committed = pd.read_csv(auto.TABLE_PATH)
     assert committed["entrant"].tolist() == learned["entrant"].tolist()
     assert committed[["n", "wins", "instances"]].values.tolist() == learned[["n", "wins", "instances"]].values.tolist()
@@ -249,3 +250,43 @@ def test_a_picked_entrant_that_cannot_run_here_is_replaced_by_in_process_sat(tmp
     cli_run = CliRunner().invoke(cli, ["solve", "-s", f"auto:table={table}", "--stats", str(f)])
     assert cli_run.exit_code == 0, cli_run.output
     assert f"auto picked {auto.FALLBACK}" in cli_run.stderr and "kissat cannot run here" in cli_run.stderr
+
+
+@pytest.mark.parametrize("cfg_time, expected", [(1.9, "sat:config=sat"), (2.1, "kissat")])
+def test_a_puzzle_raced_again_with_a_longer_limit_counts_as_answered(tmp_path, cfg_time, expected):
+    """Campaign a races sat and kissat on four hard puzzles: all time out. Campaign b races kissat
+    again on them with three times the limit: it answers h0 (in 2 limits). Campaign c races a new
+    entrant, sat:config=sat, on the same four with that limit: it answers h0 too. kissat's own share is 1/8
+    (its four timeouts of a count), sat:config=sat's 1/4; on the puzzles both raced they answered as many,
+    so they are compared there (kissat's answer in b counts, not its timeout in a), by PAR-2."""
+    from tests.test_analysis import LIMIT
+    a = [run(e, 6, f"h{k}", "timeout", None, family="hard", clues=700, instance_sha256=f"h{k}")
+         for e in ("sat", "kissat") for k in range(4)]
+    long = {"timeout_s": 3 * LIMIT}
+
+    def longer(entrant: str, seconds: float) -> list[dict]:
+        rows = [run(entrant, 6, f"h{k}", "timeout", None, family="hard", clues=700, instance_sha256=f"h{k}",
+                    timeout_s=3 * LIMIT, wall_s=3 * LIMIT, cpu_s=3 * LIMIT) for k in range(1, 4)]
+        return rows + [run(entrant, 6, "h0", "solved", seconds * LIMIT, family="hard", clues=700,
+                           instance_sha256="h0", timeout_s=3 * LIMIT)]
+    campaigns = [analysis.load(write_campaign(tmp_path / "a", a, {"entrants": ["sat", "kissat"]})),
+                 analysis.load(write_campaign(tmp_path / "b", longer("kissat", 2.0), {"entrants": ["kissat"]} | long)),
+                 analysis.load(write_campaign(tmp_path / "c", longer("sat:config=sat", cfg_time), {"entrants": ["sat:config=sat"]} | long))]
+    table = portfolio.learn(campaigns)
+    assert table["entrant"].tolist() == [expected]
+    other = "kissat" if expected == "sat:config=sat" else "sat:config=sat"
+    assert f"for {other}, the next best, on the 4 puzzles both raced, fastest on 1 of them" \
+        in table.loc[0, "reason"]
+
+
+def test_two_par2_means_that_round_alike_are_printed_apart(tmp_path):
+    """PAR-2 means equal to three significant digits get as many more as they need to differ."""
+    rows = []
+    for k in range(4):
+        rows += [run("dlx", 5, f"h{k}", "solved", 1.0001 if k else 1.231, family="hard", clues=280,
+                     instance_sha256=f"h{k}"),
+                 run("sat", 5, f"h{k}", "solved", 1.0002 if k else 1.232, family="hard", clues=280,
+                     instance_sha256=f"h{k}")]
+    table = portfolio.learn(analysis.load(write_campaign(tmp_path / "a", rows, {"entrants": ["dlx", "sat"]})))
+    assert table["entrant"].tolist() == ["dlx"]
+    assert "PAR-2 1.0578 s against 1.0581 s for sat" in table.loc[0, "reason"]

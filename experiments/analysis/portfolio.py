@@ -105,10 +105,13 @@ def family_picks(campaigns: analysis.Campaign | list[analysis.Campaign]) -> pd.D
     tallies, shares, times = zip(*(_tallies(c) for c in campaigns))
     pooled = pd.concat([t.assign(source=i) for i, t in enumerate(tallies)], ignore_index=True)
     share = pd.concat(shares, ignore_index=True)
-    # one time per (entrant, puzzle): the first campaign's (a puzzle raced in two campaigns
-    # by different entrants is one puzzle for the comparison below)
-    per_puzzle = pd.concat(times, ignore_index=True).drop_duplicates(
-        ["family", "n", "entrant", "puzzle"], keep="first")
+    # one time per (entrant, puzzle): the first campaign's answer, or the first campaign's
+    # timeout if none answered it (a puzzle raced again with a longer limit counts as answered;
+    # a puzzle raced in two campaigns by different entrants is one puzzle for the comparison)
+    per_puzzle = pd.concat(times, ignore_index=True)
+    per_puzzle = per_puzzle.assign(unanswered=~np.isfinite(per_puzzle["time"].to_numpy(float))) \
+        .sort_values("unanswered", kind="mergesort").drop_duplicates(
+        ["family", "n", "entrant", "puzzle"], keep="first").drop(columns="unanswered")
     rows = []
     family_order = list(dict.fromkeys(pooled["family"]))
     for family in family_order:
@@ -126,15 +129,15 @@ def family_picks(campaigns: analysis.Campaign | list[analysis.Campaign]) -> pd.D
                 pick, reason = "", "nobody answered"
                 instances = int(cell["instances"].max())
             else:
-                best = cell[cell["answered"] >= cell["answered"].max() - 1e-12]
                 here = per_puzzle[(per_puzzle["family"] == family) & (per_puzzle["n"] == n)]
+                best = cell[_level_on_shared(cell, here)]
                 best, versus = _on_shared_puzzles(best, here)
                 pick = str(best.sort_values(["par2", "neg_wins", "median_s", "order"],
                                             kind="mergesort").index[0])
                 instances = int(cell.loc[pick, "instances"])
                 reason = (f"{family}: {cell.loc[pick, 'wins']}/{instances} wins, "
                           f"{cell.loc[pick, 'solved']}/{instances} answered, "
-                          f"PAR-2 {_seconds(best.loc[pick, 'par2'])}{versus(pick)}"
+                          f"PAR-2 {_seconds(best.loc[pick, 'par2'], versus(pick)[0])}{versus(pick)[1]}"
                           + (f" ({sources} campaigns)" if sources > 1 else ""))
             rows.append({"family": family, "n": int(n), "empty_median": float(empty.median())
                          if len(empty) else math.nan, "entrant": pick,
@@ -143,19 +146,39 @@ def family_picks(campaigns: analysis.Campaign | list[analysis.Campaign]) -> pd.D
     return pd.DataFrame(rows)
 
 
+def _level_on_shared(cell: pd.DataFrame, here: pd.DataFrame) -> pd.Series:
+    """Which entrants of ``cell`` answered the largest share: each on its own puzzles, and also
+    an entrant that answered at least as many as a leader on the puzzles both raced (its own
+    share can be lower only because it raced harder puzzles besides: e.g. a second campaign
+    with a 20 s limit where nobody answered)."""
+    top = cell["answered"] >= cell["answered"].max() - 1e-12
+    answered = here.assign(ok=np.isfinite(here["time"].to_numpy(float))).pivot_table(
+        index="puzzle", columns="entrant", values="ok", aggfunc="first")
+    for e in cell.index[~top]:
+        for leader in cell.index[top]:
+            if e not in answered or leader not in answered:
+                continue
+            both = answered[[e, leader]].dropna()
+            if len(both) and both[e].astype(bool).sum() >= both[leader].astype(bool).sum():
+                top[e] = True
+                break
+    return top
+
+
 def _on_shared_puzzles(best: pd.DataFrame, here: pd.DataFrame):
     """Entrants tied on their share of answers are compared on the puzzles they all raced
     (PAR-2, answers, wins and median recomputed there), not each on its own instances: an
     entrant raced only on easier puzzles must not look faster for it. Returns the rows of
     ``best`` with those figures (unchanged when one entrant is left or they share no
-    puzzle) and a function giving the comparison's words for the reason."""
+    puzzle) and a function giving, for the pick, the significant digits its PAR-2 needs to
+    read apart from the next best's, and the comparison's words for the reason."""
     if len(best) < 2:
-        return best, lambda pick: ""
+        return best, lambda pick: (3, "")
     wide = here[here["entrant"].isin(best.index)].pivot(index="puzzle", columns="entrant", values="time")
     penalty = here.groupby("puzzle")["penalty"].max()
     wide = wide.dropna()
     if wide.empty:
-        return best, lambda pick: ""
+        return best, lambda pick: (3, "")
     finite = np.isfinite(wide.to_numpy(float))
     par2 = np.where(finite, wide.to_numpy(float), penalty.loc[wide.index].to_numpy(float)[:, None])
     winners = wide.idxmin(axis=1)[finite.any(axis=1)]
@@ -168,20 +191,23 @@ def _on_shared_puzzles(best: pd.DataFrame, here: pd.DataFrame):
     shared = shared[shared["solved_shared"] == top]
     count = len(wide)
 
-    def versus(pick: str) -> str:
+    def versus(pick: str) -> tuple[int, str]:
         others = shared.drop(index=pick).sort_values("par2", kind="mergesort")
         if others.empty:
-            return ""
+            return 3, ""
         runner = others.index[0]
-        return (f" against {_seconds(others.loc[runner, 'par2'])} for {runner}, the next best, "
-                f"on the {count} puzzles {'both' if len(shared) == 2 else 'they all'} raced, "
-                f"fastest on {-int(shared.loc[pick, 'neg_wins'])} of them")
+        mine, theirs = shared.loc[pick, "par2"], others.loc[runner, "par2"]
+        digits = next((d for d in (3, 4, 5, 6) if _seconds(mine, d) != _seconds(theirs, d)), 3)
+        return digits, (f" against {_seconds(theirs, digits)} for {runner}, the next best, "
+                        f"on the {count} puzzles {'both' if len(shared) == 2 else 'they all'} "
+                        f"raced, fastest on {-int(shared.loc[pick, 'neg_wins'])} of them")
     return shared, versus
 
 
-def _seconds(value: float) -> str:
-    """A PAR-2 mean for a reason: ms below a second, else s."""
-    return f"{1000 * value:.3g} ms" if value < 1 else f"{value:.3g} s"
+def _seconds(value: float, digits: int = 3) -> str:
+    """A PAR-2 mean for a reason: ms below a second, else s; ``digits`` significant digits
+    (more where two means would otherwise read the same)."""
+    return f"{1000 * value:.{digits}g} ms" if value < 1 else f"{value:.{digits}g} s"
 
 
 def _fill_unanswered(picks: pd.DataFrame) -> pd.DataFrame:
