@@ -30,7 +30,8 @@ each keeps its own SAT window solver, and a worker dies with its parent (``PR_SE
 Measured (minimal n = 5, idle 2-core machine, two workers): seeds 1, 3, 4 took 8.6, 14.7,
 26.8 s with the first version (``make bench``), against 13.1, 24.1, 38.2 s on one core; with
 the kept clues as units (:meth:`generators.counting.WindowSAT.settle`) and the guessed
-premises, 6.1, 11.6 and 22.0-26.8 s (three runs of seed 4); the same puzzles byte for byte. Not 2x: each worker's window solver sees only part of the
+premises, 6.1, 11.6 and 22.0-26.8 s (three runs of seed 4), and on a quieter day 6.3, 11.4,
+17.7 s (in the whole ``make bench`` 6.5, 11.6, 19.7 s); the same puzzles byte for byte. Not 2x: each worker's window solver sees only part of the
 questions on its window and learns less from one to the next (replayed on one core,
 alternating two counters costs 1.3x: 11.6 -> 14.9 s on seed 1), and ~7 % of the questions
 are asked again (with only "filled" premises they cost 3-5 s of CPU on seed 4; with the

@@ -15,8 +15,9 @@ second solution of the grid without it (a "witness", found by a SAT call: ~260 p
 puzzle, each ~1,000 CaDiCaL conflicts, 0.1-0.5 s), and one witness never serves two
 clues (it breaks the clue it was found for, which stays a clue). Since then: the window
 solver (WindowSAT), its kept clues as unit clauses (settle) and the removal's tail on
-worker processes (generators/speculative_removal.py); on the idle 2-core machine, seeds
-1, 3, 4: 7.8, 12.7, 22.1 s (seeds 0 and 2 over the cap), the same puzzles.
+worker processes (generators/speculative_removal.py) with guessed premises; measured
+2026-11-25 in the whole ``make bench``, seeds 0-4: 51.6, 6.5, > 60, 11.6, 19.7 s (median
+19.7 s; this part alone 17.7 s), the same puzzles.
 
 Target: like for like, ``minimal`` against ``qqwing --generate`` (QQwing makes
 minimal puzzles too: every clue necessary), n = 3, both a whole batch of the
