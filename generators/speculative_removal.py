@@ -107,6 +107,23 @@ def _serve(conn, n: int, counter, solution: np.ndarray, still_unique) -> None:
         conn.close()
 
 
+def sudoku_witness(n: int, solution: np.ndarray):
+    """The check of a "keep" answer's witness for box size n: a solved grid that keeps every
+    clue of the question (IsSolved, via :func:`solvers.rules.is_solution_of`) and differs from
+    ``solution`` at the cell asked about."""
+    from formats.grid import Grid
+    from solvers import rules
+    side = n * n
+    known = np.asarray(solution).reshape(-1)
+
+    def check(question: np.ndarray, c: int, witness: np.ndarray) -> bool:
+        found = np.asarray(witness).reshape(-1)
+        return (found.size == side * side and int(found[c]) != int(known[c])
+                and rules.is_solution_of(Grid(n, np.asarray(question).reshape(side, side)),
+                                         Grid(n, found.reshape(side, side).astype(np.int32))))
+    return check
+
+
 def _death(exitcode: int | None) -> str:
     """How a worker process ended, in words (``exitcode`` of multiprocessing)."""
     import signal
@@ -130,8 +147,12 @@ class SpeculativeRemoval:
     them asked again because their premise failed, ``wasted`` the seconds those answers took)."""
 
     def __init__(self, cells: np.ndarray, solution: np.ndarray, order: np.ndarray, start: int,
-                 n: int, counter, workers: int, question) -> None:
+                 n: int, counter, workers: int, question, check=None) -> None:
         self.question = question
+        #: (question's cells, flat cell asked about, witness) -> is the witness a second
+        #: solution of the question? Never trust a solver: a witness decides whether answers
+        #: on other premises hold, so each is checked here (default: sudoku_witness)
+        self.check = check if check is not None else sudoku_witness(n, solution)
         self.cells = cells
         self.flat = cells.reshape(-1)
         self.solution = solution
@@ -159,6 +180,7 @@ class SpeculativeRemoval:
         filled: dict[int, set[int]] = {}               # position -> undecided cells assumed filled
         emptied: dict[int, set[int]] = {}              # position -> undecided cells assumed empty
         took: dict[int, float] = {}                    # position -> seconds its last answer took
+        asked: dict[int, np.ndarray] = {}              # position -> the cells of its last question
         before = order[:start][self.flat[order[:start]] != 0]   # kept before the workers began
         values = self.solution.reshape(-1)
         pipes, procs = [], []
@@ -188,6 +210,11 @@ class SpeculativeRemoval:
                     decide(q, answer)
 
         def answered(p: int, kept: bool, witness: np.ndarray | None) -> None:
+            c = int(order[start + p])
+            if kept and witness is not None and not self.check(asked[p], c, witness):
+                raise RaceError(f"a removal-phase worker's second solution for cell {c} (position "
+                                f"{start + p} of the removal order) does not solve its question: "
+                                "a solver bug; no puzzle was made")
             if kept:   # a second solution: it holds where the cells assumed empty are empty,
                 # or hold in it the clue they have (then the premise did not matter)
                 need = {q for q in emptied[p] if witness is None
@@ -225,6 +252,7 @@ class SpeculativeRemoval:
                                     order[start + p + 1:]])
             kept = [q for q in range(p) if keep[q]]        # decided: kept for good
             settled = np.concatenate([before, order[start + np.asarray(kept, dtype=np.int64)]])
+            asked[p] = question
             conn.send((p, question.reshape(self.cells.shape), c, int(values[c]), ahead, settled))
             flight[conn] = p
             self.asked += 1

@@ -625,6 +625,16 @@ class _Unavoidable:
         pass
 
 
+def _abstract_witness(solution):
+    """The witness check of the abstract problem: keeps the question's clues, differs at c."""
+    known = np.asarray(solution).reshape(-1)
+
+    def check(question, c, witness):
+        q, w = np.asarray(question).reshape(-1), np.asarray(witness).reshape(-1)
+        return bool(np.array_equal(w[q != 0], q[q != 0]) and w[c] != known[c])
+    return check
+
+
 def _unavoidable_question(cells, c, k, n, counter, solution, ahead, settled):
     import os
     import time
@@ -660,7 +670,7 @@ def test_speculative_removal_checks_each_premise_against_the_decisions(seed):
             cells[c] = solution[c]
     fast = solution.copy()
     runner = speculative_removal.SpeculativeRemoval(fast, solution, order, 0, 0, _Unavoidable(sets), 3,
-                                                    _unavoidable_question)
+                                                    _unavoidable_question, _abstract_witness(solution))
     kept = runner.run()
     assert np.array_equal(fast, cells)
     assert kept == [bool(cells[c]) for c in order]
@@ -683,7 +693,8 @@ def test_a_witness_that_differs_on_a_cell_assumed_empty_but_kept_is_asked_again(
     solution = np.array([1, 2, 3], dtype=np.int32)
     fast = solution.copy()
     runner = speculative_removal.SpeculativeRemoval(fast, solution, np.arange(3), 0, 0,
-                                                    _Unavoidable([{1, 0}, {1, 2}]), 2, _scripted_question)
+                                                    _Unavoidable([{1, 0}, {1, 2}]), 2, _scripted_question,
+                                                    _abstract_witness(solution))
     assert runner.run() == [False, True, False]
     assert fast.tolist() == [0, 2, 0] and runner.repeated >= 2
 
@@ -714,7 +725,65 @@ def test_a_removal_worker_that_dies_or_fails_is_a_one_line_error(question, messa
     from generators import speculative_removal
     solution = np.array([1, 2, 3, 4], dtype=np.int32)
     runner = speculative_removal.SpeculativeRemoval(solution.copy(), solution, np.arange(4), 0, 0,
-                                                    _Unavoidable([{0, 1}]), 2, question)
+                                                    _Unavoidable([{0, 1}]), 2, question,
+                                                    _abstract_witness(solution))
     with pytest.raises(RaceError) as caught:
         runner.run()
     assert re.search(message, str(caught.value)) and "\n" not in str(caught.value)
+
+
+def _lying_question(cells, c, k, n, counter, solution, ahead, settled):
+    keep = _unavoidable_question(cells, c, k, n, counter, solution, ahead, settled)
+    if not keep:
+        counter.witness = np.asarray(solution).reshape(-1).copy()   # "another solution": the known one
+    return keep
+
+
+def test_a_witness_that_does_not_solve_its_question_is_a_one_line_error():
+    """A worker whose "keep" comes with a witness that is no second solution (here: the known
+    solution itself) stops the removal with a RaceError naming the cell: the witness would
+    decide other answers, so it is checked, never trusted."""
+    from formats.errors import RaceError
+    from generators import speculative_removal
+    solution = np.array([1, 2, 3, 4], dtype=np.int32)
+    runner = speculative_removal.SpeculativeRemoval(solution.copy(), solution, np.arange(4), 0, 0,
+                                                    _Unavoidable([{0, 1}]), 2, _lying_question,
+                                                    _abstract_witness(solution))
+    with pytest.raises(RaceError, match=r"second solution for cell 1 \(position 1 of the removal "
+                                        r"order\) does not solve its question"):
+        runner.run()
+
+
+def test_the_sudoku_witness_check_wants_a_solved_grid_that_keeps_the_clues_and_differs_there(rng):
+    """sudoku_witness: another solution of the 4x4 question passes; the known solution (same
+    value at the cell), a grid breaking a clue, or one that is not solved fail."""
+    from generators import speculative_removal
+    from solvers import registry
+    solution = full_grid(2, rng).cells
+    for c in range(16):
+        question = solution.reshape(-1).copy()
+        question[[c, (c + 5) % 16, (c + 10) % 16]] = 0
+        question[c] = 0
+        for k in range(16):                       # empty more cells until a second solution exists
+            found = registry.create("backtracking").count(Grid(2, question.reshape(4, 4)), limit=50, keep=50)
+            others = [g.cells.reshape(-1) for g in found.solutions if g.cells.reshape(-1)[c] != solution.reshape(-1)[c]] \
+                if found.solutions else []
+            if others:
+                break
+            question[k] = 0
+        else:
+            continue
+        check = speculative_removal.sudoku_witness(2, solution)
+        assert check(question, c, others[0])
+        assert not check(question, c, solution.reshape(-1))          # the same value at c
+        broken = others[0].copy()
+        filled = np.flatnonzero(question)
+        if filled.size:
+            j = filled[0]
+            broken[j] = broken[j] % 4 + 1                         # breaks the clue at j
+            assert not check(question, c, broken)
+        unsolved = others[0].copy()
+        unsolved[c] = 0
+        assert not check(question, c, unsolved)
+        return
+    pytest.fail("no 4x4 question with a second solution found")
