@@ -17,7 +17,8 @@ clues (it breaks the clue it was found for, which stays a clue). Since then: the
 solver (WindowSAT), its kept clues as unit clauses (settle) and the removal's tail on
 worker processes (generators/speculative_removal.py) with guessed premises; measured
 2026-11-25 in the whole ``make bench``, seeds 0-4: 51.6, 6.5, > 60, 11.6, 19.7 s (median
-19.7 s; this part alone 17.7 s), the same puzzles.
+19.7 s; this part alone 17.7 s, and 20.9 s in a repeat: at the target, within the noise),
+the same puzzles.
 
 Target: like for like, ``minimal`` against ``qqwing --generate`` (QQwing makes
 minimal puzzles too: every clue necessary), n = 3, both a whole batch of the
