@@ -135,9 +135,10 @@ def family_picks(campaigns: analysis.Campaign | list[analysis.Campaign]) -> pd.D
                 pick = str(best.sort_values(["par2", "neg_wins", "median_s", "order"],
                                             kind="mergesort").index[0])
                 instances = int(cell.loc[pick, "instances"])
+                digits, against = versus(pick)
                 reason = (f"{family}: {cell.loc[pick, 'wins']}/{instances} wins, "
                           f"{cell.loc[pick, 'solved']}/{instances} answered, "
-                          f"PAR-2 {_seconds(best.loc[pick, 'par2'], versus(pick)[0])}{versus(pick)[1]}"
+                          f"PAR-2 {_seconds(best.loc[pick, 'par2'], digits)}{against}"
                           + (f" ({sources} campaigns)" if sources > 1 else ""))
             rows.append({"family": family, "n": int(n), "empty_median": float(empty.median())
                          if len(empty) else math.nan, "entrant": pick,
