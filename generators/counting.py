@@ -384,6 +384,8 @@ class WindowSAT:
         base[self.window] = 0
         self.clue_cells = np.flatnonzero(base)
         self.clue_values = base[self.clue_cells]
+        # the cells empty outside the window: a question that fills one is about another grid
+        self.empty_cells = np.setdiff1d(np.flatnonzero(flat == 0), self.window)
         self._cnf = sudoku_cnf
         self.formula = sudoku_cnf.encode_reduced(Grid(n, base.reshape(side, side)), "pairwise")
         self.fixed = self.formula.fixed.reshape(-1)
@@ -400,11 +402,13 @@ class WindowSAT:
         self.units: set[int] = set()     # window cells settled as unit clauses (settle)
 
     def covers(self, cells: np.ndarray, c: int) -> bool:
-        """Can this solver answer for flat cell ``c`` of ``cells``? (c in the window,
-        and every clue of the base still there.)"""
+        """Can this solver answer for flat cell ``c`` of ``cells``? (c in the window, every
+        clue of the base still there, and every cell empty in the base outside the window
+        still empty: the formula knows nothing of a clue put back there.)"""
         flat = cells.reshape(-1)
         return bool(np.any(self.window == c)) and \
-            np.array_equal(flat[self.clue_cells], self.clue_values)
+            np.array_equal(flat[self.clue_cells], self.clue_values) and \
+            not np.any(flat[self.empty_cells])
 
     def _var(self, cell: int, value: int) -> int:
         side = self.n * self.n

@@ -444,6 +444,13 @@ def test_window_sat_answers_each_question_of_its_window(n, blanks, seed):
                 kept.append(c)
                 sat.settle(cells, np.asarray(kept))
                 assert c in sat.units or sat.fixed[c]
+        holes = np.flatnonzero(flat == 0)
+        holes = holes[~np.isin(holes, window)]
+        if holes.size:                         # a clue put back where the base has none
+            flat[holes[0]] = solution.cells.reshape(-1)[holes[0]]
+            assert not sat.covers(cells, int(window[0]))
+            flat[holes[0]] = 0
+            assert sat.covers(cells, int(window[0]))
         outside = np.flatnonzero(flat)
         outside = outside[~np.isin(outside, window)]
         if outside.size:
