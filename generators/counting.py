@@ -68,6 +68,17 @@ WINDOW_CELLS = 32
 #: configuration). Replayed, seed 4, a fresh solver per question: 18.1 -> 14.7 s CPU,
 #: 318k -> 253k conflicts; "chrono": 0 14.4 s; no inprocessing 20.1 s; no rephasing 20.5 s.
 WINDOW_OPTIONS = {"stabilizeonly": 1}
+# Measured and dropped (replayed questions of minimal 25x25, one core, exact answers): where the
+# time goes, seed 4: 257 "keep" questions (a witness found) 21-22 s, 19 "remove" questions
+# 4.7 s; the slowest 10 % of the keep questions take 64 % of it, and their witnesses differ
+# from the known solution in 160-220 of ~350 open cells (hard puzzles in their own right; a
+# fresh solver is as slow on most). Phases from the previous witness instead of the known
+# solution (seed 1: 7.6 -> 8.4 s), reset to it before every question (27.2 -> 28.9 s on seed
+# 4), a second phase after a conflict budget (random, inverted, all false: 33-38 s); the
+# locked-candidate clauses of every row/column-box pair (7.7 -> 9.5 s); the other AMO
+# encodings (sequential 37 s, commander 38 s against pairwise 27 s); the other PySAT solvers
+# (cadical153 42 s; glucose4, maplechrono, minisat22, lingeling > 60 s); one-at-a-time sweeps
+# of CaDiCaL options move a seed by +-15 % either way and none holds on a second seed.
 
 
 class SolutionCounter:

@@ -36,7 +36,12 @@ questions on its window and learns less from one to the next (replayed on one co
 alternating two counters costs 1.3x: 11.6 -> 14.9 s on seed 1), and ~7 % of the questions
 are asked again (with only "filled" premises they cost 3-5 s of CPU on seed 4; with the
 guessed ones 1.9-3.7 s). Handing each worker a block of 32 positions instead (its solver
-sees every question of its window) made 5x more answers lose their premise: no faster.
+sees every question of its window) made 5x more answers lose their premise: no faster;
+blocks of 16 whose window also holds the other worker's undecided cells (so it survives
+their decisions): 18.0-21.0 s against 18.6-20.1 s over five runs each (noise). Both workers
+on every question instead (simulated on replayed questions, the first answer wins): the same
+question with different phases or seeds, ~23 s; its values split between them, ~21 s: both
+slower than two questions at once.
 """
 
 from __future__ import annotations
