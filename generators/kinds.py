@@ -18,6 +18,9 @@ Families that share the fill stream share the solved grid, so for one
 ``minimal``  Algorithm 2 carried on through the whole removal order: unique, and
              every clue is necessary (removing any one gives >= 2 solutions).
              Its clues are a subset of ``unique``'s for the same seed.
+             (``unique``, ``minimal`` and the base of ``unsat``: "exactly one solution"
+             is confirmed by a second method before the puzzle is returned:
+             :mod:`generators.second_opinion`.)
 ``multi``    Algorithm 2's grid just before its last line (the restore): >= 2
              solutions, one clue short of ``unique``.
 ``unsat``    a ``unique`` (or ``minimal``, ``base=minimal``) puzzle plus one
@@ -35,12 +38,14 @@ Families that share the fill stream share the solved grid, so for one
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
 from formats.errors import RaceError
+from generators import second_opinion
 from generators.counting import SolutionCounter
 from generators.unique import FillStats, generate_unique, solved
 from solvers import rules
@@ -52,6 +57,8 @@ UNSAT_BASES = ("unique", "minimal", "holes")
 #: puzzle on every machine)
 UNSAT_TRIES = 50
 UNSAT_CONFLICTS = 20_000
+#: MiniSat's budget to agree with the chosen wrong clue's unsat proof (conflicts)
+SECOND_OPINION_CONFLICTS = 200_000
 
 
 class Streams(NamedTuple):
@@ -73,15 +80,26 @@ class Puzzle:
     stats: dict[str, float] = field(default_factory=dict)
 
 
+def _confirmed(r, n: int, what: str):
+    """``r`` (a :class:`generators.unique.UniqueResult`) once a second method agrees that its
+    puzzle has exactly one solution (:mod:`generators.second_opinion`; RaceError if not)."""
+    t0 = time.perf_counter()
+    second_opinion.confirm_unique(r.puzzle, r.solution, n, what)
+    r.stats["second_opinion_seconds"] = time.perf_counter() - t0
+    return r
+
+
 def unique(n: int, streams: Streams, counter: SolutionCounter, fill: str = "algorithm2") -> Puzzle:
     """Algorithm 2: a puzzle with exactly one solution."""
-    r = generate_unique(n, streams.fill, streams.remove, counter, fill=fill)
+    r = _confirmed(generate_unique(n, streams.fill, streams.remove, counter, fill=fill), n,
+                   "unique puzzle")
     return Puzzle(r.puzzle, r.solution, True, stats=r.stats)
 
 
 def minimal(n: int, streams: Streams, counter: SolutionCounter, fill: str = "algorithm2") -> Puzzle:
     """A minimal puzzle: unique, and removing any clue breaks uniqueness."""
-    r = generate_unique(n, streams.fill, streams.remove, counter, minimal=True, fill=fill)
+    r = _confirmed(generate_unique(n, streams.fill, streams.remove, counter, minimal=True, fill=fill),
+                   n, "minimal puzzle")
     return Puzzle(r.puzzle, r.solution, True, stats=r.stats)
 
 
@@ -104,8 +122,8 @@ def unsat(n: int, streams: Streams, counter: SolutionCounter | None, base: str =
     the first that propagation refutes; RaceError when none is proved unsat."""
     if base == "holes":
         return _unsat_from_holes(n, streams, counter, fill, holes)
-    r = generate_unique(n, streams.fill, streams.remove, counter, minimal=base == "minimal",
-                        fill=fill)
+    r = _confirmed(generate_unique(n, streams.fill, streams.remove, counter,
+                                   minimal=base == "minimal", fill=fill), n, f"{base} base puzzle")
     pairs = wrong_clues(r.puzzle, r.solution, n)
     if not len(pairs):
         raise RaceError(f"unsat: no empty cell of the n={n} {base} puzzle accepts a wrong value "
@@ -137,6 +155,12 @@ def _unsat_from_holes(n: int, streams: Streams, counter: SolutionCounter | None,
         raise RaceError(f"unsat: none of {min(len(pairs), UNSAT_TRIES)} wrong clues in the n={n} "
                         f"holes={fraction:g} puzzle was proved unsat within {UNSAT_CONFLICTS} "
                         f"conflicts (try fewer holes)")
+    # the proof rests on our propagation or CaDiCaL: MiniSat on CanPlace's candidates must
+    # agree (a solution it finds is a RaceError of second_opinion)
+    if not second_opinion.confirms_no_solution(fallback, n, SECOND_OPINION_CONFLICTS):
+        raise RaceError(f"unsat: the n={n} holes={fraction:g} puzzle's wrong clue was proved by one "
+                        f"method, but {second_opinion.SOLVER} could not confirm it within "
+                        f"{SECOND_OPINION_CONFLICTS} conflicts; nothing was recorded")
     meta = {"base": "holes", "holes": format_fraction(fraction)}
     return Puzzle(fallback, start.planted, False, meta, start.stats)
 
@@ -144,7 +168,8 @@ def _unsat_from_holes(n: int, streams: Streams, counter: SolutionCounter | None,
 def unsat_proof(cells: np.ndarray, n: int) -> str | None:
     """How ``cells`` was proved to have no solution: ``propagation`` (singles), ``search``
     (CaDiCaL on the reduced encoding within :data:`UNSAT_CONFLICTS` conflicts), or None
-    (not proved: satisfiable or out of budget)."""
+    (not proved: satisfiable or out of budget). The puzzle chosen still needs the second
+    opinion (:func:`_unsat_from_holes`)."""
     from formats.grid import Grid
     from solvers import sudoku_cnf
     from solvers.sat_counting import DEFAULT_BACKEND, pysat_solver

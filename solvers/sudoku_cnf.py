@@ -172,30 +172,48 @@ def extended_blocks(n: int) -> list[np.ndarray]:
     return families + [at_most_one(f) for f in families]
 
 
-def encode_reduced(grid: Grid, amo: str = amo_encodings.DEFAULT) -> Formula:
+def _contradictory(grid: Grid, why: str) -> Formula:
+    return Formula(grid.n, "reduced", 1, [np.array([[1], [-1]], LIT_DTYPE)], grid.cells.copy(),
+                   np.array([-1, -1], np.int64), [why])
+
+
+def encode_reduced(grid: Grid, amo: str = amo_encodings.DEFAULT,
+                   propagation: bool = True) -> Formula:
     """Propagate the clues (:func:`solvers.rules.propagate`: the compiled kernel, or numpy
     when interpreted), then encode only the remaining candidates: exactly-one per open
     cell over its candidates and per (row|column|box, value) over the cells where the
     value can still go, each at-most-one in the encoding ``amo``
     (:mod:`solvers.at_most_one`; auxiliaries are numbered after the candidate
     variables). Memory is linear in the candidates: no array of n⁶ entries is built.
-    Interpreted or compiled, the formula is the same (tested)."""
+    Interpreted or compiled, the formula is the same (tested). Without ``propagation``
+    the candidates are CanPlace's on the clues alone (no singles: a check that does not
+    rest on the propagation code, :mod:`generators.second_opinion`)."""
     n, side = grid.n, grid.side
-    found = rules.propagate(grid.cells, n)
-    if found.contradiction:
-        return Formula(n, "reduced", 1, [np.array([[1], [-1]], LIT_DTYPE)], grid.cells.copy(),
-                       np.array([-1, -1], np.int64), ["propagation: the clues are contradictory"])
+    if propagation:
+        found = rules.propagate(grid.cells, n)
+        if found.contradiction:
+            return _contradictory(grid, "propagation: the clues are contradictory")
+        cells, candidates = found.cells, found.candidates
+    else:
+        cells = grid.cells
+        flat = cells.reshape(-1)
+        candidates = rules.candidate_table(cells, n)
+        missing = rules.unit_value_counts(cells, n)[:, 1:] == 0        # (unit, value) not placed
+        units, _ = rules.unit_tables(n)
+        if not rules.is_consistent(grid) or np.any((flat == 0) & ~candidates.any(axis=1)) or \
+                np.any(missing & ~candidates[units].any(axis=1)):
+            return _contradictory(grid, "the clues leave a cell or a unit's value no place")
     _, cell_units = rules.unit_tables(n)
     number = candidate_groups_vectorised if is_interpreted() else candidate_groups
-    var_cell, members, bounds = number(found.cells.reshape(-1), found.candidates, cell_units, side)
+    var_cell, members, bounds = number(cells.reshape(-1), candidates, cell_units, side)
     var_cell = np.concatenate([[-1], var_cell])
     blocks: list[np.ndarray] = []
     next_var = var_cell.size
     for family in range(4):             # rows, columns, boxes (by unit, value), cells
         new, next_var = _group_blocks(members[family], bounds[family], next_var, amo)
         blocks.extend(new)
-    decided = int(np.count_nonzero(found.cells)) - grid.clues()
-    return Formula(n, "reduced", next_var - 1, blocks, found.cells.copy(), var_cell,
+    decided = int(np.count_nonzero(cells)) - grid.clues()
+    return Formula(n, "reduced", next_var - 1, blocks, cells.copy(), var_cell,
                    [f"propagation decided {decided} cells beyond the {grid.clues()} clues",
                     f"at-most-one: {amo}"], nprimary=var_cell.size - 1)
 

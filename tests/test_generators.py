@@ -794,3 +794,70 @@ def test_the_sudoku_witness_check_wants_a_solved_grid_that_keeps_the_clues_and_d
         assert not check(question, c, unsolved)
         return
     pytest.fail("no 4x4 question with a second solution found")
+
+
+# -- the second opinion on "exactly one solution" ----------------------------------------------
+
+@pytest.mark.parametrize("n,seed", [(2, 0), (2, 5), (3, 1), (3, 4), (4, 2)])
+def test_second_opinion_agrees_with_dlx_on_unique_and_multi_puzzles(n, seed):
+    """MiniSat's "another solution?" matches DLX's count on the same puzzles: none for a
+    unique one, a verified different solution for a multi one (its planted grid given)."""
+    from generators import second_opinion
+    unique_grid, meta = puzzle_set.make("unique", n, seed, 0)
+    solution = grid_text.parse_compact(meta["solution"], n, "<meta>").cells
+    assert count("dlx", unique_grid) == 1
+    assert second_opinion.another_solution(unique_grid.cells, solution, n) is None
+    second_opinion.confirm_unique(unique_grid.cells, solution, n)
+    multi_grid, meta = puzzle_set.make("multi", n, seed, 0)
+    planted = grid_text.parse_compact(meta["planted"], n, "<meta>").cells
+    assert count("dlx", multi_grid) == 2
+    other = second_opinion.another_solution(multi_grid.cells, planted, n)
+    assert other is not None and not np.array_equal(other, planted)
+    assert rules.is_solution_of(multi_grid, Grid(n, other))
+    with pytest.raises(RaceError, match="second solution"):
+        second_opinion.confirm_unique(multi_grid.cells, planted, n)
+    with pytest.raises(RaceError, match="does not solve"):
+        wrong = planted.copy()
+        wrong.reshape(-1)[[0, 1]] = wrong.reshape(-1)[[1, 0]]
+        second_opinion.confirm_unique(multi_grid.cells, wrong, n)
+
+
+class _OverconfidentCounter(counting.DLXCounter):
+    """Answers every removal-phase question "still unique" (a counter bug)."""
+    def differs(self, cells, c, values, hint=None, ahead=None, settled=None) -> bool:
+        self.witness = None
+        return False
+
+
+@pytest.mark.parametrize("kind,options", [("unique", {}), ("minimal", {}),
+                                          ("unsat", {"base": "unique"})])
+def test_a_counter_that_wrongly_says_unique_never_becomes_a_record(kind, options):
+    """Without the second opinion, this counter's puzzle (every clue removed) would be
+    recorded with ``solution=`` as if it had one solution; with it: a one-line RaceError."""
+    n = 2
+    streams = puzzle_set.streams(n, 0, 0, kind)
+    function = kinds.GENERATORS[kind][0]
+    with pytest.raises(RaceError, match="second solution.*nothing was recorded") as err:
+        function(n, streams, _OverconfidentCounter(n), **options)
+    assert "\n" not in str(err.value)
+
+
+def test_an_unsat_proof_stands_only_when_the_second_opinion_agrees(monkeypatch):
+    """A holes-based unsat puzzle: MiniSat agrees. A solvable grid that the first method
+    wrongly calls contradictory (propagation patched to say so): MiniSat's verified solution
+    is a one-line RaceError, not an unsat record."""
+    from generators import second_opinion
+    grid, meta = puzzle_set.make("unsat", 3, 0, 0, base="holes")
+    assert second_opinion.confirms_no_solution(grid.cells, 3, 1000)
+    assert kinds.unsat_proof(grid.cells.copy(), 3) in ("propagation", "search")
+    solvable, _ = puzzle_set.make("holes", 3, 0, 0, holes=0.5)
+    with pytest.raises(RaceError, match="has a solution"):
+        second_opinion.confirms_no_solution(solvable.cells, 3, 1000)
+
+    # a first method that calls every wrong clue proved: the holes family's pick is solvable
+    monkeypatch.setattr(kinds, "unsat_proof", lambda cells, n: "search")
+    monkeypatch.setattr(kinds, "wrong_clues",
+                        lambda puzzle, solution, n: np.array([[int(np.flatnonzero(puzzle.reshape(-1) == 0)[0]),
+                                                               int(solution.reshape(-1)[np.flatnonzero(puzzle.reshape(-1) == 0)[0]])]]))
+    with pytest.raises(RaceError, match="has a solution.*nothing was recorded"):
+        puzzle_set.make("unsat", 3, 0, 0, base="holes")

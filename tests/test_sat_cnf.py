@@ -262,3 +262,43 @@ def test_cli_encode_and_decode_agree_on_the_amo(tmp_path):
 def grid_from_text(text: str) -> Grid:
     from formats import grid_text
     return grid_text.parse(text).grids[0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(2, 3), blanks=st.floats(0.2, 0.8), seed=st.integers(0, 10 ** 6),
+       wrong=st.booleans())
+def test_reduced_without_propagation_has_the_same_solutions(n, blanks, seed, wrong):
+    """``encode_reduced(..., propagation=False)`` (CanPlace's candidates only, the second
+    opinion's encoding): the same solutions, counted to 3, as with propagation; a wrong clue
+    (unsatisfiable or not) is judged alike."""
+    rng = np.random.default_rng(seed)
+    puzzle = puzzle_from(full_grid(n, rng), blanks, rng)
+    if wrong:
+        flat = puzzle.cells.reshape(-1)
+        free = np.flatnonzero(flat == 0)
+        if free.size:
+            flat[free[0]] = int(rng.integers(1, n * n + 1))
+    counts = []
+    for propagation in (True, False):
+        formula = sudoku_cnf.encode_reduced(puzzle, "pairwise", propagation=propagation)
+        solver = pysat_solver("minisat22", formula.blocks)
+        count, models, _ = enumerate_models(solver, formula.primary, 3)
+        solver.delete()
+        for m in models:
+            assert rules.is_solution_of(puzzle, sudoku_cnf.decode(formula, m))
+        counts.append(count)
+    assert counts[0] == counts[1]
+
+
+@pytest.mark.parametrize("cells", [
+    [[1, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]],     # a repeated clue
+    [[1, 2, 0, 0], [3, 0, 0, 0], [0, 4, 0, 0], [0, 0, 0, 0]],     # cell (2,2) has no value left
+    [[1, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0], [0, 0, 0, 0]],     # no: a satisfiable control
+])
+def test_reduced_without_propagation_sees_a_dead_cell(cells):
+    grid = Grid(2, np.array(cells, dtype=np.int32))
+    formula = sudoku_cnf.encode_reduced(grid, "pairwise", propagation=False)
+    solver = pysat_solver("minisat22", formula.blocks)
+    satisfiable = solver.solve()
+    solver.delete()
+    assert satisfiable == (cells[0][1] == 0)
