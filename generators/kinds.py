@@ -22,7 +22,8 @@ Families that share the fill stream share the solved grid, so for one
              is confirmed by a second method before the puzzle is returned:
              :mod:`generators.second_opinion`.)
 ``multi``    Algorithm 2's grid just before its last line (the restore): >= 2
-             solutions, one clue short of ``unique``.
+             solutions, one clue short of ``unique``; a second solution, found by
+             another method, is recorded as the proof (``second=``).
 ``unsat``    a ``unique`` (or ``minimal``, ``base=minimal``) puzzle plus one
              wrong clue: an empty cell gets a value CanPlace allows but the
              unique solution does not have there. Clues consistent, no solution.
@@ -72,12 +73,14 @@ class Streams(NamedTuple):
 class Puzzle:
     """A generated puzzle: its cells, the solved grid it was cut from
     (``planted``; the unique solution for unique/minimal), whether ``planted``
-    is its unique solution, and family metadata, with the generation stats."""
+    is its unique solution, and family metadata, with the generation stats; ``second``: for
+    ``multi``, a verified solution other than ``planted`` (the proof of "two or more")."""
     cells: np.ndarray
     planted: np.ndarray
     unique_solution: bool
     metadata: dict[str, str] = field(default_factory=dict)
     stats: dict[str, float] = field(default_factory=dict)
+    second: np.ndarray | None = None
 
 
 def _confirmed(r, n: int, what: str):
@@ -104,11 +107,18 @@ def minimal(n: int, streams: Streams, counter: SolutionCounter, fill: str = "alg
 
 
 def multi(n: int, streams: Streams, counter: SolutionCounter, fill: str = "algorithm2") -> Puzzle:
-    """Algorithm 2 stopped before the restore: at least two solutions."""
+    """Algorithm 2 stopped before the restore: at least two solutions, the second one found
+    by a second method (:func:`generators.second_opinion.another_solution`) and kept as
+    the proof (``second=`` in the record)."""
     r = generate_unique(n, streams.fill, streams.remove, counter, fill=fill)
     if r.multi is None:
         raise RaceError(f"no multi-solution puzzle exists for n={n} (the empty grid has one solution)")
-    return Puzzle(r.multi, r.solution, False, stats=r.stats)
+    other = second_opinion.another_solution(r.multi, r.solution, n)
+    if other is None:
+        raise RaceError(f"the generated multi puzzle (n={n}) has one solution by "
+                        f"{second_opinion.SOLVER}, not two or more as the generator's counter said: "
+                        "nothing was recorded")
+    return Puzzle(r.multi, r.solution, False, stats=r.stats, second=other)
 
 
 def unsat(n: int, streams: Streams, counter: SolutionCounter | None, base: str = "unique",

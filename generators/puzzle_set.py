@@ -177,7 +177,8 @@ def make(kind: str, n: int, seed: int, index: int, *, pool: CounterPool | None =
     ``counter`` (any kind; speed only, never the output). Metadata keys: kind,
     n, seed, index, generator, the options, clues, and ``solution`` (the unique
     solution, unique/minimal) or ``planted`` (the solved grid the puzzle was cut
-    from: a solution for holes and multi, contradicted by one clue for unsat).
+    from: a solution for holes and multi, contradicted by one clue for unsat), and for
+    multi ``second`` (another solution, the proof of "two or more").
     ``pool`` shares warmed-up counters across calls (a fresh one per call, closed
     on return, when None). Raises RaceError for a bad argument or a kind that
     cannot exist at this n."""
@@ -196,6 +197,8 @@ def make(kind: str, n: int, seed: int, index: int, *, pool: CounterPool | None =
     grid = Grid(n, puzzle.cells)
     meta["clues"] = str(grid.clues())
     meta["solution" if puzzle.unique_solution else "planted"] = compact(puzzle.planted, n)
+    if puzzle.second is not None:
+        meta["second"] = compact(puzzle.second, n)
     return grid, meta
 
 

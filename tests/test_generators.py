@@ -861,3 +861,26 @@ def test_an_unsat_proof_stands_only_when_the_second_opinion_agrees(monkeypatch):
                                                                int(solution.reshape(-1)[np.flatnonzero(puzzle.reshape(-1) == 0)[0]])]]))
     with pytest.raises(RaceError, match="has a solution.*nothing was recorded"):
         puzzle_set.make("unsat", 3, 0, 0, base="holes")
+
+
+class _AlarmistCounter(counting.DLXCounter):
+    """Answers every removal-phase question "another solution" (a counter bug)."""
+    def differs(self, cells, c, values, hint=None, ahead=None, settled=None) -> bool:
+        self.witness = None
+        return True
+
+
+def test_a_counter_that_wrongly_says_two_solutions_never_makes_a_multi_record():
+    """Its multi puzzle is the solved grid less one clue (one solution): without the second
+    opinion it would be recorded as "two or more"."""
+    streams = puzzle_set.streams(2, 0, 0, "multi")
+    with pytest.raises(RaceError, match="multi puzzle.*one solution.*nothing was recorded"):
+        kinds.multi(2, streams, _AlarmistCounter(2))
+
+
+@pytest.mark.parametrize("n,seed", [(2, 1), (3, 0), (4, 0)])
+def test_a_multi_record_holds_a_verified_second_solution(n, seed):
+    grid, meta = puzzle_set.make("multi", n, seed, 0)
+    planted = grid_text.parse_compact(meta["planted"], n, "<meta>")
+    second = grid_text.parse_compact(meta["second"], n, "<meta>")
+    assert second != planted and rules.is_solution_of(grid, second) and rules.is_solution_of(grid, planted)

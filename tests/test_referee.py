@@ -49,6 +49,23 @@ def test_each_generated_kind_records_what_its_claims_are_checked_against():
     assert unsat.solution is None and unsat.count == 0 and "kind=unsat" in unsat.unsat
 
 
+@pytest.mark.parametrize("n,index", [(2, 0), (2, 3), (3, 1)])
+def test_a_multi_puzzle_records_its_second_solution_and_a_count_of_one_is_wrong(n, index):
+    """``second=`` makes "two or more" evidence: a solver claiming exactly one solution of a
+    multi puzzle is caught (before, the record only proved one)."""
+    puzzle = puzzle_file("multi", n, index)
+    truth = truth_of(puzzle)
+    assert truth.at_least == 2 and "two different solutions" in truth.evidence
+    second = grid_text.parse_compact(puzzle.metadata["second"], n)
+    assert second != truth.solution
+    assert check_count(1, True, None, truth) is not None
+    assert check_count(2, False, 2, truth) is None
+    puzzle.metadata["second"] = puzzle.metadata["planted"]   # the same grid twice: no proof
+    assert truth_of(puzzle).at_least == 1
+    puzzle.metadata["second"] = "1" * n ** 4                 # not a solution: no proof
+    assert truth_of(puzzle).at_least == 1 and check_count(1, True, None, truth_of(puzzle)) is None
+
+
 def test_a_planted_grid_that_does_not_solve_the_puzzle_is_no_evidence():
     puzzle = puzzle_file("holes", holes=0.6)
     assert truth_of(puzzle).solution is not None

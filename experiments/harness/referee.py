@@ -62,7 +62,8 @@ class Truth:
 def truth_of(puzzle: PuzzleFile, listed: str | None = None, name: str = "<instance>") -> Truth:
     """What the instance ``puzzle`` (its grid and ``# key=value`` metadata) records:
     ``solution=`` (a unique puzzle's solution) and ``planted=`` (the solved grid it was
-    cut from) count only when they solve the puzzle; ``kind=unsat`` and an import's
+    cut from) count only when they solve the puzzle, and ``second=`` (a multi puzzle's other
+    solution) makes it "two or more" when it solves it too; ``kind=unsat`` and an import's
     ``solutions=0`` mark it unsatisfiable, ``solutions=1|many`` give its count; ``listed``
     is the ``solutions`` word of the set's manifest, which wins over the file's."""
     from solvers.rules import is_solution_of
@@ -77,6 +78,10 @@ def truth_of(puzzle: PuzzleFile, listed: str | None = None, name: str = "<instan
                 unique = key == "solution" and meta.get("kind") in ("unique", "minimal")
                 what = (f"the instance records its solution (`{key}=` in {name})" if key == "solution"
                         else f"the solved grid it was cut from solves it (`planted=` in {name})")
+                if not unique and _second_solution(grid, candidate, meta.get("second"), name):
+                    return Truth(candidate, 2, None, "",
+                                 f"the instance records two different solutions (`{key}=` and "
+                                 f"`second=` in {name})")
                 return Truth(candidate, 1, 1 if unique else None, "", what)
     word = listed if listed not in (None, "", "unchecked") else meta.get("solutions", "")
     if word == "0":
@@ -89,6 +94,19 @@ def truth_of(puzzle: PuzzleFile, listed: str | None = None, name: str = "<instan
         return Truth(unsat="generated unsatisfiable (kind=unsat: a unique puzzle plus one clue "
                            "its only solution contradicts)", count=0)
     return Truth()
+
+
+def _second_solution(grid: Grid, first: Grid, text: str | None, name: str) -> bool:
+    """Is ``text`` (a ``second=`` line: a multi puzzle's proof) a solution of ``grid``
+    other than ``first``? Checked here, never taken on the file's word."""
+    from solvers.rules import is_solution_of
+    if not text:
+        return False
+    try:
+        other = parse_compact(text, grid.n, name)
+    except RaceError:
+        return False
+    return is_solution_of(grid, other) and other != first
 
 
 def confirmer_for(method: str) -> str:
