@@ -25,8 +25,10 @@ PINS = [
     ('minimal', 3, 4, 0, {}, "b1ba0486c47f18ef7c71edde701e7a6f519c2764ef66a59114045a02988e21a0"),
     ('minimal', 4, 0, 0, {}, "1460866ae394c3d813ba870fb04aa65764dd7750c138b80263267fac14568391"),
     ('minimal', 4, 3, 1, {}, "d5d12ce117911162a8af9d5a974bef6fefa43a55d3223e1307cee1e0397055d8"),
-    ('multi', 2, 0, 0, {}, "94c6c1039f3ce2c6a7c34ad58c2124ef89454f1f2961ea136e46179937f96020"),
-    ('multi', 3, 1, 2, {}, "6ca27057d4395b88aacf2a1b247b7a3a98931a2285cf0c91876b9e90d7a43d60"),
+    # multi: the files gained a `second=` line (2026-11-25); without it they hash to the
+    # earlier pins 94c6c103... and 6ca27057...: the same puzzles, GENERATOR_VERSION kept
+    ('multi', 2, 0, 0, {}, "4e6befafe397c4af996f3190be78f97ac540326994700b8540ddfbd4d6205576"),
+    ('multi', 3, 1, 2, {}, "f9028c6c8942f27f8042cd9b2d90679017bc75ddfa8ab24cdcf73bcb80d0f672"),
     ('unsat', 2, 0, 0, {}, "d71210a5eebead15503a877316e54635166bdcc5cddecdf0224b0735b2eeeb1d"),
     ('unsat', 3, 1, 2, {}, "940270c5f020826d6f4bf5eef207a6140820fd6ea45f24c02c219fa7abd0cd1f"),
     ('unsat', 3, 0, 1, {'base': 'minimal'}, "d0323f85597172bcb23bc766615cd6930e153d336d4c98dff5117ae1146a67dc"),
@@ -46,6 +48,14 @@ def sha256_of(kind: str, n: int, seed: int, index: int, options: dict) -> str:
 @pytest.mark.parametrize("kind, n, seed, index, options, digest", PINS)
 def test_each_kind_writes_the_pinned_instance(kind, n, seed, index, options, digest):
     assert sha256_of(kind, n, seed, index, options) == digest
+
+
+def test_a_multi_file_is_the_earlier_one_plus_its_second_solution():
+    """The `second=` line is the only change to multi instances: the puzzle is the same."""
+    grid, meta = puzzle_set.make("multi", 2, 0, 0)
+    meta.pop("second")
+    assert hashlib.sha256(grid_text.format_native(grid, meta).encode()).hexdigest() == \
+        "94c6c1039f3ce2c6a7c34ad58c2124ef89454f1f2961ea136e46179937f96020"
 
 
 def test_every_kind_is_pinned():
