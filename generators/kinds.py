@@ -39,7 +39,6 @@ Families that share the fill stream share the solved grid, so for one
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -86,9 +85,7 @@ class Puzzle:
 def _confirmed(r, n: int, what: str):
     """``r`` (a :class:`generators.unique.UniqueResult`) once a second method agrees that its
     puzzle has exactly one solution (:mod:`generators.second_opinion`; RaceError if not)."""
-    t0 = time.perf_counter()
     second_opinion.confirm_unique(r.puzzle, r.solution, n, what)
-    r.stats["second_opinion_seconds"] = time.perf_counter() - t0
     return r
 
 

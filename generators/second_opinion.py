@@ -28,34 +28,52 @@ from solvers import rules
 SOLVER = "minisat22"
 
 
-def another_solution(cells: np.ndarray, solution: np.ndarray, n: int) -> np.ndarray | None:
-    """A solved grid of ``cells`` other than ``solution`` (verified), or None when there is
-    none. ``solution`` must solve ``cells`` (RaceError otherwise)."""
+def _grid(cells: np.ndarray, n: int) -> Grid:
+    side = n * n
+    return Grid(n, np.asarray(cells, dtype=np.int32).reshape(side, side))
+
+
+def _solve(puzzle: Grid, extra=None, conflicts: int | None = None):
+    """MiniSat on CanPlace's candidates of ``puzzle`` (plus the clause ``extra(formula)``
+    when given; within ``conflicts`` when given): (True, False or None for out of budget,
+    the model's grid or None)."""
     from solvers import clause_loading, sudoku_cnf
     from solvers.sat_counting import pysat_solver
-    side = n * n
-    puzzle = Grid(n, np.asarray(cells, dtype=np.int32).reshape(side, side))
-    known = Grid(n, np.asarray(solution, dtype=np.int32).reshape(side, side))
-    if not rules.is_solution_of(puzzle, known):
-        raise RaceError("second opinion: the recorded solution does not solve the puzzle")
     formula = sudoku_cnf.encode_reduced(puzzle, "pairwise", propagation=False)
-    if not formula.primary:
-        return None                       # no open cell: the grid is its one solution
-    where = formula.var_cell[1:formula.primary + 1]
-    differ = np.flatnonzero(known.cells.reshape(-1)[where // side] != where % side + 1) + 1
-    if differ.size == 0:
-        return None                       # every open candidate is the solution's value
+    clause = extra(formula) if extra is not None else None
+    if clause is not None and not clause:
+        return False, None                # the empty clause: nothing can satisfy it
     solver = pysat_solver(SOLVER)
     try:
         clause_loading.load(solver, formula.blocks)
-        solver.add_clause(differ.tolist())
-        if not solver.solve():
-            return None
-        other = sudoku_cnf.decode(formula, solver.get_model())
+        if clause is not None:
+            solver.add_clause(clause)
+        if conflicts is not None:
+            solver.conf_budget(conflicts)
+        answer = solver.solve_limited()
+        return answer, sudoku_cnf.decode(formula, solver.get_model()) if answer else None
     finally:
         solver.delete()
-    if not rules.is_solution_of(puzzle, other) or np.array_equal(other.cells, known.cells):
-        raise AssertionError("second opinion: MiniSat's model is not another solution")  # pragma: no cover
+
+
+def another_solution(cells: np.ndarray, solution: np.ndarray, n: int) -> np.ndarray | None:
+    """A solved grid of ``cells`` other than ``solution`` (verified), or None when there is
+    none. ``solution`` must solve ``cells`` (RaceError otherwise)."""
+    puzzle, known = _grid(cells, n), _grid(solution, n)
+    if not rules.is_solution_of(puzzle, known):
+        raise RaceError("second opinion: the recorded solution does not solve the puzzle")
+    side = n * n
+
+    def some_cell_differs(formula) -> list[int]:     # any candidate but the solution's value
+        where = formula.var_cell[1:formula.primary + 1]
+        values = known.cells.reshape(-1)[where // side]
+        return (np.flatnonzero(values != where % side + 1) + 1).tolist()
+
+    answer, other = _solve(puzzle, some_cell_differs)
+    if not answer:
+        return None
+    if not rules.is_solution_of(puzzle, other) or other == known:   # pragma: no cover - a MiniSat bug
+        raise AssertionError("second opinion: MiniSat's model is not another solution")
     return other.cells.astype(np.int32)
 
 
@@ -63,31 +81,20 @@ def confirm_unique(cells: np.ndarray, solution: np.ndarray, n: int, what: str = 
     """Raise a one-line RaceError unless ``solution`` is the only solution of ``cells``."""
     other = another_solution(cells, solution, n)
     if other is not None:
-        side = n * n
-        c = int(np.flatnonzero(other.reshape(-1) != np.asarray(solution).reshape(-1))[0])
+        side, known, found = n * n, np.asarray(solution).reshape(-1), other.reshape(-1)
+        c = int(np.flatnonzero(found != known)[0])
         raise RaceError(f"the generated {what} (n={n}) has a second solution (it differs at row "
-                        f"{c // side + 1}, column {c % side + 1}: {other.reshape(-1)[c]} instead of "
-                        f"{int(np.asarray(solution).reshape(-1)[c])}), found by {SOLVER}: the "
-                        "generator's uniqueness check failed; nothing was recorded")
+                        f"{c // side + 1}, column {c % side + 1}: {found[c]} instead of "
+                        f"{known[c]}), found by {SOLVER}: the generator's uniqueness check "
+                        "failed; nothing was recorded")
 
 
 def confirms_no_solution(cells: np.ndarray, n: int, conflicts: int) -> bool:
     """Does MiniSat agree, within ``conflicts`` conflicts, that ``cells`` has no solution?
     (False: it ran out first.) A solution it finds is verified and raised as a one-line
     RaceError: the first method's "no solution" was wrong."""
-    from solvers import clause_loading, sudoku_cnf
-    from solvers.sat_counting import pysat_solver
-    side = n * n
-    puzzle = Grid(n, np.asarray(cells, dtype=np.int32).reshape(side, side))
-    formula = sudoku_cnf.encode_reduced(puzzle, "pairwise", propagation=False)
-    solver = pysat_solver(SOLVER)
-    try:
-        clause_loading.load(solver, formula.blocks)
-        solver.conf_budget(conflicts)
-        answer = solver.solve_limited()
-        found = sudoku_cnf.decode(formula, solver.get_model()) if answer else None
-    finally:
-        solver.delete()
+    puzzle = _grid(cells, n)
+    answer, found = _solve(puzzle, conflicts=conflicts)
     if found is not None:
         if not rules.is_solution_of(puzzle, found):   # pragma: no cover - a MiniSat bug
             raise AssertionError("second opinion: MiniSat's model does not solve the puzzle")

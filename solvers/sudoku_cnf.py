@@ -189,6 +189,7 @@ def encode_reduced(grid: Grid, amo: str = amo_encodings.DEFAULT,
     the candidates are CanPlace's on the clues alone (no singles: a check that does not
     rest on the propagation code, :mod:`generators.second_opinion`)."""
     n, side = grid.n, grid.side
+    units, cell_units = rules.unit_tables(n)
     if propagation:
         found = rules.propagate(grid.cells, n)
         if found.contradiction:
@@ -199,11 +200,9 @@ def encode_reduced(grid: Grid, amo: str = amo_encodings.DEFAULT,
         flat = cells.reshape(-1)
         candidates = rules.candidate_table(cells, n)
         missing = rules.unit_value_counts(cells, n)[:, 1:] == 0        # (unit, value) not placed
-        units, _ = rules.unit_tables(n)
         if not rules.is_consistent(grid) or np.any((flat == 0) & ~candidates.any(axis=1)) or \
                 np.any(missing & ~candidates[units].any(axis=1)):
             return _contradictory(grid, "the clues leave a cell or a unit's value no place")
-    _, cell_units = rules.unit_tables(n)
     number = candidate_groups_vectorised if is_interpreted() else candidate_groups
     var_cell, members, bounds = number(cells.reshape(-1), candidates, cell_units, side)
     var_cell = np.concatenate([[-1], var_cell])
