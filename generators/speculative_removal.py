@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import signal
 import time
 
 import numpy as np
@@ -81,6 +82,10 @@ def _serve(conn, n: int, counter, solution: np.ndarray, still_unique) -> None:
     ``still_unique`` (:func:`generators.unique.still_unique`) until told to stop, then send
     the counter's work."""
     die_with_parent()
+    # Ctrl-C reaches the whole process group: the parent stops and kills its workers, which
+    # must not be interrupted inside the SAT solver first (PySAT's handler leaves it unusable,
+    # and CaDiCaL then aborts with its own message on the next call)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     calls0, decided0, seconds0 = counter.calls, counter.decided, counter.seconds
     backend0 = dict(counter.by_backend)
     try:
@@ -131,7 +136,6 @@ def sudoku_witness(n: int, solution: np.ndarray):
 
 def _death(exitcode: int | None) -> str:
     """How a worker process ended, in words (``exitcode`` of multiprocessing)."""
-    import signal
     if exitcode is None:
         return "still running"
     if exitcode < 0:
@@ -189,6 +193,7 @@ class SpeculativeRemoval:
         before = order[:start][self.flat[order[:start]] != 0]   # kept before the workers began
         values = self.solution.reshape(-1)
         pipes, procs = [], []
+        finished = False
 
         def again(p: int) -> None:
             self.repeated += 1
@@ -300,10 +305,13 @@ class SpeculativeRemoval:
                 status, _, work, _ = conn.recv()
                 if status == "work":
                     self._add_work(work)
+            finished = True
         finally:
             for conn in pipes:
                 conn.close()
             for proc in procs:
+                if not finished:      # an error or an interrupt: no answer is awaited
+                    proc.kill()
                 proc.join(timeout=5)
                 if proc.is_alive():   # pragma: no cover - a stuck worker
                     proc.kill()

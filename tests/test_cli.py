@@ -102,3 +102,25 @@ def test_console_script_one_line_error(tmp_path):
     race = Path(sys.executable).parent / "race"
     p = subprocess.run([str(race), "solve", str(f)], capture_output=True, text=True)
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr
+
+
+def _interrupted_in(exc):
+    def make(*args, **kwargs):
+        raise exc
+    return make
+
+
+def test_ctrl_c_inside_a_pysat_solver_is_an_interrupt_not_a_traceback(monkeypatch):
+    """PySAT's C solvers catch SIGINT themselves and raise pysolvers.error("Caught keyboard
+    interrupt"), not KeyboardInterrupt: the CLI says 'race: interrupted', exit 130 (never 1,
+    which `race solve` uses for "no solution"); any other pysolvers.error is not swallowed."""
+    import pysolvers
+    from experiments.cli import generate
+    for exc in (KeyboardInterrupt(), pysolvers.error("Caught keyboard interrupt")):
+        monkeypatch.setattr(generate, "make", _interrupted_in(exc))
+        r = run("generate", "--n", "2")
+        assert r.exit_code == 130, r.output
+        assert r.stderr.strip() == "race: interrupted" and "Traceback" not in r.output
+    monkeypatch.setattr(generate, "make", _interrupted_in(pysolvers.error("something else")))
+    r = run("generate", "--n", "2")
+    assert r.exit_code not in (0, 130) and isinstance(r.exception, pysolvers.error)

@@ -884,3 +884,25 @@ def test_a_multi_record_holds_a_verified_second_solution(n, seed):
     planted = grid_text.parse_compact(meta["planted"], n, "<meta>")
     second = grid_text.parse_compact(meta["second"], n, "<meta>")
     assert second != planted and rules.is_solution_of(grid, second) and rules.is_solution_of(grid, planted)
+
+
+def _interrupted_question(cells, c, k, n, counter, solution, ahead, settled):
+    import os
+    import signal
+    if c == 1:
+        os.kill(os.getpid(), signal.SIGINT)          # Ctrl-C reaches the whole process group
+    return _unavoidable_question(cells, c, k, n, counter, solution, ahead, settled)
+
+
+def test_a_removal_worker_leaves_ctrl_c_to_its_parent():
+    """Ctrl-C goes to every process of the group; a worker must not be stopped by it inside
+    its solver (PySAT's handler would leave CaDiCaL unusable, and it aborts with its own
+    message): it blocks SIGINT, the parent decides, and the run answers as one core would."""
+    from generators import speculative_removal
+    solution = np.array([1, 2, 3, 4], dtype=np.int32)
+    fast = solution.copy()
+    runner = speculative_removal.SpeculativeRemoval(fast, solution, np.arange(4), 0, 0,
+                                                    _Unavoidable([{0, 1}]), 2, _interrupted_question,
+                                                    _abstract_witness(solution))
+    assert runner.run() == [False, True, False, False]
+    assert fast.tolist() == [0, 2, 0, 0]

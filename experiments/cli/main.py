@@ -68,7 +68,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 class RaceGroup(click.Group):
     """A lazy click group (commands imported when used, see :data:`COMMANDS`) that
     turns RaceError, bad options and failed writes into one-line errors
-    (``race: error: ...``, exit 2); a broken pipe ends quietly."""
+    (``race: error: ...``, exit 2); a broken pipe ends quietly; Ctrl-C, in Python or inside
+    a PySAT solver, is ``race: interrupted``, exit 130."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *COMMANDS})
@@ -101,9 +102,9 @@ class RaceGroup(click.Group):
             _fail(f"{exc.format_message()} (see '{command} --help')", exc.exit_code)
         except click.ClickException as exc:
             _fail(exc.format_message(), exc.exit_code)
-        except click.Abort:
-            click.echo("Aborted!", err=True)
-            code = 1
+        except click.Abort:             # Ctrl-C: 130 as a shell would say, never 1 ("no solution")
+            click.echo("race: interrupted", err=True)
+            code = 130
         except SystemExit as exc:
             code = exc.code
         except BrokenPipeError:         # --help or --version into a closed pipe
@@ -124,6 +125,16 @@ class RaceGroup(click.Group):
             sys.exit(0)
         except OSError as exc:          # a write failed: /dev/full, ENOSPC, EIO, ...
             _write_failed(exc)
+        except Exception as exc:
+            if _interrupted(exc):       # Ctrl-C inside a PySAT solver: a plain Abort
+                raise click.Abort() from None
+            raise
+
+
+def _interrupted(exc: Exception) -> bool:
+    """Is ``exc`` PySAT's report of a SIGINT caught inside a solver call? (Its C solvers
+    catch SIGINT themselves and raise ``pysolvers.error``, not KeyboardInterrupt.)"""
+    return type(exc).__module__ == "pysolvers" and "keyboard interrupt" in str(exc).lower()
 
 
 def _fail(message: str, code: int = 2) -> None:
