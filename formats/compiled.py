@@ -28,12 +28,41 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import signal
 import threading
 from typing import Any, Callable, Iterator
 
 _mode = threading.local()
 #: one compilation at a time (numba's typing reads the globals this module rewrites)
 _compiling = threading.RLock()
+#: set by the race CLI (:func:`ctrl_c_stops_kernels`): see there
+_ctrl_c_stops = False
+
+
+def ctrl_c_stops_kernels(enabled: bool = True) -> None:
+    """Let Ctrl-C stop this process inside a kernel marked ``long_running`` (a search that
+    may take minutes: DLX, Algorithm 1). Compiled code never returns to the interpreter, so
+    Python's SIGINT handler (KeyboardInterrupt) would only run once the search is over;
+    while such a kernel runs in the main thread and SIGINT has Python's default handler
+    (not a handler of the caller's, like a campaign's clean stop), SIGINT gets the system's
+    default action instead: the process ends at once (status 130 in the shell), with no
+    message and unflushed output lost. The race CLI turns this on; the harness's worker
+    processes (their own sessions, no Ctrl-C) do not, and pay nothing."""
+    global _ctrl_c_stops
+    _ctrl_c_stops = enabled
+
+
+@contextlib.contextmanager
+def _sigint_ends_process() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def is_interpreted() -> bool:
@@ -59,6 +88,8 @@ class Kernel:
 
     def __init__(self, fn: Callable, options: dict[str, Any]):
         self.py_func = fn
+        #: a search that may run for minutes (:func:`ctrl_c_stops_kernels`)
+        self.long_running = bool(options.pop("long_running", False))
         self.options = options
         self._dispatcher = None
         self._pending = None
@@ -87,6 +118,10 @@ class Kernel:
     def __call__(self, *args):
         if is_interpreted():
             return self.py_func(*args)
+        if self.long_running and _ctrl_c_stops:
+            compiled = self.compiled()
+            with _sigint_ends_process():
+                return compiled(*args)
         return self.compiled()(*args)
 
     def __repr__(self) -> str:
@@ -96,7 +131,8 @@ class Kernel:
 
 def kernel(fn: Callable | None = None, **options: Any):
     """Decorator: ``@kernel`` or ``@kernel(cache=True, nogil=True, ...)`` with numba
-    ``njit`` options; see the module docstring."""
+    ``njit`` options; see the module docstring. ``long_running=True`` (not numba's) marks a
+    search that may take minutes (:func:`ctrl_c_stops_kernels`)."""
     if fn is None:
         return lambda f: Kernel(f, options)
     return Kernel(fn, options)

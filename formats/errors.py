@@ -39,3 +39,11 @@ def printable(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(ch if ch.isprintable() or ch == " " else ascii(ch)[1:-1] for ch in text)
+
+
+def is_interrupt(exc: BaseException) -> bool:
+    """Is ``exc`` a Ctrl-C? KeyboardInterrupt, or PySAT's report of a SIGINT its C solvers
+    caught themselves (``pysolvers.error("Caught keyboard interrupt")``, an Exception): never
+    a solver's failure nor a user error, it stops the command (``race: interrupted``, 130)."""
+    return isinstance(exc, KeyboardInterrupt) or (
+        type(exc).__module__ == "pysolvers" and "keyboard interrupt" in str(exc).lower())

@@ -120,7 +120,7 @@ def choose(R, S, heuristic, zeros):
     return c
 
 
-@kernel(cache=True)
+@kernel(cache=True, long_running=True)
 def dlx_search(links, heuristic, limit, node_limit, keep, chosen, depth):
     """DLX on the (6, size) link block, which is restored before returning.
 

@@ -26,7 +26,7 @@ from solvers.interface import RawAnswer, Solver
 from solvers.rules import can_place_cells
 
 
-@kernel(cache=True, nogil=True)
+@kernel(cache=True, nogil=True, long_running=True)
 def backtrack(cells: np.ndarray, n: int, limit: int, node_limit: int,
               keep: int, out: np.ndarray) -> tuple[int, int, int, bool]:
     """Algorithm 1 on ``cells`` (modified in place, restored on return).

@@ -41,7 +41,7 @@ def full_links(n: int) -> np.ndarray:
                                  full_options(n).reshape(-1)).links
 
 
-@kernel(cache=True)
+@kernel(cache=True, long_running=True)
 def count_with_clues(links, cells, n, limit, node_limit, out):
     """Count the solutions of ``cells`` on the full matrix ``links``: cover the
     items of each clue's option (inconsistent clues -> 0), run DLX (MRV), then

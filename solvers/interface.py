@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from formats.errors import RaceError
+from formats.errors import RaceError, is_interrupt
 from formats.grid import Grid
 from solvers import rules
 
@@ -178,6 +178,8 @@ class Solver:
         except RaceError:
             raise
         except (Exception, SystemExit) as exc:   # a plugin's bug is its error, told in one line
+            if is_interrupt(exc):                # ... but Ctrl-C inside PySAT is the user's
+                raise KeyboardInterrupt from None
             raise RaceError(f"solver {self.spec} failed: {type(exc).__name__}: {exc}") from None
         if not isinstance(found, RawAnswer):
             raise RaceError(f"solver {self.spec} returned {type(found).__name__}, not a RawAnswer")

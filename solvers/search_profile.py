@@ -20,7 +20,7 @@ from formats.compiled import kernel
 from solvers.dancing_links import ROOT, DancingLinks
 
 
-@kernel(cache=True)
+@kernel(cache=True, long_running=True)
 def profile_search(links, heuristic, level_nodes, level_updates):
     """Count every solution; add the options tried at each level to ``level_nodes``
     and the updates made there to ``level_updates`` (both at least as long as

@@ -2,6 +2,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 from click.testing import CliRunner
 
 from experiments.cli import main
@@ -124,3 +125,18 @@ def test_ctrl_c_inside_a_pysat_solver_is_an_interrupt_not_a_traceback(monkeypatc
     monkeypatch.setattr(generate, "make", _interrupted_in(pysolvers.error("something else")))
     r = run("generate", "--n", "2")
     assert r.exit_code not in (0, 130) and isinstance(r.exception, pysolvers.error)
+
+
+def test_ctrl_c_inside_a_solver_is_an_interrupt_not_its_failure(monkeypatch):
+    """The solver interface turns a plugin's exception into 'solver X failed' (exit 2), but
+    PySAT's report of Ctrl-C is the user's interrupt: exit 130, 'race: interrupted'."""
+    import pysolvers
+    from solvers.dlx import DLX
+
+    def interrupted(self, grid, limit, keep):
+        raise pysolvers.error("Caught keyboard interrupt")
+    monkeypatch.setattr(DLX, "search", interrupted)
+    text = grid_text.format_native(puzzle_from(full_grid(4, np.random.default_rng(1)), 0.5,
+                                               np.random.default_rng(2)))
+    r = run("solve", "-s", "dlx", "-", input=text)
+    assert r.exit_code == 130 and r.stderr.strip() == "race: interrupted", r.output

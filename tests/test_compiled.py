@@ -246,3 +246,76 @@ def test_the_dimacs_text_is_the_kernels_bytes_for_any_clause_width(width):
     buffer = np.empty(7 * (12 * width + 2), np.uint8)
     used = format_clauses(block.astype(np.int32), buffer)
     assert format_clauses_text(block.astype(np.int32)) == bytes(buffer[:used])
+
+
+def _handler_seen(monkeypatch, kern):
+    """The SIGINT handler in force while ``kern``'s compiled code runs (a Python stand-in
+    for the dispatcher records it)."""
+    import signal
+    seen = []
+    monkeypatch.setattr(Kernel, "compiled", lambda self: lambda *args: seen.append(signal.getsignal(signal.SIGINT)))
+    kern(1)
+    return seen[0]
+
+
+def test_a_long_running_kernel_leaves_ctrl_c_its_default_action_only_when_asked(monkeypatch):
+    """Compiled code never returns to the interpreter, so KeyboardInterrupt would wait for the
+    end of a search: with ctrl_c_stops_kernels() (the race CLI) a long_running kernel runs with
+    SIGINT's default action (the process ends) and Python's handler is back afterwards; not
+    for other kernels, not without the switch (the harness's workers), and never over a
+    handler of the caller's (a campaign's clean stop)."""
+    import signal
+    long_one = Kernel(lambda x: x, {"long_running": True})
+    short_one = Kernel(lambda x: x, {})
+    assert long_one.long_running and "long_running" not in long_one.options   # not numba's
+    monkeypatch.setattr(compiled, "_ctrl_c_stops", False)
+    assert _handler_seen(monkeypatch, long_one) is signal.default_int_handler
+    compiled.ctrl_c_stops_kernels()
+    assert _handler_seen(monkeypatch, long_one) == signal.SIG_DFL
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert _handler_seen(monkeypatch, short_one) is signal.default_int_handler
+
+    def own(signum, frame):
+        pass
+    previous = signal.signal(signal.SIGINT, own)
+    try:
+        assert _handler_seen(monkeypatch, long_one) is own
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+_SPIN = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from formats.compiled import ctrl_c_stops_kernels, kernel
+
+@kernel(cache=False, long_running=True)
+def spin(n):
+    x = 0
+    for i in range(n):
+        x = (x * 31 + i) % 1000003
+    return x
+
+spin(10)                        # compiled before the clock starts
+ctrl_c_stops_kernels()
+print("spinning", flush=True)
+print(spin(10 ** 13))           # hours
+"""
+
+
+def test_ctrl_c_ends_a_process_inside_a_long_compiled_search():
+    """End to end: SIGINT stops a process inside a long_running kernel (it would otherwise run
+    for hours, the interrupt pending until the kernel returned)."""
+    import signal
+    import time
+    proc = subprocess.Popen([sys.executable, "-c", _SPIN, str(Path(__file__).parent.parent)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "spinning\n"
+        time.sleep(0.3)                                  # inside the kernel by now
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == -signal.SIGINT, proc.stderr.read()

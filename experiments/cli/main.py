@@ -16,7 +16,8 @@ import sys
 
 import click
 
-from formats.errors import RaceError, printable
+from formats.compiled import ctrl_c_stops_kernels
+from formats.errors import RaceError, is_interrupt, printable
 
 #: command name -> (module, attribute, short help). ``race --help`` prints the help
 #: from here without importing the module; tests/test_startup.py checks the table
@@ -92,6 +93,7 @@ class RaceGroup(click.Group):
                 formatter.write_dl(rows)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        ctrl_c_stops_kernels()          # Ctrl-C stops a long compiled search too (no numba import)
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as exc:
@@ -126,15 +128,9 @@ class RaceGroup(click.Group):
         except OSError as exc:          # a write failed: /dev/full, ENOSPC, EIO, ...
             _write_failed(exc)
         except Exception as exc:
-            if _interrupted(exc):       # Ctrl-C inside a PySAT solver: a plain Abort
+            if is_interrupt(exc):       # Ctrl-C inside a PySAT solver: a plain Abort
                 raise click.Abort() from None
             raise
-
-
-def _interrupted(exc: Exception) -> bool:
-    """Is ``exc`` PySAT's report of a SIGINT caught inside a solver call? (Its C solvers
-    catch SIGINT themselves and raise ``pysolvers.error``, not KeyboardInterrupt.)"""
-    return type(exc).__module__ == "pysolvers" and "keyboard interrupt" in str(exc).lower()
 
 
 def _fail(message: str, code: int = 2) -> None:
