@@ -46,7 +46,9 @@ MANIFEST_FIELDS = ("file", "kind", "n", "seed", "index", "fill", "clues", "sha25
 #: uniqueness: on a latin fill its questions are settled by propagation and budgeted
 #: DLX (measured per puzzle: 0.05 s at n = 7 and 8, 0.1-0.2 s at n = 10, 5-25 s at
 #: n = 15, 30-140 s at n = 20). ``minimal`` removes every removable clue: a question
-#: per cell near the hardness peak, minutes at n = 5 and 6, out of reach beyond.
+#: per cell near the hardness peak: 6-60 s at n = 5; at n = 6 hours at least (measured
+#: 2026-11-25, one puzzle, stopped: 27 min into the removal phase's parallel part its workers
+#: had decided 62 positions, one uniqueness question alone taking 19 min), out of reach beyond.
 FAMILY_MAX_N: dict[str, int] = {"unique": MAX_N, "minimal": 6, "unsat": MAX_N, "multi": MAX_N,
                                 "holes": MAX_N}
 #: base=auto of ``unsat``: ``unique`` up to this n, ``holes`` beyond (seconds, not minutes)

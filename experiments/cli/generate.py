@@ -103,7 +103,8 @@ def generate(n_text: str, count_text: str, seed_text: str, kind: str, holes_text
                 (--pattern balanced: evenly over rows, columns and boxes)
     holes, unsat, unique and multi go up to N = 20 (unique: ~0.05 s a puzzle
     at N = 7-8, seconds at N = 15, up to minutes at N = 20); minimal to N = 6
-    (a uniqueness question per cell, counted exactly).
+    (a uniqueness question per cell, counted exactly: up to a minute a puzzle
+    at N = 5, hours at N = 6).
 
     \b
     Fills (the solved grid every kind starts from; recorded as fill=... in
