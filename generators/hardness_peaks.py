@@ -6,7 +6,8 @@ reproducible from the repository alone.
 The table is ``generators/hardness_peaks.csv``, one row per (n, pattern):
 ``n, pattern, holes`` (the peak), ``low, high`` (its bootstrap interval over instances),
 ``entrant`` and ``measure`` (whose censored median work or time located it), ``instances``, ``timeout_s`` and
-``campaign`` (where it was measured). ``race landscape`` writes it.
+``campaign`` (where it was measured). ``race landscape`` writes it, never over a row measured
+on more instances or with a longer time limit (:func:`write_peaks`).
 
 **Rule for an n the table lacks**: the peak of the nearest measured n (the smaller one
 on a tie). Above the table's largest n this extrapolates the last measured peak, which is
@@ -64,16 +65,36 @@ def peak_holes(n: int, path: Path = PEAKS_PATH, pattern: str = "balanced") -> fl
     return float(rows[nearest]["holes"])
 
 
-def write_peaks(peaks: list[dict[str, object]], path: Path = PEAKS_PATH) -> Path:
+def weaker(new: dict[str, object], old: dict[str, object]) -> bool:
+    """Is peak row ``new`` measured on less than ``old`` (fewer instances, or a shorter time
+    limit)? A field either row lacks does not count."""
+    for field in ("instances", "timeout_s"):
+        try:
+            if float(new[field]) < float(old[field]):
+                return True
+        except (KeyError, TypeError, ValueError):
+            continue
+    return False
+
+
+def write_peaks(peaks: list[dict[str, object]], path: Path = PEAKS_PATH) -> list[tuple[str, int]]:
     """Add or replace the rows of ``peaks`` (keyed by n and pattern) in the table at
-    ``path``; rows of other (n, pattern) are kept. Rows are sorted by pattern, then n."""
+    ``path``; rows of other (n, pattern) are kept, and so is a row the new one is
+    :func:`weaker` than (a quick landscape must not overwrite a better-measured peak; write it
+    to another table instead). Rows are sorted by pattern, then n. Returns the (pattern, n)
+    whose recorded row was kept."""
     path = Path(path)
     rows: dict[tuple[str, int], dict[str, object]] = {}
     if path.exists():
         for pattern in {r.get("pattern", "") for r in _raw_rows(path)}:
             rows.update({(pattern, n): r for n, r in read_peaks(path, pattern).items()})
+    kept = []
     for peak in peaks:
-        rows[(str(peak["pattern"]), int(peak["n"]))] = peak
+        key = (str(peak["pattern"]), int(peak["n"]))
+        if key in rows and weaker(peak, rows[key]):
+            kept.append(key)
+            continue
+        rows[key] = peak
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=FIELDS, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
@@ -86,7 +107,7 @@ def write_peaks(peaks: list[dict[str, object]], path: Path = PEAKS_PATH) -> Path
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise RaceError(f"cannot write the hardness peaks: {exc.strerror}", source=str(path)) from None
-    return path
+    return kept
 
 
 def _raw_rows(path: Path) -> list[dict[str, str]]:

@@ -161,6 +161,22 @@ def test_slow_entrant_is_skipped_at_larger_n_as_soon_as_its_median_is_censored(t
 
 
 # -- the landscape --------------------------------------------------------------------------
+def test_a_peak_measured_on_less_does_not_overwrite_the_recorded_one(tmp_path):
+    """A quick landscape (fewer instances, or a shorter limit) keeps the recorded row and says
+    so; as many instances and as long a limit (or more) replace it; other rows are untouched."""
+    path = tmp_path / "peaks.csv"
+    recorded = {"pattern": "balanced", "holes": 0.6, "instances": 5, "timeout_s": 10}
+    hardness_peaks.write_peaks([{"n": 4, **recorded}, {"n": 5, **recorded}], path)
+    quick = {"pattern": "balanced", "holes": 0.5, "instances": 3, "timeout_s": 10}
+    short = {"pattern": "balanced", "holes": 0.5, "instances": 9, "timeout_s": 2}
+    assert hardness_peaks.write_peaks([{"n": 4, **quick}, {"n": 5, **short}], path) == \
+        [("balanced", 4), ("balanced", 5)]
+    assert {n: float(r["holes"]) for n, r in hardness_peaks.read_peaks(path).items()} == {4: 0.6, 5: 0.6}
+    better = {"pattern": "balanced", "holes": 0.55, "instances": 5, "timeout_s": 20}
+    assert hardness_peaks.write_peaks([{"n": 4, **better}], path) == []
+    assert {n: float(r["holes"]) for n, r in hardness_peaks.read_peaks(path).items()} == {4: 0.55, 5: 0.6}
+
+
 def test_landscape_campaign_has_the_hole_axis_resumes_and_writes_the_peak(tmp_path):
     peaks = tmp_path / "peaks.csv"
     args = ["landscape", "--n", "2", "--solvers", "backtracking", "--instances", "2",
@@ -182,6 +198,12 @@ def test_landscape_campaign_has_the_hole_axis_resumes_and_writes_the_peak(tmp_pa
     assert r.exit_code == 0, r.output
     grown = records.read_rows(tmp_path / "land" / "runs.csv")
     assert grown[:4] == rows and sorted(float(row["holes"]) for row in grown[4:]) == [0.5, 0.5]
+    before = peaks.read_bytes()                  # a quicker landscape leaves the table alone
+    quick = ["landscape", "--n", "2", "--solvers", "backtracking", "--instances", "1", "--timeout",
+             "30", "--out", str(tmp_path), "--peaks", str(peaks), "--campaign", "quick"]
+    r = CliRunner().invoke(main, [*quick, "--holes", "0.4,0.6"])
+    assert r.exit_code == 0, r.output
+    assert "peaks of n=2 not written" in r.output and peaks.read_bytes() == before
 
 
 def _instances(times: dict[float, list[float]]) -> pd.DataFrame:

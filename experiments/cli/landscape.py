@@ -65,7 +65,8 @@ def parse_fractions(text: str) -> list[float]:
               help="Campaign name [default: derived from n, pattern, seed, instances, limit].")
 @click.option("--peaks", "peaks_path", default=None, type=click.Path(dir_okay=False),
               help="Peak table to update [default: generators/hardness_peaks.csv, the table "
-                   "`race run --family hard` reads].")
+                   "`race run --family hard` reads]. A row measured there on more instances "
+                   "or with a longer limit is kept.")
 @click.option("--no-peaks", is_flag=True, help="Do not write the peak table.")
 def landscape(n_text: str, holes_text: str, pattern: str, solvers: str, instances: int, seed: int,
               timeout: float, memory: float, jobs: int | None, out: str, name: str | None,
@@ -126,8 +127,14 @@ def finish(campaign, pattern: str, peaks_path: Path | None) -> str:
         rows = [{**p, "pattern": pattern, "timeout_s": f"{campaign.timeout_s:g}",
                  "campaign": campaign.name} for p in found]
         if rows:
-            write_peaks(rows, peaks_path)
-            text += f"\npeaks of n={','.join(str(p['n']) for p in found)} written to {peaks_path}"
+            kept = {n for _, n in write_peaks(rows, peaks_path)}
+            written = [str(p["n"]) for p in found if p["n"] not in kept]
+            if written:
+                text += f"\npeaks of n={','.join(written)} written to {peaks_path}"
+            if kept:
+                text += (f"\npeaks of n={','.join(str(n) for n in sorted(kept))} not written: "
+                         f"{peaks_path} has them from more instances or a longer time limit "
+                         "(--peaks FILE writes them elsewhere)")
     return text
 
 
