@@ -140,3 +140,5 @@ def test_ctrl_c_inside_a_solver_is_an_interrupt_not_its_failure(monkeypatch):
                                                np.random.default_rng(2)))
     r = run("solve", "-s", "dlx", "-", input=text)
     assert r.exit_code == 130 and r.stderr.strip() == "race: interrupted", r.output
+    from formats import compiled          # the CLI's Ctrl-C switch is for its command only
+    assert compiled._ctrl_c_stops is False

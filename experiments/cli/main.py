@@ -93,8 +93,8 @@ class RaceGroup(click.Group):
                 formatter.write_dl(rows)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        ctrl_c_stops_kernels()          # Ctrl-C stops a long compiled search too (no numba import)
         try:
+            ctrl_c_stops_kernels()      # Ctrl-C stops a long compiled search too (no numba import)
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as exc:
             click.echo(exc.ctx.get_help() if exc.ctx else exc.format_message())
@@ -114,6 +114,8 @@ class RaceGroup(click.Group):
             code = 0
         except OSError as exc:          # ... or onto a full device
             _write_failed(exc)
+        finally:                        # for this command only (a caller in-process: tests)
+            ctrl_c_stops_kernels(False)
         _flush_stdout()
         sys.exit(code or 0)
 
