@@ -118,11 +118,11 @@ class Kernel:
     def __call__(self, *args):
         if is_interpreted():
             return self.py_func(*args)
+        compiled = self.compiled()
         if self.long_running and _ctrl_c_stops:
-            compiled = self.compiled()
             with _sigint_ends_process():
                 return compiled(*args)
-        return self.compiled()(*args)
+        return compiled(*args)
 
     def __repr__(self) -> str:
         state = "compiled" if self._dispatcher is not None else "not compiled yet"
