@@ -419,3 +419,42 @@ def test_runtime_figure_of_the_reference_names_each_family_and_keeps_ticks_reada
     assert titles == ["unique puzzles", "hard puzzles", "holes puzzles (33% empty)"]
     ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
     assert ticks == [str(n) for n in range(2, 11)]            # nine n: no grid sizes, no overlap
+
+
+def test_log_axes_label_ticks_as_plain_text_not_tex_source(tmp_path):
+    """The figures draw text as written (no mathtext, for `$` in entrant names), so the log
+    axes need labels that are text too: matplotlib's own show `$\\mathdefault{10^{-4}}$`."""
+    from experiments.analysis import landscape
+    campaign = analysis.load(REFERENCE)
+    figures = [plots.runtime_figure(campaign), plots.cactus_figure(campaign),
+               plots.work_figure(campaign), head_to_head.scatter_figure(campaign)]
+    checked = 0
+    for fig in figures:
+        fig.canvas.draw()
+        for ax in fig.axes:
+            for axis in (ax.xaxis, ax.yaxis):
+                if axis.get_scale() not in ("log", "symlog"):
+                    continue
+                labels = [t.get_text() for t in axis.get_ticklabels() + axis.get_ticklabels(minor=True)
+                          if t.get_text()]
+                if not labels:      # a panel sharing its neighbour's axis shows none
+                    continue
+                assert not any("$" in t or "mathdefault" in t for t in labels), labels
+                assert any("10" in t for t in labels), labels
+                checked += 1
+    assert checked >= 5
+    landscape_dir = REFERENCE.parent / "reference-landscape"
+    for path in landscape.landscape_figure(analysis.load(landscape_dir), tmp_path):
+        if path.suffix == ".pdf":
+            text = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True)
+            if text.returncode == 0:
+                assert "mathdefault" not in text.stdout and "10" in text.stdout
+
+
+def test_plain_log_formatter_names_decades_and_their_multiples():
+    from experiments.analysis.figure_style import PlainLogFormatter
+    fmt = PlainLogFormatter()
+    assert fmt._num_to_string(1e-4, 1e-5, 1) == "10\u207b\u2074"
+    assert fmt._num_to_string(0.001, 1e-5, 1) == "10\u207b\u00b3"
+    assert fmt._num_to_string(100, 1, 1000) == "10\u00b2"
+    assert fmt._num_to_string(0.003, 1e-3, 1e-2) == "3\u00d710\u207b\u00b3"

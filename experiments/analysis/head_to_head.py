@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from experiments.analysis import statistics as analysis
-from experiments.analysis.figure_style import MARKERS, legend_below
+from experiments.analysis.figure_style import MARKERS, legend_below, log_scale
 
 
 #: grey level per n in the scatter (darker = larger n), cycled
@@ -50,8 +50,8 @@ def _scatter_panel(ax, part: pd.DataFrame, ns: list[int], low: float, limit: flo
     ax.plot([low, limit * 1.5], [low, limit * 1.5], color="0.4", linewidth=0.8, linestyle="-")
     for line in (ax.axhline, ax.axvline):
         line(limit, color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    log_scale(ax, "x")
+    log_scale(ax)
     ax.set_xlim(low, limit * 1.5)
     ax.set_ylim(low, limit * 1.5)
     ax.set_aspect("equal")

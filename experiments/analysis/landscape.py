@@ -211,7 +211,7 @@ def landscape_figure(campaign: analysis.Campaign, out_dir: Path) -> list[Path]:
             if n in found:
                 ax.axvspan(found[n]["low"] - 0.01, found[n]["high"] + 0.01, color="0.85", zorder=0)
             ax.axhline(limit, color="0.4", linewidth=0.8, linestyle=":")
-            ax.set_yscale("log")
+            plots.log_scale(ax)
             ax.set_title(f"n = {n} ({n * n}x{n * n})")
             ax.set_xlabel("fraction of empty cells")
         axes[0][0].set_ylabel("median wall time (s)")

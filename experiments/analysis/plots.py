@@ -26,7 +26,7 @@ from matplotlib.lines import Line2D  # noqa: E402
 from experiments.analysis import statistics as analysis  # noqa: E402
 from experiments.analysis import virtual_best  # noqa: E402
 from experiments.analysis.figure_style import (COLOURS, HATCHES, LINESTYLES, MARKERS,  # noqa: E402,F401
-                                               STYLE, legend_below, style)
+                                               STYLE, legend_below, log_scale, style)
 from formats.errors import RaceError  # noqa: E402
 
 #: figure name -> what it shows (the file stem of the PDF and PNG)
@@ -98,7 +98,7 @@ def _runtime_panel(ax, table: pd.DataFrame, family: str, entrants: list[str], li
             ax.fill_between(x, np.where(band, q25, np.nan), np.where(band, np.minimum(q75, limit), np.nan),
                             color=st["color"], alpha=0.15, linewidth=0)
     ax.axhline(limit, color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)
-    ax.set_yscale("log")
+    log_scale(ax)
     return handles
 
 
@@ -195,7 +195,7 @@ def cactus_figure(campaign: analysis.Campaign) -> Figure:
     labels.append("time limit")
     total = per_instance.groupby("entrant").size().max() if len(per_instance) else 0
     ax.set_xlim(0, total + 1)
-    ax.set_yscale("log")
+    log_scale(ax)
     ax.set_xlabel(f"instances solved (of {total}, all n)")
     ax.set_ylabel("wall time per solve (s, log scale)")
     legend_below(fig, handles, labels, 2)
@@ -244,10 +244,10 @@ def _work_panel(ax, table: pd.DataFrame, family: str, counter: str, entrants: li
             drawn = True
     if drawn:
         if zero:  # a median of 0 (e.g. no conflicts) stays visible on a symlog axis
-            ax.set_yscale("symlog", linthresh=1)
+            log_scale(ax, symlog=True, linthresh=1)
             ax.set_ylim(bottom=0)
         else:
-            ax.set_yscale("log")
+            log_scale(ax)
     else:
         ax.text(0.5, 0.5, f"no entrant reports\n{counter}", ha="center", va="center",
                 transform=ax.transAxes, color="0.4")
