@@ -209,3 +209,89 @@ def test_a_run_out_directory_names_its_one_campaign(tmp_path):
     two = runner.invoke(main, ["compare", str(tmp_path / "a"), str(tmp_path / "b")])
     assert two.exit_code == 2 and "holds 2 campaigns (race-x, race-y); name one" in two.output
     assert "Traceback" not in two.output
+
+
+def _stamped(root, worker: str, times=BASE):
+    """A campaign whose rows say where and when they ran (as race run writes them)."""
+    path = campaign(root, {"dlx": times})
+    lines = (path / "runs.csv").read_text().splitlines()
+    import csv
+    import io
+    rows = list(csv.DictReader(io.StringIO("\n".join(lines) + "\n")))
+    for k, row in enumerate(rows):
+        row["worker"], row["started_at"] = worker, f"2026-11-25T10:00:{k:02d}.000Z"
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    (path / "runs.csv").write_text(buffer.getvalue())
+    return path
+
+
+def test_merge_refuses_a_campaign_twice_or_with_its_copy(tmp_path):
+    """The same measurements twice would pose as repeats (a spread of zero, a doubled count)."""
+    import shutil
+    one = _stamped(tmp_path / "one", "laptop:1")
+    twice = CliRunner().invoke(main, ["merge", str(one), str(one), "-o", str(tmp_path / "m")])
+    assert twice.exit_code == 2 and "given twice" in twice.output
+    copy = tmp_path / "copy"
+    shutil.copytree(one, copy)
+    copied = CliRunner().invoke(main, ["merge", str(one), str(copy), "-o", str(tmp_path / "m")])
+    assert copied.exit_code == 2 and "same measurement" in copied.output
+    assert not (tmp_path / "m").exists()
+    other = _stamped(tmp_path / "other", "server:7")
+    fine = CliRunner().invoke(main, ["merge", str(one), str(other), "-o", str(tmp_path / "m")])
+    assert fine.exit_code == 0, fine.output
+    assert len(analysis.load(tmp_path / "m").runs) == 20
+
+
+@pytest.mark.parametrize("damage", ["header", "binary", "empty", "list-meta"])
+def test_merge_refuses_an_unreadable_source_and_writes_nothing(tmp_path, damage):
+    one = campaign(tmp_path / "one", {"dlx": BASE})
+    bad = campaign(tmp_path / "bad", {"dlx": BASE})
+    runs = bad / "runs.csv"
+    if damage == "header":
+        runs.write_text(runs.read_text().replace("wall_s", "wallsecs", 1))
+    elif damage == "binary":
+        runs.write_bytes(bytes(range(256)) * 40)
+    elif damage == "empty":
+        runs.write_bytes(b"")
+    else:
+        (bad / "meta.json").write_text("[1, 2]")
+    result = CliRunner().invoke(main, ["merge", str(bad), str(one), "-o", str(tmp_path / "m")])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+    assert str(bad) in result.output
+    assert not (tmp_path / "m").exists()
+
+
+def test_merge_keeps_a_sources_damaged_rows_aside_not_lost(tmp_path):
+    one = campaign(tmp_path / "one", {"dlx": BASE})
+    cut = campaign(tmp_path / "cut", {"sat": BASE})
+    data = (cut / "runs.csv").read_bytes()
+    (cut / "runs.csv").write_bytes(data[:-20])          # the last row cut short
+    out = tmp_path / "m"
+    result = CliRunner().invoke(main, ["merge", str(one), str(cut), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "1 damaged row(s)" in result.output and "runs.damaged.csv" in result.output
+    assert len(analysis.load(out).runs) == 19
+    aside = (out / "runs.damaged.csv").read_text()
+    assert "cut short" in aside and str(cut / "runs.csv") in aside
+
+
+def test_a_merge_that_fails_to_write_leaves_nothing_and_can_be_retried(tmp_path, monkeypatch):
+    from experiments.harness import campaign_merge
+    one = campaign(tmp_path / "one", {"dlx": BASE})
+    two = campaign(tmp_path / "two", {"sat": BASE})
+    out = tmp_path / "m"
+    real = campaign_merge.json.dumps
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(campaign_merge.json, "dumps", full_disk)
+    failed = CliRunner().invoke(main, ["merge", str(one), str(two), "-o", str(out)])
+    assert failed.exit_code == 2 and "No space left" in failed.output and str(out) in failed.output
+    assert sorted(tmp_path.iterdir()) == sorted([one, two])      # no half-written campaign
+    monkeypatch.setattr(campaign_merge.json, "dumps", real)
+    again = CliRunner().invoke(main, ["merge", str(one), str(two), "-o", str(out)])
+    assert again.exit_code == 0, again.output

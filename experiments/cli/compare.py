@@ -123,7 +123,10 @@ def merge(campaigns: tuple[Path, ...], out: Path) -> None:
     \b
     The campaigns must share the seed and the time limit, and an instance name
     must have the same sha256 in all of them; a cell (entrant, family, n,
-    instance, repeat) measured by several becomes that many repeats.
+    instance, repeat) measured by several becomes that many repeats. A campaign
+    given twice, or a copy of another (the same measurements), is refused: its
+    rows would pose as repeats. Damaged rows of a source are named and kept in
+    OUT/runs.damaged.csv; OUT appears whole or not at all.
 
     \b
     Example:

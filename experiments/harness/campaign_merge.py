@@ -11,26 +11,35 @@ campaign, path, machine, commit, calibration, machine readings and jobs) and the
 ``machine`` block of each source under ``machines``.
 
 Refused (RaceError, nothing written): fewer than two sources, an existing OUT, sources
-with another seed or time limit, or one instance name whose sha256 differs between
-sources (they are not the same instances).
+with another seed or time limit, one instance name whose sha256 differs between
+sources (they are not the same instances), a source given twice or holding the very
+measurements of another (a copy: its rows would pose as repeats), and a source whose
+runs.csv or meta.json cannot be read (a header without the needed columns, no valid
+row, not a JSON object). Damaged rows of a source (cut short, malformed) are never
+dropped in silence: a warning names them and they go to OUT's ``runs.damaged.csv``.
+OUT appears whole or not at all (written beside it, then renamed).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
 from experiments.harness import records
 from experiments.harness.identity import row_family
 from experiments.harness.provenance import utc_now
-from formats.errors import RaceError
+from formats.errors import RaceError, printable
 
 #: metadata that must agree between merged campaigns
 SHARED = ("seed", "timeout_s")
 
 
-def _load(source: Path) -> tuple[list[dict[str, str]], dict[str, Any]]:
+def _load(source: Path) -> tuple[list[dict[str, str]], dict[str, Any], list[records.Damaged]]:
+    """A source's valid rows, meta.json and damaged rows (RaceError when it cannot be read)."""
     runs, meta_path = source / "runs.csv", source / "meta.json"
     if not runs.is_file() or not meta_path.is_file():
         raise RaceError(f"{source}: not a campaign directory (expected runs.csv and meta.json in it)")
@@ -38,7 +47,31 @@ def _load(source: Path) -> tuple[list[dict[str, str]], dict[str, Any]]:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise RaceError(f"malformed JSON: {exc}", source=str(meta_path)) from None
-    return records.read_rows(runs), meta
+    except OSError as exc:
+        raise RaceError(f"cannot read: {exc.strerror}", source=str(meta_path)) from None
+    if not isinstance(meta, dict):
+        raise RaceError(f"expected a JSON object, found {type(meta).__name__}", source=str(meta_path))
+    found = records.scan(runs)
+    if found.header_problem:
+        raise RaceError(f"{found.header_problem}: not a runs table race merge can read",
+                        source=str(runs), line=1)
+    if not found.rows:
+        raise RaceError("no runs recorded" + (" (no valid row)" if found.damaged else ""),
+                        source=str(runs))
+    if found.damaged:
+        print(f"race: warning: {printable(str(runs))}: {len(found.damaged)} damaged row(s) "
+              f"go to the merged campaign's {records.DAMAGED_NAME}, not into its runs: "
+              f"{records.describe(found.damaged)}", file=sys.stderr)
+    return found.rows, meta, [records.Damaged(d.line, d.raw, f"{runs}: {d.reason}") for d in found.damaged]
+
+
+def _measurement(row: dict[str, str]) -> tuple[str, ...] | None:
+    """What makes a row one measurement: where and when it ran, and what (None when the
+    row does not say where and when)."""
+    if not row.get("worker") or not row.get("started_at"):
+        return None
+    return (row["worker"], row["started_at"], row["entrant"], row_family(row), row["n"],
+            row["instance"])
 
 
 def _key(row: dict[str, str]) -> tuple[str, str, int, str]:
@@ -52,7 +85,27 @@ def merge_campaigns(sources: list[Path], out: Path) -> tuple[int, dict[str, Any]
         raise RaceError("race merge needs two campaigns or more: race merge A B -o C")
     if out.exists():
         raise RaceError(f"{out}: already exists; race merge writes a new campaign directory")
-    loaded = [(source, *_load(source)) for source in sources]
+    seen_paths: dict[Path, Path] = {}
+    for source in sources:
+        same = seen_paths.setdefault(source.resolve(), source)
+        if same is not source:
+            raise RaceError(f"{source}: given twice (as {same} too); each campaign merges once")
+    full = [(source, *_load(source)) for source in sources]
+    loaded = [(source, rows, meta) for source, rows, meta, _ in full]
+    measured: dict[tuple[str, ...], Path] = {}
+    for source, rows, _ in loaded:
+        mine: set[tuple[str, ...]] = set()
+        for row in rows:
+            key = _measurement(row)
+            if key is None:
+                continue
+            if key in measured and measured[key] != source:
+                raise RaceError(f"{source} and {measured[key]} hold the same measurement ("
+                                f"{row['entrant']} on {row['instance']}, run by {row['worker']} "
+                                f"at {row['started_at']}): a campaign and its copy; merged, its "
+                                "rows would pose as repeats")
+            mine.add(key)
+        measured.update((key, source) for key in mine)
     first_meta = loaded[0][2]
     for source, _, meta in loaded[1:]:
         for key in SHARED:
@@ -77,12 +130,32 @@ def merge_campaigns(sources: list[Path], out: Path) -> tuple[int, dict[str, Any]
             row = dict(row, repeat=str(int(row["repeat"] or 0) + shift.get(key, 0)))
             repeats[key] = max(repeats.get(key, 0), int(row["repeat"]) + 1)
             merged.append(row)
-    out.mkdir(parents=True)
-    with records.RunsWriter(out / "runs.csv") as writer:
-        for row in merged:
-            writer.write(row)
     meta = _merged_meta(loaded, out)
-    (out / "meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    damaged = [d for _, _, _, found in full for d in found]
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        work = out.with_name(f".{out.name}.merging-{os.getpid()}")
+        work.mkdir()
+    except OSError as exc:
+        raise RaceError(f"cannot create the merged campaign: {exc.strerror}", source=str(out)) from None
+    try:
+        try:
+            with records.RunsWriter(work / "runs.csv") as writer:
+                for row in merged:
+                    writer.write(row)
+            if damaged:
+                records.append_damaged(work / records.DAMAGED_NAME, damaged)
+            (work / "meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+            os.rename(work, out)
+        except records.RecordWriteError as exc:     # names the file in the hidden work dir
+            raise RaceError(f"cannot write the merged campaign ({exc.message}); nothing was "
+                            "written", source=str(out)) from None
+        except OSError as exc:
+            raise RaceError(f"cannot write the merged campaign ({exc.strerror}); nothing was "
+                            "written", source=str(out)) from None
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
     return len(merged), meta
 
 

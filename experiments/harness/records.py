@@ -216,7 +216,7 @@ def set_aside(path: Path) -> Scan:
         return found
     side = path.with_name(DAMAGED_NAME)
     if found.damaged:
-        _append_damaged(side, found.damaged)
+        append_damaged(side, found.damaged)
         print(f"race: warning: {printable(str(path))}: set aside {len(found.damaged)} damaged "
               f"row(s) to {printable(str(side))}, their cells will be re-run: "
               f"{describe(found.damaged)}", file=sys.stderr)
@@ -224,7 +224,7 @@ def set_aside(path: Path) -> Scan:
     return found
 
 
-def _append_damaged(side: Path, damaged: list[Damaged]) -> None:
+def append_damaged(side: Path, damaged: list[Damaged]) -> None:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     if not side.exists() or side.stat().st_size == 0:
