@@ -200,15 +200,21 @@ def test_l5_a_program_that_leaves_a_child_holding_stdout_answers_at_once(tmp_pat
 # -- T: tracebacks and crashes -------------------------------------------------------------
 
 @pytest.mark.parametrize("meta", ["[1, 2]", "null", '"s"', "42", '{"families": 7}',
-                                  '{"commands": 5}', '{"entrants": 5}'])
+                                  '{"commands": 5}', '{"entrants": 5}', "", '{"seed": 0, "time',
+                                  "\x00\xff garbage", "cut"])
 def test_t2_a_damaged_meta_json_is_a_one_line_error_on_resume(tmp_path, meta):
+    """... and the file is left as it is: its provenance (created_at, the readings) is not
+    overwritten by a fresh one."""
     args = ["run", "--n", "2", "--instances", "1", "--kind", "unique", "--solvers", "dlx",
             "--out", str(tmp_path), "--campaign", "c"]
     assert invoke(*args).exit_code == 0
-    (tmp_path / "c" / "meta.json").write_text(meta)
+    path = tmp_path / "c" / "meta.json"
+    damaged = path.read_bytes()[:200] if meta == "cut" else meta.encode("latin-1")
+    path.write_bytes(damaged)
     result = invoke(*args)
-    assert result.exit_code == 2 and "meta.json" in result.output
-    assert "Traceback" not in result.output
+    assert result.exit_code == 2 and "meta.json" in result.output, result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+    assert path.read_bytes() == damaged
 
 
 def test_t1_a_dollar_in_an_entrant_spec_is_drawn_as_written(tmp_path):

@@ -22,7 +22,7 @@ import json
 import os
 from typing import Any
 
-from experiments.harness import calibration, machine, pinning
+from experiments.harness import calibration, machine, pinning, provenance
 from experiments.harness.config import Config
 
 
@@ -86,4 +86,4 @@ def record(config: Config, conditions: dict[str, Any], history: bool = False) ->
     meta.update(conditions)
     if history:
         meta["runs_conditions"] = [*meta.get("runs_conditions", []), conditions]
-    path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    provenance.save_meta(path, meta)

@@ -132,8 +132,15 @@ def previous_meta(config: Config) -> dict[str, Any]:
         return {}
     try:
         old = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return {}
+    except json.JSONDecodeError as exc:
+        raise RaceError(f"malformed JSON ({exc.msg}, line {exc.lineno} column {exc.colno}): it "
+                        "is damaged; move it aside to resume from runs.csv, or choose another "
+                        "--campaign name", source=str(path)) from None
+    except UnicodeDecodeError:
+        raise RaceError("not UTF-8 text: it is damaged; move it aside to resume from runs.csv, "
+                        "or choose another --campaign name", source=str(path)) from None
+    except OSError as exc:
+        raise RaceError(f"cannot read: {exc.strerror}", source=str(path)) from None
     _check_shape(old, path)
     earlier = meta_family_labels(old)
     before, now = _labels(earlier), _labels(config.family_labels)
@@ -287,5 +294,20 @@ def write_meta(config: Config) -> dict[str, Any]:
         **({"instance_set": instance_set_meta(config.instance_set)} if config.instance_set else {}),
         "machine": machine(),
     }
-    path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    save_meta(path, meta)
     return meta
+
+
+def save_meta(path: Path, meta: dict[str, Any]) -> None:
+    """Write ``meta`` as the campaign's meta.json, atomically (a kill or a full disk leaves
+    the old file whole, never a cut one: a cut meta.json stops every resume)."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "w", encoding="utf-8") as f:
+            f.write(json.dumps(meta, indent=2) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, path)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise RaceError(f"cannot write: {exc.strerror}", source=str(path)) from None
