@@ -290,3 +290,18 @@ def test_two_par2_means_that_round_alike_are_printed_apart(tmp_path):
     table = portfolio.learn(analysis.load(write_campaign(tmp_path / "a", rows, {"entrants": ["dlx", "sat"]})))
     assert table["entrant"].tolist() == ["dlx"]
     assert "PAR-2 1.0578 s against 1.0581 s for sat" in table.loc[0, "reason"]
+
+
+def test_families_that_share_their_puzzles_each_count(tmp_path):
+    """hard at a small n can be the very puzzles of holes@0.7 (the same files): each family's
+    results count, and each has its share of empty cells (one was dropped as a duplicate)."""
+    rows = []
+    for family in ("hard", "holes@0.7"):
+        for k in range(3):
+            rows += [run("dlx", 2, f"shared{k}", "solved", 0.1, family=family, clues=5),
+                     run("sat", 2, f"shared{k}", "solved", 0.3, family=family, clues=5)]
+    campaign = analysis.load(write_campaign(tmp_path / "c", rows, {"entrants": ["dlx", "sat"]}))
+    table = portfolio.learn(campaign)
+    assert table[["n", "entrant", "wins", "instances"]].values.tolist() == [[2, "dlx", 6, 6]]
+    reason = table.loc[0, "reason"]
+    assert "hard: 3/3 wins" in reason and "holes@0.7: 3/3 wins" in reason

@@ -85,7 +85,7 @@ def _tallies(campaign: analysis.Campaign) -> tuple[pd.DataFrame, pd.DataFrame, p
                              else math.inf,
                              "par2_total": float(stats.loc[e, "par2_s"]) * len(here)
                              if e in stats.index else math.inf})
-    shares = runs.drop_duplicates("instance").assign(
+    shares = runs.drop_duplicates(["family_key", "n", "instance"]).assign(
         family=lambda f: f["family_key"],
         empty=lambda f: 1.0 - pd.to_numeric(f["clues"], errors="coerce") / f["n"].astype(float) ** 4)
     times = analysis.instance_times(sub.runs)
