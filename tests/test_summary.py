@@ -123,3 +123,12 @@ def test_an_unsat_claim_nobody_contradicts_stays_an_answer(tmp_path):
     rows = [run("a", 2, "i1", "unsat", 0.5), run("b", 2, "i1", "timeout", None), run("b", 2, "i2", "solved", 1.0)]
     text = summary_text(analysis.load(write_campaign(tmp_path / "u", rows)))
     assert "WRONG" not in text.split("\n", 1)[1]
+
+
+def test_a_refuted_claim_is_settled_when_no_row_has_a_message(tmp_path):
+    """A campaign whose message column is blank throughout (read back as numbers) still has its
+    refuted "no solution" turned into a wrong answer (it was a pandas TypeError)."""
+    rows = [run("a", 2, "i1", "solved", 0.5), run("b", 2, "i1", "unsat", 0.1)]
+    campaign = analysis.load(write_campaign(tmp_path / "m", rows))
+    b = campaign.runs[campaign.runs["entrant"] == "b"].iloc[0]
+    assert b["status"] == "wrong" and "a returned a verified solution" in b["message"]

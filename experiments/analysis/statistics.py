@@ -177,6 +177,7 @@ def settle(runs: pd.DataFrame) -> pd.DataFrame:
     refuted = (runs["status"] == Status.UNSAT) & ident.isin(solved)
     if refuted.any():
         by = {i: e for i, e in zip(ident[proved], runs.loc[proved, "entrant"])}
+        runs["message"] = runs["message"].astype(object)     # all blank: read as float NaN
         runs.loc[refuted, "message"] = [
             f"claimed no solution, but {by[i]} returned a verified solution of this instance"
             for i in ident[refuted]]
