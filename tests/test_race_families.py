@@ -319,3 +319,30 @@ def test_families_sharing_a_label_are_told_apart_by_their_key(tmp_path):
                                                                           ("holes@0.5", 3)]
     one = compare.compare(campaign, "a", "b", families=["holes@0.5"])
     assert {r.family for r in one.rows} == {"holes@0.5"}
+
+
+@pytest.mark.parametrize("given, expected", [({"peaks": "none"}, ["--no-peaks"]),
+                                             ({"peaks": "/tmp/my peaks.csv"},
+                                              ["--peaks", "/tmp/my peaks.csv"]),
+                                             ({}, [])])
+def test_the_landscape_resume_command_keeps_the_peak_table_and_the_jobs(given, expected):
+    """Following the printed resume command must not write the committed peak table when the
+    interrupted run was told --no-peaks or --peaks FILE."""
+    import shlex
+    from experiments.harness.config import Config, resume_command
+    config = Config(n_values=[2], entrants=[], family_labels="holes", jobs_given=1, campaign="land",
+                    generator_options={"pattern": "balanced"}, n_text="2", solvers_text="dlx",
+                    landscape={"holes": "0.4,0.6", "pattern": "balanced", **given})
+    words = shlex.split(resume_command(config))
+    assert words[:2] == ["race", "landscape"] and words[words.index("--jobs") + 1] == "1"
+    tail = words[words.index("--jobs") + 2:]
+    assert tail == expected
+
+
+def test_landscape_refuses_a_peak_table_that_is_no_regular_file(tmp_path):
+    from click.testing import CliRunner
+    from experiments.cli import main
+    r = CliRunner().invoke(main, ["landscape", "--n", "2", "--holes", "0.4", "--solvers", "dlx",
+                                  "--instances", "1", "--out", str(tmp_path), "--peaks", "/dev/full"])
+    assert r.exit_code == 2 and "/dev/full" in r.output and "regular file" in r.output
+    assert not any(tmp_path.iterdir())

@@ -102,8 +102,13 @@ def landscape(n_text: str, holes_text: str, pattern: str, solvers: str, instance
                     generator_options={"pattern": pattern},
                     families=landscape_families(fractions, pattern), n_text=n_text,
                     solvers_text=solvers, jobs_given=jobs,
-                    landscape={"holes": holes_text, "pattern": pattern})
+                    landscape={"holes": holes_text, "pattern": pattern,
+                               **({"peaks": "none"} if no_peaks else
+                                  {"peaks": peaks_path} if peaks_path else {})})
     target = None if no_peaks else Path(peaks_path) if peaks_path else PEAKS_PATH
+    if target is not None and target.exists() and not target.is_file():
+        raise RaceError("--peaks: not a regular file (the peak table is read, then rewritten)",
+                        source=str(target))
 
     expected = len(entrants) * len(fractions) * len(n_values) * instances
 

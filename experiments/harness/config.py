@@ -75,7 +75,8 @@ class Config:
     families: list[Family] = field(default_factory=list)
     #: how the campaign was asked for, to build the command that resumes it
     #: (:func:`resume_command`): the ``--n`` and ``--solvers`` texts, and for ``race
-    #: landscape`` its ``--holes`` and ``--pattern``
+    #: landscape`` its ``--holes``, ``--pattern`` and ``peaks`` (the ``--peaks`` file, "none"
+    #: for ``--no-peaks``, absent for the default table)
     n_text: str = ""
     solvers_text: str = ""
     landscape: dict[str, str] | None = None
@@ -149,6 +150,11 @@ def resume_command(config: Config) -> str:
                  "--instances", str(config.instances), "--seed", str(config.seed),
                  "--timeout", f"{config.timeout_s:g}", "--memory", memory,
                  "--out", str(config.out), "--campaign", config.campaign]
+        if config.jobs_given is not None:
+            parts += ["--jobs", str(config.jobs_given)]
+        peaks = config.landscape.get("peaks")
+        if peaks:
+            parts += ["--no-peaks"] if peaks == "none" else ["--peaks", peaks]
         return " ".join(shlex.quote(p) for p in parts)
     source = config.instance_set.source if config.instance_set is not None else str(config.instances)
     given = [x for key, value in config.generator_options.items()
