@@ -362,3 +362,41 @@ def test_long_entrant_names_are_never_cut_or_misaligned(tmp_path):
     assert lines[2].index(" 2 ") == lines[3].index(" 2 ") == lines[0].index(" n ")
     text = landscape_text(campaign)
     assert long_a in text and long_b in text
+
+
+# -- the third audit: claims race solve / race count believed ----------------------------
+
+def test_w4_solve_and_count_confirm_a_no_solution_claim_nothing_records(tmp_path):
+    """A program that answers "no solution" to everything, on a puzzle file that records
+    nothing: the second method finds a verified grid, so the claim is an error (exit 2),
+    not "no solution" (exit 1) or a count of 0."""
+    liar = script(tmp_path, "liar.py", 'print("no solution")\n')
+    for command in ("solve", "count"):
+        result = invoke(command, "-s", f"cmd:path={liar}", EMPTY4)
+        assert result.exit_code == 2, result.output
+        assert "claimed no solution, but sat found a verified solution" in result.output
+
+
+def test_w4_a_true_no_solution_stays_one_and_says_it_was_confirmed(tmp_path):
+    from tests.test_referee import unsat_without_record
+    path = tmp_path / "none.sudoku"
+    path.write_text(grid_text.format_native(unsat_without_record()))
+    for spec, by in (("dlx", "sat"), ("sat", "dlx"), ("backtracking", "sat")):
+        solved = invoke("solve", "-s", spec, "--stats", str(path))
+        assert solved.exit_code == 1 and "no solution" in solved.output
+        assert f"(confirmed by {by})" in solved.output
+        counted = invoke("count", "-s", spec, str(path))
+        assert counted.exit_code == 0 and counted.output == "0\n"
+    honest = script(tmp_path, "honest.py", 'print("no solution")\n')
+    result = invoke("solve", "-s", f"cmd:path={honest}", str(path))
+    assert result.exit_code == 1 and "no solution" in result.output
+
+
+def test_w4_a_programs_count_is_checked_by_a_second_method(tmp_path):
+    grid = "1234341221434321"
+    liar = script(tmp_path, "three.py", f'print("count 3")\nprint("{grid}")\n')
+    result = invoke("count", "-s", f"cmd:path={liar},count_args=--count", EMPTY4)
+    assert result.exit_code == 2 and "claimed 3 solution(s), but dlx counted 288" in result.output
+    right = script(tmp_path, "right.py", f'print("count 288")\nprint("{grid}")\n')
+    result = invoke("count", "-s", f"cmd:path={right},count_args=--count", EMPTY4)
+    assert result.exit_code == 0 and result.output == "288\n"

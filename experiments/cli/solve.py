@@ -204,15 +204,19 @@ def answers(source: str, spec: str, limit: int | None, stats: bool = False):
     small = _interpreted(spec, max((g.n for g in pf.grids), default=0), len(pf.grids), limit)
     with interpreted(small):
         results = [solver.solve(g) if limit == 1 else solver.count(g, limit) for g in pf.grids]
-    if len(pf.grids) == 1 and pf.metadata:
-        results = [_refereed(pf, results[0], limit, name)]
+        recorded = len(pf.grids) == 1 and bool(pf.metadata)
+        if recorded:
+            results = [_refereed(pf, results[0], limit, name)]
+        results = [_confirmed(g, r, solver, limit, settled=recorded)
+                   for g, r in zip(pf.grids, results)]
     return pf.format, pf.grids, results
 
 
 def _refereed(pf, result, limit: int | None, name: str):
     """``result`` with its claim checked against what the puzzle file records (its solution,
     its planted grid, kind=unsat, an import's count): a claim the record contradicts is
-    ``wrong`` (:mod:`experiments.harness.referee`)."""
+    ``wrong`` (:mod:`experiments.harness.referee`); a claim the record settles says so in
+    its message."""
     from dataclasses import replace
 
     from experiments.harness.referee import check_count, truth_of
@@ -224,8 +228,54 @@ def _refereed(pf, result, limit: int | None, name: str):
     if result.status == UNSAT and (truth.solution is not None or truth.at_least):
         why = f"claimed no solution, but {truth.evidence}"
     if why is None:
+        if result.status == UNSAT and truth.unsat and not result.message:
+            return replace(result, message=f"as recorded: {truth.unsat}")
         return result
     return replace(result, status=WRONG, verified=False, message=why)
+
+
+#: the rules core's own proof of "no solution" (solvers.interface): no solver's claim
+CLUES_CONFLICT = "the clues conflict"
+
+
+def _confirmed(grid, result, solver, limit: int | None, settled: bool):
+    """``result`` with a "no solution" claim that nothing recorded settles (``settled``:
+    the puzzle file's record was consulted, and said "none" or refuted it) confirmed by a
+    second, independent method (:func:`experiments.harness.referee.confirmer_for` of the
+    solver's family), in this process and under the command's ``--timeout``: a verified
+    grid from it makes the claim ``wrong``. A count is checked the same way when the
+    solver is not a built-in one (a program or a plugin): the second method counts to the
+    same limit and must agree."""
+    from dataclasses import replace
+
+    from experiments.harness.referee import confirmer_for
+    from solvers.interface import SOLVED, UNSAT, WRONG
+    if result.status not in (SOLVED, UNSAT) or (result.status == UNSAT and (
+            settled and result.message.startswith("as recorded") or result.message == CLUES_CONFLICT)):
+        return result
+    from solvers.registry import BUILTIN, parse_spec
+    builtin = solver.name in BUILTIN.names() and solver.method != "external"
+    counting = limit != 1 and result.status == SOLVED and result.complete and not builtin
+    if result.status == SOLVED and not counting:
+        return result                                  # a verified grid: proof
+    method = solver.method
+    if solver.picks:                                   # auto: the family of the one it picked
+        method = current_registry().solver_class(parse_spec(solver.pick_for(grid)[0])[0]).method
+    # counting: exact cover counts fastest, so it checks every count but its own
+    by = ("dlx" if method != "exact-cover" else "sat") if counting else confirmer_for(method)
+    second = current_registry().create(by)
+    check = second.solve(grid) if result.status == UNSAT else second.count(grid, limit)
+    if result.status == UNSAT:
+        if check.status == SOLVED:
+            return replace(result, status=WRONG, verified=False,
+                           message=f"claimed no solution, but {by} found a verified solution "
+                                   "(the second method that checks every no-solution claim)")
+        return replace(result, message=result.message or f"confirmed by {by}")
+    if check.status in (SOLVED, UNSAT) and check.count != result.count:
+        return replace(result, status=WRONG, verified=False,
+                       message=f"claimed {result.count} solution(s), but {by} counted "
+                               f"{check.count}{' (limit reached)' if check.limit_hit else ''}")
+    return result
 
 
 AUTO_HELP = (SOLVER_HELP + " The default, auto, runs per puzzle the entrant that did best at its n "
@@ -248,7 +298,9 @@ def _cores() -> int:
               metavar="S", help=TIMEOUT_HELP)
 def solve(puzzle: str, spec: str, stats: bool, timeout: float | None) -> None:
     """Solve PUZZLE (a file, or - for stdin) and print the solution in the
-    input's format. Exit 1 with "no solution" on stderr when there is none.
+    input's format. Exit 1 with "no solution" on stderr when there is none (a
+    claim the puzzle file does not settle is confirmed by a second method; a
+    refuted one is an error, exit 2).
 
     \b
     A one-line file with many puzzles gives one solution line per puzzle
@@ -318,7 +370,8 @@ def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float
     when --limit stopped the count; "at least K" when the solver could not
     count them all (e.g. a cmd entrant without count_args); never a number
     above the limit. A count the puzzle file contradicts (its recorded
-    solution, kind=unsat, an import's count) is an error (exit 2).
+    solution, kind=unsat, an import's count) is an error (exit 2), and so is a
+    count of 0 or a program's or plugin's count that a second method refutes.
 
     \b
     Example:
@@ -385,7 +438,8 @@ def _checked(results: list, stats: bool, out: list[str]):
 def _print_stats(where: str, result) -> None:
     counters = " ".join(f"{k}={v}" for k, v in result.counters.items())
     times = " ".join(f"{k}={v * 1e3:.3f}ms" for k, v in result.times.items())
-    click.echo(f"{where}status={result.status} {counters} {times}", err=True)
+    note = f" ({result.message})" if result.message else ""
+    click.echo(f"{where}status={result.status} {counters} {times}{note}", err=True)
 
 
 COMMANDS: list = [solve, count, check]
