@@ -295,3 +295,29 @@ def test_a_merge_that_fails_to_write_leaves_nothing_and_can_be_retried(tmp_path,
     monkeypatch.setattr(campaign_merge.json, "dumps", real)
     again = CliRunner().invoke(main, ["merge", str(one), str(two), "-o", str(out)])
     assert again.exit_code == 0, again.output
+
+
+def test_compare_refuses_a_rename_to_nothing_and_a_gate_of_nan(tmp_path):
+    """--as dlx=nosuch dropped dlx from the comparison (a CI gate then passed on a dlx
+    regression); --fail-above nan could never fail."""
+    old = campaign(tmp_path / "old", {"dlx": BASE, "sat": BASE})
+    new = campaign(tmp_path / "new", {"dlx": [3 * t for t in BASE], "sat": BASE})
+    renamed = CliRunner().invoke(main, ["compare", str(old), str(new), "--as", "dlx=nosuch",
+                                        "--fail-above", "1.2"])
+    assert renamed.exit_code == 2 and "'nosuch' is not an entrant of new" in renamed.output
+    for bad in ("nan", "inf", "-1", "0"):
+        gate = CliRunner().invoke(main, ["compare", str(old), str(new), "--fail-above", bad])
+        assert gate.exit_code == 2, (bad, gate.output)
+    gate = CliRunner().invoke(main, ["compare", str(old), str(new), "--fail-above", "1.2"])
+    assert gate.exit_code == 1 and "regression" in gate.output
+
+
+def test_compare_names_the_entrants_only_one_campaign_ran(tmp_path):
+    old = campaign(tmp_path / "old", {"dlx": BASE, "backtracking": BASE})
+    new = campaign(tmp_path / "new", {"dlx": BASE, "sat": BASE})
+    result = campaign_diff.diff(analysis.load(old), analysis.load(new))
+    assert [r.entrant for r in result.rows] == ["dlx"]
+    notes = " ".join(result.warnings)
+    assert "not compared: backtracking (only OLD old" in notes and "not compared: sat (only NEW new" in notes
+    shown = CliRunner().invoke(main, ["compare", str(old), str(new)])
+    assert shown.exit_code == 0 and "not compared: sat" in shown.output

@@ -83,6 +83,9 @@ def entrant_pairs(old: analysis.Campaign, new: analysis.Campaign, entrants: list
         if name not in old.entrants:
             raise RaceError(f"--as {name}={target}: {name!r} is not an entrant of {old.name} "
                             f"(its entrants: {', '.join(old.entrants)})")
+        if target not in new.entrants:     # else the pair would vanish from the comparison
+            raise RaceError(f"--as {name}={target}: {target!r} is not an entrant of {new.name} "
+                            f"(its entrants: {', '.join(new.entrants)})")
     pairs = []
     for name in wanted:
         target = renames.get(name, name)
@@ -197,6 +200,14 @@ def diff(old: analysis.Campaign, new: analysis.Campaign, entrants: list[str] | N
         raise RaceError(f"campaigns {old.name} and {new.name} share no instance for these "
                         "entrants (cells are paired by instance_sha256, family and n)")
     warnings = (noise.warnings(old, f"OLD {old.name}") + noise.warnings(new, f"NEW {new.name}"))
+    if not entrants:                       # who is left out, and why
+        paired = entrant_pairs(old, new, [], renames)
+        for side, campaign, mine in (("OLD", old, {a for a, _ in paired}),
+                                     ("NEW", new, {b for _, b in paired})):
+            alone = [e for e in campaign.entrants if e not in mine]
+            if alone:
+                warnings.append(f"not compared: {', '.join(alone)} (only {side} {campaign.name} "
+                                "ran it; --as OLD=NEW pairs renamed entrants)")
     return CampaignDiff(old.name, new.name, rows, meta_differences(old.meta, new.meta),
                         normalise, factor, tolerance, warnings)
 

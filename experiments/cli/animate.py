@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from experiments.cli import params
 from formats.errors import RaceError
 
 
@@ -20,7 +21,7 @@ from formats.errors import RaceError
               help="At most this many frames; a longer search is sampled evenly (the caption says so).")
 @click.option("--max-steps", type=click.IntRange(min=1), default=200_000, show_default=True,
               help="Follow the search for at most this many steps (the caption says if it was cut).")
-@click.option("--fps", type=click.FloatRange(min=0.1, max=60), default=4.0, show_default=True,
+@click.option("--fps", type=params.Number(0.1, max=60), default=4.0, show_default=True,
               help="Frames per second.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Breaks the SAT search's ties between decision cells (the other searches are deterministic).")

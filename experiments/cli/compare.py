@@ -33,7 +33,7 @@ from experiments.cli import params
               help="Relative difference within which two times are a tie.")
 @click.option("--as", "renames", multiple=True, metavar="OLD=NEW",
               help="Two campaigns: pair OLD's entrant OLD with NEW's entrant NEW (renamed; repeatable).")
-@click.option("--fail-above", "fail_above", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--fail-above", "fail_above", type=params.Number(0.0, open=True, max=1e6), default=None,
               help="Two campaigns: exit 1 when an entrant, family and n is slower than this ratio "
                    "NEW/OLD with its interval's lower end above 1 (a regression gate for CI).")
 @click.option("--markdown", is_flag=True, help="Two campaigns: print a Markdown table (for a PR).")

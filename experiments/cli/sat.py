@@ -7,6 +7,7 @@ import sys
 import click
 import numpy as np
 
+from experiments.cli import params
 from formats import dimacs, grid_text, sat_output
 from formats.source import read_source
 from formats.errors import RaceError
@@ -116,7 +117,7 @@ def _formula_for(grid: Grid, encoding: str, amo: str, model, name: str) -> sudok
 @click.argument("cnf", default="-")
 @click.option("--backend", "-b", default=DEFAULT_BACKEND, show_default=True,
               help="A PySAT solver name, kissat, or a DIMACS solver binary (see `race solvers`).")
-@click.option("--timeout", "-t", type=float, default=0.0, show_default=True,
+@click.option("--timeout", "-t", type=params.Number(0.0, max=1e6), default=0.0, show_default=True,
               help="Seconds before giving up with s UNKNOWN (0 = none).")
 def sat_solve(cnf: str, backend: str, timeout: float) -> None:
     """Solve a DIMACS CNF file (- = stdin) with one of the race's SAT backends
