@@ -265,3 +265,13 @@ def test_the_page_works_in_headless_chromium(browser, page, tmp_path):
     shot = tmp_path / "report.png"
     driver.save_screenshot(str(shot))
     assert shot.stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("given", ["missing", "campaign"])
+def test_a_landscape_that_is_none_is_an_error_not_left_out_in_silence(campaign_dir, tmp_path, given):
+    landscape = tmp_path / "nowhere" if given == "missing" else campaign_dir
+    out = tmp_path / "r.html"
+    result = CliRunner().invoke(cli, ["report", str(campaign_dir), "--html", "--no-grids", "-o",
+                                      str(out), "--landscape", str(landscape)])
+    assert result.exit_code == 2 and "--landscape" in result.output and str(landscape) in result.output
+    assert not out.exists()

@@ -200,12 +200,22 @@ def landscape_campaign(campaign: analysis.Campaign, landscape: Path | None) -> a
     empty cells at one n and family (a ``race landscape`` campaign), else None."""
     if landscape is not None:
         directory = landscape if landscape.is_dir() else landscape.parent
-        if (directory / "runs.csv").is_file():
-            return analysis.load(directory)
-        return None
+        if not (directory / "runs.csv").is_file():
+            raise RaceError("--landscape: no landscape campaign here (expected a directory with "
+                            "runs.csv, written by race landscape)", source=str(landscape))
+        given = analysis.load(directory)
+        if not _has_hole_axis(given):
+            raise RaceError("--landscape: not a landscape (one share of empty cells per n and "
+                            "family; race landscape measures several)", source=str(landscape))
+        return given
+    return campaign if _has_hole_axis(campaign) else None
+
+
+def _has_hole_axis(campaign: analysis.Campaign) -> bool:
+    """Several shares of empty cells at one n and family: a ``race landscape`` campaign."""
     holes = pd.to_numeric(campaign.runs["holes"], errors="coerce")
     per = campaign.runs.assign(h=holes).groupby(["family", "n"])["h"].nunique()
-    return campaign if len(per) and int(per.max()) > 1 else None
+    return bool(len(per) and int(per.max()) > 1)
 
 
 def write(campaign_dir: str | Path, out: str | Path, landscape: Path | None = None,
