@@ -80,3 +80,26 @@ def test_markdown_table_pads_escapes_and_right_aligns_numbers():
                     "| ----------- | ----: |\n"
                     "| x\\|y        |   1.5 |\n"
                     "| longer name |    10 |\n")
+
+
+def test_jsonl_keeps_a_censored_median_apart_from_a_missing_one(campaign, tmp_path):
+    """b's median is above the limit (1 of 2 answered: censored, inf in CSV); JSON has no
+    infinity and pandas wrote null, the same as a missing value. And verified is a boolean."""
+    (campaign / "runs.csv").write_text(RUNS.replace("b|x,2,i0,0,solved,True,0.002",
+                                                    "b|x,2,i0,0,timeout,False,10.2"))
+    code, out = _run(campaign, "-f", "jsonl", "-t", "summary")
+    rows = {r["entrant"]: r for r in map(json.loads, out.splitlines())}
+    assert code == 0 and rows["b|x"]["median_s"] == "inf" and isinstance(rows["a"]["median_s"], float)
+    _, csv_out = _run(campaign, "-f", "csv", "-t", "summary")
+    assert pd.read_csv(io.StringIO(csv_out))["median_s"].tolist()[1] == float("inf")
+    code, out = _run(campaign, "-f", "jsonl")
+    assert [json.loads(line)["verified"] for line in out.splitlines()] == [True, True, False, False]
+    target = tmp_path / "runs.parquet"
+    assert _run(campaign, "-f", "parquet", "-o", target)[0] == 0
+    assert pd.read_parquet(target)["verified"].tolist() == [True, True, False, False]
+
+
+def test_parquet_to_a_missing_directory_names_the_file(campaign, tmp_path):
+    target = tmp_path / "no" / "such" / "runs.parquet"
+    code, out = _run(campaign, "-f", "parquet", "-o", target)
+    assert code == 2 and str(target) in out and len(out.strip().splitlines()) == 1

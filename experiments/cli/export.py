@@ -71,11 +71,33 @@ def write_frame(frame, fmt: str, out: str) -> None:
                             "(pip install 'sudoku-race[parquet]')") from None
         if out == "-":
             raise RaceError("--format parquet is binary: give a file with --out")
-        frame.to_parquet(out, index=False)
+        try:
+            _typed(frame).to_parquet(out, index=False)
+        except OSError as exc:
+            raise RaceError(f"cannot write: {exc.strerror or exc}", source=out) from None
         return
-    text = frame.to_json(orient="records", lines=True) if fmt == "jsonl" \
+    text = _typed(frame, json=True).to_json(orient="records", lines=True) if fmt == "jsonl" \
         else frame.to_csv(index=False, lineterminator="\n")
     _write_text(text, out)
+
+
+def _typed(frame, json: bool = False):
+    """``frame`` with ``verified`` as booleans and, for JSON (which has no infinity: pandas
+    writes null), every infinite number as the string "inf" or "-inf", as CSV writes it: a
+    censored median (above the limit) stays apart from a missing one."""
+    import numpy as np
+
+    from experiments.harness.schema import is_true
+    frame = frame.copy()
+    if "verified" in frame:
+        frame["verified"] = frame["verified"].map(is_true)
+    if json:
+        for column in frame.columns:
+            values = frame[column]
+            if values.dtype.kind == "f" and np.isinf(values.to_numpy()).any():
+                frame[column] = values.astype(object).where(~np.isinf(values.to_numpy()),
+                                                            np.where(values > 0, "inf", "-inf"))
+    return frame
 
 
 def _write_text(text: str, out: str) -> None:
