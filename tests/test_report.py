@@ -458,3 +458,25 @@ def test_plain_log_formatter_names_decades_and_their_multiples():
     assert fmt._num_to_string(0.001, 1e-5, 1) == "10\u207b\u00b3"
     assert fmt._num_to_string(100, 1, 1000) == "10\u00b2"
     assert fmt._num_to_string(0.003, 1e-3, 1e-2) == "3\u00d710\u207b\u00b3"
+
+
+def test_a_figure_that_cannot_be_written_is_one_line_and_leaves_no_cut_file(synthetic, tmp_path,
+                                                                             monkeypatch):
+    """A full disk shows in matplotlib's PDF backend as zlib.error ("buffer error"), a
+    traceback before; and the figures are written whole or not at all."""
+    import zlib
+
+    from matplotlib.figure import Figure
+    real = Figure.savefig
+
+    def full(self, fname, *args, **kwargs):
+        if str(fname).endswith(".pdf"):
+            Path(fname).write_bytes(b"%PDF-cut")
+            raise zlib.error("Error -2 while flushing: buffer error")
+        return real(self, fname, *args, **kwargs)
+    monkeypatch.setattr(Figure, "savefig", full)
+    out = tmp_path / "plots"
+    result = CliRunner().invoke(main, ["plot", str(synthetic), "-o", str(out)])
+    assert result.exit_code == 2 and "cannot write the figure" in result.output
+    assert str(out / "runtime.pdf") in result.output and "Traceback" not in result.output
+    assert not list(out.glob("*.pdf")) and not list(out.glob(".*"))

@@ -5,6 +5,8 @@ placed under the axes. Black-and-white safe: markers and line styles differ, not
 from __future__ import annotations
 
 import math
+import os
+from pathlib import Path
 
 from matplotlib.figure import Figure
 from matplotlib.ticker import LogFormatter
@@ -45,6 +47,22 @@ def log_scale(ax, which: str = "y", **scale: object) -> None:
     axis.set_major_formatter(PlainLogFormatter(labelOnlyBase=False))
     if kind == "log":
         axis.set_minor_formatter(PlainLogFormatter(labelOnlyBase=False))
+
+
+def save_figure(fig: Figure, path: Path, **options: object) -> None:
+    """``fig.savefig(path, **options)``, whole or not at all: drawn into a file beside
+    ``path`` and renamed. A full disk (an OSError, or zlib's "buffer error" from the PDF
+    backend) is a one-line RaceError naming ``path``, and no cut figure is left."""
+    from formats.errors import RaceError
+    path = Path(path)
+    temporary = path.with_name(f".{path.stem}.{os.getpid()}.tmp{path.suffix}")
+    try:
+        fig.savefig(temporary, format=path.suffix.lstrip(".") or None, **options)
+        os.replace(temporary, path)
+    except Exception as exc:      # noqa: BLE001 - OSError, zlib.error, a backend's own
+        temporary.unlink(missing_ok=True)
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else f"{type(exc).__name__}: {exc}"
+        raise RaceError(f"cannot write the figure ({why}; is the disk full?)", source=str(path)) from None
 
 
 def style(index: int) -> dict:

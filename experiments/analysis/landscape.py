@@ -221,6 +221,6 @@ def landscape_figure(campaign: analysis.Campaign, out_dir: Path) -> list[Path]:
         out_dir.mkdir(parents=True, exist_ok=True)
         paths = [out_dir / "landscape.pdf", out_dir / "landscape.png"]
         for path in paths:
-            fig.savefig(path, dpi=150)
+            plots.save_figure(fig, path, dpi=150)
         plt.close(fig)
     return paths

@@ -26,7 +26,7 @@ from matplotlib.lines import Line2D  # noqa: E402
 from experiments.analysis import statistics as analysis  # noqa: E402
 from experiments.analysis import virtual_best  # noqa: E402
 from experiments.analysis.figure_style import (COLOURS, HATCHES, LINESTYLES, MARKERS,  # noqa: E402,F401
-                                               STYLE, legend_below, log_scale, style)
+                                               STYLE, legend_below, log_scale, save_figure, style)
 from formats.errors import RaceError  # noqa: E402
 
 #: figure name -> what it shows (the file stem of the PDF and PNG)
@@ -342,7 +342,7 @@ def plot_all(campaign: analysis.Campaign, outdir: str | Path,
                      fontsize=5.5, color="0.5")
             for fmt in formats:
                 path = out / f"{name}.{fmt}"
-                fig.savefig(path, dpi=150 if fmt == "png" else None,
+                save_figure(fig, path, dpi=150 if fmt == "png" else None,
                             metadata={"CreationDate": None} if fmt == "pdf" else None)
                 written.append(path)
             plt.close(fig)
