@@ -171,11 +171,14 @@ def solve_array(puzzles: np.ndarray, n: int, limit: int | None = 1, node_limit: 
         else:
             status = SOLVED if count else UNSAT if complete[p] else UNKNOWN
             message = "budget exhausted before an answer" if status == UNKNOWN else ""
-        results.append(Result(status, count, limit, limit is not None and count >= limit,
+        limit_hit = limit is not None and count >= limit
+        results.append(Result(status, count, limit, limit_hit,
                               [] if not count else [_checked_grid(n, solutions[p]) if ok[p]
                                                     else Grid(n, solutions[p])],
                               {"nodes": int(nodes[p])},
-                              dict(share), verified=status != WRONG, message=message))
+                              dict(share), verified=status != WRONG, message=message,
+                              # a node budget that ran out: the count is a lower bound
+                              complete=bool(complete[p]) or limit_hit))
     return results
 
 

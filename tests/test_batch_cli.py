@@ -94,3 +94,22 @@ def test_line_endings_read_as_the_per_puzzle_reader_reads_them(tmp_path, monkeyp
     fast, slow = _both_ways_error(monkeypatch, ["solve", "-s", "dlx", str(path)])
     assert (fast.exit_code, fast.stdout, fast.stderr) == (slow.exit_code, slow.stdout, slow.stderr)
     assert fast.exit_code == (0 if newline == "\r\n" else 2)
+
+
+def test_a_count_the_node_budget_cut_short_is_at_least_on_the_batch_path(tmp_path):
+    """The batch path dropped "incomplete": 12 of the empty 4x4's 288 printed as exact."""
+    one_line = tmp_path / "empty.txt"
+    one_line.write_text("." * 16 + "\n")
+    native = tmp_path / "empty.sudoku"
+    native.write_text(". . . .\n" * 4)
+    for path in (one_line, native):
+        cut = CliRunner().invoke(main, ["count", "-s", "dlx:node_limit=100", str(path)])
+        assert cut.exit_code == 0 and cut.output.startswith("at least "), cut.output
+        assert 0 < int(cut.output.split()[2]) < 288
+        whole = CliRunner().invoke(main, ["count", "-s", "dlx", str(path)])
+        assert whole.output == "288\n"
+        capped = CliRunner().invoke(main, ["count", "-s", "dlx", "-l", "5", str(path)])
+        assert capped.output == "5 (limit reached)\n"
+    (result,) = batch.solve_array(grid_text.parse(one_line.read_text()).grids[0].cells[None], 2,
+                                  None, node_limit=100)
+    assert not result.complete and result.count > 0
