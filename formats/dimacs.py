@@ -158,6 +158,21 @@ class Dimacs:
         for c in range(self.nclauses):
             yield self.lits[self.offsets[c]:self.offsets[c + 1]].tolist()
 
+    def first_false_clause(self, true_vars) -> int | None:
+        """The 1-based number of the first clause that the model (the variables in
+        ``true_vars`` true, every other false) leaves false, or None when it satisfies all:
+        a solver's "satisfiable" is checked, never believed."""
+        true_vars = np.asarray(true_vars, dtype=np.int64).reshape(-1)
+        if true_vars.size and (true_vars.min() < 1 or true_vars.max() > self.nvars):
+            return 1 if self.nclauses else None      # a model naming no variable of ours
+        value = np.zeros(self.nvars + 1, dtype=bool)
+        value[true_vars] = True
+        lits = self.lits.astype(np.int64)
+        holds = np.where(lits > 0, value[np.abs(lits)], ~value[np.abs(lits)])
+        ends = np.concatenate([[0], np.cumsum(holds, dtype=np.int64)])
+        false = np.flatnonzero(ends[self.offsets[1:]] - ends[self.offsets[:-1]] == 0)
+        return int(false[0]) + 1 if false.size else None
+
     def blocks(self) -> list[np.ndarray]:
         """The clauses grouped by width into 2-D blocks (order within a width kept)."""
         widths = np.diff(self.offsets)

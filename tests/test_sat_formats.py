@@ -243,3 +243,29 @@ def test_writer_to_stdout_and_empty_comment_lines(capsysbinary, tmp_path):
     with pytest.raises(RaceError) as info:
         dimacs.write(tmp_path, 2, blocks)                          # a directory
     assert str(info.value) == f"{tmp_path}: cannot write: Is a directory"
+
+
+def test_sat_solve_checks_a_backends_model_against_every_clause(tmp_path):
+    """A backend that says SATISFIABLE with a model breaking a clause was printed as is."""
+    cnf = tmp_path / "f.cnf"
+    cnf.write_text("p cnf 2 2\n1 2 0\n-1 0\n")
+    liar = tmp_path / "liar.sh"
+    liar.write_text('#!/bin/sh\necho "s SATISFIABLE"\necho "v 1 2 0"\nexit 10\n')
+    liar.chmod(0o755)
+    result = CliRunner().invoke(main, ["sat-solve", "-b", str(liar), str(cnf)])
+    assert result.exit_code == 2 and "clause 2 false" in result.output
+    assert "s SATISFIABLE" not in result.output
+    honest = CliRunner().invoke(main, ["sat-solve", str(cnf)])
+    assert honest.exit_code == 10 and "v -1 2 0" in honest.output
+
+
+@given(st.lists(st.lists(st.integers(1, 6).flatmap(lambda v: st.sampled_from([v, -v])),
+                         min_size=0, max_size=4), min_size=1, max_size=12),
+       st.sets(st.integers(1, 6)))
+@settings(max_examples=200, deadline=None)
+def test_first_false_clause_agrees_with_a_plain_loop(clauses, true_vars):
+    text = f"p cnf 6 {len(clauses)}\n" + "".join(" ".join(map(str, c)) + " 0\n" for c in clauses)
+    parsed = dimacs.parse(text.encode(), "<t>")
+    plain = next((k + 1 for k, c in enumerate(clauses)
+                  if not any((lit > 0) == (abs(lit) in true_vars) for lit in c)), None)
+    assert parsed.first_false_clause(sorted(true_vars)) == plain

@@ -123,7 +123,8 @@ def sat_solve(cnf: str, backend: str, timeout: float) -> None:
     """Solve a DIMACS CNF file (- = stdin) with one of the race's SAT backends
     and print the answer in the competition format (s and v lines); exit 10
     (satisfiable), 20 (unsatisfiable) or 0 (unknown). The file is checked
-    against the DIMACS rules first (exit 2 with file and line when malformed).
+    against the DIMACS rules first (exit 2 with file and line when malformed),
+    and a model against every clause (a backend's wrong model: exit 2).
 
     \b
     Example:
@@ -139,6 +140,11 @@ def sat_solve(cnf: str, backend: str, timeout: float) -> None:
     formula = sudoku_cnf.Formula(0, "dimacs", parsed.nvars, parsed.blocks(), None,
                                  comments=parsed.comments)
     found = sat_backends.backend(backend).enumerate(formula, 1, timeout)
+    false = parsed.first_false_clause(found.models[0]) if found.models else None
+    if false is not None:
+        raise RaceError(f"backend {backend} said SATISFIABLE, but its model leaves clause "
+                        f"{false} false: a wrong answer, not printed",
+                        source="<stdin>" if cnf == "-" else cnf)
     for key, value in found.counters.items():
         click.echo(f"c {key}: {value}")
     if found.models:
