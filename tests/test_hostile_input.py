@@ -319,3 +319,28 @@ def test_endless_text_on_stdin_stops_at_the_limit(monkeypatch):
 
     with pytest.raises(RaceError, match="more than 3000000 bytes"):
         source._read_bounded(Endless(), "<stdin>", 3_000_000, "a puzzle file")
+
+
+@pytest.mark.parametrize("args, said", [
+    (["cover", "{q6}", "--limit", "1000000000000"], None),            # prints the 4, reserves 4
+    (["cover", "{q6}", "--limit", "9223372036854775808"], "not in 1..9223372036854775807"),
+    (["count", "-l", "18446744073709551616", "{e4}"], "not in 1..9223372036854775807"),
+    (["count", "-l", "-1", "{e4}"], "-1 is not in 1.."),
+    (["solve", "--timeout", "-1", "{e4}"], "-1 is not a finite number > 0"),
+    (["animate", "{e4}", "-s", "sat", "--seed", "-5", "-o", "{gif}"], "-5 is not in 0.."),
+])
+def test_integers_are_range_checked_before_any_work(tmp_path, args, said):
+    """Huge limits reached numpy (87 TiB asked for) or numba (int64 overflow) as tracebacks;
+    a negative number was called 'not an integer'."""
+    from click.testing import CliRunner
+    from experiments.cli.main import main
+    q6 = tmp_path / "q6.dlx"
+    q6.write_text(CliRunner().invoke(main, ["example", "queens", "6"]).output)
+    e4 = Path(__file__).parent / "data" / "empty4.sudoku"
+    filled = [a.format(q6=q6, e4=e4, gif=tmp_path / "a.gif") for a in args]
+    result = CliRunner().invoke(main, filled)
+    if said is None:
+        assert result.exit_code == 0 and len(result.output.strip().split("\n\n")) == 4
+    else:
+        assert result.exit_code == 2 and said in result.output, result.output
+        assert "Traceback" not in result.output

@@ -17,13 +17,13 @@ from formats.errors import RaceError
               show_default=True, help="The search to draw.")
 @click.option("--output", "-o", required=True, type=click.Path(dir_okay=False),
               help="The file to write: .gif, .mp4 (needs ffmpeg) or .html.")
-@click.option("--max-frames", type=click.IntRange(min=2, max=2000), default=120, show_default=True,
+@click.option("--max-frames", type=params.Integer(min=2, max=2000), default=120, show_default=True,
               help="At most this many frames; a longer search is sampled evenly (the caption says so).")
-@click.option("--max-steps", type=click.IntRange(min=1), default=200_000, show_default=True,
+@click.option("--max-steps", type=params.Integer(min=1), default=200_000, show_default=True,
               help="Follow the search for at most this many steps (the caption says if it was cut).")
 @click.option("--fps", type=params.Number(0.1, max=60), default=4.0, show_default=True,
               help="Frames per second.")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=params.Integer(min=0), default=0, show_default=True,
               help="Breaks the SAT search's ties between decision cells (the other searches are deterministic).")
 def animate(puzzle: str, solver: str, output: str, max_frames: int, max_steps: int, fps: float,
             seed: int) -> None:

@@ -8,6 +8,7 @@ import time
 import click
 import numpy as np
 
+from experiments.cli import params
 from formats import exact_cover
 from formats.errors import RaceError
 
@@ -15,7 +16,7 @@ from formats.errors import RaceError
 @click.command()
 @click.argument("source", default="-", metavar="[FILE|-]")
 @click.option("--count", "count_only", is_flag=True, help="Print only the number of solutions.")
-@click.option("--limit", "-l", type=click.IntRange(min=1), default=None,
+@click.option("--limit", "-l", type=params.Integer(min=1), default=None,
               help="Stop after K solutions.")
 @click.option("--heuristic", type=click.Choice(["mrv", "first"]), default="mrv", show_default=True,
               help="Choose the item of fewest options (Knuth's S heuristic) or the first one.")
@@ -29,7 +30,7 @@ from formats.errors import RaceError
 @click.option("--trace", is_flag=True,
               help="First print the dance step by step: each choose (level, item, its size), cover, "
                    "option tried, solution and uncover.")
-@click.option("--trace-limit", type=click.IntRange(min=1), default=1000, show_default=True,
+@click.option("--trace-limit", type=params.Integer(min=1), default=1000, show_default=True,
               metavar="K", help="With --trace: stop the trace after K steps (the search still runs to the end).")
 def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stats: bool,
           show: bool, profile: bool, trace: bool, trace_limit: int) -> None:
@@ -71,7 +72,8 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
     t0 = time.perf_counter()
     dl = DancingLinks.from_problem(problem)
     room = max(1, min(_MAX_PRINTED, _PRINT_BUFFER // (8 * max(dl.primary, 1))))
-    keep = 0 if count_only else (limit if limit is not None else room)
+    # never more rows than can be printed: a --limit of 10**12 reserved 87 TiB
+    keep = 0 if count_only else min(limit, room) if limit is not None else room
     chosen = np.zeros((max(keep, 1), max(dl.primary, 1)), dtype=np.int64)
     depth = np.zeros(max(keep, 1), dtype=np.int64)
     if show:
@@ -120,7 +122,8 @@ def _cover_extended(problem, count_only: bool, limit: int | None, heuristic: str
     if show:
         click.echo(format_links(prepared.dl, max_options=None), err=True)
     room = max(1, min(_MAX_PRINTED, _PRINT_BUFFER // (8 * max(len(problem), 1))))
-    keep = 0 if count_only else (limit if limit is not None else room)
+    # never more rows than can be printed: a --limit of 10**12 reserved 87 TiB
+    keep = 0 if count_only else min(limit, room) if limit is not None else room
     t1 = time.perf_counter()
     count, nodes, updates, _, solutions = prepared.search(limit or 0, 0, keep)
     t2 = time.perf_counter()

@@ -12,16 +12,21 @@ import re
 
 import click
 
-_INTEGER = re.compile(r"[+]?[0-9]{1,30}")
-_DECIMAL = re.compile(r"[+]?([0-9]{1,30}(\.[0-9]{0,30})?|\.[0-9]{1,30})([eE][-+]?[0-9]{1,4})?")
+_INTEGER = re.compile(r"[-+]?[0-9]{1,30}")
+_DECIMAL = re.compile(r"[-+]?([0-9]{1,30}(\.[0-9]{0,30})?|\.[0-9]{1,30})([eE][-+]?[0-9]{1,4})?")
+
+
+#: the largest integer an option takes: int64, as the compiled kernels count
+MAX_INTEGER = 2**63 - 1
 
 
 class Integer(click.ParamType):
-    """An ASCII decimal integer in ``min..max`` (either end None: open)."""
+    """An ASCII decimal integer in ``min..max`` (``min`` None: open; ``max`` at most
+    :data:`MAX_INTEGER`, the kernels' int64)."""
     name = "integer"
 
-    def __init__(self, min: int | None = None, max: int | None = None) -> None:
-        self.min, self.max = min, max
+    def __init__(self, min: int | None = None, max: int | None = MAX_INTEGER) -> None:
+        self.min, self.max = min, MAX_INTEGER if max is None or max > MAX_INTEGER else max
 
     def convert(self, value, param, ctx):
         if isinstance(value, int) and not isinstance(value, bool):

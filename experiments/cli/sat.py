@@ -34,7 +34,7 @@ def _one_grid(puzzle: str, index: int) -> tuple[grid_text.PuzzleFile, Grid]:
               show_default=True, help="At-most-one encoding of reduced (auto: pairwise for "
               "narrow groups, product for wide ones; see solvers/at_most_one.py).")
 @click.option("--output", "-o", default="-", show_default=True, help="DIMACS file (- = stdout).")
-@click.option("--index", "-i", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--index", "-i", type=params.Integer(min=1), default=1, show_default=True,
               help="Which puzzle of a one-line file with many.")
 def encode(puzzle: str, encoding: str, amo: str, output: str, index: int) -> None:
     """Write PUZZLE (a file, or - for stdin) as a DIMACS CNF formula.
@@ -64,7 +64,7 @@ def encode(puzzle: str, encoding: str, amo: str, output: str, index: int) -> Non
 @click.option("--amo", type=click.Choice(at_most_one.VARIANTS), default=at_most_one.DEFAULT,
               show_default=True, help="At-most-one encoding of reduced (auto: pairwise for "
               "narrow groups, product for wide ones; see solvers/at_most_one.py).")
-@click.option("--index", "-i", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--index", "-i", type=params.Integer(min=1), default=1, show_default=True,
               help="Which puzzle of a one-line file with many.")
 def decode(puzzle: str, output: str, encoding: str, amo: str, index: int) -> None:
     """Turn a SAT solver's OUTPUT file (competition format, or minisat's result
