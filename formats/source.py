@@ -29,6 +29,8 @@ def read_source(source: str | Path, *, binary: bool = False, what: str = "an inp
     error messages. Text is decoded as strict UTF-8 unless ``binary``; more than
     ``limit`` bytes is an error naming the limit. ``what`` reads "a puzzle file"."""
     if str(source) == "-":
+        if sys.stdin is None:                 # closed by the caller (<&-)
+            raise RaceError(f"standard input is closed, expected {what}", source="<stdin>")
         data, name = _read_bounded(sys.stdin.buffer, "<stdin>", limit, what), "<stdin>"
     else:
         name = str(source)

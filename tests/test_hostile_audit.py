@@ -400,3 +400,29 @@ def test_w4_a_programs_count_is_checked_by_a_second_method(tmp_path):
     right = script(tmp_path, "right.py", f'print("count 288")\nprint("{grid}")\n')
     result = invoke("count", "-s", f"cmd:path={right},count_args=--count", EMPTY4)
     assert result.exit_code == 0 and result.output == "288\n"
+
+
+@pytest.mark.parametrize("closed, args, said", [
+    ("stdin", ["solve", "-"], "standard input is closed"),
+    ("stdin", ["sat-solve", "-"], "standard input is closed"),
+    ("stdout", ["solve", EMPTY4], "standard output is closed"),
+    ("stderr", ["solve", "no-such-file.sudoku"], None),
+    ("full-stderr", ["solve", "no-such-file.sudoku"], None),
+])
+def test_t3_a_closed_or_full_standard_stream_is_exit_2_not_a_traceback(closed, args, said):
+    """Python sets a closed stream to None (AttributeError tracebacks, exit 1: "no solution"
+    to a script); a full stderr made an error exit 1 too."""
+    fd = {"stdin": 0, "stdout": 1, "stderr": 2}.get(closed)
+    streams = {"stdin": subprocess.DEVNULL, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    if closed == "full-stderr":
+        streams["stderr"] = open("/dev/full", "w")
+    code = ("import os, sys; from experiments.cli import main; sys.argv[0] = 'race'; "
+            + (f"os.close({fd}); " if fd is not None else "")
+            + ("sys.stdin = None; " if fd == 0 else "sys.stdout = None; " if fd == 1 else
+               "sys.stderr = None; " if fd == 2 else "")
+            + "main()")
+    done = subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, timeout=120, **streams)
+    assert done.returncode == 2
+    if said is not None:
+        err = done.stderr.decode()
+        assert said in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

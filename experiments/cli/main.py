@@ -93,6 +93,7 @@ class RaceGroup(click.Group):
                 formatter.write_dl(rows)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        _closed_streams()
         try:
             ctrl_c_stops_kernels()      # Ctrl-C stops a long compiled search too (no numba import)
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
@@ -136,8 +137,34 @@ class RaceGroup(click.Group):
 
 
 def _fail(message: str, code: int = 2) -> None:
-    click.echo(f"race: error: {printable(' '.join(message.split()))}", err=True)
+    try:
+        click.echo(f"race: error: {printable(' '.join(message.split()))}", err=True)
+    except (OSError, ValueError, AttributeError):    # stderr full or closed: the code tells
+        _silence(sys.stderr)
     sys.exit(code)
+
+
+def _closed_streams() -> None:
+    """A standard stream closed by the caller (``2>&-``, ``>&-``): Python sees None. With no
+    stderr, errors are dropped (the exit code still tells); with no stdout, the answer has
+    nowhere to go: a one-line error on stderr, exit 2. (A closed stdin is the readers'
+    concern, when ``-`` is read: formats.source.)"""
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")
+        _fail("standard output is closed: nowhere to write the answer")
+
+
+def _silence(stream) -> None:
+    """Point ``stream``'s descriptor at /dev/null so the interpreter's final flush cannot
+    fail again (not a real file, as in the tests, or closed: nothing to do)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _write_failed(exc: OSError) -> None:
@@ -159,12 +186,7 @@ def _flush_stdout() -> None:
 
 def _silence_stdout() -> None:
     """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):   # not a real file (tests), or closed
-        pass
+    _silence(sys.stdout)
 
 
 def numba_cache_dir(package_dir: str | None = None) -> str | None:
