@@ -77,16 +77,27 @@ EXAMPLES: dict[str, Example] = {e.name: e for e in [
 ]}
 
 
+#: the largest parameter of each sized example: about a million options at most (the
+#: problem is built in memory and printed as text; latin 300 took 6 GB and printed nothing)
+LARGEST = {"queens": 1000, "toroidal-queens": 1000, "rooks": 1000, "latin": 100,
+           "plus-noise": 200, "y-pentominoes": 35}
+#: the largest area R x C of a rectangle for the pentomino examples
+LARGEST_AREA = 2500
+
+
 def _int(param: str, example: Example) -> int:
-    if not re.fullmatch(r"[0-9]{1,4}", param):
-        raise RaceError(f"{example.name} takes {example.param}, a whole number, not {param!r}")
+    most = LARGEST[example.name]
+    if not re.fullmatch(r"[0-9]{1,4}", param) or not 1 <= int(param) <= most:
+        raise RaceError(f"{example.name} takes {example.param}, a whole number from 1 to {most} "
+                        f"(larger ones do not fit in memory as text), not {param!r}")
     return int(param)
 
 
 def _dims(param: str, example: Example) -> tuple[int, int]:
-    m = re.fullmatch(r"([0-9]{1,3})x([0-9]{1,3})", param)
-    if not m:
-        raise RaceError(f"{example.name} takes {example.param} such as {example.default}, not {param!r}")
+    m = re.fullmatch(r"([0-9]{1,4})x([0-9]{1,4})", param)
+    if not m or not 1 <= int(m.group(1)) * int(m.group(2)) <= LARGEST_AREA:
+        raise RaceError(f"{example.name} takes {example.param} such as {example.default}, of area "
+                        f"1 to {LARGEST_AREA}, not {param!r}")
     return int(m.group(1)), int(m.group(2))
 
 

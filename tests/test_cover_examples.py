@@ -364,3 +364,12 @@ def test_race_cover_profile_prints_the_table():
     lines = result.stderr.splitlines()
     assert lines[-1].split()[:2] == ["Total", "10,421"] and "3,617,723" in lines[-1]
     assert lines[-2].split()[:2] == ["11", "19"] and lines[-1].endswith("347.2")
+
+
+@pytest.mark.parametrize("name, param", [("latin", "9999"), ("latin", "101"), ("queens", "10000"),
+                                         ("queens", "0"), ("plus-noise", "5000"),
+                                         ("pentominoes", "1000x1000")])
+def test_an_example_too_large_to_build_is_refused_at_once(name, param):
+    """latin 300 took 6 GB and printed nothing; latin 9999 ended in a MemoryError."""
+    with pytest.raises(RaceError, match="from 1 to|area 1 to"):
+        build(name, param)
