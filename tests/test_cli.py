@@ -142,3 +142,20 @@ def test_ctrl_c_inside_a_solver_is_an_interrupt_not_its_failure(monkeypatch):
     assert r.exit_code == 130 and r.stderr.strip() == "race: interrupted", r.output
     from formats import compiled          # the CLI's Ctrl-C switch is for its command only
     assert compiled._ctrl_c_stops is False
+
+
+def test_no_answer_is_exit_3_and_no_solution_exit_1(tmp_path):
+    """A node budget that runs out is "no answer" (3, as --timeout), never "no solution" (1)."""
+    from tests.test_referee import unsat_without_record
+    hard = Path(__file__).parent / "data" / "hard9.txt"
+    first = tmp_path / "h1.txt"
+    first.write_text(hard.read_text().splitlines()[0] + "\n")
+    cut = CliRunner().invoke(main, ["solve", "-s", "dlx:node_limit=5", str(first)])
+    assert cut.exit_code == 3 and "no answer" in cut.output
+    none = tmp_path / "none.sudoku"
+    none.write_text(grid_text.format_native(unsat_without_record()))
+    assert CliRunner().invoke(main, ["solve", "-s", "dlx", str(none)]).exit_code == 1
+    unknown = tmp_path / "out.txt"
+    unknown.write_text("s UNKNOWN\n")
+    decoded = CliRunner().invoke(main, ["decode", str(first), str(unknown)])
+    assert decoded.exit_code == 3 and "no answer" in decoded.output

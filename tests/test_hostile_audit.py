@@ -309,7 +309,7 @@ def test_cadical_stopped_by_its_own_limit_is_unknown_not_an_error(tmp_path):
     path = tmp_path / "h6.sudoku"
     path.write_text(grid_text.format_native(grid, meta))
     result = invoke("solve", "-s", "sat:backend=cadical,timeout=0.5", str(path))
-    assert result.exit_code in (0, 1), result.output              # solved, or no answer in time
+    assert result.exit_code in (0, 3), result.output              # solved, or no answer in time
     assert "status line" not in result.output
 
 

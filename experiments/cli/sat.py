@@ -70,7 +70,8 @@ def decode(puzzle: str, output: str, encoding: str, amo: str, index: int) -> Non
     """Turn a SAT solver's OUTPUT file (competition format, or minisat's result
     file; - for stdin) for PUZZLE into the solved grid, printed in the puzzle's
     format. The grid is checked against the rules and the clues.
-    Exit 1 with "no solution" when the solver proved unsatisfiable.
+    Exit 1 with "no solution" when the solver proved unsatisfiable, 3 with "no
+    answer" when it said UNKNOWN.
 
     \b
     Example:
@@ -84,7 +85,7 @@ def decode(puzzle: str, output: str, encoding: str, amo: str, index: int) -> Non
         sys.exit(1)
     if answer.status == sat_output.UNKNOWN:
         click.echo("no answer (the solver said UNKNOWN)", err=True)
-        sys.exit(1)
+        sys.exit(3)                                    # as race solve: no answer is not "none"
     formula = _formula_for(grid, encoding, amo, answer.model, name)
     sat_output.parse(text, name, nvars=formula.nvars)     # the model must cover every variable
     try:

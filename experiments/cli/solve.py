@@ -300,7 +300,8 @@ def solve(puzzle: str, spec: str, stats: bool, timeout: float | None) -> None:
     """Solve PUZZLE (a file, or - for stdin) and print the solution in the
     input's format. Exit 1 with "no solution" on stderr when there is none (a
     claim the puzzle file does not settle is confirmed by a second method; a
-    refuted one is an error, exit 2).
+    refuted one is an error, exit 2); exit 3 with "no answer" when a puzzle got
+    none (the solver's budget or own time limit ran out, or --timeout).
 
     \b
     A one-line file with many puzzles gives one solution line per puzzle
@@ -320,18 +321,20 @@ def solve(puzzle: str, spec: str, stats: bool, timeout: float | None) -> None:
     many = len(results) > 1
     text = _solution_lines(results, fmt)
     out: list[str] = []
-    failed = 0
+    none = unanswered = 0
     for index, where, result in _checked(results, stats, out):
         if result.status == SOLVED:
             out.append(text[index - 1])
             continue
-        failed += 1
+        none += result.status == UNSAT
+        unanswered += result.status != UNSAT
         reason = "no solution" if result.status == UNSAT else f"no answer ({result.message})"
         click.echo(f"{where}{reason}", err=True)
         if fmt == grid_text.ONE_LINE and many:
             out.append("\n")
     click.echo("".join(out), nl=False)
-    sys.exit(1 if failed else 0)
+    # 3 as for --timeout: a puzzle without an answer is never reported as one without a solution
+    sys.exit(TIMEOUT_EXIT if unanswered else 1 if none else 0)
 
 
 def _solution_lines(results: list, fmt: str) -> list[str]:
