@@ -67,12 +67,18 @@ def parse(text: str, name: str = "<text>") -> PuzzleFile:
         return PuzzleFile(ONE_LINE, [Grid(n, cells) for n, puzzles in _one_line_groups(content, name)
                                      for cells in puzzles])
     metadata = {}
-    for _, line in lines:
+    n_line = 0
+    for no, line in lines:
         if line.startswith("#") and "=" in line:
             key, _, value = line[1:].partition("=")
             if key.strip() and " " not in key.strip():
                 metadata[key.strip()] = value.strip()
-    return PuzzleFile(NATIVE, [_parse_native(content, name)], metadata)
+                n_line = no if key.strip() == "n" else n_line
+    grid = _parse_native(content, name)
+    if "n" in metadata and metadata["n"] != str(grid.n):
+        raise RaceError(f"'# n={metadata['n'][:20]}', but the grid below is {grid.side}x{grid.side} "
+                        f"(n={grid.n})", source=name, line=n_line)
+    return PuzzleFile(NATIVE, [grid], metadata)
 
 
 def parse_one_line_many(text: str, name: str = "<text>") -> tuple[int, np.ndarray] | None:

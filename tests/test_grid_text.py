@@ -147,3 +147,11 @@ def test_parse_one_line_many_raises_what_parse_raises(text):
     with pytest.raises(RaceError) as one:
         grid_text.parse(text)
     assert str(many.value) == str(one.value)
+
+
+def test_a_size_line_the_grid_contradicts_is_an_error_naming_it():
+    from formats.errors import RaceError
+    text = "# kind=holes\n# n=3\n1 . . .\n. . . .\n. . . .\n. . . .\n"
+    with pytest.raises(RaceError, match=r"line 2: '# n=3', but the grid below is 4x4 \(n=2\)"):
+        grid_text.parse(text, "p.sudoku")
+    assert grid_text.parse(text.replace("n=3", "n=2")).grids[0].n == 2
