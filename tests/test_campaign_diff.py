@@ -321,3 +321,15 @@ def test_compare_names_the_entrants_only_one_campaign_ran(tmp_path):
     assert "not compared: backtracking (only OLD old" in notes and "not compared: sat (only NEW new" in notes
     shown = CliRunner().invoke(main, ["compare", str(old), str(new)])
     assert shown.exit_code == 0 and "not compared: sat" in shown.output
+
+
+def test_compare_names_an_unknown_family_and_a_directory_without_a_campaign(tmp_path):
+    old = campaign(tmp_path / "old", {"dlx": BASE, "sat": BASE})
+    new = campaign(tmp_path / "new", {"dlx": BASE, "sat": BASE})
+    for args in ([str(old), "dlx", "sat"], [str(old), str(new)]):
+        result = CliRunner().invoke(main, ["compare", *args, "--family", "nope"])
+        assert result.exit_code == 2 and "--family nope: not a family" in result.output
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = CliRunner().invoke(main, ["compare", str(old), str(empty)])
+    assert result.exit_code == 2 and f"{empty}: a directory, but no campaign" in result.output

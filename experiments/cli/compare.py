@@ -81,12 +81,16 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
         if given:
             raise RaceError(f"{flag} compares two campaigns: race compare OLD NEW [ENTRANT...] "
                             f"({args[1] if len(args) > 1 else '?'} is not a campaign directory)")
+    if len(args) >= 2 and Path(args[1]).is_dir():
+        raise RaceError(f"{args[1]}: a directory, but no campaign in it (expected runs.csv and "
+                        "meta.json, or one campaign directory below it)")
     if len(args) != 3:
         raise RaceError("expected RESULTS A B (a campaign and two of its entrants) or OLD NEW "
                         f"[ENTRANT...] (two campaign directories), got {len(args)} argument(s)")
     from experiments.analysis import compare as comparison
     from experiments.analysis import noise
     campaign = analysis.load(Path(args[0]))
+    _known_families(families, [campaign])
     result = comparison.compare(campaign, args[1], args[2], n_values, families, tolerance)
     result.warnings = noise.machine_warnings(campaign) + result.warnings
     click.echo(comparison.comparison_text(result))
@@ -95,6 +99,7 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
 def _campaigns(args, n_values, families, tolerance, renames, fail_above, markdown, normalise) -> None:
     from experiments.analysis import campaign_diff
     old, new = analysis.load(Path(args[0])), analysis.load(Path(args[1]))
+    _known_families(families, [old, new])
     result = campaign_diff.diff(old, new, list(args[2:]), campaign_diff.parse_renames(renames),
                                 n_values, families, tolerance, normalise)
     show = campaign_diff.diff_markdown if markdown else campaign_diff.diff_text
@@ -106,6 +111,15 @@ def _campaigns(args, n_values, families, tolerance, renames, fail_above, markdow
             click.echo(f"race compare: regression: NEW slower than {fail_above:g}x OLD with the "
                        f"interval above 1 at {where}", err=True)
             sys.exit(1)
+
+
+def _known_families(families: list[str] | None, campaigns: list) -> None:
+    """RaceError for a --family that no given campaign has (else: "share no instance")."""
+    for family in families or []:
+        if not any(analysis.of_families(c.runs["family"], [family]).any() for c in campaigns):
+            have = ", ".join(dict.fromkeys(f for c in campaigns for f in c.families))
+            raise RaceError(f"--family {family}: not a family of "
+                            f"{' or '.join(c.name for c in campaigns)} (families: {have})")
 
 
 @click.command()
