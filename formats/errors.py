@@ -47,3 +47,11 @@ def is_interrupt(exc: BaseException) -> bool:
     a solver's failure nor a user error, it stops the command (``race: interrupted``, 130)."""
     return isinstance(exc, KeyboardInterrupt) or (
         type(exc).__module__ == "pysolvers" and "keyboard interrupt" in str(exc).lower())
+
+
+def write_reason(exc: OSError) -> str:
+    """Why a write failed, in words: a file where a directory is needed is named as such
+    (mkdir says only "File exists")."""
+    if isinstance(exc, FileExistsError) and exc.filename:
+        return f"{printable(str(exc.filename))} is a file, not a directory"
+    return exc.strerror or str(exc)

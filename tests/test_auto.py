@@ -305,3 +305,24 @@ def test_families_that_share_their_puzzles_each_count(tmp_path):
     assert table[["n", "entrant", "wins", "instances"]].values.tolist() == [[2, "dlx", 6, 6]]
     reason = table.loc[0, "reason"]
     assert "hard: 3/3 wins" in reason and "holes@0.7: 3/3 wins" in reason
+
+
+def test_a_portfolio_table_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    """auto reads the table: a full disk must leave the old one as it was, never a cut one;
+    a file where a directory is needed is named as such ("File exists" before)."""
+    out = tmp_path / "mine.csv"
+    assert CliRunner().invoke(cli, ["portfolio", str(REFERENCE), "-o", str(out)]).exit_code == 0
+    before = out.read_bytes()
+    real = pd.DataFrame.to_csv
+
+    def full(self, target, *args, **kwargs):
+        Path(target).write_text("n,empty_from\n2,")
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(pd.DataFrame, "to_csv", full)
+    failed = CliRunner().invoke(cli, ["portfolio", str(REFERENCE), "-o", str(out)])
+    assert failed.exit_code == 2 and "No space left" in failed.output
+    assert out.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["mine.csv"]
+    monkeypatch.setattr(pd.DataFrame, "to_csv", real)
+    (tmp_path / "afile").write_text("")
+    blocked = CliRunner().invoke(cli, ["portfolio", str(REFERENCE), "-o", str(tmp_path / "afile" / "x.csv")])
+    assert blocked.exit_code == 2 and "afile is a file, not a directory" in blocked.output

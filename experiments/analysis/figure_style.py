@@ -4,6 +4,7 @@ placed under the axes. Black-and-white safe: markers and line styles differ, not
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from pathlib import Path
@@ -60,7 +61,8 @@ def save_figure(fig: Figure, path: Path, **options: object) -> None:
         fig.savefig(temporary, format=path.suffix.lstrip(".") or None, **options)
         os.replace(temporary, path)
     except Exception as exc:      # noqa: BLE001 - OSError, zlib.error, a backend's own
-        temporary.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):   # its directory may be no directory
+            temporary.unlink()
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else f"{type(exc).__name__}: {exc}"
         raise RaceError(f"cannot write the figure ({why}; is the disk full?)", source=str(path)) from None
 

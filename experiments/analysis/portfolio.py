@@ -32,7 +32,9 @@ Only built-in entrants can be picked (a ``cmd:`` or plugin entrant is left out, 
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +42,7 @@ import pandas as pd
 
 from experiments.analysis import statistics as analysis
 from experiments.analysis import virtual_best
-from formats.errors import RaceError
+from formats.errors import RaceError, write_reason
 
 COLUMNS = ["n", "empty_from", "empty_to", "entrant", "wins", "instances", "family", "empty_median",
            "reason", "campaign"]
@@ -268,11 +270,16 @@ def learn(campaigns: analysis.Campaign | list[analysis.Campaign]) -> pd.DataFram
 def write(table: pd.DataFrame, path: str | Path) -> Path:
     """Write the rule table as CSV (RaceError when it cannot be written)."""
     target = Path(path)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        table.to_csv(target, index=False, float_format="%.4g")
+        table.to_csv(temporary, index=False, float_format="%.4g")
+        os.replace(temporary, target)            # whole or not at all: auto reads it
     except OSError as exc:
-        raise RaceError(f"cannot write the portfolio table: {exc.strerror}", source=str(target)) from None
+        with contextlib.suppress(OSError):   # its directory may be no directory
+            temporary.unlink()
+        raise RaceError(f"cannot write the portfolio table: {write_reason(exc)}",
+                        source=str(target)) from None
     return target
 
 

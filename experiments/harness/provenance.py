@@ -3,6 +3,7 @@ kissat versions, machine), written when a campaign starts and kept on resume."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import json
 import os
@@ -309,5 +310,6 @@ def save_meta(path: Path, meta: dict[str, Any]) -> None:
             os.fsync(f.fileno())
         os.replace(temporary, path)
     except OSError as exc:
-        temporary.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):   # its directory may be no directory
+            temporary.unlink()
         raise RaceError(f"cannot write: {exc.strerror}", source=str(path)) from None

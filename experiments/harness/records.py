@@ -18,6 +18,7 @@ moves it to ``runs.damaged.csv`` with the reason, reporting one line on stderr.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import errno
 import io
@@ -255,7 +256,8 @@ def _rewrite(path: Path, rows: list[dict[str, str]]) -> None:
             os.fsync(f.fileno())
         os.replace(temporary, path)
     except OSError as exc:
-        temporary.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):   # its directory may be no directory
+            temporary.unlink()
         raise RecordWriteError(f"cannot rewrite without its damaged rows: {exc.strerror}",
                                source=str(path)) from None
 

@@ -13,10 +13,12 @@ from the network.
 from __future__ import annotations
 
 import base64
+import contextlib
 import gzip
 import html as html_escape
 import json
 import math
+import os
 from importlib import resources
 from pathlib import Path
 
@@ -27,7 +29,7 @@ from experiments.analysis import statistics as analysis
 from experiments.analysis import virtual_best
 from experiments.harness.schema import Status
 from experiments.report import html_figures, instance_grids
-from formats.errors import RaceError
+from formats.errors import RaceError, write_reason
 
 #: per-instance columns of the table (besides entrant, family, n, instance, status, time)
 COUNTERS = ("nodes", "updates", "conflicts", "decisions", "propagations")
@@ -204,7 +206,8 @@ def landscape_campaign(campaign: analysis.Campaign, landscape: Path | None) -> a
             raise RaceError("--landscape: no landscape campaign here (expected a directory with "
                             "runs.csv, written by race landscape)", source=str(landscape))
         given = analysis.load(directory)
-        if not _has_hole_axis(given):
+        holes = pd.to_numeric(given.runs["holes"], errors="coerce")
+        if not int(given.runs.assign(h=holes).groupby("n")["h"].nunique().max()) > 1:
             raise RaceError("--landscape: not a landscape (one share of empty cells per n and "
                             "family; race landscape measures several)", source=str(landscape))
         return given
@@ -224,9 +227,13 @@ def write(campaign_dir: str | Path, out: str | Path, landscape: Path | None = No
     campaign = analysis.load(campaign_dir)
     text = render(campaign, landscape_campaign(campaign, landscape), grids)
     path = Path(out)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)              # whole or not at all
     except OSError as exc:
-        raise RaceError(f"cannot write the HTML report: {exc.strerror}", source=str(path)) from None
+        with contextlib.suppress(OSError):   # its directory may be no directory
+            temporary.unlink()
+        raise RaceError(f"cannot write the HTML report: {write_reason(exc)}", source=str(path)) from None
     return path
