@@ -480,3 +480,13 @@ def test_a_figure_that_cannot_be_written_is_one_line_and_leaves_no_cut_file(synt
     assert result.exit_code == 2 and "cannot write the figure" in result.output
     assert str(out / "runtime.pdf") in result.output and "Traceback" not in result.output
     assert not list(out.glob("*.pdf")) and not list(out.glob(".*"))
+
+
+def test_report_dir_that_cannot_be_written_is_named_not_the_source(synthetic, tmp_path, monkeypatch):
+    def full(source, target, *args, **kwargs):
+        raise OSError(28, "No space left on device", str(source))
+    monkeypatch.setattr(report.shutil, "copy2", full)
+    target = tmp_path / "rep"
+    result = CliRunner().invoke(main, ["report", str(synthetic), "--report-dir", str(target), "--no-pdf"])
+    assert result.exit_code == 2 and str(target / "report.tex") in result.output
+    assert str(report.REPORT_DIR) not in result.output

@@ -120,7 +120,11 @@ def build(campaign_dir: str | Path, report_dir: str | Path = REPORT_DIR, pdf: bo
         for name in SOURCES:
             if not (REPORT_DIR / name).is_file():
                 raise RaceError(f"{REPORT_DIR / name}: missing (the report sources)")
-            shutil.copy2(REPORT_DIR / name, root / name)
+            try:
+                shutil.copy2(REPORT_DIR / name, root / name)
+            except OSError as exc:   # names the source file: the copy's target is what failed
+                raise RaceError(f"cannot write the report source: {exc.strerror or exc}",
+                                source=str(root / name)) from None
     files = write_generated(campaign, root, figure)
     generated = root / "generated"
     warned = "".join(f"{w}\n" for w in noise.warnings(campaign))
