@@ -36,6 +36,7 @@ def test_a_campaign_on_an_imported_one_line_dataset(tmp_path):
                                        "--campaign", "imported"])
     assert result.exit_code == 0, result.output
     assert "no solution 1, unique 4, several solutions 1" in result.stderr
+    assert "the set's instances (n=2: 1; n=3: 5) x 1 repeats" in result.stderr   # not "x 5"
     directory = tmp_path / "r" / "imported"
     rows = _rows(directory)
     manifest = {r["file"]: r for r in csv.DictReader(open(imported / "manifest.csv", newline=""))}

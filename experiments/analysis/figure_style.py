@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import warnings
 import os
 from pathlib import Path
 
@@ -75,6 +76,8 @@ def style(index: int) -> dict:
 
 def legend_below(fig: Figure, handles: list, labels: list, columns: int) -> None:
     """One legend under the axes, outside the data (lays the axes out first)."""
-    fig.tight_layout()
+    with warnings.catch_warnings():     # "Tight layout not applied": the figure is still drawn
+        warnings.simplefilter("ignore", UserWarning)
+        fig.tight_layout()
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=columns,
                frameon=False, handlelength=3.2, columnspacing=1.4)

@@ -12,6 +12,7 @@ matplotlib Figure built from a :class:`experiments.analysis.statistics.Campaign`
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import matplotlib
@@ -309,7 +310,9 @@ def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
     axes[0][0].set_ylabel("share of median time (%)")
-    fig.tight_layout()
+    with warnings.catch_warnings():     # "Tight layout not applied": the figure is still drawn
+        warnings.simplefilter("ignore", UserWarning)
+        fig.tight_layout()
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=len(phases),
                frameon=False)

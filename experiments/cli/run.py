@@ -164,10 +164,15 @@ def race(config: Config, summarize=None) -> None:
     def on_start(prepared) -> None:
         nonlocal bar
         done = len(prepared.cells) - len(prepared.pending)
+        if config.instance_set is not None:      # an imported set: its own count per n
+            sizes = "; ".join(f"n={n}: {len(v)}" for n, v in sorted(config.instance_set.by_n.items())
+                              if n in config.n_values)
+            puzzles = f"the set's instances ({sizes})"
+        else:
+            puzzles = f"n={','.join(map(str, config.n_values))} x {config.instances} instances"
         click.echo(f"campaign {config.campaign}: {len(prepared.cells)} cells "
                    f"({len(config.entrants)} entrants x {_families_text(config)} x "
-                   f"n={','.join(map(str, config.n_values))} x {config.instances} instances x "
-                   f"{config.repeats} repeats), {done} already recorded, "
+                   f"{puzzles} x {config.repeats} repeats), {done} already recorded, "
                    f"{len(prepared.pending)} to run, limit {config.timeout_s:g} s"
                    + (f" / {config.memory_mb:g} MB" if config.memory_mb else ""), err=True)
         bar = tqdm(total=len(prepared.pending), unit="cell", file=sys.stderr, dynamic_ncols=True,
