@@ -101,6 +101,11 @@ def _content(text: str, name: str) -> tuple[list[tuple[int, str]], list[tuple[in
     content = [(no, line) for no, line in lines if line and not line.startswith("#")]
     if not content:
         raise RaceError("no grid found (only blank or # lines)", source=name)
+    for no, line in content if "\r" in text else ():
+        if "\r" in line:                          # a CR inside a line: old Mac line ends
+            raise RaceError("a carriage return inside a line (lines that end in CR alone, as on "
+                            "old Macs?): end lines with LF or CRLF", source=name, line=no,
+                            column=line.index("\r") + 1)
     if _BAD_CHAR_OR_NEWLINE.search(text):        # else no grid line can hold a bad character
         for no, line in content:
             bad = _BAD_CHAR.search(line)

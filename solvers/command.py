@@ -126,6 +126,9 @@ class Command(Solver):
         if int(self.params["memory_mb"]) > MAX_MEMORY_MB:
             raise RaceError(f"solver 'cmd': memory_mb={self.params['memory_mb']} is above "
                             f"{MAX_MEMORY_MB} (1 PB), more than any address space")
+        if int(self.params["max_output"]) < 1:    # unlike timeout=0 / memory_mb=0, not "none"
+            raise RaceError("solver 'cmd': max_output=0 would refuse every answer; give the most "
+                            f"bytes its stdout may print (default {MAX_OUTPUT})")
         self.program = resolve_program(str(self.params["path"]))
         try:
             self.args = shlex.split(str(self.params["args"]))

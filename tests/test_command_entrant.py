@@ -196,3 +196,9 @@ def _running(fragment: str) -> list[int]:
         except OSError:
             pass
     return found
+
+
+def test_max_output_zero_is_refused_not_every_answer():
+    from solvers import registry as registries
+    with pytest.raises(RaceError, match="max_output=0 would refuse every answer"):
+        registries.BUILTIN.create("cmd:path=/bin/true,max_output=0")

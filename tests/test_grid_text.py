@@ -155,3 +155,10 @@ def test_a_size_line_the_grid_contradicts_is_an_error_naming_it():
     with pytest.raises(RaceError, match=r"line 2: '# n=3', but the grid below is 4x4 \(n=2\)"):
         grid_text.parse(text, "p.sudoku")
     assert grid_text.parse(text.replace("n=3", "n=2")).grids[0].n == 2
+
+
+def test_lines_ending_in_cr_alone_are_named_not_read_as_one_long_row():
+    from formats.errors import RaceError
+    with pytest.raises(RaceError, match=r"line 1, column 8: a carriage return inside a line"):
+        grid_text.parse("1 . . .\r. . . .\r. . . .\r. . . .\r", "mac.sudoku")
+    assert grid_text.parse("1 . . .\r\n. . . .\r\n. . . .\r\n. . . .\r\n").grids[0].n == 2

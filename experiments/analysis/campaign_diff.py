@@ -173,6 +173,10 @@ def normalise_factor(old: analysis.Campaign, new: analysis.Campaign) -> float:
     RaceError when either campaign has no calibration."""
     a, b = score(old.meta.get("calibration")), score(new.meta.get("calibration"))
     for value, campaign in ((a, old), (b, new)):
+        if not value and campaign.meta.get("merged_from"):
+            raise RaceError(f"--normalise: campaign {campaign.name} ({campaign.path}) is merged: "
+                            "each source's calibration is under merged_from, none is the whole's; "
+                            "compare the sources with --normalise instead")
         if not value:
             raise RaceError(f"--normalise: campaign {campaign.name} ({campaign.path}) has no "
                             "calibration in its meta.json (run by an older race run)")

@@ -305,8 +305,8 @@ def solve(puzzle: str, spec: str, stats: bool, timeout: float | None) -> None:
 
     \b
     A one-line file with many puzzles gives one solution line per puzzle
-    (an empty line where a puzzle has no solution); with dlx they are solved
-    in one compiled call.
+    (an empty line where a puzzle has no solution or got no answer; stderr
+    says which); with dlx they are solved in one compiled call.
 
     \b
     Example:
@@ -371,8 +371,9 @@ def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float
 
     Prints the number (one line per puzzle), followed by "(limit reached)"
     when --limit stopped the count; "at least K" when the solver could not
-    count them all (e.g. a cmd entrant without count_args); never a number
-    above the limit. A count the puzzle file contradicts (its recorded
+    count them all (e.g. a cmd entrant without count_args, or a node budget
+    that ran out after K); "0 (incomplete: why)" when it gave up before the
+    first; never a number above the limit. A count the puzzle file contradicts (its recorded
     solution, kind=unsat, an import's count) is an error (exit 2), and so is a
     count of 0 or a program's or plugin's count that a second method refutes.
 
