@@ -132,3 +132,27 @@ def test_a_refuted_claim_is_settled_when_no_row_has_a_message(tmp_path):
     campaign = analysis.load(write_campaign(tmp_path / "m", rows))
     b = campaign.runs[campaign.runs["entrant"] == "b"].iloc[0]
     assert b["status"] == "wrong" and "a returned a verified solution" in b["message"]
+
+
+def test_an_unruled_no_solution_claim_is_checked_against_its_instance_file(tmp_path):
+    """A campaign recorded before the referee (or edited): an "unsat" row with no referee
+    verdict, on an instance whose file records its solution, is wrong when read back."""
+    import hashlib
+
+    from formats import grid_text
+    from generators import puzzle_set
+    grid, meta = puzzle_set.make("unique", 2, 0, 0)
+    data = grid_text.format_native(grid, meta).encode()
+    (tmp_path / "instances" / "unique-n2-s0").mkdir(parents=True)
+    (tmp_path / "instances" / "unique-n2-s0" / "u0.sudoku").write_bytes(data)
+    sha = hashlib.sha256(data).hexdigest()
+    rows = [run("liar", 2, "u0.sudoku", "unsat", 0.1, instance_sha256=sha),
+            run("ruled", 2, "u0.sudoku", "unsat", 0.1, instance_sha256=sha, referee="as the run ruled")]
+    campaign = analysis.load(write_campaign(tmp_path / "c", rows))
+    status = dict(zip(campaign.runs["entrant"], campaign.runs["status"]))
+    assert status == {"liar": "wrong", "ruled": "unsat"}
+    message = campaign.runs.loc[campaign.runs["entrant"] == "liar", "message"].iloc[0]
+    assert "claimed no solution, but the instance records its solution" in message
+    other = write_campaign(tmp_path / "d", [run("liar", 2, "u0.sudoku", "unsat", 0.1,
+                                                instance_sha256="another-file")])
+    assert analysis.load(other).runs["status"].tolist() == ["unsat"]      # not that file

@@ -159,16 +159,20 @@ def load(path: str | Path) -> Campaign:
     keys = runs["family"].astype(object).where(runs["family"].notna(), default).astype(str).str.strip()
     runs["family_key"] = keys
     runs["family"] = keys.map(family_names(keys))
-    return Campaign(root, settle(runs), meta)
+    return Campaign(root, settle(runs, root), meta)
 
 
-def settle(runs: pd.DataFrame) -> pd.DataFrame:
+def settle(runs: pd.DataFrame, root: Path | None = None) -> pd.DataFrame:
     """Disagreements settled by the verified grid: an ``unsat`` claim on an instance for
     which another row holds a verified solution is ``wrong`` (not answered), whatever the
     order or the majority. The referee does this when a campaign runs; this also settles
     campaigns recorded before it did. Instances are matched by sha256 (else by family,
-    n and file)."""
+    n and file). With the campaign's directory ``root``, an ``unsat`` claim the referee
+    did not rule on (blank ``referee``: recorded before it, or edited) is also checked
+    against what its instance file records (:func:`_recorded_refutations`)."""
     runs = runs.copy()
+    if root is not None:
+        runs = _recorded_refutations(runs, root)
     ident = runs["instance_sha256"].astype(object).where(
         runs["instance_sha256"].notna(),
         runs["family"].astype(str) + "|" + runs["n"].astype(str) + "|" + runs["instance"].astype(str))
@@ -181,6 +185,48 @@ def settle(runs: pd.DataFrame) -> pd.DataFrame:
         runs.loc[refuted, "message"] = [
             f"claimed no solution, but {by[i]} returned a verified solution of this instance"
             for i in ident[refuted]]
+        runs.loc[refuted, "status"] = Status.WRONG.value
+        runs.loc[refuted, "verified"] = "False"
+    return runs
+
+
+def _recorded_refutations(runs: pd.DataFrame, root: Path) -> pd.DataFrame:
+    """``runs`` with each ``unsat`` row the referee did not rule on turned ``wrong`` when its
+    instance file (under the campaign's or its ``--out`` directory's ``instances/``, and with
+    the row's sha256) records a solution (:func:`experiments.harness.referee.truth_of`)."""
+    import hashlib
+
+    from experiments.harness.referee import truth_of
+    from formats import grid_text
+    unruled = (runs["status"] == Status.UNSAT) & runs["referee"].isna()
+    if not unruled.any():
+        return runs
+    evidence: dict[str, str] = {}
+    caches = [d for d in (root.parent / "instances", root / "instances") if d.is_dir()]
+    for instance, sha in set(zip(runs.loc[unruled, "instance"].astype(str),
+                                 runs.loc[unruled, "instance_sha256"].astype(str))):
+        # the file, or (a generated family's) the file in its set's directory
+        paths = [d / instance for d in caches] + [d / instance for c in caches
+                                                 for d in sorted(c.iterdir()) if d.is_dir()]
+        for path in paths:
+            try:
+                data = path.read_bytes() if path.is_file() else None
+            except OSError:
+                data = None
+            if data is None or (sha not in ("", "nan") and hashlib.sha256(data).hexdigest() != sha):
+                continue
+            try:
+                truth = truth_of(grid_text.parse(data.decode("utf-8"), str(path)), name=str(path))
+            except (RaceError, UnicodeDecodeError):
+                break
+            if truth.solution is not None or truth.at_least:
+                evidence[instance] = truth.evidence
+            break
+    refuted = unruled & runs["instance"].astype(str).isin(evidence)
+    if refuted.any():
+        runs["message"] = runs["message"].astype(object)
+        runs.loc[refuted, "message"] = [f"claimed no solution, but {evidence[i]}"
+                                        for i in runs.loc[refuted, "instance"].astype(str)]
         runs.loc[refuted, "status"] = Status.WRONG.value
         runs.loc[refuted, "verified"] = "False"
     return runs
