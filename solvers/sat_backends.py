@@ -362,7 +362,7 @@ class ExternalBackend:
         deadline = time.perf_counter() + timeout if timeout > 0 else None
         models: list[np.ndarray] = []
         blocking: list[np.ndarray] = []
-        counters = {"conflicts": 0, "decisions": 0, "propagations": 0}
+        counters: dict[str, int] = {}     # only what the binary reports: never a made-up 0
         times = {"write": 0.0, "search": 0.0}
         tmp = work_directory()
         try:
