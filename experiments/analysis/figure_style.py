@@ -4,10 +4,8 @@ placed under the axes. Black-and-white safe: markers and line styles differ, not
 
 from __future__ import annotations
 
-import contextlib
 import math
 import warnings
-import os
 from pathlib import Path
 
 from matplotlib.figure import Figure
@@ -56,14 +54,12 @@ def save_figure(fig: Figure, path: Path, **options: object) -> None:
     ``path`` and renamed. A full disk (an OSError, or zlib's "buffer error" from the PDF
     backend) is a one-line RaceError naming ``path``, and no cut figure is left."""
     from formats.errors import RaceError
+    from formats.whole_file import replacing
     path = Path(path)
-    temporary = path.with_name(f".{path.stem}.{os.getpid()}.tmp{path.suffix}")
     try:
-        fig.savefig(temporary, format=path.suffix.lstrip(".") or None, **options)
-        os.replace(temporary, path)
+        with replacing(path) as temporary:
+            fig.savefig(temporary, format=path.suffix.lstrip(".") or None, **options)
     except Exception as exc:      # noqa: BLE001 - OSError, zlib.error, a backend's own
-        with contextlib.suppress(OSError):   # its directory may be no directory
-            temporary.unlink()
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else f"{type(exc).__name__}: {exc}"
         raise RaceError(f"cannot write the figure ({why}; is the disk full?)", source=str(path)) from None
 

@@ -32,9 +32,7 @@ Only built-in entrants can be picked (a ``cmd:`` or plugin entrant is left out, 
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +41,7 @@ import pandas as pd
 from experiments.analysis import statistics as analysis
 from experiments.analysis import virtual_best
 from formats.errors import RaceError, write_reason
+from formats.whole_file import replacing
 
 COLUMNS = ["n", "empty_from", "empty_to", "entrant", "wins", "instances", "family", "empty_median",
            "reason", "campaign"]
@@ -270,14 +269,11 @@ def learn(campaigns: analysis.Campaign | list[analysis.Campaign]) -> pd.DataFram
 def write(table: pd.DataFrame, path: str | Path) -> Path:
     """Write the rule table as CSV (RaceError when it cannot be written)."""
     target = Path(path)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        table.to_csv(temporary, index=False, float_format="%.4g")
-        os.replace(temporary, target)            # whole or not at all: auto reads it
+        with replacing(target) as temporary:    # whole or not at all: auto reads it
+            table.to_csv(temporary, index=False, float_format="%.4g")
     except OSError as exc:
-        with contextlib.suppress(OSError):   # its directory may be no directory
-            temporary.unlink()
         raise RaceError(f"cannot write the portfolio table: {write_reason(exc)}",
                         source=str(target)) from None
     return target

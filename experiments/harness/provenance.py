@@ -3,7 +3,6 @@ kissat versions, machine), written when a campaign starts and kept on resume."""
 
 from __future__ import annotations
 
-import contextlib
 import importlib.metadata
 import json
 import os
@@ -20,6 +19,7 @@ from experiments.harness.config import Config
 from experiments.harness.instance_families import families_meta
 from experiments.harness.identity import meta_family_labels
 from formats.errors import RaceError, printable
+from formats.whole_file import write_whole
 
 #: packages whose versions go into meta.json
 PACKAGES = ("numpy", "numba", "python-sat", "passagemath-kissat", "pandas", "click", "tqdm",
@@ -302,14 +302,7 @@ def write_meta(config: Config) -> dict[str, Any]:
 def save_meta(path: Path, meta: dict[str, Any]) -> None:
     """Write ``meta`` as the campaign's meta.json, atomically (a kill or a full disk leaves
     the old file whole, never a cut one: a cut meta.json stops every resume)."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(temporary, "w", encoding="utf-8") as f:
-            f.write(json.dumps(meta, indent=2) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
+        write_whole(path, json.dumps(meta, indent=2) + "\n")
     except OSError as exc:
-        with contextlib.suppress(OSError):   # its directory may be no directory
-            temporary.unlink()
         raise RaceError(f"cannot write: {exc.strerror}", source=str(path)) from None

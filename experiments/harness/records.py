@@ -18,7 +18,6 @@ moves it to ``runs.damaged.csv`` with the reason, reporting one line on stderr.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import errno
 import io
@@ -36,6 +35,7 @@ from experiments.harness.schema import (COLUMNS, LIMIT_STATUSES, NUMERIC, PHASES
                                         STATUSES, WORK_COUNTERS, Status)
 from formats.errors import RaceError, printable
 from formats.grid import MAX_N
+from formats.whole_file import write_whole
 
 if TYPE_CHECKING:
     from experiments.harness.entrants import Entrant
@@ -247,17 +247,10 @@ def append_damaged(side: Path, damaged: list[Damaged]) -> None:
 def _rewrite(path: Path, rows: list[dict[str, str]]) -> None:
     """Replace ``path`` by the canonical file of ``rows`` (atomically: a kill leaves
     the old file or the new one)."""
-    temporary = path.with_name(path.name + ".tmp")
     data = _header_line() + b"".join(_line(row) for row in rows)
     try:
-        with open(temporary, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
+        write_whole(path, data)
     except OSError as exc:
-        with contextlib.suppress(OSError):   # its directory may be no directory
-            temporary.unlink()
         raise RecordWriteError(f"cannot rewrite without its damaged rows: {exc.strerror}",
                                source=str(path)) from None
 

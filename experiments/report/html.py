@@ -13,12 +13,10 @@ from the network.
 from __future__ import annotations
 
 import base64
-import contextlib
 import gzip
 import html as html_escape
 import json
 import math
-import os
 from importlib import resources
 from pathlib import Path
 
@@ -30,6 +28,7 @@ from experiments.analysis import virtual_best
 from experiments.harness.schema import Status
 from experiments.report import html_figures, instance_grids
 from formats.errors import RaceError, write_reason
+from formats.whole_file import write_whole
 
 #: per-instance columns of the table (besides entrant, family, n, instance, status, time)
 COUNTERS = ("nodes", "updates", "conflicts", "decisions", "propagations")
@@ -227,13 +226,9 @@ def write(campaign_dir: str | Path, out: str | Path, landscape: Path | None = No
     campaign = analysis.load(campaign_dir)
     text = render(campaign, landscape_campaign(campaign, landscape), grids)
     path = Path(out)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)              # whole or not at all
+        write_whole(path, text, sync=False)
     except OSError as exc:
-        with contextlib.suppress(OSError):   # its directory may be no directory
-            temporary.unlink()
         raise RaceError(f"cannot write the HTML report: {write_reason(exc)}", source=str(path)) from None
     return path
