@@ -480,13 +480,15 @@ class WindowSAT:
         if hint is not None and not self._phased:
             _hint_phases(self.solver, self.formula, hint, self.n * self.n)
             self._phased = True
-        try:
-            if not self.solver.solve(assumptions=assumptions):
-                return False, None
-            found = self._cnf.decode(self.formula, self.solver.get_model()).cells.astype(np.int32)
-        finally:
-            if selector:
-                self.solver.add_clause([-selector])    # this question's clause is done with
+        # no finally: after a solve that raised (Ctrl-C inside CaDiCaL) the solver takes no
+        # more clauses: CaDiCaL aborts the process ("invalid API usage ... invalid state")
+        sat = self.solver.solve(assumptions=assumptions)
+        model = self.solver.get_model() if sat else None
+        if selector:
+            self.solver.add_clause([-selector])        # this question's clause is done with
+        if not sat:
+            return False, None
+        found = self._cnf.decode(self.formula, model).cells.astype(np.int32)
         side = self.n * self.n
         if not (rules.is_solution_of(Grid(self.n, cells.reshape(side, side)), Grid(self.n, found))
                 and int(found.reshape(-1)[c]) in values):   # pragma: no cover - a solver bug

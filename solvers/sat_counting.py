@@ -125,11 +125,11 @@ class IncrementalCounter:
         selector = self._next_var
         self._next_var += 1
         assumptions = sudoku_cnf.clue_literals(grid).tolist() + [selector]
-        try:
-            count, _, _ = enumerate_models(self._solver, self.nvars, limit, assumptions,
-                                           guard=selector)
-        finally:
-            self._solver.add_clause([-selector])   # retire this question's blocking clauses
+        # no finally: after a call that raised (Ctrl-C inside CaDiCaL) the solver takes no
+        # more clauses: CaDiCaL aborts the process ("invalid API usage ... invalid state")
+        count, _, _ = enumerate_models(self._solver, self.nvars, limit, assumptions,
+                                       guard=selector)
+        self._solver.add_clause([-selector])       # retire this question's blocking clauses
         return count
 
     def close(self) -> None:

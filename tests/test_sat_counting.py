@@ -51,3 +51,31 @@ def test_incremental_counter_sees_unsat_and_wrong_size():
 def test_pysat_kissat_is_refused():
     with pytest.raises(RaceError, match="kissat"):
         IncrementalCounter(2, backend="kissat404")
+
+
+def test_a_solver_stopped_by_ctrl_c_takes_no_more_clauses(monkeypatch):
+    """PySAT leaves CaDiCaL mid-state when Ctrl-C stops a solve: adding the clause that
+    retires the question (it was in a finally) aborted the process ("invalid API usage")."""
+    from formats.grid import Grid
+    from solvers import sat_counting
+
+    counter = sat_counting.IncrementalCounter(2)
+    added = []
+
+    class Stopped:
+        def add_clause(self, clause):
+            added.append(clause)
+
+        def delete(self):
+            pass
+
+    real = counter._solver
+    counter._solver = Stopped()
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(sat_counting, "enumerate_models", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        counter.count(Grid(2, np.zeros((4, 4), dtype=np.int32)))
+    assert added == []
+    real.delete()

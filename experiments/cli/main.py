@@ -10,6 +10,7 @@ one line, exit status 2.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -108,6 +109,14 @@ class RaceGroup(click.Group):
         except click.Abort:             # Ctrl-C: 130 as a shell would say, never 1 ("no solution")
             click.echo("race: interrupted", err=True)
             code = 130
+            if args is None:            # the race process itself (not a caller in-process)
+                # a SAT solver stopped inside by Ctrl-C may crash when freed at exit (PySAT
+                # leaves CaDiCaL mid-state: SIGSEGV after the message was seen): end here,
+                # with what was written flushed, and nothing torn down
+                _flush_stdout()
+                with contextlib.suppress(Exception):
+                    sys.stderr.flush()
+                os._exit(130)
         except SystemExit as exc:
             code = exc.code
         except BrokenPipeError:         # --help or --version into a closed pipe
