@@ -9,8 +9,8 @@
   Anything after the puzzle, from the first ``,``, ``;``, ``|``, tab or space,
   is ignored: ``puzzle,solution`` CSV rows, ratings, trailing comments. A
   first line that is not a puzzle but a CSV header (``quizzes,solutions``,
-  ``puzzle,solution``...: its first field has a letter outside the puzzle
-  alphabet or a length that is not n⁴) is skipped.
+  ``puzzle,solution``...: its first field has no digit and no ``.``) is
+  skipped; a malformed first puzzle (a cell short, a BOM) is an error like any.
 * a **numeric grid file** (native ``.sudoku`` and the large-grid collections):
   rows of whitespace-separated tokens (decimal values of up to 3 digits,
   ``0`` or ``.`` empty). A grid may be preceded by a header line of one or two
@@ -91,9 +91,15 @@ def read_collection(path: str | Path) -> list[DatasetPuzzle]:
 def _one_line_collection(content: list[tuple[int, str]], name: str) -> list[DatasetPuzzle]:
     fields = [(no, _FIELD_END.split(line, maxsplit=1)[0]) for no, line in content]
     no, head = fields[0]
-    if not _is_one_line_puzzle(head) and len(fields) > 1:
+    if not _is_one_line_puzzle(head) and len(fields) > 1 and _is_header(head):
         fields = fields[1:]                                # a CSV header
     return [DatasetPuzzle(_one_line_grid(field, name, no), name, no) for no, field in fields]
+
+
+def _is_header(field: str) -> bool:
+    """A CSV header's first field (``quizzes``, ``puzzle``): words, no digit and no ``.``.
+    A first line with those is a puzzle, and a malformed one is an error, never skipped."""
+    return not any(ch.isdigit() or ch == "." for ch in field)
 
 
 def _is_one_line_puzzle(field: str) -> bool:

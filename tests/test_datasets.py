@@ -119,3 +119,15 @@ def test_race_import_of_a_bad_file_is_a_one_line_error(tmp_path):
     assert result.exit_code == 2
     assert result.output == f"race: error: {bad}, line 2, column 3: bad character '?', " \
                             "expected '.', '0', 1-9 or A-Z\n"
+
+
+@pytest.mark.parametrize("first", ["0" * 80, "\ufeff" + "0" * 81, "1" * 82])
+def test_a_malformed_first_puzzle_is_an_error_not_a_skipped_header(tmp_path, first):
+    """Only words (no digit, no '.') make a header: a first puzzle a cell short, or behind a
+    BOM, was dropped in silence as if it were one."""
+    path = tmp_path / "set.txt"
+    path.write_text(first + "\n" + "0" * 81 + "\n", encoding="utf-8")
+    with pytest.raises(RaceError, match="line 1"):
+        datasets.read_dataset(path)
+    path.write_text("quizzes,solutions\n" + "0" * 81 + "," + "1" * 81 + "\n")
+    assert len(datasets.read_dataset(path)) == 1
