@@ -81,6 +81,14 @@ def test_an_imports_count_is_evidence(word, unsat, count, at_least):
     assert bool(truth.unsat) is unsat and truth.count == count and truth.at_least == at_least
 
 
+def test_a_manifest_that_contradicts_its_file_is_no_evidence():
+    """An edited manifest (solutions 1) over a file that records 0 made every honest "no
+    solution" wrong; where the two disagree neither counts (the second method decides)."""
+    puzzle = grid_text.parse("# solutions=0\n" + grid_text.format_native(unsat_without_record()))
+    assert truth_of(puzzle, listed="1") == truth_of(puzzle).__class__()
+    assert truth_of(puzzle, listed="0").unsat and truth_of(puzzle).unsat
+
+
 # -- the verdicts ------------------------------------------------------------------------
 
 def judge(text: str, outcome: dict, confirm_fn=None, method: str = "external"):

@@ -65,7 +65,8 @@ def truth_of(puzzle: PuzzleFile, listed: str | None = None, name: str = "<instan
     cut from) count only when they solve the puzzle, and ``second=`` (a multi puzzle's other
     solution) makes it "two or more" when it solves it too; ``kind=unsat`` and an import's
     ``solutions=0`` mark it unsatisfiable, ``solutions=1|many`` give its count; ``listed``
-    is the ``solutions`` word of the set's manifest, which wins over the file's."""
+    is the ``solutions`` word of the set's manifest; where the file records another, neither
+    counts (an edited manifest must not make an honest answer wrong)."""
     from solvers.rules import is_solution_of
     grid, meta = puzzle.grids[0], puzzle.metadata
     for key in ("solution", "planted"):
@@ -83,7 +84,10 @@ def truth_of(puzzle: PuzzleFile, listed: str | None = None, name: str = "<instan
                                  f"the instance records two different solutions (`{key}=` and "
                                  f"`second=` in {name})")
                 return Truth(candidate, 1, 1 if unique else None, "", what)
-    word = listed if listed not in (None, "", "unchecked") else meta.get("solutions", "")
+    recorded = meta.get("solutions", "")
+    word = listed if listed not in (None, "", "unchecked") else recorded
+    if recorded and word != recorded:   # the manifest and the file disagree: neither is proof
+        word = ""                       # (a claim is then confirmed by the second method)
     if word == "0":
         return Truth(unsat=f"counted 0 solutions when imported ({name})")
     if word == "1":
