@@ -526,3 +526,14 @@ def test_the_peak_rss_of_a_cell_is_its_own_and_read_from_files_kept_open(rng):
     assert big["peak_rss_mb"] > small["peak_rss_mb"] + 150, (big["peak_rss_mb"], small["peak_rss_mb"])
     if os.path.exists("/proc/self/clear_refs"):
         assert worker._PROC.pid == os.getpid() and worker._PROC.status is not None
+
+
+def test_a_cell_quicker_than_a_memory_poll_is_held_to_the_limit_too(tmp_path):
+    """--memory 1: a warm worker holds ~140 MB, so no cell can keep the limit; a quick cell
+    finished between two polls was recorded solved at 148 MB."""
+    result = race(tmp_path, "--n", "2", "--instances", "2", "--solvers", "dlx,sat",
+                  "--timeout", "10", "--memory", "1", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    rows = rows_of(tmp_path)
+    assert len(rows) == 4 and {r["status"] for r in rows} == {"memout"}
+    assert all(float(r["peak_rss_mb"]) > 1 for r in rows)

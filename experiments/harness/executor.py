@@ -17,7 +17,9 @@ worker:
   solver binary dies too); a result whose measured wall time is over the limit
   is a timeout as well.
 * **memout**: the resident memory of the worker's process tree is polled via
-  ``/proc`` every :data:`MEMORY_POLL_S`; past ``memory_mb`` the group is killed.
+  ``/proc`` every :data:`MEMORY_POLL_S`; past ``memory_mb`` the group is killed. A
+  result whose peak (the worker's own reading, or the polls') is over the limit is a
+  memout as well: a cell quicker than a poll is held to the limit too.
 * **error**: a worker that dies (crash, signal) or fails to start (then the
   outcome carries ``start_failed``); the next cell gets a fresh worker.
 
@@ -424,6 +426,11 @@ class LocalExecutor:
                     reply = {"status": Status.TIMEOUT, "peak_rss_mb": reply.get("peak_rss_mb"),
                              "message": f"finished in {wall:.3g} s, over the {self.timeout_s:g} s limit"}
                 reply.setdefault("peak_rss_mb", slot.rss_peak or None)
+                peak = reply.get("peak_rss_mb")
+                if self.memory_mb and peak and peak > self.memory_mb:   # past it between polls
+                    reply = {"status": Status.MEMOUT, "peak_rss_mb": peak,
+                             "message": f"peak {peak:.0f} MB, over the {self.memory_mb:g} MB limit "
+                                        "(reached between two polls)"}
                 self._finish(slot, reply, done, healthy=True)
                 return
 
