@@ -94,6 +94,9 @@ def test_html_output_and_errors(tmp_path):
     out = tmp_path / "q5.html"
     assert CliRunner().invoke(main, ["animate", "queens:5", "-o", str(out)]).exit_code == 0
     assert "<script" in out.read_text()
+    again = tmp_path / "again.html"          # "same input, same options, same file"
+    assert CliRunner().invoke(main, ["animate", "queens:5", "-o", str(again)]).exit_code == 0
+    assert again.read_bytes() == out.read_bytes()
     for args, message in [(["queens:20", "-o", str(tmp_path / "x.gif")], "queens:N takes"),
                           (["queens:5", "-o", str(tmp_path / "x.png")], "must end in"),
                           (["nosuch.sudoku", "-o", str(tmp_path / "x.gif")], "nosuch")]:

@@ -9,7 +9,9 @@ number among all steps and, when the search was sampled or cut, how.
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 
@@ -86,7 +88,11 @@ def render(board: Board, frames: list[Frame], total: int, cut: bool, solver: str
             anim.save(out, writer=animation.FFMpegWriter(fps=fps))
         else:
             matplotlib.rcParams["animation.embed_limit"] = 200.0
-            out.write_text(anim.to_jshtml(fps=fps), encoding="utf-8")
+            # matplotlib names the page's elements by a random uuid4: a fixed one keeps the
+            # promise "same input, same options, same file"
+            with mock.patch.object(animation.uuid, "uuid4", return_value=uuid.UUID(int=0)):
+                page = anim.to_jshtml(fps=fps)
+            out.write_text(page, encoding="utf-8")
     finally:
         plt.close(fig)
     return len(frames)
