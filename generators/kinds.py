@@ -158,10 +158,15 @@ def _unsat_from_holes(n: int, streams: Streams, counter: SolutionCounter | None,
             break
         if proof == "propagation" and fallback is None:
             fallback = cells
+    if not len(pairs):
+        raise RaceError(f"unsat: no empty cell of the n={n} holes={fraction:g} puzzle accepts a "
+                        f"wrong value ({int(np.count_nonzero(start.cells == 0))} empty cells; "
+                        "try more holes, or base=unique)")
     if fallback is None:
         raise RaceError(f"unsat: none of {min(len(pairs), UNSAT_TRIES)} wrong clues in the n={n} "
                         f"holes={fraction:g} puzzle was proved unsat within {UNSAT_CONFLICTS} "
-                        f"conflicts (try fewer holes)")
+                        f"conflicts (with many holes a wrong clue leaves other solutions: try "
+                        "fewer holes, or base=unique)")
     # the proof rests on our propagation or CaDiCaL: MiniSat on CanPlace's candidates must
     # agree (a solution it finds is a RaceError of second_opinion)
     if not second_opinion.confirms_no_solution(fallback, n, SECOND_OPINION_CONFLICTS):

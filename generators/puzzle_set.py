@@ -195,7 +195,11 @@ def make(kind: str, n: int, seed: int, index: int, *, pool: CounterPool | None =
     needs_counter = not (kind == "holes" or resolved.get("base") == "holes") \
         or resolved["fill"] == "algorithm2"
     counter = pool.get(n, counter_name) if needs_counter else None
-    puzzle = function(n, streams(n, seed, index, kind), counter, **resolved)
+    try:
+        puzzle = function(n, streams(n, seed, index, kind), counter, **resolved)
+    except RaceError as exc:           # which puzzle of a set could not be made
+        raise RaceError(f"{puzzle_name(kind, n, seed, index)}: {exc.message}",
+                        source=exc.source, line=exc.line, column=exc.column) from None
     grid = Grid(n, puzzle.cells)
     meta["clues"] = str(grid.clues())
     meta["solution" if puzzle.unique_solution else "planted"] = compact(puzzle.planted, n)

@@ -906,3 +906,10 @@ def test_a_removal_worker_leaves_ctrl_c_to_its_parent():
                                                     _abstract_witness(solution))
     assert runner.run() == [False, True, False, False]
     assert fast.tolist() == [0, 2, 0, 0]
+
+
+@pytest.mark.parametrize("holes, said", [(0.0, "no empty cell"), (0.95, "try fewer holes")])
+def test_an_unsat_puzzle_that_cannot_be_made_names_the_puzzle_and_the_way_out(holes, said):
+    from generators import puzzle_set
+    with pytest.raises(RaceError, match=rf"unsat-n3-s0-0000.sudoku: unsat: .*{said}"):
+        puzzle_set.make("unsat", 3, 0, 0, base="holes", holes=holes)
