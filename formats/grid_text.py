@@ -143,6 +143,11 @@ def _parse_native(content: list[tuple[int, str]], name: str) -> Grid:
         raise RaceError(f"{rows} grid rows, more than the {MAX_N * MAX_N} of the largest grid "
                         f"accepted (n <= {MAX_N}, formats.grid.MAX_N)", source=name,
                         line=content[MAX_N * MAX_N][0])
+    width = len(content[0][1].split())
+    if width > 1 and _side_to_n(width) and rows > width and rows % width == 0:
+        raise RaceError(f"{rows} grid rows of {width} cells: {rows // width} puzzles of "
+                        f"{width}x{width}? A native file holds one puzzle (a one-line file holds "
+                        "many, one per line)", source=name, line=content[width][0])
     n = _side_to_n(rows)
     if n is None:
         lo, hi = math.isqrt(rows) ** 2, (math.isqrt(rows) + 1) ** 2

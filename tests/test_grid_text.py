@@ -162,3 +162,10 @@ def test_lines_ending_in_cr_alone_are_named_not_read_as_one_long_row():
     with pytest.raises(RaceError, match=r"line 1, column 8: a carriage return inside a line"):
         grid_text.parse("1 . . .\r. . . .\r. . . .\r. . . .\r", "mac.sudoku")
     assert grid_text.parse("1 . . .\r\n. . . .\r\n. . . .\r\n. . . .\r\n").grids[0].n == 2
+
+
+def test_two_native_puzzles_in_one_file_are_named_as_such():
+    from formats.errors import RaceError
+    one = ". . . .\n" * 4
+    with pytest.raises(RaceError, match=r"8 grid rows of 4 cells: 2 puzzles of 4x4\?"):
+        grid_text.parse("# index=0\n" + one + "# index=1\n" + one, "two.sudoku")
