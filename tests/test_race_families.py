@@ -346,3 +346,12 @@ def test_landscape_refuses_a_peak_table_that_is_no_regular_file(tmp_path):
                                   "--instances", "1", "--out", str(tmp_path), "--peaks", "/dev/full"])
     assert r.exit_code == 2 and "/dev/full" in r.output and "regular file" in r.output
     assert not any(tmp_path.iterdir())
+
+
+def test_the_holes_family_at_its_default_fraction_records_it(tmp_path):
+    """runs.csv's holes column holds the fraction of empty cells (README); at the generator's
+    default (no --holes) it was left blank."""
+    r = race(tmp_path, "--n", "2", "--kind", "holes", "--instances", "1", "--solvers", "dlx")
+    assert r.exit_code == 0, r.output
+    (row,) = records.read_rows(next(tmp_path.glob("race-*")) / "runs.csv")
+    assert row["family"] == "holes" and float(row["holes"]) == 0.5 and int(row["clues"]) == 8

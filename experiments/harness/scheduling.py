@@ -149,6 +149,9 @@ class _Race:
         row = records.make_row(c.campaign, c.seed, c.timeout_s,
                                self.entrants[cell.entrant], cell, outcome)
         row["holes"] = family.options_for(cell.n).get("holes")
+        if row["holes"] is None and family.kind == "holes":   # the generator's own default
+            from generators.kinds import GENERATORS
+            row["holes"] = GENERATORS["holes"][1]["holes"]
         self.writer.write(row)
         status = row["status"]
         self.escalation.record(cell, status)
