@@ -53,5 +53,5 @@ def write_reason(exc: OSError) -> str:
     """Why a write failed, in words: a file where a directory is needed is named as such
     (mkdir says only "File exists")."""
     if isinstance(exc, FileExistsError) and exc.filename:
-        return f"{printable(str(exc.filename))} is a file, not a directory"
+        return f"{printable(str(exc.filename))} exists and is not a directory"
     return exc.strerror or str(exc)

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from formats import grid_text
-from formats.errors import RaceError
+from formats.errors import RaceError, write_reason
 from formats.grid import MAX_N, Grid
 from generators import kinds
 from generators.counting import COUNTER_BACKENDS, SolutionCounter, make_counter
@@ -242,7 +242,7 @@ def write_set(kind: str, n: int, count: int, seed: int, out_dir: Path, progress:
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise RaceError(f"cannot create output directory: {exc.strerror}", source=str(out_dir)) from None
+        raise RaceError(f"cannot create output directory: {write_reason(exc)}", source=str(out_dir)) from None
     rows: dict[str, dict[str, str]] = {}
     indices = range(count)
     if progress:

@@ -325,4 +325,4 @@ def test_a_portfolio_table_is_written_whole_or_not_at_all(tmp_path, monkeypatch)
     monkeypatch.setattr(pd.DataFrame, "to_csv", real)
     (tmp_path / "afile").write_text("")
     blocked = CliRunner().invoke(cli, ["portfolio", str(REFERENCE), "-o", str(tmp_path / "afile" / "x.csv")])
-    assert blocked.exit_code == 2 and "afile is a file, not a directory" in blocked.output
+    assert blocked.exit_code == 2 and "afile exists and is not a directory" in blocked.output

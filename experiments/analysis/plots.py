@@ -28,7 +28,7 @@ from experiments.analysis import statistics as analysis  # noqa: E402
 from experiments.analysis import virtual_best  # noqa: E402
 from experiments.analysis.figure_style import (COLOURS, HATCHES, LINESTYLES, MARKERS,  # noqa: E402,F401
                                                STYLE, legend_below, log_scale, save_figure, style)
-from formats.errors import RaceError  # noqa: E402
+from formats.errors import RaceError, write_reason  # noqa: E402
 
 #: figure name -> what it shows (the file stem of the PDF and PNG)
 FIGURES: dict[str, str] = {
@@ -326,7 +326,7 @@ def plot_all(campaign: analysis.Campaign, outdir: str | Path,
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise RaceError(f"{out}: cannot create output directory ({exc.strerror})") from None
+        raise RaceError(f"{out}: cannot create output directory ({write_reason(exc)})") from None
     from experiments.analysis import head_to_head
     table = analysis.summary(campaign)
     written: list[Path] = []
