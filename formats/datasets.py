@@ -178,12 +178,12 @@ def instance_name(puzzle: DatasetPuzzle, index: int) -> str:
     return f"{stem}-{index:06d}.sudoku"
 
 
-def write_instance_set(puzzles: list[DatasetPuzzle], solutions: list[str], out_dir: str | Path
-                       ) -> list[dict[str, str]]:
+def write_instance_set(puzzles: list[DatasetPuzzle], solutions: list[str], out_dir: str | Path,
+                       written=None) -> list[dict[str, str]]:
     """Write one native file per puzzle into ``out_dir`` plus ``manifest.csv``
     (:data:`MANIFEST_FIELDS`; ``solutions`` is "0", "1" or "many" per puzzle,
     as counted by the caller). Returns the manifest rows. RaceError when the
-    directory cannot be written."""
+    directory cannot be written. ``written()`` is called after each file (progress)."""
     out = Path(out_dir)
     rows = []
     try:
@@ -194,6 +194,8 @@ def write_instance_set(puzzles: list[DatasetPuzzle], solutions: list[str], out_d
             data = grid_text.format_native(puzzle.grid, meta).encode("utf-8")
             name = instance_name(puzzle, index)
             (out / name).write_bytes(data)
+            if written is not None:
+                written()
             rows.append({"file": name, "kind": KIND, "n": str(puzzle.grid.n), "seed": "0",
                          "index": str(index), "clues": str(puzzle.grid.clues()),
                          "sha256": hashlib.sha256(data).hexdigest(), "source": puzzle.source,

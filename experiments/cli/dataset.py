@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -39,7 +40,10 @@ def import_dataset(source: Path, out: Path, no_count: bool) -> None:
     """
     puzzles = datasets.read_dataset(source)
     words = ["unchecked"] * len(puzzles) if no_count else count_solutions(puzzles)
-    datasets.write_instance_set(puzzles, words, out)
+    from tqdm import tqdm
+    with tqdm(total=len(puzzles), unit="file", desc="writing the instance set", file=sys.stderr,
+              disable=None, delay=2.0, mininterval=0.5) as bar:     # shown on a terminal only
+        datasets.write_instance_set(puzzles, words, out, written=lambda: bar.update(1))
     sizes = Counter(p.grid.n for p in puzzles)
     tally = Counter(words)
     by_n = ", ".join(f"n={n}: {k}" for n, k in sorted(sizes.items()))
