@@ -102,3 +102,15 @@ def test_html_output_and_errors(tmp_path):
                           (["nosuch.sudoku", "-o", str(tmp_path / "x.gif")], "nosuch")]:
         result = CliRunner().invoke(main, ["animate", *args])
         assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("solver", ["dlx", "backtracking", "sat"])
+def test_every_method_says_when_there_is_no_solution(solver, tmp_path):
+    """Only SAT's tracer ended on "no solution"; DLX and Algorithm 1 ended on a "back" step."""
+    from experiments.animation.frames import events, queens_board, sample
+    frames, _, cut = sample(queens_board(3), events(queens_board(3), solver), 50, 10_000)
+    assert not cut and frames[-1].event.caption == f"{solver}: no solution"
+    solved, _, _ = sample(queens_board(4), events(queens_board(4), solver), 50, 10_000)
+    assert solved[-1].event.action == "solution"
+    result = CliRunner().invoke(main, ["animate", "queens:3", "-s", solver, "-o", str(tmp_path / "q.gif")])
+    assert result.exit_code == 0 and result.output.rstrip().endswith(": no solution")

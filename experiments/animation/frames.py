@@ -288,7 +288,17 @@ def events(board: Board, solver: str, seed: int = 0) -> Iterator[Event]:
                "dlx": lambda: dlx_events(board), "sat": lambda: sat_events(board, seed)}
     if solver not in tracers:
         raise RaceError(f"unknown solver {solver!r} (one of {', '.join(SOLVERS)})")
-    return tracers[solver]()
+    return _said_at_the_end(solver, tracers[solver]())
+
+
+def _said_at_the_end(solver: str, steps: Iterator[Event]) -> Iterator[Event]:
+    """``steps``, and when the search ran out without a solution (not cut short: then the
+    caller stops drawing first) a last step that says so, as SAT's own tracer does."""
+    last = None
+    for last in steps:
+        yield last
+    if last is None or (last.action != "solution" and not last.caption.endswith("no solution")):
+        yield Event("conflict", [], f"{solver}: no solution")
 
 
 def sample(board: Board, steps: Iterator[Event], max_frames: int, max_steps: int):

@@ -59,7 +59,9 @@ def animate(puzzle: str, solver: str, output: str, max_frames: int, max_steps: i
     frames, total, cut = sample(board, events(board, solver, seed), max_frames, max_steps)
     count = render(board, frames, total, cut, solver, Path(output), fps)
     how = "sampled from" if count - 1 < total else "for"
-    click.echo(f"{output}: {count} frames {how} {total} steps{' (search cut at --max-steps)' if cut else ''}")
+    ending = " (search cut at --max-steps)" if cut else \
+        ": no solution" if frames[-1].event.caption.endswith("no solution") else ""
+    click.echo(f"{output}: {count} frames {how} {total} steps{ending}")
 
 
 COMMANDS: list = [animate]
