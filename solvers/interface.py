@@ -32,6 +32,8 @@ from formats.grid import Grid
 from solvers import rules
 
 SOLVED, UNSAT, UNKNOWN, WRONG = "solved", "unsat", "unknown", "wrong"
+#: the message of an UNSAT found by the rules core itself (IsSolved/CanPlace), not a solver
+CLUES_CONFLICT = "the clues conflict"
 
 
 class Stop(BaseException):
@@ -172,7 +174,7 @@ class Solver:
         consistent = rules.is_consistent(grid)
         times["check"] = time.perf_counter() - t0
         if not consistent:
-            return Result(UNSAT, 0, limit, False, [], {}, times, True, "the clues conflict")
+            return Result(UNSAT, 0, limit, False, [], {}, times, True, CLUES_CONFLICT)
         try:
             found = self.search(grid, limit, keep)
         except RaceError:

@@ -204,54 +204,47 @@ def answers(source: str, spec: str, limit: int | None, stats: bool = False):
     small = _interpreted(spec, max((g.n for g in pf.grids), default=0), len(pf.grids), limit)
     with interpreted(small):
         results = [solver.solve(g) if limit == 1 else solver.count(g, limit) for g in pf.grids]
-        recorded = len(pf.grids) == 1 and bool(pf.metadata)
-        if recorded:
-            results = [_refereed(pf, results[0], limit, name)]
-        results = [_confirmed(g, r, solver, limit, settled=recorded)
-                   for g, r in zip(pf.grids, results)]
+        settled = [False] * len(results)
+        if len(pf.grids) == 1 and pf.metadata:
+            results[0], settled[0] = _refereed(pf, results[0], limit, name)
+        results = [r if done else _confirmed(g, r, solver, limit)
+                   for g, r, done in zip(pf.grids, results, settled)]
     return pf.format, pf.grids, results
 
 
 def _refereed(pf, result, limit: int | None, name: str):
     """``result`` with its claim checked against what the puzzle file records (its solution,
     its planted grid, kind=unsat, an import's count): a claim the record contradicts is
-    ``wrong`` (:mod:`experiments.harness.referee`); a claim the record settles says so in
-    its message."""
+    ``wrong`` (:mod:`experiments.harness.referee`). Also whether the record settled the
+    claim (refuted it, or records "none" for a "none"): then no second method is asked."""
     from dataclasses import replace
 
     from experiments.harness.referee import check_count, truth_of
     from solvers.interface import SOLVED, UNSAT, WRONG
     if result.status not in (SOLVED, UNSAT):
-        return result
+        return result, False
     truth = truth_of(pf, name=name)
     why = check_count(result.count, result.complete, limit, truth)
     if result.status == UNSAT and (truth.solution is not None or truth.at_least):
         why = f"claimed no solution, but {truth.evidence}"
     if why is None:
-        if result.status == UNSAT and truth.unsat and not result.message:
-            return replace(result, message=f"as recorded: {truth.unsat}")
-        return result
-    return replace(result, status=WRONG, verified=False, message=why)
+        if result.status == UNSAT and truth.unsat:
+            return replace(result, message=result.message or f"as recorded: {truth.unsat}"), True
+        return result, False
+    return replace(result, status=WRONG, verified=False, message=why), True
 
 
-#: the rules core's own proof of "no solution" (solvers.interface): no solver's claim
-CLUES_CONFLICT = "the clues conflict"
-
-
-def _confirmed(grid, result, solver, limit: int | None, settled: bool):
-    """``result`` with a "no solution" claim that nothing recorded settles (``settled``:
-    the puzzle file's record was consulted, and said "none" or refuted it) confirmed by a
-    second, independent method (:func:`experiments.harness.referee.confirmer_for` of the
-    solver's family), in this process and under the command's ``--timeout``: a verified
-    grid from it makes the claim ``wrong``. A count is checked the same way when the
-    solver is not a built-in one (a program or a plugin): the second method counts to the
-    same limit and must agree."""
+def _confirmed(grid, result, solver, limit: int | None):
+    """``result`` with a "no solution" claim confirmed by a second, independent method
+    (:func:`experiments.harness.referee.confirmer_for` of the solver's family), in this
+    process and under the command's ``--timeout``: a verified grid from it makes the claim
+    ``wrong``. A count is checked the same way when the solver is not a built-in one (a
+    program or a plugin): the second method counts to the same limit and must agree."""
     from dataclasses import replace
 
     from experiments.harness.referee import confirmer_for
-    from solvers.interface import SOLVED, UNSAT, WRONG
-    if result.status not in (SOLVED, UNSAT) or (result.status == UNSAT and (
-            settled and result.message.startswith("as recorded") or result.message == CLUES_CONFLICT)):
+    from solvers.interface import CLUES_CONFLICT, SOLVED, UNSAT, WRONG
+    if result.status not in (SOLVED, UNSAT) or result.message == CLUES_CONFLICT:
         return result
     from solvers.registry import BUILTIN, parse_spec
     builtin = solver.name in BUILTIN.names() and solver.method != "external"
