@@ -706,6 +706,29 @@ def test_a_witness_that_differs_on_a_cell_assumed_empty_but_kept_is_asked_again(
     assert fast.tolist() == [0, 2, 0] and runner.repeated >= 2
 
 
+def _slow_first_question(cells, c, k, n, counter, solution, ahead, settled):
+    import time
+    time.sleep(0.3 if c == 16 else 0.0)               # the workers' first question is the slow one
+    return _unavoidable_question(cells, c, k, n, counter, solution, ahead, settled)
+
+
+def test_the_premise_guess_counts_the_decisions_made_before_the_workers_began():
+    """The workers begin at position 16, after the sequential loop removed 16 clues in a row.
+    Positions 17 and 18 are asked while 16's slow question runs: 16 is assumed empty (the last
+    16 decisions were removals), so their "remove" answers hold when 16 goes, and nothing is
+    asked again. (Counting only the workers' own decisions, none yet, assumed 16 filled: both
+    answers lost their premise.)"""
+    from generators import speculative_removal
+    solution = np.arange(1, 20, dtype=np.int32)
+    fast = solution.copy()
+    fast[:16] = 0                                     # the sequential loop's removals
+    runner = speculative_removal.SpeculativeRemoval(fast, solution, np.arange(19), 16, 0,
+                                                    _Unavoidable([]), 2, _slow_first_question,
+                                                    _abstract_witness(solution))
+    assert runner.run() == [False, False, False]
+    assert not fast.any() and runner.repeated == 0 and runner.asked == 3
+
+
 def _dying_question(cells, c, k, n, counter, solution, ahead, settled):
     import os
     if c == 2:
