@@ -113,3 +113,26 @@ def test_a_count_the_node_budget_cut_short_is_at_least_on_the_batch_path(tmp_pat
     (result,) = batch.solve_array(grid_text.parse(one_line.read_text()).grids[0].cells[None], 2,
                                   None, node_limit=100)
     assert not result.complete and result.count > 0
+
+
+def test_a_no_solution_claim_of_the_batch_kernel_is_confirmed_by_the_second_method(tmp_path, monkeypatch):
+    """The batch path believed its kernel's "no solution". Now, as on the per-puzzle path,
+    clues that conflict settle it (the rules core says so) and any other is confirmed by SAT:
+    a kernel that answers "none" to every puzzle is refuted where a puzzle has a solution."""
+    import numpy as np
+    path = tmp_path / "three.txt"
+    path.write_text("\n".join([SEVENTEEN.read_text().split()[0]] + ODD[1:]) + "\n")
+    honest = CliRunner().invoke(main, ["solve", "-s", "dlx", "--stats", str(path)])
+    assert honest.exit_code == 1
+    assert "puzzle 2: status=unsat" in honest.stderr and "(the clues conflict)" in honest.stderr
+    assert "puzzle 3: status=unsat" in honest.stderr and "(confirmed by sat)" in honest.stderr
+
+    def nothing(puzzles, n, limit=1, node_limit=0, threads=1):
+        count = len(puzzles)
+        return (np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64),
+                np.ones(count, dtype=bool), np.zeros_like(puzzles))
+    monkeypatch.setattr(batch, "dlx_many", nothing)
+    for command in ("solve", "count"):
+        lied = CliRunner().invoke(main, [command, "-s", "dlx", str(path)])
+        assert lied.exit_code == 2, (command, lied.output)
+        assert "claimed no solution, but sat found a verified solution" in lied.stderr

@@ -194,10 +194,13 @@ def answers(source: str, spec: str, limit: int | None, stats: bool = False):
     many = grid_text.parse_one_line_many(text, name) if capable else None
     if many is not None:                               # one-line puzzles of one size
         n, puzzles = many
+        from solvers.interface import UNSAT
         solver = current_registry().create(spec)
         node_limit = int(solver.params["node_limit"])
         with interpreted(_interpreted(spec, n, len(puzzles), limit)):
             results = batch.solve_array(puzzles, n, limit, node_limit, threads=_cores())
+            results = [_confirmed_in_batch(n, puzzles[i], r, solver, limit) if r.status == UNSAT
+                       else r for i, r in enumerate(results)]
         return grid_text.ONE_LINE, None, results
     pf = grid_text.parse(text, name)
     solver = current_registry().create(spec)
@@ -210,6 +213,23 @@ def answers(source: str, spec: str, limit: int | None, stats: bool = False):
         results = [r if done else _confirmed(g, r, solver, limit)
                    for g, r, done in zip(pf.grids, results, settled)]
     return pf.format, pf.grids, results
+
+
+def _confirmed_in_batch(n: int, cells, result, solver, limit: int | None):
+    """A batch "no solution" claim held to the per-puzzle path's rules: clues that conflict
+    (the rules core says so: :data:`solvers.interface.CLUES_CONFLICT`) settle it, else the
+    second method must confirm it (:func:`_confirmed`)."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from formats.grid import Grid
+    from solvers import rules
+    from solvers.interface import CLUES_CONFLICT
+    grid = Grid(n, np.array(cells, dtype=np.int32))
+    if not rules.is_consistent(grid):
+        return replace(result, message=CLUES_CONFLICT)
+    return _confirmed(grid, result, solver, limit)
 
 
 def _refereed(pf, result, limit: int | None, name: str):
