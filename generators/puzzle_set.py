@@ -213,6 +213,22 @@ def puzzle_name(kind: str, n: int, seed: int, index: int) -> str:
     return f"{kind}-n{n}-s{seed}-{index:04d}.sudoku"
 
 
+def _other_identity(path: Path, ident: dict[str, str]) -> str | None:
+    """How the intact puzzle file at ``path`` differs from ``ident`` (``holes=0.3, not
+    0.6``), or None: no file, a damaged one (regenerated), or one of this identity."""
+    try:
+        found = grid_text.parse(path.read_bytes().decode("utf-8"), str(path))
+    except (OSError, UnicodeDecodeError, RaceError):
+        return None
+    meta = found.metadata
+    if len(found.grids) != 1 or meta.get("kind") is None:
+        return None
+    for key, value in ident.items():
+        if meta.get(key) != value:
+            return f"{key}={meta.get(key, '(none)')}, not {value}"
+    return None
+
+
 def _cached(path: Path, ident: dict[str, str]) -> bytes | None:
     """The bytes of ``path`` when it holds a readable puzzle of this identity."""
     try:
@@ -243,6 +259,18 @@ def write_set(kind: str, n: int, count: int, seed: int, out_dir: Path, progress:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise RaceError(f"cannot create output directory: {write_reason(exc)}", source=str(out_dir)) from None
+    # a puzzle of other options (another --holes, --fill, ...) under the same name is never
+    # replaced in silence: a campaign may have raced it
+    others = [(name, why) for name, why in
+              ((puzzle_name(kind, n, seed, i), _other_identity(out_dir / puzzle_name(kind, n, seed, i),
+                                                               identity(kind, n, seed, i, **options)))
+               for i in range(count)) if why]
+    if others:
+        name, why = others[0]
+        more = f" (and {len(others) - 1} more)" if len(others) > 1 else ""
+        raise RaceError(f"{name} already holds a puzzle made with other options ({why}){more}: "
+                        "write the set elsewhere (another -o directory or --seed) or remove those files first",
+                        source=str(out_dir))
     rows: dict[str, dict[str, str]] = {}
     indices = range(count)
     if progress:

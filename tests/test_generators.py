@@ -330,6 +330,27 @@ def test_write_set_files_manifest_and_cache(tmp_path, monkeypatch):
     assert len(files) == 5 and "holes-n3-s5-0001.sudoku" in files
 
 
+def test_a_puzzle_of_other_options_under_the_same_name_is_never_replaced(tmp_path):
+    """`race generate -o DIR` with other options (--holes 0.3, then 0.6) replaced the files of
+    the first set that share a name, in silence (a campaign may have raced them). Now it is a
+    one-line error that names the file and the option, and nothing is written; a damaged file
+    is still regenerated, and the same options still reuse what is there."""
+    from formats.errors import RaceError
+    target = tmp_path / "set"
+    manifest = puzzle_set.write_set("holes", 3, 2, 0, target, holes=0.3)
+    before = {p.name: p.read_bytes() for p in target.iterdir()}
+    with pytest.raises(RaceError, match=r"holes-n3-s0-0000.sudoku already holds a puzzle made with "
+                                        r"other options \(holes=0.3, not 0.6\) \(and 1 more\)"):
+        puzzle_set.write_set("holes", 3, 3, 0, target, holes=0.6)
+    assert {p.name: p.read_bytes() for p in target.iterdir()} == before
+    (target / "holes-n3-s0-0001.sudoku").write_text("# kind=holes\n1 2\n")     # damaged
+    assert puzzle_set.write_set("holes", 3, 2, 0, target, holes=0.3) == manifest
+    assert {p.name: p.read_bytes() for p in target.iterdir()} == before
+    out = CliRunner().invoke(main, ["generate", "--n", "3", "--kind", "holes", "--holes", "0.6",
+                                    "-k", "1", "-o", str(target)])
+    assert out.exit_code == 2 and out.stderr.count("\n") == 1 and "holes=0.3, not 0.6" in out.stderr
+
+
 # -- CLI ------------------------------------------------------------------------------------
 def test_cli_stdout_and_files(tmp_path):
     runner = CliRunner()

@@ -125,7 +125,8 @@ def generate(n_text: str, count_text: str, seed_text: str, kind: str, holes_text
     machine. Without -o the puzzles go to stdout (native format with # key=value
     metadata, separated by a blank line); with -o each goes to
     <kind>-n<N>-s<seed>-<index>.sudoku, listed with its sha256 in manifest.csv;
-    files already there for the same puzzle are kept.
+    files already there for the same puzzle are kept, and one of that name made
+    with other options is an error (never replaced).
 
     \b
     Example:
