@@ -203,11 +203,11 @@ def _recorded_refutations(runs: pd.DataFrame, root: Path) -> pd.DataFrame:
         return runs
     evidence: dict[str, str] = {}
     caches = [d for d in (root.parent / "instances", root / "instances") if d.is_dir()]
+    # the file, or (a generated family's) the file in its set's directory: listed once
+    places = caches + [d for c in caches for d in sorted(c.iterdir()) if d.is_dir()]
     for instance, sha in set(zip(runs.loc[unruled, "instance"].astype(str),
                                  runs.loc[unruled, "instance_sha256"].astype(str))):
-        # the file, or (a generated family's) the file in its set's directory
-        paths = [d / instance for d in caches] + [d / instance for c in caches
-                                                 for d in sorted(c.iterdir()) if d.is_dir()]
+        paths = [d / instance for d in places]
         for path in paths:
             try:
                 data = path.read_bytes() if path.is_file() else None
