@@ -65,3 +65,23 @@ def test_race_cover_trace_prints_capped_steps():
 def test_trace_refuses_colors():
     result = CliRunner().invoke(main, ["cover", "-", "--trace"], input="A | x\nA x:red\n")
     assert result.exit_code == 2 and "--trace" in result.output
+
+
+def test_the_trace_stops_where_the_search_stops_under_limit():
+    """`--limit 1 --trace` traced all 92 solutions of 8 queens while the search stopped at
+    the first: the trace now ends at the limit-th solution, as the search does."""
+    dlx = CliRunner().invoke(main, ["example", "queens", "8"]).output
+    result = CliRunner().invoke(main, ["cover", "-", "--limit", "2", "--count", "--trace",
+                                       "--trace-limit", "100000"], input=dlx)
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert sum(" solution" in ln for ln in lines[:-2]) == 2
+    assert lines[-2] == "... the search stops at solution 2 (--limit)" and lines[-1] == "2"
+
+
+def test_cover_without_a_solution_exits_1_as_solve_does():
+    """`race cover` said "no solution" with exit 0 (race solve: 1); --count prints 0, exit 0."""
+    result = CliRunner().invoke(main, ["cover", "-"], input="A B\nA\nA\n")
+    assert (result.exit_code, result.stdout, result.stderr) == (1, "", "no solution\n")
+    counted = CliRunner().invoke(main, ["cover", "-", "--count"], input="A B\nA\nA\n")
+    assert (counted.exit_code, counted.stdout) == (0, "0\n")

@@ -3,6 +3,7 @@ Knuth's dlx format) and ``race example`` (print an example problem)."""
 
 from __future__ import annotations
 
+import sys
 import time
 
 import click
@@ -47,6 +48,9 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
     \b
     Prints each solution as its chosen options (one line each, as in the
     input), solutions separated by blank lines; with --count only the number.
+    Exit 1 with "no solution" on stderr when there is none (as race solve;
+    with --count that is the number 0, exit 0). --trace goes to stdout, before
+    the solutions or the number.
 
     \b
     Example:
@@ -67,7 +71,7 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
         _cover_extended(problem, count_only, limit, heuristic, stats, show)
         return
     if trace:
-        _print_trace(problem, HEURISTICS[heuristic], trace_limit)
+        _print_trace(problem, HEURISTICS[heuristic], trace_limit, limit)
     _load_kernel(dlx_search)
     t0 = time.perf_counter()
     dl = DancingLinks.from_problem(problem)
@@ -92,19 +96,24 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
         click.echo(format_profile(rows), err=True)
 
 
-def _print_trace(problem, heuristic: int, trace_limit: int) -> None:
-    """The first ``trace_limit`` steps of the dance (solvers/dance_trace.py) on stdout."""
+def _print_trace(problem, heuristic: int, trace_limit: int, limit: int | None = None) -> None:
+    """The first ``trace_limit`` steps of the dance (solvers/dance_trace.py) on stdout, up to
+    the search's end: its ``limit``-th solution when a --limit is given (the search stops there)."""
     from solvers.dance_trace import trace
     from solvers.dancing_links import DancingLinks
 
     dl = DancingLinks.from_problem(problem)
-    shown = 0
+    shown = found = 0
     for step in trace(dl, heuristic):
         if shown == trace_limit:
             click.echo(f"... trace stopped after {trace_limit} steps (--trace-limit)")
             break
         click.echo(step.describe(option_names=problem.option_names))
         shown += 1
+        found += step.action == "solution"
+        if limit is not None and found == limit:
+            click.echo(f"... the search stops at solution {limit} (--limit)")
+            break
 
 
 def _cover_extended(problem, count_only: bool, limit: int | None, heuristic: str, stats: bool,
@@ -149,6 +158,8 @@ def _report(problem, solutions, count, keep, count_only, limit, stats, nodes, up
         reached = " (limit reached)" if limit is not None and count >= limit else ""
         click.echo(f"{count} solutions{reached}, {nodes} nodes, {updates} updates "
                    f"(build {1e3 * build_s:.3f} ms, search {1e3 * search_s:.3f} ms)", err=True)
+    if not count_only and not count:
+        sys.exit(1)                    # as race solve: 1 is "no solution"
 
 
 def _load_kernel(kernel) -> None:
