@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,8 +15,17 @@ from pathlib import Path
 @contextlib.contextmanager
 def replacing(path: str | Path) -> Iterator[Path]:
     """The temporary path to write ``path``'s new content to; renamed over ``path`` when
-    the block ends without an error, removed when it raises (the error goes on)."""
+    the block ends without an error, removed when it raises (the error goes on). A symbolic
+    link is followed (the file it names is replaced, the link kept); a path that is no regular
+    file (a device such as /dev/stdout, a pipe) is given as it is, to be written in place."""
     path = Path(path)
+    if path.is_symlink():            # the file the link names gets the content; the link stays
+        path = path.resolve()
+    if path.exists() and not path.is_file():
+        # a device (/dev/stdout, /dev/null, /dev/full), a pipe or a directory: never replaced
+        # by a file of ours; written in place (a directory then fails to open, as it should)
+        yield path
+        return
     temporary = path.with_name(f".{path.stem}.{os.getpid()}.tmp{path.suffix}")
     try:
         yield temporary
@@ -33,5 +43,5 @@ def write_whole(path: str | Path, data: bytes | str, sync: bool = True) -> None:
     with replacing(path) as temporary, open(temporary, "wb") as f:
         f.write(raw)
         f.flush()
-        if sync:
+        if sync and stat.S_ISREG(os.fstat(f.fileno()).st_mode):   # not a device
             os.fsync(f.fileno())
