@@ -32,6 +32,7 @@ normalised set (one native file per puzzle plus ``manifest.csv``).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -46,6 +47,7 @@ from formats import grid_text
 from formats.errors import RaceError
 from formats.grid import MAX_N, Grid
 from formats.source import read_source
+from formats.whole_file import write_whole
 
 MANIFEST = "manifest.csv"
 #: the generators' manifest columns first (the harness reads those), then the import's own
@@ -193,7 +195,12 @@ def write_instance_set(puzzles: list[DatasetPuzzle], solutions: list[str], out_d
                     "clues": puzzle.grid.clues(), "solutions": count}
             data = grid_text.format_native(puzzle.grid, meta).encode("utf-8")
             name = instance_name(puzzle, index)
-            (out / name).write_bytes(data)
+            try:
+                (out / name).write_bytes(data)
+            except OSError:                           # never a cut puzzle file (a full disk)
+                with contextlib.suppress(OSError):
+                    (out / name).unlink()
+                raise
             if written is not None:
                 written()
             rows.append({"file": name, "kind": KIND, "n": str(puzzle.grid.n), "seed": "0",
@@ -204,7 +211,7 @@ def write_instance_set(puzzles: list[DatasetPuzzle], solutions: list[str], out_d
         writer = csv.DictWriter(buffer, fieldnames=MANIFEST_FIELDS, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
-        (out / MANIFEST).write_text(buffer.getvalue(), encoding="utf-8")
+        write_whole(out / MANIFEST, buffer.getvalue(), sync=False)
     except OSError as exc:
         raise RaceError(f"cannot write the instance set: {exc.strerror}", source=str(out)) from None
     return rows

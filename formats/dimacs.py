@@ -29,7 +29,7 @@ import numpy as np
 
 from formats.errors import RaceError
 from formats.compiled import is_interpreted, kernel
-from formats.source import BLANKS, decode_utf8, read_source, split_lines
+from formats.source import BLANKS, decode_utf8, read_source, reject_carriage_return, split_lines
 
 #: bytes of output per chunk of the writer (the buffer is reused).
 CHUNK_BYTES = 1 << 23
@@ -98,8 +98,9 @@ def write(target: str | Path | BinaryIO, nvars: int, blocks: Iterable,
     if str(target) == "-":
         return _write_to(sys.stdout.buffer, head, blocks)
     if isinstance(target, (str, Path)):
-        try:
-            with open(target, "wb", buffering=0) as out:
+        from formats.whole_file import replacing
+        try:                                          # whole or not at all (a full disk)
+            with replacing(target) as temporary, open(temporary, "wb", buffering=0) as out:
                 return _write_to(out, head, blocks)
         except OSError as exc:
             raise RaceError(f"cannot write: {exc.strerror}", source=str(target)) from None
@@ -193,6 +194,9 @@ MAX_DIMACS_BYTES = 1 << 30
 _PREAMBLE = re.compile(r"p[ \t]+cnf[ \t]+([0-9]{1,30})[ \t]+([0-9]{1,30})[ \t\r\f\v]*")
 _ODD_BODY = re.compile(rb"[^-0-9 \t\r\n]")
 _LITERAL = re.compile(r"-?[0-9]{1,19}")
+_SIGNED_ZERO = re.compile(rb"-0+(?![0-9])")    # '-0' is no clause end (the fast path's int() says 0)
+_LONE_CR = re.compile(rb"\r(?!\n)")             # a CR that is not part of a CRLF line end
+_TOKEN = re.compile(r"[^ \t\r\f\v]+")
 
 
 def read(source: str | Path) -> Dimacs:
@@ -215,7 +219,10 @@ def parse(data: bytes | str, name: str = "<dimacs>") -> Dimacs:
         end = data.find(b"\n", pos)
         end = len(data) if end < 0 else end
         line_no += 1
-        line = decode_utf8(data[pos:end], name, line_no).strip(BLANKS)
+        raw = decode_utf8(data[pos:end], name, line_no)
+        if "\r" in raw:                   # CR-only line ends: a comment would swallow the rest
+            reject_carriage_return(raw, name, line_no)
+        line = raw.strip(BLANKS)
         pos = end + 1
         if not line:
             continue
@@ -252,6 +259,10 @@ def _parse_body_fast(body: bytes, nvars: int, nclauses: int):
     """Vectorised parse of a clean body (ASCII numbers only); None if anything is odd."""
     if _ODD_BODY.search(body):
         return None
+    if b"-0" in body and _SIGNED_ZERO.search(body):   # memchr-fast; the regex runs only on a hit
+        return None
+    if b"\r" in body and _LONE_CR.search(body):       # CR-only or mixed line ends
+        return None
     try:
         tokens = np.array(body.split(), dtype=np.int64)
     except (ValueError, OverflowError):
@@ -277,6 +288,8 @@ def _parse_body_lines(body: bytes, nvars: int, nclauses: int, name: str, first_l
     line_no = first_line
     for line_no, raw in enumerate(split_lines(decode_utf8(body, name, first_line + 1)),
                                   first_line + 1):
+        if "\r" in raw:
+            reject_carriage_return(raw, name, line_no)
         line = raw.strip(BLANKS)
         if not line:
             continue
@@ -287,8 +300,8 @@ def _parse_body_lines(body: bytes, nvars: int, nclauses: int, name: str, first_l
             break
         if line.startswith("p"):
             raise RaceError("a second preamble", source=name, line=line_no)
-        for token in filter(None, _tokens(line)):
-            lit = _literal(token, nvars, name, line_no)
+        for match in _TOKEN.finditer(raw):
+            lit = _literal(match.group(), nvars, name, line_no, match.start() + 1)
             if lit == 0:
                 offsets.append(len(lits))
                 open_line = None
@@ -307,22 +320,17 @@ def _parse_body_lines(body: bytes, nvars: int, nclauses: int, name: str, first_l
     return np.asarray(lits, dtype=np.int32), np.asarray(offsets, dtype=np.int64)
 
 
-def _tokens(line: str) -> list[str]:
-    """The blank-separated tokens of a line (ASCII blanks only)."""
-    return line.translate(_BLANKS_TO_SPACE).split(" ")
-
-
-_BLANKS_TO_SPACE = str.maketrans({ch: " " for ch in BLANKS})
-
-
-def _literal(token: str, nvars: int, name: str, line_no: int) -> int:
+def _literal(token: str, nvars: int, name: str, line_no: int, column: int) -> int:
     if not _LITERAL.fullmatch(token):
         raise RaceError(f"expected an integer literal (ASCII digits), got {token[:20]!r}",
-                        source=name, line=line_no)
+                        source=name, line=line_no, column=column)
     lit = int(token)
+    if lit == 0 and token[0] == "-":
+        raise RaceError(f"malformed literal {token[:20]!r}: a clause ends with a plain 0, "
+                        f"which takes no sign", source=name, line=line_no, column=column)
     if abs(lit) > nvars:
         raise RaceError(f"literal {token} out of range: the preamble declares {nvars} "
-                        f"variables", source=name, line=line_no)
+                        f"variables", source=name, line=line_no, column=column)
     return lit
 
 

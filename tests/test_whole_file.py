@@ -59,3 +59,72 @@ def test_a_device_or_a_link_at_the_path_is_written_through_never_replaced(tmp_pa
     write_whole(link, "new\n")
     assert link.is_symlink() and target.read_text() == "new\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.csv", "real.csv"]
+
+
+class _FullDisk:
+    """A file that takes 100 bytes, then raises "No space left on device"."""
+
+    def __init__(self, path, mode="wb", **_):
+        self.f = open(path, mode)
+        self.room = 100
+
+    def write(self, data):
+        if len(data) > self.room:
+            self.f.write(data[:self.room])
+            self.f.flush()
+            raise OSError(28, "No space left on device")
+        self.room -= len(data)
+        return self.f.write(data)
+
+    def fileno(self):
+        return self.f.fileno()
+
+    def flush(self):
+        self.f.flush()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.f.close()
+
+
+def test_a_full_disk_leaves_the_old_output_of_encode_export_and_animate(tmp_path, monkeypatch):
+    """`race encode -o` and `race animate -o` (and export, import: the same writer) left a cut file on a full disk,
+    over the one that was there: now the old file stays, no temporary is left, and the
+    one-line error names the file."""
+    from click.testing import CliRunner
+
+    from experiments.cli.main import main
+    from formats import dimacs, whole_file
+    puzzle = tmp_path / "p.sudoku"
+    puzzle.write_text(". . . .\n" * 4)
+    real_write_to = dimacs._write_to
+
+    def cut(out, head, blocks):
+        return real_write_to(_FullDiskStream(out), head, blocks)
+    monkeypatch.setattr(dimacs, "_write_to", cut)
+    monkeypatch.setattr(whole_file, "open", _FullDisk, raising=False)
+    cases = [(["encode", str(puzzle), "-o", "{out}"], "p.cnf"),
+             (["animate", "queens:4", "-o", "{out}"], "q.html")]
+    for args, name in cases:
+        out = tmp_path / name
+        out.write_text("old\n")
+        result = CliRunner().invoke(main, [a.format(out=out) for a in args])
+        assert result.exit_code == 2, result.output
+        assert result.stderr.splitlines() == [f"race: error: {out}: cannot write: No space left on device"]
+        assert out.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.cnf", "p.sudoku", "q.html"]
+
+
+class _FullDiskStream:
+    def __init__(self, out):
+        self.out, self.room = out, 100
+
+    def write(self, data):
+        data = bytes(data)
+        if len(data) > self.room:
+            self.out.write(data[:self.room])
+            raise OSError(28, "No space left on device")
+        self.room -= len(data)
+        return self.out.write(data)

@@ -82,17 +82,19 @@ def render(board: Board, frames: list[Frame], total: int, cut: bool, solver: str
     anim = animation.FuncAnimation(fig, draw, frames=len(frames), interval=1000 / fps)
     out.parent.mkdir(parents=True, exist_ok=True)
     try:
-        if suffix == ".gif":
-            anim.save(out, writer=animation.PillowWriter(fps=fps))
-        elif suffix == ".mp4":
-            anim.save(out, writer=animation.FFMpegWriter(fps=fps))
+        if suffix in (".gif", ".mp4"):
+            from formats.whole_file import replacing
+            with replacing(out) as temporary:         # whole or not at all (a full disk)
+                anim.save(temporary, writer=animation.PillowWriter(fps=fps) if suffix == ".gif"
+                          else animation.FFMpegWriter(fps=fps))
         else:
             matplotlib.rcParams["animation.embed_limit"] = 200.0
             # matplotlib names the page's elements by a random uuid4: a fixed one keeps the
             # promise "same input, same options, same file"
             with mock.patch.object(animation.uuid, "uuid4", return_value=uuid.UUID(int=0)):
                 page = anim.to_jshtml(fps=fps)
-            out.write_text(page, encoding="utf-8")
+            from formats.whole_file import write_whole
+            write_whole(out, page, sync=False)
     finally:
         plt.close(fig)
     return len(frames)

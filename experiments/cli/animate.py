@@ -50,6 +50,9 @@ def animate(puzzle: str, solver: str, output: str, max_frames: int, max_steps: i
     m = re.fullmatch(r"queens:([0-9]{1,3})", puzzle)
     if m:
         board = queens_board(int(m.group(1)))
+    elif puzzle.startswith("queens:") and not Path(puzzle).exists():
+        from experiments.animation.frames import MAX_SIDE
+        raise RaceError(f"queens:N takes a whole number 1 <= N <= {MAX_SIDE}, got {puzzle[7:]!r}")
     else:
         from formats import grid_text
         grids = grid_text.read(puzzle).grids
@@ -57,7 +60,11 @@ def animate(puzzle: str, solver: str, output: str, max_frames: int, max_steps: i
             raise RaceError(f"expected one puzzle, found {len(grids)}", source=puzzle)
         board = sudoku_board(grids[0])
     frames, total, cut = sample(board, events(board, solver, seed), max_frames, max_steps)
-    count = render(board, frames, total, cut, solver, Path(output), fps)
+    try:
+        count = render(board, frames, total, cut, solver, Path(output), fps)
+    except OSError as exc:                              # a full disk: the file is named
+        from formats.errors import write_reason
+        raise RaceError(f"cannot write: {write_reason(exc)}", source=output) from None
     how = "sampled from" if count - 1 < total else "for"
     ending = " (search cut at --max-steps)" if cut else \
         ": no solution" if frames[-1].event.caption.endswith("no solution") else ""

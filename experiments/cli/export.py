@@ -71,8 +71,10 @@ def write_frame(frame, fmt: str, out: str) -> None:
                             "(pip install 'sudoku-race[parquet]')") from None
         if out == "-":
             raise RaceError("--format parquet is binary: give a file with --out")
+        from formats.whole_file import replacing
         try:
-            _typed(frame).to_parquet(out, index=False)
+            with replacing(out) as temporary:       # whole or not at all (a full disk)
+                _typed(frame).to_parquet(temporary, index=False)
         except OSError as exc:
             raise RaceError(f"cannot write: {exc.strerror or exc}", source=out) from None
         return
@@ -104,8 +106,9 @@ def _write_text(text: str, out: str) -> None:
     if out == "-":
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
+    from formats.whole_file import write_whole
     try:
-        Path(out).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        write_whole(out, text if text.endswith("\n") else text + "\n", sync=False)
     except OSError as exc:
         raise RaceError(f"cannot write: {exc.strerror}", source=out) from None
 
