@@ -16,6 +16,7 @@ entrant (:mod:`solvers.command`) uses it, and the external SAT backends
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import re
@@ -101,6 +102,11 @@ def run_limited(command: list[str], *, stdin: BinaryIO | None = None, pass_fds: 
         raise RaceError(f"cannot run {command[0]}: {exc.strerror}") from None
     try:
         out, err, timed_out, flooded = _read_bounded(proc, timeout, max_output)
+        if not (timed_out or flooded):
+            # its pipes are closed: let the program finish exiting before its group is
+            # killed, or a plain `exit 1` is reported as "killed by signal 9"
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(EXIT_GRACE)
         kill_group(proc.pid)
         code = proc.wait()
     except BaseException:

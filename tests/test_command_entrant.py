@@ -202,3 +202,17 @@ def test_max_output_zero_is_refused_not_every_answer():
     from solvers import registry as registries
     with pytest.raises(RaceError, match="max_output=0 would refuse every answer"):
         registries.BUILTIN.create("cmd:path=/bin/true,max_output=0")
+
+
+def test_a_program_that_exits_on_its_own_is_never_reported_as_killed(tmp_path):
+    """Its pipes closed, the program was killed with its group before it had finished
+    exiting: `race solve -s cmd:path=/bin/false` said "killed by signal 9" in about 5 runs of 6."""
+    from click.testing import CliRunner
+
+    from experiments.cli.main import main
+    puzzle = tmp_path / "p.sudoku"
+    puzzle.write_text(". . . .\n" * 4)
+    for _ in range(12):
+        result = CliRunner().invoke(main, ["solve", "-s", "cmd:path=/bin/false", str(puzzle)])
+        assert result.exit_code == 2
+        assert "exited with code 1" in result.stderr and "signal" not in result.stderr
