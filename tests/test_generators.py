@@ -957,3 +957,19 @@ def test_an_unsat_puzzle_that_cannot_be_made_names_the_puzzle_and_the_way_out(ho
     from generators import puzzle_set
     with pytest.raises(RaceError, match=rf"unsat-n3-s0-0000.sudoku: unsat: .*{said}"):
         puzzle_set.make("unsat", 3, 0, 0, base="holes", holes=holes)
+
+
+@pytest.mark.parametrize("option, text, message", [
+    ("--count", "1" + "0" * 30, "--count must be in 1..9223372036854775807"),
+    ("--count", "1_000", "--count must be an integer (ASCII digits 0-9), got '1_000'"),
+    ("--n", "\uff13", "--n must be an integer (ASCII digits 0-9)"),
+    ("--seed", "\uff13", "--seed must be an integer (ASCII digits 0-9)"),
+    ("--seed", str(2 ** 63), "--seed must be in 0..9223372036854775807"),
+])
+def test_generate_reads_numbers_as_every_other_command(option, text, message):
+    """`race generate` read its numbers with int(): '1_000', full-width digits and seeds past
+    int64 were taken (the other commands refuse them), and a count of 10**30 ran on."""
+    args = ["generate", "--n", "2", option, text] if option != "--n" else ["generate", "--n", text]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1
+    assert result.stderr.startswith(f"race: error: {message}")

@@ -66,8 +66,9 @@ class InstancesParam(click.ParamType):
             return value
         text = str(value).strip()
         if text.isascii() and text.isdecimal():
-            if int(text) < 1:
-                self.fail(f"{text} is not a positive count", param, ctx)
+            from experiments.cli.params import MAX_INTEGER
+            if not 1 <= int(text) <= MAX_INTEGER:
+                self.fail(f"{text[:40]} is not a count in 1..{MAX_INTEGER}", param, ctx)
             return int(text)
         if not Path(text).exists():
             self.fail(f"{text!r} is neither a count nor an existing file or directory", param, ctx)

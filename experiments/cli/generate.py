@@ -8,6 +8,7 @@ from typing import Callable
 
 import click
 
+from experiments.cli import params
 from formats import grid_text
 from formats.errors import RaceError
 from generators import kinds
@@ -17,12 +18,15 @@ from generators.unique import FILLS
 
 
 def _int(name: str, text: str, low: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise RaceError(f"--{name} must be an integer, got {text!r}") from None
-    if value < low:
-        raise RaceError(f"--{name} must be >= {low}, got {value}")
+    """``text`` as the other commands read a number (:class:`params.Integer`: ASCII digits,
+    at most :data:`params.MAX_INTEGER`; ``int()`` took '1_000' and full-width digits)."""
+    stripped = str(text).strip()
+    if not (stripped.isascii() and stripped.lstrip("+-").isdecimal()
+            and len(stripped) - len(stripped.lstrip("+-")) <= 1):
+        raise RaceError(f"--{name} must be an integer (ASCII digits 0-9), got {str(text)[:40]!r}")
+    value = int(stripped)
+    if not low <= value <= params.MAX_INTEGER:
+        raise RaceError(f"--{name} must be in {low}..{params.MAX_INTEGER}, got {value}")
     return value
 
 
