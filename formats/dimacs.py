@@ -194,7 +194,7 @@ MAX_DIMACS_BYTES = 1 << 30
 _PREAMBLE = re.compile(r"p[ \t]+cnf[ \t]+([0-9]{1,30})[ \t]+([0-9]{1,30})[ \t\r\f\v]*")
 _ODD_BODY = re.compile(rb"[^-0-9 \t\r\n]")
 _LITERAL = re.compile(r"-?[0-9]{1,19}")
-_SIGNED_ZERO = re.compile(rb"-0+(?![0-9])")    # '-0' is no clause end (the fast path's int() says 0)
+_SIGNED_ZERO = re.compile(r"[-+]0+")
 _LONE_CR = re.compile(rb"\r(?!\n)")             # a CR that is not part of a CRLF line end
 _TOKEN = re.compile(r"[^ \t\r\f\v]+")
 
@@ -208,7 +208,8 @@ def read(source: str | Path) -> Dimacs:
 def parse(data: bytes | str, name: str = "<dimacs>") -> Dimacs:
     """Parse DIMACS CNF text; :class:`RaceError` (file, line) on any violation:
     numbers are ASCII decimal, VARS and CLAUSES at most :data:`MAX_VARS`, text
-    strict UTF-8, lines counted on ``\\n``."""
+    strict UTF-8, lines counted on ``\\n`` (CRLF is fine, a CR inside a line is an error:
+    CR-only line ends would hide clauses in a comment), a literal never signed zero."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogateescape")
     comments: list[str] = []
@@ -259,7 +260,7 @@ def _parse_body_fast(body: bytes, nvars: int, nclauses: int):
     """Vectorised parse of a clean body (ASCII numbers only); None if anything is odd."""
     if _ODD_BODY.search(body):
         return None
-    if b"-0" in body and _SIGNED_ZERO.search(body):   # memchr-fast; the regex runs only on a hit
+    if _has_minus_zero(body):           # '-0' is no clause end (the int() below says 0)
         return None
     if b"\r" in body and _LONE_CR.search(body):       # CR-only or mixed line ends
         return None
@@ -277,6 +278,22 @@ def _parse_body_fast(body: bytes, nvars: int, nclauses: int):
     lits = np.delete(tokens, ends).astype(np.int32)
     offsets = np.concatenate([[0], ends - np.arange(ends.size) ]).astype(np.int64)
     return lits, offsets
+
+
+#: the bytes "-0" as one native uint16, for :func:`_has_minus_zero`.
+_MINUS_ZERO = np.frombuffer(b"-0", dtype=np.uint16)[0]
+
+
+def _has_minus_zero(body: bytes) -> bool:
+    """Does ``body`` hold the bytes ``-0`` (a signed zero, or a negative literal with a
+    leading zero: both left to the careful reader)? Two vectorised uint16 compares (at
+    even and odd offsets), several times faster than ``b"-0" in body`` (``-`` is common)."""
+    data = np.frombuffer(body, dtype=np.uint8)
+    for start in (0, 1):
+        pairs = (data.size - start) // 2
+        if pairs and np.any(data[start:start + 2 * pairs].view(np.uint16) == _MINUS_ZERO):
+            return True
+    return False
 
 
 def _parse_body_lines(body: bytes, nvars: int, nclauses: int, name: str, first_line: int,
@@ -321,16 +338,16 @@ def _parse_body_lines(body: bytes, nvars: int, nclauses: int, name: str, first_l
 
 
 def _literal(token: str, nvars: int, name: str, line_no: int, column: int) -> int:
-    if not _LITERAL.fullmatch(token):
-        raise RaceError(f"expected an integer literal (ASCII digits), got {token[:20]!r}",
-                        source=name, line=line_no, column=column)
-    lit = int(token)
-    if lit == 0 and token[0] == "-":
+    if _SIGNED_ZERO.fullmatch(token):   # not a clause end: a malformed literal, named exactly
         raise RaceError(f"malformed literal {token[:20]!r}: a clause ends with a plain 0, "
                         f"which takes no sign", source=name, line=line_no, column=column)
+    if not _LITERAL.fullmatch(token):
+        raise RaceError(f"expected an integer literal (ASCII digits), got {token[:20]!r}",
+                        source=name, line=line_no)
+    lit = int(token)
     if abs(lit) > nvars:
         raise RaceError(f"literal {token} out of range: the preamble declares {nvars} "
-                        f"variables", source=name, line=line_no, column=column)
+                        f"variables", source=name, line=line_no)
     return lit
 
 

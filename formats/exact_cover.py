@@ -23,12 +23,13 @@ per option entry (0: none; ids index :attr:`ExactCover.color_names` from 1),
 :attr:`ExactCover.lower` / :attr:`ExactCover.upper` the bounds of the primary
 items (None: every bound is 1).
 
-Blank lines are skipped; lines end at ``\\n`` only and names are separated by
-ASCII blanks. Malformed text raises :class:`RaceError` naming the
-source and line: no item line, a duplicate item name, an illegal name, an
-unknown item in an option, an item repeated in one option, or an option with
-no primary item (it could never be chosen; Knuth's dlx1 ignores such lines
-with a warning, here it is an error so nothing is dropped silently).
+Blank lines are skipped; lines end at ``\\n`` (or CRLF) only and names are
+separated by ASCII blanks. Malformed text raises :class:`RaceError` naming the
+source and line: a CR inside a line (CR-only line ends), no item line, a
+duplicate item name, an illegal name, an unknown item in an option, an item
+repeated in one option, an empty color, or an option with no primary item (it
+could never be chosen; Knuth's dlx1 ignores such lines with a warning, here it
+is an error so nothing is dropped silently).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from formats.errors import RaceError
-from formats.source import BLANKS, read_source, split_lines
+from formats.source import BLANKS, read_source, reject_carriage_return, split_lines
 
 INDEX_DTYPE = np.int32
 
@@ -216,6 +217,8 @@ def parse(text: str, source: str = "<text>") -> ExactCover:
     lower: list[int] = []
     upper: list[int] = []
     for no, raw in enumerate(split_lines(text), 1):
+        if "\r" in raw:              # CR-only line ends: a comment would swallow the file
+            reject_carriage_return(raw, source, no)
         line = raw.strip(BLANKS)
         if not line or line.startswith("|"):
             continue
@@ -256,9 +259,12 @@ def parse(text: str, source: str = "<text>") -> ExactCover:
                 raise RaceError(f"unknown item {name!r} in an option", source=source, line=no)
             if i in seen:
                 raise RaceError(f"item {name!r} occurs twice in one option", source=source, line=no)
-            if colon and (i < primary or not color):
+            if colon and i < primary:
                 raise RaceError(f"{tok[:40]!r}: only a secondary item takes a color (item:color)",
                                 source=source, line=no)
+            if colon and not color:
+                raise RaceError(f"{tok[:40]!r}: an empty color (write item:color, or the item "
+                                f"alone for no color)", source=source, line=no)
             seen.add(i)
             flat.append(i)
             colors.append(color_ids.setdefault(color, len(color_ids) + 1) if colon else 0)

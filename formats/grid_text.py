@@ -35,7 +35,7 @@ import numpy as np
 
 from formats.errors import RaceError
 from formats.grid import MAX_N, Grid
-from formats.source import BLANKS, read_source, split_lines
+from formats.source import BLANKS, CR_INSIDE, read_source, split_lines
 
 NATIVE, ONE_LINE = "native", "one-line"
 ONE_LINE_DIGITS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"   # value v -> ONE_LINE_DIGITS[v-1]
@@ -103,9 +103,7 @@ def _content(text: str, name: str) -> tuple[list[tuple[int, str]], list[tuple[in
         raise RaceError("no grid found (only blank or # lines)", source=name)
     for no, line in content if "\r" in text else ():
         if "\r" in line:                          # a CR inside a line: old Mac line ends
-            raise RaceError("a carriage return inside a line (lines that end in CR alone, as on "
-                            "old Macs?): end lines with LF or CRLF", source=name, line=no,
-                            column=line.index("\r") + 1)
+            raise RaceError(CR_INSIDE, source=name, line=no, column=line.index("\r") + 1)
     if _BAD_CHAR_OR_NEWLINE.search(text):        # else no grid line can hold a bad character
         for no, line in content:
             bad = _BAD_CHAR.search(line)

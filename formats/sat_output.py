@@ -28,7 +28,7 @@ import numpy as np
 
 from formats.dimacs import MAX_VARS
 from formats.errors import RaceError
-from formats.source import BLANKS, split_lines
+from formats.source import BLANKS, reject_carriage_return, split_lines
 
 SAT, UNSAT, UNKNOWN = "SATISFIABLE", "UNSATISFIABLE", "UNKNOWN"
 EXIT_CODES = {10: SAT, 20: UNSAT}
@@ -73,6 +73,8 @@ def _parse_competition(lines: list[str], name: str) -> SatOutput:
     ended = False
     last_v = 0
     for no, raw in enumerate(lines, 1):
+        if "\r" in raw:                  # CR-only line ends: one line would hold them all
+            reject_carriage_return(raw, name, no)
         line = raw.strip(BLANKS)
         if not line:
             continue
@@ -118,6 +120,9 @@ def _parse_competition(lines: list[str], name: str) -> SatOutput:
 
 
 def _parse_minisat(lines: list[str], name: str) -> SatOutput:
+    for no, raw in enumerate(lines, 1):
+        if "\r" in raw:
+            reject_carriage_return(raw, name, no)
     content = [(no, ln.strip(BLANKS)) for no, ln in enumerate(lines, 1) if ln.strip(BLANKS)]
     status = _MINISAT[content[0][1]]
     if status != SAT:

@@ -91,3 +91,20 @@ def split_lines(text: str) -> list[str]:
     if lines and lines[-1] == "":
         lines.pop()
     return lines
+
+
+#: what a carriage return left inside a line (after its blanks are stripped) means.
+CR_INSIDE = ("a carriage return inside a line (lines that end in CR alone, as on old Macs?): "
+             "end lines with LF or CRLF")
+
+
+def reject_carriage_return(raw: str, name: str, line: int) -> None:
+    """A :class:`RaceError` (file, line, column) when the line ``raw`` (split on ``\\n``)
+    holds a CR that is not part of its trailing blanks: CRLF line ends pass, CR-only or
+    mixed line ends would make one line of several (a comment or a status line swallowing
+    the lines after it), so they are named, as the puzzle reader does."""
+    stripped = raw.strip(BLANKS)
+    if "\r" in stripped:
+        lead = len(raw) - len(raw.lstrip(BLANKS))
+        raise RaceError(CR_INSIDE, source=name, line=line,
+                        column=lead + stripped.index("\r") + 1)

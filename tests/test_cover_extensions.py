@@ -40,7 +40,7 @@ def test_parse_bounds_and_colors():
 
 @pytest.mark.parametrize("text, message", [
     ("A | x\nA:red\n", "only a secondary item takes a color"),
-    ("A | x\nA x:\n", "only a secondary item takes a color"),
+    ("A | x\nA x:\n", "'x:': an empty color"),
     ("A | 2|x\nA\n", "before primary items only"),
     ("3:2|A\nA\n", "need 0 <= lo <= hi"),
     ("0|A\nA\n", "need 0 <= lo <= hi"),

@@ -70,8 +70,9 @@ def decode(puzzle: str, output: str, encoding: str, amo: str, index: int) -> Non
     """Turn a SAT solver's OUTPUT file (competition format, or minisat's result
     file; - for stdin) for PUZZLE into the solved grid, printed in the puzzle's
     format. The grid is checked against the rules and the clues.
-    Exit 1 with "no solution" when the solver proved unsatisfiable, 3 with "no
-    answer" when it said UNKNOWN.
+    Exit 1 with "no solution" when the solver proved unsatisfiable (exit 2 when the
+    puzzle file records a solution or a count, which refutes it), 3 with "no answer"
+    when it said UNKNOWN.
 
     \b
     Example:
@@ -81,6 +82,7 @@ def decode(puzzle: str, output: str, encoding: str, amo: str, index: int) -> Non
     text, name = read_source(output, what="a solver output file")
     answer = sat_output.parse(text, name)
     if answer.status == sat_output.UNSAT:
+        _check_unsat_claim(pf, "<stdin>" if puzzle == "-" else puzzle, name)
         click.echo("no solution", err=True)
         sys.exit(1)
     if answer.status == sat_output.UNKNOWN:
@@ -98,6 +100,19 @@ def decode(puzzle: str, output: str, encoding: str, amo: str, index: int) -> Non
         raise RaceError("the model does not decode to a solution of the puzzle "
                         "(output of another puzzle or encoding?)", source=name)
     click.echo(grid_text.format_grid(solution, pf.format, pf.metadata), nl=False)
+
+
+def _check_unsat_claim(pf: grid_text.PuzzleFile, puzzle_name: str, name: str) -> None:
+    """Never trust a solver: an UNSAT claim the puzzle file's own record contradicts (its
+    solution, its planted grid, an import's count of 1 or more) is a RaceError, not "no
+    solution"; the same referee as ``race solve`` (:mod:`experiments.harness.referee`)."""
+    if len(pf.grids) != 1 or not pf.metadata:         # the record is about the file's one puzzle
+        return
+    from experiments.harness.referee import check_count, truth_of
+    truth = truth_of(pf, name=puzzle_name)
+    contradicted = check_count(0, True, 1, truth) is not None
+    if contradicted or truth.solution is not None or truth.at_least:
+        raise RaceError(f"the solver claimed no solution, but {truth.evidence}", source=name)
 
 
 def _formula_for(grid: Grid, encoding: str, amo: str, model, name: str) -> sudoku_cnf.Formula:
