@@ -32,7 +32,6 @@ median and growth factor carries a seeded bootstrap interval over instances (:mo
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from dataclasses import dataclass, field
@@ -44,6 +43,7 @@ import pandas as pd
 from experiments.analysis import bootstrap
 from experiments.harness import records, schema
 from experiments.harness.identity import family_label, family_names, meta_family_labels
+from experiments.harness.provenance import read_meta
 from experiments.harness.schema import Status
 from formats.errors import RaceError, printable
 
@@ -149,12 +149,7 @@ def load(path: str | Path) -> Campaign:
     runs["entrant"] = runs["entrant"].astype(str)
     if not meta_path.is_file():
         raise RaceError(f"{meta_path}: missing (is {root} a campaign written by `race run`?)")
-    try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise RaceError(f"malformed JSON: {exc}", source=str(meta_path)) from None
-    if not isinstance(meta, dict):
-        raise RaceError("expected a JSON object", source=str(meta_path))
+    meta = read_meta(meta_path)
     default = meta_family_labels(meta).split(",")[0].strip() or "unique"
     keys = runs["family"].astype(object).where(runs["family"].notna(), default).astype(str).str.strip()
     runs["family_key"] = keys

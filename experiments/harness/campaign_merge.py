@@ -31,7 +31,7 @@ from typing import Any
 
 from experiments.harness import records
 from experiments.harness.identity import row_family
-from experiments.harness.provenance import utc_now
+from experiments.harness.provenance import read_meta, utc_now
 from formats.errors import RaceError, printable
 
 #: metadata that must agree between merged campaigns
@@ -43,14 +43,7 @@ def _load(source: Path) -> tuple[list[dict[str, str]], dict[str, Any], list[reco
     runs, meta_path = source / "runs.csv", source / "meta.json"
     if not runs.is_file() or not meta_path.is_file():
         raise RaceError(f"{source}: not a campaign directory (expected runs.csv and meta.json in it)")
-    try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise RaceError(f"malformed JSON: {exc}", source=str(meta_path)) from None
-    except OSError as exc:
-        raise RaceError(f"cannot read: {exc.strerror}", source=str(meta_path)) from None
-    if not isinstance(meta, dict):
-        raise RaceError(f"expected a JSON object, found {type(meta).__name__}", source=str(meta_path))
+    meta = read_meta(meta_path)
     found = records.scan(runs)
     if found.header_problem:
         raise RaceError(f"{found.header_problem}: not a runs table race merge can read",

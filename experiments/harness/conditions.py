@@ -18,12 +18,12 @@ A resumed campaign keeps the latest run's readings (each run's are also appended
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
 from experiments.harness import calibration, machine, pinning, provenance
 from experiments.harness.config import Config
+from formats.errors import RaceError
 
 
 def pinned_cpus(config: Config) -> list[int] | None:
@@ -80,8 +80,8 @@ def record(config: Config, conditions: dict[str, Any], history: bool = False) ->
     Nothing happens without a meta.json."""
     path = config.directory / "meta.json"
     try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        meta = provenance.read_meta(path)
+    except RaceError:
         return
     meta.update(conditions)
     if history:

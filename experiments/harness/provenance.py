@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import math
 import os
 import platform
 import shutil
@@ -131,18 +132,7 @@ def previous_meta(config: Config) -> dict[str, Any]:
     path = config.directory / "meta.json"
     if not path.exists():
         return {}
-    try:
-        old = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise RaceError(f"malformed JSON ({exc.msg}, line {exc.lineno} column {exc.colno}): it "
-                        "is damaged; move it aside to resume from runs.csv, or choose another "
-                        "--campaign name", source=str(path)) from None
-    except UnicodeDecodeError:
-        raise RaceError("not UTF-8 text: it is damaged; move it aside to resume from runs.csv, "
-                        "or choose another --campaign name", source=str(path)) from None
-    except OSError as exc:
-        raise RaceError(f"cannot read: {exc.strerror}", source=str(path)) from None
-    _check_shape(old, path)
+    old = read_meta(path, advice=RESUME_ADVICE)
     earlier = meta_family_labels(old)
     before, now = _labels(earlier), _labels(config.family_labels)
     if not before <= now:
@@ -163,28 +153,86 @@ def previous_meta(config: Config) -> dict[str, Any]:
     return old
 
 
-#: the types meta.json's fields must have for a resume to read them
-_SHAPE = {"family_labels": str, "kind": str, "families": dict,
-          "commands": list, "entrants": list, "n_values": list,
+#: what to do about a damaged meta.json when a resume meets it
+RESUME_ADVICE = "move it aside to resume from runs.csv, or choose another --campaign name"
+
+#: the types meta.json's fields must have for the commands that read them (when present)
+_SHAPE = {"campaign": str, "command": str, "created_at": str, "family_labels": str, "kind": str,
+          "families": dict, "commands": list, "entrants": list, "n_values": list,
           "generator_options": dict, "entrant_provenance": dict, "instances": int, "repeats": int}
+#: fields that may also be null (what `race run` writes when it has nothing to record)
+_NULLABLE = {"machine": dict, "packages": dict, "machine_state": dict, "calibration": dict,
+             "merged_from": list, "machines": list, "warnings": list}
+#: limits: a finite number > 0 when present and not null
+_LIMITS = ("timeout_s", "memory_mb")
 
 
-def _check_shape(old: Any, path: Path) -> None:
-    """RaceError unless ``old`` is a JSON object whose fields have the types a resume reads."""
-    if not isinstance(old, dict):
-        raise RaceError(f"meta.json holds {type(old).__name__}, not a JSON object: it is damaged; "
-                        "move it aside to resume from runs.csv, or choose another --campaign name",
-                        source=str(path))
-    for key, expected in _SHAPE.items():
-        if key in old and not (isinstance(old[key], expected) and not isinstance(old[key], bool)):
-            raise RaceError(f"meta.json's {key!r} is {type(old[key]).__name__}, not "
-                            f"{expected.__name__}: it is damaged; move it aside to resume from "
-                            "runs.csv, or choose another --campaign name", source=str(path))
-    for key, value in old.get("families", {}).items():
+def read_meta(path: Path, advice: str = "") -> dict[str, Any]:
+    """The campaign's ``meta.json`` at ``path``, read and checked: the one reader every
+    command goes through (``race run`` resuming, the analyses, ``race merge``). Raises
+    RaceError naming ``path`` (and the field) when it cannot be read, is not JSON (or is
+    nested too deeply to read), is not an object or a field has the wrong type or value
+    (:func:`check_meta`); ``advice`` ends the message (what to do about it)."""
+    tail = f"; {advice}" if advice else ""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise RaceError(f"not UTF-8 text: it is damaged{tail}", source=str(path)) from None
+    except OSError as exc:
+        raise RaceError(f"cannot read: {exc.strerror}", source=str(path)) from None
+    try:
+        meta = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RaceError(f"malformed JSON ({exc.msg}, line {exc.lineno} column {exc.colno}): it "
+                        f"is damaged{tail}", source=str(path)) from None
+    except RecursionError:
+        raise RaceError(f"malformed JSON (nested too deeply to read): it is damaged{tail}",
+                        source=str(path)) from None
+    except ValueError as exc:       # e.g. an integer too long to convert
+        raise RaceError(f"malformed JSON ({exc}): it is damaged{tail}", source=str(path)) from None
+    check_meta(meta, path, advice)
+    return meta
+
+
+def check_meta(meta: Any, path: Path, advice: str = "") -> None:
+    """RaceError unless ``meta`` is a JSON object whose fields have the types (and the
+    limits the values) the commands reading it rely on: ``timeout_s`` and ``memory_mb`` a
+    finite number > 0, ``repeats`` a positive integer, ``instances`` a count, ``n_values`` a
+    list of integers, ``entrants`` a list of strings, ``families`` objects with options."""
+    tail = f"; {advice}" if advice else ""
+
+    def bad(what: str) -> RaceError:
+        return RaceError(f"field {what}: it is damaged{tail}", source=str(path))
+
+    if not isinstance(meta, dict):
+        raise RaceError(f"holds {type(meta).__name__}, not a JSON object: it is "
+                        f"damaged{tail}", source=str(path))
+    for key, expected in (*_SHAPE.items(), *_NULLABLE.items()):
+        value = meta.get(key)
+        if key not in meta or (value is None and key in _NULLABLE):
+            continue
+        if not isinstance(value, expected) or isinstance(value, bool):
+            raise bad(f"{key!r} is {type(value).__name__}, not {expected.__name__}")
+    if meta.get("repeats", 1) < 1:
+        raise bad(f"'repeats' is {meta['repeats']}, not a positive integer")
+    if meta.get("instances", 0) < 0:
+        raise bad(f"'instances' is {meta['instances']}, not a count")
+    for key in _LIMITS:
+        value = meta.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise bad(f"{key!r} is {type(value).__name__}, not a number")
+        if not (math.isfinite(value) and value > 0):
+            raise bad(f"{key!r} is {value!r}, not a finite number > 0")
+    for key, expected in (("n_values", int), ("entrants", str)):
+        for item in meta.get(key) or []:
+            if not isinstance(item, expected) or isinstance(item, bool):
+                raise bad(f"{key!r} holds {type(item).__name__} {printable(repr(item))[:40]}, "
+                          f"not {expected.__name__}")
+    for key, value in (meta.get("families") or {}).items():
         if not isinstance(value, dict) or not isinstance(value.get("options", {}), dict):
-            raise RaceError(f"meta.json's family {key!r} is not an object with options: it is "
-                            "damaged; move it aside or choose another --campaign name",
-                            source=str(path))
+            raise bad(f"'families' entry {key!r} is not an object with options")
 
 
 def check_rows(config: Config, rows: list[dict[str, str]]) -> None:
