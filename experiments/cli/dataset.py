@@ -67,7 +67,9 @@ class InstancesParam(click.ParamType):
         text = str(value).strip()
         if text.isascii() and text.isdecimal():
             from experiments.cli.params import MAX_INTEGER
-            if not 1 <= int(text) <= MAX_INTEGER:
+            if int(text) < 1:
+                self.fail(f"{text} is not a positive count", param, ctx)
+            if int(text) > MAX_INTEGER:
                 self.fail(f"{text[:40]} is not a count in 1..{MAX_INTEGER}", param, ctx)
             return int(text)
         if not Path(text).exists():

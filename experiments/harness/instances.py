@@ -94,7 +94,9 @@ def read_instance(instance: Instance) -> str:
     data = instance.path.read_bytes()
     if hashlib.sha256(data).hexdigest() != instance.sha256:
         raise RaceError("the cached instance does not match its sha256 in manifest.csv; "
-                        "delete the directory to regenerate it", source=str(instance.path))
+                        "it changed after it was written: restore it (an imported set: run "
+                        "race import again), or, for a generated set, delete its directory to "
+                        "regenerate it", source=str(instance.path))
     return data.decode("utf-8")
 
 
