@@ -213,16 +213,23 @@ def puzzle_name(kind: str, n: int, seed: int, index: int) -> str:
     return f"{kind}-n{n}-s{seed}-{index:04d}.sudoku"
 
 
+def _read_puzzle(path: Path):
+    """(bytes, parsed file) of the puzzle file at ``path``, or None when it is missing or
+    does not parse (damaged: regenerated)."""
+    try:
+        data = path.read_bytes()
+        return data, grid_text.parse(data.decode("utf-8"), str(path))
+    except (OSError, UnicodeDecodeError, RaceError):
+        return None
+
+
 def _other_identity(path: Path, ident: dict[str, str]) -> str | None:
     """How the intact puzzle file at ``path`` differs from ``ident`` (``holes=0.3, not
     0.6``), or None: no file, a damaged one (regenerated), or one of this identity."""
-    try:
-        found = grid_text.parse(path.read_bytes().decode("utf-8"), str(path))
-    except (OSError, UnicodeDecodeError, RaceError):
+    read = _read_puzzle(path)
+    if read is None or len(read[1].grids) != 1 or read[1].metadata.get("kind") is None:
         return None
-    meta = found.metadata
-    if len(found.grids) != 1 or meta.get("kind") is None:
-        return None
+    meta = read[1].metadata
     for key, value in ident.items():
         if meta.get(key) != value:
             return f"{key}={meta.get(key, '(none)')}, not {value}"
@@ -231,11 +238,10 @@ def _other_identity(path: Path, ident: dict[str, str]) -> str | None:
 
 def _cached(path: Path, ident: dict[str, str]) -> bytes | None:
     """The bytes of ``path`` when it holds a readable puzzle of this identity."""
-    try:
-        data = path.read_bytes()
-        found = grid_text.parse(data.decode("utf-8"), str(path))
-    except (OSError, UnicodeDecodeError, RaceError):
+    read = _read_puzzle(path)
+    if read is None:
         return None
+    data, found = read
     meta = found.metadata
     if len(found.grids) != 1 or any(meta.get(k) != v for k, v in ident.items()):
         return None
