@@ -103,33 +103,40 @@ def fenced_blocks(text: str) -> list[tuple[int, str, list[str], str | None]]:
     return blocks
 
 
+_HEREDOC = re.compile(r"""<<-?\s*(['"]?)(\w+)\1""")
+
+
 def _commands(body: list[str], first_line: int, console: bool) -> list[Step]:
+    """The steps of a block: its commands (a line ending with ``\\`` continues one, a
+    here-document's lines belong to it) and, in a console block, the output after each."""
     steps: list[Step] = []
-    pending: list[str] = []
-    output: list[str] = []
-    for offset, line in enumerate(body):
-        number = first_line + 1 + offset
-        if pending:                                   # a continued command
-            pending.append(line)
-            if not line.rstrip().endswith("\\"):
-                steps[-1].command = "\n".join(pending)
-                pending = []
-            continue
+    i = 0
+    while i < len(body):
+        line = body[i]
+        number = first_line + 1 + i
+        i += 1
         if console and not line.startswith("$ "):
             if steps:
-                output.append(line)
+                steps[-1].expected = line if steps[-1].expected is None \
+                    else f"{steps[-1].expected}\n{line}"
             continue
         text = line[2:] if console else line
         if not console and (not text.strip() or text.lstrip().startswith("#")):
             continue
-        if console and steps:
-            steps[-1].expected = "\n".join(output)
-        output = []
-        steps.append(Step(text, number))
-        if text.rstrip().endswith("\\"):
-            pending = [text]
-    if console and steps:
-        steps[-1].expected = "\n".join(output)
+        lines = [text]
+        while lines[-1].rstrip().endswith("\\") and i < len(body):
+            lines.append(body[i])
+            i += 1
+        heredoc = _HEREDOC.search(lines[0])
+        if heredoc:
+            while i < len(body):
+                lines.append(body[i])
+                i += 1
+                if lines[-1].strip() == heredoc.group(2):
+                    break
+        steps.append(Step("\n".join(lines), number))
+    for step in steps if console else ():
+        step.expected = "" if step.expected is None else step.expected
     return steps
 
 
