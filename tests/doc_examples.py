@@ -11,8 +11,9 @@ example, and so is every command in the ``Command`` column of docs/TASKS.md:
 * ``sh``: each line is a command (``#`` lines are comments); its output is not shown, so
   only its success is checked.
 * TASKS.md: in a row's Command cell, each code span starting with a command word
-  (:data:`COMMAND_WORDS`) is a command; a code span after the word "prints" is text its
-  output must contain, and "exit N" after it is the exit status it must end with.
+  (:data:`COMMAND_WORDS`) is a command; a code span after the word "prints" (and each one
+  joined to it by "/", "," "and" or "then") is text its output must contain, and "exit N"
+  after it is the exit status it must end with.
 
 A command must exit 0 unless its example says otherwise (above, or ``; echo "exit $?"``
 in the command). An example that cannot run where the tests run is marked just before
@@ -184,7 +185,9 @@ def _cell_steps(cell: str, number: int) -> list[Step]:
             status = re.search(r"\bexit (\d+)", following)
             if status:
                 steps[-1].exit_status = int(status.group(1))
-        elif steps and re.search(r"\bprints\s*$", cell[:span.start()]):
+        elif steps and (re.search(r"\bprints\s*$", cell[:span.start()]) or (
+                steps[-1].contains and k > 0 and spans[k - 1].group(1) == steps[-1].contains[-1]
+                and re.fullmatch(r"[\s,/]*(?:and|then)?[\s,/]*", cell[spans[k - 1].end():span.start()]))):
             steps[-1].contains.append(code)
             following = cell[span.end():spans[k + 1].start() if k + 1 < len(spans) else len(cell)]
             status = re.search(r"\bexit (\d+)", following)
