@@ -145,3 +145,12 @@ def test_the_docs_extra_is_part_of_the_test_extra():
     names = {re.split(r"[<>=\[ ]", spec)[0] for spec in extras["docs"]}
     assert names == {"mkdocs", "mkdocs-material", "mkdocs-click"}
     assert set(extras["docs"]) <= set(extras["test"])
+
+
+def test_the_readmes_links_and_images_exist():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    local = [t for t in targets if "://" not in t]
+    assert len(local) >= 15
+    missing = [t for t in local if not (ROOT / t).exists()]
+    assert not missing, f"README.md links to missing files: {missing}"
