@@ -37,7 +37,7 @@ report: $(STAMP)
 ## docs: the documentation site (MkDocs, docs/ + mkdocs.yml) built into site/, strict: a broken
 ## link or a page missing from the nav fails the build
 docs: $(STAMP)
-	$(PY) -m mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --site-dir site
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache site
