@@ -7,7 +7,6 @@ its own; the repository must be as it was afterwards.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -15,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.doc_examples import (DOCUMENTS, ROOT, SHELL_LANGUAGES, Example, Step, examples,
-                                fenced_blocks, matches, run_document, run_step, screen)
+                                fenced_blocks, matches, run_document, run_step, screen,
+                                table_examples)
 
 #: at most this many examples may be marked not-run (each says why in its mark)
 MAX_NOT_RUN = 8
@@ -30,13 +30,18 @@ def _repository_state() -> str:
 
 
 @pytest.fixture(scope="module")
-def outcomes(tmp_path_factory):
-    """Every document's outcomes, run two documents at a time; and the repository's state
-    before and after."""
+def outcomes(request, tmp_path_factory):
+    """The outcomes of the documents the session runs (all of them unless a selection such
+    as ``-k README`` leaves some out), two documents at a time, those with the most commands
+    first; and the repository's state before and after."""
+    selected = {item.callspec.params["path"] for item in request.session.items
+                if getattr(item, "callspec", None) and "path" in item.callspec.params}
+    paths = sorted(selected or DOCUMENTS,
+                   key=lambda p: -sum(len(e.steps) for e in examples(p) if e.not_run is None))
     before = _repository_state()
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = {path: pool.submit(run_document, path, tmp_path_factory.mktemp(path.stem))
-                   for path in DOCUMENTS}
+                   for path in paths}
         done = {path: future.result() for path, future in futures.items()}
     return done, before, _repository_state()
 
@@ -104,4 +109,50 @@ def test_a_wrong_example_fails(tmp_path):
 
 def test_the_documents_are_found():
     assert ROOT / "README.md" in DOCUMENTS and ROOT / "docs" / "TASKS.md" in DOCUMENTS
-    assert shutil.which("bash")
+    assert all(path.suffix == ".md" for path in DOCUMENTS)
+
+
+def test_how_examples_are_read(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("""
+<!-- not-run: needs a cluster of its own -->
+```sh
+race run --executor dask
+```
+
+- a list item
+    ```console
+    $ cat > a.txt <<'EOF'
+    $ not a command
+    EOF
+    $ race solve \\
+        a.txt
+    1 2
+
+    3 4
+    $ true
+    ```
+
+```text
+$ shown, never run
+```
+""", encoding="utf-8")
+    found = examples(page)
+    assert [e.language for e in found] == ["sh", "console"]
+    assert found[0].not_run == "needs a cluster of its own" and found[1].not_run is None
+    heredoc, solve, true = found[1].steps
+    assert heredoc.command == "cat > a.txt <<'EOF'\n$ not a command\nEOF" and heredoc.expected == ""
+    assert solve.command == "race solve \\\n    a.txt" and solve.expected == "1 2\n\n3 4"
+    assert true.expected == ""
+
+
+def test_how_the_tasks_table_is_read():
+    text = """| Task | Command |
+|---|---|
+| 1. x | `race check a` (prints `solved`); `printf 'x\\n' \\| race check -` prints `bad` / `worse`, exit 1; the `--show` option |
+"""
+    (row,) = table_examples(ROOT / "docs" / "TASKS.md", text)
+    first, second = row.steps
+    assert (first.command, first.contains, first.exit_status) == ("race check a", ["solved"], 0)
+    assert second.command == "printf 'x\\n' | race check -"
+    assert (second.contains, second.exit_status) == (["bad", "worse"], 1)
