@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 RACE   := $(VENV)/bin/race
 STAMP  := $(VENV)/.installed
 
-.PHONY: race test bench clean
+.PHONY: race test bench docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -34,5 +34,10 @@ report: $(STAMP)
 	$(RACE) report results/reference-n2-10
 	$(RACE) report results/reference-n2-10 --html -o report/report.html --landscape results/reference-landscape
 
+## docs: the documentation site (MkDocs, docs/ + mkdocs.yml) built into site/, strict: a broken
+## link or a page missing from the nav fails the build
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache site
