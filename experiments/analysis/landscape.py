@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,8 @@ from experiments.analysis import statistics as analysis
 WORK_ORDER = ("nodes", "conflicts", "decisions", "propagations")
 #: bootstrap resamples of the peak
 RESAMPLES = 1000
+#: panels (one per n) in a row of the landscape figure
+PANELS_PER_ROW = 3
 _INDEX = re.compile(r"-(\d+)\.sudoku$")
 
 
@@ -197,7 +200,7 @@ def landscape_figure(campaign: analysis.Campaign, out_dir: Path) -> list[Path]:
         out_dir.mkdir(parents=True, exist_ok=True)
         paths = [out_dir / "landscape.pdf", out_dir / "landscape.png"]
         for path in paths:
-            plots.save_figure(fig, path, dpi=150)
+            plots.save_figure(fig, path, dpi=150, metadata={"CreationDate": None} if path.suffix == ".pdf" else None)
         plt.close(fig)
     return paths
 
@@ -226,10 +229,13 @@ def landscape_plot(campaign: analysis.Campaign):
     measured = table["median_s"].to_numpy(float)
     measured = measured[np.isfinite(measured) & (measured > 0)]
     low = float(measured.min()) / 1.6 if measured.size else limit / 1e3
-    fig, axes = plt.subplots(1, len(ns), figsize=(2.6 * len(ns) + 0.6, 2.8), squeeze=False,
+    columns = min(PANELS_PER_ROW, len(ns))
+    rows = -(-len(ns) // columns)
+    fig, grid = plt.subplots(rows, columns, figsize=(2.5 * columns + 0.5, 2.4 * rows + 0.4), squeeze=False,
                              sharey=True)
-    rows_above = censored_rows(censored, limit, low, axes_height_points(fig, axes[0][0]))
-    for ax, n in zip(axes[0], ns):
+    axes = list(grid.ravel())
+    rows_above = censored_rows(censored, limit, low, axes_height_points(fig, axes[0]))
+    for ax, n in zip(axes, ns):
         at_n = table[table["n"] == n]
         for entrant in entrants:
             mine = at_n[at_n["entrant"] == entrant]
@@ -252,7 +258,8 @@ def landscape_plot(campaign: analysis.Campaign):
         plots.censored_strip(ax, rows_above, limit, low)
         ax.set_title(f"n = {n} ({n * n}\u00d7{n * n})")
         ax.set_xlabel("fraction of empty cells")
-    axes[0][0].set_ylabel("median wall time (s, log scale)")
+    for row in grid:
+        row[0].set_ylabel("median wall time (s, log scale)")
     handles = [Line2D([], [], **styles[e].matplotlib()) for e in entrants]
     labels = list(entrants)
     handles += [Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9),
@@ -263,6 +270,17 @@ def landscape_plot(campaign: analysis.Campaign):
                "hardness peak (90% bootstrap interval)"]
     fig.suptitle(f"Hardness landscape: {landscape_family(campaign)}, median time per instance "
                  f"vs the fraction of empty cells", fontsize=9)
-    plots.legend_below(fig, handles, labels, min(len(labels), 4))
+    spare = axes[len(ns):]
+    if spare:                       # the legend in the row's empty place, not under it all
+        for ax in spare:
+            ax.set_visible(False)
+        with warnings.catch_warnings():     # "Tight layout not applied": the figure is still drawn
+            warnings.simplefilter("ignore", UserWarning)
+            fig.tight_layout()
+        box = spare[0].get_position()
+        fig.legend(handles, labels, loc="center left", bbox_to_anchor=(box.x0 + 0.02, box.y0 + box.height / 2),
+                   ncol=2 if len(spare) > 1 else 1, frameon=False, handlelength=3.2)
+    else:
+        plots.legend_below(fig, handles, labels, min(len(labels), 4))
     caption_below(fig, f"campaign {campaign.name}")
     return fig

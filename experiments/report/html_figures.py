@@ -59,10 +59,14 @@ def _strip_rows(entrants: list[str], limit: float, low: float, height: int) -> d
     return censored_rows(entrants, limit, low, _margins(height)[2] * ROW_POINTS / ROW_PIXELS)
 
 
-def _layout(fig: go.Figure, title: str, height: int = 420, legend_rows: int = 1) -> go.Figure:
-    """Title, size and a horizontal legend under the x-axis titles (never over a panel)."""
+def _layout(fig: go.Figure, title: str, height: int = 420, legend_rows: int = 1, subtitle: str = "") -> go.Figure:
+    """Title (and a smaller ``subtitle`` under it), size and a horizontal legend under the
+    x-axis titles (never over a panel)."""
     top, bottom, plot_height = _margins(height, legend_rows)
-    fig.update_layout(title={"text": title, "y": 1.0, "yanchor": "top", "pad": {"t": 12}}, height=height,
+    heading = {"text": title, "y": 1.0, "yanchor": "top", "pad": {"t": 12}}
+    if subtitle:
+        heading["subtitle"] = {"text": subtitle}
+    fig.update_layout(title=heading, height=height,
                       template="plotly_white", hovermode="closest",
                       legend={"orientation": "h", "yanchor": "top", "y": -62 / plot_height, "x": 0},
                       margin={"t": top, "l": 70, "r": 20, "b": bottom})
@@ -344,11 +348,20 @@ def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame) -> go.Figure
 LANDSCAPE_HEIGHT = 460
 
 
+def _work(value: float) -> str:
+    if math.isnan(value):
+        return "n/a"
+    return "&gt; limit" if math.isinf(value) else f"{value:,.0f}"
+
+
 def landscape_figure(landscape: analysis.Campaign, styles: dict[str, EntrantStyle] | None = None) -> go.Figure:
     """Median time vs share of empty cells, one panel per n, one line per entrant; censored
-    medians hollow in their entrant's row above the limit (a ``race landscape`` campaign)."""
-    from experiments.analysis.landscape import landscape_family, landscape_table
-    table = landscape_table(landscape)
+    medians hollow in their entrant's row above the limit, the hardness peak's interval
+    shaded (a ``race landscape`` campaign)."""
+    from experiments.analysis.landscape import instance_table, landscape_family, landscape_table, peaks
+    per_instance = instance_table(landscape)
+    table = landscape_table(landscape, per_instance)
+    found = {p["n"]: p for p in peaks(landscape, per_instance)}
     limit = landscape.timeout_s
     styles = styles or campaign_styles(landscape)
     ns = sorted(table["n"].unique())
@@ -375,11 +388,16 @@ def landscape_figure(landscape: analysis.Campaign, styles: dict[str, EntrantStyl
                                    for c in censored]},
                 text=[f"<b>{markup(entrant)}</b><br>n = {n}, {100 * r.holes:.0f}% empty<br>solved "
                       f"{100 * r.solved_frac:.0f}%<br>median {seconds(r.median_s, limit)}<br>median "
-                      f"{r.counter or 'work'} {'> limit' if math.isinf(r.median_work) else r.median_work}"
+                      f"{r.counter or 'work'} {_work(r.median_work)}"
                       for r in rows.itertuples()], hovertemplate="%{text}<extra></extra>"), row=1, col=col)
         fig.add_hline(y=limit, line={"dash": "dash", "color": "#555", "width": 1}, row=1, col=col)
+        if n in found:
+            fig.add_vrect(x0=found[n]["low"] - 0.01, x1=found[n]["high"] + 0.01, fillcolor="#d9d9d9",
+                          line={"width": 0}, layer="below", row=1, col=col)
         fig.update_xaxes(title_text="share of empty cells", tickformat=".0%", row=1, col=col)
     _censored_axis(fig, rows_above, limit, low, len(ns))
     fig.update_yaxes(title_text="median wall time (s)", row=1, col=1)
     return _layout(fig, f"Hardness landscape: {markup(landscape_family(landscape))} (campaign "
-                        f"{markup(landscape.name)}; hollow in the shaded strip: median > limit)", LANDSCAPE_HEIGHT)
+                        f"{markup(landscape.name)})", LANDSCAPE_HEIGHT,
+                   subtitle="hollow in the strip above the dashed line: median &gt; limit; grey band: the "
+                            "hardness peak (90% bootstrap interval)")

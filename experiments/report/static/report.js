@@ -135,7 +135,8 @@ function renderScatter() {
   ];
   const strip = { type: "rect", layer: "below", fillcolor: "#efefef", line: { width: 0 } };
   const layout = {
-    title: { text: `Per instance: ${markup(a)} (x) vs ${markup(b)} (y); above the diagonal ${markup(b)} is slower` },
+    title: { text: `Per instance, ${family === "all families" ? family : markup(family) + " puzzles"}: ` +
+                   `${markup(a)} (x) vs ${markup(b)} (y); above the diagonal ${markup(b)} is slower` },
     xaxis: { type: "log", range: [Math.log10(low), Math.log10(top)], title: { text: markup(a) + " wall time (s)" } },
     yaxis: { type: "log", range: [Math.log10(low), Math.log10(top)], title: { text: markup(b) + " wall time (s)" } },
     height: 600, hovermode: "closest", template: "plotly_white",
