@@ -268,11 +268,10 @@ def work_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) 
             _n_axis(ax, ns)
             ax.set_xlabel("box size n")
             ax.set_xticklabels([str(n) for n in ns])
-            ax.set_title(f"{title} (median), {family_title(campaign, family)}" if len(families) == 1
-                         else f"{family}: {title}")
+            ax.set_title(title if len(families) == 1 else f"{family}: {title}")
             ax.set_ylabel(f"{counter} per solve" if drawn else "")
-    if len(families) > 1:
-        fig.suptitle("Work per solve (median over solved instances)")
+    fig.suptitle("Work per solve (median over solved instances)"
+                 + (f", {family_title(campaign, families[0])}" if len(families) == 1 else ""))
     order = [e for e in campaign.entrants if e in shown]
     legend_below(fig, [shown[e] for e in order], order, 4)
     return fig
