@@ -30,6 +30,11 @@ def reference() -> analysis.Campaign:
 
 
 @pytest.fixture(scope="module")
+def reference_table(reference):
+    return analysis.summary(reference)
+
+
+@pytest.fixture(scope="module")
 def reference_landscape() -> analysis.Campaign:
     return analysis.load(RESULTS / "reference-landscape")
 
@@ -62,13 +67,14 @@ def _plotly_styles(fig) -> dict[str, tuple]:
     return out
 
 
-def test_an_entrant_keeps_one_style_in_every_figure_static_and_interactive(reference, reference_landscape):
+def test_an_entrant_keeps_one_style_in_every_figure_static_and_interactive(reference, reference_table,
+                                                                          reference_landscape):
     """The reference campaign lists backtracking, dlx, sat, kissat; its landscape lists sat,
     kissat, backtracking, dlx: each entrant still looks the same in both, and in the page."""
     with plt.rc_context(plots.STYLE):
-        runtime = _static_styles(plots.runtime_figure(reference))
+        runtime = _static_styles(plots.runtime_figure(reference, reference_table))
         land = _static_styles(landscape.landscape_plot(reference_landscape))
-        work = _static_styles(plots.work_figure(reference))
+        work = _static_styles(plots.cactus_figure(reference))
     plt.close("all")
     entrants = ["backtracking", "dlx", "sat", "kissat"]
     assert set(entrants) <= set(runtime) and set(entrants) <= set(land)
@@ -76,8 +82,8 @@ def test_an_entrant_keeps_one_style_in_every_figure_static_and_interactive(refer
         assert runtime[entrant] == land[entrant] == work[entrant], entrant
     assert len({runtime[e] for e in entrants}) == 4
     assert runtime["sat"][0] != "#000000"          # black is backtracking's, in every figure
-    table = analysis.summary(reference)
-    page_runtime = _plotly_styles(html_figures.runtime_figure(reference, table, analysis.instance_times(reference.runs)))
+    page_runtime = _plotly_styles(html_figures.runtime_figure(reference, reference_table,
+                                                              analysis.instance_times(reference.runs)))
     page_land = _plotly_styles(html_figures.landscape_figure(reference_landscape))
     for entrant in entrants:
         colour, marker, _ = runtime[entrant]
@@ -143,26 +149,26 @@ def test_every_figure_names_its_family(synthetic, tmp_path, monkeypatch):
         assert "unique" in words, name
 
 
-def test_a_counter_that_is_zero_everywhere_is_said_not_plotted(reference):
+def test_a_counter_that_is_zero_everywhere_is_said_not_plotted(reference, reference_table):
     """No CDCL conflict on the unique family: the panel says so (no zeros on an axis)."""
     with plt.rc_context(plots.STYLE):
-        fig = plots.work_figure(reference)
+        fig = plots.work_figure(reference, reference_table)
     panel = next(ax for ax in fig.axes if ax.get_title() == "unique: CDCL conflicts")
     assert panel.get_lines() == [] and panel.get_yticks().size == 0
     assert any("no conflicts" in t.get_text() and "sat, kissat" in t.get_text() for t in panel.texts)
     hard = next(ax for ax in fig.axes if ax.get_title() == "hard: CDCL conflicts")
     assert hard.get_lines() and hard.get_yscale() == "symlog"      # zeros at small n, conflicts later
     plt.close(fig)
-    page = html_figures.work_figure(reference, analysis.summary(reference))
+    page = html_figures.work_figure(reference, reference_table)
     assert any(a.text.startswith("no conflicts") for a in page.layout.annotations)
     assert not [t for t in page.data if t.xaxis == "x3"]           # unique: conflicts is the 3rd panel
 
 
-def test_censored_medians_get_a_row_per_entrant_above_the_limit(reference):
+def test_censored_medians_get_a_row_per_entrant_above_the_limit(reference, reference_table):
     """The hard family: every entrant's median is censored from n = 6: five hollow markers
     per n, each entrant in its own row above the limit, none on another."""
     with plt.rc_context(plots.STYLE):
-        fig = plots.runtime_figure(reference)
+        fig = plots.runtime_figure(reference, reference_table)
     hard = next(ax for ax in fig.axes if ax.get_title() == "hard puzzles")
     limit = reference.timeout_s
     hollow = [line for line in hard.get_lines() if line.get_markerfacecolor() == "white"]
