@@ -39,7 +39,7 @@ from formats.errors import RaceError
 @family_options
 @click.option("--seed", type=params.Integer(min=0), default=DEFAULTS["seed"], show_default=True,
               help="Seed of the instance set.")
-@click.option("--timeout", type=params.SECONDS,
+@click.option("--timeout", "-t", type=params.SECONDS,
               default=DEFAULTS["timeout_s"], show_default=True, help="Wall-time limit per cell (s).")
 @click.option("--memory", type=params.MEGABYTES, default=DEFAULTS["memory_mb"],
               show_default=True, help="Memory limit per cell (MB of resident memory; 0 = none).")
@@ -47,7 +47,7 @@ from formats.errors import RaceError
               show_default=True, help="Measurements per entrant and instance.")
 @click.option("--jobs", "-j", type=params.Integer(min=1), default=None,
               help="Parallel workers [default: the CPU count; dask: the cluster's threads].")
-@click.option("--out", default="results", show_default=True, type=click.Path(file_okay=False),
+@click.option("--out", "-o", default="results", show_default=True, type=click.Path(file_okay=False),
               help="Results directory (campaigns and the instance cache).")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
               show_default=True, help="Where cells run.")

@@ -307,7 +307,7 @@ def _cores() -> int:
 @click.option("--solver", "-s", "spec", default="auto", show_default=True, help=AUTO_HELP)
 @click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr "
                                             "(and, with auto, the entrant picked and why).")
-@click.option("--timeout", type=params.SECONDS, default=None,
+@click.option("--timeout", "-t", type=params.SECONDS, default=None,
               metavar="S", help=TIMEOUT_HELP)
 def solve(puzzle: str, spec: str, stats: bool, timeout: float | None) -> None:
     """Solve PUZZLE (a file, or - for stdin) and print the solution in the
@@ -377,7 +377,7 @@ def _solution_lines(results: list, fmt: str) -> list[str]:
               help="Stop counting at K solutions.")
 @click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr "
                                             "(and, with auto, the entrant picked and why).")
-@click.option("--timeout", type=params.SECONDS, default=None,
+@click.option("--timeout", "-t", type=params.SECONDS, default=None,
               metavar="S", help=TIMEOUT_HELP)
 def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float | None) -> None:
     """Count the solutions of PUZZLE (a file, or - for stdin).
