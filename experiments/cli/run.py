@@ -82,9 +82,9 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
     run again (Ctrl-C keeps everything finished and says where; a resumed run
     with nothing left to run redraws the figures); damaged rows of runs.csv are
     moved to runs.damaged.csv and their cells re-run. One `race run` at a time
-    writes a campaign. Figures that fail to render are a one-line error (exit
-    2); the rows stay recorded. Exit status 1 when an entrant could not start (its cells
-    are left for the resume), 2 on errors (a full disk), 130 if interrupted.
+    writes a campaign. Exit status 1 when an entrant could not start (its
+    cells are left for the resume), 2 on errors (a full disk; figures that
+    fail to render: one line each, every row kept), 130 if interrupted.
 
     \b
     Families (--family, default unique,hard): unique is the assignment's
