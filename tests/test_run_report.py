@@ -4,11 +4,7 @@ render is one line and loses no row; an interrupted run says where its rows are.
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,7 +15,7 @@ from experiments.cli import main
 from experiments.harness import records
 from experiments.report import instance_grids
 from formats.errors import RaceError
-from tests.test_harness import ROOT, write_instances
+from tests.test_harness import write_instances
 
 FIGURES = ("runtime", "solved", "cactus")
 
@@ -153,20 +149,11 @@ def test_ctrl_c_while_drawing_names_the_rows(out, monkeypatch):
 
 
 def test_an_interrupted_run_says_where_its_rows_are_and_draws_nothing(out):
-    args = ["run", "--out", str(out), "--kind", "unique", "--n", "2..3", "--solvers",
-            "slow:delay=0.25", "--instances", "2", "--repeats", "2", "--jobs", "1", "--timeout", "10",
-            "--campaign", "cut"]
+    from tests.test_records_faults import slow_args, start, wait_rows
     write_instances(out, 3, 2)
-    boot = ("import sys; from tests.fake_solvers import fake_registry; "
-            "from experiments.cli import main; "
-            "sys.argv = ['race'] + sys.argv[1:]; main(obj={'registry': fake_registry()})")
-    proc = subprocess.Popen([sys.executable, "-c", boot, *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
     runs = out / "cut" / "runs.csv"
-    deadline = time.monotonic() + 60
-    while len(records.read_rows(runs)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    proc = start([a for a in slow_args(out, "cut", delay=0.25) if a != "--no-report"])
+    wait_rows(runs, 2, proc)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130, stderr
