@@ -262,7 +262,7 @@ def write_report(directory: Path) -> tuple[list[Path], list[str]]:
     click.echo("drawing the figures and the HTML report ...", err=True)
     try:
         from experiments.analysis import plots, statistics
-        written += plots.plot_all(statistics.load(directory), directory / "plots", FIGURE_FORMATS)
+        written += plots.plot_all(statistics.load(directory), directory / "plots", formats=FIGURE_FORMATS)
     except Exception as exc:  # noqa: BLE001 - any renderer's failure is one line, the rows stay
         failed.append(f"the figures were not drawn: {_reason(exc)}")
     try:
