@@ -136,12 +136,13 @@ class Auto(Solver):
         return self._solvers[spec]
 
     def warmup(self) -> None:
+        """Load every entrant the table names (a race measures each puzzle's search only)."""
         for spec in dict.fromkeys(r.entrant for r in self.rules):
             try:
                 solver = self._solver(spec)
             except RaceError:
                 solver = self._solver(FALLBACK)     # pick() says why, puzzle by puzzle
-            solver.warmup()
+            solver.load()
 
     def search(self, grid: Grid, limit: int | None, keep: int) -> RawAnswer:
         t0 = time.perf_counter()
@@ -149,6 +150,7 @@ class Auto(Solver):
         solver = self._solver(spec)
         chose = time.perf_counter() - t0
         self.last_choice = (spec, why)
+        loaded = solver.load()                      # 0.0: loaded with the others, by warmup()
         answer = solver.search(grid, limit, keep)
-        answer.times = {"choose": chose, **answer.times}
+        answer.times = {"choose": chose, **({"load": loaded} if loaded else {}), **answer.times}
         return answer

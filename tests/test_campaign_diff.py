@@ -333,3 +333,31 @@ def test_compare_names_an_unknown_family_and_a_directory_without_a_campaign(tmp_
     empty.mkdir()
     result = CliRunner().invoke(main, ["compare", str(old), str(empty)])
     assert result.exit_code == 2 and f"{empty}: a directory, but no campaign" in result.output
+
+
+def test_cli_json_of_two_campaigns_is_one_document_with_the_gate(tmp_path):
+    old = campaign(tmp_path / "old", {"dlx": BASE, "sat": BASE})
+    new = campaign(tmp_path / "new", {"dlx": [1.5 * t for t in BASE], "sat": [None] * 10},
+                   {"git_commit": "bbb"})
+    out = CliRunner().invoke(main, ["compare", str(old), str(new), "-f", "json", "--fail-above", "1.2"])
+    assert out.exit_code == 1                                   # the gate still decides
+    document = json.loads(out.stdout)
+    dlx, sat = document["rows"]
+    assert (dlx["entrant"], dlx["pairs"], dlx["old_faster"], dlx["regression"]) == ("dlx", 10, 10, True)
+    assert dlx["ratio_new_over_old"]["estimate"] == pytest.approx(1.5)
+    assert sat["ratio_new_over_old"]["estimate"] == "inf"      # only OLD answered: JSON has no inf
+    assert {"what": "commit", "old": "aaa", "new": "bbb"} in document["differences"]
+    assert document["fail_above"] == 1.2
+
+
+def test_cli_json_and_markdown_of_two_entrants(tmp_path):
+    root = campaign(tmp_path / "one", {"dlx": BASE, "sat": [2 * t for t in BASE]})
+    out = CliRunner().invoke(main, ["compare", str(root), "dlx", "sat", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    document = json.loads(out.stdout)
+    assert (document["a"], document["b"]) == ("dlx", "sat")
+    first = document["rows"][0]
+    assert (first["family"], first["n"], first["a_faster"], first["b_faster"]) == ("unique", 2, 10, 0)
+    assert first["ratio_b_over_a"]["estimate"] == pytest.approx(2.0)
+    md = CliRunner().invoke(main, ["compare", str(root), "dlx", "sat", "-f", "markdown"])
+    assert md.exit_code == 0 and "| unique | 2 | 10 | 10 | 0 | 0 | 2 |" in md.stdout

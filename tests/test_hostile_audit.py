@@ -56,7 +56,7 @@ def unique_puzzle(tmp_path: Path, n: int = 2) -> str:
 
 def test_w1_a_cmd_program_that_always_says_no_solution_is_wrong_in_a_race(tmp_path):
     liar = script(tmp_path, "liar.py", 'print("no solution")\n')
-    result = invoke("run", "--n", "2", "--instances", "2", "--kind", "unique", "--out",
+    result = invoke("run", "--no-report", "--n", "2", "--instances", "2", "--kind", "unique", "--out",
                     str(tmp_path / "r"), "--solvers", f"cmd:path={liar}", "--timeout", "10")
     rows = records.read_rows(next((tmp_path / "r").glob("race-*")) / "runs.csv")
     assert [r["status"] for r in rows] == ["wrong", "wrong"]
@@ -134,12 +134,12 @@ def test_w5_compare_refuses_a_tie_that_is_no_number(tmp_path, value):
 
 # -- L: lost or mixed data -----------------------------------------------------------------
 
-@pytest.mark.parametrize("args", [["run", "--timeout", "nan"], ["run", "--timeout", "inf"],
-                                  ["run", "--memory", "nan"], ["landscape", "--timeout", "nan"],
+@pytest.mark.parametrize("args", [["run", "--no-report", "--timeout", "nan"], ["run", "--no-report", "--timeout", "inf"],
+                                  ["run", "--no-report", "--memory", "nan"], ["landscape", "--timeout", "nan"],
                                   ["solve", "--timeout", "inf", EMPTY4],
                                   ["count", "--timeout", "nan", EMPTY4],
-                                  ["run", "--n", "٣"], ["run", "--instances", "３"],
-                                  ["run", "--seed", "٣"]])
+                                  ["run", "--no-report", "--n", "٣"], ["run", "--no-report", "--instances", "３"],
+                                  ["run", "--no-report", "--seed", "٣"]])
 def test_l2_limits_and_counts_are_finite_ascii_numbers(tmp_path, args):
     result = invoke(*args, "--out", str(tmp_path)) if args[0] in ("run", "landscape") \
         else invoke(*args)
@@ -148,7 +148,7 @@ def test_l2_limits_and_counts_are_finite_ascii_numbers(tmp_path, args):
 
 
 def test_l3_a_resume_without_meta_json_keeps_the_seed_and_the_limit(tmp_path):
-    args = ["run", "--n", "2", "--instances", "1", "--kind", "unique", "--solvers", "dlx",
+    args = ["run", "--no-report", "--n", "2", "--instances", "1", "--kind", "unique", "--solvers", "dlx",
             "--out", str(tmp_path), "--campaign", "c"]
     assert invoke(*args, "--seed", "0", "--timeout", "3").exit_code == 0
     (tmp_path / "c" / "meta.json").unlink()
@@ -163,7 +163,7 @@ def test_l4_an_edited_program_is_recorded_both_ways_with_a_warning(tmp_path):
     program = str(tmp_path / "solver.py")
     Path(program).write_bytes((ROOT / "tests" / "outside_solvers" / "backtrack_solver.py").read_bytes())
     os.chmod(program, 0o755)
-    args = ["run", "--n", "2", "--instances", "1", "--kind", "unique", "--out", str(tmp_path),
+    args = ["run", "--no-report", "--n", "2", "--instances", "1", "--kind", "unique", "--out", str(tmp_path),
             "--campaign", "c", "--timeout", "10"]
     assert invoke(*args, "--solvers", f"cmd:path={program}").exit_code == 0
     meta = json.loads((tmp_path / "c" / "meta.json").read_text())
@@ -191,7 +191,7 @@ def test_l5_a_program_that_leaves_a_child_holding_stdout_answers_at_once(tmp_pat
     t0 = time.monotonic()
     done = race_cli("solve", "-s", f"cmd:path={program}", EMPTY4)
     assert done.returncode == 0 and time.monotonic() - t0 < 20
-    result = invoke("run", "--instances", EMPTY4, "--out", str(tmp_path / "r"), "--solvers",
+    result = invoke("run", "--no-report", "--instances", EMPTY4, "--out", str(tmp_path / "r"), "--solvers",
                     f"cmd:path={program}", "--timeout", "10")
     rows = records.read_rows(next((tmp_path / "r").glob("race-*")) / "runs.csv")
     assert [r["status"] for r in rows] == ["solved"], result.output
@@ -205,7 +205,7 @@ def test_l5_a_program_that_leaves_a_child_holding_stdout_answers_at_once(tmp_pat
 def test_t2_a_damaged_meta_json_is_a_one_line_error_on_resume(tmp_path, meta):
     """... and the file is left as it is: its provenance (created_at, the readings) is not
     overwritten by a fresh one."""
-    args = ["run", "--n", "2", "--instances", "1", "--kind", "unique", "--solvers", "dlx",
+    args = ["run", "--no-report", "--n", "2", "--instances", "1", "--kind", "unique", "--solvers", "dlx",
             "--out", str(tmp_path), "--campaign", "c"]
     assert invoke(*args).exit_code == 0
     path = tmp_path / "c" / "meta.json"
@@ -220,7 +220,7 @@ def test_t2_a_damaged_meta_json_is_a_one_line_error_on_resume(tmp_path, meta):
 def test_t1_a_dollar_in_an_entrant_spec_is_drawn_as_written(tmp_path):
     program = script(tmp_path, "liar.py", 'print("no solution")\n')
     out = tmp_path / "r"
-    run = invoke("run", "--n", "2", "--instances", "1", "--kind", "unique", "--solvers",
+    run = invoke("run", "--no-report", "--n", "2", "--instances", "1", "--kind", "unique", "--solvers",
                  f"dlx,cmd:path={program},args=a$_$ $HOME", "--out", str(out), "--campaign", "c")
     assert run.exit_code == 0, run.output
     plotted = invoke("plot", str(out / "c"), "-o", str(tmp_path / "p"))
@@ -271,7 +271,7 @@ def test_t5_a_plugin_that_misbehaves_is_a_one_line_error(tmp_path, body, words):
 def test_k1_a_cmd_programs_child_dies_with_its_cell(tmp_path):
     pidfile = tmp_path / "child.pid"
     sleeper = ROOT / "tests" / "outside_solvers" / "sleeper.py"
-    invoke("run", "--instances", EMPTY4, "--out", str(tmp_path / "r"), "--timeout", "3",
+    invoke("run", "--no-report", "--instances", EMPTY4, "--out", str(tmp_path / "r"), "--timeout", "3",
            "--solvers", f"cmd:path={sleeper},args={{input}} {pidfile}")
     rows = records.read_rows(next((tmp_path / "r").glob("race-*")) / "runs.csv")
     assert [r["status"] for r in rows] == ["timeout"]

@@ -31,7 +31,7 @@ def test_a_campaign_on_an_imported_one_line_dataset(tmp_path):
     imported = tmp_path / "set"
     assert CliRunner().invoke(main, ["import", str(COLLECTION), "-o", str(imported)]).exit_code == 0
     spec = f"cmd:path={OUTSIDE}"
-    result = CliRunner().invoke(main, ["run", "--instances", str(imported), "--solvers", f"dlx,{spec}",
+    result = CliRunner().invoke(main, ["run", "--no-report", "--instances", str(imported), "--solvers", f"dlx,{spec}",
                                        "--timeout", "60", "--jobs", "2", "--out", str(tmp_path / "r"),
                                        "--campaign", "imported"])
     assert result.exit_code == 0, result.output
@@ -61,7 +61,7 @@ def test_a_campaign_on_an_imported_one_line_dataset(tmp_path):
                        "sha256": hashlib.sha256(OUTSIDE.read_bytes()).hexdigest(),
                        "version": "backtrack-solver 1.0 (test fixture)"}
     assert set(meta["entrant_provenance"]) == {spec}             # dlx has no provenance()
-    again = CliRunner().invoke(main, ["run", "--instances", str(imported), "--solvers", "dlx",
+    again = CliRunner().invoke(main, ["run", "--no-report", "--instances", str(imported), "--solvers", "dlx",
                                       "--timeout", "60", "--out", str(tmp_path / "r"),
                                       "--campaign", "imported"])
     assert again.exit_code == 0 and "0 to run" in again.stderr and len(_rows(directory)) == 12
@@ -84,7 +84,7 @@ def test_numeric_grids_and_directories_race_with_n_filtered(tmp_path):
     puzzles.mkdir()
     (puzzles / "a.txt").write_text("4\n1 0 0 0\n0 0 3 0\n0 4 0 0\n0 0 0 2\n")
     (puzzles / "b.sudoku").write_text((DATA / "hard9.txt").read_text().split()[0] + "\n")
-    result = CliRunner().invoke(main, ["run", "--instances", str(puzzles), "--n", "2",
+    result = CliRunner().invoke(main, ["run", "--no-report", "--instances", str(puzzles), "--n", "2",
                                        "--solvers", "backtracking", "--out", str(tmp_path / "r"),
                                        "--jobs", "1"])
     assert result.exit_code == 0, result.output
@@ -99,12 +99,12 @@ def test_numeric_grids_and_directories_race_with_n_filtered(tmp_path):
     ("no/such/place", "neither a count nor an existing file"),
 ])
 def test_bad_instances_values_are_one_line_errors(tmp_path, value, message):
-    result = CliRunner().invoke(main, ["run", "--instances", value, "--out", str(tmp_path)])
+    result = CliRunner().invoke(main, ["run", "--no-report", "--instances", value, "--out", str(tmp_path)])
     assert result.exit_code == 2 and message in result.output
 
 
 def test_n_outside_the_set_is_an_error(tmp_path):
-    result = CliRunner().invoke(main, ["run", "--instances", str(COLLECTION), "--n", "4",
+    result = CliRunner().invoke(main, ["run", "--no-report", "--instances", str(COLLECTION), "--n", "4",
                                        "--out", str(tmp_path)])
     assert result.exit_code == 2
     assert "no puzzle with n in --n (the set has n = 2, 3)" in result.output
@@ -124,7 +124,7 @@ def test_a_manifest_that_lists_a_file_twice_races_it_once(tmp_path):
     assert CliRunner().invoke(main, ["import", str(COLLECTION), "-o", str(imported)]).exit_code == 0
     lines = (imported / "manifest.csv").read_text().splitlines(keepends=True)
     (imported / "manifest.csv").write_text("".join(lines + [lines[2]]))
-    args = ["run", "--instances", str(imported), "--solvers", "dlx", "--timeout", "60",
+    args = ["run", "--no-report", "--instances", str(imported), "--solvers", "dlx", "--timeout", "60",
             "--out", str(tmp_path / "r"), "--campaign", "twice"]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output

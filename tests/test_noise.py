@@ -19,7 +19,7 @@ from tests.test_harness import write_instances
 
 
 def race(out, *args):
-    return CliRunner().invoke(main, ["run", "--out", str(out), "--kind", "unique", "--n", "2",
+    return CliRunner().invoke(main, ["run", "--no-report", "--out", str(out), "--kind", "unique", "--n", "2",
                                      "--timeout", "20", *args], obj={"registry": fake_registry()})
 
 

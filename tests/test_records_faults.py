@@ -40,7 +40,7 @@ def out(tmp_path: Path) -> Path:
 
 def slow_args(out: Path, campaign: str, delay: float = 0.2) -> list[str]:
     """8 cells (n=2,3 x 2 instances x 2 repeats) of a solver slow enough to interrupt."""
-    return ["run", "--out", str(out), "--kind", "unique", "--n", "2..3", "--solvers", f"slow:delay={delay}",
+    return ["run", "--no-report", "--out", str(out), "--kind", "unique", "--n", "2..3", "--solvers", f"slow:delay={delay}",
             "--instances", "2", "--repeats", "2", "--jobs", "1", "--timeout", "10",
             "--campaign", campaign]
 
@@ -115,7 +115,7 @@ def test_stale_lock_of_a_dead_process_is_taken_over(out):
     campaign = out / "stale"
     campaign.mkdir()
     (campaign / LOCK_NAME).write_text(f"{dead.pid} {socket.gethostname()} 2026-01-01T00:00:00Z\n")
-    r = race(["run", "--out", str(out), "--kind", "unique", "--n", "2", "--solvers", "backtracking", "--instances", "2",
+    r = race(["run", "--no-report", "--out", str(out), "--kind", "unique", "--n", "2", "--solvers", "backtracking", "--instances", "2",
               "--campaign", "stale"])
     assert r.exit_code == 0, r.output
     assert f"(pid {dead.pid} on host {socket.gethostname()} (since 2026-01-01T00:00:00Z); " \
@@ -174,7 +174,7 @@ def finished(tmp_path_factory) -> Path:
     """A finished 4-cell campaign ``d`` (run once; each test damages a copy)."""
     root = tmp_path_factory.mktemp("finished")
     write_instances(root, 2, 2)
-    assert race(["run", "--out", str(root), *SMALL, "--campaign", "d"]).exit_code == 0
+    assert race(["run", "--no-report", "--out", str(root), *SMALL, "--campaign", "d"]).exit_code == 0
     return root
 
 
@@ -183,7 +183,7 @@ def test_damaged_row_is_left_out_set_aside_and_its_cell_rerun(finished, tmp_path
     damage, reason = DAMAGE[case]
     out = tmp_path / "copy"
     shutil.copytree(finished, out)
-    args = ["run", "--out", str(out), *SMALL, "--campaign", "d"]
+    args = ["run", "--no-report", "--out", str(out), *SMALL, "--campaign", "d"]
     campaign, runs = out / "d", out / "d" / "runs.csv"
     lines = runs.read_bytes().split(b"\n")[:-1]        # header + 4 rows
     damage(lines)
@@ -212,7 +212,7 @@ def test_damaged_row_is_left_out_set_aside_and_its_cell_rerun(finished, tmp_path
 
 
 def test_header_missing_a_column_sets_the_file_aside_and_reruns_everything(out):
-    args = ["run", "--out", str(out), *SMALL, "--campaign", "h"]
+    args = ["run", "--no-report", "--out", str(out), *SMALL, "--campaign", "h"]
     campaign, runs = out / "h", out / "h" / "runs.csv"
     assert race(args).exit_code == 0
     original = runs.read_bytes()
@@ -231,7 +231,7 @@ def test_header_missing_a_column_sets_the_file_aside_and_reruns_everything(out):
 # ------------------------------------------------------------------------ disk full
 
 def test_disk_full_ends_the_run_with_one_line_and_loses_nothing(out, monkeypatch):
-    args = ["run", "--out", str(out), *SMALL, "--campaign", "full"]
+    args = ["run", "--no-report", "--out", str(out), *SMALL, "--campaign", "full"]
     runs = out / "full" / "runs.csv"
     calls = {"rows": 0}
     real_write = records._write
@@ -285,7 +285,7 @@ def test_two_ctrl_c_print_the_resume_hint_not_aborted(out):
 def test_worker_start_failure_is_retried_on_resume(out):
     flag = out / "not-installed"
     flag.write_text("")
-    args = ["run", "--out", str(out), "--kind", "unique", "--n", "2..3", "--solvers", f"flaky-warmup:flag={flag}",
+    args = ["run", "--no-report", "--out", str(out), "--kind", "unique", "--n", "2..3", "--solvers", f"flaky-warmup:flag={flag}",
             "--instances", "2", "--jobs", "1", "--campaign", "flaky"]
     runs = out / "flaky" / "runs.csv"
     r = race(args)
@@ -320,7 +320,7 @@ def test_kissat_cells_killed_at_the_limit_leave_no_temporary_files(out, tmp_path
     kissat.chmod(0o755)
     temp = tmp_path / "tmp"
     temp.mkdir()
-    args = ["run", "--out", str(out), "--kind", "unique", "--n", "3", "--solvers", "sat:backend=kissat",
+    args = ["run", "--no-report", "--out", str(out), "--kind", "unique", "--n", "3", "--solvers", "sat:backend=kissat",
             "--instances", "2", "--jobs", "2", "--timeout", "0.5", "--campaign", "kissat"]
     proc = start(args, env={"KISSAT": str(kissat), "TMPDIR": str(temp)})
     _, stderr = proc.communicate(timeout=120)

@@ -189,9 +189,9 @@ def invoke(*args: str, code: int | None = 0):
 def liar_campaigns(tmp_path_factory):
     """The liars raced beside dlx and alone, n = 2, two families (unique and hard), 2 instances."""
     out = tmp_path_factory.mktemp("liars")
-    beside = invoke("run", "--n", "2", "--instances", "2", "--kind", "unique,hard", "--out", str(out),
+    beside = invoke("run", "--no-report", "--n", "2", "--instances", "2", "--kind", "unique,hard", "--out", str(out),
                     "--campaign", "beside", "--solvers", ",".join(("dlx", *LIARS)), "--timeout", "10")
-    alone = invoke("run", "--n", "2", "--instances", "2", "--kind", "unique,hard", "--out", str(out),
+    alone = invoke("run", "--no-report", "--n", "2", "--instances", "2", "--kind", "unique,hard", "--out", str(out),
                    "--campaign", "alone", "--solvers", ",".join(LIARS), "--timeout", "10")
     return out, beside, alone
 
@@ -247,7 +247,7 @@ def test_a_liar_in_the_landscape_is_wrong(tmp_path):
 def test_a_false_claim_on_an_imported_set_is_wrong(tmp_path):
     grid, _ = puzzle_set.make("unique", 2, 0, 0)
     (tmp_path / "p.txt").write_text(grid_text.format_one_line(grid) + "\n")
-    invoke("run", "--instances", str(tmp_path / "p.txt"), "--out", str(tmp_path / "r"),
+    invoke("run", "--no-report", "--instances", str(tmp_path / "p.txt"), "--out", str(tmp_path / "r"),
            "--solvers", "liar-unsat", "--timeout", "10")
     rows = records.read_rows(next(d for d in (tmp_path / "r").iterdir() if d.name != "instances")
                              / "runs.csv")
@@ -258,7 +258,7 @@ def test_a_false_claim_on_an_imported_set_is_wrong(tmp_path):
 # -- one cell identity ---------------------------------------------------------------------
 
 def test_families_that_share_puzzles_are_two_families(tmp_path):
-    args = ("run", "--n", "3", "--instances", "3", "--kind", "hard,holes", "--holes", "0.7",
+    args = ("run", "--no-report", "--n", "3", "--instances", "3", "--kind", "hard,holes", "--holes", "0.7",
             "--pattern", "balanced", "--solvers", "dlx", "--out", str(tmp_path), "--timeout", "10")
     first = invoke(*args)
     directory = next(d for d in tmp_path.iterdir() if d.name != "instances")

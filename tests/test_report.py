@@ -115,7 +115,7 @@ def race_command() -> list[str]:
 def small_campaign(tmp_path_factory) -> Path:
     """A real campaign: `race run --n 2..3 --instances 2 --solvers backtracking,dlx --timeout 10`."""
     out = tmp_path_factory.mktemp("race")
-    proc = subprocess.run([*race_command(), "run", "--n", "2..3", "--instances", "2", "--solvers",
+    proc = subprocess.run([*race_command(), "run", "--no-report", "--n", "2..3", "--instances", "2", "--solvers",
                            "backtracking,dlx", "--family", "unique", "--timeout", "10", "--jobs", "1", "--out", str(out),
                            "--campaign", "small"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]

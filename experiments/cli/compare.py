@@ -10,7 +10,11 @@ from pathlib import Path
 import click
 
 from experiments.analysis import statistics as analysis
+from experiments.cli import params
 from formats.errors import RaceError
+
+#: what ``race compare --format`` prints
+FORMATS = ("text", "markdown", "json")
 
 
 def is_campaign(text: str) -> bool:
@@ -20,7 +24,6 @@ def is_campaign(text: str) -> bool:
         return (analysis.campaign_root(text) / "runs.csv").is_file()
     except RaceError:
         return True
-from experiments.cli import params
 
 
 @click.command()
@@ -36,11 +39,14 @@ from experiments.cli import params
 @click.option("--fail-above", "fail_above", type=params.Number(0.0, open=True, max=1e6), default=None,
               help="Two campaigns: exit 1 when an entrant, family and n is slower than this ratio "
                    "NEW/OLD with its interval's lower end above 1 (a regression gate for CI).")
-@click.option("--markdown", is_flag=True, help="Two campaigns: print a Markdown table (for a PR).")
+@click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), default=None,
+              help="How to print the result: text (a table), markdown (a table to paste into a "
+                   "pull request) or json (one document, for scripts)  [default: text]")
+@click.option("--markdown", is_flag=True, hidden=True, help="The same as --format markdown.")
 @click.option("--normalise", is_flag=True,
               help="Two campaigns: divide each campaign's times by its calibration score first.")
 def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, tolerance: float,
-            renames: tuple[str, ...], fail_above: float | None, markdown: bool,
+            renames: tuple[str, ...], fail_above: float | None, fmt: str | None, markdown: bool,
             normalise: bool) -> None:
     """Compare two entrants of one campaign, or two campaigns.
 
@@ -67,17 +73,20 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
       race compare results/reference-n2-10 dlx sat
       race compare results/hard dlx sat --n 4..6 --family hard
       race compare results/before results/after --fail-above 1.2
-      race compare results/laptop results/server dlx --normalise --markdown
+      race compare results/laptop results/server dlx --normalise --format markdown
+      race compare results/before results/after --format json > diff.json
       race compare results/old results/new --as dlx=dlx:heuristic=first
     """
     from experiments.harness.config import parse_n
+    if markdown and fmt not in (None, "markdown"):
+        raise RaceError(f"--markdown is --format markdown; it cannot go with --format {fmt}")
+    fmt = "markdown" if markdown else fmt or "text"
     n_values = parse_n(n_text) if n_text else None
     families = [k.strip() for k in family_text.split(",") if k.strip()] if family_text else None
     if len(args) >= 2 and is_campaign(args[0]) and is_campaign(args[1]):
-        _campaigns(args, n_values, families, tolerance, renames, fail_above, markdown, normalise)
+        _campaigns(args, n_values, families, tolerance, renames, fail_above, fmt, normalise)
         return
-    for flag, given in (("--as", renames), ("--fail-above", fail_above), ("--markdown", markdown),
-                        ("--normalise", normalise)):
+    for flag, given in (("--as", renames), ("--fail-above", fail_above), ("--normalise", normalise)):
         if given:
             raise RaceError(f"{flag} compares two campaigns: race compare OLD NEW [ENTRANT...] "
                             f"({args[1] if len(args) > 1 else '?'} is not a campaign directory)")
@@ -93,16 +102,19 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
     _known_families(families, [campaign])
     result = comparison.compare(campaign, args[1], args[2], n_values, families, tolerance)
     result.warnings = noise.machine_warnings(campaign) + result.warnings
-    click.echo(comparison.comparison_text(result))
+    show = {"text": comparison.comparison_text, "markdown": comparison.comparison_markdown,
+            "json": comparison.comparison_json}[fmt]
+    click.echo(show(result))
 
 
-def _campaigns(args, n_values, families, tolerance, renames, fail_above, markdown, normalise) -> None:
+def _campaigns(args, n_values, families, tolerance, renames, fail_above, fmt, normalise) -> None:
     from experiments.analysis import campaign_diff
     old, new = analysis.load(Path(args[0])), analysis.load(Path(args[1]))
     _known_families(families, [old, new])
     result = campaign_diff.diff(old, new, list(args[2:]), campaign_diff.parse_renames(renames),
                                 n_values, families, tolerance, normalise)
-    show = campaign_diff.diff_markdown if markdown else campaign_diff.diff_text
+    show = {"text": campaign_diff.diff_text, "markdown": campaign_diff.diff_markdown,
+            "json": campaign_diff.diff_json}[fmt]
     click.echo(show(result, fail_above))
     if fail_above is not None:
         slower = campaign_diff.regressions(result, fail_above)

@@ -39,7 +39,7 @@ from formats.errors import RaceError
 @family_options
 @click.option("--seed", type=params.Integer(min=0), default=DEFAULTS["seed"], show_default=True,
               help="Seed of the instance set.")
-@click.option("--timeout", type=params.SECONDS,
+@click.option("--timeout", "-t", type=params.SECONDS,
               default=DEFAULTS["timeout_s"], show_default=True, help="Wall-time limit per cell (s).")
 @click.option("--memory", type=params.MEGABYTES, default=DEFAULTS["memory_mb"],
               show_default=True, help="Memory limit per cell (MB of resident memory; 0 = none).")
@@ -47,7 +47,7 @@ from formats.errors import RaceError
               show_default=True, help="Measurements per entrant and instance.")
 @click.option("--jobs", "-j", type=params.Integer(min=1), default=None,
               help="Parallel workers [default: the CPU count; dask: the cluster's threads].")
-@click.option("--out", default="results", show_default=True, type=click.Path(file_okay=False),
+@click.option("--out", "-o", default="results", show_default=True, type=click.Path(file_okay=False),
               help="Results directory (campaigns and the instance cache).")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
               show_default=True, help="Where cells run.")
@@ -60,22 +60,31 @@ from formats.errors import RaceError
 @click.option("--pin/--no-pin", default=True, show_default=True,
               help="Pin each worker to a core of its own (hyperthread siblings apart); only when "
                    "the workers fit on distinct cores.")
+@click.option("--no-report", is_flag=True,
+              help="Do not write the figures and the HTML report at the end (race plot and "
+                   "race report write them later).")
 def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int, timeout: float,
         memory: float, repeats: int, jobs: int | None, out: str, executor: str,
         scheduler: str | None, name: str | None, order: str = "random", pin: bool = True,
-        **options_given: str | None) -> None:
+        no_report: bool = False, **options_given: str | None) -> None:
     """Race the entrants on generated instances for each box size n and record
-    every measurement in OUT/CAMPAIGN/runs.csv (+ meta.json).
+    every measurement in OUT/CAMPAIGN/runs.csv (+ meta.json); then draw the
+    campaign's figures (OUT/CAMPAIGN/plots/*.png: time, solved and work vs n,
+    cactus, SAT phases, head to head) and its offline HTML report
+    (OUT/CAMPAIGN/report.html), and name them with the commands to run next
+    (--no-report: neither).
 
     \b
     Each cell (entrant x family x n x instance x repeat) runs in a warm worker
     process that is killed past --timeout or --memory (status timeout /
     memout); a crash is status error; every answer is verified (a wrong one is
     status wrong). Re-running the same command resumes: recorded cells are not
-    run again (Ctrl-C keeps everything finished); damaged rows of runs.csv are
+    run again (Ctrl-C keeps everything finished and says where; a resumed run
+    with nothing left to run redraws the figures); damaged rows of runs.csv are
     moved to runs.damaged.csv and their cells re-run. One `race run` at a time
-    writes a campaign. Exit status 1 when an entrant could not start (its cells
-    are left for the resume), 2 on errors (a full disk), 130 if interrupted.
+    writes a campaign. Exit status 1 when an entrant could not start (its
+    cells are left for the resume), 2 on errors (a full disk; figures that
+    fail to render: one line each, every row kept), 130 if interrupted.
 
     \b
     Families (--family, default unique,hard): unique is the assignment's
@@ -102,7 +111,9 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
     \b
     Defaults (make race = race run --n 2..5): 4 entrants x 2 families x n=2..5
     x 20 instances, 10 s per cell: 8.6 minutes measured on 2 cores shared with
-    other jobs (load ~13), instance generation included.
+    other jobs (load ~13), instance generation included; the figures and the
+    HTML report add 6.5 s of CPU (medians of 5 resumed runs with nothing to
+    run, with and without --no-report, taken in turn on 2 cores).
 
     \b
     Example:
@@ -145,14 +156,18 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
                     n_text=n_text, solvers_text=solvers, jobs_given=jobs, order=order, pin=pin)
     config.command = (" ".join(shlex.quote(a) for a in ["race", *argv[1:]])
                       if argv and Path(argv[0]).name == "race" else "")
-    race(config)
+    race(config, report=not no_report)
 
 
-def race(config: Config, summarize=None) -> None:
+def race(config: Config, summarize=None, report: bool | None = None) -> None:
     """Run the campaign ``config`` (:func:`experiments.harness.campaign.run_campaign`) with a
     progress bar, then print the summary (``summarize(campaign) -> str``, by default
-    :func:`experiments.analysis.summary.family_summaries`), the warnings and where the results are; exits 130 when
-    interrupted, 1 when an entrant could not start."""
+    :func:`experiments.analysis.summary.family_summaries`), the warnings and where the results
+    are. ``report`` (``race run``): True writes the figures and the HTML report first
+    (:func:`write_report`), False does not; either way the last lines name them and the
+    commands to run next (None, ``race landscape``: no such lines). Exits 130 when
+    interrupted (the rows are named, no figure is drawn), 1 when an entrant could not
+    start, 2 when a figure or the page could not be written."""
     from tqdm import tqdm
 
     from experiments.analysis import noise, statistics, summary
@@ -187,11 +202,14 @@ def race(config: Config, summarize=None) -> None:
     finally:
         if bar is not None:
             bar.close()
+    directory = config.directory
     if done.prepared is None:
+        if (directory / "runs.csv").is_file():
+            click.echo(f"results: {directory / 'runs.csv'} (as before this run)")
         click.echo("interrupted while preparing instances (finished ones are cached); "
                    f"re-run the same command to resume:\n  {done.resume}", err=True)
         sys.exit(130)
-    directory = config.directory
+    campaign = None
     if records.read_rows(directory / "runs.csv"):
         campaign = statistics.load(directory)
         click.echo((summarize or summary.family_summaries)(campaign))
@@ -203,12 +221,93 @@ def race(config: Config, summarize=None) -> None:
                    f"recorded: re-run the same command to retry them: {done.resume}", err=True)
     if stats is not None and stats.statuses.get(Status.WRONG):
         click.echo(f"!!! {stats.statuses[Status.WRONG]} WRONG ANSWER(S) in this run !!!", err=True)
+    written: list[Path] = []
+    failed: list[str] = []
+    if report and campaign is not None and not done.interrupted:
+        try:
+            written, failed = write_report(directory)
+        except KeyboardInterrupt:
+            click.echo(f"results: {directory / 'runs.csv'} and {directory / 'meta.json'}")
+            click.echo("interrupted while drawing the figures: every cell is recorded; "
+                       f"race plot {shlex.quote(str(directory))} draws them", err=True)
+            sys.exit(130)
     click.echo(f"results: {directory / 'runs.csv'} and {directory / 'meta.json'}")
+    if campaign is not None and report is not None:
+        why_none = "interrupted" if done.interrupted else "failed" if failed else "--no-report"
+        for line in report_lines(campaign, written, why_none):
+            click.echo(line)
     if done.interrupted:
         click.echo("interrupted: finished cells are recorded; re-run the same command to resume:\n"
                    f"  {done.resume}", err=True)
+    for why in failed:
+        click.echo(f"race: error: {why} (the rows are kept in {directory / 'runs.csv'})", err=True)
     if done.exit_code:
         sys.exit(done.exit_code)
+    if failed:
+        sys.exit(2)
+
+
+#: the figures ``race run`` draws at the end, as PNG (``race plot`` and ``race report`` also
+#: write the PDFs; PNG alone halves the time, see :func:`write_report`)
+FIGURE_FORMATS = ("png",)
+
+
+def write_report(directory: Path) -> tuple[list[Path], list[str]]:
+    """Draw the figures of the campaign in ``directory`` into ``directory/plots``
+    (:func:`experiments.analysis.plots.plot_all`, as ``race plot``) and write its HTML
+    report to ``directory/report.html`` (:func:`experiments.report.html.write`, as ``race
+    report --html``). Returns the paths written and, for each part that failed, one line
+    saying what and where (never raised: the rows are on disk already)."""
+    written: list[Path] = []
+    failed: list[str] = []
+    click.echo("drawing the figures and the HTML report ...", err=True)
+    try:
+        from experiments.analysis import plots, statistics
+        written += plots.plot_all(statistics.load(directory), directory / "plots", formats=FIGURE_FORMATS)
+    except Exception as exc:  # noqa: BLE001 - any renderer's failure is one line, the rows stay
+        failed.append(f"the figures were not drawn: {_reason(exc)}")
+    try:
+        from experiments.report import html
+        written.append(html.write(directory, directory / "report.html"))
+    except Exception as exc:  # noqa: BLE001 - as above
+        failed.append(f"the HTML report was not written: {_reason(exc)}")
+    return written, failed
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, RaceError):
+        return str(exc)
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.strerror}" + (f": {exc.filename}" if exc.filename else "")
+    return f"{type(exc).__name__}: {exc}"
+
+
+def report_lines(campaign, written: list[Path], why_none: str) -> list[str]:
+    """The last lines of ``race run``: the figures and the HTML report written (``written``;
+    ``why_none`` says why when there are none), and the commands that take the campaign
+    further."""
+    from experiments.analysis.head_to_head import head_to_head_pair
+    where = shlex.quote(str(campaign.path))
+    figures = [p for p in written if p.suffix != ".html"]
+    pages = [p for p in written if p.suffix == ".html"]
+    lines = []
+    if figures:
+        lines.append(f"figures: {figures[0]}")
+        lines += [f"         {p}" for p in figures[1:]]
+    if pages:
+        lines.append(f"report:  {pages[0]} (interactive, offline: open it in a browser)")
+    if not figures:
+        lines.append(f"figures: none drawn ({why_none}): race plot {where} draws them")
+    pair = head_to_head_pair(campaign)
+    lines.append("next:")
+    commands = [(f"race report {where}", "the PDF report (LaTeX), its figures as PDF")]
+    if pair:
+        commands.append((f"race compare {where} {shlex.quote(pair[0])} {shlex.quote(pair[1])}",
+                         "two entrants head to head"))
+    commands.append((f"race export {where} -f markdown", "the summary as a table to paste"))
+    width = max(len(c) for c, _ in commands)
+    lines += [f"  {c:<{width}}  # {what}" for c, what in commands]
+    return lines
 
 
 def resolve_families(family_labels: str, options_given: dict[str, str | None]

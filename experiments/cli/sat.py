@@ -8,6 +8,7 @@ import click
 import numpy as np
 
 from experiments.cli import params
+from experiments.cli.vocabulary import Aliased
 from formats import dimacs, grid_text, sat_output
 from formats.source import read_source
 from formats.errors import RaceError
@@ -33,10 +34,11 @@ def _one_grid(puzzle: str, index: int) -> tuple[grid_text.PuzzleFile, Grid]:
 @click.option("--amo", type=click.Choice(at_most_one.VARIANTS), default=at_most_one.DEFAULT,
               show_default=True, help="At-most-one encoding of reduced (auto: pairwise for "
               "narrow groups, product for wide ones; see solvers/at_most_one.py).")
-@click.option("--output", "-o", default="-", show_default=True, help="DIMACS file (- = stdout).")
+@click.option("--out", "-o", "--output", "out", cls=Aliased, hidden_aliases=("--output",), default="-",
+              show_default=True, help="DIMACS file (- = stdout).")
 @click.option("--index", "-i", type=params.Integer(min=1), default=1, show_default=True,
               help="Which puzzle of a one-line file with many.")
-def encode(puzzle: str, encoding: str, amo: str, output: str, index: int) -> None:
+def encode(puzzle: str, encoding: str, amo: str, out: str, index: int) -> None:
     """Write PUZZLE (a file, or - for stdin) as a DIMACS CNF formula.
 
     Variable x(i,j,k) = (i-1)*n^4 + (j-1)*n^2 + k says "cell (i,j) holds k"
@@ -51,7 +53,7 @@ def encode(puzzle: str, encoding: str, amo: str, output: str, index: int) -> Non
     """
     _, grid = _one_grid(puzzle, index)
     formula = sudoku_cnf.encode(grid, encoding, amo)
-    dimacs.write_formula(output, formula)
+    dimacs.write_formula(out, formula)
 
 
 @click.command()

@@ -296,6 +296,11 @@ AUTO_HELP = (SOLVER_HELP + " The default, auto, runs per puzzle the entrant that
              "solvers/portfolio.csv; --stats says which and why); -s backtracking is Algorithm 1.")
 
 
+STATS_HELP = ("Print work counters and phase times on stderr: load (the solver's one-off start: "
+              "its compiled kernels read from the cache or compiled, a native build, PySAT) apart "
+              "from the search; with auto, also the entrant picked and why.")
+
+
 def _cores() -> int:
     """The CPUs this process may run on (the batch path's threads)."""
     affinity = getattr(os, "sched_getaffinity", None)
@@ -305,9 +310,8 @@ def _cores() -> int:
 @click.command()
 @click.argument("puzzle", default="-")
 @click.option("--solver", "-s", "spec", default="auto", show_default=True, help=AUTO_HELP)
-@click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr "
-                                            "(and, with auto, the entrant picked and why).")
-@click.option("--timeout", type=params.SECONDS, default=None,
+@click.option("--stats", is_flag=True, help=STATS_HELP)
+@click.option("--timeout", "-t", type=params.SECONDS, default=None,
               metavar="S", help=TIMEOUT_HELP)
 def solve(puzzle: str, spec: str, stats: bool, timeout: float | None) -> None:
     """Solve PUZZLE (a file, or - for stdin) and print the solution in the
@@ -375,9 +379,8 @@ def _solution_lines(results: list, fmt: str) -> list[str]:
 @click.option("--solver", "-s", "spec", default="auto", show_default=True, help=AUTO_HELP)
 @click.option("--limit", "-l", type=params.Integer(min=1), default=None,
               help="Stop counting at K solutions.")
-@click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr "
-                                            "(and, with auto, the entrant picked and why).")
-@click.option("--timeout", type=params.SECONDS, default=None,
+@click.option("--stats", is_flag=True, help=STATS_HELP)
+@click.option("--timeout", "-t", type=params.SECONDS, default=None,
               metavar="S", help=TIMEOUT_HELP)
 def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float | None) -> None:
     """Count the solutions of PUZZLE (a file, or - for stdin).

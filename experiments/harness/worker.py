@@ -16,7 +16,7 @@ Requests and replies::
 
 ``init`` creates the entrant through a :class:`solvers.registry.Registry` made of
 the entry sent along (so a solver registered only in the parent, e.g. by a test,
-is found; nothing global changes) and calls ``warmup()`` once: imports and JIT
+is found; nothing global changes) and calls ``load()`` (its ``warmup()``) once: imports and JIT
 compilation are never inside a measurement. ``solve`` parses the instance (outside the measurement),
 runs ``solver.solve(grid)`` and measures it (:func:`measure`). The worker exits
 when stdin closes.
@@ -229,7 +229,7 @@ class _Worker:
             name, _ = parse_spec(request["spec"])
             registry = Registry({name: (request["target"], request.get("fixed", {}))})
             self.solver = registry.create(request["spec"])
-            self.solver.warmup()
+            self.solver.load()
         except Exception as exc:  # noqa: BLE001 - reported to the parent as the cell's error
             return {"op": "error", "message": f"{type(exc).__name__}: {exc}"}
         return {"op": "ready", "worker": self.ident, "solver": self.solver.name,

@@ -93,6 +93,18 @@ def _family_options(meta: dict, key: str, n: int) -> dict:
     return {}
 
 
+def _set_directory(instance: str, family_key: str, meta: dict) -> str | None:
+    """The directory of the instance cache that ``race run`` wrote a generated ``instance``
+    into (:func:`experiments.harness.instances.instance_dir`), or None when the name is not
+    a generated puzzle's."""
+    from experiments.harness.config import options_label
+    match = NAME.match(Path(instance).name)
+    if match is None:
+        return None
+    n = int(match["n"])
+    return f"{match['kind']}-n{n}-s{match['seed']}{options_label(_family_options(meta, family_key, n))}"
+
+
 def _regenerate(instance: str, family_key: str, meta: dict, pool) -> bytes | None:
     """The bytes ``race run`` wrote for ``instance`` (from its generator identity), or None
     when the path names no generated puzzle."""
@@ -111,7 +123,9 @@ def _regenerate(instance: str, family_key: str, meta: dict, pool) -> bytes | Non
 def campaign_grids(campaign: analysis.Campaign, regenerate: bool = True
                    ) -> tuple[dict[str, InstanceGrid], dict[str, str]]:
     """The grid of every instance of ``campaign`` by its ``instance`` path, and the reason
-    for each instance left out (no file, not regenerable, sha256 mismatch)."""
+    for each instance left out (no file, not regenerable, sha256 mismatch). The file is
+    looked for in the instance cache beside the campaign (``<out>/instances/``), by its
+    path or in the directory of its set, before it is regenerated."""
     from generators.puzzle_set import CounterPool
     runs = campaign.runs.drop_duplicates("instance")
     roots = [campaign.path.parent / "instances", campaign.path / "instances"]
@@ -121,8 +135,9 @@ def campaign_grids(campaign: analysis.Campaign, regenerate: bool = True
         for row in runs.itertuples():
             instance, sha = str(row.instance), str(row.instance_sha256)
             data, source = None, ""
-            for root in roots:
-                path = root / instance
+            where = _set_directory(instance, str(row.family_key), campaign.meta)
+            for path in [root / instance for root in roots] + \
+                    ([root / where / instance for root in roots] if where else []):
                 if path.is_file():
                     data, source = path.read_bytes(), "file"
                     break
