@@ -173,10 +173,12 @@ def resolve_pick(text: str, name: str, spec: str, stats: bool) -> str:
 
 
 def answers(source: str, spec: str, limit: int | None, stats: bool = False):
-    """(format, grids or None, results) for every puzzle of ``source``: the batch
+    """(format, grids or None, results, warnings) for every puzzle of ``source``: the batch
     path for a one-line file when ``spec`` is batch capable (grids None: the
-    results hold what printing needs), else one solve/count per grid. An entrant
-    that picks another per puzzle (``auto``) is resolved first (:func:`resolve_pick`)."""
+    results hold what printing needs), else one solve/count per grid, each claim checked
+    (:func:`_refereed`; the warnings name a file whose record the check showed wrong). An
+    entrant that picks another per puzzle (``auto``) is resolved first (:func:`resolve_pick`)."""
+    from experiments.harness.referee import truth_of
     from formats import grid_text
     from formats.source import read_source
     from formats.compiled import interpreted
@@ -201,24 +203,25 @@ def answers(source: str, spec: str, limit: int | None, stats: bool = False):
             results = batch.solve_array(puzzles, n, limit, node_limit, threads=_cores())
             results = [_confirmed_in_batch(n, puzzles[i], r, solver, limit) if r.status == UNSAT
                        else r for i, r in enumerate(results)]
-        return grid_text.ONE_LINE, None, results
+        return grid_text.ONE_LINE, None, results, []
     pf = grid_text.parse(text, name)
     solver = current_registry().create(spec)
     small = _interpreted(spec, max((g.n for g in pf.grids), default=0), len(pf.grids), limit)
+    # the file's record is about its one puzzle
+    truth = truth_of(pf, name=name) if len(pf.grids) == 1 and pf.metadata else None
+    notes: list[str] = []
     with interpreted(small):
         results = [solver.solve(g) if limit == 1 else solver.count(g, limit) for g in pf.grids]
-        settled = [False] * len(results)
-        if len(pf.grids) == 1 and pf.metadata:
-            results[0], settled[0] = _refereed(pf, results[0], limit, name)
-        results = [r if done else _confirmed(g, r, solver, limit)
-                   for g, r, done in zip(pf.grids, results, settled)]
-    return pf.format, pf.grids, results
+        for i, grid in enumerate(pf.grids):
+            results[i], said = _refereed(grid, results[i], solver, limit, truth, name)
+            notes += said
+    return pf.format, pf.grids, results, notes
 
 
 def _confirmed_in_batch(n: int, cells, result, solver, limit: int | None):
     """A batch "no solution" claim held to the per-puzzle path's rules: clues that conflict
     (the rules core says so: :data:`solvers.interface.CLUES_CONFLICT`) settle it, else the
-    second method must confirm it (:func:`_confirmed`)."""
+    second method must confirm it (:func:`_refereed`)."""
     from dataclasses import replace
 
     import numpy as np
@@ -229,66 +232,23 @@ def _confirmed_in_batch(n: int, cells, result, solver, limit: int | None):
     grid = Grid(n, np.array(cells, dtype=np.int32))
     if not rules.is_consistent(grid):
         return replace(result, message=CLUES_CONFLICT)
-    return _confirmed(grid, result, solver, limit)
+    return _refereed(grid, result, solver, limit)[0]
 
 
-def _refereed(pf, result, limit: int | None, name: str):
-    """``result`` with its claim checked against what the puzzle file records (its solution,
-    its planted grid, kind=unsat, an import's count): a claim the record contradicts is
-    ``wrong`` (:mod:`experiments.harness.referee`). Also whether the record settled the
-    claim (refuted it, or records "none" for a "none"): then no second method is asked."""
-    from dataclasses import replace
-
-    from experiments.harness.referee import check_count, truth_of
-    from solvers.interface import SOLVED, UNSAT, WRONG
-    if result.status not in (SOLVED, UNSAT):
-        return result, False
-    truth = truth_of(pf, name=name)
-    why = check_count(result.count, result.complete, limit, truth)
-    if result.status == UNSAT and (truth.solution is not None or truth.at_least):
-        why = f"claimed no solution, but {truth.evidence}"
-    if why is None:
-        if result.status == UNSAT and truth.unsat:
-            return replace(result, message=result.message or f"as recorded: {truth.unsat}"), True
-        return result, False
-    return replace(result, status=WRONG, verified=False, message=why), True
-
-
-def _confirmed(grid, result, solver, limit: int | None):
-    """``result`` with a "no solution" claim confirmed by a second, independent method
-    (:func:`experiments.harness.referee.confirmer_for` of the solver's family), in this
-    process and under the command's ``--timeout``: a verified grid from it makes the claim
-    ``wrong``. A count is checked the same way when the solver is not a built-in one (a
-    program or a plugin): the second method counts to the same limit and must agree."""
-    from dataclasses import replace
-
-    from experiments.harness.referee import confirmer_for
-    from solvers.interface import CLUES_CONFLICT, SOLVED, UNSAT, WRONG
-    if result.status not in (SOLVED, UNSAT) or result.message == CLUES_CONFLICT:
-        return result
+def _refereed(grid, result, solver, limit: int | None, truth=None, name: str = ""):
+    """``result`` with its claim checked by the referee in this process, under the command's
+    ``--timeout`` (:func:`experiments.harness.referee.settle`: a verified grid is proof, a
+    "no solution" is confirmed by a second method whatever the file's record ``truth`` says,
+    a count is counted again where the record disputes it or the solver is not a built-in
+    one), and the warnings about a record the check showed wrong."""
+    from experiments.harness.referee import settle
     from solvers.registry import BUILTIN, parse_spec
     builtin = solver.name in BUILTIN.names() and solver.method != "external"
-    counting = limit != 1 and result.status == SOLVED and result.complete and not builtin
-    if result.status == SOLVED and not counting:
-        return result                                  # a verified grid: proof
     method = solver.method
     if solver.picks:                                   # auto: the family of the one it picked
         method = current_registry().solver_class(parse_spec(solver.pick_for(grid)[0])[0]).method
-    # counting: exact cover counts fastest, so it checks every count but its own
-    by = ("dlx" if method != "exact-cover" else "sat") if counting else confirmer_for(method)
-    second = current_registry().create(by)
-    check = second.solve(grid) if result.status == UNSAT else second.count(grid, limit)
-    if result.status == UNSAT:
-        if check.status == SOLVED:
-            return replace(result, status=WRONG, verified=False,
-                           message=f"claimed no solution, but {by} found a verified solution "
-                                   "(the second method that checks every no-solution claim)")
-        return replace(result, message=result.message or f"confirmed by {by}")
-    if check.status in (SOLVED, UNSAT) and check.count != result.count:
-        return replace(result, status=WRONG, verified=False,
-                       message=f"claimed {result.count} solution(s), but {by} counted "
-                               f"{check.count}{' (limit reached)' if check.limit_hit else ''}")
-    return result
+    return settle(grid, result, method, not builtin, limit, current_registry().create,
+                  truth, name, solver.spec)
 
 
 AUTO_HELP = (SOLVER_HELP + " The default, auto, runs per puzzle the entrant that did best at its n "
@@ -311,10 +271,13 @@ def _cores() -> int:
               metavar="S", help=TIMEOUT_HELP)
 def solve(puzzle: str, spec: str, stats: bool, timeout: float | None) -> None:
     """Solve PUZZLE (a file, or - for stdin) and print the solution in the
-    input's format. Exit 1 with "no solution" on stderr when there is none (a
-    claim the puzzle file does not settle is confirmed by a second method; a
-    refuted one is an error, exit 2); exit 3 with "no answer" when a puzzle got
-    none (the solver's budget or own time limit ran out, or --timeout).
+    input's format. Exit 1 with "no solution" on stderr when there is none (the
+    claim is confirmed by a second method, whatever the puzzle file's header
+    says; a refuted one is an error, exit 2); exit 3 with "no answer" when a
+    puzzle got none (the solver's budget or own time limit ran out, the second
+    method could not decide, or --timeout). A verified grid is printed (exit 0)
+    even where the file's header says there is no solution: a warning names
+    the file whose record is wrong.
 
     \b
     A one-line file with many puzzles gives one solution line per puzzle
@@ -330,7 +293,9 @@ def solve(puzzle: str, spec: str, stats: bool, timeout: float | None) -> None:
     from formats import grid_text
     from solvers.interface import SOLVED, UNSAT
     limit_wall_time(timeout, "solve", puzzle)
-    fmt, _, results = answers_within(puzzle, spec, 1, stats)
+    fmt, _, results, notes = answers_within(puzzle, spec, 1, stats)
+    for note in notes:
+        click.echo(note, err=True)
     many = len(results) > 1
     text = _solution_lines(results, fmt)
     out: list[str] = []
@@ -386,9 +351,12 @@ def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float
     when --limit stopped the count; "at least K" when the solver could not
     count them all (e.g. a cmd entrant without count_args, or a node budget
     that ran out after K); "0 (incomplete: why)" when it gave up before the
-    first; never a number above the limit. A count the puzzle file contradicts (its recorded
-    solution, kind=unsat, an import's count) is an error (exit 2), and so is a
-    count of 0 or a program's or plugin's count that a second method refutes.
+    first; never a number above the limit. A count the solutions the puzzle file
+    holds refute is an error (exit 2); where only its header disagrees (kind=unsat,
+    kind=unique, an import's count), a second method counts again and decides:
+    the count is an error, or a warning names the file whose record is wrong.
+    A count of 0 is confirmed by a second method, and a program's or plugin's
+    count is counted again, the same way.
 
     \b
     Example:
@@ -396,7 +364,9 @@ def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float
     """
     from solvers.interface import SOLVED, UNSAT
     limit_wall_time(timeout, "count", puzzle)
-    _, _, results = answers_within(puzzle, spec, limit, stats)
+    _, _, results, notes = answers_within(puzzle, spec, limit, stats)
+    for note in notes:
+        click.echo(note, err=True)
     out: list[str] = []
     for _, where, result in _checked(results, stats, out):
         prefix, suffix = "", " (limit reached)" if result.limit_hit else ""
