@@ -351,7 +351,8 @@ def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float
     when --limit stopped the count; "at least K" when the solver could not
     count them all (e.g. a cmd entrant without count_args, or a node budget
     that ran out after K); "0 (incomplete: why)" when it gave up before the
-    first; never a number above the limit. A count the solutions the puzzle file
+    first, which is no answer: exit 3, as race solve (also with --timeout);
+    never a number above the limit. A count the solutions the puzzle file
     holds refute is an error (exit 2); where only its header disagrees (kind=unsat,
     kind=unique, an import's count), a second method counts again and decides:
     the count is an error, or a warning names the file whose record is wrong.
@@ -368,14 +369,17 @@ def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float
     for note in notes:
         click.echo(note, err=True)
     out: list[str] = []
+    unanswered = 0
     for _, where, result in _checked(results, stats, out):
         prefix, suffix = "", " (limit reached)" if result.limit_hit else ""
         if result.status not in (SOLVED, UNSAT):
             suffix = f" (incomplete: {result.message})"
+            unanswered += 1
         elif not result.complete:
             prefix = "at least "            # a solver that cannot count found this many
         out.append(f"{prefix}{result.count}{suffix}\n")
     click.echo("".join(out), nl=False)
+    sys.exit(TIMEOUT_EXIT if unanswered else 0)     # an incomplete count is no answer
 
 
 @click.command()
