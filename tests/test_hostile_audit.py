@@ -102,9 +102,9 @@ def test_w3_a_count_the_puzzle_contradicts_is_an_error(tmp_path):
 def test_w4_once_the_answer_is_written_the_exit_says_so(tmp_path):
     code = textwrap.dedent("""
         import sys, time
-        from experiments.cli import solve
-        solve.limit_wall_time(0.3, "solve", "p")
-        solve.answer_started()
+        from experiments.cli import time_limit
+        time_limit.limit_wall_time(0.3, "solve", "p")
+        time_limit.wait_for_leave()
         time.sleep(1.0)                 # writing a long answer, past the limit
         print("the answer", flush=True)
         sys.exit(0)
@@ -117,8 +117,8 @@ def test_w4_once_the_answer_is_written_the_exit_says_so(tmp_path):
 def test_w4_without_an_answer_the_limit_still_stops_the_work(tmp_path):
     code = textwrap.dedent("""
         import time
-        from experiments.cli import solve
-        solve.limit_wall_time(0.3, "solve", "p")
+        from experiments.cli import time_limit
+        time_limit.limit_wall_time(0.3, "solve", "p")
         time.sleep(5)
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

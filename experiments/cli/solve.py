@@ -9,14 +9,13 @@ numpy and the solvers are imported inside the commands (``race --help`` stays fa
 from __future__ import annotations
 
 import os
-import signal
 import sys
-import time
 
 import click
 
 from experiments.cli import params
 from experiments.cli.invocation import current_registry
+from experiments.cli.time_limit import TIMEOUT_EXIT, answer_within, limit_wall_time
 from formats.errors import RaceError
 
 SOLVER_HELP = "Entrant spec: NAME or NAME:key=value,... (see `race solvers`)."
@@ -34,120 +33,16 @@ def _interpreted(spec: str, n: int, count: int, limit: int | None) -> bool:
     return cls.interpreted(n, count, limit, params)
 
 
-#: exit status of ``race solve|count --timeout`` when the limit is reached
-TIMEOUT_EXIT = 3
 TIMEOUT_HELP = ("Give up after S seconds of wall time: exit 3 with a line on stderr. The work runs "
-                "in a child process, killed with any solver it started.")
-#: after SIGTERM, how long the child gets to stop the solvers it started before SIGKILL
-_TERM_GRACE_S = 0.5
-
-
-#: in the child of :func:`limit_wall_time`, the pipe on which it tells the parent that the
-#: answer is found and being written (from then on the limit no longer applies)
-_answer_fd: int | None = None
-
-
-def answer_started() -> None:
-    """Say that the work is done and only writing the answer remains: once an answer is
-    written, the exit status says so (never "no answer within S s" after it)."""
-    global _answer_fd
-    if _answer_fd is not None:
-        try:
-            os.write(_answer_fd, b"1")
-            os.close(_answer_fd)
-        except OSError:
-            pass
-        _answer_fd = None
-
-
-def limit_wall_time(timeout: float | None, command: str, source: str) -> None:
-    """With ``timeout``: fork. The child returns at once and does the command's work, in a
-    session of its own (SIGTERM ends it as an exit, so the external solvers it started
-    are killed on the way out). The parent never returns: it exits with the child's
-    status, or, ``timeout`` seconds on, stops the child (SIGTERM, then SIGKILL to its
-    whole process group) and exits :data:`TIMEOUT_EXIT` with one line on stderr -- unless
-    the child said (:func:`answer_started`) that it is writing its answer by then."""
-    global _answer_fd
-    if timeout is None:
-        return
-    sys.stdout.flush()
-    sys.stderr.flush()
-    started_r, started_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(started_r)
-        _answer_fd = started_w
-        os.setsid()
-        from solvers.limited_process import die_with_parent
-        die_with_parent()
-        signal.signal(signal.SIGTERM, _stop_search)
-        return
-    os.close(started_w)
-    os.set_blocking(started_r, False)
-    deadline = time.monotonic() + timeout
-    answering = False
-    try:
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                code = os.waitstatus_to_exitcode(status)
-                if code < 0:
-                    click.echo(f"race {command}: error: the process answering {source} died "
-                               f"(signal {-code})", err=True)
-                    os._exit(2)
-                os._exit(code)
-            if not answering:
-                try:
-                    answering = os.read(started_r, 1) == b"1"
-                except BlockingIOError:
-                    pass
-            if time.monotonic() >= deadline and not answering:
-                break
-            time.sleep(0.01)
-    except BaseException:
-        _stop(pid)
-        raise
-    _stop(pid)
-    click.echo(f"race {command}: no answer within {timeout:g} s ({source})", err=True)
-    os._exit(TIMEOUT_EXIT)
-
-
-def _stop_search(signum, frame) -> None:
-    """In the child at the limit: stop the search (the solvers it started are cleaned up on
-    the way out) and exit :data:`TIMEOUT_EXIT` (see :func:`answers_within`)."""
-    from solvers.interface import Stop
-    raise Stop()
+                "in a child process, killed with any solver it started; an answer ready by then "
+                "is written in full (exit 0), else none.")
 
 
 def answers_within(source: str, spec: str, limit: int | None, stats: bool = False):
-    """:func:`answers`, exiting :data:`TIMEOUT_EXIT` quietly when stopped at the limit of
-    :func:`limit_wall_time` (the parent says why); then the answer may be written."""
-    from solvers.interface import Stop
-    try:
-        found = answers(source, spec, limit, stats)
-    except Stop:
-        sys.exit(TIMEOUT_EXIT)
-    answer_started()
-    return found
-
-
-def _stop(pid: int) -> None:
-    """SIGTERM the child, give it :data:`_TERM_GRACE_S` to exit, then SIGKILL its group."""
-    from solvers.limited_process import kill_group
-    try:
-        os.kill(pid, signal.SIGTERM)
-        end = time.monotonic() + _TERM_GRACE_S
-        while time.monotonic() < end and os.waitpid(pid, os.WNOHANG) == (0, 0):
-            time.sleep(0.01)
-    except ChildProcessError:
-        pass                                            # reaped: gone
-    except ProcessLookupError:
-        pass
-    kill_group(pid)
-    try:
-        os.waitpid(pid, 0)
-    except ChildProcessError:
-        pass
+    """:func:`answers` under the limit of :func:`experiments.cli.time_limit.limit_wall_time`
+    (when there is one): returns only with the leave to answer, else the process exits
+    :data:`TIMEOUT_EXIT` quietly (the parent says why)."""
+    return answer_within(lambda: answers(source, spec, limit, stats))
 
 
 def resolve_pick(text: str, name: str, spec: str, stats: bool) -> str:
