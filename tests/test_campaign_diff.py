@@ -190,6 +190,68 @@ def test_merge_refuses_other_instances_or_limits(tmp_path):
     assert limit.exit_code == 2 and "timeout_s=99" in limit.output
 
 
+def _with_params(root, params: str):
+    """Rewrite every row's params column (what the worker recorded of the entrant's parameters)."""
+    import csv
+    import io
+    rows = list(csv.DictReader(io.StringIO((root / "runs.csv").read_text())))
+    for row in rows:
+        row["params"] = params
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    (root / "runs.csv").write_text(buffer.getvalue())
+    return root
+
+
+HOLES = {"hard": {"label": "hard", "kind": "holes",
+                  "options": {"2": {"holes": 0.7, "pattern": "balanced"}}}}
+
+
+@pytest.mark.parametrize("meta_a, meta_b, params_b, named", [
+    ({"memory_mb": 4096.0}, {"memory_mb": 60.0}, None, "memory_mb=60.0"),
+    ({"memory_mb": 4096.0}, {"memory_mb": None}, None, "memory_mb=None"),
+    ({"seed": 0}, {"seed": 1}, None, "seed=1"),
+    ({}, {"generator_options": {"holes": 0.5}}, None, "generator_options"),
+    ({"families": HOLES}, {"families": {"hard": {**HOLES["hard"], "options": {
+        "2": {"holes": 0.6, "pattern": "balanced"}}}}}, None, "hard family options at n=2"),
+    ({"entrant_provenance": {"dlx": {"sha256": "a" * 64}}},
+     {"entrant_provenance": {"dlx": {"sha256": "b" * 64}}}, None, "dlx's program (sha256)"),
+    ({}, {}, '{"node_limit": 3}', "dlx's parameters"),
+])
+def test_merge_refuses_campaigns_raced_under_other_conditions(tmp_path, meta_a, meta_b, params_b,
+                                                              named):
+    """A memory limit of 60 MB beside one of 4096 merged: the memouts of one posed as the
+    other's results and meta.json kept only 4096. Every condition that changes an outcome is
+    checked as the seed and the time limit are; nothing is written."""
+    one = campaign(tmp_path / "one", {"dlx": BASE}, meta_a)
+    other = campaign(tmp_path / "other", {"dlx": BASE}, meta_b)
+    if params_b:
+        _with_params(other, params_b)
+    refused = CliRunner().invoke(main, ["merge", str(one), str(other), "-o", str(tmp_path / "m")])
+    assert refused.exit_code == 2 and named in refused.output, refused.output
+    assert f"but {one} has" in refused.output and not (tmp_path / "m").exists()
+
+
+def test_merge_takes_campaigns_that_differ_only_in_what_does_not_change_outcomes(tmp_path):
+    """Machines, jobs, repeats and a family or entrant only one of them ran do not stop it."""
+    one = campaign(tmp_path / "one", {"dlx": BASE}, {"memory_mb": 4096.0, "repeats": 1,
+                                                     "families": HOLES})
+    other = campaign(tmp_path / "other", {"dlx": BASE, "sat": BASE},
+                     {"memory_mb": 4096.0, "repeats": 3, "jobs": 2, "machine": {"hostname": "b"},
+                      "entrant_provenance": {"sat": {"sha256": "c" * 64}}})
+    merged = CliRunner().invoke(main, ["merge", str(one), str(other), "-o", str(tmp_path / "m")])
+    assert merged.exit_code == 0, merged.output
+
+
+def test_compare_names_the_memory_limit_among_the_differences(tmp_path):
+    old = campaign(tmp_path / "old", {"dlx": BASE}, {"memory_mb": 4096.0})
+    new = campaign(tmp_path / "new", {"dlx": BASE}, {"memory_mb": 60.0})
+    result = CliRunner().invoke(main, ["compare", str(old), str(new)])
+    assert result.exit_code == 0 and "differs: memory_mb: 4096.0 -> 60.0" in result.output
+
+
 def test_a_run_out_directory_names_its_one_campaign(tmp_path):
     """`race run --out A` writes A/<campaign>/: `race compare A B`, export and plot take A
     (its one campaign); a directory holding two campaigns is refused, naming both."""
