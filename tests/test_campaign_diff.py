@@ -124,16 +124,16 @@ def test_cli_names_the_busy_campaign_and_gates(tmp_path):
     old = campaign(tmp_path / "quiet", {"dlx": BASE}, {"calibration": calibration(0.01)})
     new = campaign(tmp_path / "busy", {"dlx": [1.5 * t for t in BASE]}, busy_meta())
     runner = CliRunner()
-    gate = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.2"])
+    gate = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.2", "--force"])
     assert gate.exit_code == 1, gate.output
     assert "regression: NEW slower than 1.2x OLD" in gate.output
     warnings = [line for line in gate.output.splitlines() if line.startswith("WARNING")]
     assert len(warnings) == 2 and all("NEW busy" in w for w in warnings)
     assert "load average 3.5" in warnings[0] and "(yes 99%)" in warnings[0]
     assert "calibration drifted" in warnings[1] and "dlx +30%" in warnings[1]
-    fine = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.6"])
+    fine = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.6", "--force"])
     assert fine.exit_code == 0, fine.output
-    back = runner.invoke(main, ["compare", str(new), str(old), "--fail-above", "1.2"])
+    back = runner.invoke(main, ["compare", str(new), str(old), "--fail-above", "1.2", "--force"])
     assert back.exit_code == 0 and "REGRESSION" not in back.output      # faster is fine
     plain = runner.invoke(main, ["compare", str(old), str(old)])
     assert plain.exit_code == 0 and "WARNING" not in plain.output
@@ -250,6 +250,72 @@ def test_compare_names_the_memory_limit_among_the_differences(tmp_path):
     new = campaign(tmp_path / "new", {"dlx": BASE}, {"memory_mb": 60.0})
     result = CliRunner().invoke(main, ["compare", str(old), str(new)])
     assert result.exit_code == 0 and "differs: memory_mb: 4096.0 -> 60.0" in result.output
+
+
+def test_the_gate_on_noisy_campaigns_is_inconclusive_and_names_the_warnings(tmp_path):
+    """Two runs of one commit under load gave 1.2-3.2x "regressions" with p around 1e-6, and
+    --fail-above failed. A busy machine or a drifted calibration in either campaign makes the
+    gate inconclusive: its own exit status (4), whatever the ratios, unless --force."""
+    quiet = campaign(tmp_path / "quiet", {"dlx": BASE}, {"calibration": calibration(0.01)})
+    busy = campaign(tmp_path / "busy", {"dlx": [1.5 * t for t in BASE]}, busy_meta())
+    same = campaign(tmp_path / "same", {"dlx": BASE}, busy_meta())
+    runner = CliRunner()
+    for old, new in ((quiet, busy), (busy, quiet), (quiet, same)):
+        gate = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.2"])
+        assert gate.exit_code == 4, gate.output
+        line = gate.stderr.splitlines()[-1]
+        assert line.startswith("race compare: inconclusive: the measurements are noisy (")
+        assert "the machine was busy" in line and "the calibration drifted" in line
+        assert "--force" in line and "regression:" not in gate.stderr
+    forced = runner.invoke(main, ["compare", str(quiet), str(same), "--fail-above", "1.2", "--force"])
+    assert forced.exit_code == 0, forced.output
+    calm = runner.invoke(main, ["compare", str(quiet), str(quiet), "--fail-above", "1.2"])
+    assert calm.exit_code == 0 and calm.stderr == ""
+    alone = runner.invoke(main, ["compare", str(quiet), str(busy), "--force"])
+    assert alone.exit_code == 2 and "--force goes with --fail-above" in alone.output
+    helped = runner.invoke(main, ["compare", "--help"])
+    assert "4 inconclusive" in " ".join(helped.output.split())
+
+
+@pytest.mark.parametrize("dlx_n, dlx_family, with_sat, lacking", [
+    (2, "unique", False, "entrant sat"),
+    (2, "hard", True, "dlx on family unique"),
+    (3, "unique", True, "dlx unique n=2"),
+])
+def test_the_gate_fails_on_what_old_ran_and_new_lacks_unless_allowed(tmp_path, dlx_n, dlx_family,
+                                                                     with_sat, lacking):
+    """An entrant of OLD missing from NEW was a "not compared" note and exit 0: the gate passed
+    on what it never compared. Now an entrant, a family or an n of OLD that NEW lacks fails it
+    (1), named, unless --allow-missing."""
+    old = campaign(tmp_path / "old", {"dlx": BASE, "sat": BASE})
+    rows = [cell("dlx", key, t, n=dlx_n, family=dlx_family) for key, t in zip(KEYS, BASE)]
+    rows += [cell("sat", key, t) for key, t in zip(KEYS, BASE)] if with_sat else []
+    new = write_campaign(tmp_path / "new", rows, {"entrants": ["dlx", "sat"][:1 + with_sat]})
+    runner = CliRunner()
+    gate = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.2"])
+    assert gate.exit_code == 1, gate.output
+    assert "NEW lacks what OLD ran" in gate.stderr and lacking in gate.stderr
+    if with_sat:
+        allowed = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.2",
+                                       "--allow-missing"])
+        assert allowed.exit_code == 0, allowed.output
+    else:
+        named = runner.invoke(main, ["compare", str(old), str(new), "dlx", "--fail-above", "1.2"])
+        assert named.exit_code == 0, named.output     # only dlx asked for: nothing missing
+        allowed = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.2",
+                                       "--allow-missing"])
+        assert allowed.exit_code == 0 and "not compared: sat" in allowed.output
+
+
+def test_the_gate_checks_the_n_within_its_filter(tmp_path):
+    rows = [cell("dlx", key, t, n=n) for n in (2, 3) for key, t in zip(KEYS, BASE)]
+    old = write_campaign(tmp_path / "old", rows, {"entrants": ["dlx"]})
+    new = campaign(tmp_path / "new", {"dlx": BASE})
+    runner = CliRunner()
+    gate = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.2"])
+    assert gate.exit_code == 1 and "dlx unique n=3" in gate.stderr
+    within = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.2", "--n", "2"])
+    assert within.exit_code == 0, within.output
 
 
 def test_a_run_out_directory_names_its_one_campaign(tmp_path):
