@@ -178,7 +178,34 @@ def test_l4_an_edited_program_is_recorded_both_ways_with_a_warning(tmp_path):
     meta = json.loads((tmp_path / "c" / "meta.json").read_text())
     entry = meta["entrant_provenance"][f"cmd:path={program}"]
     assert entry["sha256"] != first and entry["earlier"][0]["sha256"] == first
-    assert "its program changed" in result.output
+    assert "changed since this campaign's earlier runs" in result.output
+
+
+def test_an_edited_program_is_said_once_on_resume_naming_it_and_both_hashes(tmp_path):
+    """Two entrants of one cmd program, the program edited, the campaign resumed: one line on
+    stderr names the program and both sha256 (not one line per entrant, not cut short)."""
+    import hashlib
+    program = tmp_path / "solver.py"
+    program.write_bytes((ROOT / "tests" / "outside_solvers" / "backtrack_solver.py").read_bytes())
+    program.chmod(0o755)
+    args = ["run", "--n", "2", "--instances", "1", "--kind", "unique", "--out", str(tmp_path),
+            "--campaign", "c", "--timeout", "10", "--jobs", "1",
+            "--solvers", f"cmd:path={program},cmd:path={program},timeout=9"]
+    first = invoke(*args)
+    assert first.exit_code == 0 and "changed since" not in first.stderr, first.output
+    before = hashlib.sha256(program.read_bytes()).hexdigest()
+    with open(program, "a") as f:
+        f.write("# edited\n")
+    now = hashlib.sha256(program.read_bytes()).hexdigest()
+    resumed = invoke(*args)
+    assert resumed.exit_code == 0, resumed.output
+    said = [line for line in resumed.stderr.splitlines() if "changed since" in line]
+    assert said == [f"race: warning: the program {program} changed since this campaign's earlier "
+                    f"runs (sha256 {before} -> {now}): the rows of cmd:path={program}, "
+                    f"cmd:path={program},timeout=9 now mix the two; both are recorded in "
+                    "meta.json (entrant_provenance)"]
+    again = invoke(*args)
+    assert "changed since" not in again.stderr            # said once: nothing changed since
 
 
 def test_l5_a_program_that_leaves_a_child_holding_stdout_answers_at_once(tmp_path):
