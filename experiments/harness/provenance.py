@@ -323,9 +323,15 @@ def _commands(old: dict[str, Any], command: str, n_values: list[int]) -> list[di
     return history
 
 
+#: what :mod:`experiments.harness.conditions` records of each run (the latest run's readings,
+#: and every run's under ``runs_conditions``): kept as they are on resume, for it to update
+RUN_READINGS = ("machine_state", "calibration", "pinning", "order", "runs_conditions")
+
+
 def write_meta(config: Config) -> dict[str, Any]:
     """Write (or, on resume, update) ``meta.json``. A resumed campaign must keep its
-    seed and limits; families, n values, entrants, instances and repeats may grow."""
+    seed and limits; families, n values, entrants, instances and repeats may grow; the
+    earlier runs' readings (:data:`RUN_READINGS`) are kept."""
     path = config.directory / "meta.json"
     old = previous_meta(config)
     entrants = list(dict.fromkeys([*old.get("entrants", []), *(e.spec for e in config.entrants)]))
@@ -354,6 +360,7 @@ def write_meta(config: Config) -> dict[str, Any]:
             old.get("entrant_provenance", {}), entrant_provenance(config.entrants))) else {}),
         **({"instance_set": instance_set_meta(config.instance_set)} if config.instance_set else {}),
         "machine": machine(),
+        **{key: old[key] for key in RUN_READINGS if key in old},
     }
     save_meta(path, meta)
     return meta
