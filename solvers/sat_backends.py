@@ -92,6 +92,12 @@ CADICAL_CONFIGS = {
 CONFIGURABLE = ("cadical195",)
 
 
+def configurable(name: str) -> bool:
+    """Can the backend called ``name`` (any of PySAT's names for it) take CaDiCaL options
+    (``solver.configure``)? Callers ask this, never compare names themselves."""
+    return name != "kissat" and _pysat_names().get(name) in CONFIGURABLE
+
+
 def backend(name: str, negative_phase: bool = False, config: str = "default"):
     """The backend called ``name`` (see the module docstring); ``negative_phase``
     makes the solver try every variable false first (PySAT: ``set_phases``;
@@ -101,7 +107,7 @@ def backend(name: str, negative_phase: bool = False, config: str = "default"):
         raise RaceError(f"unknown SAT configuration {config!r} "
                         f"(known: {', '.join(CADICAL_CONFIGS)})")
     canonical = _pysat_names().get(name)
-    if config != "default" and (name == "kissat" or canonical not in CONFIGURABLE):
+    if config != "default" and not configurable(name):
         raise RaceError(f"config={config} needs backend={'/'.join(CONFIGURABLE)} (in-process "
                         f"CaDiCaL), not {name!r}")
     if name == "kissat":

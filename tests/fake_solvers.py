@@ -73,12 +73,18 @@ class Hog(Solver):
 
 
 class Slow(Solver):
-    """Backtracking that first sleeps ``delay`` seconds (a campaign slow enough to interrupt)."""
+    """Backtracking that first sleeps ``delay`` seconds (a campaign slow enough to interrupt);
+    with ``marks`` (a directory), each search first leaves a file there, so a test knows a
+    cell is under way."""
     name = "slow"
-    parameters = {"delay": (0.3, None)}
+    parameters = {"delay": (0.3, None), "marks": ("", None)}
 
     def search(self, grid: Grid, limit, keep) -> RawAnswer:
         from solvers.backtracking import Backtracking
+        if self.params["marks"]:
+            import os
+            mark = os.path.join(self.params["marks"], f"{os.getpid()}-{time.monotonic_ns()}")
+            open(mark, "w").close()
         time.sleep(float(self.params["delay"]))
         return Backtracking().search(grid, limit, keep)
 

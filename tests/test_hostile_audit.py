@@ -96,15 +96,15 @@ def test_w3_a_count_the_puzzle_contradicts_is_an_error(tmp_path):
     many = tmp_path / "many.sudoku"
     many.write_text("# solutions=many\n" + Path(EMPTY4).read_text())
     result = invoke("count", "-s", "liar-too-few", str(many))
-    assert result.exit_code == 2 and "claimed exactly 1" in result.output
+    assert result.exit_code == 2 and "claimed 1 solution(s), but dlx counted 288" in result.output
 
 
 def test_w4_once_the_answer_is_written_the_exit_says_so(tmp_path):
     code = textwrap.dedent("""
         import sys, time
-        from experiments.cli import solve
-        solve.limit_wall_time(0.3, "solve", "p")
-        solve.answer_started()
+        from experiments.cli import time_limit
+        time_limit.limit_wall_time(0.3, "solve", "p")
+        time_limit.wait_for_leave()
         time.sleep(1.0)                 # writing a long answer, past the limit
         print("the answer", flush=True)
         sys.exit(0)
@@ -117,8 +117,8 @@ def test_w4_once_the_answer_is_written_the_exit_says_so(tmp_path):
 def test_w4_without_an_answer_the_limit_still_stops_the_work(tmp_path):
     code = textwrap.dedent("""
         import time
-        from experiments.cli import solve
-        solve.limit_wall_time(0.3, "solve", "p")
+        from experiments.cli import time_limit
+        time_limit.limit_wall_time(0.3, "solve", "p")
         time.sleep(5)
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -178,7 +178,34 @@ def test_l4_an_edited_program_is_recorded_both_ways_with_a_warning(tmp_path):
     meta = json.loads((tmp_path / "c" / "meta.json").read_text())
     entry = meta["entrant_provenance"][f"cmd:path={program}"]
     assert entry["sha256"] != first and entry["earlier"][0]["sha256"] == first
-    assert "its program changed" in result.output
+    assert "changed since this campaign's earlier runs" in result.output
+
+
+def test_an_edited_program_is_said_once_on_resume_naming_it_and_both_hashes(tmp_path):
+    """Two entrants of one cmd program, the program edited, the campaign resumed: one line on
+    stderr names the program and both sha256 (not one line per entrant, not cut short)."""
+    import hashlib
+    program = tmp_path / "solver.py"
+    program.write_bytes((ROOT / "tests" / "outside_solvers" / "backtrack_solver.py").read_bytes())
+    program.chmod(0o755)
+    args = ["run", "--n", "2", "--instances", "1", "--kind", "unique", "--out", str(tmp_path),
+            "--campaign", "c", "--timeout", "10", "--jobs", "1",
+            "--solvers", f"cmd:path={program},cmd:path={program},timeout=9"]
+    first = invoke(*args)
+    assert first.exit_code == 0 and "changed since" not in first.stderr, first.output
+    before = hashlib.sha256(program.read_bytes()).hexdigest()
+    with open(program, "a") as f:
+        f.write("# edited\n")
+    now = hashlib.sha256(program.read_bytes()).hexdigest()
+    resumed = invoke(*args)
+    assert resumed.exit_code == 0, resumed.output
+    said = [line for line in resumed.stderr.splitlines() if "changed since" in line]
+    assert said == [f"race: warning: the program {program} changed since this campaign's earlier "
+                    f"runs (sha256 {before} -> {now}): the rows of cmd:path={program}, "
+                    f"cmd:path={program},timeout=9 now mix the two; both are recorded in "
+                    "meta.json (entrant_provenance)"]
+    again = invoke(*args)
+    assert "changed since" not in again.stderr            # said once: nothing changed since
 
 
 def test_l5_a_program_that_leaves_a_child_holding_stdout_answers_at_once(tmp_path):

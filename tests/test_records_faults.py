@@ -5,6 +5,7 @@ start, temporary files of killed SAT cells. Each ends with every cell recorded e
 from __future__ import annotations
 
 import errno
+import json
 import os
 import shutil
 import signal
@@ -90,6 +91,72 @@ def test_parent_killed_mid_run_then_resumed_records_each_cell_once(out):
     after = assert_each_cell_once(runs, 8)
     assert after[: len(before)] == before
     assert (out / "killed" / LOCK_NAME).read_text() == ""          # released by the clean end
+
+
+#: the columns a cell's result is (the rest says when, where and how fast it ran)
+RESULT = ("campaign", "entrant", "solver", "params", "n", "family", "holes", "seed", "instance",
+          "instance_sha256", "clues", "repeat", "status", "verified", "timeout_s", "message",
+          "referee")
+
+
+@pytest.mark.parametrize("order", ["fixed", "random"])
+def test_a_kill_in_the_middle_of_a_cell_loses_nothing(tmp_path, order):
+    """kill -9 of race run while a cell's solver is running (not at start-up, not after the
+    last cell), then a resume: every cell recorded once, and each row's result the same as
+    an uninterrupted run's."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    outs = {}
+    for name in ("killed", "whole"):
+        outs[name] = tmp_path / name
+        for n in (2, 3):
+            write_instances(outs[name], n, 2)
+    def args(out):
+        return [*slow_args(out, "c", 0.6)[:-2], "--campaign", "c", "--order", order,
+                "--solvers", f"slow:delay=0.6,marks={marks}"]
+    runs = outs["killed"] / "c" / "runs.csv"
+    proc = start(args(outs["killed"]))
+    wait_rows(runs, 2, proc)
+    seen = len(list(marks.iterdir()))
+    deadline = time.monotonic() + 60
+    while len(list(marks.iterdir())) == seen:            # the next cell's solver has started
+        assert proc.poll() is None and time.monotonic() < deadline, "the campaign ended early"
+        time.sleep(0.01)
+    proc.kill()
+    proc.communicate(timeout=30)
+    before = records.read_rows(runs)
+    assert 2 <= len(before) < 8
+    resumed = race(args(outs["killed"]))
+    assert resumed.exit_code == 0, resumed.output
+    whole = race(args(outs["whole"]))
+    assert whole.exit_code == 0, whole.output
+    killed = assert_each_cell_once(runs, 8)
+    uninterrupted = assert_each_cell_once(outs["whole"] / "c" / "runs.csv", 8)
+    assert killed[: len(before)] == before
+
+    def results(rows):
+        return {records.cell_key(r): {c: r.get(c, "") for c in RESULT} for r in rows}
+    assert results(killed) == results(uninterrupted)
+    meta = json.loads((outs["killed"] / "c" / "meta.json").read_text())
+    assert meta["entrants"] == [f"slow:delay=0.6,marks={marks}"] and meta["repeats"] == 2
+    killed_run, resumed_run = meta["runs_conditions"]        # the killed run's readings kept
+    assert killed_run["interrupted"] is True and "end" not in killed_run["machine_state"]
+    assert killed_run["machine_state"]["start"] != resumed_run["machine_state"]["start"]
+    assert "end" in resumed_run["machine_state"] and "interrupted" not in resumed_run
+
+
+def test_a_resume_keeps_every_earlier_runs_readings(out):
+    """A resume rewrote meta.json without ``runs_conditions``: the readings (machine load,
+    calibration) every earlier run measured under were lost. Each run's are kept, oldest
+    first."""
+    args = ["run", "--out", str(out), "--kind", "unique", "--n", "2", "--solvers", "backtracking",
+            "--instances", "2", "--jobs", "1", "--campaign", "twice"]
+    for _ in range(2):
+        assert race(args).exit_code == 0
+    meta = json.loads((out / "twice" / "meta.json").read_text())
+    first, second = meta["runs_conditions"]
+    assert first["machine_state"]["start"]["at"] < second["machine_state"]["start"]["at"]
+    assert meta["machine_state"] == second["machine_state"]
 
 
 def test_second_concurrent_run_is_refused_naming_the_holder(out):

@@ -257,6 +257,12 @@ def test_cli_encode_to_stdout_and_decode_mismatch(tmp_path):
     unsat = tmp_path / "unsat.txt"
     unsat.write_text("s UNSATISFIABLE\n")
     result = runner.invoke(main, ["decode", "tests/data/empty4.sudoku", str(unsat)])
+    assert result.exit_code == 2 and "dlx found a verified solution" in result.output  # refuted
+    from formats import grid_text
+    from tests.test_referee import unsat_without_record
+    none = tmp_path / "none.sudoku"
+    none.write_text(grid_text.format_native(unsat_without_record()))
+    result = runner.invoke(main, ["decode", str(none), str(unsat)])
     assert result.exit_code == 1 and "no solution" in result.output
 
 

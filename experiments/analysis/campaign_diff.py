@@ -143,6 +143,7 @@ META_KEYS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cpu", ("machine", "cpu_model")), ("cores", ("machine", "cores")),
     ("ram_gb", ("machine", "ram_gb")), ("os", ("machine", "os")), ("python", ("python",)),
     ("kissat", ("kissat_version",)), ("jobs", ("jobs",)), ("timeout_s", ("timeout_s",)),
+    ("memory_mb", ("memory_mb",)),
     ("order", ("order", "mode")), ("pinned", ("pinning", "cpus")),
 )
 

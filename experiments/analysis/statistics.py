@@ -188,7 +188,8 @@ def settle(runs: pd.DataFrame, root: Path | None = None) -> pd.DataFrame:
 def _recorded_refutations(runs: pd.DataFrame, root: Path) -> pd.DataFrame:
     """``runs`` with each ``unsat`` row the referee did not rule on turned ``wrong`` when its
     instance file (under the campaign's or its ``--out`` directory's ``instances/``, and with
-    the row's sha256) records a solution (:func:`experiments.harness.referee.truth_of`)."""
+    the row's sha256) holds a solution that verifies (:func:`experiments.harness.referee.truth_of`:
+    proof; what its header says is not)."""
     import hashlib
 
     from experiments.harness.referee import truth_of
@@ -214,7 +215,7 @@ def _recorded_refutations(runs: pd.DataFrame, root: Path) -> pd.DataFrame:
                 truth = truth_of(grid_text.parse(data.decode("utf-8"), str(path)), name=str(path))
             except (RaceError, UnicodeDecodeError):
                 break
-            if truth.solution is not None or truth.at_least:
+            if truth.proven:            # a verified solution it holds; its header is no proof
                 evidence[instance] = truth.evidence
             break
     refuted = unruled & runs["instance"].astype(str).isin(evidence)

@@ -78,10 +78,12 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
     Each cell (entrant x family x n x instance x repeat) runs in a warm worker
     process that is killed past --timeout or --memory (status timeout /
     memout); a crash is status error; every answer is verified (a wrong one is
-    status wrong). Re-running the same command resumes: recorded cells are not
-    run again (Ctrl-C keeps everything finished and says where; a resumed run
-    with nothing left to run redraws the figures); damaged rows of runs.csv are
-    moved to runs.damaged.csv and their cells re-run. One `race run` at a time
+    status wrong), and a "no solution" is confirmed by a second method whatever
+    the instance file says (a file whose record a verified grid or that method
+    contradicts is named in a warning). Re-running the same command resumes:
+    recorded cells are not run again (Ctrl-C keeps everything finished and says
+    where; a resumed run with nothing left to run redraws the figures); damaged
+    rows of runs.csv are moved to runs.damaged.csv and their cells re-run. One `race run` at a time
     writes a campaign. Exit status 1 when an entrant could not start (its
     cells are left for the resume), 2 on errors (a full disk; figures that
     fail to render: one line each, every row kept), 130 if interrupted.
@@ -219,6 +221,8 @@ def race(config: Config, summarize=None, report: bool | None = None) -> None:
     for entrant, (count, why) in (stats.not_started if stats else {}).items():
         click.echo(f"race: warning: {entrant} did not start ({why}); its {count} cell(s) are not "
                    f"recorded: re-run the same command to retry them: {done.resume}", err=True)
+    for warning in (stats.wrong_records.values() if stats else ()):
+        click.echo(f"{warning} (the referee column of its rows says so)", err=True)
     if stats is not None and stats.statuses.get(Status.WRONG):
         click.echo(f"!!! {stats.statuses[Status.WRONG]} WRONG ANSWER(S) in this run !!!", err=True)
     written: list[Path] = []

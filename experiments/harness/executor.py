@@ -16,8 +16,9 @@ worker:
   request was sent is killed with its whole process group (so an external
   solver binary dies too); a result whose measured wall time is over the limit
   is a timeout as well.
-* **memout**: the resident memory of the worker's process tree is polled via
-  ``/proc`` every :data:`MEMORY_POLL_S`; past ``memory_mb`` the group is killed. A
+* **memout**: the resident memory of the worker's process tree is polled every
+  :data:`MEMORY_POLL_S` (:mod:`experiments.harness.process_tree`, psutil: on any system);
+  past ``memory_mb`` the group is killed. A
   result whose peak (the worker's own reading, or the polls') is over the limit is a
   memout as well: a cell quicker than a poll is held to the limit too.
 * **error**: a worker that dies (crash, signal) or fails to start (then the
@@ -47,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from experiments.harness import worker_tmpdir
+from experiments.harness.process_tree import TreeMemory, descendants
 from experiments.harness.provenance import utc_now
 from experiments.harness.schema import Status
 from formats.errors import RaceError
@@ -59,8 +61,6 @@ GRACE_S = 0.25
 #: seconds a worker may take to import and warm up its entrant
 INIT_TIMEOUT_S = 180.0
 
-_PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024 if hasattr(os, "sysconf") else 4
-
 
 def worker_env() -> dict[str, str]:
     """The environment of a worker: this process's, with ``sys.path`` as PYTHONPATH
@@ -70,48 +70,6 @@ def worker_env() -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     env.setdefault("PYTHONUNBUFFERED", "1")
     return env
-
-
-def _children(pid: int) -> list[int]:
-    kids: list[int] = []
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/children") as f:
-                kids.extend(int(k) for k in f.read().split())
-    except OSError:
-        pass
-    return kids
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` in the process tree (children first)."""
-    found: list[int] = []
-    todo = _children(pid)
-    while todo:
-        p = todo.pop(0)
-        if p not in found:
-            found.append(p)
-            todo.extend(_children(p))
-    return found
-
-
-def tree_rss_mb(pid: int) -> float:
-    """Resident memory (MB) of process ``pid`` and all its descendants (0 if gone)."""
-    total_kb = 0
-    todo = [pid]
-    seen: set[int] = set()
-    while todo:
-        p = todo.pop()
-        if p in seen:
-            continue
-        seen.add(p)
-        try:
-            with open(f"/proc/{p}/statm") as f:
-                total_kb += int(f.read().split()[1]) * _PAGE_KB
-        except (OSError, IndexError, ValueError):
-            continue
-        todo.extend(_children(p))
-    return total_kb / 1024.0
 
 
 def _start_hook(die_with_parent: bool, cpu: int | None):
@@ -151,6 +109,7 @@ class WorkerProcess:
             worker_tmpdir.remove(self.tmpdir)
             raise
         self._buf = b""
+        self.memory = TreeMemory(self.proc.pid)
         self.send({"op": "init", **init})
 
     @property
@@ -231,7 +190,7 @@ class WorkerProcess:
         return f"worker died ({how})" + (": " + " | ".join(tail) if tail else "")
 
     def rss_mb(self) -> float:
-        return tree_rss_mb(self.proc.pid)
+        return self.memory.rss_mb()
 
 
 @dataclass
@@ -379,6 +338,7 @@ class LocalExecutor:
         slot.phase, slot.started_at = "solve", utc_now()
         slot.sent = time.monotonic()
         slot.deadline = slot.sent + self.timeout_s + GRACE_S
+        slot.worker.memory.reset()    # a new cell: the processes its solver starts
         slot.worker.send(message)     # a dead worker shows up as EOF on the next poll
 
     def _finish(self, slot: _Slot, outcome: dict[str, Any], done: list, healthy: bool) -> None:

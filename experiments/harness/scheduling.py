@@ -110,6 +110,9 @@ class RunStats:
     statuses: dict[str, int] = field(default_factory=dict)
     #: entrant -> (cells left without a record, why its worker did not start)
     not_started: dict[str, tuple[int, str]] = field(default_factory=dict)
+    #: instance file -> the warning that a verified grid or the second method showed its
+    #: record wrong (:attr:`experiments.harness.referee.Referee.wrong_records`)
+    wrong_records: dict[str, str] = field(default_factory=dict)
 
 
 class _Race:
@@ -134,7 +137,7 @@ class _Race:
         self.inflight: dict[tuple, Cell] = {}
         self.texts: dict[Path, str] = {}
         self.referee = Referee(self.config.timeout_s)
-        self.stats = RunStats()
+        self.stats = RunStats(wrong_records=self.referee.wrong_records)
         self.failures: dict[str, int] = {}      # entrant -> workers that failed to start
         self.broken: dict[str, str] = {}        # entrant -> why its remaining cells are not run
         self.check_dead = True
