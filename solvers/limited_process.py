@@ -83,6 +83,30 @@ def kill_group(pid: int) -> None:
         pass
 
 
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (of all its threads), from ``/proc`` ([] when gone)."""
+    kids: list[int] = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                kids.extend(int(k) for k in f.read().split())
+    except OSError:
+        pass
+    return kids
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` in the process tree (children first)."""
+    found: list[int] = []
+    todo = children(pid)
+    while todo:
+        p = todo.pop(0)
+        if p not in found:
+            found.append(p)
+            todo.extend(children(p))
+    return found
+
+
 def run_limited(command: list[str], *, stdin: BinaryIO | None = None, pass_fds: tuple[int, ...] = (),
                 timeout: float = 0.0, memory_mb: int = 0, max_output: int = MAX_OUTPUT) -> Finished:
     """Run ``command`` (no shell) with stdin from the open file ``stdin`` (else

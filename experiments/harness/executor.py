@@ -50,6 +50,8 @@ from experiments.harness import worker_tmpdir
 from experiments.harness.provenance import utc_now
 from experiments.harness.schema import Status
 from formats.errors import RaceError
+from solvers.limited_process import children as _children
+from solvers.limited_process import descendants
 from solvers.limited_process import die_with_parent as die_with_parent_signal
 
 #: seconds between two memory polls of a busy worker
@@ -70,29 +72,6 @@ def worker_env() -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     env.setdefault("PYTHONUNBUFFERED", "1")
     return env
-
-
-def _children(pid: int) -> list[int]:
-    kids: list[int] = []
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/children") as f:
-                kids.extend(int(k) for k in f.read().split())
-    except OSError:
-        pass
-    return kids
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` in the process tree (children first)."""
-    found: list[int] = []
-    todo = _children(pid)
-    while todo:
-        p = todo.pop(0)
-        if p not in found:
-            found.append(p)
-            todo.extend(_children(p))
-    return found
 
 
 def tree_rss_mb(pid: int) -> float:
