@@ -87,6 +87,14 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
     the set).
 
     \b
+    Entrants that run several searches at once (parallel:members=A+B, one
+    core per member) hold that many workers' cores per cell (at most --jobs):
+    nothing else runs on them meanwhile; their wall time is what the summary's
+    medians compare, and runs.csv's cpu_s sums all members (column cores says
+    how many). An entrant that needs an optional package not installed here
+    (cpsat: OR-Tools) is left out with a note saying what to install.
+
+    \b
     Skip rule: once an entrant's median at some n of a family is censored
     (half or more of its cells there unanswered), its larger n of that family
     are recorded as skipped, which the analysis counts as censored.
@@ -129,7 +137,7 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
     else:
         families, options = resolve_families(family_labels, options_given)
     family_labels = ",".join(f.label for f in families)
-    entrants = parse_entrants(solvers, current_registry())
+    entrants = parse_entrants(solvers, current_registry(), on_unavailable=_left_out)
     memory_mb = memory or None
     name = name or default_name(n_values, family_labels, seed, instances, timeout, memory_mb, DEFAULTS,
                                 options)
@@ -146,6 +154,11 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
     config.command = (" ".join(shlex.quote(a) for a in ["race", *argv[1:]])
                       if argv and Path(argv[0]).name == "race" else "")
     race(config)
+
+
+def _left_out(spec: str, why: str) -> None:
+    """Say that an entrant that cannot run here (an optional dependency missing) is left out."""
+    click.echo(f"race: note: {spec} is left out of this race: {why}", err=True)
 
 
 def race(config: Config, summarize=None) -> None:

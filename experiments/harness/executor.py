@@ -23,6 +23,12 @@ worker:
 * **error**: a worker that dies (crash, signal) or fails to start (then the
   outcome carries ``start_failed``); the next cell gets a fresh worker.
 
+**Cells of several cores**: a request with ``"cores": k`` (an entrant such as ``parallel``
+that runs k searches at once, :attr:`solvers.interface.Solver.cores`) holds k idle slots
+until it finishes: its worker runs on their k CPUs (sent with the solve request, see
+:mod:`experiments.harness.worker`) and nothing else runs on them meanwhile; :meth:`free`
+counts idle slots, so the scheduler waits until k are idle. The outcome carries ``cores``.
+
 **Pinning** (``cpus``): worker slot i runs on CPU ``cpus[i]`` alone (set before the
 worker's program starts, inherited by the solver binaries it runs; see
 :mod:`experiments.harness.pinning` for the allocation); each worker reports the CPUs it
@@ -218,7 +224,7 @@ class _Slot:
     worker: WorkerProcess | None = None
     key: Hashable = None
     request: dict[str, Any] | None = None
-    phase: str = "idle"            # idle | init | solve
+    phase: str = "idle"            # idle | init | solve | held (lent to another slot's cell)
     deadline: float = 0.0
     sent: float = 0.0
     started_at: str = ""
@@ -226,6 +232,8 @@ class _Slot:
     cpu: int | None = None
     parked: dict[str, WorkerProcess] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the slots this slot's cell holds besides itself (a cell of several cores)
+    holds: list["_Slot"] = field(default_factory=list)
 
 
 class LocalExecutor:
@@ -272,14 +280,21 @@ class LocalExecutor:
         return warm | {e for s in self.slots if s.phase == "idle" for e in s.parked}
 
     def submit(self, key: Hashable, request: dict[str, Any]) -> None:
-        """Start the cell ``request`` on a free worker (one warm for its entrant if any)."""
+        """Start the cell ``request`` on a free worker (one warm for its entrant if any). A
+        request of ``cores`` k > 1 (an entrant that runs k searches at once) holds k idle
+        slots: its worker runs on their k CPUs and no other cell runs on them meanwhile."""
         entrant = request["entrant"]
+        cores = int(request.get("cores", 1) or 1)
         idle = [s for s in self.slots if s.phase == "idle"]
-        if not idle:
-            raise RuntimeError("no free worker")
+        if not idle or cores > len(idle):
+            raise RuntimeError("no free worker" if not idle else
+                               f"{cores} cores asked, {len(idle)} free")
         slot = next((s for s in idle if s.worker and s.worker.entrant == entrant), None) \
             or next((s for s in idle if entrant in s.parked), None) \
             or next((s for s in idle if s.worker is None), None) or idle[0]
+        slot.holds = [s for s in idle if s is not slot][:cores - 1]
+        for held in slot.holds:
+            held.phase = "held"
         if slot.worker is None or slot.worker.entrant != entrant:
             wanted = self._unpark(slot, entrant)
             if slot.worker is not None:
@@ -315,7 +330,7 @@ class LocalExecutor:
     def poll(self, max_wait: float = 0.5) -> list[tuple[Hashable, dict[str, Any]]]:
         """Wait up to ``max_wait`` s for cells to finish (or be killed); return them."""
         done: list[tuple[Hashable, dict[str, Any]]] = []
-        busy = [s for s in self.slots if s.phase != "idle"]
+        busy = [s for s in self.slots if s.phase in ("init", "solve")]
         if not busy:
             return done
         now = time.monotonic()
@@ -328,7 +343,7 @@ class LocalExecutor:
             self._on_readable(slot, done)
         now = time.monotonic()
         for slot in self.slots:
-            if slot.phase != "idle" and now > slot.deadline:
+            if slot.phase in ("init", "solve") and now > slot.deadline:
                 self._on_deadline(slot, done)
         if self.memory_mb is not None and now - self._last_mem >= MEMORY_POLL_S:
             self._last_mem = now
@@ -341,11 +356,11 @@ class LocalExecutor:
         """Stop every worker (killing busy ones with their process groups)."""
         for slot in self.slots:
             if slot.worker is not None:
-                if slot.phase == "idle":
+                if slot.phase in ("idle", "held"):
                     slot.worker.stop()
                 else:
                     slot.worker.kill()
-            slot.worker, slot.phase = None, "idle"
+            slot.worker, slot.phase, slot.holds = None, "idle", []
             for worker in slot.parked.values():
                 worker.stop()
             slot.parked.clear()
@@ -355,6 +370,8 @@ class LocalExecutor:
         message = {"op": "solve", **slot.request["solve"], "timeout": self.timeout_s}
         if self.min_time is not None:
             message["min_time"] = self.min_time
+        if slot.cpu is not None:        # the worker runs on its slot's CPU and the held ones'
+            message["cpus"] = sorted({slot.cpu, *(h.cpu for h in slot.holds if h.cpu is not None)})
         slot.phase, slot.started_at = "solve", utc_now()
         slot.sent = time.monotonic()
         slot.deadline = slot.sent + self.timeout_s + GRACE_S
@@ -370,11 +387,15 @@ class LocalExecutor:
             outcome.setdefault("params", ready["params"])
         if "cpus" in ready:
             outcome.setdefault("cpus", ready["cpus"])
+        outcome.setdefault("cores", 1 + len(slot.holds))
         done.append((slot.key, outcome))
         if not healthy and worker is not None:
             worker.kill()
             slot.worker = None
         slot.phase, slot.key, slot.request = "idle", None, None
+        for held in slot.holds:
+            held.phase = "idle"
+        slot.holds = []
 
     def _on_readable(self, slot: _Slot, done: list) -> None:
         replies = slot.worker.receive()
