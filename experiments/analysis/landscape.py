@@ -200,7 +200,7 @@ def landscape_figure(campaign: analysis.Campaign, out_dir: Path) -> list[Path]:
                 mine = at_n[at_n["entrant"] == entrant]
                 if mine.empty:
                     continue
-                style = plots.style(i)
+                style = plots.style(i, entrant)
                 y = np.where(np.isinf(mine["median_s"]), limit, mine["median_s"])
                 (line,) = ax.plot(mine["holes"], y, label=entrant, **style)
                 handles.setdefault(entrant, line)

@@ -84,7 +84,7 @@ def _runtime_panel(ax, table: pd.DataFrame, family: str, entrants: list[str], li
         x = rows["n"].to_numpy(dtype=float) + _dodge(i, len(entrants))
         med = rows["median_s"].to_numpy(dtype=float)
         q25, q75 = rows["q25_s"].to_numpy(dtype=float), rows["q75_s"].to_numpy(dtype=float)
-        st = style(i)
+        st = style(i, entrant)
         finite, censored = np.isfinite(med), np.isinf(med)
         # the measured medians: a line that breaks where the median is censored
         (line,) = ax.plot(x, np.where(finite, med, np.nan), **st)
@@ -160,7 +160,7 @@ def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None
         for i, entrant in enumerate(entrants):
             rows = _family_rows(table, family, entrant)
             ax.plot(rows["n"].to_numpy(dtype=float) + _dodge(i, len(entrants), 0.05),
-                    rows["solved_frac"].to_numpy(dtype=float) * 100, label=entrant, **style(i))
+                    rows["solved_frac"].to_numpy(dtype=float) * 100, label=entrant, **style(i, entrant))
         ax.set_ylim(-5, 105)
         _n_axis(ax, campaign.family(family).n_values)
         ax.set_title("Instances solved within the limit" if len(panels) == 1 else f"{family}: solved")
@@ -183,7 +183,7 @@ def cactus_figure(campaign: analysis.Campaign) -> Figure:
     for i, entrant in enumerate(entrants):
         times = np.sort(per_instance.loc[per_instance["entrant"] == entrant, "time"].to_numpy(float))
         times = times[np.isfinite(times)]
-        st = style(i)
+        st = style(i, entrant)
         if times.size:
             ax.step(np.arange(1, times.size + 1), times, where="post", color=st["color"],
                     linestyle=st["linestyle"], linewidth=st["linewidth"])
@@ -240,7 +240,7 @@ def _work_panel(ax, table: pd.DataFrame, family: str, counter: str, entrants: li
         if keep.any():
             zero = zero or bool((y[keep] == 0).any())
             (line,) = ax.plot(rows["n"].to_numpy(dtype=float) + _dodge(i, len(entrants), 0.05),
-                              np.where(keep, y, np.nan), **style(i))
+                              np.where(keep, y, np.nan), **style(i, entrant))
             shown.setdefault(entrant, line)
             drawn = True
     if drawn:

@@ -16,7 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from experiments.analysis import plots
+from experiments.analysis import figure_style, plots
 from experiments.analysis import statistics as analysis
 from experiments.analysis import virtual_best
 
@@ -27,10 +27,19 @@ DASHES = ["solid", "dash", "dashdot", "dot", "longdashdot", "dot", "longdash", "
 HOVER_COUNTERS = ("nodes", "updates", "conflicts", "decisions", "propagations")
 
 
-def style(index: int) -> dict:
-    """Colour, marker symbol and dash of the entrant at ``index`` (as in the static figures)."""
-    return {"color": plots.COLOURS[index % len(plots.COLOURS)], "symbol": SYMBOLS[index % len(SYMBOLS)],
+#: plotly's names of the matplotlib markers of :data:`experiments.analysis.figure_style.METHOD_STYLES`
+_SYMBOL_OF = {"h": "hexagon"}
+
+
+def style(index: int, entrant: str = "") -> dict:
+    """Colour, marker symbol and dash of the entrant at ``index`` (as in the static figures,
+    a method's own look included)."""
+    look = {"color": plots.COLOURS[index % len(plots.COLOURS)], "symbol": SYMBOLS[index % len(SYMBOLS)],
             "dash": DASHES[index % len(DASHES)]}
+    own = figure_style.METHOD_STYLES.get(figure_style.method_of(entrant), {}) if entrant else {}
+    if own:
+        look.update(color=own["color"], symbol=_SYMBOL_OF.get(own["marker"], look["symbol"]))
+    return look
 
 
 def _layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
@@ -70,7 +79,7 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: 
                         subplot_titles=[plots.family_title(campaign, k) for k in families])
     for col, family in enumerate(families, start=1):
         for i, entrant in enumerate(entrants):
-            st = style(i)
+            st = style(i, entrant)
             rows = table[(table["family"] == family) & (table["entrant"] == entrant)].sort_values("n")
             if rows.empty:
                 continue
@@ -141,7 +150,7 @@ def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame) -> go.Figure
             rows = table[(table["family"] == family) & (table["entrant"] == entrant)].sort_values("n")
             if rows.empty:
                 continue
-            st = style(i)
+            st = style(i, entrant)
             fig.add_trace(go.Scatter(
                 x=rows["n"], y=100 * rows["solved_frac"], mode="lines+markers", name=entrant,
                 legendgroup=entrant, showlegend=col == 1,
@@ -168,7 +177,7 @@ def cactus_figure(campaign: analysis.Campaign, instances: pd.DataFrame) -> go.Fi
     for i, entrant in enumerate(entrants):
         mine = frame[(frame["entrant"] == entrant) & np.isfinite(frame["time"].to_numpy(float))]
         mine = mine.sort_values("time", kind="mergesort")
-        st = style(i)
+        st = style(i, entrant)
         text = [instance_hover(r, limit) + (f"<br>fastest: {r['winner']}" if r.get("winner") else "")
                 for r in mine.to_dict("records")]
         fig.add_trace(go.Scatter(x=np.arange(1, len(mine) + 1), y=mine["time"], mode="lines+markers",
@@ -195,7 +204,7 @@ def work_figure(campaign: analysis.Campaign, table: pd.DataFrame) -> go.Figure:
                 y = rows[counter].to_numpy(float)
                 if not np.isfinite(y).any():
                     continue
-                st = style(i)
+                st = style(i, entrant)
                 fig.add_trace(go.Scatter(
                     x=rows["n"], y=y, mode="lines+markers", name=entrant, legendgroup=entrant,
                     showlegend=(r, c) == (1, 1) or entrant not in _shown(fig),
@@ -258,7 +267,7 @@ def landscape_figure(landscape: analysis.Campaign) -> go.Figure:
             rows = table[(table["n"] == n) & (table["entrant"] == entrant)].sort_values("holes")
             if rows.empty:
                 continue
-            st = style(i)
+            st = style(i, entrant)
             med = rows["median_s"].to_numpy(float)
             censored = ~np.isfinite(med)
             fig.add_trace(go.Scatter(
