@@ -147,6 +147,12 @@ class CPSAT(Solver):
         from ortools.sat.python import cp_model
         times: dict[str, float] = {}
         t0 = time.perf_counter()
+        cells = grid.cells.reshape(-1)
+        if ((cells == 0) & ~rules.candidate_table(cells, grid.n).any(axis=1)).any():
+            # an open cell no value fits (CanPlace): no solution, and no valid CP model
+            # (a variable with an empty domain) to hand to CP-SAT
+            return RawAnswer(0, [], True, {"vars": 0, "constraints": 0},
+                             {"build": time.perf_counter() - t0})
         model, decode = self._build(grid)
         solver = cp_model.CpSolver()
         p = solver.parameters
