@@ -93,9 +93,12 @@ class Parallel(Solver):
     phases = ("start", "search", "stop")
     parameters = {"members": ("", None), "timeout": (0.0, None)}
 
-    def __init__(self, **params) -> None:
+    def __init__(self, registry=None, **params) -> None:
+        """``registry``: where the members are looked up (default: the built-ins and the
+        installed plugins, :data:`solvers.registry.INSTALLED`)."""
         super().__init__(**params)
         from solvers.registry import INSTALLED, parse_spec
+        registry = INSTALLED if registry is None else registry
         specs = split_members(str(self.params["members"]))
         if len(specs) > MAX_MEMBERS:
             raise RaceError(f"solver 'parallel': {len(specs)} members, at most {MAX_MEMBERS}")
@@ -110,7 +113,7 @@ class Parallel(Solver):
                 if specs.count(spec) > 1:
                     raise RaceError("given twice: identical members run the same search "
                                     "(give each its own seed or configuration)")
-                member = INSTALLED.create(spec)
+                member = registry.create(spec)
             except RaceError as exc:
                 raise RaceError(f"{where}: {exc.message}") from None
             self.members.append(member)
@@ -286,9 +289,9 @@ class _Race:
 
 
 def _failure(member: _Member) -> str:
-    if member.verdict == WRONG:
-        return "returned a grid that is not a solution"
     reply = member.reply or {}
+    if member.verdict == WRONG and "cells" in reply:
+        return "returned a grid that is not a solution"
     return str(reply.get("message") or "died without an answer")[:200]
 
 
