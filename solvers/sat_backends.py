@@ -100,16 +100,18 @@ def backend(name: str, negative_phase: bool = False, config: str = "default", se
     """The backend called ``name`` (see the module docstring); ``negative_phase``
     makes the solver try every variable false first (PySAT: ``set_phases``;
     kissat: ``--phase=false``; other binaries: ignored); ``config``, one of
-    :data:`CADICAL_CONFIGS`, configures CaDiCaL in-process (other backends: only ``default``);
+    :data:`CADICAL_CONFIGS`, configures CaDiCaL in-process, or kissat with its own options of
+    the same names (``--sat``: ``--target=2 --restartint=50``; ``--unsat``: ``--stable=0``;
+    other backends: only ``default``);
     ``seed`` (0, the solvers' own default, .. :data:`MAX_SEED`) is the solver's random seed:
     CaDiCaL's ``seed`` option in-process, ``--seed=`` of the kissat and cadical binaries."""
     if config not in CADICAL_CONFIGS:
         raise RaceError(f"unknown SAT configuration {config!r} "
                         f"(known: {', '.join(CADICAL_CONFIGS)})")
     canonical = _pysat_names().get(name)
-    if config != "default" and (name == "kissat" or canonical not in CONFIGURABLE):
+    if config != "default" and name != "kissat" and canonical not in CONFIGURABLE:
         raise RaceError(f"config={config} needs backend={'/'.join(CONFIGURABLE)} (in-process "
-                        f"CaDiCaL), not {name!r}")
+                        f"CaDiCaL) or kissat, not {name!r}")
     if not 0 <= seed <= MAX_SEED:
         raise RaceError(f"seed={seed} must be in 0..{MAX_SEED}")
     if seed and name != "kissat" and canonical not in CONFIGURABLE \
@@ -117,7 +119,7 @@ def backend(name: str, negative_phase: bool = False, config: str = "default", se
         raise RaceError(f"seed={seed} needs backend=cadical195 (in-process), kissat or a cadical "
                         f"binary, not {name!r}")
     if name == "kissat":
-        return ExternalBackend(find_kissat(), "kissat", negative_phase, seed)
+        return ExternalBackend(find_kissat(), "kissat", negative_phase, seed, config)
     if canonical is not None:
         refuse_broken_pysat(name)
         options = dict(CADICAL_CONFIGS[config], **({"seed": seed} if seed else {}))
@@ -316,10 +318,12 @@ class ExternalBackend:
 
     external = True
 
-    def __init__(self, path: str, flavour: str, negative_phase: bool = False, seed: int = 0) -> None:
+    def __init__(self, path: str, flavour: str, negative_phase: bool = False, seed: int = 0,
+                 config: str = "default") -> None:
         self.path = path
         self.negative_phase = negative_phase
         self.seed = seed
+        self.config = config
         self.flavour = "minisat" if "minisat" in flavour else "cadical" if "cadical" in flavour \
             else "kissat" if "kissat" in flavour else flavour
 
@@ -328,7 +332,8 @@ class ExternalBackend:
         seed = [f"--seed={self.seed}"] if self.seed else []
         if self.flavour == "kissat":
             return [self.path, *([f"--time={seconds}"] if seconds else []),
-                    *(["--phase=false"] if self.negative_phase else []), *seed, cnf]
+                    *(["--phase=false"] if self.negative_phase else []), *seed,
+                    *([f"--{self.config}"] if self.config != "default" else []), cnf]
         if self.flavour == "cadical":
             return [self.path, *(["-t", seconds] if seconds else []), *seed, cnf]
         if self.flavour == "minisat":
