@@ -235,3 +235,16 @@ def test_a_cell_of_two_cores_at_the_limit_records_twice_the_limit_as_cpu():
     row = records.make_row("c", 0, 5.0, entrant, Cell(entrant.spec, 2, "i", 0, None, "unique"),
                            {"status": "timeout", "cores": 2})
     assert row["wall_s"] == 5.0 and row["cpu_s"] == 10.0 and row["cores"] == 2
+
+
+def test_auto_holds_the_cores_of_the_widest_entrant_its_table_names(tmp_path):
+    from solvers.auto import TABLE_PATH
+    table = tmp_path / "portfolio.csv"
+    lines = TABLE_PATH.read_text().splitlines()
+    header, first = lines[0], lines[1].split(",")
+    first[3] = '"parallel:members=sat+dlx+backtracking"'
+    table.write_text("\n".join([header, ",".join(first), *lines[2:]]) + "\n")
+    assert BUILTIN.create("auto").cores == 1
+    assert BUILTIN.create(f"auto:table={table}").cores == 3
+    (entrant,) = parse_entrants([f"auto:table={table}"])
+    assert entrant.cores == 3
