@@ -121,6 +121,7 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
       race run --n 2..4 --executor dask --scheduler tcp://10.0.0.1:8786
       race run --n 3 --family holes --holes 0.55 --pattern balanced
       race run --n 3..4 --repeats 3 --order fixed --no-pin
+      race run --n 5 --family hard --solvers 'sat:config=sat,cpsat,parallel:members=sat:config=sat+kissat:config=sat\\,seed=1'
     """
     if executor == "dask" and not scheduler:
         raise RaceError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")

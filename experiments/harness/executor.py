@@ -421,6 +421,8 @@ class LocalExecutor:
                     return
             elif slot.phase == "solve" and reply.get("op") == "result":
                 reply = {k: v for k, v in reply.items() if k != "op"}
+                if reply.get("cpus") and reply.get("worker"):    # a cell of several cores
+                    self.worker_cpus[reply["worker"]] = reply["cpus"]
                 wall = reply.get("wall_s")
                 if wall is not None and wall > self.timeout_s:
                     reply = {"status": Status.TIMEOUT, "peak_rss_mb": reply.get("peak_rss_mb"),

@@ -260,6 +260,8 @@ class _Worker:
             return {"op": "result", "status": Status.ERROR, "worker": self.ident,
                     "message": f"{type(exc).__name__}: {exc}"}
         out.update(op="result", worker=self.ident)
+        if request.get("cpus"):
+            out["cpus"] = allowed_cpus()        # the CPUs this cell ran on
         return out
 
 
