@@ -128,11 +128,14 @@ class Parallel(Solver):
         """Warm every member in this process: the members' processes are forked from it."""
         for member in self.members:
             member.warmup()
+        self.warm = True
 
     def search(self, grid: Grid, limit: int | None, keep: int) -> RawAnswer:
         if limit != 1:
             raise RaceError(f"solver {self.spec} answers one solution only and cannot count "
                             f"(count with one of its members, e.g. race count -s {self.specs[0]})")
+        if not getattr(self, "warm", False):   # race solve: warm once, not in every member
+            self.warmup()
         race = _Race(self.members, grid, float(self.params["timeout"]))
         try:
             race.start()

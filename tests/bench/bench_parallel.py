@@ -39,10 +39,10 @@ from solvers.registry import BUILTIN                    # noqa: E402
 CAMPAIGN = "reference-hard-n5"
 #: the member sets measured (``+``-joined member specs; ``\\,`` separates a member's parameters)
 SETS = (
-    "kissat:config=sat+kissat:config=sat\\,seed=1",
-    "sat:config=sat\\,amo=pairwise+kissat:config=sat\\,seed=1",
+    "sat:config=sat+kissat:config=sat\\,seed=1",
     "sat:config=sat+kissat:config=sat",
     "sat:config=sat+sat:config=sat\\,seed=2",
+    "kissat:config=sat+kissat:config=sat\\,seed=1",
     "sat:config=sat+cpsat:model=onehot",
 )
 #: the set the target is checked on
