@@ -19,7 +19,7 @@ from experiments.harness.executor import LocalExecutor
 from formats import grid_text
 from formats.errors import RaceError
 from solvers import rules
-from solvers.interface import SOLVED, UNKNOWN, UNSAT
+from solvers.interface import SOLVED, UNKNOWN, UNSAT, Solver
 from solvers.parallel import Parallel, split_members
 from solvers.registry import BUILTIN
 from tests.conftest import full_grid, process_alive, puzzle_from
@@ -248,3 +248,27 @@ def test_auto_holds_the_cores_of_the_widest_entrant_its_table_names(tmp_path):
     assert BUILTIN.create(f"auto:table={table}").cores == 3
     (entrant,) = parse_entrants([f"auto:table={table}"])
     assert entrant.cores == 3
+
+
+class WarmCount(Solver):
+    """Backtracking that counts its warm-ups (in the process that runs them)."""
+    name = "warm-count"
+    warmups = 0
+
+    def warmup(self) -> None:
+        WarmCount.warmups += 1
+
+    def search(self, grid, limit, keep):
+        from solvers.backtracking import Backtracking
+        return Backtracking().search(grid, limit, keep)
+
+
+def test_members_are_warmed_once_in_this_process_before_the_first_race(puzzle):
+    """race solve calls no warmup(): the members are warmed here, once, so their forked
+    processes do not each pay the imports and compilation again."""
+    registry = BUILTIN.register("warm-count", f"{__name__}:WarmCount")
+    solver = Parallel(registry=registry, members="warm-count+dlx")
+    WarmCount.warmups = 0
+    for _ in range(2):
+        assert solver.solve(puzzle).status == SOLVED
+    assert WarmCount.warmups == 1
