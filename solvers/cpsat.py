@@ -45,9 +45,10 @@ from solvers.interface import RawAnswer, Solver
 
 #: the two models (module docstring)
 MODELS = ("int", "onehot")
-#: the default model: fewer variables, the faster of the two on the hard 25x25 of
-#: results/reference-hard-n5 (tests/bench/bench_cpsat.py)
-DEFAULT_MODEL = "int"
+#: the default model, the faster of the two on the 20 hard 25x25 of results/reference-hard-n5
+#: (tests/bench/bench_cpsat.py, CPU s, one worker): onehot 26.1 s in all, at most 10.7 s on one
+#: puzzle; int 35.9 s, at most 17.4 s (sat:config=sat: 8.6 s)
+DEFAULT_MODEL = "onehot"
 #: what to install for this entrant
 INSTALL = "pip install 'sudoku-race[cp]'"
 #: how often (s) the waiting thread wakes to let a signal handler run

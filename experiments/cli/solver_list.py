@@ -33,7 +33,7 @@ def list_solvers() -> None:
     \b
     Constraint programming (cpsat, OR-Tools CP-SAT) is an optional extra:
       pip install 'sudoku-race[cp]'
-      race solve -s cpsat:model=onehot,workers=1,seed=2 puzzle.sudoku
+      race solve -s cpsat:model=int,workers=2,seed=7 puzzle.sudoku
     \b
     Several entrants at once, one per core (the first verified answer wins;
     members separated by '+', a member's own parameters by '\\,'):

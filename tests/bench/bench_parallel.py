@@ -33,7 +33,6 @@ from targets import Targets                             # noqa: E402
 
 from solvers import rules                               # noqa: E402
 from solvers.interface import SOLVED                    # noqa: E402
-from solvers.parallel import split_members              # noqa: E402
 from solvers.registry import BUILTIN                    # noqa: E402
 
 CAMPAIGN = "reference-hard-n5"
@@ -71,9 +70,9 @@ def timed(solver, grid) -> tuple[float, float, object]:
 
 
 def measure(members_text: str, grids: list) -> dict:
-    members = split_members(members_text)
-    alone = {spec: BUILTIN.create(spec) for spec in members}
     parallel = BUILTIN.create(f"parallel:members={members_text}")
+    members = parallel.specs                    # as the entrant splits them (``\\,`` unescaped)
+    alone = {spec: BUILTIN.create(spec) for spec in members}
     for solver in [*alone.values(), parallel]:
         solver.warmup()
     wall = {spec: 0.0 for spec in alone}
