@@ -66,6 +66,8 @@ MAX_MEMBERS = 64
 #: the example shown when members are missing
 EXAMPLE = "parallel:members=sat:config=sat+kissat"
 _PR_SET_CHILD_SUBREAPER = 36
+#: the signals that stop a search (a Stop, Ctrl-C, race solve's limit), held while a member starts
+_STOPPING = {signal.SIGINT, signal.SIGTERM, signal.SIGALRM}
 _SPLIT = re.compile(r"(?<!\\)\+")
 
 
@@ -178,12 +180,22 @@ class _Race:
         self.subreaper = _set_subreaper(True)
         for index, solver in enumerate(self.solvers):
             read, write = os.pipe()
-            pid = os.fork()
-            if pid == 0:                                        # the member's process
-                _member_main(solver, self.grid, write, read,
-                             self.cpus[index] if self.cpus else None)
-            os.close(write)
-            self.members.append(_Member(index, pid, read))
+            # no signal (a Stop, Ctrl-C) between the fork and the member's record: a member
+            # this race does not know of would be left running
+            signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+            try:
+                pid = os.fork()
+                if pid == 0:                                    # the member's process
+                    _member_main(solver, self.grid, write, read,
+                                 self.cpus[index] if self.cpus else None)
+                self.members.append(_Member(index, pid, read))
+            except OSError as exc:
+                os.close(read)
+                raise RaceError(f"parallel: cannot start a process for member {index}: "
+                                f"{exc.strerror or exc}") from None
+            finally:
+                os.close(write)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
         self.t_started = time.perf_counter()
         self.times["start"] = self.t_started - t0
 
@@ -313,6 +325,7 @@ def _member_main(solver: Solver, grid: Grid, write: int, read: int, cpu: int | N
     """The body of a member's process: solve, send the answer as one JSON object, exit."""
     code = 0
     try:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
         os.close(read)
         os.setsid()                      # its own group: killed with whatever it starts
         die_with_parent()
