@@ -149,3 +149,9 @@ def test_without_ortools_race_run_leaves_it_out_with_a_note(no_ortools, tmp_path
 def test_without_ortools_a_race_of_only_cpsat_is_an_error(no_ortools, tmp_path):
     r = CliRunner().invoke(main, ["run", "--n", "2", "--solvers", "cpsat", "--out", str(tmp_path)])
     assert r.exit_code == 2 and "no entrant can run here" in r.stderr
+
+
+def test_meta_json_records_the_ortools_version():
+    import importlib.metadata
+    from experiments.harness.provenance import packages
+    assert packages()["ortools"] == importlib.metadata.version("ortools")
