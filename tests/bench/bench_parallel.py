@@ -5,15 +5,22 @@ runs.csv recorded, :mod:`reference_set`).
 
 For each member set, puzzle by puzzle and interleaved: each member alone (warm, in this
 process, on one core), then ``parallel:members=...`` (warm; its members forked per puzzle, one
-per core). Measured per side: wall seconds (the target: what a user waits), and for the
-parallel entrant also the CPU seconds of the member that answered, up to its answer (the wall
-time it would take on two idle cores: the bench machine is shared, so wall is printed beside
-it) and the CPU seconds of all members (what it spends).
+per core). Measured per side: the wall seconds, and the wall seconds on free cores -- for a
+member alone its CPU seconds (its own and its solver binary's), for the parallel entrant the
+CPU seconds of the member that answered, up to its answer, plus the entrant's own wall time
+to fork its members and to stop and reap them (phases ``start`` and ``stop``). The bench
+machine is shared (2 cores, load 8-15 while this was written): there the measured wall of two
+processes against one is a race against the neighbours, not between the two sides (one run
+measured wall ratios of 0.43 and 0.37 for sets whose answering member needed 0.89x and 0.84x
+the CPU of the best member), so the target is checked on the wall time on free cores, and the
+measured wall is printed beside it. The CPU seconds of all members (what the entrant spends)
+are printed too.
 
-Target (on :data:`CHOSEN`): the parallel entrant's wall time summed over the 20 puzzles is at
-most 0.7x the best member's alone (the member whose own sum is lowest). The other sets are
-measured and printed for comparison. Run: ``.venv/bin/python tests/bench/bench_parallel.py``
-(``--sets all`` measures every set of :data:`SETS`, the default only :data:`CHOSEN`).
+Target (on :data:`CHOSEN`): the parallel entrant's wall time on free cores, summed over the 20
+puzzles, is at most 0.7x its best member's alone (the member whose own sum is lowest). The
+other sets are measured and printed for comparison. Run:
+``.venv/bin/python tests/bench/bench_parallel.py`` (``--sets all`` measures every set of
+:data:`SETS`, the default only :data:`CHOSEN`).
 """
 
 from __future__ import annotations
@@ -76,34 +83,37 @@ def measure(members_text: str, grids: list) -> dict:
     for solver in [*alone.values(), parallel]:
         solver.warmup()
     wall = {spec: 0.0 for spec in alone}
-    cpu = {spec: 0.0 for spec in alone}
-    par_wall = par_winner_cpu = par_cpu = 0.0
+    free = {spec: 0.0 for spec in alone}        # wall on a free core: its CPU
+    par_wall = par_free = par_cpu = 0.0
     wins: dict[str, int] = {}
     for name, grid in grids:
         parts = []
         for spec, solver in alone.items():
             w, c, _ = timed(solver, grid)
             wall[spec] += w
-            cpu[spec] += c
-            parts.append(f"{spec} {w:.2f}")
+            free[spec] += c
+            parts.append(f"{spec} {w:.2f} ({c:.2f})")
         w, c, result = timed(parallel, grid)
         winner = result.counters["winner"]
+        own = result.times.get("start", 0.0) + result.times.get("stop", 0.0)
+        answer = result.counters[f"member_cpu_ms_{winner}"] / 1000 + own
         par_wall += w
         par_cpu += c
-        par_winner_cpu += result.counters[f"member_cpu_ms_{winner}"] / 1000
+        par_free += answer
         wins[members[winner]] = wins.get(members[winner], 0) + 1
-        parts.append(f"parallel {w:.2f} (won by {members[winner]})")
-        print(f"  {name}: " + ", ".join(parts), flush=True)
-    best = min(wall, key=wall.get)
-    best_cpu = min(cpu, key=cpu.get)
-    print(f"members {members_text}: alone, wall s: "
-          + ", ".join(f"{s} {wall[s]:.2f}" for s in wall) + "; CPU s: "
-          + ", ".join(f"{s} {cpu[s]:.2f}" for s in cpu))
-    print(f"  parallel: wall {par_wall:.2f} s = {par_wall / wall[best]:.2f}x {best}'s; the answering "
-          f"member's CPU {par_winner_cpu:.2f} s = {par_winner_cpu / cpu[best_cpu]:.2f}x the best "
-          f"member's CPU ({best_cpu}); all members' CPU {par_cpu:.2f} s; answers: "
-          + ", ".join(f"{s} {k}" for s, k in wins.items()), flush=True)
-    return {"ratio": par_wall / wall[best], "best": best, "cpu_ratio": par_winner_cpu / cpu[best_cpu]}
+        parts.append(f"parallel {w:.2f} ({answer:.2f}, won by {members[winner]})")
+        print(f"  {name} wall s (on free cores): " + ", ".join(parts), flush=True)
+    best = min(free, key=free.get)
+    best_wall = min(wall, key=wall.get)
+    print(f"members {members_text}: alone, wall on a free core: "
+          + ", ".join(f"{s} {free[s]:.2f} s" for s in free) + "; measured wall: "
+          + ", ".join(f"{s} {wall[s]:.2f} s" for s in wall))
+    print(f"  parallel: wall on free cores {par_free:.2f} s = {par_free / free[best]:.2f}x {best}'s; "
+          f"measured wall {par_wall:.2f} s = {par_wall / wall[best_wall]:.2f}x {best_wall}'s; all "
+          f"members' CPU {par_cpu:.2f} s; answers: " + ", ".join(f"{s} {k}" for s, k in wins.items()),
+          flush=True)
+    return {"ratio": par_free / free[best], "best": best, "wall_ratio": par_wall / wall[best_wall],
+            "best_wall": best_wall}
 
 
 def main() -> None:
@@ -111,14 +121,14 @@ def main() -> None:
         raise SystemExit("bench_parallel needs 2 CPUs (the parallel entrant runs one member per core)")
     _, grids = puzzles(CAMPAIGN, 5)
     targets = Targets(__file__, f"the parallel entrant's best member alone, on the same {len(grids)} "
-                      "puzzles, interleaved, in this run (wall s)", "best member alone")
+                      "puzzles, interleaved, in this run (wall s on free cores)", "best member alone")
     sets = SETS if "--sets" in sys.argv and sys.argv[sys.argv.index("--sets") + 1] == "all" else (CHOSEN,)
     found = {members: measure(members, grids) for members in sets}
     chosen = found[CHOSEN]
-    targets.at_most(f"parallel:members={CHOSEN} on 2 cores: wall summed over the {len(grids)} hard "
-                    f"25x25 of {CAMPAIGN} / its best member's alone", chosen["ratio"], RATIO,
-                    f"{chosen['best']} alone; CPU-based (the answering member's CPU): "
-                    f"{chosen['cpu_ratio']:.2f}")
+    targets.at_most(f"parallel:members={CHOSEN} on 2 cores: wall on free cores summed over the "
+                    f"{len(grids)} hard 25x25 of {CAMPAIGN} / its best member's alone", chosen["ratio"],
+                    RATIO, f"{chosen['best']} alone; measured wall (load {os.getloadavg()[0]:.1f}): "
+                    f"{chosen['wall_ratio']:.2f}x {chosen['best_wall']}'s")
     targets.exit()
 
 
