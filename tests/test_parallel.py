@@ -272,3 +272,18 @@ def test_members_are_warmed_once_in_this_process_before_the_first_race(puzzle):
     for _ in range(2):
         assert solver.solve(puzzle).status == SOLVED
     assert WarmCount.warmups == 1
+
+
+def test_race_run_says_when_a_parallel_entrant_has_more_members_than_jobs(tmp_path):
+    from click.testing import CliRunner
+    from experiments.cli import main
+    from tests.test_harness import write_instances
+    write_instances(tmp_path, 2, 1)
+    r = CliRunner().invoke(main, ["run", "--n", "2", "--family", "unique", "--instances", "1",
+                                  "--solvers", "parallel:members=dlx+backtracking", "--jobs", "1",
+                                  "--out", str(tmp_path), "--no-pin"])
+    assert r.exit_code == 0, r.output
+    assert ("race: note: parallel:members=dlx+backtracking runs 2 searches at once but --jobs is 1: "
+            "its cells hold 1 core(s), which its members share") in r.stderr
+    (row,) = records.read_rows(next(tmp_path.glob("*/runs.csv")))
+    assert row["status"] == "solved" and row["cores"] == "1"

@@ -146,6 +146,11 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
         raise RaceError(f"--campaign {name!r}: expected a plain directory name")
     argv = sys.argv
     local_jobs = jobs or os.cpu_count() or 1
+    for entrant in entrants:
+        if executor == "local" and entrant.cores > local_jobs:
+            click.echo(f"race: note: {entrant.spec} runs {entrant.cores} searches at once but "
+                       f"--jobs is {local_jobs}: its cells hold {local_jobs} core(s), which its "
+                       f"members share", err=True)
     config = Config(n_values=n_values, entrants=entrants, family_labels=family_labels, seed=seed,
                     instances=instances, repeats=repeats, timeout_s=timeout,
                     memory_mb=memory_mb, jobs=local_jobs if executor == "local" else (jobs or 0),
