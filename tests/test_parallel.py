@@ -287,3 +287,22 @@ def test_race_run_says_when_a_parallel_entrant_has_more_members_than_jobs(tmp_pa
             "its cells hold 1 core(s), which its members share") in r.stderr
     (row,) = records.read_rows(next(tmp_path.glob("*/runs.csv")))
     assert row["status"] == "solved" and row["cores"] == "1"
+
+
+def test_race_solve_timeout_stops_every_member_and_what_they_started(tmp_path):
+    """race solve --timeout: the Stop reaches the parallel entrant waiting for its members,
+    which kills them with the programs they started (here: sleepers and their children)."""
+    from tests.test_solve_timeout import PUZZLE, SLEEPER, race
+    puzzle = tmp_path / "p.txt"
+    puzzle.write_text(PUZZLE)
+    pids = [tmp_path / f"child{i}.pid" for i in range(2)]
+    members = "+".join(f"cmd:path={SLEEPER}\\,args={{input}} {pid}" for pid in pids)
+    done, _ = race("solve", "--timeout", "2", "-s", f"parallel:members={members}", str(puzzle))
+    assert done.returncode == 3 and done.stdout == ""
+    assert done.stderr == f"race solve: no answer within 2 s ({puzzle})\n"
+    children = [int(p.read_text()) for p in pids]
+    for _ in range(100):
+        if not any(process_alive(c) for c in children):
+            break
+        time.sleep(0.05)
+    assert not any(process_alive(c) for c in children)
