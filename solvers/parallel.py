@@ -121,6 +121,7 @@ class Parallel(Solver):
             self.members.append(member)
         methods = {m.method for m in self.members}
         self.method = methods.pop() if len(methods) == 1 else Parallel.method
+        self.warm = False               # members warmed in this process (warmup)
 
     @property
     def cores(self) -> int:
@@ -136,7 +137,7 @@ class Parallel(Solver):
         if limit != 1:
             raise RaceError(f"solver {self.spec} answers one solution only and cannot count "
                             f"(count with one of its members, e.g. race count -s {self.specs[0]})")
-        if not getattr(self, "warm", False):   # race solve: warm once, not in every member
+        if not self.warm:                      # race solve: warm once, not in every member
             self.warmup()
         race = _Race(self.members, grid, float(self.params["timeout"]))
         try:
