@@ -8,7 +8,6 @@ import signal
 import threading
 from pathlib import Path
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 

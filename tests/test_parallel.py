@@ -5,7 +5,6 @@ cell holds its cores in the executor and the scheduler."""
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
@@ -170,7 +169,7 @@ def test_the_executor_holds_as_many_slots_as_the_cell_has_cores():
         ((key, outcome),) = done
         assert outcome["status"] == SOLVED and outcome["cores"] == 2
         assert ex.free() == 2
-        assert json.loads(json.dumps(outcome["counters"]))["members"] == 2
+        assert outcome["counters"]["members"] == 2 and outcome["counters"]["winner"] in (0, 1)
     finally:
         ex.close()
 
