@@ -305,3 +305,8 @@ def test_race_solve_timeout_stops_every_member_and_what_they_started(tmp_path):
             break
         time.sleep(0.05)
     assert not any(process_alive(c) for c in children)
+
+
+def test_race_portfolio_may_pick_a_parallel_entrant_and_cpsat():
+    from experiments.analysis.portfolio import _pickable
+    assert _pickable("parallel:members=sat:config=sat+kissat") and _pickable("cpsat:model=int")
