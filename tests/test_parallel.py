@@ -310,3 +310,32 @@ def test_race_solve_timeout_stops_every_member_and_what_they_started(tmp_path):
 def test_race_portfolio_may_pick_a_parallel_entrant_and_cpsat():
     from experiments.analysis.portfolio import _pickable
     assert _pickable("parallel:members=sat:config=sat+kissat") and _pickable("cpsat:model=int")
+
+
+def test_the_summary_and_the_report_give_wall_and_total_cpu_and_who_answered(tmp_path):
+    from click.testing import CliRunner
+    from experiments.analysis import multicore
+    from experiments.analysis import statistics as analysis
+    from experiments.cli import main
+    from experiments.report import tables
+    from tests.test_harness import write_instances
+    write_instances(tmp_path, 2, 2)
+    spec = r"parallel:members=dlx+sat:config=sat\,seed=3"
+    r = CliRunner().invoke(main, ["run", "--n", "2", "--family", "unique", "--instances", "2",
+                                  "--solvers", f"backtracking,{spec}", "--jobs", "2",
+                                  "--out", str(tmp_path), "--no-pin"])
+    assert r.exit_code == 0, r.output
+    assert "entrants on several cores: the medians above are wall time" in r.stdout
+    (line,) = [x for x in r.stdout.splitlines() if x.startswith(f"  {spec} n=2 on 2 cores")]
+    assert "2/2 answered" in line and "CPU (all members) median" in line
+    answered_by = line.rsplit("answered by ", 1)[1]
+    assert sum(int(part.rsplit(" ", 1)[1]) for part in answered_by.split(", ")) == 2
+    assert set(part.rsplit(" ", 1)[0] for part in answered_by.split(", ")) <= {"dlx", "sat:config=sat,seed=3"}
+    campaign = analysis.load(next(tmp_path.glob("*/runs.csv")).parent)
+    assert multicore.multicore_entrants(campaign) == [spec]
+    section = tables.cores_section(campaign)
+    assert "\\label{tab:cores}" in section and "total CPU" in section
+    assert tables.cores_section(campaign.family(campaign.families[0])) != ""
+    only_single = analysis.Campaign(campaign.path, campaign.runs[campaign.runs["entrant"] == "backtracking"],
+                                    campaign.meta)
+    assert tables.cores_section(only_single) == "" and multicore.summary_lines(only_single) == []
