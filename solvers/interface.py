@@ -157,8 +157,10 @@ class Solver:
 
     @property
     def spec(self) -> str:
-        """The entrant spec that recreates this solver, e.g. ``dlx:heuristic=first``."""
-        changed = [f"{k}={v}" for k, v in self.params.items() if v != self.parameters[k][0]]
+        """The entrant spec that recreates this solver, e.g. ``dlx:heuristic=first`` (a comma
+        in a value written ``\\,``, as the spec parser reads it)."""
+        changed = [f"{k}={str(v).replace(',', chr(92) + ',')}" for k, v in self.params.items()
+                   if v != self.parameters[k][0]]
         return self.name + (":" + ",".join(changed) if changed else "")
 
     # -- to implement --------------------------------------------------------

@@ -339,3 +339,11 @@ def test_the_summary_and_the_report_give_wall_and_total_cpu_and_who_answered(tmp
     only_single = analysis.Campaign(campaign.path, campaign.runs[campaign.runs["entrant"] == "backtracking"],
                                     campaign.meta)
     assert tables.cores_section(only_single) == "" and multicore.summary_lines(only_single) == []
+
+
+def test_the_spec_of_a_parallel_entrant_recreates_it():
+    text = r"parallel:members=sat:config=sat\,phase=false+kissat:seed=2,timeout=5.0"
+    solver = BUILTIN.create(text)
+    assert solver.spec == text
+    again = BUILTIN.create(solver.spec)
+    assert again.specs == solver.specs == ["sat:config=sat,phase=false", "kissat:seed=2"]
