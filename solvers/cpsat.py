@@ -97,7 +97,7 @@ class CPSAT(Solver):
 
     # -- the models ------------------------------------------------------------------------
     def _build(self, grid: Grid):
-        """(CpModel, open cells (flat), decode function returning the cell array)."""
+        """(the CpModel of ``grid``, a function from a solution (CP-SAT's value lookup) to its cells)."""
         from ortools.sat.python import cp_model
         n, side = grid.n, grid.n * grid.n
         cells = grid.cells.reshape(-1).astype(np.int64)
