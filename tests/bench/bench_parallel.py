@@ -9,7 +9,7 @@ per core). Measured per side: the wall seconds, and the wall seconds on free cor
 member alone its CPU seconds (its own and its solver binary's), for the parallel entrant the
 CPU seconds of the member that answered, up to its answer, plus the entrant's own wall time
 to fork its members and to stop and reap them (phases ``start`` and ``stop``). The bench
-machine is shared (2 cores, load 8-15 while this was written): there the measured wall of two
+machine is shared (2 cores, a load average of 8-18 in the measured runs): there the measured wall of two
 processes against one is a race against the neighbours, not between the two sides (one run
 measured wall ratios of 0.43 and 0.37 for sets whose answering member needed 0.89x and 0.84x
 the CPU of the best member), so the target is checked on the wall time on free cores, and the
