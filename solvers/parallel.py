@@ -75,6 +75,9 @@ from solvers.limited_process import descendants, die_with_parent, kill_group
 
 #: the most members one parallel entrant may have
 MAX_MEMBERS = 64
+#: seconds a race goes without an answer before the next race's processes are forked (from
+#: the second race on; an easy puzzle is answered first and pays no fork beside its search)
+PREFORK_AFTER = 0.05
 #: the example shown when members are missing
 EXAMPLE = "parallel:members=sat:config=sat+kissat"
 _PR_SET_CHILD_SUBREAPER = 36
@@ -134,6 +137,9 @@ class Parallel(Solver):
         methods = {m.method for m in self.members}
         self.method = methods.pop() if len(methods) == 1 else Parallel.method
         self.warm = False               # members warmed in this process (warmup)
+        #: the next race's member processes, forked while the last one searched (or None)
+        self.standby: list[_Member] | None = None
+        self.races = 0
 
     @property
     def cores(self) -> int:
@@ -151,7 +157,12 @@ class Parallel(Solver):
                             f"(count with one of its members, e.g. race count -s {self.specs[0]})")
         if not self.warm:                      # race solve: warm once, not in every member
             self.warmup()
-        race = _Race(self.members, grid, float(self.params["timeout"]))
+        ready, self.standby = self.standby, None
+        # from the second race on, the next race's processes are forked while this one
+        # searches (once it has gone PREFORK_AFTER s without an answer): off its critical path
+        prefork = self._prefork if self.races else None
+        self.races += 1
+        race = _Race(self.members, grid, float(self.params["timeout"]), ready, prefork)
         try:
             race.start()
             race.wait()
@@ -159,12 +170,33 @@ class Parallel(Solver):
             race.stop()
         return race.answer(self.specs, keep)
 
+    def _prefork(self) -> None:
+        try:
+            self.standby = spawn_all(self.members)
+        except RaceError:
+            self.standby = None             # the next race forks its own
+
+    def close(self) -> None:
+        """Kill and reap the member processes waiting for a next race (none is left)."""
+        standby, self.standby = self.standby, None
+        for member in standby or ():
+            kill_group(member.pid)
+            _reap(member.pid)
+            _close(member)
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:     # noqa: BLE001 - at interpreter exit, os may be half gone
+            pass
+
 
 class _Member:
     """One member's process of one race: its pid, the read end of its pipe, what it sent."""
 
-    def __init__(self, index: int, pid: int, fd: int) -> None:
+    def __init__(self, index: int, pid: int, fd: int, command: int) -> None:
         self.index, self.pid, self.fd = index, pid, fd
+        self.command = command          # where its puzzle goes (one JSON line)
         self.data = b""
         self.reply: dict | None = None
         self.done = False
@@ -177,9 +209,11 @@ class _Member:
 class _Race:
     """The processes of one puzzle's race, from fork to the last reaped one."""
 
-    def __init__(self, members: list[Solver], grid: Grid, timeout: float) -> None:
+    def __init__(self, members: list[Solver], grid: Grid, timeout: float,
+                 ready: list[_Member] | None = None, prefork=None) -> None:
         self.solvers, self.grid = members, grid
         self.deadline = time.monotonic() + timeout if timeout > 0 else None
+        self.ready, self.prefork = ready, prefork
         self.members: list[_Member] = []
         self.winner: _Member | None = None
         self.times: dict[str, float] = {}
@@ -191,24 +225,24 @@ class _Race:
     def start(self) -> None:
         t0 = time.perf_counter()
         self.subreaper = _set_subreaper(True)
-        for index, solver in enumerate(self.solvers):
-            read, write = os.pipe()
-            # no signal (a Stop, Ctrl-C) between the fork and the member's record: a member
-            # this race does not know of would be left running
-            signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+        if self.ready is not None and all(_alive(m.pid) for m in self.ready):
+            self.members = self.ready
+        else:
+            for member in self.ready or ():          # one died while waiting: a fresh set
+                kill_group(member.pid)
+                _reap(member.pid)
+                _close(member)
+            self.members = spawn_all(self.solvers)
+        n, cells = self.grid.n, self.grid.cells.reshape(-1).tolist()
+        for member in self.members:
+            cpu = self.cpus[member.index] if self.cpus else None
+            line = json.dumps({"n": n, "cells": cells, "cpu": cpu}).encode() + b"\n"
             try:
-                pid = os.fork()
-                if pid == 0:                                    # the member's process
-                    _member_main(solver, self.grid, write, read,
-                                 self.cpus[index] if self.cpus else None)
-                self.members.append(_Member(index, pid, read))
-            except OSError as exc:
-                os.close(read)
-                raise RaceError(f"parallel: cannot start a process for member {index}: "
-                                f"{exc.strerror or exc}") from None
-            finally:
-                os.close(write)
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
+                _write_all(member.command, line)
+            except OSError:
+                pass                                # gone: its answer pipe says so
+            os.close(member.command)
+            member.command = -1
         self.t_started = time.perf_counter()
         self.times["start"] = self.t_started - t0
 
@@ -219,8 +253,13 @@ class _Race:
             if left is not None and left <= 0:
                 break
             waiting = [m for m in self.members if not m.done]
+            wait = 0.5 if self.prefork is None else PREFORK_AFTER
             ready, _, _ = select.select([m.fd for m in waiting], [], [],
-                                        0.5 if left is None else min(left, 0.5))
+                                        wait if left is None else min(left, wait))
+            if not ready and self.prefork is not None:
+                self.prefork()                      # the members search: fork the next set
+                self.prefork = None
+                continue
             for member in waiting:
                 if member.fd in ready:
                     self._read(member)
@@ -282,7 +321,7 @@ class _Race:
             kill_group(member.pid)
         for member in self.members:
             member.cpu_s = _reap(member.pid)
-            os.close(member.fd)
+            _close(member)
         for pid in orphans:                # reparented to this process (the subreaper)
             cpu = _reap(pid, block=self.subreaper)
             owner = next((m for m in self.members if pid in m.below), None)
@@ -334,18 +373,70 @@ def _placement(count: int) -> list[int] | None:
     return cpus[:count] if len(cpus) >= count else None
 
 
-def _member_main(solver: Solver, grid: Grid, write: int, read: int, cpu: int | None) -> None:
-    """The body of a member's process: solve, send the answer as one JSON object, exit."""
+def spawn_all(solvers: list[Solver]) -> list[_Member]:
+    """A process for each member, forked from this (warm) one, waiting for its puzzle."""
+    members: list[_Member] = []
+    try:
+        for index, solver in enumerate(solvers):
+            members.append(_spawn(index, solver, members))
+    except BaseException:
+        for member in members:
+            kill_group(member.pid)
+            _reap(member.pid)
+            _close(member)
+        raise
+    return members
+
+
+def _spawn(index: int, solver: Solver, others: list[_Member]) -> _Member:
+    """Fork the process of member ``index``: it waits for one puzzle (a JSON line on its
+    command pipe), solves it, writes its answer (one JSON object) and exits."""
+    answer_read, answer_write = os.pipe()
+    command_read, command_write = os.pipe()
+    # no signal (a Stop, Ctrl-C) between the fork and the member's record: a process nobody
+    # knows of would be left running
+    signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+    try:
+        pid = os.fork()
+        if pid == 0:                                           # the member's process
+            inherited = [answer_read, command_write] + [fd for m in others
+                                                        for fd in (m.fd, m.command) if fd >= 0]
+            _member_main(solver, command_read, answer_write, inherited)
+        return _Member(index, pid, answer_read, command_write)
+    except OSError as exc:
+        os.close(answer_read)
+        os.close(command_write)
+        raise RaceError(f"parallel: cannot start a process for member {index}: "
+                        f"{exc.strerror or exc}") from None
+    finally:
+        os.close(answer_write)
+        os.close(command_read)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
+
+
+def _member_main(solver: Solver, command: int, write: int, inherited: list[int]) -> None:
+    """The body of a member's process: wait for the puzzle, solve it, send the answer as one
+    JSON object, exit."""
     code = 0
     try:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
-        os.close(read)
-        os.setsid()                      # its own group: killed with whatever it starts
+        for fd in inherited:                     # the other processes' pipe ends
+            os.close(fd)
+        os.setsid()                              # its own group: killed with whatever it starts
         die_with_parent()
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, signal.SIG_DFL)
-        if cpu is not None:
-            os.sched_setaffinity(0, {cpu})
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = os.read(command, 1 << 20)
+            if not chunk:                        # dropped without a puzzle
+                os._exit(0)
+            data += chunk
+        puzzle = json.loads(data)
+        if puzzle.get("cpu") is not None:
+            os.sched_setaffinity(0, {int(puzzle["cpu"])})
+        side = int(puzzle["n"]) ** 2
+        grid = Grid(int(puzzle["n"]), np.asarray(puzzle["cells"], dtype=np.int32).reshape(side, side))
         result = solver.solve(grid)
         reply = {"status": result.status, "message": result.message,
                  "counters": {k: int(v) for k, v in result.counters.items()}}
@@ -358,12 +449,37 @@ def _member_main(solver: Solver, grid: Grid, write: int, read: int, cpu: int | N
             traceback.print_exc(limit=-3)
         code = 1
     try:
-        data = json.dumps(reply).encode()
-        view = memoryview(data)
-        while view:
-            view = view[os.write(write, view):]
+        _write_all(write, json.dumps(reply).encode())
     finally:
         os._exit(code)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _close(member: _Member) -> None:
+    """Close this process's ends of a member's pipes."""
+    for fd in (member.fd, member.command):
+        if fd >= 0:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    member.fd = member.command = -1
+
+
+def _alive(pid: int) -> bool:
+    """Whether this process's child ``pid`` is still running (not exited, not reaped)."""
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return False
+    if done:        # exited already: its status is gone, so its CPU is not counted -- rare
+        return False
+    return True
 
 
 def _kill(pid: int) -> None:

@@ -347,3 +347,22 @@ def test_the_spec_of_a_parallel_entrant_recreates_it():
     assert solver.spec == text
     again = BUILTIN.create(solver.spec)
     assert again.specs == solver.specs == ["sat:config=sat,phase=false", "kissat:seed=2"]
+
+
+def test_from_the_second_race_on_the_next_races_processes_are_forked_while_it_searches(puzzle):
+    solver = fake_parallel("slow:delay=0.3+hang")
+    try:
+        first = solver.solve(puzzle)
+        assert first.status == SOLVED and solver.standby is None     # one race: nothing ahead
+        second = solver.solve(puzzle)
+        assert second.status == SOLVED and second.counters["winner"] == 0
+        waiting = [m.pid for m in solver.standby]
+        assert len(waiting) == 2 and all(process_alive(p) for p in waiting)
+        third = solver.solve(puzzle)            # runs on the processes forked ahead
+        assert third.status == SOLVED and rules.is_solution_of(puzzle, third.solution)
+        assert not any(process_alive(p) for p in waiting)
+        assert third.counters["member_cpu_ms_1"] >= 0 and solver.standby is not None
+    finally:
+        solver.close()
+    assert solver.standby is None
+    assert not [p for p in _children(os.getpid()) if process_alive(p)]
