@@ -18,7 +18,8 @@ Member syntax:
 
 How a puzzle is raced: the members are created and warmed up once, in this process
 (:meth:`Parallel.warmup`). For each puzzle every member gets a process of its own, forked
-from this warm one (no start-up inside the measurement), in a session of its own and
+from this warm one (no start-up inside the measurement; from the second race on, forked
+while the previous race searched, waiting for its puzzle on a pipe), in a session of its own and
 pinned to a core of its own when this process may run on at least as many CPUs as there
 are members (``race run`` gives such a cell one core per member; otherwise they share).
 Each member solves through the solver interface, so its answer is verified in its process;
