@@ -45,8 +45,9 @@ would only repeat the slowest member's count.
 Measured on the 20 hard 25x25 of ``results/reference-hard-n5`` (seed 10), as the wall time on
 free cores (each member alone: its CPU seconds; the parallel entrant: the answering member's CPU
 seconds up to its answer; tests/bench/bench_parallel.py), against the best member alone:
-``sat:config=sat+kissat:config=sat\\,seed=1`` 0.76x (0.86x with its own fork and stop time as
-measured on the loaded 2-core bench machine, about 50 ms a puzzle there),
+``sat:config=sat+kissat:config=sat\\,seed=1`` 0.76x (0.82x with its own fork and stop time as
+measured on the loaded 2-core bench machine, load 12-13; 0.86x-0.90x before the next race's
+processes were forked ahead),
 ``kissat:config=sat+kissat:config=sat\\,seed=1`` 0.80x, ``sat:config=sat+cpsat`` 0.84x,
 ``sat:config=sat+sat:config=sat\\,seed=2`` 0.89x, ``sat:config=sat+kissat:config=sat`` 0.92x.
 From each member's CPU seconds alone (the lower of the two per puzzle): the 12 pairs of
