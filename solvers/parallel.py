@@ -78,7 +78,9 @@ from solvers.limited_process import descendants, die_with_parent, kill_group
 #: the most members one parallel entrant may have
 MAX_MEMBERS = 64
 #: seconds a race goes without an answer before the next race's processes are forked (from
-#: the second race on; an easy puzzle is answered first and pays no fork beside its search)
+#: the second race on; an easy puzzle is answered first and pays no fork beside its search).
+#: Forking at once (0) measured the same within the noise in tests/bench/bench_parallel.py
+#: (0.83x against 0.82x the best member on free cores)
 PREFORK_AFTER = 0.05
 #: the example shown when members are missing
 EXAMPLE = "parallel:members=sat:config=sat+kissat"
