@@ -115,6 +115,19 @@ class Solver:
                 raise TypeError(f"solver {cls.__name__}: {attribute} must be a string")
 
     @classmethod
+    def unavailable(cls) -> str:
+        """Why this solver cannot run on this machine (an optional dependency missing), with
+        what to install; "" when it can. ``race solvers`` lists it as unavailable, ``race
+        run`` leaves it out with a note, and creating it raises RaceError. Default: "" (it can)."""
+        return ""
+
+    @property
+    def cores(self) -> int:
+        """The cores one of its cells holds in ``race run`` (the scheduler and the pinning
+        give it that many): 1, except for an entrant that runs several searches at once."""
+        return 1
+
+    @classmethod
     def batch_capable(cls, params: dict[str, str]) -> bool:
         """Whether :mod:`solvers.batch` can solve many puzzles of this entrant (with these
         parameters from its spec) in one compiled call. Default: no."""
@@ -147,8 +160,10 @@ class Solver:
 
     @property
     def spec(self) -> str:
-        """The entrant spec that recreates this solver, e.g. ``dlx:heuristic=first``."""
-        changed = [f"{k}={v}" for k, v in self.params.items() if v != self.parameters[k][0]]
+        """The entrant spec that recreates this solver, e.g. ``dlx:heuristic=first`` (a comma
+        in a value written ``\\,``, as the spec parser reads it)."""
+        changed = [f"{k}={str(v).replace(',', chr(92) + ',')}" for k, v in self.params.items()
+                   if v != self.parameters[k][0]]
         return self.name + (":" + ",".join(changed) if changed else "")
 
     # -- to implement --------------------------------------------------------

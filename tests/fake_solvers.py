@@ -41,6 +41,15 @@ class HangChild(Solver):
         return RawAnswer(0, complete=False)
 
 
+class Spin(Solver):
+    """Burns CPU and never returns (a search that will not finish in time)."""
+    name = "spin"
+
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
+        while True:
+            pass
+
+
 class Wrong(Solver):
     """Returns the puzzle with every empty cell set to 1: not a solution."""
     name = "wrong"
@@ -219,6 +228,7 @@ FAKES = {
     "bad-warmup": ("tests.fake_solvers:BadWarmup", {}),
     "flaky-warmup": ("tests.fake_solvers:FlakyWarmup", {}),
     "hang": ("tests.fake_solvers:Hang", {}),
+    "spin": ("tests.fake_solvers:Spin", {}),
     "hang-child": ("tests.fake_solvers:HangChild", {}),
     "wrong": ("tests.fake_solvers:Wrong", {}),
     "crash": ("tests.fake_solvers:Crash", {}),

@@ -190,3 +190,16 @@ def test_censored_pairs_in_the_head_to_head_are_spread_and_counted(reference):
     assert len(both) == 50 and len(set(both)) == 50
     assert any("both: 50" in t.get_text() for t in hard.texts)
     plt.close(fig)
+
+
+def test_a_variant_wears_its_solvers_colour_and_never_a_built_ins_look():
+    styles = entrant_styles(["dlx:heuristic=first", "sat:config=sat", "cpsat:model=int", "mine"])
+    built_in = {slot_style(slot) for slot in FIXED_SLOTS.values()}
+    for variant, solver in (("dlx:heuristic=first", "dlx"), ("sat:config=sat", "sat"),
+                            ("cpsat:model=int", "cpsat")):
+        assert styles[variant].colour == slot_style(FIXED_SLOTS[solver]).colour
+        assert styles[variant] not in built_in       # told apart from the solver itself
+    assert styles["mine"] not in built_in
+    # the same look whether or not the built-in races beside it
+    assert entrant_styles(["dlx", "dlx:heuristic=first"])["dlx:heuristic=first"] == \
+        styles["dlx:heuristic=first"]

@@ -6,9 +6,10 @@ Black-and-white safe: markers and line styles differ, not only colours.
 **An entrant's style** is decided here and nowhere else (:func:`entrant_styles`): it follows
 from the entrant's name, not from its place in a campaign, so ``sat`` looks the same in the
 runtime figure, the landscape of another campaign and the HTML page. The built-in entrants
-and the virtual best solver own a slot each (:data:`FIXED_SLOTS`); any other entrant prefers
-the slot its name hashes to and takes the next free one when an entrant of the same figure
-holds it.
+and the virtual best solver own a slot each (:data:`FIXED_SLOTS`), never taken by another
+name. A variant of a built-in (``dlx:heuristic=first``) wears its solver's colour with a marker
+and dash of its own; any other entrant the colour its name hashes to; each takes the first slot
+of that colour that no entrant of the same figure holds.
 """
 
 from __future__ import annotations
@@ -25,22 +26,25 @@ from matplotlib.ticker import LogFormatter
 
 from experiments.analysis.virtual_best import NAME as VIRTUAL_BEST
 
-MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "h"]
 #: the same markers as plotly symbols
 SYMBOLS = {"o": "circle", "s": "square", "^": "triangle-up", "D": "diamond", "v": "triangle-down",
-           "P": "cross", "X": "x", "*": "star"}
+           "P": "cross", "X": "x", "*": "star", "h": "hexagon"}
 #: dash patterns (on, off, ... in line widths; () is a solid line), drawn alike by matplotlib
 #: (which scales them by the line width) and plotly (in pixels, scaled here)
 DASHES: list[tuple[float, ...]] = [(), (3.7, 1.6), (6.4, 1.6, 1, 1.6), (1, 1.65), (5, 1, 1, 1), (8, 2),
                                    (8, 2, 1, 2, 1, 2), (3, 1, 1, 1, 1, 1)]
 LINESTYLES = ["-" if not d else (0, d) for d in DASHES]
-#: Okabe-Ito colours, ordered so neighbours differ in lightness too
-COLOURS = ["#000000", "#E69F00", "#0072B2", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#999999"]
+#: Okabe-Ito colours, ordered so neighbours differ in lightness too, and a wine red (Tol's) for
+#: the fourth method, constraint programming
+COLOURS = ["#000000", "#E69F00", "#0072B2", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#999999",
+           "#882255"]
 HATCHES = ["", "///", "...", "xxx", "\\\\\\", "ooo", "---", "+++"]
 #: the slot of each built-in entrant and of the virtual best solver, whatever campaign it is in
-FIXED_SLOTS = {"backtracking": 0, "dlx": 1, "sat": 2, "kissat": 3, VIRTUAL_BEST: 4, "auto": 5, "cmd": 6}
-#: distinct (colour, marker, dash) triples: 8 slots of all-different parts, then 7 more
-#: rounds of 8 that shift the marker and the dash against the colour
+FIXED_SLOTS = {"backtracking": 0, "dlx": 1, "sat": 2, "kissat": 3, VIRTUAL_BEST: 4, "auto": 5, "cmd": 6,
+               "parallel": 7, "cpsat": 8}
+#: distinct (colour, marker, dash) triples: a round of 9 slots of all-different colours and
+#: markers, then rounds that shift the marker and the dash against the colour
 SLOTS = 64
 STYLE = {"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "legend.fontsize": 8,
          "xtick.labelsize": 8, "ytick.labelsize": 8, "figure.dpi": 100, "savefig.bbox": "tight",
@@ -120,7 +124,12 @@ def slot_style(slot: int) -> EntrantStyle:
     return EntrantStyle(COLOURS[k], MARKERS[(k + turn) % len(MARKERS)], DASHES[(k + 2 * turn) % len(DASHES)])
 
 
-def _preferred_slot(entrant: str) -> int:
+def _preferred_colour(entrant: str) -> int:
+    """The colour an entrant that owns no slot wears: its solver's (the name before ``:``)
+    when that is a built-in, else the one its name hashes to."""
+    base = entrant.split(":", 1)[0]
+    if base in FIXED_SLOTS:
+        return FIXED_SLOTS[base] % len(COLOURS)
     digest = hashlib.sha256(entrant.encode("utf-8", "surrogatepass")).digest()
     return int.from_bytes(digest[:4], "big") % len(COLOURS)
 
@@ -128,17 +137,18 @@ def _preferred_slot(entrant: str) -> int:
 def entrant_styles(entrants: Iterable[str]) -> dict[str, EntrantStyle]:
     """The style of each of ``entrants`` (every entrant a figure, or a page of figures, may
     draw): a built-in entrant's own slot (:data:`FIXED_SLOTS`); any other entrant, in the
-    order given, the slot its name hashes to when free, else the next free slot. Two
-    entrants of one call never share a style (up to :data:`SLOTS` entrants)."""
+    order given, the first free slot of its colour (:func:`_preferred_colour`) outside the
+    built-ins' slots, else of the next colour. Two entrants of one call never share a style
+    (up to :data:`SLOTS` entrants)."""
     names = list(dict.fromkeys(entrants))
-    taken = {FIXED_SLOTS[e] for e in names if e in FIXED_SLOTS}
     slots: dict[str, int] = {e: FIXED_SLOTS[e] for e in names if e in FIXED_SLOTS}
+    taken = set(FIXED_SLOTS.values())           # a built-in's look is never another's
     for entrant in names:
         if entrant in slots:
             continue
-        start = _preferred_slot(entrant)
+        colour = _preferred_colour(entrant)
         free = [s for s in range(SLOTS) if s not in taken]
-        slot = min(free, key=lambda s: (s >= len(COLOURS), (s - start) % SLOTS)) if free else start
+        slot = min(free, key=lambda s: ((s - colour) % len(COLOURS), s)) if free else colour
         slots[entrant] = slot
         taken.add(slot)
     return {e: slot_style(slots[e]) for e in names}

@@ -98,6 +98,14 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
     the set).
 
     \b
+    Entrants that run several searches at once (parallel:members=A+B, one
+    core per member) hold that many workers' cores per cell (at most --jobs):
+    nothing else runs on them meanwhile; their wall time is what the summary's
+    medians compare, and runs.csv's cpu_s sums all members (column cores says
+    how many). An entrant that needs an optional package not installed here
+    (cpsat: OR-Tools) is left out with a note saying what to install.
+
+    \b
     Skip rule: once an entrant's median at some n of a family is censored
     (half or more of its cells there unanswered), its larger n of that family
     are recorded as skipped, which the analysis counts as censored.
@@ -126,6 +134,7 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
       race run --n 2..4 --executor dask --scheduler tcp://10.0.0.1:8786
       race run --n 3 --family holes --holes 0.55 --pattern balanced
       race run --n 3..4 --repeats 3 --order fixed --no-pin
+      race run --n 5 --family hard --solvers 'sat:config=sat,cpsat,parallel:members=sat:config=sat+kissat:config=sat\\,seed=1'
     """
     if executor == "dask" and not scheduler:
         raise RaceError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
@@ -142,7 +151,7 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
     else:
         families, options = resolve_families(family_labels, options_given)
     family_labels = ",".join(f.label for f in families)
-    entrants = parse_entrants(solvers, current_registry())
+    entrants = parse_entrants(solvers, current_registry(), on_unavailable=_left_out)
     memory_mb = memory or None
     name = name or default_name(n_values, family_labels, seed, instances, timeout, memory_mb, DEFAULTS,
                                 options)
@@ -150,6 +159,11 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
         raise RaceError(f"--campaign {name!r}: expected a plain directory name")
     argv = sys.argv
     local_jobs = jobs or os.cpu_count() or 1
+    for entrant in entrants:
+        if executor == "local" and entrant.cores > local_jobs:
+            click.echo(f"race: note: {entrant.spec} runs {entrant.cores} searches at once but "
+                       f"--jobs is {local_jobs}: its cells hold {local_jobs} core(s), which its "
+                       f"members share", err=True)
     config = Config(n_values=n_values, entrants=entrants, family_labels=family_labels, seed=seed,
                     instances=instances, repeats=repeats, timeout_s=timeout,
                     memory_mb=memory_mb, jobs=local_jobs if executor == "local" else (jobs or 0),
@@ -159,6 +173,11 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
     config.command = (" ".join(shlex.quote(a) for a in ["race", *argv[1:]])
                       if argv and Path(argv[0]).name == "race" else "")
     race(config, report=not no_report)
+
+
+def _left_out(spec: str, why: str) -> None:
+    """Say that an entrant that cannot run here (an optional dependency missing) is left out."""
+    click.echo(f"race: note: {spec} is left out of this race: {why}", err=True)
 
 
 def race(config: Config, summarize=None, report: bool | None = None) -> None:

@@ -17,12 +17,18 @@ worker:
   solver binary dies too); a result whose measured wall time is over the limit
   is a timeout as well.
 * **memout**: the resident memory of the worker's process tree is polled every
-  :data:`MEMORY_POLL_S` (:mod:`experiments.harness.process_tree`, psutil: on any system);
+  :data:`MEMORY_POLL_S` (:mod:`solvers.process_tree`, psutil: on any system);
   past ``memory_mb`` the group is killed. A
   result whose peak (the worker's own reading, or the polls') is over the limit is a
   memout as well: a cell quicker than a poll is held to the limit too.
 * **error**: a worker that dies (crash, signal) or fails to start (then the
   outcome carries ``start_failed``); the next cell gets a fresh worker.
+
+**Cells of several cores**: a request with ``"cores": k`` (an entrant such as ``parallel``
+that runs k searches at once, :attr:`solvers.interface.Solver.cores`) holds k idle slots
+until it finishes: its worker runs on their k CPUs (sent with the solve request, see
+:mod:`experiments.harness.worker`) and nothing else runs on them meanwhile; :meth:`free`
+counts idle slots, so the scheduler waits until k are idle. The outcome carries ``cores``.
 
 **Pinning** (``cpus``): worker slot i runs on CPU ``cpus[i]`` alone (set before the
 worker's program starts, inherited by the solver binaries it runs; see
@@ -48,10 +54,10 @@ from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from experiments.harness import worker_tmpdir
-from experiments.harness.process_tree import TreeMemory, descendants
 from experiments.harness.provenance import utc_now
 from experiments.harness.schema import Status
 from formats.errors import RaceError
+from solvers.process_tree import TreeMemory, descendants
 from solvers.limited_process import die_with_parent as die_with_parent_signal
 
 #: seconds between two memory polls of a busy worker
@@ -198,7 +204,7 @@ class _Slot:
     worker: WorkerProcess | None = None
     key: Hashable = None
     request: dict[str, Any] | None = None
-    phase: str = "idle"            # idle | init | solve
+    phase: str = "idle"            # idle | init | solve | held (lent to another slot's cell)
     deadline: float = 0.0
     sent: float = 0.0
     started_at: str = ""
@@ -206,6 +212,8 @@ class _Slot:
     cpu: int | None = None
     parked: dict[str, WorkerProcess] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the slots this slot's cell holds besides itself (a cell of several cores)
+    holds: list["_Slot"] = field(default_factory=list)
 
 
 class LocalExecutor:
@@ -252,14 +260,21 @@ class LocalExecutor:
         return warm | {e for s in self.slots if s.phase == "idle" for e in s.parked}
 
     def submit(self, key: Hashable, request: dict[str, Any]) -> None:
-        """Start the cell ``request`` on a free worker (one warm for its entrant if any)."""
+        """Start the cell ``request`` on a free worker (one warm for its entrant if any). A
+        request of ``cores`` k > 1 (an entrant that runs k searches at once) holds k idle
+        slots: its worker runs on their k CPUs and no other cell runs on them meanwhile."""
         entrant = request["entrant"]
+        cores = int(request.get("cores", 1) or 1)
         idle = [s for s in self.slots if s.phase == "idle"]
-        if not idle:
-            raise RuntimeError("no free worker")
+        if not idle or cores > len(idle):
+            raise RuntimeError("no free worker" if not idle else
+                               f"{cores} cores asked, {len(idle)} free")
         slot = next((s for s in idle if s.worker and s.worker.entrant == entrant), None) \
             or next((s for s in idle if entrant in s.parked), None) \
             or next((s for s in idle if s.worker is None), None) or idle[0]
+        slot.holds = [s for s in idle if s is not slot][:cores - 1]
+        for held in slot.holds:
+            held.phase = "held"
         if slot.worker is None or slot.worker.entrant != entrant:
             wanted = self._unpark(slot, entrant)
             if slot.worker is not None:
@@ -295,7 +310,7 @@ class LocalExecutor:
     def poll(self, max_wait: float = 0.5) -> list[tuple[Hashable, dict[str, Any]]]:
         """Wait up to ``max_wait`` s for cells to finish (or be killed); return them."""
         done: list[tuple[Hashable, dict[str, Any]]] = []
-        busy = [s for s in self.slots if s.phase != "idle"]
+        busy = [s for s in self.slots if s.phase in ("init", "solve")]
         if not busy:
             return done
         now = time.monotonic()
@@ -308,7 +323,7 @@ class LocalExecutor:
             self._on_readable(slot, done)
         now = time.monotonic()
         for slot in self.slots:
-            if slot.phase != "idle" and now > slot.deadline:
+            if slot.phase in ("init", "solve") and now > slot.deadline:
                 self._on_deadline(slot, done)
         if self.memory_mb is not None and now - self._last_mem >= MEMORY_POLL_S:
             self._last_mem = now
@@ -321,11 +336,11 @@ class LocalExecutor:
         """Stop every worker (killing busy ones with their process groups)."""
         for slot in self.slots:
             if slot.worker is not None:
-                if slot.phase == "idle":
+                if slot.phase in ("idle", "held"):
                     slot.worker.stop()
                 else:
                     slot.worker.kill()
-            slot.worker, slot.phase = None, "idle"
+            slot.worker, slot.phase, slot.holds = None, "idle", []
             for worker in slot.parked.values():
                 worker.stop()
             slot.parked.clear()
@@ -335,6 +350,8 @@ class LocalExecutor:
         message = {"op": "solve", **slot.request["solve"], "timeout": self.timeout_s}
         if self.min_time is not None:
             message["min_time"] = self.min_time
+        if slot.cpu is not None:        # the worker runs on its slot's CPU and the held ones'
+            message["cpus"] = sorted({slot.cpu, *(h.cpu for h in slot.holds if h.cpu is not None)})
         slot.phase, slot.started_at = "solve", utc_now()
         slot.sent = time.monotonic()
         slot.deadline = slot.sent + self.timeout_s + GRACE_S
@@ -351,11 +368,15 @@ class LocalExecutor:
             outcome.setdefault("params", ready["params"])
         if "cpus" in ready:
             outcome.setdefault("cpus", ready["cpus"])
+        outcome.setdefault("cores", 1 + len(slot.holds))
         done.append((slot.key, outcome))
         if not healthy and worker is not None:
             worker.kill()
             slot.worker = None
         slot.phase, slot.key, slot.request = "idle", None, None
+        for held in slot.holds:
+            held.phase = "idle"
+        slot.holds = []
 
     def _on_readable(self, slot: _Slot, done: list) -> None:
         replies = slot.worker.receive()
@@ -381,6 +402,8 @@ class LocalExecutor:
                     return
             elif slot.phase == "solve" and reply.get("op") == "result":
                 reply = {k: v for k, v in reply.items() if k != "op"}
+                if reply.get("cpus") and reply.get("worker"):    # a cell of several cores
+                    self.worker_cpus[reply["worker"]] = reply["cpus"]
                 wall = reply.get("wall_s")
                 if wall is not None and wall > self.timeout_s:
                     reply = {"status": Status.TIMEOUT, "peak_rss_mb": reply.get("peak_rss_mb"),

@@ -23,7 +23,7 @@ from formats.errors import RaceError, printable
 from formats.whole_file import write_whole
 
 #: packages whose versions go into meta.json
-PACKAGES = ("numpy", "numba", "python-sat", "passagemath-kissat", "pandas", "click", "tqdm",
+PACKAGES = ("numpy", "numba", "python-sat", "passagemath-kissat", "ortools", "pandas", "click", "tqdm",
             "dask", "distributed")
 
 

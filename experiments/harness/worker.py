@@ -11,8 +11,11 @@ Requests and replies::
 
     {"op": "init", "name", "target", "fixed", "spec"}   -> {"op": "ready", "worker", "solver", "params", "cpus"}
                                                           | {"op": "error", "message"}
-    {"op": "solve", "instance", "text", "min_time", "timeout"}
+    {"op": "solve", "instance", "text", "min_time", "timeout", "cpus"}
                                                         -> {"op": "result", <measurement>}
+
+``cpus`` (optional): the CPUs the cell may use; the worker runs on exactly those for it (a
+cell of several cores gets one CPU per core, :mod:`experiments.harness.executor`).
 
 ``init`` creates the entrant through a :class:`solvers.registry.Registry` made of
 the entry sent along (so a solver registered only in the parent, e.g. by a test,
@@ -240,6 +243,9 @@ class _Worker:
         if self.solver is None:
             return {"op": "result", "status": Status.ERROR, "message": "worker not initialised"}
         try:
+            cpus = request.get("cpus")
+            if cpus:
+                os.sched_setaffinity(0, {int(c) for c in cpus})
             grid = parse(request["text"], request.get("instance", "<instance>")).grids[0]
             # the first cell of a size in this worker gets a warm-up solve when that is cheap
             # (well inside the limit): per-size setup is not part of a measurement
@@ -254,6 +260,8 @@ class _Worker:
             return {"op": "result", "status": Status.ERROR, "worker": self.ident,
                     "message": f"{type(exc).__name__}: {exc}"}
         out.update(op="result", worker=self.ident)
+        if request.get("cpus"):
+            out["cpus"] = allowed_cpus()        # the CPUs this cell ran on
         return out
 
 

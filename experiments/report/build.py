@@ -85,6 +85,7 @@ def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT
         "table_growth.tex": tables.growth_tabular(growth),
         "table_sizes.tex": tables.sizes_tabular(tables.sizes_table(ns)),
         "table_vbs.tex": report_vbs.vbs_tabular(campaign, table),
+        "cores.tex": tables.cores_section(campaign),
         "macros.tex": _macros(campaign, table, growth, wanted, landscape is not None),
         "noise.tex": tables.noise_paragraph(noise.warnings(campaign),
                                             "machine_state" in campaign.meta),

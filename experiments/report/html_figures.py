@@ -23,7 +23,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from experiments.analysis import plots
+from experiments.analysis import figure_style, plots
 from experiments.analysis import statistics as analysis
 from experiments.analysis import virtual_best
 from experiments.analysis.figure_style import EntrantStyle, campaign_styles, censored_rows, strip_top
