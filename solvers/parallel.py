@@ -58,14 +58,11 @@ on average; on the 20 puzzles of seed 11, ``sat:config=sat+kissat:config=sat\\,s
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import re
 import select
-import signal
 import time
-import traceback
 
 import numpy as np
 
@@ -73,7 +70,9 @@ from formats.errors import RaceError
 from formats.grid import Grid
 from solvers import rules
 from solvers.interface import SOLVED, UNSAT, WRONG, RawAnswer, Solver
-from solvers.limited_process import die_with_parent, kill_group
+from solvers.limited_process import kill_group
+from solvers.member_processes import (Member, alive, close_pipes, kill_pid, placement, reap,
+                                      set_subreaper, spawn_all, write_all)
 from solvers.process_tree import descendants
 
 #: the most members one parallel entrant may have
@@ -85,9 +84,6 @@ MAX_MEMBERS = 64
 PREFORK_AFTER = 0.05
 #: the example shown when members are missing
 EXAMPLE = "parallel:members=sat:config=sat+kissat"
-_PR_SET_CHILD_SUBREAPER = 36
-#: the signals that stop a search (a Stop, Ctrl-C, race solve's limit), held while a member starts
-_STOPPING = {signal.SIGINT, signal.SIGTERM, signal.SIGALRM}
 _SPLIT = re.compile(r"(?<!\\)\+")
 
 
@@ -143,7 +139,7 @@ class Parallel(Solver):
         self.method = methods.pop() if len(methods) == 1 else Parallel.method
         self.warm = False               # members warmed in this process (warmup)
         #: the next race's member processes, forked while the last one searched (or None)
-        self.standby: list[_Member] | None = None
+        self.standby: list[Member] | None = None
         self.races = 0
 
     @property
@@ -186,8 +182,8 @@ class Parallel(Solver):
         standby, self.standby = self.standby, None
         for member in standby or ():
             kill_group(member.pid)
-            _reap(member.pid)
-            _close(member)
+            reap(member.pid)
+            close_pipes(member)
 
     def __del__(self) -> None:
         try:
@@ -196,54 +192,39 @@ class Parallel(Solver):
             pass
 
 
-class _Member:
-    """One member's process of one race: its pid, the read end of its pipe, what it sent."""
-
-    def __init__(self, index: int, pid: int, fd: int, command: int) -> None:
-        self.index, self.pid, self.fd = index, pid, fd
-        self.command = command          # where its puzzle goes (one JSON line)
-        self.data = b""
-        self.reply: dict | None = None
-        self.done = False
-        self.cpu_s = 0.0
-        self.verdict = ""               # solved / unsat / unknown / wrong / failed
-        self.grid: np.ndarray | None = None
-        self.below: list[int] = []      # its descendants when it was stopped
-
-
 class _Race:
     """The processes of one puzzle's race, from fork to the last reaped one."""
 
     def __init__(self, members: list[Solver], grid: Grid, timeout: float,
-                 ready: list[_Member] | None = None, prefork=None) -> None:
+                 ready: list[Member] | None = None, prefork=None) -> None:
         self.solvers, self.grid = members, grid
         self.deadline = time.monotonic() + timeout if timeout > 0 else None
         self.ready, self.prefork = ready, prefork
-        self.members: list[_Member] = []
-        self.winner: _Member | None = None
+        self.members: list[Member] = []
+        self.winner: Member | None = None
         self.times: dict[str, float] = {}
-        self.cpus = _placement(len(members))
+        self.cpus = placement(len(members))
         self.subreaper = False
         self.stopped = False
 
     # -- start ----------------------------------------------------------------------------
     def start(self) -> None:
         t0 = time.perf_counter()
-        self.subreaper = _set_subreaper(True)
-        if self.ready is not None and all(_alive(m.pid) for m in self.ready):
+        self.subreaper = set_subreaper(True)
+        if self.ready is not None and all(alive(m.pid) for m in self.ready):
             self.members = self.ready
         else:
             for member in self.ready or ():          # one died while waiting: a fresh set
                 kill_group(member.pid)
-                _reap(member.pid)
-                _close(member)
+                reap(member.pid)
+                close_pipes(member)
             self.members = spawn_all(self.solvers)
         n, cells = self.grid.n, self.grid.cells.reshape(-1).tolist()
         for member in self.members:
             cpu = self.cpus[member.index] if self.cpus else None
             line = json.dumps({"n": n, "cells": cells, "cpu": cpu}).encode() + b"\n"
             try:
-                _write_all(member.command, line)
+                write_all(member.command, line)
             except OSError:
                 pass                                # gone: its answer pipe says so
             os.close(member.command)
@@ -272,7 +253,7 @@ class _Race:
                         break
         self.times["search"] = time.perf_counter() - self.t_started
 
-    def _read(self, member: _Member) -> None:
+    def _read(self, member: Member) -> None:
         chunk = os.read(member.fd, 1 << 20)
         if chunk:
             member.data += chunk
@@ -322,18 +303,18 @@ class _Race:
                     kill_group(os.getpgid(pid))
                 except (ProcessLookupError, PermissionError):
                     pass
-                _kill(pid)
+                kill_pid(pid)
             kill_group(member.pid)
         for member in self.members:
-            member.cpu_s = _reap(member.pid)
-            _close(member)
+            member.cpu_s = reap(member.pid)
+            close_pipes(member)
         for pid in orphans:                # reparented to this process (the subreaper)
-            cpu = _reap(pid, block=self.subreaper)
+            cpu = reap(pid, block=self.subreaper)
             owner = next((m for m in self.members if pid in m.below), None)
             if owner is not None:
                 owner.cpu_s += cpu
         if self.subreaper:
-            _set_subreaper(False)
+            set_subreaper(False)
         self.times["stop"] = time.perf_counter() - t0
 
     # -- the answer ------------------------------------------------------------------------
@@ -360,154 +341,9 @@ class _Race:
         return RawAnswer(0, [], False, counters, self.times)
 
 
-def _failure(member: _Member) -> str:
+def _failure(member: Member) -> str:
     reply = member.reply or {}
     if member.verdict == WRONG and "cells" in reply:
         return "returned a grid that is not a solution"
     return str(reply.get("message") or "died without an answer")[:200]
 
-
-def _placement(count: int) -> list[int] | None:
-    """A CPU for each of ``count`` members: this process's CPUs in order when there are at
-    least ``count`` of them (the harness pins a parallel cell to one core per member),
-    else None (the members share what there is)."""
-    try:
-        cpus = sorted(os.sched_getaffinity(0))
-    except AttributeError:
-        return None
-    return cpus[:count] if len(cpus) >= count else None
-
-
-def spawn_all(solvers: list[Solver]) -> list[_Member]:
-    """A process for each member, forked from this (warm) one, waiting for its puzzle."""
-    members: list[_Member] = []
-    try:
-        for index, solver in enumerate(solvers):
-            members.append(_spawn(index, solver, members))
-    except BaseException:
-        for member in members:
-            kill_group(member.pid)
-            _reap(member.pid)
-            _close(member)
-        raise
-    return members
-
-
-def _spawn(index: int, solver: Solver, others: list[_Member]) -> _Member:
-    """Fork the process of member ``index``: it waits for one puzzle (a JSON line on its
-    command pipe), solves it, writes its answer (one JSON object) and exits."""
-    answer_read, answer_write = os.pipe()
-    command_read, command_write = os.pipe()
-    # no signal (a Stop, Ctrl-C) between the fork and the member's record: a process nobody
-    # knows of would be left running
-    signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
-    try:
-        pid = os.fork()
-        if pid == 0:                                           # the member's process
-            inherited = [answer_read, command_write] + [fd for m in others
-                                                        for fd in (m.fd, m.command) if fd >= 0]
-            _member_main(solver, command_read, answer_write, inherited)
-        return _Member(index, pid, answer_read, command_write)
-    except OSError as exc:
-        os.close(answer_read)
-        os.close(command_write)
-        raise RaceError(f"parallel: cannot start a process for member {index}: "
-                        f"{exc.strerror or exc}") from None
-    finally:
-        os.close(answer_write)
-        os.close(command_read)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
-
-
-def _member_main(solver: Solver, command: int, write: int, inherited: list[int]) -> None:
-    """The body of a member's process: wait for the puzzle, solve it, send the answer as one
-    JSON object, exit."""
-    code = 0
-    try:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
-        for fd in inherited:                     # the other processes' pipe ends
-            os.close(fd)
-        os.setsid()                              # its own group: killed with whatever it starts
-        die_with_parent()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, signal.SIG_DFL)
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = os.read(command, 1 << 20)
-            if not chunk:                        # dropped without a puzzle
-                os._exit(0)
-            data += chunk
-        puzzle = json.loads(data)
-        if puzzle.get("cpu") is not None:
-            os.sched_setaffinity(0, {int(puzzle["cpu"])})
-        side = int(puzzle["n"]) ** 2
-        grid = Grid(int(puzzle["n"]), np.asarray(puzzle["cells"], dtype=np.int32).reshape(side, side))
-        result = solver.solve(grid)
-        reply = {"status": result.status, "message": result.message,
-                 "counters": {k: int(v) for k, v in result.counters.items()}}
-        if result.status in (SOLVED, WRONG) and result.solution is not None:
-            reply["status"] = SOLVED    # the race verifies the grid itself
-            reply["cells"] = result.solution.cells.reshape(-1).tolist()
-    except BaseException as exc:       # noqa: BLE001 - told to the race, never raised here
-        reply = {"status": "failed", "message": f"{type(exc).__name__}: {exc}"}
-        if not isinstance(exc, RaceError):
-            traceback.print_exc(limit=-3)
-        code = 1
-    try:
-        _write_all(write, json.dumps(reply).encode())
-    finally:
-        os._exit(code)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
-def _close(member: _Member) -> None:
-    """Close this process's ends of a member's pipes."""
-    for fd in (member.fd, member.command):
-        if fd >= 0:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-    member.fd = member.command = -1
-
-
-def _alive(pid: int) -> bool:
-    """Whether this process's child ``pid`` is still running (not exited, not reaped)."""
-    try:
-        done, _ = os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return False
-    if done:        # exited already: its status is gone, so its CPU is not counted -- rare
-        return False
-    return True
-
-
-def _kill(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _reap(pid: int, block: bool = True) -> float:
-    """Wait for ``pid`` (a child of this process) and return its CPU seconds, its own and its
-    waited-for children's; 0 when it is not (or no longer) this process's child."""
-    try:
-        done, _, usage = os.wait4(pid, 0 if block else os.WNOHANG)
-    except ChildProcessError:
-        return 0.0
-    return usage.ru_utime + usage.ru_stime if done else 0.0
-
-
-def _set_subreaper(on: bool) -> bool:
-    """Make this process the reaper of its descendants' orphans (Linux), so that it reaps a
-    killed member's outside solver and counts its CPU; False where that is not possible."""
-    try:
-        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False

@@ -302,9 +302,9 @@ def test_the_worker_gets_the_limit_and_warms_each_size_once():
 
 
 def test_worker_path_keeps_existing_directories_once(monkeypatch, tmp_path):
-    from experiments.harness import executor
+    from experiments.harness import worker_process
     monkeypatch.setattr(sys, "path", ["", str(tmp_path / "missing"), str(tmp_path), str(tmp_path)])
-    assert executor.worker_env()["PYTHONPATH"] == str(tmp_path)
+    assert worker_process.worker_env()["PYTHONPATH"] == str(tmp_path)
 
 
 class ShowsEnv(Solver):
@@ -326,8 +326,8 @@ def test_a_worker_inherits_the_environment_with_a_temp_dir_of_its_own(monkeypatc
     import tempfile
     monkeypatch.setenv("RACE_MUTANT_MARK", "inherited")
     monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)
-    from experiments.harness import executor
-    assert executor.worker_env()["PYTHONUNBUFFERED"] == "1"
+    from experiments.harness import worker_process
+    assert worker_process.worker_env()["PYTHONUNBUFFERED"] == "1"
     ex = LocalExecutor(1, timeout_s=30.0)
     try:
         outcome = run_registered(ex, "shows-env")
@@ -341,7 +341,7 @@ def test_a_worker_inherits_the_environment_with_a_temp_dir_of_its_own(monkeypatc
 
 def test_a_worker_process_started_on_its_own_gets_the_default_environment():
     import select
-    from experiments.harness.executor import WorkerProcess
+    from experiments.harness.worker_process import WorkerProcess
     (entrant,) = parse_entrants("counts-calls", REGISTRY)
     worker = WorkerProcess(entrant.init_request())          # env None: worker_env()
     try:
@@ -367,7 +367,7 @@ def test_a_worker_that_exits_cleanly_mid_solve_is_still_an_error():
 
 _ORPHAN_PARENT = """
 import select, sys, time
-from experiments.harness.executor import WorkerProcess
+from experiments.harness.worker_process import WorkerProcess
 from tests.test_executor import request
 cell = request("hang")
 worker = (WorkerProcess(cell["init"]) if sys.argv[1] == "default"

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from experiments.analysis import head_to_head, plots
+from experiments.analysis import growth as growth_fit
 from experiments.analysis import statistics as analysis
 from experiments.harness import schema
 from experiments.report import build as report
@@ -184,7 +185,7 @@ def test_report_macros_are_exactly_those_report_tex_uses():
     used = tex.used_names(source)
     campaign = analysis.load(REFERENCE)
     table = analysis.summary(campaign)
-    text = campaign_macros(campaign, table, analysis.growth_table(campaign, table), used).text()
+    text = campaign_macros(campaign, table, growth_fit.growth_table(campaign, table), used).text()
     defined = set(re.findall(r"^\\newcommand\{\\([A-Za-z]+)\}", text, flags=re.M))
     flags = set(re.findall(r"^\\newif\\if([A-Za-z]+)$", text, flags=re.M))
     camel = {m for m in used if re.fullmatch(r"[a-z]+[A-Z][A-Za-z]*", m)} - own

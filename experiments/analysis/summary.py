@@ -17,6 +17,7 @@ import math
 import pandas as pd
 
 from experiments.analysis import statistics as analysis
+from experiments.analysis import growth as growth_fit
 from experiments.analysis import multicore, virtual_best
 from experiments.harness.schema import FAILURES, Status
 
@@ -101,7 +102,7 @@ def _wins_block(campaign: analysis.Campaign, table: pd.DataFrame) -> list[str]:
 
 def _growth_block(campaign: analysis.Campaign, table: pd.DataFrame) -> list[str]:
     """The fitted growth factor per step of n with its bootstrap interval, per family."""
-    growth = analysis.growth_table(campaign, table)
+    growth = growth_fit.growth_table(campaign, table)
     growth = growth[growth["points"] >= 2]
     if growth.empty:
         return []

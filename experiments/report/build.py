@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.analysis import growth as growth_fit
 from experiments.analysis import noise, plots
 from experiments.analysis import statistics as analysis
 from experiments.report import tables
@@ -73,7 +74,7 @@ def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT
     source = Path(report_dir) / "report.tex"
     wanted = used_names(source.read_text(encoding="utf-8")) if source.is_file() else None
     table = analysis.summary(campaign)
-    growth = analysis.growth_table(campaign, table)
+    growth = growth_fit.growth_table(campaign, table)
     written = plots.plot_all(campaign, out)
     entrants = campaign.entrants
     sat = plots.sat_entrants(campaign)
