@@ -31,7 +31,7 @@ bench: $(STAMP)
 ## interactive, offline report/report.html (with the reference landscape)
 .PHONY: report
 report: $(STAMP)
-	$(RACE) report results/reference-n2-10
+	$(RACE) report results/reference-n2-10 --report-dir report
 	$(RACE) report results/reference-n2-10 --html -o report/report.html --landscape results/reference-landscape
 
 ## docs: the documentation site (MkDocs, docs/ + mkdocs.yml) built into site/, strict: a broken

@@ -491,3 +491,14 @@ def test_report_dir_that_cannot_be_written_is_named_not_the_source(synthetic, tm
     result = CliRunner().invoke(main, ["report", str(synthetic), "--report-dir", str(target), "--no-pdf"])
     assert result.exit_code == 2 and str(target / "report.tex") in result.output
     assert str(report.REPORT_DIR) not in result.output
+
+
+def test_a_report_without_report_dir_goes_into_the_campaign_not_the_repository(tmp_path):
+    campaign = synthetic_campaign(tmp_path / "camp")
+    committed = report.REPORT_DIR / "generated" / "macros.tex"
+    before = committed.stat().st_mtime_ns if committed.exists() else None
+    result = CliRunner().invoke(main, ["report", str(campaign), "--no-pdf"])
+    assert result.exit_code == 0, result.output
+    assert (campaign / "report" / "report.tex").is_file()
+    assert (campaign / "report" / "generated" / "macros.tex").is_file()
+    assert (committed.stat().st_mtime_ns if committed.exists() else None) == before
