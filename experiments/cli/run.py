@@ -212,7 +212,7 @@ def race(config: Config, summarize=None, report: bool | None = None) -> None:
                    f"{len(prepared.pending)} to run, limit {config.timeout_s:g} s"
                    + (f" / {config.memory_mb:g} MB" if config.memory_mb else ""), err=True)
         bar = tqdm(total=len(prepared.pending), unit="cell", file=sys.stderr, dynamic_ncols=True,
-                   mininterval=0.25, disable=not prepared.pending)
+                   mininterval=0.25, disable=None if prepared.pending else True)  # a terminal only
 
     def on_row(row: dict) -> None:
         bar.set_postfix_str(f"{row['entrant']} n={row['n']}: {row['status']}", refresh=False)
