@@ -6,10 +6,9 @@
   ``minisat22``, ...; never PySAT's ``kissat404``), ``kissat`` (the external
   binary, also registered as the entrant ``kissat``), or the name/path of any
   DIMACS solver binary (``cadical``, ``minisat``); see :mod:`solvers.sat_backends`.
-* ``encoding``: ``minimal`` (the assignment's clauses), ``extended``,
-  ``reduced`` (the default: fastest in ``tests/bench/bench_sat.py``) or ``boxline``
-  (``reduced`` plus box-line intersection variables, for hard puzzles near the peak:
-  ``tests/bench/bench_hard.py``); see :mod:`solvers.sudoku_cnf`.
+* ``encoding``: ``minimal`` (the assignment's clauses), ``extended`` or
+  ``reduced`` (the default: fastest in ``tests/bench/bench_sat.py``; see
+  :mod:`solvers.sudoku_cnf`).
 * ``amo``: the at-most-one encoding of ``reduced`` (:data:`solvers.at_most_one.VARIANTS`:
   ``pairwise``, ``sequential``, ``commander``, ``bimander``, ``binary``, ``product``,
   ``pysat-*``, ``auto``); ``auto`` (the default) is pairwise for narrow groups and

@@ -23,14 +23,6 @@ DIMACS variable ``(i-1)·n⁴ + (j-1)·n² + k``; in 0-based code that is
     maps a variable back to its (i, j, k); ``Formula.fixed`` holds the cells
     the propagation decided. Propagation proving the clues contradictory
     yields the one-variable formula (x1) ∧ (¬x1).
-``boxline``
-    ``reduced`` plus the box-line intersections as variables: y(r, s, k) says "value k
-    is in the part of row r inside stack s" (y ↔ the OR of those cells' variables),
-    and likewise y'(c, b, k) for column c inside band b. Exactly one y per (row, value)
-    over the stacks and per (box, value) over the box's rows, and the same for the y'.
-    Redundant (the y are defined by the x), but unit propagation on them does the
-    pointing / box-line reductions that plain CDCL must rediscover by resolution.
-    Measured on hard puzzles at the peak: see ``tests/bench/bench_hard.py``.
 
 A :class:`Formula` keeps its clauses as a list of 2-D int32 blocks, one clause
 width per block (``(m, w)`` = m clauses of w literals), built with numpy
@@ -50,7 +42,7 @@ from formats.grid import Grid
 from solvers import at_most_one as amo_encodings
 from solvers import rules
 
-ENCODINGS = ("minimal", "extended", "reduced", "boxline")
+ENCODINGS = ("minimal", "extended", "reduced")
 
 LIT_DTYPE = np.int32
 
@@ -282,52 +274,6 @@ def candidate_groups_vectorised(cells, candidates, cell_units, side):
     return c * side + k, np.argsort(keys, axis=1, kind="stable") + 1, bounds
 
 
-def encode_boxline(grid: Grid, amo: str = amo_encodings.DEFAULT) -> Formula:
-    """:func:`encode_reduced`, then the box-line intersection variables and their
-    exactly-one groups (module docstring), numbered after the reduced formula's
-    variables: auxiliaries like the at-most-one ones (never part of a model's grid)."""
-    formula = encode_reduced(grid, amo)
-    if np.any(formula.var_cell[1:] < 0):                 # the clues are contradictory
-        formula.encoding = "boxline"
-        return formula
-    n, side = grid.n, grid.side
-    flat = formula.var_cell[1:]                           # (cell · side + k) of variable v
-    x = np.arange(1, flat.size + 1, dtype=np.int64)
-    cell, k = np.divmod(flat, side)
-    row, column = np.divmod(cell, side)
-    blocks = list(formula.blocks)
-    next_var = formula.nvars + 1
-    for line, across in ((row, column), (column, row)):
-        # y(line, part, k): the part of a row (column) inside one stack (band)
-        key = (line * n + across // n) * side + k
-        ys, y_of = np.unique(key, return_inverse=True)
-        y = next_var + np.arange(ys.size, dtype=np.int64)
-        next_var += ys.size
-        blocks.append(np.stack([-x, y[y_of]], axis=1).astype(LIT_DTYPE))     # x -> y
-        order = np.argsort(y_of, kind="stable")
-        bounds = np.concatenate([[0], np.cumsum(np.bincount(y_of, minlength=ys.size))])
-        width = np.diff(bounds)
-        for w in np.unique(width):                                            # y -> OR x
-            starts = bounds[:-1][width == w]
-            members = x[order][starts[:, None] + np.arange(w)]
-            blocks.append(np.concatenate([-y[width == w][:, None], members], axis=1)
-                          .astype(LIT_DTYPE))
-        y_line, y_k = np.divmod(ys, side)
-        y_line, y_part = np.divmod(y_line, n)
-        # exactly one y per (line, k) over the parts, and per (box, k) over its lines
-        for group in (y_line * side + y_k, ((y_line // n) * n + y_part) * side + y_k):
-            order = np.argsort(group, kind="stable")
-            bounds = np.concatenate([[0], np.cumsum(np.bincount(group, minlength=side * side))])
-            new, next_var = _group_blocks(y[order], bounds, next_var, amo)
-            blocks.extend(new)
-    formula.blocks = blocks
-    formula.nvars = next_var - 1
-    formula.encoding = "boxline"
-    formula.comments.append(f"box-line intersections: variables {formula.primary + 1}.. "
-                            f"after the at-most-one auxiliaries")
-    return formula
-
-
 def _group_blocks(members: np.ndarray, bounds: np.ndarray, next_var: int,
                   amo: str) -> tuple[list[np.ndarray], int]:
     """Exactly-one clauses of the groups ``members[bounds[g]:bounds[g+1]]``, per
@@ -344,8 +290,7 @@ def _group_blocks(members: np.ndarray, bounds: np.ndarray, next_var: int,
     return blocks, next_var
 
 
-ENCODERS = {"minimal": encode_minimal, "extended": encode_extended, "reduced": encode_reduced,
-            "boxline": encode_boxline}
+ENCODERS = {"minimal": encode_minimal, "extended": encode_extended, "reduced": encode_reduced}
 
 #: the most structural clauses ``minimal``/``extended`` may have (n = 8 extended: 33M);
 #: beyond it they would need many GB, and ``reduced`` is the encoding for large n.
@@ -361,8 +306,8 @@ def encode(grid: Grid, encoding: str = "extended", amo: str = amo_encodings.DEFA
         encoder = ENCODERS[encoding]
     except KeyError:
         raise RaceError(f"unknown encoding {encoding!r} (known: {', '.join(ENCODINGS)})") from None
-    if encoding in ("reduced", "boxline"):
-        return encoder(grid, amo)
+    if encoding == "reduced":
+        return encode_reduced(grid, amo)
     amo_encodings.template(amo, 2)                      # an unknown name is an error here too
     check_full_size(grid.n, encoding)
     return encoder(grid)

@@ -302,37 +302,3 @@ def test_reduced_without_propagation_sees_a_dead_cell(cells):
     satisfiable = solver.solve()
     solver.delete()
     assert satisfiable == (cells[0][1] == 0)
-
-
-@pytest.mark.parametrize("n,blanks", [(3, 0.7), (4, 0.6), (5, 0.55)])
-def test_boxline_variables_are_the_box_line_intersections(n, blanks):
-    """Every solution, with each intersection variable set to "the value is in that part
-    of the row (column)", satisfies every clause of boxline, and no other setting of those
-    variables does (they are defined, not free): no solution is lost, none is added."""
-    rng = np.random.default_rng(n)
-    solution = full_grid(n, rng)
-    puzzle = puzzle_from(solution, blanks, rng)
-    formula = sudoku_cnf.encode(puzzle, "boxline")
-    reduced = sudoku_cnf.encode(puzzle, "reduced")
-    assert formula.primary == reduced.primary and formula.nvars > reduced.nvars
-    side = n * n
-    truth = np.zeros(formula.nvars + 1, bool)
-    flat = formula.var_cell[1:formula.primary + 1]
-    truth[1:formula.primary + 1] = solution.cells.ravel()[flat // side] == flat % side + 1
-    solver = pysat_solver("cadical195", formula.blocks)
-    assumptions = [int(v) if truth[v] else -int(v) for v in range(1, formula.primary + 1)]
-    assert solver.solve(assumptions=assumptions)          # the solution extends to a model
-    model = np.asarray(solver.get_model())
-    ys = model[reduced.nvars:formula.nvars]               # the intersection variables
-    # flip any one of them: no model (the intersection variables are functions of the cells)
-    for y in rng.choice(ys, 20, replace=False):
-        assert not solver.solve(assumptions=assumptions + [-int(y)])
-    solver.delete()
-    assert sudoku_cnf.decode(formula, model) == solution
-
-
-def test_boxline_keeps_the_contradiction_of_the_clues():
-    cells = np.zeros((4, 4), np.int64)
-    cells[0, 0] = cells[0, 1] = 1
-    formula = sudoku_cnf.encode(Grid(2, cells), "boxline")
-    assert formula.encoding == "boxline" and formula.nvars == 1 and formula.nclauses == 2

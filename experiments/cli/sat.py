@@ -29,8 +29,7 @@ def _one_grid(puzzle: str, index: int) -> tuple[grid_text.PuzzleFile, Grid]:
 @click.option("--encoding", "-e", type=click.Choice(sudoku_cnf.ENCODINGS), default=DEFAULT_ENCODING,
               show_default=True, help="minimal = the assignment's clauses (i)-(v) + clue units; "
               "extended = at-least/at-most-one per cell and unit; reduced = only the candidates "
-              "left after propagating the clues; boxline = reduced plus a variable per box-line "
-              "intersection and value (hard puzzles near the peak).")
+              "left after propagating the clues.")
 @click.option("--amo", type=click.Choice(at_most_one.VARIANTS), default=at_most_one.DEFAULT,
               show_default=True, help="At-most-one encoding of reduced (auto: pairwise for "
               "narrow groups, product for wide ones; see solvers/at_most_one.py).")
@@ -41,8 +40,8 @@ def encode(puzzle: str, encoding: str, amo: str, output: str, index: int) -> Non
     """Write PUZZLE (a file, or - for stdin) as a DIMACS CNF formula.
 
     Variable x(i,j,k) = (i-1)*n^4 + (j-1)*n^2 + k says "cell (i,j) holds k"
-    (minimal, extended); reduced numbers only the remaining candidates (boxline
-    too, then its intersection variables). The comment header names n and the encoding.
+    (minimal, extended); reduced numbers only the remaining candidates. The
+    comment header names n and the encoding.
 
     \b
     Example:
@@ -125,13 +124,9 @@ def _formula_for(grid: Grid, encoding: str, amo: str, model, name: str) -> sudok
     reduced = sudoku_cnf.encode(grid, "reduced", amo)
     if nvars == reduced.nvars:
         return reduced
-    boxline = sudoku_cnf.encode(grid, "boxline", amo)
-    if nvars == boxline.nvars:
-        return boxline
     raise RaceError(f"the model has {nvars} variables: neither the {grid.side ** 3} of the "
                     f"minimal/extended encodings nor the {reduced.nvars} of the reduced one "
-                    f"nor the {boxline.nvars} of boxline (amo={amo}) for this puzzle; written "
-                    f"with another --amo?", source=name)
+                    f"(amo={amo}) for this puzzle; written with another --amo?", source=name)
 
 
 @click.command("sat-solve")

@@ -41,7 +41,7 @@ from targets import Targets                                   # noqa: E402
 from formats import grid_text                                 # noqa: E402
 from solvers.rules import is_solution_of                      # noqa: E402
 
-TARGET_ENTRANT = "sat:encoding=boxline,config=sat"
+TARGET_ENTRANT = "sat:config=sat"
 SEEDS = (0, 1)
 PER_SEED = 10
 AT_LEAST = 5
