@@ -138,3 +138,19 @@ def test_a_solver_that_holds_clauses_gets_more_through_pysat_interpreted():
         clause_loading.load(solver, [np.array([[-1], [-2]], np.int32)])
         assert solver.solve() is False
         solver.delete()
+
+
+def test_a_configured_fresh_cadical_still_parses_the_text():
+    """Options set first (sat:config=sat does) leave CaDiCaL ready to parse: the same run."""
+    rng = np.random.default_rng(7)
+    grid = puzzle_from(full_grid(4, rng), 0.7, rng)
+    formula = sudoku_cnf.encode_reduced(grid)
+    runs = []
+    with interpreted():
+        for fresh in (True, False):
+            solver = Solver(name="cadical195")
+            solver.configure({"stabilizeonly": 1, "elimreleff": 10, "subsumereleff": 60})
+            clause_loading.load(solver, formula.blocks, fresh=fresh)
+            runs.append((solver.solve(), solver.get_model(), solver.accum_stats().get("conflicts")))
+            solver.delete()
+    assert runs[0] == runs[1] and runs[0][0]
