@@ -11,8 +11,8 @@ here against the clues) and used at most the limit in all (its own CPU and its c
 Two puzzles run at a time (the bench machine has two cores; each entrant here uses one).
 
 Target: ``TARGET_ENTRANT`` answers at least 5 of the 10 puzzles of each seed. The
-reference campaign's entrants answered 1 of the seed-0 ten (kissat, 30 s; sat:config=sat,
-35 s). The entrants of ``--entrants`` (default: the target's; specs separated by spaces)
+reference campaigns answered 1 of the seed-0 ten, the same puzzle (``results/reference-hard-n6``:
+kissat 30 s, sat none; ``results/reference-hard-n6-config``: sat:config=sat 35 s). The entrants of ``--entrants`` (default: the target's; specs separated by spaces)
 are all measured in this run; only the target's count is checked.
 
 Run: ``.venv/bin/python tests/bench/bench_hard.py`` (20 puzzles, about 10-15 minutes on two
