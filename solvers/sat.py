@@ -88,7 +88,7 @@ class SAT(Solver):
     #: per encoding. Measured whole process, one puzzle, CPU s (compiled -> interpreted):
     #: reduced, sat: n = 8 (33 % holes) 1.0 -> 0.37, n = 10 1.6 -> 0.6-1.1, n = 12 (25 %)
     #: 1.35 -> 0.47, n = 15 1.8 -> 1.6; kissat: n = 10 1.45 -> 1.12, n = 15 1.55 -> 1.65
-    #: (the interpreted propagation's rounds grow as n⁶). extended: n = 4 1.36 -> 0.56,
+    #: (the interpreted propagation's first round costs n⁶). extended: n = 4 1.36 -> 0.56,
     #: n = 5 1.85 -> 1.73, n = 6 2.1 -> 4.2 (its n⁸ clauses need the compiled loader).
     INTERPRETED_MAX_N = {"reduced": 12, "extended": 5, "minimal": 5}
     parameters = {

@@ -154,7 +154,7 @@ class PySATBackend:
         if self.options:       # options before the clauses (CaDiCaL's configuring state)
             solver = pysat_solver(self.name)
             solver.configure(self.options)
-            clause_loading.load(solver, formula.blocks)
+            clause_loading.load(solver, formula.blocks, fresh=True)
         else:
             solver = pysat_solver(self.name, formula.blocks)
         try:
