@@ -2,7 +2,7 @@
 
 Instances: the ``hard`` family at n = 6 (``holes`` at its hardness peak, 50 % of the cells
 emptied evenly over rows, columns and boxes: ``generators/hardness_peaks.csv``), made by
-``race generate --n 6 --kind holes --holes 0.5 --pattern balanced --count 10`` with seed 0 (the
+``race generate --n 6 --kind holes --holes 0.5 --pattern balanced --instances 10`` with seed 0 (the
 ten puzzles of ``results/reference-hard-n6``, checked by sha256 against its runs.csv) and
 seed 1. Each entrant gets each puzzle in a fresh ``race solve -s ENTRANT`` process limited
 to ``--limit`` CPU seconds (RLIMIT_CPU, for the race process and any solver binary it
@@ -52,7 +52,7 @@ RACE = "import sys; from experiments.cli import main; sys.argv[0] = 'race'; main
 def generate(out: Path, seed: int) -> list[Path]:
     """The ``hard`` n = 6 puzzles of ``seed`` in ``out`` (``race generate``)."""
     subprocess.run([sys.executable, "-c", RACE, "generate", "--n", "6", "--kind", "holes",
-                    "--holes", "0.5", "--pattern", "balanced", "--count", str(PER_SEED),
+                    "--holes", "0.5", "--pattern", "balanced", "--instances", str(PER_SEED),
                     "--seed", str(seed), "-o", str(out), "--no-progress"],
                    check=True, cwd=ROOT, capture_output=True)
     with open(out / "manifest.csv") as handle:
