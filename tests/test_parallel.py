@@ -141,11 +141,24 @@ def test_stopped_members_die_with_the_processes_they_started_and_their_cpu_is_co
 
 
 def _children(pid: int) -> list[int]:
+    """The children of ``pid`` the test started: those alive before it (e.g. the resource
+    tracker an earlier test's multiprocessing left for the whole session) are not its own."""
     import psutil
     try:
-        return [p.pid for p in psutil.Process(pid).children()]
+        return [p.pid for p in psutil.Process(pid).children() if p.pid not in _EARLIER]
     except psutil.Error:
         return []
+
+
+_EARLIER: set[int] = set()
+
+
+@pytest.fixture(autouse=True)
+def _children_of_earlier_tests():
+    import psutil
+    _EARLIER.clear()
+    _EARLIER.update(p.pid for p in psutil.Process(os.getpid()).children())
+    yield
 
 
 # -- the harness: a cell of several cores ----------------------------------------------------------
