@@ -463,9 +463,14 @@ typedef struct {
     int64_t limit, node_limit, keep;
     int32_t *chosen;            /* keep x (options): the options of each kept solution */
     int32_t *depth;             /* keep: how many */
+    const int32_t *prefix;      /* a piece: the branch (0, 1, ...) taken at each of its levels */
+    int32_t prefix_length;
+    int32_t split_depth;        /* > 0: stop each branch at this depth and record it as a piece */
+    int32_t *pieces;            /* room for piece_room pieces of split_depth branches each */
+    int64_t piece_room;
     const int32_t *stop;        /* set by another thread: stop before the next branch */
     /* out */
-    int64_t count, nodes, updates;
+    int64_t count, nodes, updates, pieces_found;
     int32_t complete;
 } run_m;
 
@@ -512,7 +517,12 @@ static int64_t unwind(const problem *p, uint8_t *closed, const int64_t *trail, i
 /* Count the solutions of a problem with colors and multiplicities (up to limit, 0: all), the
  * links restored before returning; stop before a branch once nodes reached node_limit (0: none)
  * or *stop is set. The options of the first `keep` solutions go to chosen[s * options ..] and
- * depth[s]. Returns 0, or -1 when memory ran out. */
+ * depth[s]. Returns 0, or -1 when memory ran out.
+ *
+ * Split as cover_search_x is (see there), a piece being the number of the branch taken at each
+ * level above it: a piece's search takes those branches first, counting nothing (the branches
+ * before each are skipped: their options hidden, as after trying them), and ends when it would
+ * go back above them. */
 int cover_search_m(problem *p, run_m *run) {
     matrix m = p->m;
     link last_primary = (link)p->primary;
@@ -525,9 +535,13 @@ int cover_search_m(problem *p, run_m *run) {
     int64_t *base = malloc(sizeof(int64_t) * levels);        /* trail height when the level began */
     int64_t *mid = malloc(sizeof(int64_t) * levels);         /* ... when its current branch began */
     int32_t *picked = malloc(sizeof(int32_t) * levels);      /* that branch's option, -1: "no more" */
+    int32_t *branch = malloc(sizeof(int32_t) * levels);      /* that branch's number at its level */
     uint8_t *done_none = calloc(levels, 1);
-    int ok = count_of && closed && trail && itm && base && mid && picked && done_none;
-    int64_t top = 0, solutions = 0, nodes = 1, updates = 0, level = 0;
+    int ok = count_of && closed && trail && itm && base && mid && picked && branch && done_none;
+    int64_t prefix_length = run->prefix_length;
+    int64_t split_depth = run->split_depth > 0 ? run->split_depth : -1;
+    int64_t top = 0, solutions = 0, nodes = prefix_length > 0 ? 0 : 1, updates = 0, level = 0;
+    int64_t pieces_found = 0;
     int complete = 1, forward = 1;
     while (ok) {
         if (forward) {
@@ -542,6 +556,12 @@ int cover_search_m(problem *p, run_m *run) {
                 solutions += 1;
                 if (run->limit > 0 && solutions >= run->limit)
                     break;
+                forward = 0;
+            } else if (level == split_depth) {              /* a piece, for a worker */
+                if (pieces_found < run->piece_room)
+                    for (int64_t l = 0; l < level; l++)
+                        run->pieces[pieces_found * split_depth + l] = branch[l];
+                pieces_found += 1;
                 forward = 0;
             } else {                                        /* the item of least branch degree */
                 link best = 0;
@@ -561,11 +581,17 @@ int cover_search_m(problem *p, run_m *run) {
                     itm[level] = best;
                     base[level] = top;
                     done_none[level] = 0;
+                    branch[level] = -1;
+                    if (level < prefix_length) {            /* a piece: skip to its branch */
+                        for (int32_t b = 0; b < run->prefix[level]; b++)
+                            hide_option(p, p->option_of[DLINK(best)], trail, &top);
+                        branch[level] = run->prefix[level] - 1;
+                    }
                 }
             }
         }
         if (!forward) {
-            if (level == 0)
+            if (level == prefix_length)                     /* back above the piece: done */
                 break;
             level -= 1;
             top = unwind(p, closed, trail, top, mid[level]);
@@ -591,17 +617,20 @@ int cover_search_m(problem *p, run_m *run) {
             complete = 0;
             break;
         }
-        nodes += 1;
+        int counted = level >= prefix_length;               /* a piece's own levels only */
+        int64_t work = 0;
+        nodes += counted;
+        branch[level] += 1;
         mid[level] = top;
         if (x == i) {                                       /* close i: no more of its options */
             done_none[level] = 1;
             picked[level] = -1;
             close_item(p, i, closed, trail, &top);
-            updates += 1;
+            work += 1;
         } else {
             int32_t r = p->option_of[x];
             picked[level] = r;
-            updates += hide_option(p, r, trail, &top);
+            work += hide_option(p, r, trail, &top);
             for (link y = p->spacer[r] + 1; y < p->spacer[r + 1]; y++) {
                 link j = (link)TOP(y);
                 if (j <= last_primary) {
@@ -609,32 +638,35 @@ int cover_search_m(problem *p, run_m *run) {
                     if (count_of[j] >= p->upper[j] && !closed[j]) {
                         for (link z = DLINK(j); z != j;) {
                             link next = DLINK(z);
-                            updates += hide_option(p, p->option_of[z], trail, &top);
+                            work += hide_option(p, p->option_of[z], trail, &top);
                             z = next;
                         }
                         close_item(p, j, closed, trail, &top);
-                        updates += 1;
+                        work += 1;
                     }
                 } else {
                     for (link z = DLINK(j); z != j;) {
                         link next = DLINK(z);
                         if (COLOR(y) == 0 || COLOR(z) != COLOR(y))
-                            updates += hide_option(p, p->option_of[z], trail, &top);
+                            work += hide_option(p, p->option_of[z], trail, &top);
                         z = next;
                     }
                 }
             }
         }
+        if (counted)
+            updates += work;
         level += 1;
         forward = 1;
     }
     if (ok)
         unwind(p, closed, trail, top, 0);
     free(count_of), free(closed), free(trail), free(itm), free(base), free(mid), free(picked);
-    free(done_none);
+    free(branch), free(done_none);
     run->count = solutions;
     run->nodes = nodes;
     run->updates = updates;
     run->complete = complete;
+    run->pieces_found = pieces_found;
     return ok ? 0 : -1;
 }

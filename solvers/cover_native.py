@@ -45,8 +45,9 @@ class _RunX(ctypes.Structure):
 class _RunM(ctypes.Structure):
     """``run_m`` of cover_native.c."""
     _fields_ = [("limit", _i64), ("node_limit", _i64), ("keep", _i64), ("chosen", _ptr),
-                ("depth", _ptr), ("stop", _ptr), ("count", _i64), ("nodes", _i64),
-                ("updates", _i64), ("complete", _i32)]
+                ("depth", _ptr), ("prefix", _ptr), ("prefix_length", _i32), ("split_depth", _i32),
+                ("pieces", _ptr), ("piece_room", _i64), ("stop", _ptr), ("count", _i64),
+                ("nodes", _i64), ("updates", _i64), ("pieces_found", _i64), ("complete", _i32)]
 
 
 def _declare(lib: ctypes.CDLL) -> None:
@@ -169,53 +170,48 @@ class CoverKernel:
                stop: StopFlag | None = None, prefix: list[int] | None = None) -> Outcome:
         """Count the solutions (up to ``limit``, 0 = all; before trying an option once
         ``node_limit`` nodes were counted, 0 = no budget), keeping the options of the first
-        ``keep``. ``prefix`` (Algorithm X only) is a piece of :meth:`split`: its options are
-        chosen first, uncounted, and the counts are those of the search below them."""
-        if self.extended:
-            if heuristic != MRV or prefix:
-                raise ValueError("colors and multiplicities: the MRV choice, no prefix")
-            return self._search_m(limit, keep, node_limit, stop)
-        width = max(self.primary, 1)
+        ``keep``. ``prefix`` is a piece of :meth:`split`: its choices are made first, uncounted,
+        and the counts are those of the search below them. A problem with colors or
+        multiplicities is searched with its own choice of item (``heuristic`` MRV only)."""
+        if self.extended and heuristic != MRV:
+            raise ValueError("colors and multiplicities: the MRV choice only")
+        width = max(self.options if self.extended else self.primary, 1)
         chosen = array("i", bytes(4 * width * keep)) if keep else array("i")
         depth = array("i", bytes(4 * keep)) if keep else array("i")
         prefix_buffer = array("i", prefix or [])
-        run = _RunX(heuristic=heuristic, limit=limit, node_limit=node_limit, keep=keep,
-                    chosen=_address(chosen), depth=_address(depth),
-                    prefix=_address(prefix_buffer), prefix_length=len(prefix_buffer),
-                    stop=stop.address if stop else None)
-        if self.lib.cover_search_x(self.handle, ctypes.byref(run)) != 0:
-            raise MemoryError("out of memory in the search")
-        found = min(run.count, keep)
-        return Outcome(run.count, run.nodes, run.updates, bool(run.complete),
-                       [chosen[s * width:s * width + depth[s]].tolist() for s in range(found)])
-
-    def _search_m(self, limit: int, keep: int, node_limit: int, stop: StopFlag | None) -> Outcome:
-        width = max(self.options, 1)
-        chosen = array("i", bytes(4 * width * keep)) if keep else array("i")
-        depth = array("i", bytes(4 * keep)) if keep else array("i")
-        run = _RunM(limit=limit, node_limit=node_limit, keep=keep, chosen=_address(chosen),
-                    depth=_address(depth), stop=stop.address if stop else None)
-        if self.lib.cover_search_m(self.handle, ctypes.byref(run)) != 0:
-            raise MemoryError("out of memory in the search")
+        run = self._run(heuristic=heuristic, limit=limit, node_limit=node_limit, keep=keep,
+                        chosen=_address(chosen), depth=_address(depth),
+                        prefix=_address(prefix_buffer), prefix_length=len(prefix_buffer),
+                        stop=stop.address if stop else None)
         found = min(run.count, keep)
         return Outcome(run.count, run.nodes, run.updates, bool(run.complete),
                        [chosen[s * width:s * width + depth[s]].tolist() for s in range(found)])
 
     def split(self, depth: int, heuristic: int = MRV) -> tuple[Outcome, list[list[int]]]:
-        """The search down to ``depth`` levels (Algorithm X): its own counts (the root, the
-        options tried above ``depth``, the solutions found there) and the pieces, the option
-        nodes chosen on each path that reaches ``depth``, in the order the search meets them.
-        The counts plus those of ``search(prefix=piece)`` for every piece are the whole
-        search's."""
+        """The search down to ``depth`` levels: its own counts (the root, the choices made
+        above ``depth``, the solutions found there) and the pieces, the choices made on each
+        path that reaches ``depth`` (option nodes, or for colors and multiplicities branch
+        numbers), in the order the search meets them. These counts plus those of
+        ``search(prefix=piece)`` for every piece are the whole search's."""
         room = 1024
         while True:
             pieces = array("i", bytes(4 * room * depth))
-            run = _RunX(heuristic=heuristic, split_depth=depth, pieces=_address(pieces),
-                        piece_room=room)
-            if self.lib.cover_search_x(self.handle, ctypes.byref(run)) != 0:
-                raise MemoryError("out of memory in the search")
+            run = self._run(heuristic=heuristic, split_depth=depth, pieces=_address(pieces),
+                            piece_room=room)
             if run.pieces_found <= room:
                 break
             room = run.pieces_found
         found = [pieces[k * depth:(k + 1) * depth].tolist() for k in range(run.pieces_found)]
         return Outcome(run.count, run.nodes, run.updates, bool(run.complete)), found
+
+    def _run(self, heuristic: int = MRV, **fields):
+        """One call of cover_search_x (or _m) with these fields of its run; the run back."""
+        if self.extended:
+            run = _RunM(**fields)
+            status = self.lib.cover_search_m(self.handle, ctypes.byref(run))
+        else:
+            run = _RunX(heuristic=heuristic, **fields)
+            status = self.lib.cover_search_x(self.handle, ctypes.byref(run))
+        if status != 0:
+            raise MemoryError("out of memory in the search")
+        return run

@@ -8,10 +8,11 @@ is raised as usual, with the links restored.
 :func:`count_split` splits one count over ``jobs`` threads (the C calls release the GIL, so they
 run side by side, each on its own copy of the links). The splitter searches the top levels once,
 counting their nodes, updates and solutions as the whole search would, and stops each branch that
-reaches ``depth``: the options chosen on that branch are a piece. The depth grows from 1 until there
+reaches ``depth``: the choices made on that branch are a piece (the options chosen; with colors
+or multiplicities, the number of the branch taken at each level). The depth grows from 1 until there
 are at least :data:`PIECES_PER_JOB` pieces per thread (or no deeper branch is left), so that pieces
 of very different sizes still even out. Each thread takes the next piece in search order, chooses
-its options (uncounted) and searches below them, counting nodes and updates from there. The
+its choices (uncounted) and searches below them, counting nodes and updates from there. The
 splitter's counts plus every piece's are exactly those of the search on one thread: the same
 solutions, nodes and updates (tests/test_cover_native.py). With a ``limit`` the threads stop once
 the pieces done found that many solutions together; the count is then the limit, and the nodes and

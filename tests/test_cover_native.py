@@ -221,13 +221,18 @@ def test_knuths_colored_example_and_a_multiplicity_limit():
     ("scott --knuth --x 23", lambda: polyominoes.scott(knuth=True, x="23")),
     ("latin 4", lambda: cover_problems.latin_square(4)),
     ("toroidal-queens 6", lambda: cover_problems.toroidal_queens(6)),
-    ("queens 1", lambda: cover_problems.queens(1))])
+    ("queens 1", lambda: cover_problems.queens(1)),
+    ("colors and bounds", lambda: random_problem(np.random.default_rng(3), True, True)),
+    ("colors and bounds, many", lambda: exact_cover.parse(
+        "2:3|A 0:2|B C 1:2|D | x y\nA B x:r\nA C y:s\nA D x:r y:s\nB C\nB D x:t\nC D y:s\n"
+        "A\nB\nD\nA B\nA D\nC x:r\n"))])
 def test_a_split_count_adds_up_to_the_one_thread_count(name, make):
     """The splitter's counts plus every piece's are the whole search's: solutions, nodes and
-    updates, at every depth and for any number of threads."""
-    k = kernel(make())
+    updates, at every depth and for any number of threads; with colors and multiplicities too."""
+    problem = make()
+    k = kernel(problem)
     whole = k.search()
-    for heuristic in (MRV, FIRST):
+    for heuristic in (MRV, FIRST) if not problem.extended else (MRV,):
         alone = k.search(heuristic)
         for depth in (1, 2, 3):
             top, pieces = k.split(depth, heuristic)
@@ -367,3 +372,10 @@ def test_the_lean_parser_reads_what_the_numpy_one_did():
         assert [lean.entry_names(o) for o in range(len(lean))] == \
             [problem.entry_names(o) for o in range(len(problem))] == \
             [again.entry_names(o) for o in range(len(again))]
+
+
+def test_a_problem_too_large_for_the_kernel_is_a_one_line_error(monkeypatch):
+    monkeypatch.setattr(cover_native, "MAX_NODES", 100)
+    result = invoke(["cover", "-", "--count"], stdin=invoke(["example", "queens", "8"]).stdout)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.output.startswith("race: error: more nodes than") and "64 options" in result.output

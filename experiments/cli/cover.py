@@ -181,18 +181,19 @@ def _search(problem, heuristic: str, limit: int | None, keep: int, jobs: int):
                        f"the numba kernel counts on one thread", err=True)
         return _search_numba(problem, heuristic, limit, keep)
     from solvers import cover_threads
-    t0 = time.perf_counter()
-    kernel = cover_native.CoverKernel.from_dlx(problem)
-    t1 = time.perf_counter()
-    code = cover_native.HEURISTICS[heuristic]
-    if jobs > 1 and problem.extended:
-        click.echo(f"race: note: -j {jobs}: problems with colors or multiplicities are searched "
-                   f"on one thread", err=True)
-    if jobs > 1 and not problem.extended:
-        found = cover_threads.count_split(kernel, jobs, code, limit or 0)
-    else:
-        found = cover_threads.search(kernel, code, limit or 0, keep)
-    t2 = time.perf_counter()
+    try:
+        t0 = time.perf_counter()
+        kernel = cover_native.CoverKernel.from_dlx(problem)
+        t1 = time.perf_counter()
+        code = cover_native.HEURISTICS[heuristic]
+        if jobs > 1:
+            found = cover_threads.count_split(kernel, jobs, code, limit or 0)
+        else:
+            found = cover_threads.search(kernel, code, limit or 0, keep)
+        t2 = time.perf_counter()
+    except MemoryError as exc:
+        raise RaceError(f"{exc or 'out of memory'} ({len(problem.items)} items, {len(problem)} "
+                        f"options, {len(problem.flat)} entries)") from None
     return found.count, found.nodes, found.updates, found.solutions, t1 - t0, t2 - t1
 
 
