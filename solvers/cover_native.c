@@ -460,6 +460,7 @@ int cover_search_x(problem *p, run_x *run) {
  * the active list and goes on the trail as minus its number. */
 
 typedef struct {
+    int32_t slack;              /* choose by Knuth's theta (see solvers/algorithm_m.py) */
     int64_t limit, node_limit, keep;
     int32_t *chosen;            /* keep x (options): the options of each kept solution */
     int32_t *depth;             /* keep: how many */
@@ -567,7 +568,15 @@ int cover_search_m(problem *p, run_m *run) {
                 link best = 0;
                 int64_t best_degree = INT64_MAX;
                 for (link c = RLINK(ROOT); c != ROOT; c = RLINK(c)) {
-                    int64_t degree = LEN(c) + (count_of[c] >= p->lower[c] ? 1 : 0);
+                    int64_t degree;
+                    if (run->slack) {                       /* options + 1 - covers still needed */
+                        int64_t need = p->lower[c] - count_of[c];
+                        degree = LEN(c) + 1 - (need > 0 ? need : 0);
+                        if (degree < 0)
+                            degree = 0;
+                    } else {
+                        degree = LEN(c) + (count_of[c] >= p->lower[c] ? 1 : 0);
+                    }
                     if (degree < best_degree) {
                         best = c;
                         best_degree = degree;

@@ -24,7 +24,9 @@ from pathlib import Path
 from solvers.native_library import NativeLibrary
 
 MRV, FIRST = 0, 1               # as solvers.algorithm_x
-HEURISTICS = {"mrv": MRV, "first": FIRST}
+#: colors and multiplicities: Knuth's theta for the choice (solvers/algorithm_m.py, ``slack``)
+SLACK = 2
+HEURISTICS = {"mrv": MRV, "first": FIRST, "slack": SLACK}
 #: the most nodes (headers, spacers and option entries) a problem may have: links are int32
 MAX_NODES = 2**31 - 2
 
@@ -44,7 +46,7 @@ class _RunX(ctypes.Structure):
 
 class _RunM(ctypes.Structure):
     """``run_m`` of cover_native.c."""
-    _fields_ = [("limit", _i64), ("node_limit", _i64), ("keep", _i64), ("chosen", _ptr),
+    _fields_ = [("slack", _i32), ("limit", _i64), ("node_limit", _i64), ("keep", _i64), ("chosen", _ptr),
                 ("depth", _ptr), ("prefix", _ptr), ("prefix_length", _i32), ("split_depth", _i32),
                 ("pieces", _ptr), ("piece_room", _i64), ("stop", _ptr), ("count", _i64),
                 ("nodes", _i64), ("updates", _i64), ("pieces_found", _i64), ("complete", _i32)]
@@ -171,10 +173,10 @@ class CoverKernel:
         """Count the solutions (up to ``limit``, 0 = all; before trying an option once
         ``node_limit`` nodes were counted, 0 = no budget), keeping the options of the first
         ``keep``. ``prefix`` is a piece of :meth:`split`: its choices are made first, uncounted,
-        and the counts are those of the search below them. A problem with colors or
-        multiplicities is searched with its own choice of item (``heuristic`` MRV only)."""
-        if self.extended and heuristic != MRV:
-            raise ValueError("colors and multiplicities: the MRV choice only")
+        and the counts are those of the search below them. ``heuristic``: MRV or FIRST for
+        Algorithm X (SLACK is MRV there), MRV or SLACK with colors and multiplicities."""
+        if self.extended and heuristic == FIRST:
+            raise ValueError("colors and multiplicities: the MRV or SLACK choice")
         width = max(self.options if self.extended else self.primary, 1)
         chosen = array("i", bytes(4 * width * keep)) if keep else array("i")
         depth = array("i", bytes(4 * keep)) if keep else array("i")
@@ -207,10 +209,10 @@ class CoverKernel:
     def _run(self, heuristic: int = MRV, **fields):
         """One call of cover_search_x (or _m) with these fields of its run; the run back."""
         if self.extended:
-            run = _RunM(**fields)
+            run = _RunM(slack=int(heuristic == SLACK), **fields)
             status = self.lib.cover_search_m(self.handle, ctypes.byref(run))
         else:
-            run = _RunX(heuristic=heuristic, **fields)
+            run = _RunX(heuristic=FIRST if heuristic == FIRST else MRV, **fields)
             status = self.lib.cover_search_x(self.handle, ctypes.byref(run))
         if status != 0:
             raise MemoryError("out of memory in the search")

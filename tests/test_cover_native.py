@@ -25,7 +25,7 @@ from generators.cover_examples import build
 from solvers import cover_native, cover_threads
 from solvers.algorithm_m import MultiplicityProblem
 from solvers.algorithm_x import dlx_search
-from solvers.cover_native import FIRST, MRV, CoverKernel, StopFlag
+from solvers.cover_native import FIRST, MRV, SLACK, CoverKernel, StopFlag
 from solvers.dancing_links import DancingLinks
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,30 +89,34 @@ def test_six_by_ten_is_the_papers():
 
 # -- the numba kernels' counts, problem by problem --------------------------------------------
 
+#: (name, problem, node budget of the comparison: 0 = the whole search with both choices of
+#: item; -1: MRV only (the first item's tree is too large); else MRV only, stopped at that many
+#: nodes (the tetrasticks take 283 million updates))
 SMALL = [
-    ("queens 6", lambda: cover_problems.queens(6)),
-    ("toroidal-queens 7", lambda: cover_problems.toroidal_queens(7)),
-    ("toroidal-queens 6", lambda: cover_problems.toroidal_queens(6)),
-    ("rooks 5", lambda: cover_problems.rooks(5)),
-    ("latin 4", lambda: cover_problems.latin_square(4)),
-    ("plus-noise 5", lambda: cover_problems.plus_noise(5)),
-    ("pentominoes 3x20 --knuth", lambda: polyominoes.pentomino_rectangle(3, 20, knuth=True)),
-    ("scott --knuth --x 24", lambda: polyominoes.scott(knuth=True, x="24")),
-    ("tetrasticks --omit H --knuth", lambda: polysticks.tetrastick_grid("H", knuth=True)),
-    ("hexiamonds --knuth", lambda: polyiamonds.hexiamond_rhombus(knuth=True)),
-    ("sudoku empty4", lambda: cover_problems.sudoku_file(str(ROOT / "tests/data/empty4.sudoku"))),
+    ("queens 6", lambda: cover_problems.queens(6), 0),
+    ("toroidal-queens 7", lambda: cover_problems.toroidal_queens(7), 0),
+    ("toroidal-queens 6", lambda: cover_problems.toroidal_queens(6), 0),
+    ("rooks 5", lambda: cover_problems.rooks(5), 0),
+    ("latin 4", lambda: cover_problems.latin_square(4), 0),
+    ("plus-noise 5", lambda: cover_problems.plus_noise(5), 0),
+    ("pentominoes 3x20 --knuth", lambda: polyominoes.pentomino_rectangle(3, 20, knuth=True), -1),
+    ("scott --knuth --x 24", lambda: polyominoes.scott(knuth=True, x="24"), 0),
+    ("sudoku empty4", lambda: cover_problems.sudoku_file(str(ROOT / "tests/data/empty4.sudoku")), 0),
+    ("tetrasticks --omit H --knuth", lambda: polysticks.tetrastick_grid("H", knuth=True), 20_000),
+    ("hexiamonds --knuth", lambda: polyiamonds.hexiamond_rhombus(knuth=True), 20_000),
 ]
 
 
-@pytest.mark.parametrize("name, make", SMALL, ids=[name for name, _ in SMALL])
-def test_the_c_kernel_makes_the_numba_kernels_search(name, make):
+@pytest.mark.parametrize("name, make, budget", SMALL, ids=[name for name, _, _ in SMALL])
+def test_the_c_kernel_makes_the_numba_kernels_search(name, make, budget):
     """Solutions, nodes, updates and the first solutions (in order) agree, with both choices
     of item; and under a solution limit and a node budget, where the search stops too."""
     problem = make()
-    for heuristic in (MRV, FIRST):
-        assert c_x(problem, heuristic, keep=50) == numba_x(problem, heuristic, keep=50)
-    whole = numba_x(problem)
-    for limit, node_limit in ((1, 0), (3, 0), (0, max(whole[1] // 3, 1)), (2, 7)):
+    for heuristic in (MRV, FIRST) if not budget else (MRV,):
+        assert c_x(problem, heuristic, 0, max(budget, 0), keep=50) == \
+            numba_x(problem, heuristic, 0, max(budget, 0), keep=50)
+    nodes = budget if budget > 0 else numba_x(problem)[1]
+    for limit, node_limit in ((1, 0), (3, 0), (0, max(nodes // 3, 1)), (2, 7)):
         assert c_x(problem, MRV, limit, node_limit, keep=3) == \
             numba_x(problem, MRV, limit, node_limit, keep=3), (limit, node_limit)
 
@@ -135,12 +139,12 @@ def test_a_kernel_searches_again_and_again_with_the_same_answer():
 # -- seeded random problems against brute force ------------------------------------------------
 
 def random_problem(rng: np.random.Generator, colors: bool, bounds: bool) -> ExactCover:
-    """2-5 primary and 0-4 secondary items, 1-12 options naming 1-3 primary items and some
+    """2-5 primary and 0-4 secondary items, 1-10 options naming 1-3 primary items and some
     secondary ones (with ``colors``, a color on about half of those); with ``bounds``, random
     bounds lo:hi with 0 <= lo <= hi <= 3, hi >= 1."""
     p, s = int(rng.integers(2, 6)), int(rng.integers(0, 5))
     lines = []
-    for _ in range(int(rng.integers(1, 13))):
+    for _ in range(int(rng.integers(1, 11))):
         names = [f"P{i}" for i in sorted(rng.choice(p, int(rng.integers(1, min(p, 3) + 1)),
                                                     replace=False))]
         for j in range(s):
@@ -193,14 +197,31 @@ def test_random_problems_against_brute_force_and_numba(colors, bounds):
         assert ours.count == len(expected), exact_cover.format_dlx(problem)
         assert {tuple(sorted(s)) for s in ours.solutions} == expected
         if problem.extended:
-            reference = MultiplicityProblem(problem).search(keep=10_000)
-            assert (ours.count, ours.nodes, ours.updates, ours.complete, ours.solutions) == \
-                (reference[0], reference[1], reference[2], reference[3], reference[4])
+            for heuristic in (MRV, SLACK):
+                mine = kernel(problem).search(heuristic, keep=10_000)
+                reference = MultiplicityProblem(problem).search(keep=10_000, slack=heuristic == SLACK)
+                assert (mine.count, mine.nodes, mine.updates, mine.complete, mine.solutions) == \
+                    (reference[0], reference[1], reference[2], reference[3], reference[4])
         else:
             assert c_x(problem, MRV, keep=10_000) == numba_x(problem, MRV, keep=10_000)
             assert c_x(problem, FIRST) == numba_x(problem, FIRST)
         counts.append(ours.count)
     assert sum(c > 0 for c in counts) > 30 and max(counts) > 1      # not all trivial
+
+
+def test_the_slack_choice_finds_the_same_solutions_from_a_smaller_tree():
+    """Knuth's theta (--heuristic slack) on seeded problems with bounds: the same count as the
+    default choice, far fewer nodes; on a problem without bounds the same search as mrv."""
+    sys.path.insert(0, str(ROOT / "tests" / "bench"))
+    from bench_cover import random_problem as seeded
+    problem = dlx_format.parse(seeded(18, 36, 12, 130))
+    k = CoverKernel.from_dlx(problem)
+    default, slack = k.search(MRV), k.search(SLACK)
+    assert default.count == slack.count == 3826 and slack.nodes * 10 < default.nodes
+    plain = kernel(cover_problems.queens(8))
+    assert (plain.search(SLACK).nodes, plain.search(SLACK).updates) == KNUTH_QUEENS[8][1:]
+    dlx = invoke(["example", "queens", "8"]).stdout
+    assert invoke(["cover", "-", "--count", "--heuristic", "slack"], stdin=dlx).stdout == "92\n"
 
 
 def test_knuths_colored_example_and_a_multiplicity_limit():

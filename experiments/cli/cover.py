@@ -17,6 +17,12 @@ _JOBS_HELP = ("With --count: split the search over N threads (the options of the
               "once, so the nodes and updates printed by --stats are the sums over the pieces and "
               "equal the one-thread counts exactly; with --limit the threads stop once the limit is "
               "reached and the counts are those of the work done.")
+_HEURISTIC_HELP = ("The item to branch on: the one of fewest options (mrv, Knuth's S heuristic; "
+                   "with bounds, fewest options plus one if covered enough already), the first one "
+                   "(first; not with colors or bounds), or with bounds Knuth's slack-aware choice of "
+                   "Algorithm M (slack: fewest options + 1 - the covers still needed, a dead end "
+                   "when that is 0; the same solutions from a smaller tree; without bounds the "
+                   "same as mrv).")
 _LIMIT_HELP = ("Stop after K solutions. With --count the number printed is then K, and "
                "'(limit reached)' goes to stderr (there may be more).")
 
@@ -26,8 +32,8 @@ _LIMIT_HELP = ("Stop after K solutions. With --count the number printed is then 
 @click.option("--count", "count_only", is_flag=True, help="Print only the number of solutions.")
 @click.option("--limit", "-l", type=params.Integer(min=1), default=None, metavar="K",
               help=_LIMIT_HELP)
-@click.option("--heuristic", type=click.Choice(["mrv", "first"]), default="mrv", show_default=True,
-              help="Choose the item of fewest options (Knuth's S heuristic) or the first one.")
+@click.option("--heuristic", type=click.Choice(["mrv", "first", "slack"]), default="mrv",
+              show_default=True, help=_HEURISTIC_HELP)
 @click.option("--stats", is_flag=True,
               help="Print 'S solutions, N nodes, U updates' (Knuth's counts) and the time on stderr.")
 @click.option("--jobs", "-j", type=params.Integer(min=1, max=1024), default=1, show_default=True,
@@ -89,8 +95,8 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
     _check_search_options(problem, heuristic, count_only, jobs)
     if trace:
         from solvers.algorithm_x import HEURISTICS
-        _print_trace(exact_cover.ExactCover.from_dlx(problem), HEURISTICS[heuristic], trace_limit,
-                     limit)
+        _print_trace(exact_cover.ExactCover.from_dlx(problem), HEURISTICS.get(heuristic, 0),
+                     trace_limit, limit)
     if show:
         from solvers.dancing_links import DancingLinks, format_links
         dl = DancingLinks.from_problem(exact_cover.ExactCover.from_dlx(problem))
@@ -101,16 +107,16 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
         from solvers.dancing_links import DancingLinks
         from solvers.search_profile import format_profile, level_profile
         dl = DancingLinks.from_problem(exact_cover.ExactCover.from_dlx(problem))
-        _, rows = level_profile(dl, HEURISTICS[heuristic])
+        _, rows = level_profile(dl, HEURISTICS.get(heuristic, 0))
         click.echo("Knuth's level profile (all solutions; nodes = options tried at each level, "
                    "the root not counted):", err=True)
         click.echo(format_profile(rows), err=True)
 
 
 def _check_search_options(problem, heuristic: str, count_only: bool, jobs: int) -> None:
-    if problem.extended and heuristic != "mrv":
-        raise RaceError("colors and multiplicities are searched with the minimum-degree choice only "
-                        "(--heuristic mrv)")
+    if problem.extended and heuristic == "first":
+        raise RaceError("colors and multiplicities are searched with the minimum-degree choice "
+                        "(--heuristic mrv or slack)")
     if jobs > 1 and not count_only:
         raise RaceError("-j splits a count: use it with --count (solutions are printed from one "
                         "thread)")
@@ -212,7 +218,8 @@ def _search_numba(problem, heuristic: str, limit: int | None, keep: int):
         t0 = time.perf_counter()
         prepared = MultiplicityProblem(problem)
         t1 = time.perf_counter()
-        count, nodes, updates, _, solutions = prepared.search(limit or 0, 0, keep)
+        count, nodes, updates, _, solutions = prepared.search(limit or 0, 0, keep,
+                                                              slack=heuristic == "slack")
         return count, nodes, updates, solutions, t1 - t0, time.perf_counter() - t1
     links = DancingLinks.from_csr(["A"], 1, np.array([0, 1]), np.array([0])).links
     dlx_search(links, 0, 0, 0, 0, np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64))
@@ -221,8 +228,8 @@ def _search_numba(problem, heuristic: str, limit: int | None, keep: int):
     chosen = np.zeros((max(keep, 1), max(dl.primary, 1)), dtype=np.int64)
     depth = np.zeros(max(keep, 1), dtype=np.int64)
     t1 = time.perf_counter()
-    count, nodes, updates, _ = dlx_search(dl.links, HEURISTICS[heuristic], limit or 0, 0, keep,
-                                          chosen, depth)
+    count, nodes, updates, _ = dlx_search(dl.links, HEURISTICS.get(heuristic, 0), limit or 0, 0,
+                                          keep, chosen, depth)
     t2 = time.perf_counter()
     solutions = [dl.option_of[chosen[s, :depth[s]]].tolist() for s in range(min(count, keep))]
     return count, nodes, updates, solutions, t1 - t0, t2 - t1
@@ -249,8 +256,8 @@ _PRINT_BUFFER = 64 << 20        # ... as long as their option nodes fit in 64 MB
               help="Count the solutions instead of printing the problem (as race cover --count).")
 @click.option("--limit", "-l", type=params.Integer(min=1), default=None, metavar="K",
               help="With --count: " + _LIMIT_HELP)
-@click.option("--heuristic", type=click.Choice(["mrv", "first"]), default="mrv", show_default=True,
-              help="With --count: as race cover --heuristic.")
+@click.option("--heuristic", type=click.Choice(["mrv", "first", "slack"]), default="mrv",
+              show_default=True, help="With --count: as race cover --heuristic.")
 @click.option("--stats", is_flag=True, help="With --count: as race cover --stats.")
 @click.option("--jobs", "-j", type=params.Integer(min=1, max=1024), default=1, show_default=True,
               metavar="N", help="With --count: as race cover -j. " + _JOBS_HELP[len("With --count: "):])
