@@ -4,12 +4,14 @@ Why: the numba kernels (:func:`solvers.algorithm_x.dlx_search`,
 :func:`solvers.algorithm_m.multiplicity_search`) cost about 1.4 s of CPU to import numba and load
 their cached machine code before the first node, which is most of a whole ``race cover`` run on
 Knuth's queens or Scott's problem. This module needs neither numba nor numpy: a problem goes in
-as ``array`` buffers (:class:`CoverKernel`), is linked in C in Knuth's dlx1 layout (one array of
-16-byte nodes, the options' nodes consecutive with spacers between them; see the C file), and
-searched there. Same trees, same counts as the numba kernels (tests/test_cover_native.py).
+as ``array`` buffers (:class:`CoverKernel`), is linked in C in the layout of Knuth's TAOCP and
+dlx1 (node arrays TOP, ULINK, DLINK; the nodes of an option consecutive, with spacers between
+options; see the C file), and searched there. Same trees, same counts as the numba kernels
+(tests/test_cover_native.py).
 
 A ctypes call releases the GIL, so threads search side by side, each on its own copy
-(:meth:`CoverKernel.clone`): :mod:`solvers.cover_split` splits one search over several.
+(:meth:`CoverKernel.clone`): :mod:`solvers.cover_threads` splits one search over several
+(:meth:`CoverKernel.split`, then ``search(prefix=piece)`` for each piece).
 Built and loaded by :class:`solvers.native_library.NativeLibrary`; :func:`library` is None when
 that cannot be done (no compiler), and the caller uses the numba kernels.
 """

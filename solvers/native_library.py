@@ -16,11 +16,13 @@ loaded only when
   built, with the same owner and mode), checked just before it is loaded.
 
 The cache folders are tried in turn: ``__pycache__`` beside the source, then
-``$XDG_CACHE_HOME/sudoku-race/native`` (``~/.cache/...``). A folder that fails these checks is
-passed over; a library there that fails them is not loaded and is built again (the folder being
-safe) or left alone (it is not). When no folder serves, the source is built into a fresh private
-temporary folder and loaded from there. Anything refused is said in one line on stderr. Without a
-compiler, or when the build fails, :meth:`~NativeLibrary.library` returns None and says why in
+``$XDG_CACHE_HOME/sudoku-race/native`` (``~/.cache/...``), which is made private (mode 0700) when
+it is the user's own but writable by group or others (as an older version left it under a umask
+of 002). A folder that fails the checks is passed over; a library in a folder that passes them,
+but that fails them itself, is not loaded and is built again there. When no folder serves, the
+source is built into a fresh private temporary folder (removed once the library is loaded) and
+loaded from there. A library refused is named, with why, in one line on stderr. Without a
+compiler, or when the compiler fails, :meth:`~NativeLibrary.library` returns None and says why in
 :attr:`~NativeLibrary.why_not`: each caller then uses its numba kernel (same answers, a slower
 start). ``RACE_NATIVE=0`` turns every native kernel off.
 """

@@ -156,7 +156,7 @@ def _count_and_report(problem, count_only: bool, limit: int | None, heuristic: s
     if count_only:
         click.echo(str(count))
         if reached and not stats:
-            click.echo(f"(limit reached: the count stopped at --limit {limit}; there may be more)",
+            click.echo(f"(limit reached) the count stopped at --limit {limit}; there may be more",
                        err=True)
     else:
         if count > keep:
