@@ -48,6 +48,11 @@ typedef struct {
 #define COLOR(x) m.color[x]
 #define ROOT 0
 
+/* The choice of the item to branch on (see choose and cover_search_m) */
+#define MRV 0
+#define FIRST 1
+#define SLACK 2
+
 typedef struct {
     int32_t items, primary, options;
     int64_t size;               /* nodes, headers and spacers included */
@@ -304,9 +309,6 @@ void uncommit(matrix m, link r) {
         uncover(m, (link)TOP(q));
 }
 
-#define MRV 0
-#define FIRST 1
-
 /* The item to branch on: the first active primary item of least length (MRV, Knuth's S
  * heuristic; an item of length 0 ends the scan), or the first one (FIRST). */
 static inline __attribute__((always_inline))
@@ -324,22 +326,33 @@ link choose(matrix m, int heuristic) {
     return c;
 }
 
-/* What one call of cover_search_x does and what it gives back (see there). */
+/* What one call of cover_search_x or cover_search_m does and what it gives back (see there). */
 typedef struct {
-    int32_t heuristic;
+    int32_t heuristic;          /* MRV or FIRST (Algorithm X); MRV or SLACK (multiplicities) */
     int64_t limit, node_limit, keep;
-    int32_t *chosen;            /* keep x (primary items): the options of each kept solution */
+    int32_t *chosen;            /* keep x width: the options of each kept solution */
     int32_t *depth;             /* keep: how many */
-    const link *prefix;         /* a piece: the option node chosen at each of its levels */
+    const int32_t *prefix;      /* a piece: the choice made at each of its levels */
     int32_t prefix_length;
     int32_t split_depth;        /* > 0: stop each branch at this depth and record it as a piece */
-    link *pieces;               /* room for piece_room pieces of split_depth nodes each */
+    int32_t *pieces;            /* room for piece_room pieces of split_depth choices each */
     int64_t piece_room;
     const int32_t *stop;        /* set by another thread: stop before the next node */
     /* out */
     int64_t count, nodes, updates, pieces_found;
     int32_t complete;
-} run_x;
+} run;
+
+/* The counts of a search into its run; 0, or -1 when memory ran out (not ok). */
+static int finish(run *run, int ok, int64_t count, int64_t nodes, int64_t updates, int complete,
+                  int64_t pieces_found) {
+    run->count = count;
+    run->nodes = nodes;
+    run->updates = updates;
+    run->complete = complete;
+    run->pieces_found = pieces_found;
+    return ok ? 0 : -1;
+}
 
 /* Algorithm X on p, the links restored before returning (0; -1 when memory ran out).
  *
@@ -355,10 +368,10 @@ typedef struct {
  * split_depth is not searched: its options go to pieces (the first piece_room of them) and
  * pieces_found counts them all. The splitter's counts and every piece's add up to the whole
  * search's. */
-int cover_search_x(problem *p, run_x *run) {
+int cover_search_x(problem *p, run *run) {
     matrix m = p->m;
     for (int32_t l = 0; l < run->prefix_length; l++) {        /* replay the prefix */
-        link r = run->prefix[l];
+        link r = (link)run->prefix[l];
         cover(m, (link)TOP(r));
         commit(m, r);
     }
@@ -393,7 +406,7 @@ int cover_search_x(problem *p, run_x *run) {
             } else if (level == split_depth) {           /* a piece, for a worker */
                 if (pieces_found < run->piece_room)
                     for (int64_t l = 0; l < level; l++)
-                        run->pieces[pieces_found * split_depth + l] = x[l];
+                        run->pieces[pieces_found * split_depth + l] = (int32_t)x[l];
                 pieces_found += 1;
                 forward = 0;
             } else {
@@ -440,17 +453,12 @@ int cover_search_x(problem *p, run_x *run) {
         }
     }
     for (int32_t l = run->prefix_length - 1; l >= 0; l--) {
-        uncommit(m, run->prefix[l]);
+        uncommit(m, (link)run->prefix[l]);
         uncover(m, (link)TOP(run->prefix[l]));
     }
     free(x);
     free(cols);
-    run->count = count;
-    run->nodes = nodes;
-    run->updates = updates;
-    run->complete = complete;
-    run->pieces_found = pieces_found;
-    return ok ? 0 : -1;
+    return finish(run, ok, count, nodes, updates, complete, pieces_found);
 }
 
 /* -- colors and multiplicities ---------------------------------------------------------- */
@@ -458,22 +466,6 @@ int cover_search_x(problem *p, run_x *run) {
 /* The search of solvers/algorithm_m.py (its docstring tells the branching): an option is hidden
  * by unlinking all its nodes and goes on a trail, which is unwound to undo; a closed item leaves
  * the active list and goes on the trail as minus its number. */
-
-typedef struct {
-    int32_t slack;              /* choose by Knuth's theta (see solvers/algorithm_m.py) */
-    int64_t limit, node_limit, keep;
-    int32_t *chosen;            /* keep x (options): the options of each kept solution */
-    int32_t *depth;             /* keep: how many */
-    const int32_t *prefix;      /* a piece: the branch (0, 1, ...) taken at each of its levels */
-    int32_t prefix_length;
-    int32_t split_depth;        /* > 0: stop each branch at this depth and record it as a piece */
-    int32_t *pieces;            /* room for piece_room pieces of split_depth branches each */
-    int64_t piece_room;
-    const int32_t *stop;        /* set by another thread: stop before the next branch */
-    /* out */
-    int64_t count, nodes, updates, pieces_found;
-    int32_t complete;
-} run_m;
 
 /* Unlink every node of option r from its item's list; r onto the trail. Returns the updates. */
 static inline int64_t hide_option(const problem *p, int32_t r, int64_t *trail, int64_t *top) {
@@ -524,7 +516,7 @@ static int64_t unwind(const problem *p, uint8_t *closed, const int64_t *trail, i
  * level above it: a piece's search takes those branches first, counting nothing (the branches
  * before each are skipped: their options hidden, as after trying them), and ends when it would
  * go back above them. */
-int cover_search_m(problem *p, run_m *run) {
+int cover_search_m(problem *p, run *run) {
     matrix m = p->m;
     link last_primary = (link)p->primary;
     int64_t options = p->options, headers = (int64_t)p->primary + 1;
@@ -569,7 +561,7 @@ int cover_search_m(problem *p, run_m *run) {
                 int64_t best_degree = INT64_MAX;
                 for (link c = RLINK(ROOT); c != ROOT; c = RLINK(c)) {
                     int64_t degree;
-                    if (run->slack) {                       /* options + 1 - covers still needed */
+                    if (run->heuristic == SLACK) {          /* options + 1 - covers still needed */
                         int64_t need = p->lower[c] - count_of[c];
                         degree = LEN(c) + 1 - (need > 0 ? need : 0);
                         if (degree < 0)
@@ -672,10 +664,5 @@ int cover_search_m(problem *p, run_m *run) {
         unwind(p, closed, trail, top, 0);
     free(count_of), free(closed), free(trail), free(itm), free(base), free(mid), free(picked);
     free(branch), free(done_none);
-    run->count = solutions;
-    run->nodes = nodes;
-    run->updates = updates;
-    run->complete = complete;
-    run->pieces_found = pieces_found;
-    return ok ? 0 : -1;
+    return finish(run, ok, solutions, nodes, updates, complete, pieces_found);
 }

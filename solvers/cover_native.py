@@ -37,21 +37,13 @@ _i32 = ctypes.c_int32
 _ptr = ctypes.c_void_p
 
 
-class _RunX(ctypes.Structure):
-    """``run_x`` of cover_native.c."""
+class _Run(ctypes.Structure):
+    """``run`` of cover_native.c: one search's parameters and results."""
     _fields_ = [("heuristic", _i32), ("limit", _i64), ("node_limit", _i64), ("keep", _i64),
                 ("chosen", _ptr), ("depth", _ptr), ("prefix", _ptr), ("prefix_length", _i32),
                 ("split_depth", _i32), ("pieces", _ptr), ("piece_room", _i64), ("stop", _ptr),
                 ("count", _i64), ("nodes", _i64), ("updates", _i64), ("pieces_found", _i64),
                 ("complete", _i32)]
-
-
-class _RunM(ctypes.Structure):
-    """``run_m`` of cover_native.c."""
-    _fields_ = [("slack", _i32), ("limit", _i64), ("node_limit", _i64), ("keep", _i64), ("chosen", _ptr),
-                ("depth", _ptr), ("prefix", _ptr), ("prefix_length", _i32), ("split_depth", _i32),
-                ("pieces", _ptr), ("piece_room", _i64), ("stop", _ptr), ("count", _i64),
-                ("nodes", _i64), ("updates", _i64), ("pieces_found", _i64), ("complete", _i32)]
 
 
 def _declare(lib: ctypes.CDLL) -> None:
@@ -61,10 +53,9 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.cover_clone.restype = _ptr
     lib.cover_free.argtypes = [_ptr]
     lib.cover_free.restype = None
-    lib.cover_search_x.argtypes = [_ptr, ctypes.POINTER(_RunX)]
-    lib.cover_search_x.restype = _i32
-    lib.cover_search_m.argtypes = [_ptr, ctypes.POINTER(_RunM)]
-    lib.cover_search_m.restype = _i32
+    for search in (lib.cover_search_x, lib.cover_search_m):
+        search.argtypes = [_ptr, ctypes.POINTER(_Run)]
+        search.restype = _i32
 
 
 NATIVE = NativeLibrary(Path(__file__).with_name("cover_native.c"), _declare)
@@ -208,13 +199,13 @@ class CoverKernel:
         found = [pieces[k * depth:(k + 1) * depth].tolist() for k in range(run.pieces_found)]
         return Outcome(run.count, run.nodes, run.updates, bool(run.complete)), found
 
-    def _run(self, heuristic: int = MRV, **fields):
+    def _run(self, heuristic: int = MRV, **fields) -> _Run:
         """One call of cover_search_x (or _m) with these fields of its run; the run back."""
         if self.extended:
-            run = _RunM(slack=int(heuristic == SLACK), **fields)
+            run = _Run(heuristic=SLACK if heuristic == SLACK else MRV, **fields)
             status = self.lib.cover_search_m(self.handle, ctypes.byref(run))
         else:
-            run = _RunX(heuristic=FIRST if heuristic == FIRST else MRV, **fields)
+            run = _Run(heuristic=FIRST if heuristic == FIRST else MRV, **fields)
             status = self.lib.cover_search_x(self.handle, ctypes.byref(run))
         if status != 0:
             raise MemoryError("out of memory in the search")
