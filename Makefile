@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 RACE   := $(VENV)/bin/race
 STAMP  := $(VENV)/.installed
 
-.PHONY: race test bench clean
+.PHONY: race test bench docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -31,8 +31,13 @@ bench: $(STAMP)
 ## interactive, offline report/report.html (with the reference landscape)
 .PHONY: report
 report: $(STAMP)
-	$(RACE) report results/reference-n2-10
+	$(RACE) report results/reference-n2-10 --report-dir report
 	$(RACE) report results/reference-n2-10 --html -o report/report.html --landscape results/reference-landscape
 
+## docs: the documentation site (MkDocs, docs/ + mkdocs.yml) built into site/, strict: a broken
+## link or a page missing from the nav fails the build
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache site

@@ -30,9 +30,12 @@ import contextlib
 import functools
 import signal
 import threading
+import time
 from typing import Any, Callable, Iterator
 
 _mode = threading.local()
+#: seconds this process spent loading compiled kernels (:meth:`Kernel.load`)
+_load_seconds = 0.0
 #: one compilation at a time (numba's typing reads the globals this module rewrites)
 _compiling = threading.RLock()
 #: set by the race CLI (:func:`ctrl_c_stops_kernels`): see there
@@ -65,6 +68,12 @@ def _sigint_ends_process() -> Iterator[None]:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+def load_seconds() -> float:
+    """Seconds this process has spent so far importing numba and compiling kernels or
+    reading them from numba's cache (each kernel's first compiled call, :meth:`Kernel.load`)."""
+    return _load_seconds
+
+
 def is_interpreted() -> bool:
     """True inside :func:`interpreted` (in this thread)."""
     return getattr(_mode, "interpreted", False)
@@ -82,6 +91,18 @@ def interpreted(enabled: bool = True) -> Iterator[None]:
         _mode.interpreted = before
 
 
+@contextlib.contextmanager
+def compiled_here() -> Iterator[None]:
+    """Within this block (this thread), kernels run compiled even inside :func:`interpreted`:
+    for a search that started interpreted and turned out long (see solvers/backtracking.py)."""
+    before = is_interpreted()
+    _mode.interpreted = False
+    try:
+        yield
+    finally:
+        _mode.interpreted = before
+
+
 class Kernel:
     """A function compiled by ``numba.njit(**options)`` at its first call outside
     :func:`interpreted`; ``py_func`` is the function itself."""
@@ -93,6 +114,7 @@ class Kernel:
         self.options = options
         self._dispatcher = None
         self._pending = None
+        self._loaded = False        # compiled (or read from the cache) for a first signature
         functools.update_wrapper(self, fn)
 
     def compiled(self):
@@ -115,9 +137,29 @@ class Kernel:
             self._dispatcher = self._pending
             return self._dispatcher
 
+    def load(self, *args) -> float:
+        """Import numba and compile this kernel for the types of ``args`` (or read it from
+        numba's cache), without running it: the seconds that took, 0.0 when that was done
+        already. Every kernel does this at its first compiled call, so the time is also
+        added to :func:`load_seconds`."""
+        global _load_seconds
+        if self._loaded:
+            return 0.0
+        t0 = time.perf_counter()
+        dispatcher = self.compiled()
+        if hasattr(dispatcher, "typeof_pyval"):     # numba's (not a test's stand-in)
+            with _compiling:
+                dispatcher.compile(tuple(dispatcher.typeof_pyval(a) for a in args))
+        self._loaded = True
+        spent = time.perf_counter() - t0
+        _load_seconds += spent
+        return spent
+
     def __call__(self, *args):
         if is_interpreted():
             return self.py_func(*args)
+        if not self._loaded:
+            self.load(*args)
         compiled = self.compiled()
         if self.long_running and _ctrl_c_stops:
             with _sigint_ends_process():

@@ -73,8 +73,22 @@ def read_dataset(path: str | Path) -> list[DatasetPuzzle]:
                        and not any(part.startswith(".") for part in p.relative_to(root).parts))
         if not files:
             raise RaceError("no puzzle files in this directory", source=str(root))
+        for f in files:
+            _inside(root, f)
         return [puzzle for f in files for puzzle in read_collection(f)]
     return read_collection(root)
+
+
+def _inside(root: Path, path: Path) -> None:
+    """RaceError naming ``path`` when it resolves (a symbolic link) outside the directory
+    ``root`` being read: an import reads the directory's own files, nothing it links to."""
+    try:
+        inside = path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):            # a loop of links
+        inside = False
+    if not inside:
+        raise RaceError(f"a symbolic link that leads out of {root}; refused (copy the file into "
+                        "the directory to import it)", source=str(path))
 
 
 def read_collection(path: str | Path) -> list[DatasetPuzzle]:

@@ -386,6 +386,7 @@ class WindowSAT:
     def __init__(self, n: int, cells: np.ndarray, window: np.ndarray,
                  backend: str = DEFAULT_BACKEND) -> None:
         from solvers import clause_loading, sudoku_cnf
+        from solvers.sat_backends import configurable
         from solvers.sat_counting import pysat_solver
         self.n = n
         side = n * n
@@ -405,7 +406,7 @@ class WindowSAT:
         self.lookup[var_cell[1:]] = np.arange(1, var_cell.size)
         self.next_var = self.formula.nvars + 1
         self.solver = pysat_solver(backend)
-        if backend == "cadical195":
+        if configurable(backend):                  # CaDiCaL, by any of its names
             self.solver.configure(WINDOW_OPTIONS)
         clause_loading.load(self.solver, self.formula.blocks)
         self._phased = False

@@ -9,7 +9,9 @@ n, the smaller on a tie, as :mod:`generators.hardness_peaks` does) and the row w
 range holds its share of empty cells. The search is then the picked entrant's own
 (its counters and phase times, plus ``choose``); the answer is verified like any other.
 
-``auto:table=PATH`` uses another table (e.g. one learned on this machine). A picked
+``auto:table=PATH`` uses another table (e.g. one learned on this machine). The table may
+name an entrant of several cores (``parallel:members=...``): then every cell of ``auto`` in
+``race run`` holds that many (:attr:`Auto.cores`). A picked
 entrant that cannot run on this machine (the kissat binary missing, say) is replaced by
 :data:`FALLBACK`, the in-process SAT entrant, and the reason says so.
 """
@@ -126,6 +128,18 @@ class Auto(Solver):
             return FALLBACK, f"{why}; {rule.entrant} cannot run here ({exc}), so {FALLBACK}"
         return rule.entrant, why
 
+    @property
+    def cores(self) -> int:
+        """The most cores an entrant of its table holds (a ``parallel`` entrant: one per
+        member): a cell of ``auto`` holds them all, whichever entrant it picks."""
+        most = 1
+        for spec in dict.fromkeys(r.entrant for r in self.rules):
+            try:
+                most = max(most, self._solver(spec).cores)
+            except RaceError:
+                continue                    # pick() falls back to FALLBACK, one core
+        return most
+
     def pick_for(self, grid: Grid) -> tuple[str, str]:
         return self.pick(grid.n, grid.empties() / grid.n ** 4)
 
@@ -136,12 +150,13 @@ class Auto(Solver):
         return self._solvers[spec]
 
     def warmup(self) -> None:
+        """Load every entrant the table names (a race measures each puzzle's search only)."""
         for spec in dict.fromkeys(r.entrant for r in self.rules):
             try:
                 solver = self._solver(spec)
             except RaceError:
                 solver = self._solver(FALLBACK)     # pick() says why, puzzle by puzzle
-            solver.warmup()
+            solver.load()
 
     def search(self, grid: Grid, limit: int | None, keep: int) -> RawAnswer:
         t0 = time.perf_counter()
@@ -149,6 +164,7 @@ class Auto(Solver):
         solver = self._solver(spec)
         chose = time.perf_counter() - t0
         self.last_choice = (spec, why)
+        loaded = solver.load()                      # 0.0: loaded with the others, by warmup()
         answer = solver.search(grid, limit, keep)
-        answer.times = {"choose": chose, **answer.times}
+        answer.times = {"choose": chose, **({"load": loaded} if loaded else {}), **answer.times}
         return answer

@@ -12,6 +12,12 @@ meet Python's recursion limit. The kernel is compiled with numba.
 
 Counters: ``nodes`` = placements made (M[i,j] <- k, one per search-tree node
 below the root); ``checks`` = CanPlace calls.
+
+``race solve`` of a few puzzles up to 9x9 runs the kernel interpreted (:meth:`Backtracking.
+interpreted`): most such puzzles take a few hundred placements, milliseconds in Python, where
+loading the compiled kernel costs about 0.5 s of CPU. A search still running after
+:data:`INTERPRETED_NODES` placements is started again compiled (the time spent is the phase
+``interpreted``; loading the kernel, ``load``); its counters are the compiled search's.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from formats.compiled import kernel
+from formats.compiled import compiled_here, is_interpreted, kernel
 
 from formats.grid import Grid
 from solvers.interface import RawAnswer, Solver
@@ -84,6 +90,11 @@ def backtrack(cells: np.ndarray, n: int, limit: int, node_limit: int,
     return solutions, nodes, checks, complete
 
 
+#: placements an interpreted search makes before it starts again compiled (about 0.1 s of
+#: Python; the median 9x9 puzzle with half its cells empty takes about 100)
+INTERPRETED_NODES = 5000
+
+
 class Backtracking(Solver):
     """Algorithm 1: naive row-major backtracking with CanPlace.
 
@@ -96,6 +107,16 @@ class Backtracking(Solver):
     phases = ("build", "search")
     parameters = {"node_limit": (0, None)}
 
+    #: ``race solve`` or ``race count`` of up to this many puzzles of box size at most
+    #: :data:`INTERPRETED_MAX_N` starts interpreted (see the module docstring)
+    INTERPRETED_MAX_PUZZLES = 16
+    INTERPRETED_MAX_N = 3
+
+    @classmethod
+    def interpreted(cls, n: int, puzzles: int, limit: int | None,
+                    params: dict[str, str] | None = None) -> bool:
+        return puzzles <= cls.INTERPRETED_MAX_PUZZLES and n <= cls.INTERPRETED_MAX_N
+
     def warmup(self) -> None:
         from formats.grid_text import parse
         self.count(parse("1 . . .\n. . 1 .\n. 1 . .\n. . . 1\n").grids[0], limit=2)
@@ -104,11 +125,27 @@ class Backtracking(Solver):
         t0 = time.perf_counter()
         cells = grid.cells.copy()
         out = np.zeros((max(keep, 1), grid.side, grid.side), dtype=cells.dtype)
-        t1 = time.perf_counter()
-        count, nodes, checks, complete = backtrack(cells, grid.n, limit or 0,
-                                                   int(self.params["node_limit"]), keep, out)
-        t2 = time.perf_counter()
+        node_limit = int(self.params["node_limit"])
+        times = {"build": time.perf_counter() - t0}
+        found = None
+        if is_interpreted() and not 0 < node_limit <= INTERPRETED_NODES:
+            t1 = time.perf_counter()
+            found = backtrack(cells, grid.n, limit or 0, INTERPRETED_NODES, keep, out)
+            spent = time.perf_counter() - t1
+            if not found[3]:            # the budget ran out: a long search, started again compiled
+                times["interpreted"], found = spent, None
+            else:
+                times["search"] = spent
+        if found is None:
+            with compiled_here():
+                loaded = backtrack.load(cells, grid.n, limit or 0, node_limit, keep, out)
+                t1 = time.perf_counter()
+                found = backtrack(cells, grid.n, limit or 0, node_limit, keep, out)
+                times["search"] = time.perf_counter() - t1
+            if loaded:
+                times["load"] = loaded
+        count, nodes, checks, complete = found
         return RawAnswer(count=int(count), solutions=[out[s] for s in range(min(count, keep))],
                       complete=bool(complete) or (limit is not None and count >= limit),
                       counters={"nodes": int(nodes), "checks": int(checks)},
-                      times={"build": t1 - t0, "search": t2 - t1})
+                      times=times)

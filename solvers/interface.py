@@ -4,8 +4,11 @@ A solver is a small class with a registered ``name``, declared ``parameters``
 (name -> default, optional choices) and one method to implement,
 :meth:`Solver.search`. The base class does the rest, the same way for all:
 
-* checks the clues first (inconsistent clues -> ``unsat`` without searching),
-* times the phases (``check``, the solver's own phases, ``verify``),
+* pays the one-off costs first, once per solver object (:meth:`Solver.load`: imports,
+  compiled kernels read from numba's cache or compiled, a native build), timed as the
+  phase ``load`` of the first answer, never as its search,
+* checks the clues (inconsistent clues -> ``unsat`` without searching),
+* times the phases (``load``, ``check``, the solver's own phases, ``verify``),
 * **never trusts the solver**: every returned grid goes through
   :func:`solvers.rules.is_solution_of`; a grid that fails is status ``wrong``.
 
@@ -112,6 +115,19 @@ class Solver:
                 raise TypeError(f"solver {cls.__name__}: {attribute} must be a string")
 
     @classmethod
+    def unavailable(cls) -> str:
+        """Why this solver cannot run on this machine (an optional dependency missing), with
+        what to install; "" when it can. ``race solvers`` lists it as unavailable, ``race
+        run`` leaves it out with a note, and creating it raises RaceError. Default: "" (it can)."""
+        return ""
+
+    @property
+    def cores(self) -> int:
+        """The cores one of its cells holds in ``race run`` (the scheduler and the pinning
+        give it that many): 1, except for an entrant that runs several searches at once."""
+        return 1
+
+    @classmethod
     def batch_capable(cls, params: dict[str, str]) -> bool:
         """Whether :mod:`solvers.batch` can solve many puzzles of this entrant (with these
         parameters from its spec) in one compiled call. Default: no."""
@@ -144,8 +160,10 @@ class Solver:
 
     @property
     def spec(self) -> str:
-        """The entrant spec that recreates this solver, e.g. ``dlx:heuristic=first``."""
-        changed = [f"{k}={v}" for k, v in self.params.items() if v != self.parameters[k][0]]
+        """The entrant spec that recreates this solver, e.g. ``dlx:heuristic=first`` (a comma
+        in a value written ``\\,``, as the spec parser reads it)."""
+        changed = [f"{k}={str(v).replace(',', chr(92) + ',')}" for k, v in self.params.items()
+                   if v != self.parameters[k][0]]
         return self.name + (":" + ",".join(changed) if changed else "")
 
     # -- to implement --------------------------------------------------------
@@ -155,7 +173,23 @@ class Solver:
         raise NotImplementedError
 
     def warmup(self) -> None:
-        """Pay one-off costs (imports, JIT compilation) outside any measurement."""
+        """Pay one-off costs (imports, JIT compilation) outside any measurement: the work
+        :meth:`load` does once. Solvers override this one; callers call :meth:`load`."""
+
+    def load(self) -> float:
+        """Pay the one-off costs (:meth:`warmup`) unless this object has already: the
+        seconds it took, 0.0 when it had. The first :meth:`solve` or :meth:`count` does it
+        (its phase ``load``); the harness does it before any measurement."""
+        if getattr(self, "_loaded", False):
+            return 0.0
+        self._loaded = True             # warmup() may solve a small grid: no load inside that
+        t0 = time.perf_counter()
+        try:
+            self.warmup()
+        except BaseException:
+            self._loaded = False
+            raise
+        return time.perf_counter() - t0
 
     # -- provided ------------------------------------------------------------
     def solve(self, grid: Grid) -> Result:
@@ -170,6 +204,16 @@ class Solver:
 
     def _run(self, grid: Grid, limit: int | None, keep: int) -> Result:
         times: dict[str, float] = {}
+        try:
+            loaded = self.load()
+        except RaceError:
+            raise
+        except (Exception, SystemExit) as exc:   # as a failed search, below
+            if is_interrupt(exc):
+                raise KeyboardInterrupt from None
+            raise RaceError(f"solver {self.spec} failed to load: {type(exc).__name__}: {exc}") from None
+        if loaded:
+            times["load"] = loaded
         t0 = time.perf_counter()
         consistent = rules.is_consistent(grid)
         times["check"] = time.perf_counter() - t0
@@ -185,7 +229,11 @@ class Solver:
             raise RaceError(f"solver {self.spec} failed: {type(exc).__name__}: {exc}") from None
         if not isinstance(found, RawAnswer):
             raise RaceError(f"solver {self.spec} returned {type(found).__name__}, not a RawAnswer")
-        times.update(found.times)
+        phases = dict(found.times)
+        more = phases.pop("load", 0.0)  # loaded during the search too (a switch to compiled code)
+        if more:
+            times["load"] = times.get("load", 0.0) + more
+        times.update(phases)
         t0 = time.perf_counter()
         grids = [Grid(grid.n, s) for s in found.solutions]
         bad = [g for g in grids if not rules.is_solution_of(grid, g)]

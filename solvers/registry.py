@@ -41,9 +41,16 @@ SOLVERS: Mapping[str, tuple[str, Mapping[str, str]]] = MappingProxyType({
     "dlx": ("solvers.dlx:DLX", {}),
     "sat": ("solvers.sat:SAT", {}),
     "kissat": ("solvers.sat:SAT", {"backend": "kissat"}),
+    "cpsat": ("solvers.cpsat:CPSAT", {}),
+    "parallel": ("solvers.parallel:Parallel", {}),
     "cmd": ("solvers.command:Command", {}),
     "auto": ("solvers.auto:Auto", {}),
 })
+
+
+class Unavailable(RaceError):
+    """The solver exists but cannot run on this machine: an optional dependency is missing
+    (:meth:`solvers.interface.Solver.unavailable` says which and how to install it)."""
 
 
 class Registry:
@@ -94,9 +101,13 @@ class Registry:
         return found
 
     def create(self, spec: str) -> "Solver":
-        """A solver instance from an entrant spec."""
+        """A solver instance from an entrant spec; :class:`Unavailable` when its solver
+        cannot run here (an optional dependency missing)."""
         name, params = parse_spec(spec)
         cls = self.solver_class(name)
+        why = cls.unavailable()
+        if why:
+            raise Unavailable(f"solver {name!r} is not available: {why}")
         fixed = self.entry(name)[1]
         clash = set(fixed) & set(params)
         if clash:

@@ -16,12 +16,19 @@
 * ``phase``: the initial phase of the in-process solver, ``solver`` (its own default,
   true for CaDiCaL) or ``false`` (every variable false first: in an exactly-one
   problem almost every variable is false in a solution); see ``DEFAULT_PHASE``.
-* ``config``: CaDiCaL's named configuration for the in-process ``cadical195`` (``default``;
+* ``config``: for ``kissat``, its configurations of the same names (``--sat``:
+  ``--target=2 --restartint=50``; ``--unsat``: ``--stable=0``); on three hard 25x25 (CPU s,
+  seeds 0 and 1) ``--sat`` took 1.5/2.5, 1.5/0.15 and 2.9/0.7 where the default took
+  7.1/2.1, 2.1/2.1 and 16.9/7.1.
+  For the in-process ``cadical195``, CaDiCaL's named configuration (``default``;
   ``sat``: stable mode only, less elimination and subsumption, its ``--sat``; ``unsat``: no
   stable mode, no local search, its ``--unsat``). Measured (in-process, CPU s, load + solve,
   40 hard 25x25 at 55 % balanced holes, seeds 10 and 11): default 27.2-27.5 s in all,
   stable mode only 15.0 s, no stable mode 106.7 s; the hard ones gain most (9.7 -> 4.1 s,
   2.1 -> 0.2 s), a few easy ones lose tenths.
+* ``seed``: the solver's random seed (0, its own default): CaDiCaL's ``seed`` option
+  in-process, ``--seed=`` of kissat and the cadical binary. Differently seeded runs of one
+  solver differ on hard puzzles: members of a ``parallel`` entrant (:mod:`solvers.parallel`).
 * ``timeout``: seconds (0 = none) before the answer is ``unknown``.
 * ``fallback``: a second backend (e.g. ``kissat``) that takes the same formula over when
   the in-process ``backend`` has not answered within ``presolve`` conflicts (default
@@ -81,7 +88,7 @@ class SAT(Solver):
     #: per encoding. Measured whole process, one puzzle, CPU s (compiled -> interpreted):
     #: reduced, sat: n = 8 (33 % holes) 1.0 -> 0.37, n = 10 1.6 -> 0.6-1.1, n = 12 (25 %)
     #: 1.35 -> 0.47, n = 15 1.8 -> 1.6; kissat: n = 10 1.45 -> 1.12, n = 15 1.55 -> 1.65
-    #: (the interpreted propagation's rounds grow as n⁶). extended: n = 4 1.36 -> 0.56,
+    #: (the interpreted propagation's first round costs n⁶). extended: n = 4 1.36 -> 0.56,
     #: n = 5 1.85 -> 1.73, n = 6 2.1 -> 4.2 (its n⁸ clauses need the compiled loader).
     INTERPRETED_MAX_N = {"reduced": 12, "extended": 5, "minimal": 5}
     parameters = {
@@ -93,13 +100,15 @@ class SAT(Solver):
         "fallback": ("", None),
         "presolve": (DEFAULT_PRESOLVE, None),
         "config": ("default", tuple(sat_backends.CADICAL_CONFIGS)),
+        "seed": (0, None),
     }
 
     def __init__(self, **params) -> None:
         super().__init__(**params)
         negative = self.params["phase"] == "false"
         self.backend = sat_backends.backend(str(self.params["backend"]), negative_phase=negative,
-                                            config=str(self.params["config"]))
+                                            config=str(self.params["config"]),
+                                            seed=int(self.params["seed"]))
         self.fallback = sat_backends.backend(str(self.params["fallback"]), negative_phase=negative) \
             if self.params["fallback"] else None
         if self.fallback is not None and (not 0 < int(self.params["presolve"]) < 2 ** 31

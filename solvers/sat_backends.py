@@ -92,24 +92,44 @@ CADICAL_CONFIGS = {
 CONFIGURABLE = ("cadical195",)
 
 
-def backend(name: str, negative_phase: bool = False, config: str = "default"):
+def configurable(name: str) -> bool:
+    """Can the backend called ``name`` (any of PySAT's names for it) take CaDiCaL options
+    (``solver.configure``)? Callers ask this, never compare names themselves."""
+    return name != "kissat" and _pysat_names().get(name) in CONFIGURABLE
+
+
+#: the largest random seed a backend takes (CaDiCaL's and kissat's option range)
+MAX_SEED = 2**31 - 1
+
+
+def backend(name: str, negative_phase: bool = False, config: str = "default", seed: int = 0):
     """The backend called ``name`` (see the module docstring); ``negative_phase``
     makes the solver try every variable false first (PySAT: ``set_phases``;
     kissat: ``--phase=false``; other binaries: ignored); ``config``, one of
-    :data:`CADICAL_CONFIGS`, configures CaDiCaL in-process (other backends: only ``default``)."""
+    :data:`CADICAL_CONFIGS`, configures CaDiCaL in-process, or kissat with its own options of
+    the same names (``--sat``: ``--target=2 --restartint=50``; ``--unsat``: ``--stable=0``;
+    other backends: only ``default``);
+    ``seed`` (0, the solvers' own default, .. :data:`MAX_SEED`) is the solver's random seed:
+    CaDiCaL's ``seed`` option in-process, ``--seed=`` of the kissat and cadical binaries."""
     if config not in CADICAL_CONFIGS:
         raise RaceError(f"unknown SAT configuration {config!r} "
                         f"(known: {', '.join(CADICAL_CONFIGS)})")
     canonical = _pysat_names().get(name)
-    if config != "default" and (name == "kissat" or canonical not in CONFIGURABLE):
+    if config != "default" and name != "kissat" and not configurable(name):
         raise RaceError(f"config={config} needs backend={'/'.join(CONFIGURABLE)} (in-process "
-                        f"CaDiCaL), not {name!r}")
+                        f"CaDiCaL) or kissat, not {name!r}")
+    if not 0 <= seed <= MAX_SEED:
+        raise RaceError(f"seed={seed} must be in 0..{MAX_SEED}")
+    if seed and name != "kissat" and not configurable(name) and "cadical" not in Path(name).name:
+        raise RaceError(f"seed={seed} needs backend=cadical195 (in-process), kissat or a cadical "
+                        f"binary, not {name!r}")
     if name == "kissat":
-        return ExternalBackend(find_kissat(), "kissat", negative_phase)
+        return ExternalBackend(find_kissat(), "kissat", negative_phase, seed, config)
     if canonical is not None:
         refuse_broken_pysat(name)
-        return PySATBackend(name, negative_phase, CADICAL_CONFIGS[config])
-    return ExternalBackend(find_binary(name), Path(name).name, negative_phase)
+        options = dict(CADICAL_CONFIGS[config], **({"seed": seed} if seed else {}))
+        return PySATBackend(name, negative_phase, options)
+    return ExternalBackend(find_binary(name), Path(name).name, negative_phase, seed)
 
 
 # -- in-process ----------------------------------------------------------------------
@@ -134,7 +154,7 @@ class PySATBackend:
         if self.options:       # options before the clauses (CaDiCaL's configuring state)
             solver = pysat_solver(self.name)
             solver.configure(self.options)
-            clause_loading.load(solver, formula.blocks)
+            clause_loading.load(solver, formula.blocks, fresh=True)
         else:
             solver = pysat_solver(self.name, formula.blocks)
         try:
@@ -303,19 +323,24 @@ class ExternalBackend:
 
     external = True
 
-    def __init__(self, path: str, flavour: str, negative_phase: bool = False) -> None:
+    def __init__(self, path: str, flavour: str, negative_phase: bool = False, seed: int = 0,
+                 config: str = "default") -> None:
         self.path = path
         self.negative_phase = negative_phase
+        self.seed = seed
+        self.config = config
         self.flavour = "minisat" if "minisat" in flavour else "cadical" if "cadical" in flavour \
             else "kissat" if "kissat" in flavour else flavour
 
     def command(self, cnf: str, result: str, timeout: float) -> list[str]:
         seconds = str(max(1, math.ceil(timeout))) if timeout > 0 else None
+        seed = [f"--seed={self.seed}"] if self.seed else []
         if self.flavour == "kissat":
             return [self.path, *([f"--time={seconds}"] if seconds else []),
-                    *(["--phase=false"] if self.negative_phase else []), cnf]
+                    *(["--phase=false"] if self.negative_phase else []), *seed,
+                    *([f"--{self.config}"] if self.config != "default" else []), cnf]
         if self.flavour == "cadical":
-            return [self.path, *(["-t", seconds] if seconds else []), cnf]
+            return [self.path, *(["-t", seconds] if seconds else []), *seed, cnf]
         if self.flavour == "minisat":
             return [self.path, *([f"-cpu-lim={seconds}"] if seconds else []), cnf, result]
         return [self.path, cnf]

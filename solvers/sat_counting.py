@@ -61,7 +61,7 @@ def pysat_solver(name: str, clauses=None):
     except Exception as exc:   # PySAT raises a bare Exception/NotImplementedError for unknown names
         raise RaceError(f"unknown PySAT solver {name!r}: {exc}") from None
     if clauses is not None:
-        clause_loading.load(solver, clauses)
+        clause_loading.load(solver, clauses, fresh=True)
     return solver
 
 

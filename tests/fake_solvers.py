@@ -41,6 +41,15 @@ class HangChild(Solver):
         return RawAnswer(0, complete=False)
 
 
+class Spin(Solver):
+    """Burns CPU and never returns (a search that will not finish in time)."""
+    name = "spin"
+
+    def search(self, grid: Grid, limit, keep) -> RawAnswer:
+        while True:
+            pass
+
+
 class Wrong(Solver):
     """Returns the puzzle with every empty cell set to 1: not a solution."""
     name = "wrong"
@@ -73,12 +82,18 @@ class Hog(Solver):
 
 
 class Slow(Solver):
-    """Backtracking that first sleeps ``delay`` seconds (a campaign slow enough to interrupt)."""
+    """Backtracking that first sleeps ``delay`` seconds (a campaign slow enough to interrupt);
+    with ``marks`` (a directory), each search first leaves a file there, so a test knows a
+    cell is under way."""
     name = "slow"
-    parameters = {"delay": (0.3, None)}
+    parameters = {"delay": (0.3, None), "marks": ("", None)}
 
     def search(self, grid: Grid, limit, keep) -> RawAnswer:
         from solvers.backtracking import Backtracking
+        if self.params["marks"]:
+            import os
+            mark = os.path.join(self.params["marks"], f"{os.getpid()}-{time.monotonic_ns()}")
+            open(mark, "w").close()
         time.sleep(float(self.params["delay"]))
         return Backtracking().search(grid, limit, keep)
 
@@ -213,6 +228,7 @@ FAKES = {
     "bad-warmup": ("tests.fake_solvers:BadWarmup", {}),
     "flaky-warmup": ("tests.fake_solvers:FlakyWarmup", {}),
     "hang": ("tests.fake_solvers:Hang", {}),
+    "spin": ("tests.fake_solvers:Spin", {}),
     "hang-child": ("tests.fake_solvers:HangChild", {}),
     "wrong": ("tests.fake_solvers:Wrong", {}),
     "crash": ("tests.fake_solvers:Crash", {}),

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from experiments.analysis import growth
 from experiments.analysis import statistics as analysis
 from experiments.harness import schema
 from experiments.cli import main
@@ -127,11 +128,11 @@ def test_growth_fits_the_slope_of_log_time(tmp_path):
             for k, f in enumerate((0.5, 1.0, 2.0))]
     rows += [run("a", 5, f"i{k}", "timeout", None) for k in range(3)]
     c = analysis.load(write_campaign(tmp_path / "g", rows))
-    g = analysis.growth(analysis.summary(c), "a")
+    g = growth.growth(analysis.summary(c), "a")
     assert g.n_values == [2, 3, 4]                  # the censored n = 5 is not fitted
     assert g.slope == pytest.approx(1.0) and g.factor == pytest.approx(10.0)
     assert g.ratios == {3: pytest.approx(10.0), 4: pytest.approx(10.0)}
-    gt = analysis.growth_table(c)
+    gt = growth.growth_table(c)
     assert gt.iloc[0]["n_to"] == 4 and gt.iloc[0]["points"] == 3
 
 
@@ -139,12 +140,12 @@ def test_growth_stops_at_the_first_censored_n(tmp_path):
     rows = [run("a", 2, "i", "solved", 0.01), run("a", 3, "i", "solved", 0.1),
             run("a", 4, "i", "timeout", None), run("a", 5, "i", "solved", 0.001)]
     c = analysis.load(write_campaign(tmp_path / "g", rows))
-    g = analysis.growth(analysis.summary(c), "a")
+    g = growth.growth(analysis.summary(c), "a")
     assert g.n_values == [2, 3] and g.factor == pytest.approx(10.0)
 
 
 def test_growth_needs_two_points(campaign):
-    g = analysis.growth(analysis.summary(campaign), "a")
+    g = growth.growth(analysis.summary(campaign), "a")
     assert g.n_values == [2] and math.isnan(g.slope)
 
 

@@ -115,6 +115,28 @@ def test_a_count_the_node_budget_cut_short_is_at_least_on_the_batch_path(tmp_pat
     assert not result.complete and result.count > 0
 
 
+def test_a_count_without_an_answer_exits_3_as_solve_does(tmp_path):
+    """A node budget spent before the first solution: "0 (incomplete: ...)" is printed, but
+    the exit status is 3 (no answer), as race solve's, never 0; on both paths, and for a
+    file of several puzzles where one got no answer."""
+    puzzle = SEVENTEEN.read_text().split()[0]
+    one_line = tmp_path / "one.txt"
+    one_line.write_text(puzzle + "\n")
+    native = tmp_path / "one.sudoku"
+    native.write_text(grid_text.format_native(grid_text.parse(puzzle + "\n").grids[0]))
+    for path in (one_line, native):
+        cut = CliRunner().invoke(main, ["count", "-s", "dlx:node_limit=1", str(path)])
+        assert cut.exit_code == 3 and cut.stdout.startswith("0 (incomplete: "), cut.output
+        solve = CliRunner().invoke(main, ["solve", "-s", "dlx:node_limit=1", str(path)])
+        assert solve.exit_code == 3
+    two = tmp_path / "two.txt"
+    two.write_text(puzzle + "\n" + "." * 16 + "\n")
+    mixed = CliRunner().invoke(main, ["count", "-s", "dlx:node_limit=30", str(two)])
+    assert mixed.exit_code == 3 and mixed.stdout.splitlines()[0].startswith("0 (incomplete")
+    whole = CliRunner().invoke(main, ["count", "-s", "dlx", str(one_line)])
+    assert (whole.exit_code, whole.stdout) == (0, "1\n")
+
+
 def test_a_no_solution_claim_of_the_batch_kernel_is_confirmed_by_the_second_method(tmp_path, monkeypatch):
     """The batch path believed its kernel's "no solution". Now, as on the per-puzzle path,
     clues that conflict settle it (the rules core says so) and any other is confirmed by SAT:

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from experiments.analysis import bootstrap
+from experiments.analysis import growth
 from experiments.analysis import statistics as analysis
 from experiments.analysis.signed_rank import average_ranks, exact_cdf, signed_rank_test
 
@@ -77,7 +78,7 @@ def test_growth_table_carries_the_interval(tmp_path):
     from tests.test_analysis import run, write_campaign
     rows = [run("a", n, f"i{k}", "solved", t * f) for n, t in ((2, 0.01), (3, 0.1), (4, 1.0))
             for k, f in enumerate((0.5, 1.0, 2.0))]
-    table = analysis.growth_table(analysis.load(write_campaign(tmp_path / "g", rows)))
+    table = growth.growth_table(analysis.load(write_campaign(tmp_path / "g", rows)))
     row = table.iloc[0]
     assert row["factor"] == pytest.approx(10.0)
     assert row["factor_lo"] <= 10.0 <= row["factor_hi"] and row["factor_hi"] < 100

@@ -124,16 +124,16 @@ def test_cli_names_the_busy_campaign_and_gates(tmp_path):
     old = campaign(tmp_path / "quiet", {"dlx": BASE}, {"calibration": calibration(0.01)})
     new = campaign(tmp_path / "busy", {"dlx": [1.5 * t for t in BASE]}, busy_meta())
     runner = CliRunner()
-    gate = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.2"])
+    gate = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.2", "--force"])
     assert gate.exit_code == 1, gate.output
     assert "regression: NEW slower than 1.2x OLD" in gate.output
     warnings = [line for line in gate.output.splitlines() if line.startswith("WARNING")]
     assert len(warnings) == 2 and all("NEW busy" in w for w in warnings)
     assert "load average 3.5" in warnings[0] and "(yes 99%)" in warnings[0]
     assert "calibration drifted" in warnings[1] and "dlx +30%" in warnings[1]
-    fine = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.6"])
+    fine = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.6", "--force"])
     assert fine.exit_code == 0, fine.output
-    back = runner.invoke(main, ["compare", str(new), str(old), "--fail-above", "1.2"])
+    back = runner.invoke(main, ["compare", str(new), str(old), "--fail-above", "1.2", "--force"])
     assert back.exit_code == 0 and "REGRESSION" not in back.output      # faster is fine
     plain = runner.invoke(main, ["compare", str(old), str(old)])
     assert plain.exit_code == 0 and "WARNING" not in plain.output
@@ -188,6 +188,134 @@ def test_merge_refuses_other_instances_or_limits(tmp_path):
     slow = campaign(tmp_path / "slow", {"dlx": BASE}, {"timeout_s": 99})
     limit = CliRunner().invoke(main, ["merge", str(one), str(slow), "-o", str(tmp_path / "m")])
     assert limit.exit_code == 2 and "timeout_s=99" in limit.output
+
+
+def _with_params(root, params: str):
+    """Rewrite every row's params column (what the worker recorded of the entrant's parameters)."""
+    import csv
+    import io
+    rows = list(csv.DictReader(io.StringIO((root / "runs.csv").read_text())))
+    for row in rows:
+        row["params"] = params
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    (root / "runs.csv").write_text(buffer.getvalue())
+    return root
+
+
+HOLES = {"hard": {"label": "hard", "kind": "holes",
+                  "options": {"2": {"holes": 0.7, "pattern": "balanced"}}}}
+
+
+@pytest.mark.parametrize("meta_a, meta_b, params_b, named", [
+    ({"memory_mb": 4096.0}, {"memory_mb": 60.0}, None, "memory_mb=60.0"),
+    ({"memory_mb": 4096.0}, {"memory_mb": None}, None, "memory_mb=None"),
+    ({"seed": 0}, {"seed": 1}, None, "seed=1"),
+    ({}, {"generator_options": {"holes": 0.5}}, None, "generator_options"),
+    ({"families": HOLES}, {"families": {"hard": {**HOLES["hard"], "options": {
+        "2": {"holes": 0.6, "pattern": "balanced"}}}}}, None, "hard family options at n=2"),
+    ({"entrant_provenance": {"dlx": {"sha256": "a" * 64}}},
+     {"entrant_provenance": {"dlx": {"sha256": "b" * 64}}}, None, "dlx's program (sha256)"),
+    ({}, {}, '{"node_limit": 3}', "dlx's parameters"),
+])
+def test_merge_refuses_campaigns_raced_under_other_conditions(tmp_path, meta_a, meta_b, params_b,
+                                                              named):
+    """A memory limit of 60 MB beside one of 4096 merged: the memouts of one posed as the
+    other's results and meta.json kept only 4096. Every condition that changes an outcome is
+    checked as the seed and the time limit are; nothing is written."""
+    one = campaign(tmp_path / "one", {"dlx": BASE}, meta_a)
+    other = campaign(tmp_path / "other", {"dlx": BASE}, meta_b)
+    if params_b:
+        _with_params(other, params_b)
+    refused = CliRunner().invoke(main, ["merge", str(one), str(other), "-o", str(tmp_path / "m")])
+    assert refused.exit_code == 2 and named in refused.output, refused.output
+    assert f"but {one} has" in refused.output and not (tmp_path / "m").exists()
+
+
+def test_merge_takes_campaigns_that_differ_only_in_what_does_not_change_outcomes(tmp_path):
+    """Machines, jobs, repeats and a family or entrant only one of them ran do not stop it."""
+    one = campaign(tmp_path / "one", {"dlx": BASE}, {"memory_mb": 4096.0, "repeats": 1,
+                                                     "families": HOLES})
+    other = campaign(tmp_path / "other", {"dlx": BASE, "sat": BASE},
+                     {"memory_mb": 4096.0, "repeats": 3, "jobs": 2, "machine": {"hostname": "b"},
+                      "entrant_provenance": {"sat": {"sha256": "c" * 64}}})
+    merged = CliRunner().invoke(main, ["merge", str(one), str(other), "-o", str(tmp_path / "m")])
+    assert merged.exit_code == 0, merged.output
+
+
+def test_compare_names_the_memory_limit_among_the_differences(tmp_path):
+    old = campaign(tmp_path / "old", {"dlx": BASE}, {"memory_mb": 4096.0})
+    new = campaign(tmp_path / "new", {"dlx": BASE}, {"memory_mb": 60.0})
+    result = CliRunner().invoke(main, ["compare", str(old), str(new)])
+    assert result.exit_code == 0 and "differs: memory_mb: 4096.0 -> 60.0" in result.output
+
+
+def test_the_gate_on_noisy_campaigns_is_inconclusive_and_names_the_warnings(tmp_path):
+    """Two runs of one commit under load gave 1.2-3.2x "regressions" with p around 1e-6, and
+    --fail-above failed. A busy machine or a drifted calibration in either campaign makes the
+    gate inconclusive: its own exit status (4), whatever the ratios, unless --force."""
+    quiet = campaign(tmp_path / "quiet", {"dlx": BASE}, {"calibration": calibration(0.01)})
+    busy = campaign(tmp_path / "busy", {"dlx": [1.5 * t for t in BASE]}, busy_meta())
+    same = campaign(tmp_path / "same", {"dlx": BASE}, busy_meta())
+    runner = CliRunner()
+    for old, new in ((quiet, busy), (busy, quiet), (quiet, same)):
+        gate = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.2"])
+        assert gate.exit_code == 4, gate.output
+        line = gate.stderr.splitlines()[-1]
+        assert line.startswith("race compare: inconclusive: the measurements are noisy (")
+        assert "the machine was busy" in line and "the calibration drifted" in line
+        assert "--force" in line and "regression:" not in gate.stderr
+    forced = runner.invoke(main, ["compare", str(quiet), str(same), "--fail-above", "1.2", "--force"])
+    assert forced.exit_code == 0, forced.output
+    calm = runner.invoke(main, ["compare", str(quiet), str(quiet), "--fail-above", "1.2"])
+    assert calm.exit_code == 0 and calm.stderr == ""
+    alone = runner.invoke(main, ["compare", str(quiet), str(busy), "--force"])
+    assert alone.exit_code == 2 and "--force goes with --fail-above" in alone.output
+    helped = runner.invoke(main, ["compare", "--help"])
+    assert "4 inconclusive" in " ".join(helped.output.split())
+
+
+@pytest.mark.parametrize("dlx_n, dlx_family, with_sat, lacking", [
+    (2, "unique", False, "entrant sat"),
+    (2, "hard", True, "dlx on family unique"),
+    (3, "unique", True, "dlx unique n=2"),
+])
+def test_the_gate_fails_on_what_old_ran_and_new_lacks_unless_allowed(tmp_path, dlx_n, dlx_family,
+                                                                     with_sat, lacking):
+    """An entrant of OLD missing from NEW was a "not compared" note and exit 0: the gate passed
+    on what it never compared. Now an entrant, a family or an n of OLD that NEW lacks fails it
+    (1), named, unless --allow-missing."""
+    old = campaign(tmp_path / "old", {"dlx": BASE, "sat": BASE})
+    rows = [cell("dlx", key, t, n=dlx_n, family=dlx_family) for key, t in zip(KEYS, BASE)]
+    rows += [cell("sat", key, t) for key, t in zip(KEYS, BASE)] if with_sat else []
+    new = write_campaign(tmp_path / "new", rows, {"entrants": ["dlx", "sat"][:1 + with_sat]})
+    runner = CliRunner()
+    gate = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.2"])
+    assert gate.exit_code == 1, gate.output
+    assert "NEW lacks what OLD ran" in gate.stderr and lacking in gate.stderr
+    if with_sat:
+        allowed = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.2",
+                                       "--allow-missing"])
+        assert allowed.exit_code == 0, allowed.output
+    else:
+        named = runner.invoke(main, ["compare", str(old), str(new), "dlx", "--fail-above", "1.2"])
+        assert named.exit_code == 0, named.output     # only dlx asked for: nothing missing
+        allowed = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.2",
+                                       "--allow-missing"])
+        assert allowed.exit_code == 0 and "not compared: sat" in allowed.output
+
+
+def test_the_gate_checks_the_n_within_its_filter(tmp_path):
+    rows = [cell("dlx", key, t, n=n) for n in (2, 3) for key, t in zip(KEYS, BASE)]
+    old = write_campaign(tmp_path / "old", rows, {"entrants": ["dlx"]})
+    new = campaign(tmp_path / "new", {"dlx": BASE})
+    runner = CliRunner()
+    gate = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.2"])
+    assert gate.exit_code == 1 and "dlx unique n=3" in gate.stderr
+    within = runner.invoke(main, ["compare", str(old), str(new), "--fail-above", "1.2", "--n", "2"])
+    assert within.exit_code == 0, within.output
 
 
 def test_a_run_out_directory_names_its_one_campaign(tmp_path):
@@ -333,3 +461,31 @@ def test_compare_names_an_unknown_family_and_a_directory_without_a_campaign(tmp_
     empty.mkdir()
     result = CliRunner().invoke(main, ["compare", str(old), str(empty)])
     assert result.exit_code == 2 and f"{empty}: a directory, but no campaign" in result.output
+
+
+def test_cli_json_of_two_campaigns_is_one_document_with_the_gate(tmp_path):
+    old = campaign(tmp_path / "old", {"dlx": BASE, "sat": BASE})
+    new = campaign(tmp_path / "new", {"dlx": [1.5 * t for t in BASE], "sat": [None] * 10},
+                   {"git_commit": "bbb"})
+    out = CliRunner().invoke(main, ["compare", str(old), str(new), "-f", "json", "--fail-above", "1.2"])
+    assert out.exit_code == 1                                   # the gate still decides
+    document = json.loads(out.stdout)
+    dlx, sat = document["rows"]
+    assert (dlx["entrant"], dlx["pairs"], dlx["old_faster"], dlx["regression"]) == ("dlx", 10, 10, True)
+    assert dlx["ratio_new_over_old"]["estimate"] == pytest.approx(1.5)
+    assert sat["ratio_new_over_old"]["estimate"] == "inf"      # only OLD answered: JSON has no inf
+    assert {"what": "commit", "old": "aaa", "new": "bbb"} in document["differences"]
+    assert document["fail_above"] == 1.2
+
+
+def test_cli_json_and_markdown_of_two_entrants(tmp_path):
+    root = campaign(tmp_path / "one", {"dlx": BASE, "sat": [2 * t for t in BASE]})
+    out = CliRunner().invoke(main, ["compare", str(root), "dlx", "sat", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    document = json.loads(out.stdout)
+    assert (document["a"], document["b"]) == ("dlx", "sat")
+    first = document["rows"][0]
+    assert (first["family"], first["n"], first["a_faster"], first["b_faster"]) == ("unique", 2, 10, 0)
+    assert first["ratio_b_over_a"]["estimate"] == pytest.approx(2.0)
+    md = CliRunner().invoke(main, ["compare", str(root), "dlx", "sat", "-f", "markdown"])
+    assert md.exit_code == 0 and "| unique | 2 | 10 | 10 | 0 | 0 | 2 |" in md.stdout

@@ -87,3 +87,70 @@ def test_race_sat_solve_answers_unsat_for_an_empty_clause():
     for text in ("p cnf 1 1\n0\n", "p cnf 8 3\n 0\n-3 4 0\n5 -6 7 8 0\n"):
         result = CliRunner().invoke(main, ["sat-solve", "-"], input=text)
         assert result.exit_code == 20 and "s UNSATISFIABLE" in result.output
+
+
+def _solve_interpreted(blocks, fresh):
+    with interpreted():
+        solver = Solver(name="cadical195")
+        try:
+            if fresh:
+                assert clause_loading.text_capable(solver, blocks)
+            clause_loading.load(solver, blocks, fresh=fresh)
+            found = solver.solve()
+            return found, solver.get_model(), solver.accum_stats().get("conflicts")
+        finally:
+            solver.delete()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_fresh_cadical_parses_the_dimacs_text_into_the_same_run(seed):
+    """Interpreted, a fresh CaDiCaL reads the clauses as DIMACS text (its own parser): the
+    same model and conflicts as the clauses added one by one through PySAT."""
+    rng = np.random.default_rng(seed)
+    grid = puzzle_from(full_grid(4, rng), 0.7, rng)
+    formula = sudoku_cnf.encode_reduced(grid)
+    text, one_by_one = _solve_interpreted(formula.blocks, True), \
+        _solve_interpreted(formula.blocks, False)
+    assert text == one_by_one
+    assert text[0] and is_solution_of(grid, sudoku_cnf.decode(formula, text[1]))
+
+
+def test_the_dimacs_text_keeps_every_clause_and_refuses_what_it_cannot_carry():
+    blocks = [np.array([[1, 2], [-1, 2], [1, -2]], dtype=np.int64),
+              np.array([[-1, -2, 3]], dtype=np.int16), np.array([[-3]], dtype=np.int32)]
+    assert _solve_interpreted(blocks, True)[0] is False
+    assert _solve_interpreted([blocks[0][:2], blocks[1], blocks[2]], True)[0] is True
+    assert _solve_interpreted([blocks[0], blocks[1]], True)[0] is True
+    with interpreted():
+        solver = Solver(name="cadical195")
+        for other in ([[1, 2]], np.zeros((1, 0), np.int32), np.array([[1, 0]], np.int32)):
+            assert not clause_loading.text_capable(solver, [blocks[0], other])
+        solver.delete()
+    assert not clause_loading.text_capable(Solver(name="glucose4"), blocks)
+
+
+def test_a_solver_that_holds_clauses_gets_more_through_pysat_interpreted():
+    """Without ``fresh`` the text path is never taken (CaDiCaL's parser would abort the
+    process on a solver that already holds clauses)."""
+    with interpreted():
+        solver = Solver(name="cadical195")
+        solver.add_clause([1, 2])
+        clause_loading.load(solver, [np.array([[-1], [-2]], np.int32)])
+        assert solver.solve() is False
+        solver.delete()
+
+
+def test_a_configured_fresh_cadical_still_parses_the_text():
+    """Options set first (sat:config=sat does) leave CaDiCaL ready to parse: the same run."""
+    rng = np.random.default_rng(7)
+    grid = puzzle_from(full_grid(4, rng), 0.7, rng)
+    formula = sudoku_cnf.encode_reduced(grid)
+    runs = []
+    with interpreted():
+        for fresh in (True, False):
+            solver = Solver(name="cadical195")
+            solver.configure({"stabilizeonly": 1, "elimreleff": 10, "subsumereleff": 60})
+            clause_loading.load(solver, formula.blocks, fresh=fresh)
+            runs.append((solver.solve(), solver.get_model(), solver.accum_stats().get("conflicts")))
+            solver.delete()
+    assert runs[0] == runs[1] and runs[0][0]

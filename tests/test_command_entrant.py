@@ -169,7 +169,7 @@ def test_race_run_races_outside_solvers(tmp_path):
     from experiments.cli.main import main
     entrants = ",".join(f"cmd:path={HERE / script}"
                         for script in ("backtrack_solver.py", "sleeper.py", "wrong_solver.py"))
-    result = CliRunner().invoke(main, ["run", "--kind", "unique", "--n", "2", "--solvers", entrants, "--instances", "1",
+    result = CliRunner().invoke(main, ["run", "--no-report", "--kind", "unique", "--n", "2", "--solvers", entrants, "--instances", "1",
                                        "--timeout", "2", "--jobs", "2", "--out", str(tmp_path),
                                        "--campaign", "outside"])
     with open(tmp_path / "outside" / "runs.csv", newline="") as handle:

@@ -224,6 +224,27 @@ def test_the_vectorised_propagation_reaches_the_kernels_fixpoint():
     assert contradictions >= 5
 
 
+def test_the_vectorised_propagation_follows_long_chains_of_singles():
+    """Puzzles that singles solve to the end one step after another (each hole made only
+    while the singles still fill the grid): the incremental numpy rounds (50-150 of
+    them here) reach the kernel's fixpoint, the full grid."""
+    from solvers import rules
+    from tests.conftest import full_grid
+    for n in (4, 5, 6):
+        rng = np.random.default_rng(n)
+        solution = full_grid(n, rng).cells
+        cells = solution.copy()
+        for cell in rng.permutation(cells.size):
+            cells.flat[cell] = 0
+            if rules.propagate(cells, n).undecided != 0:
+                cells.flat[cell] = solution.flat[cell]
+        assert (cells == 0).mean() > 0.5
+        with interpreted():
+            found = rules.propagate(cells, n)
+        assert found.undecided == 0 and np.array_equal(found.cells, solution)
+        assert np.array_equal(found.candidates, rules.propagate(cells, n).candidates)
+
+
 def test_the_reduced_formula_and_its_dimacs_are_the_same_interpreted():
     from formats import dimacs
     from solvers import sudoku_cnf

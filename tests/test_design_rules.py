@@ -41,6 +41,56 @@ def test_no_solver_name_appears_in_a_condition_outside_solvers():
         + "\n".join(found)
 
 
+def test_no_sat_backend_name_appears_in_a_condition_outside_solvers():
+    """A SAT backend is asked what it can do (e.g. :func:`solvers.sat_backends.configurable`,
+    which knows every name of CaDiCaL), never told apart by its name outside solvers/:
+    ``backend == "cadical195"`` missed its other names (cd19, cd195, ...)."""
+    from solvers.sat_backends import _pysat_names
+    names = set(_pysat_names()) | {"kissat"}
+    found = []
+    for path, tree in sources(*OUTSIDE_SOLVERS):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Compare):
+                found += [f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}"
+                          for leaf in ast.walk(node)
+                          if isinstance(leaf, ast.Constant) and leaf.value in names]
+    assert not found, "SAT backend names tested outside solvers/ (ask the backend instead):\n" \
+        + "\n".join(found)
+
+
+@pytest.mark.parametrize("name, configured", [("cadical195", True), ("cd19", True),
+                                              ("cd195", True), ("glucose4", False),
+                                              ("minisat22", False)])
+def test_a_window_solver_configures_cadical_by_any_of_its_names(monkeypatch, name, configured):
+    """The removal phase's window solver sets CaDiCaL's options when the backend can take
+    them, whatever name it was given."""
+    import numpy as np
+
+    from generators import counting
+    from solvers import sat_counting
+    from solvers.sat_backends import configurable
+    calls = []
+    real = sat_counting.pysat_solver
+
+    class Recording:
+        def __init__(self, solver):
+            self.solver = solver
+
+        def configure(self, options):
+            calls.append(options)
+            return self.solver.configure(options)
+
+        def __getattr__(self, attribute):
+            return getattr(self.solver, attribute)
+    monkeypatch.setattr(sat_counting, "pysat_solver", lambda *a, **k: Recording(real(*a, **k)))
+    cells = np.zeros((4, 4), dtype=np.int32)
+    cells[0] = [1, 2, 3, 4]
+    window = counting.WindowSAT(2, cells, np.array([0, 1]), backend=name)
+    window.solver.delete()
+    assert configurable(name) is configured
+    assert calls == ([counting.WINDOW_OPTIONS] if configured else [])
+
+
 def test_each_builtin_solver_declares_its_counters_phases_and_partner():
     for name in registry.SOLVERS:
         cls = registry.BUILTIN.solver_class(name)

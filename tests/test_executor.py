@@ -54,7 +54,7 @@ def test_answer_after_the_limit_but_before_the_kill_is_a_timeout(monkeypatch):
         assert late["message"].startswith("finished in ") and \
             late["message"].endswith(" s, over the 0.3 s limit")
         assert "wall_s" not in late and "verified" not in late
-        assert late["solver"] == "slow" and late["params"] == {"delay": 0.6}
+        assert late["solver"] == "slow" and late["params"] == {"delay": 0.6, "marks": ""}
         assert ex.free() == 1 and ex.warm_entrants() == {"slow:delay=0.6"}  # the worker is kept
     finally:
         ex.close()
@@ -205,13 +205,13 @@ def test_a_worker_over_its_memory_limit_is_killed_with_a_message():
 
 def test_children_and_tree_memory_include_a_child_process():
     import subprocess
-    from experiments.harness import executor
+    from solvers import process_tree
     child = subprocess.Popen([sys.executable, "-c", "import sys, time; b = bytearray(60 << 20); "
                               "print('ready', flush=True); time.sleep(30)"], stdout=subprocess.PIPE)
     try:
         assert child.stdout.readline() == b"ready\n"          # allocated; now it only sleeps
         time.sleep(0.2)
-        assert child.pid in executor._children(os.getpid())
+        assert child.pid in process_tree.descendants(os.getpid())
         page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
 
         def own_mb(pid: int) -> float:
@@ -221,11 +221,11 @@ def test_children_and_tree_memory_include_a_child_process():
         # a sleeping child with no children of its own: exactly its resident pages (read
         # between two direct readings, in case the kernel still settles a page)
         before = own_mb(child.pid)
-        tree = executor.tree_rss_mb(child.pid)
+        tree = process_tree.tree_rss_mb(child.pid)
         after = own_mb(child.pid)
         assert min(before, after) <= tree <= max(before, after) and tree >= 60
         # this process's tree counts it and the child (and any other child) together
-        assert executor.tree_rss_mb(os.getpid()) >= own_mb(os.getpid()) + own_mb(child.pid) - 5
+        assert process_tree.tree_rss_mb(os.getpid()) >= own_mb(os.getpid()) + own_mb(child.pid) - 5
     finally:
         child.kill()
         child.wait()
@@ -233,10 +233,43 @@ def test_children_and_tree_memory_include_a_child_process():
 
 def test_tree_memory_of_a_process_that_is_gone_is_zero():
     import subprocess
-    from experiments.harness import executor
+    from solvers import process_tree
     gone = subprocess.Popen(["true"])
     gone.wait()                                   # reaped: its pid names no process now
-    assert executor.tree_rss_mb(gone.pid) == 0.0 and executor._children(gone.pid) == []
+    assert process_tree.tree_rss_mb(gone.pid) == 0.0 and process_tree.descendants(gone.pid) == []
+
+
+@pytest.mark.parametrize("when", ["children", "memory"])
+def test_a_process_that_ends_between_two_readings_does_not_stop_the_poller(monkeypatch, when):
+    """The tree is read in steps (the processes, then each one's memory): a process that ends
+    in between (psutil says NoSuchProcess, or ZombieProcess) is left out, never an error."""
+    import subprocess
+
+    import psutil
+
+    from solvers import process_tree
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        if when == "children":              # the root ends after it was named
+            def children(self, recursive=False):
+                raise psutil.NoSuchProcess(self.pid)
+            monkeypatch.setattr(psutil.Process, "children", children)
+            assert process_tree.tree_rss_mb(os.getpid()) == 0.0
+            assert process_tree.descendants(os.getpid()) == []
+        else:                               # the child ends after the tree was read
+            real = psutil.Process.memory_info
+
+            def memory_info(self):
+                if self.pid == child.pid:
+                    raise psutil.ZombieProcess(self.pid)
+                return real(self)
+            monkeypatch.setattr(psutil.Process, "memory_info", memory_info)
+            alone = real(psutil.Process()).rss / 2**20
+            assert process_tree.tree_rss_mb(child.pid) == 0.0
+            assert process_tree.tree_rss_mb(os.getpid()) >= alone - 5
+    finally:
+        child.kill()
+        child.wait()
 
 
 class CountsCalls(Solver):
@@ -269,9 +302,9 @@ def test_the_worker_gets_the_limit_and_warms_each_size_once():
 
 
 def test_worker_path_keeps_existing_directories_once(monkeypatch, tmp_path):
-    from experiments.harness import executor
+    from experiments.harness import worker_process
     monkeypatch.setattr(sys, "path", ["", str(tmp_path / "missing"), str(tmp_path), str(tmp_path)])
-    assert executor.worker_env()["PYTHONPATH"] == str(tmp_path)
+    assert worker_process.worker_env()["PYTHONPATH"] == str(tmp_path)
 
 
 class ShowsEnv(Solver):
@@ -293,8 +326,8 @@ def test_a_worker_inherits_the_environment_with_a_temp_dir_of_its_own(monkeypatc
     import tempfile
     monkeypatch.setenv("RACE_MUTANT_MARK", "inherited")
     monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)
-    from experiments.harness import executor
-    assert executor.worker_env()["PYTHONUNBUFFERED"] == "1"
+    from experiments.harness import worker_process
+    assert worker_process.worker_env()["PYTHONUNBUFFERED"] == "1"
     ex = LocalExecutor(1, timeout_s=30.0)
     try:
         outcome = run_registered(ex, "shows-env")
@@ -308,7 +341,7 @@ def test_a_worker_inherits_the_environment_with_a_temp_dir_of_its_own(monkeypatc
 
 def test_a_worker_process_started_on_its_own_gets_the_default_environment():
     import select
-    from experiments.harness.executor import WorkerProcess
+    from experiments.harness.worker_process import WorkerProcess
     (entrant,) = parse_entrants("counts-calls", REGISTRY)
     worker = WorkerProcess(entrant.init_request())          # env None: worker_env()
     try:
@@ -334,7 +367,7 @@ def test_a_worker_that_exits_cleanly_mid_solve_is_still_an_error():
 
 _ORPHAN_PARENT = """
 import select, sys, time
-from experiments.harness.executor import WorkerProcess
+from experiments.harness.worker_process import WorkerProcess
 from tests.test_executor import request
 cell = request("hang")
 worker = (WorkerProcess(cell["init"]) if sys.argv[1] == "default"
@@ -387,3 +420,26 @@ def test_a_worker_dies_with_its_parent():
         except ProcessLookupError:
             pass
         shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def test_the_tree_memory_of_a_worker_counts_a_new_cells_processes_and_drops_ended_ones():
+    """The poller reads which processes form the tree at the first poll of a cell (reset) and
+    every TREE_REFRESH_S, their memory at every poll: a child the cell starts counts from the
+    first poll, one that ends stops counting at the next, without an error."""
+    import subprocess
+
+    from solvers.process_tree import TreeMemory
+    memory = TreeMemory(os.getpid())
+    alone = memory.rss_mb()
+    child = subprocess.Popen([sys.executable, "-c", "import sys, time; b = bytearray(80 << 20); "
+                              "print('ready', flush=True); time.sleep(30)"], stdout=subprocess.PIPE)
+    try:
+        assert child.stdout.readline() == b"ready\n"
+        memory.reset()                                  # a new cell
+        assert memory.rss_mb() >= alone + 70
+        assert child.pid in [p.pid for p in memory.members]
+    finally:
+        child.kill()
+        child.wait()
+    assert memory.rss_mb() < alone + 70                 # gone before the tree is read again
+    assert child.pid not in [p.pid for p in memory.members]

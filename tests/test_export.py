@@ -57,7 +57,7 @@ def test_jsonl_and_csv_hold_every_run(campaign, tmp_path):
 
 
 def test_summary_table_as_csv(campaign):
-    code, out = _run(campaign, "-f", "csv", "-t", "summary")
+    code, out = _run(campaign, "-f", "csv", "--table", "summary")
     frame = pd.read_csv(io.StringIO(out))
     assert code == 0 and list(frame["entrant"]) == ["a", "b|x"]
     assert list(frame["solved"]) == [2, 1] and list(frame["timeout"]) == [0, 1]
@@ -87,10 +87,10 @@ def test_jsonl_keeps_a_censored_median_apart_from_a_missing_one(campaign, tmp_pa
     infinity and pandas wrote null, the same as a missing value. And verified is a boolean."""
     (campaign / "runs.csv").write_text(RUNS.replace("b|x,2,i0,0,solved,True,0.002",
                                                     "b|x,2,i0,0,timeout,False,10.2"))
-    code, out = _run(campaign, "-f", "jsonl", "-t", "summary")
+    code, out = _run(campaign, "-f", "jsonl", "--table", "summary")
     rows = {r["entrant"]: r for r in map(json.loads, out.splitlines())}
     assert code == 0 and rows["b|x"]["median_s"] == "inf" and isinstance(rows["a"]["median_s"], float)
-    _, csv_out = _run(campaign, "-f", "csv", "-t", "summary")
+    _, csv_out = _run(campaign, "-f", "csv", "--table", "summary")
     assert pd.read_csv(io.StringIO(csv_out))["median_s"].tolist()[1] == float("inf")
     code, out = _run(campaign, "-f", "jsonl")
     assert [json.loads(line)["verified"] for line in out.splitlines()] == [True, True, False, False]

@@ -60,17 +60,25 @@ def test_decode_unsat_claim_contradicted_by_imported_count(tmp_path, puzzle):
     out = tmp_path / "u.txt"
     out.write_text("UNSAT\n")                                  # minisat's result file
     line = one_line_error(run("decode", str(p), str(out)))
-    assert "claimed no solution" in line and "counted 1 solution when imported" in line
+    assert "claimed no solution, but dlx found a verified solution" in line
 
 
 @pytest.mark.parametrize("metadata", [None, {"kind": "unsat"}, {"solutions": "0"}])
-def test_decode_unsat_claim_kept_when_not_contradicted(tmp_path, puzzle, metadata):
+def test_decode_unsat_claim_is_confirmed_by_a_second_method_whatever_the_header_says(
+        tmp_path, puzzle, metadata):
+    """A header that says "no solution" is a claim, not proof: on a solvable puzzle the
+    second method refutes the solver's UNSAT (and names the file's record as wrong); on a
+    puzzle without a solution it confirms it."""
+    from tests.test_referee import unsat_without_record
     _, grid = puzzle
-    p = _write_puzzle(tmp_path, grid, metadata)
     out = tmp_path / "u.txt"
     out.write_text("s UNSATISFIABLE\n")
-    r = run("decode", str(p), str(out))
-    assert r.exit_code == 1 and r.stdout == "" and "no solution" in r.stderr
+    r = run("decode", str(_write_puzzle(tmp_path, grid, metadata)), str(out))
+    assert r.exit_code == 2 and r.stdout == ""
+    assert "claimed no solution, but dlx found a verified solution" in r.stderr
+    assert ("the file's record is wrong" in r.stderr) is (metadata is not None)
+    r = run("decode", str(_write_puzzle(tmp_path, unsat_without_record(), metadata)), str(out))
+    assert r.exit_code == 1 and r.stdout == "" and r.stderr == "no solution\n"
 
 
 # -- 2. a signed zero is not the end of a clause ---------------------------------------

@@ -354,7 +354,7 @@ def test_a_puzzle_of_other_options_under_the_same_name_is_never_replaced(tmp_pat
 # -- CLI ------------------------------------------------------------------------------------
 def test_cli_stdout_and_files(tmp_path):
     runner = CliRunner()
-    out = runner.invoke(main, ["generate", "--n", "2", "--count", "2", "--seed", "3"])
+    out = runner.invoke(main, ["generate", "--n", "2", "--instances", "2", "--seed", "3"])
     assert out.exit_code == 0, out.output
     first, second = out.stdout.split("\n\n")
     assert first + "\n" == text("unique", 2, 3, 0) and second == text("unique", 2, 3, 1)
@@ -368,7 +368,7 @@ def test_cli_stdout_and_files(tmp_path):
 
 
 @pytest.mark.parametrize("args", [
-    ["--n", "0"], ["--n", "-3"], ["--n", "x"], ["--n", "3", "--count", "0"], ["--n", "3", "--seed", "-1"],
+    ["--n", "0"], ["--n", "-3"], ["--n", "x"], ["--n", "3", "--instances", "0"], ["--n", "3", "--seed", "-1"],
     ["--n", "3", "--kind", "holes", "--holes", "1.5"], ["--n", "3", "--kind", "holes", "--holes", "lots"],
     ["--n", "3", "--holes", "0.5"], ["--n", "3", "--base", "minimal"], ["--n", "1", "--kind", "multi"],
     ["--n", "99"]])
@@ -960,8 +960,8 @@ def test_an_unsat_puzzle_that_cannot_be_made_names_the_puzzle_and_the_way_out(ho
 
 
 @pytest.mark.parametrize("option, text, message", [
-    ("--count", "1" + "0" * 30, "--count must be in 1..9223372036854775807"),
-    ("--count", "1_000", "--count must be an integer (ASCII digits 0-9), got '1_000'"),
+    ("--instances", "1" + "0" * 30, "--instances must be in 1..9223372036854775807"),
+    ("--instances", "1_000", "--instances must be an integer (ASCII digits 0-9), got '1_000'"),
     ("--n", "\uff13", "--n must be an integer (ASCII digits 0-9)"),
     ("--seed", "\uff13", "--seed must be an integer (ASCII digits 0-9)"),
     ("--seed", str(2 ** 63), "--seed must be in 0..9223372036854775807"),

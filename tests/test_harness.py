@@ -80,7 +80,7 @@ def race_with(solvers: registry.Registry, out: Path, *args: str):
     """``race run --out OUT ARGS`` with the solvers of ``solvers`` (on the ``unique`` family
     of the fixtures unless ARGS name a --kind)."""
     kind = [] if "--kind" in args else ["--kind", "unique"]
-    return CliRunner().invoke(main, ["run", "--out", str(out), *kind, *args],
+    return CliRunner().invoke(main, ["run", "--no-report", "--out", str(out), *kind, *args],
                               obj={"registry": solvers})
 
 
@@ -225,7 +225,7 @@ def test_memory_hog_is_memout(out, fakes):
 
 
 def test_interrupted_campaign_resumes_without_rerunning(out, fakes):
-    args = ["run", "--out", str(out), "--kind", "unique", "--n", "2..3", "--solvers",
+    args = ["run", "--no-report", "--out", str(out), "--kind", "unique", "--n", "2..3", "--solvers",
             "slow:delay=0.25", "--instances", "2", "--repeats", "2", "--jobs", "1", "--timeout", "10",
             "--campaign", "resume"]
     boot = ("import sys; from tests.fake_solvers import fake_registry; "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import html
 import json
 import re
 import shutil
@@ -74,10 +75,14 @@ def page(campaign_dir) -> Path:
     return out
 
 
+def _block(text: str, element_id: str):
+    found = re.search(rf'<script type="application/json\+gzip\+base64" id="{element_id}">([A-Za-z0-9+/=]*)</script>',
+                      text)
+    return json.loads(gzip.decompress(base64.b64decode(found.group(1))))
+
+
 def _blocks(text: str) -> tuple[dict, dict]:
-    data = re.search(r'<script type="application/json" id="race-data">(.*?)</script>', text, re.S)
-    figures = re.search(r'<script type="application/json" id="race-figures">(.*?)</script>', text, re.S)
-    return json.loads(data.group(1)), json.loads(figures.group(1))
+    return _block(text, "race-data"), _block(text, "race-figures")
 
 
 def test_the_page_is_self_contained(page):
@@ -111,14 +116,14 @@ def test_the_page_data_has_every_instance_with_its_status_time_and_counters(page
 
 def test_grids_are_the_raced_puzzles_read_or_regenerated(campaign_dir, page):
     data, _ = _blocks(page.read_text(encoding="utf-8"))
-    packed = json.loads(gzip.decompress(base64.b64decode(data["grids_gz"])))
-    assert len(packed) == 6 and data["grids_missing"] == {}
-    sources = {name: entry[4] for name, entry in packed.items()}
+    packed = data["grids"]
+    assert len(packed["grids"]) == 6 and data["grids_missing"] == {}
+    sources = {name: entry[5] for name, entry in packed["grids"].items()}
     assert {s for k, s in sources.items() if "-n2-" in k} == {"file"}
     assert {s for k, s in sources.items() if "-n3-" in k} == {"regenerated"}
-    name = next(k for k in packed if "-n3-" in k and k.endswith("0001.sudoku"))
+    name = next(k for k in packed["grids"] if "-n3-" in k and k.endswith("0001.sudoku"))
     grid, meta = make("holes", 3, 0, 1, **OPTIONS)
-    n, clues, solution, label, _ = packed[name]
+    n, clues, solution, label, _ = instance_grids.unpack(packed, name).__dict__.values()
     assert n == 3 and clues == instance_grids.encode(grid.cells, 3)
     assert solution == instance_grids.encode(grid_text.parse(meta["planted"] + "\n").grids[0].cells, 3)
     assert "planted" in label
@@ -275,3 +280,140 @@ def test_a_landscape_that_is_none_is_an_error_not_left_out_in_silence(campaign_d
                                       str(out), "--landscape", str(landscape)])
     assert result.exit_code == 2 and "--landscape" in result.output and str(landscape) in result.output
     assert not out.exists()
+
+
+# ---------------------------------------------------------------- size, offline, plotly bundle
+
+STATIC = REPO / "experiments" / "report" / "static"
+
+
+def test_the_page_inlines_the_vendored_cartesian_plotly_of_the_python_plotly_version(page):
+    """The cartesian bundle (scatter, bar: all the page draws), the version python plotly
+    writes its figures for, its license beside it; inlined once."""
+    from plotly.offline import get_plotlyjs_version
+    bundle = (STATIC / "plotly-cartesian.min.js").read_text(encoding="utf-8")
+    header = re.search(r"plotly\.js \(cartesian - minified\) v(\S+)", bundle[:400])
+    assert header and header.group(1) == get_plotlyjs_version()
+    assert "MIT License" in (STATIC / "plotly-cartesian.LICENSE").read_text(encoding="utf-8")
+    text = page.read_text(encoding="utf-8")
+    assert text.count(bundle[:200]) == 1 and "plotly.js (cartesian" in text
+
+
+def test_the_page_names_no_outside_resource(page):
+    """No script, style sheet, image or font from elsewhere: every src and href of the page
+    is an anchor inside it, no CSS url() or @import."""
+    from html.parser import HTMLParser
+    links = []
+
+    class Links(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            links.extend((tag, name, value) for name, value in attrs if name in ("src", "href", "srcset", "data"))
+
+    text = page.read_text(encoding="utf-8")
+    Links().feed(text)
+    assert links and all(name == "href" and value.startswith("#") for _, name, value in links), links
+    style = re.search(r"<style>(.*?)</style>", text, re.S).group(1)
+    assert "url(" not in style and "@import" not in style
+
+
+def test_the_reference_page_with_its_landscape_fits_its_budget():
+    """`race report results/reference-n2-10 --html --landscape results/reference-landscape`
+    writes at most 2.5 MB: all but the grids here (quick), at most 2.0 MB, which leaves 0.5 MB
+    for the packed grids of the 270 instances (0.36 MB measured)."""
+    campaign = analysis.load(REPO / "results" / "reference-n2-10")
+    text = html_report.render(campaign, analysis.load(LANDSCAPE), grids=False)
+    assert len(text.encode("utf-8")) <= 2_000_000
+
+
+def test_packed_grids_hold_each_solution_once_and_clues_as_a_mask():
+    """Three families cut from one solved grid cost little more than one."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    n = 4
+    base = np.array([[(n * (r % n) + r // n + c) % (n * n) + 1 for c in range(n * n)] for r in range(n * n)])
+    solution = instance_grids.encode(base, n)
+    grids = {}
+    for k, share in enumerate((0.3, 0.5, 0.7)):
+        clues = np.where(rng.random(base.shape) < share, 0, base)
+        grids[f"f{k}"] = instance_grids.InstanceGrid(n, instance_grids.encode(clues, n), solution, "the unique solution",
+                                                     "file")
+    odd = np.where(rng.random(base.shape) < 0.5, 0, (base % (n * n)) + 1)     # clues no solution shares
+    grids["odd"] = instance_grids.InstanceGrid(n, instance_grids.encode(odd, n), solution, "planted", "file")
+    grids["none"] = instance_grids.InstanceGrid(n, instance_grids.encode(odd, n), None, "", "regenerated")
+    packed = instance_grids.pack(grids)
+    assert packed["solutions"] == [solution]
+    assert [g[1] is None for g in packed["grids"].values()] == [True, True, True, False, False]
+    assert all(len(packed["grids"][f"f{k}"][2]) == n ** 4 // 4 for k in range(3))
+    for name, grid in grids.items():
+        assert instance_grids.unpack(packed, name) == grid
+
+
+# ---------------------------------------------------------------- names that are not markup
+
+HOSTILE = {
+    "script-in-an-entrant": {"entrant": "sat{{SCRIPT}}"},
+    "data-in-the-campaign-name": {"campaign": "c{{DATA}}{{TITLE}}"},
+    "plotly-in-the-data": {"entrant": "p{{PLOTLY}}"},
+    "a-comment-and-script-in-a-name": {"entrant": "x<!--<script>", "campaign": "c<!--<script>"},
+    "markup-in-an-entrant": {"entrant": '<span style="font-size:99px">big</span>&amp;'},
+}
+
+
+def _hostile_page(root: Path, case: dict) -> tuple[Path, str, str]:
+    """A two-entrant campaign whose one entrant (or campaign) has the hostile name; its page."""
+    entrant = case.get("entrant", "plain")
+    name = case.get("campaign", "hostile")
+    rows = [run(e, 2, f"i{k}.sudoku", "solved", 0.001 * (k + 1) * (j + 1), nodes=10 * k, family="unique")
+            for j, e in enumerate((entrant, "dlx")) for k in range(3)]
+    campaign = write_campaign(root / "camp", rows, {"campaign": name, "entrants": [entrant, "dlx"]})
+    out = root / "r.html"
+    result = CliRunner().invoke(cli, ["report", str(campaign), "--html", "--no-grids", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    return out, entrant, name
+
+
+@pytest.mark.parametrize("case", list(HOSTILE.values()), ids=list(HOSTILE))
+def test_a_name_that_looks_like_a_placeholder_or_markup_stays_text(tmp_path, case):
+    out, entrant, name = _hostile_page(tmp_path, case)
+    text = out.read_text(encoding="utf-8")
+    script = (STATIC / "report.js").read_text(encoding="utf-8")
+    assert text.count(script) == 1                                   # the page script, once, in its place
+    assert text.count("<script") == text.count("</script>") == 4     # plotly, data, figures, page script
+    assert re.search(r"<title>([^<]*)</title>", text).group(1) == html.escape(f"sudoku-race: {name}")
+    data, figures = _blocks(text)
+    assert data["name"] == name and data["entrants"] == [entrant, "dlx"]
+    names = {t.get("name") for t in figures["runtime"]["data"]}
+    assert html.escape(entrant, quote=False) in names and (entrant in names) == (html.escape(entrant) == entrant)
+
+
+@pytest.mark.parametrize("case", list(HOSTILE.values()), ids=list(HOSTILE))
+def test_a_page_with_such_a_name_works_and_shows_it_as_text_in_chromium(browser, tmp_path, case):
+    out, entrant, name = _hostile_page(tmp_path, case)
+    browser.get(out.as_uri())
+    _wait(browser, "return document.body.dataset.ready === 'true'")
+    assert browser.find_element("id", "title").text == f"sudoku-race: campaign {name}"
+    assert browser.execute_script("return document.title") == f"sudoku-race: {name}"
+    assert browser.execute_script("return document.querySelectorAll('#summary-table tbody tr').length") >= 2
+    assert len(_rows(browser)) == 6
+    legend = browser.execute_script(
+        "return [...document.querySelectorAll('#fig-runtime .legend .legendtext')].map(t => "
+        "[t.textContent, parseFloat(getComputedStyle(t).fontSize), t.getBoundingClientRect().height])")
+    assert [t for t, _, _ in legend][:2] == [entrant, "dlx"]
+    assert all(size < 20 and height < 30 for _, size, height in legend), legend
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_the_head_to_head_legend_is_clear_of_the_colour_bar(browser, page):
+    browser.get(page.as_uri())
+    _wait(browser, "return document.body.dataset.ready === 'true'")
+    boxes = browser.execute_script(
+        "const box = (s) => { const r = document.querySelector('#fig-scatter ' + s).getBoundingClientRect();"
+        " return [r.left, r.top, r.right, r.bottom]; }; return [box('.legend'), box('.colorbar')]")
+    (l0, t0, r0, b0), (l1, t1, r1, b1) = boxes
+    assert r0 <= l1 or r1 <= l0 or b0 <= t1 or b1 <= t0, boxes
+
+
+def test_the_page_fetches_nothing_in_chromium(browser, page):
+    browser.get(page.as_uri())
+    _wait(browser, "return document.body.dataset.ready === 'true'")
+    assert browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)") == []

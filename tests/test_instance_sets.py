@@ -31,7 +31,7 @@ def test_a_campaign_on_an_imported_one_line_dataset(tmp_path):
     imported = tmp_path / "set"
     assert CliRunner().invoke(main, ["import", str(COLLECTION), "-o", str(imported)]).exit_code == 0
     spec = f"cmd:path={OUTSIDE}"
-    result = CliRunner().invoke(main, ["run", "--instances", str(imported), "--solvers", f"dlx,{spec}",
+    result = CliRunner().invoke(main, ["run", "--no-report", "--instances", str(imported), "--solvers", f"dlx,{spec}",
                                        "--timeout", "60", "--jobs", "2", "--out", str(tmp_path / "r"),
                                        "--campaign", "imported"])
     assert result.exit_code == 0, result.output
@@ -61,7 +61,7 @@ def test_a_campaign_on_an_imported_one_line_dataset(tmp_path):
                        "sha256": hashlib.sha256(OUTSIDE.read_bytes()).hexdigest(),
                        "version": "backtrack-solver 1.0 (test fixture)"}
     assert set(meta["entrant_provenance"]) == {spec}             # dlx has no provenance()
-    again = CliRunner().invoke(main, ["run", "--instances", str(imported), "--solvers", "dlx",
+    again = CliRunner().invoke(main, ["run", "--no-report", "--instances", str(imported), "--solvers", "dlx",
                                       "--timeout", "60", "--out", str(tmp_path / "r"),
                                       "--campaign", "imported"])
     assert again.exit_code == 0 and "0 to run" in again.stderr and len(_rows(directory)) == 12
@@ -84,7 +84,7 @@ def test_numeric_grids_and_directories_race_with_n_filtered(tmp_path):
     puzzles.mkdir()
     (puzzles / "a.txt").write_text("4\n1 0 0 0\n0 0 3 0\n0 4 0 0\n0 0 0 2\n")
     (puzzles / "b.sudoku").write_text((DATA / "hard9.txt").read_text().split()[0] + "\n")
-    result = CliRunner().invoke(main, ["run", "--instances", str(puzzles), "--n", "2",
+    result = CliRunner().invoke(main, ["run", "--no-report", "--instances", str(puzzles), "--n", "2",
                                        "--solvers", "backtracking", "--out", str(tmp_path / "r"),
                                        "--jobs", "1"])
     assert result.exit_code == 0, result.output
@@ -99,12 +99,12 @@ def test_numeric_grids_and_directories_race_with_n_filtered(tmp_path):
     ("no/such/place", "neither a count nor an existing file"),
 ])
 def test_bad_instances_values_are_one_line_errors(tmp_path, value, message):
-    result = CliRunner().invoke(main, ["run", "--instances", value, "--out", str(tmp_path)])
+    result = CliRunner().invoke(main, ["run", "--no-report", "--instances", value, "--out", str(tmp_path)])
     assert result.exit_code == 2 and message in result.output
 
 
 def test_n_outside_the_set_is_an_error(tmp_path):
-    result = CliRunner().invoke(main, ["run", "--instances", str(COLLECTION), "--n", "4",
+    result = CliRunner().invoke(main, ["run", "--no-report", "--instances", str(COLLECTION), "--n", "4",
                                        "--out", str(tmp_path)])
     assert result.exit_code == 2
     assert "no puzzle with n in --n (the set has n = 2, 3)" in result.output
@@ -124,7 +124,7 @@ def test_a_manifest_that_lists_a_file_twice_races_it_once(tmp_path):
     assert CliRunner().invoke(main, ["import", str(COLLECTION), "-o", str(imported)]).exit_code == 0
     lines = (imported / "manifest.csv").read_text().splitlines(keepends=True)
     (imported / "manifest.csv").write_text("".join(lines + [lines[2]]))
-    args = ["run", "--instances", str(imported), "--solvers", "dlx", "--timeout", "60",
+    args = ["run", "--no-report", "--instances", str(imported), "--solvers", "dlx", "--timeout", "60",
             "--out", str(tmp_path / "r"), "--campaign", "twice"]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
@@ -135,3 +135,66 @@ def test_a_manifest_that_lists_a_file_twice_races_it_once(tmp_path):
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0 and "0 to run" in again.stderr and "damaged" not in again.stderr
     assert len(_rows(tmp_path / "r" / "twice")) == len(rows)
+
+
+# -- a set reads only its own files -----------------------------------------------------
+
+SECRET = "# secret=do-not-print\n" + ". . . .\n" * 4       # a puzzle, with a line to keep
+
+
+def _set_listing(tmp_path: Path, name_for) -> Path:
+    """An imported one-puzzle set whose manifest row is rewritten to name ``name_for(set)``,
+    a file outside the set that holds a valid puzzle with the sha256 the row records."""
+    outside = tmp_path / "outside.sudoku"
+    outside.write_text(SECRET)
+    source = tmp_path / "one.txt"
+    source.write_text("." * 16 + "\n")
+    imported = tmp_path / "set"
+    assert CliRunner().invoke(main, ["import", str(source), "-o", str(imported)]).exit_code == 0
+    manifest = imported / "manifest.csv"
+    rows = list(csv.DictReader(open(manifest, newline="")))
+    rows[0]["file"] = name_for(imported)
+    rows[0]["sha256"] = hashlib.sha256(outside.read_bytes()).hexdigest()
+    with open(manifest, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return imported
+
+
+@pytest.mark.parametrize("how", ["absolute", "dotdot", "link"])
+def test_a_manifest_row_naming_a_file_outside_the_set_is_refused(tmp_path, how):
+    """A manifest row naming /etc/passwd (or ../../x, or a link out of the set) was read by
+    race run --instances SET: now one line naming the manifest row, exit 2, nothing read."""
+    def name_for(imported: Path) -> str:
+        if how == "absolute":
+            return str(tmp_path / "outside.sudoku")
+        if how == "dotdot":
+            return "../outside.sudoku"
+        (imported / "link.sudoku").symlink_to(tmp_path / "outside.sudoku")
+        return "link.sudoku"
+    imported = _set_listing(tmp_path, name_for)
+    result = CliRunner().invoke(main, ["run", "--instances", str(imported), "--solvers", "dlx",
+                                       "--timeout", "10", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 2, result.output
+    line = result.stderr.strip()
+    assert line.startswith(f"race: error: {imported / 'manifest.csv'}, line 2: instance file ")
+    assert "resolves outside its directory" in line and len(line.splitlines()) == 1
+    assert "do-not-print" not in result.output and not (tmp_path / "r").exists()
+
+
+def test_an_import_refuses_a_symbolic_link_out_of_its_directory(tmp_path):
+    (tmp_path / "outside.sudoku").write_text(SECRET)
+    source = tmp_path / "puzzles"
+    source.mkdir()
+    (source / "a.sudoku").write_text(". . . .\n" * 4)
+    (source / "b.sudoku").symlink_to(tmp_path / "outside.sudoku")
+    result = CliRunner().invoke(main, ["import", str(source), "-o", str(tmp_path / "set")])
+    assert result.exit_code == 2 and "do-not-print" not in result.output
+    assert result.stderr == (f"race: error: {source / 'b.sudoku'}: a symbolic link that leads "
+                             f"out of {source}; refused (copy the file into the directory to "
+                             "import it)\n")
+    assert not (tmp_path / "set").exists()
+    (source / "b.sudoku").unlink()
+    (source / "b.sudoku").symlink_to(source / "a.sudoku")       # a link within is its own file
+    assert CliRunner().invoke(main, ["import", str(source), "-o", str(tmp_path / "set")]).exit_code == 0

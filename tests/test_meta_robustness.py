@@ -85,7 +85,7 @@ def test_a_damaged_meta_json_is_a_one_line_error(tmp_path, good, case, command):
 def test_resuming_a_campaign_with_a_damaged_meta_json_is_a_one_line_error(tmp_path, case):
     text, named = DAMAGED[case]
     _campaign(tmp_path / "out" / "C", text)
-    result = CliRunner().invoke(main, ["run", "--n", "2", "--solvers", "dlx", "--instances", "1",
+    result = CliRunner().invoke(main, ["run", "--no-report", "--n", "2", "--solvers", "dlx", "--instances", "1",
                                        "--family", "unique", "--timeout", "2", "--jobs", "1",
                                        "--no-pin", "--out", str(tmp_path / "out"), "--campaign", "C"])
     _assert_one_line_error(result, named)

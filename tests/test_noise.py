@@ -19,7 +19,7 @@ from tests.test_harness import write_instances
 
 
 def race(out, *args):
-    return CliRunner().invoke(main, ["run", "--out", str(out), "--kind", "unique", "--n", "2",
+    return CliRunner().invoke(main, ["run", "--no-report", "--out", str(out), "--kind", "unique", "--n", "2",
                                      "--timeout", "20", *args], obj={"registry": fake_registry()})
 
 
@@ -114,7 +114,7 @@ def test_a_busy_loop_on_the_calibration_core_makes_it_drift(tmp_path, quiet, mon
 def test_compare_two_runs_names_the_busy_one_and_gates_the_slowed_entrant(tmp_path, monkeypatch):
     """Two `race run` of the same command with different --out: the second with the fake
     entrant slowed down (and a busy loop): compare names the busy campaign, --fail-above
-    1.2 exits 1; with the slowdown off it exits 0."""
+    1.2 is inconclusive (4), with --force exits 1; with the slowdown off it exits 0."""
     monkeypatch.setattr(conditions, "_calibrate_on", lambda cpu: None)
     outs = [tmp_path / name for name in ("first", "second", "third")]
     for out in outs:
@@ -132,11 +132,13 @@ def test_compare_two_runs_names_the_busy_one_and_gates_the_slowed_entrant(tmp_pa
     monkeypatch.delenv("SUDOKU_RACE_TEST_SLOWDOWN")
     assert race(outs[2], *command).exit_code == 0
     a, b, c = (str(out / "same") for out in outs)
-    slower = CliRunner().invoke(main, ["compare", a, b, "--fail-above", "1.2"])
+    noisy = CliRunner().invoke(main, ["compare", a, b, "--fail-above", "1.2"])
+    assert noisy.exit_code == 4 and "inconclusive" in noisy.stderr, noisy.output
+    slower = CliRunner().invoke(main, ["compare", a, b, "--fail-above", "1.2", "--force"])
     assert slower.exit_code == 1, slower.output
     assert "regression" in slower.output and "REGRESSION (> 1.2)" in slower.output
     assert any("NEW same" in w for w in warnings_of(slower.output, "the machine was busy"))
-    same = CliRunner().invoke(main, ["compare", a, c, "--fail-above", "1.2"])
+    same = CliRunner().invoke(main, ["compare", a, c, "--fail-above", "1.2", "--force"])
     assert same.exit_code == 0, same.output
     assert "REGRESSION" not in same.output
 

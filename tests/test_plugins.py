@@ -97,7 +97,7 @@ def test_the_cli_solves_with_a_plugin_and_names_a_broken_one(plugin_path):
 
 
 def test_race_run_races_a_plugin_in_its_workers(plugin_path, tmp_path):
-    done = race(plugin_path, "run", "--kind", "unique", "--n", "2", "--instances", "2", "--solvers",
+    done = race(plugin_path, "run", "--no-report", "--kind", "unique", "--n", "2", "--instances", "2", "--solvers",
                 "reverse,backtracking", "--timeout", "60", "--jobs", "1", "--out",
                 str(tmp_path), "--campaign", "plug")
     assert done.returncode == 0, done.stderr

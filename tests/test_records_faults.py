@@ -5,6 +5,7 @@ start, temporary files of killed SAT cells. Each ends with every cell recorded e
 from __future__ import annotations
 
 import errno
+import json
 import os
 import shutil
 import signal
@@ -40,7 +41,7 @@ def out(tmp_path: Path) -> Path:
 
 def slow_args(out: Path, campaign: str, delay: float = 0.2) -> list[str]:
     """8 cells (n=2,3 x 2 instances x 2 repeats) of a solver slow enough to interrupt."""
-    return ["run", "--out", str(out), "--kind", "unique", "--n", "2..3", "--solvers", f"slow:delay={delay}",
+    return ["run", "--no-report", "--out", str(out), "--kind", "unique", "--n", "2..3", "--solvers", f"slow:delay={delay}",
             "--instances", "2", "--repeats", "2", "--jobs", "1", "--timeout", "10",
             "--campaign", campaign]
 
@@ -92,6 +93,72 @@ def test_parent_killed_mid_run_then_resumed_records_each_cell_once(out):
     assert (out / "killed" / LOCK_NAME).read_text() == ""          # released by the clean end
 
 
+#: the columns a cell's result is (the rest says when, where and how fast it ran)
+RESULT = ("campaign", "entrant", "solver", "params", "n", "family", "holes", "seed", "instance",
+          "instance_sha256", "clues", "repeat", "status", "verified", "timeout_s", "message",
+          "referee")
+
+
+@pytest.mark.parametrize("order", ["fixed", "random"])
+def test_a_kill_in_the_middle_of_a_cell_loses_nothing(tmp_path, order):
+    """kill -9 of race run while a cell's solver is running (not at start-up, not after the
+    last cell), then a resume: every cell recorded once, and each row's result the same as
+    an uninterrupted run's."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    outs = {}
+    for name in ("killed", "whole"):
+        outs[name] = tmp_path / name
+        for n in (2, 3):
+            write_instances(outs[name], n, 2)
+    def args(out):
+        return [*slow_args(out, "c", 0.6)[:-2], "--campaign", "c", "--order", order,
+                "--solvers", f"slow:delay=0.6,marks={marks}"]
+    runs = outs["killed"] / "c" / "runs.csv"
+    proc = start(args(outs["killed"]))
+    wait_rows(runs, 2, proc)
+    seen = len(list(marks.iterdir()))
+    deadline = time.monotonic() + 60
+    while len(list(marks.iterdir())) == seen:            # the next cell's solver has started
+        assert proc.poll() is None and time.monotonic() < deadline, "the campaign ended early"
+        time.sleep(0.01)
+    proc.kill()
+    proc.communicate(timeout=30)
+    before = records.read_rows(runs)
+    assert 2 <= len(before) < 8
+    resumed = race(args(outs["killed"]))
+    assert resumed.exit_code == 0, resumed.output
+    whole = race(args(outs["whole"]))
+    assert whole.exit_code == 0, whole.output
+    killed = assert_each_cell_once(runs, 8)
+    uninterrupted = assert_each_cell_once(outs["whole"] / "c" / "runs.csv", 8)
+    assert killed[: len(before)] == before
+
+    def results(rows):
+        return {records.cell_key(r): {c: r.get(c, "") for c in RESULT} for r in rows}
+    assert results(killed) == results(uninterrupted)
+    meta = json.loads((outs["killed"] / "c" / "meta.json").read_text())
+    assert meta["entrants"] == [f"slow:delay=0.6,marks={marks}"] and meta["repeats"] == 2
+    killed_run, resumed_run = meta["runs_conditions"]        # the killed run's readings kept
+    assert killed_run["interrupted"] is True and "end" not in killed_run["machine_state"]
+    assert killed_run["machine_state"]["start"] != resumed_run["machine_state"]["start"]
+    assert "end" in resumed_run["machine_state"] and "interrupted" not in resumed_run
+
+
+def test_a_resume_keeps_every_earlier_runs_readings(out):
+    """A resume rewrote meta.json without ``runs_conditions``: the readings (machine load,
+    calibration) every earlier run measured under were lost. Each run's are kept, oldest
+    first."""
+    args = ["run", "--out", str(out), "--kind", "unique", "--n", "2", "--solvers", "backtracking",
+            "--instances", "2", "--jobs", "1", "--campaign", "twice"]
+    for _ in range(2):
+        assert race(args).exit_code == 0
+    meta = json.loads((out / "twice" / "meta.json").read_text())
+    first, second = meta["runs_conditions"]
+    assert first["machine_state"]["start"]["at"] < second["machine_state"]["start"]["at"]
+    assert meta["machine_state"] == second["machine_state"]
+
+
 def test_second_concurrent_run_is_refused_naming_the_holder(out):
     args = slow_args(out, "busy")
     runs = out / "busy" / "runs.csv"
@@ -115,7 +182,7 @@ def test_stale_lock_of_a_dead_process_is_taken_over(out):
     campaign = out / "stale"
     campaign.mkdir()
     (campaign / LOCK_NAME).write_text(f"{dead.pid} {socket.gethostname()} 2026-01-01T00:00:00Z\n")
-    r = race(["run", "--out", str(out), "--kind", "unique", "--n", "2", "--solvers", "backtracking", "--instances", "2",
+    r = race(["run", "--no-report", "--out", str(out), "--kind", "unique", "--n", "2", "--solvers", "backtracking", "--instances", "2",
               "--campaign", "stale"])
     assert r.exit_code == 0, r.output
     assert f"(pid {dead.pid} on host {socket.gethostname()} (since 2026-01-01T00:00:00Z); " \
@@ -174,7 +241,7 @@ def finished(tmp_path_factory) -> Path:
     """A finished 4-cell campaign ``d`` (run once; each test damages a copy)."""
     root = tmp_path_factory.mktemp("finished")
     write_instances(root, 2, 2)
-    assert race(["run", "--out", str(root), *SMALL, "--campaign", "d"]).exit_code == 0
+    assert race(["run", "--no-report", "--out", str(root), *SMALL, "--campaign", "d"]).exit_code == 0
     return root
 
 
@@ -183,7 +250,7 @@ def test_damaged_row_is_left_out_set_aside_and_its_cell_rerun(finished, tmp_path
     damage, reason = DAMAGE[case]
     out = tmp_path / "copy"
     shutil.copytree(finished, out)
-    args = ["run", "--out", str(out), *SMALL, "--campaign", "d"]
+    args = ["run", "--no-report", "--out", str(out), *SMALL, "--campaign", "d"]
     campaign, runs = out / "d", out / "d" / "runs.csv"
     lines = runs.read_bytes().split(b"\n")[:-1]        # header + 4 rows
     damage(lines)
@@ -212,7 +279,7 @@ def test_damaged_row_is_left_out_set_aside_and_its_cell_rerun(finished, tmp_path
 
 
 def test_header_missing_a_column_sets_the_file_aside_and_reruns_everything(out):
-    args = ["run", "--out", str(out), *SMALL, "--campaign", "h"]
+    args = ["run", "--no-report", "--out", str(out), *SMALL, "--campaign", "h"]
     campaign, runs = out / "h", out / "h" / "runs.csv"
     assert race(args).exit_code == 0
     original = runs.read_bytes()
@@ -231,7 +298,7 @@ def test_header_missing_a_column_sets_the_file_aside_and_reruns_everything(out):
 # ------------------------------------------------------------------------ disk full
 
 def test_disk_full_ends_the_run_with_one_line_and_loses_nothing(out, monkeypatch):
-    args = ["run", "--out", str(out), *SMALL, "--campaign", "full"]
+    args = ["run", "--no-report", "--out", str(out), *SMALL, "--campaign", "full"]
     runs = out / "full" / "runs.csv"
     calls = {"rows": 0}
     real_write = records._write
@@ -285,7 +352,7 @@ def test_two_ctrl_c_print_the_resume_hint_not_aborted(out):
 def test_worker_start_failure_is_retried_on_resume(out):
     flag = out / "not-installed"
     flag.write_text("")
-    args = ["run", "--out", str(out), "--kind", "unique", "--n", "2..3", "--solvers", f"flaky-warmup:flag={flag}",
+    args = ["run", "--no-report", "--out", str(out), "--kind", "unique", "--n", "2..3", "--solvers", f"flaky-warmup:flag={flag}",
             "--instances", "2", "--jobs", "1", "--campaign", "flaky"]
     runs = out / "flaky" / "runs.csv"
     r = race(args)
@@ -320,7 +387,7 @@ def test_kissat_cells_killed_at_the_limit_leave_no_temporary_files(out, tmp_path
     kissat.chmod(0o755)
     temp = tmp_path / "tmp"
     temp.mkdir()
-    args = ["run", "--out", str(out), "--kind", "unique", "--n", "3", "--solvers", "sat:backend=kissat",
+    args = ["run", "--no-report", "--out", str(out), "--kind", "unique", "--n", "3", "--solvers", "sat:backend=kissat",
             "--instances", "2", "--jobs", "2", "--timeout", "0.5", "--campaign", "kissat"]
     proc = start(args, env={"KISSAT": str(kissat), "TMPDIR": str(temp)})
     _, stderr = proc.communicate(timeout=120)

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from experiments.cli import main
 from experiments.harness import records
-from experiments.harness.referee import (Confirmation, Referee, check_count, confirm,
-                                         confirmer_for, truth_of)
+from experiments.harness.referee import (Confirmation, Referee, Truth, confirm, confirmer_for,
+                                         proof_refutes, record_disputes, truth_of)
 from formats import grid_text
 from formats.grid import Grid
 from generators import puzzle_set
@@ -55,15 +55,15 @@ def test_a_multi_puzzle_records_its_second_solution_and_a_count_of_one_is_wrong(
     multi puzzle is caught (before, the record only proved one)."""
     puzzle = puzzle_file("multi", n, index)
     truth = truth_of(puzzle)
-    assert truth.at_least == 2 and "two different solutions" in truth.evidence
+    assert truth.at_least == truth.proven == 2 and "two different solutions" in truth.evidence
     second = grid_text.parse_compact(puzzle.metadata["second"], n)
     assert second != truth.solution
-    assert check_count(1, True, None, truth) is not None
-    assert check_count(2, False, 2, truth) is None
+    assert proof_refutes(1, True, None, truth) is not None
+    assert proof_refutes(2, False, 2, truth) is None
     puzzle.metadata["second"] = puzzle.metadata["planted"]   # the same grid twice: no proof
-    assert truth_of(puzzle).at_least == 1
+    assert truth_of(puzzle).proven == 1
     puzzle.metadata["second"] = "1" * n ** 4                 # not a solution: no proof
-    assert truth_of(puzzle).at_least == 1 and check_count(1, True, None, truth_of(puzzle)) is None
+    assert truth_of(puzzle).proven == 1 and proof_refutes(1, True, None, truth_of(puzzle)) is None
 
 
 def test_a_planted_grid_that_does_not_solve_the_puzzle_is_no_evidence():
@@ -73,12 +73,13 @@ def test_a_planted_grid_that_does_not_solve_the_puzzle_is_no_evidence():
     assert truth_of(puzzle) == truth_of(puzzle).__class__()
 
 
-@pytest.mark.parametrize("word, unsat, count, at_least", [("0", True, None, 0), ("1", False, 1, 1),
+@pytest.mark.parametrize("word, unsat, count, at_least", [("0", True, 0, 0), ("1", False, 1, 1),
                                                          ("many", False, None, 2)])
-def test_an_imports_count_is_evidence(word, unsat, count, at_least):
+def test_an_imports_count_is_a_claim_not_proof(word, unsat, count, at_least):
     puzzle = grid_text.parse(grid_text.format_native(unsat_without_record()))
     truth = truth_of(puzzle, listed=word)
     assert bool(truth.unsat) is unsat and truth.count == count and truth.at_least == at_least
+    assert truth.proven == 0 and truth.solution is None and f"solutions={word}" in truth.claim
 
 
 def test_a_manifest_that_contradicts_its_file_is_no_evidence():
@@ -108,9 +109,16 @@ def test_a_false_no_solution_claim_is_wrong_and_names_the_evidence():
     assert "claimed no solution" in out["message"] and "planted=" in out["message"]
 
 
-def test_a_no_solution_claim_on_an_unsat_instance_stands_on_its_record():
-    _, _, out = judge(native("unsat"), {"status": "unsat"})
-    assert out["status"] == "unsat" and "kind=unsat" in out["referee"]
+def test_a_no_solution_claim_on_an_unsat_instance_is_still_confirmed_by_a_second_method():
+    """kind=unsat is the header's word: the second method confirms the claim all the same."""
+    asked = []
+
+    def fake_confirm(grid, by, timeout):
+        asked.append(by)
+        return Confirmation("unsat", by)
+    _, _, out = judge(native("unsat"), {"status": "unsat"}, fake_confirm)
+    assert out["status"] == "unsat" and out["referee"] == "no solution confirmed by sat"
+    assert asked == ["sat"]
 
 
 @pytest.mark.parametrize("verdict, status", [("unsat", "unsat"), ("solved", "wrong"),
@@ -165,15 +173,20 @@ def test_the_real_confirmer_proves_and_refutes():
     assert found.status == "solved" and found.solution is not None
 
 
-def test_counts_are_checked_against_the_record():
+def test_counts_are_refuted_by_proof_and_disputed_by_claims():
     unique = truth_of(puzzle_file("unique"))
-    assert check_count(1, True, 2, unique) is None
-    assert "claimed 2" in check_count(2, True, 2, unique)
+    assert proof_refutes(1, True, 2, unique) is None and record_disputes(1, True, 2, unique) is None
+    assert proof_refutes(2, True, 2, unique) is None                 # one grid proves >= 1 only
+    assert "kind=unique" in record_disputes(2, True, 2, unique)      # the header says exactly 1
+    assert "claimed no solution" in proof_refutes(0, True, 2, unique)
     many = truth_of(grid_text.parse(grid_text.format_native(unsat_without_record())), "many")
-    assert check_count(1, True, None, many) is not None           # too small: exact 1 < 2
-    assert check_count(1, False, None, many) is None              # "at least 1" is true
+    assert proof_refutes(1, True, None, many) is None                # a header proves nothing
+    assert record_disputes(1, True, None, many) is not None          # ... but disputes exact 1
+    assert record_disputes(1, False, None, many) is None             # "at least 1" agrees
     unsat = truth_of(puzzle_file("unsat"))
-    assert check_count(1, False, None, unsat) is not None
+    assert proof_refutes(1, False, None, unsat) is None
+    assert "kind=unsat" in record_disputes(1, False, None, unsat)
+    assert record_disputes(3, True, None, Truth()) is None           # nothing recorded
 
 
 # -- liars through the whole pipeline ------------------------------------------------------
@@ -189,9 +202,9 @@ def invoke(*args: str, code: int | None = 0):
 def liar_campaigns(tmp_path_factory):
     """The liars raced beside dlx and alone, n = 2, two families (unique and hard), 2 instances."""
     out = tmp_path_factory.mktemp("liars")
-    beside = invoke("run", "--n", "2", "--instances", "2", "--kind", "unique,hard", "--out", str(out),
+    beside = invoke("run", "--no-report", "--n", "2", "--instances", "2", "--kind", "unique,hard", "--out", str(out),
                     "--campaign", "beside", "--solvers", ",".join(("dlx", *LIARS)), "--timeout", "10")
-    alone = invoke("run", "--n", "2", "--instances", "2", "--kind", "unique,hard", "--out", str(out),
+    alone = invoke("run", "--no-report", "--n", "2", "--instances", "2", "--kind", "unique,hard", "--out", str(out),
                    "--campaign", "alone", "--solvers", ",".join(LIARS), "--timeout", "10")
     return out, beside, alone
 
@@ -247,18 +260,156 @@ def test_a_liar_in_the_landscape_is_wrong(tmp_path):
 def test_a_false_claim_on_an_imported_set_is_wrong(tmp_path):
     grid, _ = puzzle_set.make("unique", 2, 0, 0)
     (tmp_path / "p.txt").write_text(grid_text.format_one_line(grid) + "\n")
-    invoke("run", "--instances", str(tmp_path / "p.txt"), "--out", str(tmp_path / "r"),
+    invoke("run", "--no-report", "--instances", str(tmp_path / "p.txt"), "--out", str(tmp_path / "r"),
            "--solvers", "liar-unsat", "--timeout", "10")
     rows = records.read_rows(next(d for d in (tmp_path / "r").iterdir() if d.name != "instances")
                              / "runs.csv")
     assert [r["status"] for r in rows] == ["wrong"]
-    assert "counted 1 solution when imported" in rows[0]["message"]
+    assert "claimed no solution, but sat found a verified solution" in rows[0]["message"]
+
+
+# -- a header is a claim, a verified grid is proof ----------------------------------------
+
+def forged(tmp_path: Path, grid: Grid, name: str, **header: str) -> str:
+    """``grid`` written with the header lines ``header`` (which may say anything)."""
+    path = tmp_path / name
+    path.write_text(grid_text.format_native(grid, header))
+    return str(path)
+
+
+def test_a_forged_unsat_header_neither_admits_a_false_none_nor_refuses_a_verified_grid(tmp_path):
+    """A solvable puzzle whose header says kind=unsat: a program that always says "no
+    solution" is refuted by the second method (exit 2; count: no 0), and an honest solver's
+    verified grid is printed (exit 0) with a warning that names the file as wrong."""
+    from tests.test_hostile_audit import script
+    grid, _ = puzzle_set.make("unique", 2, 0, 0)
+    path = forged(tmp_path, grid, "forged.sudoku", kind="unsat")
+    liar = script(tmp_path, "liar.py", 'print("no solution")\n')
+    for command in ("solve", "count"):
+        result = invoke(command, "-s", f"cmd:path={liar}", path, code=2)
+        assert "claimed no solution, but sat found a verified solution" in result.stderr
+    for spec in ("dlx", "sat", "backtracking"):
+        solved = invoke("solve", "-s", spec, path, code=0)
+        assert grid_text.parse(solved.stdout).grids[0].empties() == 0
+        assert solved.stderr.startswith(f"race: warning: {path}: the file's record is wrong: it "
+                                        "says no solution (kind=unsat), but ")
+        assert "returned a verified solution" in solved.stderr
+        counted = invoke("count", "-s", spec, path, code=0)
+        assert counted.stdout == "1\n" and "the file's record is wrong" in counted.stderr
+    for header in ({"solutions": "0"}, {"kind": "unsat", "solutions": "0"}):
+        other = forged(tmp_path, grid, "forged0.sudoku", **header)
+        assert invoke("solve", "-s", "dlx", other, code=0).stdout
+        assert invoke("solve", "-s", "liar-unsat", other, code=2)
+
+
+def test_a_confirmed_none_stands_against_a_header_that_says_there_are_solutions(tmp_path):
+    """The header's "one solution" (an import's count) over a puzzle without one: the honest
+    "no solution" is confirmed (exit 1), the file named as wrong; the same for a count."""
+    for word in ("1", "many"):
+        path = forged(tmp_path, unsat_without_record(), f"none-{word}.sudoku", solutions=word)
+        solved = invoke("solve", "-s", "dlx", path, code=1)
+        assert "no solution" in solved.stderr and "the file's record is wrong" in solved.stderr
+        assert f"solutions={word}" in solved.stderr and "sat confirmed that it has none" in solved.stderr
+        counted = invoke("count", "-s", "sat", path, code=0)
+        assert counted.stdout == "0\n" and "dlx confirmed that it has none" in counted.stderr
+
+
+def test_a_count_the_header_disputes_is_settled_by_a_second_count(tmp_path):
+    """A puzzle with two solutions whose header says kind=unique (with one of them): dlx's
+    count of 2 stands, confirmed by a second count, and the file is named as wrong; a solver
+    that counts 1 is wrong by that second count, never by the header."""
+    grid, meta = puzzle_set.make("multi", 2, 0, 0)
+    path = forged(tmp_path, grid, "not-unique.sudoku", kind="unique", solution=meta["planted"])
+    counted = invoke("count", "-s", "dlx", path, code=0)
+    assert counted.stdout == "2\n"
+    assert "it says exactly one solution (kind=unique), but dlx and sat both counted 2" in counted.stderr
+    solved = invoke("solve", "-s", "dlx", path, code=0)
+    assert solved.stdout                                    # one solution is the answer of solve
+    lied = invoke("count", "-s", "liar-too-few", path, code=2)
+    assert "claimed 1 solution(s), but dlx counted 2" in lied.stderr
+
+
+def test_the_referee_of_a_race_flags_a_record_a_verified_grid_or_the_second_method_contradicts():
+    solvable = native("unique")
+    referee = Referee(1.0, lambda grid, by, t: Confirmation("unsat", by))
+    lie = grid_text.parse(solvable)
+    lie.metadata = {"kind": "unsat"}
+    case = referee.case("a", grid_text.format_native(lie.grids[0], lie.metadata), "a.sudoku")
+    sent = grid_text.format_compact(truth_of(grid_text.parse(solvable)).solution)
+    out = referee.judge(case, {"status": "solved", "verified": True, "solution": sent}, "dlx",
+                        "exact-cover")
+    assert out["status"] == "solved" and out["verified"]
+    assert "the instance's record is wrong (it says no solution (kind=unsat))" in out["referee"]
+    assert "a.sudoku" in referee.wrong_records["a.sudoku"]
+    none = grid_text.format_native(unsat_without_record(), {"solutions": "1"})
+    case = referee.case("b", none, "b.sudoku")
+    out = referee.judge(case, {"status": "unsat"}, "dlx", "exact-cover")
+    assert out["status"] == "unsat" and "confirmed by sat" in out["referee"]
+    assert "it says exactly one solution (solutions=1)" in referee.wrong_records["b.sudoku"]
+
+
+def _forge_imported(directory: Path, file: str, word: str) -> None:
+    """Rewrite an imported instance's header and manifest row to say ``solutions=word``
+    (and its sha256 to match, as a hand that edits both would)."""
+    import hashlib
+    path = directory / file
+    text = path.read_text().replace("# solutions=", f"# solutions={word}\n# was=")
+    path.write_text(text)
+    manifest = directory / "manifest.csv"
+    rows = list(csv.DictReader(open(manifest, newline="")))
+    for row in rows:
+        if row["file"] == file:
+            row["solutions"], row["sha256"] = word, hashlib.sha256(text.encode()).hexdigest()
+    with open(manifest, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def test_a_race_on_forged_records_keeps_verified_grids_and_confirms_every_none(tmp_path):
+    """An imported set whose records lie both ways (a solvable puzzle said to have none, one
+    without a solution said to have one): dlx's grid is solved and the record flagged; the
+    liar's "none" on the solvable one is wrong even when it runs first; the true "none" is
+    confirmed, not turned wrong by the header."""
+    grid, _ = puzzle_set.make("unique", 2, 0, 0)
+    (tmp_path / "p.txt").write_text(grid_text.format_one_line(grid) + "\n"
+                                    + grid_text.format_one_line(unsat_without_record()) + "\n")
+    invoke("import", str(tmp_path / "p.txt"), "-o", str(tmp_path / "set"))
+    files = sorted(r["file"] for r in csv.DictReader(open(tmp_path / "set" / "manifest.csv")))
+    _forge_imported(tmp_path / "set", files[0], "0")
+    _forge_imported(tmp_path / "set", files[1], "1")
+    result = invoke("run", "--instances", str(tmp_path / "set"), "--out", str(tmp_path / "r"),
+                    "--campaign", "c", "--solvers", "liar-unsat,dlx", "--order", "fixed",
+                    "--jobs", "1", "--timeout", "10")
+    rows = {(r["entrant"], r["instance"]): r for r in records.read_rows(tmp_path / "r" / "c" / "runs.csv")}
+    assert rows["liar-unsat", files[0]]["status"] == "wrong"
+    assert rows["dlx", files[0]]["status"] == "solved"
+    assert "the instance's record is wrong" in rows["dlx", files[0]]["referee"]
+    assert rows["dlx", files[1]]["status"] == rows["liar-unsat", files[1]]["status"] == "unsat"
+    for file in files:
+        assert f"race: warning: {file}: the file's record is wrong" in result.stderr
+
+
+def test_an_unruled_none_is_not_made_wrong_by_a_header_alone(tmp_path):
+    """Reading a campaign back: an "unsat" row the referee did not rule on is wrong only by a
+    solution its instance file holds, not by the file's header (solutions=1)."""
+    import hashlib
+
+    from experiments.analysis import statistics as analysis
+    from tests.test_summary import run as row, write_campaign
+    data = grid_text.format_native(unsat_without_record(), {"solutions": "1"}).encode()
+    (tmp_path / "instances" / "set").mkdir(parents=True)
+    (tmp_path / "instances" / "set" / "u.sudoku").write_bytes(data)
+    sha = hashlib.sha256(data).hexdigest()
+    campaign = analysis.load(write_campaign(tmp_path / "c", [row("a", 2, "u.sudoku", "unsat", 0.1,
+                                                                 instance_sha256=sha)]))
+    assert campaign.runs["status"].tolist() == ["unsat"]
 
 
 # -- one cell identity ---------------------------------------------------------------------
 
 def test_families_that_share_puzzles_are_two_families(tmp_path):
-    args = ("run", "--n", "3", "--instances", "3", "--kind", "hard,holes", "--holes", "0.7",
+    args = ("run", "--no-report", "--n", "3", "--instances", "3", "--kind", "hard,holes", "--holes", "0.7",
             "--pattern", "balanced", "--solvers", "dlx", "--out", str(tmp_path), "--timeout", "10")
     first = invoke(*args)
     directory = next(d for d in tmp_path.iterdir() if d.name != "instances")

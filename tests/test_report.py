@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from experiments.analysis import head_to_head, plots
+from experiments.analysis import growth as growth_fit
 from experiments.analysis import statistics as analysis
 from experiments.harness import schema
 from experiments.report import build as report
@@ -115,7 +116,7 @@ def race_command() -> list[str]:
 def small_campaign(tmp_path_factory) -> Path:
     """A real campaign: `race run --n 2..3 --instances 2 --solvers backtracking,dlx --timeout 10`."""
     out = tmp_path_factory.mktemp("race")
-    proc = subprocess.run([*race_command(), "run", "--n", "2..3", "--instances", "2", "--solvers",
+    proc = subprocess.run([*race_command(), "run", "--no-report", "--n", "2..3", "--instances", "2", "--solvers",
                            "backtracking,dlx", "--family", "unique", "--timeout", "10", "--jobs", "1", "--out", str(out),
                            "--campaign", "small"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -184,7 +185,7 @@ def test_report_macros_are_exactly_those_report_tex_uses():
     used = tex.used_names(source)
     campaign = analysis.load(REFERENCE)
     table = analysis.summary(campaign)
-    text = campaign_macros(campaign, table, analysis.growth_table(campaign, table), used).text()
+    text = campaign_macros(campaign, table, growth_fit.growth_table(campaign, table), used).text()
     defined = set(re.findall(r"^\\newcommand\{\\([A-Za-z]+)\}", text, flags=re.M))
     flags = set(re.findall(r"^\\newif\\if([A-Za-z]+)$", text, flags=re.M))
     camel = {m for m in used if re.fullmatch(r"[a-z]+[A-Z][A-Za-z]*", m)} - own
@@ -362,10 +363,10 @@ def test_scatter_draws_pairs_and_censored_runs_at_the_limit(synthetic):
     points = [(x, y) for line in ax.get_lines() for x, y in zip(line.get_xdata(), line.get_ydata())
               if line.get_linestyle() == "None"]
     assert len(points) == 9                          # 3 n x 3 instances, all paired
-    # backtracking's timeout and skipped runs at n = 4 sit on the x limit line
-    assert sum(1 for x, _ in points if x == campaign.timeout_s) == 3
+    # backtracking's timeout and skipped runs at n = 4 sit in the strip beyond the x limit line
+    assert sum(1 for x, _ in points if campaign.timeout_s < x < campaign.timeout_s * head_to_head.STRIP) == 3
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert labels[:3] == ["n = 2", "n = 3", "n = 4"] and "censored (drawn at the limit)" in labels
+    assert labels[:3] == ["n = 2", "n = 3", "n = 4"] and "censored (in the strip beyond the limit)" in labels
     assert head_to_head.head_to_head_pair(campaign) == ("dlx", "sat")
 
 
@@ -490,3 +491,14 @@ def test_report_dir_that_cannot_be_written_is_named_not_the_source(synthetic, tm
     result = CliRunner().invoke(main, ["report", str(synthetic), "--report-dir", str(target), "--no-pdf"])
     assert result.exit_code == 2 and str(target / "report.tex") in result.output
     assert str(report.REPORT_DIR) not in result.output
+
+
+def test_a_report_without_report_dir_goes_into_the_campaign_not_the_repository(tmp_path):
+    campaign = synthetic_campaign(tmp_path / "camp")
+    committed = report.REPORT_DIR / "generated" / "macros.tex"
+    before = committed.stat().st_mtime_ns if committed.exists() else None
+    result = CliRunner().invoke(main, ["report", str(campaign), "--no-pdf"])
+    assert result.exit_code == 0, result.output
+    assert (campaign / "report" / "report.tex").is_file()
+    assert (campaign / "report" / "generated" / "macros.tex").is_file()
+    assert (committed.stat().st_mtime_ns if committed.exists() else None) == before

@@ -257,6 +257,12 @@ def test_cli_encode_to_stdout_and_decode_mismatch(tmp_path):
     unsat = tmp_path / "unsat.txt"
     unsat.write_text("s UNSATISFIABLE\n")
     result = runner.invoke(main, ["decode", "tests/data/empty4.sudoku", str(unsat)])
+    assert result.exit_code == 2 and "dlx found a verified solution" in result.output  # refuted
+    from formats import grid_text
+    from tests.test_referee import unsat_without_record
+    none = tmp_path / "none.sudoku"
+    none.write_text(grid_text.format_native(unsat_without_record()))
+    result = runner.invoke(main, ["decode", str(none), str(unsat)])
     assert result.exit_code == 1 and "no solution" in result.output
 
 
@@ -355,8 +361,32 @@ def test_each_cadical_configuration_reaches_the_solver_and_answers_are_verified(
 
 
 @pytest.mark.parametrize("spec, message", [("sat:config=fast", "is not one of default, sat, unsat"),
-                                           ("kissat:config=sat", "needs backend=cadical195"),
-                                           ("sat:backend=glucose4,config=unsat", "needs backend=cadical195")])
-def test_a_configuration_for_another_backend_is_an_error(spec, message):
+                                           ("sat:backend=minisat22,config=sat", "needs backend=cadical195"),
+                                           ("sat:backend=glucose4,config=unsat", "needs backend=cadical195"),
+                                           ("sat:backend=glucose4,seed=3", "seed=3 needs backend"),
+                                           ("kissat:seed=2147483648", r"seed=2147483648 must be in 0\.\.")])
+def test_a_configuration_or_seed_for_another_backend_is_an_error(spec, message):
     with pytest.raises(RaceError, match=message):
         registry.create(spec)
+
+
+def test_kissat_takes_its_configuration_and_seed_on_its_command_line():
+    backend = registry.create("kissat:config=sat,seed=7").backend
+    command = backend.command("f.cnf", "r.txt", 0.0)
+    assert "--sat" in command and "--seed=7" in command and command[-1] == "f.cnf"
+    assert not {"--sat", "--unsat"} & set(registry.create("kissat").backend.command("f", "r", 0.0))
+    assert "--unsat" in registry.create("kissat:config=unsat").backend.command("f", "r", 0.0)
+
+
+@pytest.mark.parametrize("spec", ["kissat:config=sat,seed=3", "sat:config=sat,seed=3"])
+def test_a_seeded_solver_answers_and_is_verified(spec):
+    puzzle = puzzle_from(full_grid(3, np.random.default_rng(3)), 0.6, np.random.default_rng(4))
+    result = registry.create(spec).solve(puzzle)
+    assert result.status == "solved" and rules.is_solution_of(puzzle, result.solution)
+
+
+def test_the_seed_reaches_cadical_in_process():
+    assert registry.create("sat:seed=5").backend.options == {"seed": 5}
+    assert registry.create("sat:config=sat,seed=5").backend.options == \
+        dict(sat_backends.CADICAL_CONFIGS["sat"], seed=5)
+    assert registry.create("sat").backend.options == {}

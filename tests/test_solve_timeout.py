@@ -88,3 +88,89 @@ def test_the_child_reports_a_bad_file_as_usual(tmp_path):
     assert plain.returncode == limited.returncode == 2
     assert limited.stderr == plain.stderr and len(plain.stderr.strip().splitlines()) == 1
     assert not os.path.exists(tmp_path / "core")
+
+
+# -- every interleaving of the limit with the end of the work, injected one at a time ------
+
+#: ``race solve --timeout 60 -s dlx PUZZLE`` with an event injected in the child at POINT:
+#: WHAT = "stop": the parent's SIGTERM arrives there; WHAT = "limit": the limit passes there
+#: (the parent's clock says so once the child touches FLAG; the child then waits: for the
+#: stop where the parent must say no, on to the end where it has said yes)
+INJECTED = '''
+import os, signal, sys, time
+from pathlib import Path
+from experiments.cli import main, solve, time_limit
+from solvers import interface
+point, what, flag, puzzle = sys.argv[1], sys.argv[2], Path(sys.argv[3]), sys.argv[4]
+sys.argv = ["race", "solve", "--timeout", "60", "-s", "dlx", puzzle]
+time_limit.past = lambda deadline: flag.exists()
+
+def event(stopped_here):
+    if what == "stop":
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)                   # the handler runs at once; never reached
+        return
+    flag.touch()
+    while stopped_here:                 # the parent's stop ends this wait
+        time.sleep(0.05)
+    time.sleep(0.5)                     # past the limit, after the parent's yes
+
+def wrap(owner, name, before=False, after=False, stopped_here=True):
+    original = getattr(owner, name)
+    def wrapped(*args, **kwargs):
+        if before:
+            event(stopped_here)
+        found = original(*args, **kwargs)
+        if after:
+            event(stopped_here)
+        return found
+    setattr(owner, name, wrapped)
+
+class AskedThenLimit:                   # the request is written; the verdict not yet read
+    def __getattr__(self, name):
+        return getattr(os, name)
+    def read(self, fd, size):
+        event(stopped_here=False)
+        return os.read(fd, size)
+
+if point == "before-work":
+    wrap(solve, "answer_within", before=True)
+elif point == "in-search":
+    wrap(interface.Solver, "_run", before=True)
+elif point == "end-of-work":
+    wrap(solve, "answers", after=True)
+elif point == "asked":
+    def leave(original=time_limit.wait_for_leave):
+        time_limit.os = AskedThenLimit()
+        original()
+    time_limit.wait_for_leave = leave
+elif point == "writing":
+    wrap(solve, "_solution_lines", after=True, stopped_here=False)
+main()
+'''
+
+
+@pytest.mark.parametrize("point, what, answered", [
+    ("before-work", "stop", False), ("in-search", "stop", False), ("end-of-work", "stop", False),
+    ("asked", "stop", False),
+    ("before-work", "limit", False), ("in-search", "limit", False),
+    ("end-of-work", "limit", False), ("asked", "limit", True), ("writing", "limit", True)])
+def test_the_answer_and_the_exit_status_agree_wherever_the_limit_or_the_stop_falls(
+        tmp_path, point, what, answered):
+    """The parent's stop, or the limit itself, falls at each point of the child's life (before
+    the work, in the search, after it, with the request to answer written, while the answer is
+    written): never a traceback, and either the whole answer with exit 0 (the request was in
+    by the limit) or no output with exit 3 -- never an answer followed by "no answer"."""
+    from formats import grid_text
+    puzzle = tmp_path / "p.sudoku"              # the per-puzzle path, through Solver._run
+    puzzle.write_text(grid_text.format_native(grid_text.parse(PUZZLE).grids[0]))
+    done = subprocess.run([sys.executable, "-c", INJECTED, point, what, str(tmp_path / "flag"),
+                           str(puzzle)], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert "Traceback" not in done.stderr and "Stop" not in done.stderr, done.stderr
+    if answered:
+        assert done.returncode == 0 and done.stderr == "", done
+        assert grid_text.parse(done.stdout).grids[0].empties() == 0
+    else:
+        assert done.returncode == 3 and done.stdout == "", done
+        said = f"race solve: no answer within 60 s ({puzzle})\n"
+        assert done.stderr == (said if what == "limit" else "")

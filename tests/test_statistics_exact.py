@@ -7,6 +7,7 @@ import math
 import pandas as pd
 import pytest
 
+from experiments.analysis import growth
 from experiments.analysis import statistics as analysis
 from tests.test_analysis import run, write_campaign
 
@@ -15,11 +16,11 @@ def test_growth_table_rows_are_exact(tmp_path):
     rows = [run("a", n, "i", "solved", t) for n, t in ((2, 0.01), (3, 0.04), (5, 0.64), (6, 1.28))]
     rows += [run("b", 2, "i", "timeout", None), run("c", 4, "i", "solved", 0.5)]
     c = analysis.load(write_campaign(tmp_path / "g", rows, {"entrants": ["a", "b", "c"]}))
-    gt = analysis.growth_table(c).set_index("entrant")
+    gt = growth.growth_table(c).set_index("entrant")
     a = gt.loc["a"]
     assert (a["n_from"], a["n_to"], a["points"]) == (2, 6, 4)
     assert a["last_ratio"] == pytest.approx(2.0)               # 1.28 / 0.64, the last step
-    g = analysis.growth(analysis.summary(c), "a")
+    g = growth.growth(analysis.summary(c), "a")
     assert g.ratios == {3: pytest.approx(4.0), 6: pytest.approx(2.0)}   # no ratio across 3 -> 5
     # least squares over n = 2, 3, 5, 6 (mean 4, sum of squared deviations 10)
     slope = (2 * math.log10(1.28) + math.log10(0.64) - math.log10(0.04) - 2 * math.log10(0.01)) / 10
@@ -34,7 +35,7 @@ def test_growth_table_rows_are_exact(tmp_path):
 
 def test_a_zero_median_ends_the_growth_range():
     table = pd.DataFrame({"entrant": ["a"] * 3, "n": [2, 3, 4], "median_s": [0.1, 0.0, 1.0]})
-    g = analysis.growth(table, "a")
+    g = growth.growth(table, "a")
     assert g.n_values == [2] and g.ratios == {} and math.isnan(g.slope)
 
 

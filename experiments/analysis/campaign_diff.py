@@ -24,7 +24,8 @@ import pandas as pd
 
 from experiments.analysis import bootstrap
 from experiments.analysis import statistics as analysis
-from experiments.analysis.compare import (TOLERANCE, format_ratio, log_differences, outcomes,
+from experiments.analysis.compare import (TOLERANCE, format_ratio, interval_json, json_number,
+                                          log_differences, outcomes, signed_rank_json,
                                           ratios)
 from experiments.analysis.signed_rank import SignedRank, signed_rank_test
 from experiments.harness.calibration import score
@@ -142,6 +143,7 @@ META_KEYS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cpu", ("machine", "cpu_model")), ("cores", ("machine", "cores")),
     ("ram_gb", ("machine", "ram_gb")), ("os", ("machine", "os")), ("python", ("python",)),
     ("kissat", ("kissat_version",)), ("jobs", ("jobs",)), ("timeout_s", ("timeout_s",)),
+    ("memory_mb", ("memory_mb",)),
     ("order", ("order", "mode")), ("pinned", ("pinning", "cpus")),
 )
 
@@ -282,4 +284,23 @@ def diff_markdown(result: CampaignDiff, above: float | None = None) -> str:
     lines += ["", _legend(result)]
     lines += [f"> {w}" for w in result.warnings]
     return "\n".join(lines)
+
+
+def diff_json(result: CampaignDiff, above: float | None = None) -> str:
+    """The same as one JSON document: OLD, NEW, the metadata that differ, one object per
+    row (with ``regression`` when ``above`` is given) and the warnings."""
+    import json
+    rows = []
+    for row in result.rows:
+        rows.append({"entrant": row.entrant, "family": row.family, "n": row.n, "pairs": row.pairs,
+                     "new_faster": row.new_wins, "old_faster": row.old_wins, "ties": row.ties,
+                     "ratio_new_over_old": interval_json(row.ratio),
+                     "signed_rank": signed_rank_json(row.test),
+                     **({"regression": row.regression(above)} if above is not None else {})})
+    return json.dumps({"old": result.old, "new": result.new,
+                       "differences": [{"what": label, "old": str(a), "new": str(b)}
+                                       for label, a, b in result.differences],
+                       "normalised": result.normalised, "factor": json_number(result.factor),
+                       "tolerance": result.tolerance, "fail_above": above, "rows": rows,
+                       "warnings": result.warnings}, indent=2)
 

@@ -203,3 +203,59 @@ def comparison_text(result: Comparison) -> str:
               "p: two-sided Wilcoxon signed-rank test on log(B/A), censored = slowest "
               "(exact without ties, else normal approximation)."]
     return "\n".join(lines + [w for w in result.warnings])
+
+
+def comparison_markdown(result: Comparison) -> str:
+    """The same as a Markdown table (to paste into a pull request or an issue)."""
+    header = ["family", "n", "pairs", "A faster", "B faster", "ties", "median B/A", "95% CI",
+              "signed-rank p"]
+    lines = [f"**{result.b}** (B) against **{result.a}** (A), campaign {result.campaign}, paired on "
+             "identical instances", "", "| " + " | ".join(header) + " |",
+             "|" + "|".join("---" if i == 0 else "--:" for i in range(len(header))) + "|"]
+    for row in result.rows:
+        p = "n/a" if row.test.method == "none" else f"{row.test.p:.2g}"
+        lines.append("| " + " | ".join([
+            row.family, "all" if row.n is None else str(row.n), str(row.pairs), str(row.a_wins),
+            str(row.b_wins), str(row.ties), format_ratio(row.ratio.estimate),
+            f"[{format_ratio(row.ratio.low)}, {format_ratio(row.ratio.high)}]", p]) + " |")
+    lines += ["", f"Ties: within {100 * result.tolerance:.0f}% or both censored. B/A < 1: B faster; "
+              "inf: only A answered; 0: only B answered. CI: bootstrap over pairs "
+              f"({bootstrap.RESAMPLES} resamples); p: Wilcoxon signed-rank on log(B/A)."]
+    return "\n".join(lines + [f"> {w}" for w in result.warnings])
+
+
+def json_number(value: float | int | None) -> float | int | str | None:
+    """A number as JSON can hold it: ``inf`` and ``-inf`` as strings (a censored ratio stays
+    apart from a missing one, as ``race export`` writes them), ``nan`` as null."""
+    if value is None or isinstance(value, (bool, int, np.integer)):
+        return value if not isinstance(value, np.integer) else int(value)
+    number = float(value)
+    if math.isnan(number):
+        return None
+    if math.isinf(number):
+        return "inf" if number > 0 else "-inf"
+    return number
+
+
+def interval_json(interval: bootstrap.Interval) -> dict:
+    """An interval for JSON (:func:`json_number`)."""
+    return {"estimate": json_number(interval.estimate), "low": json_number(interval.low),
+            "high": json_number(interval.high), "confidence": interval.confidence}
+
+
+def signed_rank_json(test: SignedRank) -> dict:
+    """A signed-rank test's result for JSON (:func:`json_number`)."""
+    return {"p": json_number(test.p), "method": test.method, "w_plus": json_number(test.w_plus),
+            "w_minus": json_number(test.w_minus), "used": test.used, "z": json_number(test.z)}
+
+
+def comparison_json(result: Comparison) -> str:
+    """The comparison as one JSON document: A, B, the tolerance, one object per row
+    (``n`` null for the rows that pool every n) and the warnings."""
+    import json
+    rows = [{"family": row.family, "n": row.n, "pairs": row.pairs, "a_faster": row.a_wins,
+             "b_faster": row.b_wins, "ties": row.ties, "ratio_b_over_a": interval_json(row.ratio),
+             "signed_rank": signed_rank_json(row.test)} for row in result.rows]
+    return json.dumps({"campaign": result.campaign, "a": result.a, "b": result.b,
+                       "tolerance": result.tolerance, "rows": rows, "warnings": result.warnings},
+                      indent=2)

@@ -1,21 +1,51 @@
-"""The look shared by every figure (the report's, ``race plot``'s, the landscape's and the
-head to head): the matplotlib style, each entrant's marker, line and colour, and the legend
-placed under the axes. Black-and-white safe: markers and line styles differ, not only colours."""
+"""The look shared by every figure (the report's, ``race plot``'s, the landscape's, the head
+to head and the HTML page's plotly figures): the matplotlib style, each entrant's colour,
+marker and dash, the legend placed under the axes and the campaign caption under it all.
+Black-and-white safe: markers and line styles differ, not only colours.
+
+**An entrant's style** is decided here and nowhere else (:func:`entrant_styles`): it follows
+from the entrant's name, not from its place in a campaign, so ``sat`` looks the same in the
+runtime figure, the landscape of another campaign and the HTML page. The built-in entrants
+and the virtual best solver own a slot each (:data:`FIXED_SLOTS`), never taken by another
+name. A variant of a built-in (``dlx:heuristic=first``) wears its solver's colour with a marker
+and dash of its own; any other entrant the colour its name hashes to; each takes the first slot
+of that colour that no entrant of the same figure holds.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import math
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
 from matplotlib.figure import Figure
 from matplotlib.ticker import LogFormatter
 
-MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
-LINESTYLES = ["-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (1, 1)), (0, (8, 2)), (0, (3, 1, 1, 1, 1, 1))]
-#: Okabe-Ito colours, ordered so neighbours differ in lightness too
-COLOURS = ["#000000", "#E69F00", "#0072B2", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#999999"]
+from experiments.analysis.virtual_best import NAME as VIRTUAL_BEST
+
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "h"]
+#: the same markers as plotly symbols
+SYMBOLS = {"o": "circle", "s": "square", "^": "triangle-up", "D": "diamond", "v": "triangle-down",
+           "P": "cross", "X": "x", "*": "star", "h": "hexagon"}
+#: dash patterns (on, off, ... in line widths; () is a solid line), drawn alike by matplotlib
+#: (which scales them by the line width) and plotly (in pixels, scaled here)
+DASHES: list[tuple[float, ...]] = [(), (3.7, 1.6), (6.4, 1.6, 1, 1.6), (1, 1.65), (5, 1, 1, 1), (8, 2),
+                                   (8, 2, 1, 2, 1, 2), (3, 1, 1, 1, 1, 1)]
+LINESTYLES = ["-" if not d else (0, d) for d in DASHES]
+#: Okabe-Ito colours, ordered so neighbours differ in lightness too, and a wine red (Tol's) for
+#: the fourth method, constraint programming
+COLOURS = ["#000000", "#E69F00", "#0072B2", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#999999",
+           "#882255"]
 HATCHES = ["", "///", "...", "xxx", "\\\\\\", "ooo", "---", "+++"]
+#: the slot of each built-in entrant and of the virtual best solver, whatever campaign it is in
+FIXED_SLOTS = {"backtracking": 0, "dlx": 1, "sat": 2, "kissat": 3, VIRTUAL_BEST: 4, "auto": 5, "cmd": 6,
+               "parallel": 7, "cpsat": 8}
+#: distinct (colour, marker, dash) triples: a round of 9 slots of all-different colours and
+#: markers, then rounds that shift the marker and the dash against the colour
+SLOTS = 64
 STYLE = {"font.size": 9, "axes.titlesize": 9, "axes.labelsize": 9, "legend.fontsize": 8,
          "xtick.labelsize": 8, "ytick.labelsize": 8, "figure.dpi": 100, "savefig.bbox": "tight",
          "pdf.fonttype": 42, "axes.grid": True, "grid.alpha": 0.3, "grid.linewidth": 0.5,
@@ -64,10 +94,64 @@ def save_figure(fig: Figure, path: Path, **options: object) -> None:
         raise RaceError(f"cannot write the figure ({why}; is the disk full?)", source=str(path)) from None
 
 
-def style(index: int) -> dict:
-    """Line style of the entrant at ``index`` (stable across figures)."""
-    return {"marker": MARKERS[index % len(MARKERS)], "linestyle": LINESTYLES[index % len(LINESTYLES)],
-            "color": COLOURS[index % len(COLOURS)], "markersize": 5, "linewidth": 1.4}
+@dataclass(frozen=True)
+class EntrantStyle:
+    """One entrant's look: an Okabe-Ito colour, a marker and a dash pattern (in line widths)."""
+
+    colour: str
+    marker: str
+    dash: tuple[float, ...]
+
+    def matplotlib(self) -> dict:
+        """Keyword arguments of ``Axes.plot``."""
+        return {"marker": self.marker, "linestyle": (0, self.dash) if self.dash else "-",
+                "color": self.colour, "markersize": 5, "linewidth": 1.4}
+
+    @property
+    def symbol(self) -> str:
+        """The marker as a plotly symbol name."""
+        return SYMBOLS[self.marker]
+
+    def plotly_dash(self, width: float = 2.0) -> str:
+        """The dash pattern as plotly's ``line.dash`` for a line ``width`` pixels wide."""
+        return "solid" if not self.dash else ",".join(f"{width * v:g}px" for v in self.dash)
+
+
+def slot_style(slot: int) -> EntrantStyle:
+    """The style of slot ``slot`` (see :data:`SLOTS`; taken modulo it)."""
+    slot %= SLOTS
+    turn, k = divmod(slot, len(COLOURS))
+    return EntrantStyle(COLOURS[k], MARKERS[(k + turn) % len(MARKERS)], DASHES[(k + 2 * turn) % len(DASHES)])
+
+
+def _preferred_colour(entrant: str) -> int:
+    """The colour an entrant that owns no slot wears: its solver's (the name before ``:``)
+    when that is a built-in, else the one its name hashes to."""
+    base = entrant.split(":", 1)[0]
+    if base in FIXED_SLOTS:
+        return FIXED_SLOTS[base] % len(COLOURS)
+    digest = hashlib.sha256(entrant.encode("utf-8", "surrogatepass")).digest()
+    return int.from_bytes(digest[:4], "big") % len(COLOURS)
+
+
+def entrant_styles(entrants: Iterable[str]) -> dict[str, EntrantStyle]:
+    """The style of each of ``entrants`` (every entrant a figure, or a page of figures, may
+    draw): a built-in entrant's own slot (:data:`FIXED_SLOTS`); any other entrant, in the
+    order given, the first free slot of its colour (:func:`_preferred_colour`) outside the
+    built-ins' slots, else of the next colour. Two entrants of one call never share a style
+    (up to :data:`SLOTS` entrants)."""
+    names = list(dict.fromkeys(entrants))
+    slots: dict[str, int] = {e: FIXED_SLOTS[e] for e in names if e in FIXED_SLOTS}
+    taken = set(FIXED_SLOTS.values())           # a built-in's look is never another's
+    for entrant in names:
+        if entrant in slots:
+            continue
+        colour = _preferred_colour(entrant)
+        free = [s for s in range(SLOTS) if s not in taken]
+        slot = min(free, key=lambda s: ((s - colour) % len(COLOURS), s)) if free else colour
+        slots[entrant] = slot
+        taken.add(slot)
+    return {e: slot_style(slots[e]) for e in names}
 
 
 def legend_below(fig: Figure, handles: list, labels: list, columns: int) -> None:
@@ -77,3 +161,58 @@ def legend_below(fig: Figure, handles: list, labels: list, columns: int) -> None
         fig.tight_layout()
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=columns,
                frameon=False, handlelength=3.2, columnspacing=1.4)
+
+
+def caption_below(fig: Figure, text: str, size: float = 5.5) -> None:
+    """``text`` (e.g. the campaign's name) in small grey type under everything the figure
+    draws (axes, labels, a legend below them), right-aligned: never over a label. Call it
+    last; ``savefig(bbox_inches="tight")`` keeps it in the picture."""
+    renderer = fig.canvas.get_renderer()
+    box = fig.get_tightbbox(renderer)                     # inches, legends included
+    width, height = fig.get_size_inches()
+    fig.text(box.x1 / width, (box.y0 - 0.04) / height, text, ha="right", va="top", fontsize=size,
+             color="0.4")
+
+
+def campaign_styles(*campaigns) -> dict[str, EntrantStyle]:
+    """:func:`entrant_styles` of every entrant of ``campaigns`` (objects with ``entrants``)
+    and the virtual best solver: what every figure of those campaigns asks for its styles."""
+    return entrant_styles([*(e for c in campaigns for e in c.entrants), VIRTUAL_BEST])
+
+
+#: the censored strip above the time limit: at least this share of the axis's decades
+#: (and ``STRIP_MIN_DECADES``), more when its rows need the room: one row per entrant that
+#: has a censored value, ``ROW_POINTS`` apart
+STRIP_SHARE = 0.12
+STRIP_MIN_DECADES = 0.3
+ROW_POINTS = 6.5
+
+
+def censored_rows(entrants: list[str], limit: float, low: float, height_points: float = 150.0
+                  ) -> dict[str, float]:
+    """The y of each of ``entrants``' row in the censored strip drawn above the time limit
+    ``limit`` on a log axis from ``low``, ``height_points`` tall: censored values sit in a
+    row of their own per entrant ("> limit"), not piled on the limit line. Rows are evenly
+    spaced in the strip, at least :data:`ROW_POINTS` apart. Empty without entrants."""
+    if not entrants:
+        return {}
+    span = math.log10(limit / low) if 0 < low < limit else 3.0
+    slots = len(entrants) + 1
+    room = height_points / slots - ROW_POINTS      # points left for the rest of the axis, per slot
+    needed = ROW_POINTS * span / room if room > 0 else span
+    strip = min(span, max(STRIP_MIN_DECADES, STRIP_SHARE * span, needed))
+    return {e: limit * 10 ** (strip * (k + 1) / slots) for k, e in enumerate(entrants)}
+
+
+def strip_top(rows: dict[str, float], limit: float) -> float:
+    """The top of the axis that holds the censored strip of ``rows`` (one and a half rows'
+    step above the highest row: room for its markers)."""
+    if not rows:
+        return limit * 1.5
+    highest = max(rows.values())
+    return highest * (highest / limit) ** (1.5 / len(rows))
+
+
+def axes_height_points(fig: Figure, ax) -> float:
+    """The height of ``ax`` in points (before the layout tightens it a little)."""
+    return 0.85 * ax.get_position().height * fig.get_size_inches()[1] * 72

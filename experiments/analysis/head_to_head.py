@@ -33,35 +33,66 @@ def head_to_head_pair(campaign: analysis.Campaign) -> tuple[str, str] | None:
     return (entrants[0], entrants[1]) if len(entrants) >= 2 else None
 
 
-def _scatter_panel(ax, part: pd.DataFrame, ns: list[int], low: float, limit: float) -> None:
-    """One family's pairs: filled markers measured, hollow ones censored (at the limit)."""
+#: how far the censored strip beyond each limit line reaches (a factor of the limit)
+STRIP = 4.0
+
+
+def _spread(count: int, limit: float, seed: int) -> np.ndarray:
+    """``count`` positions inside the censored strip (limit .. limit * STRIP, log-uniform,
+    seeded): censored points spread out instead of hiding each other on one spot."""
+    rng = np.random.default_rng(seed)
+    return limit * STRIP ** rng.uniform(0.15, 0.85, count)
+
+
+def _scatter_panel(ax, part: pd.DataFrame, ns: list[int], low: float, limit: float,
+                   names: tuple[str, str]) -> None:
+    """One family's pairs: filled markers measured; a censored time hollow in the shaded
+    strip beyond its limit line (spread out), with the counts of censored pairs written out."""
+    counts = {"x": 0, "y": 0, "both": 0}
     for i, n in enumerate(ns):
         sub = part[part["n"] == n]
         if sub.empty:
             continue
         ta, tb = sub["time_a"].to_numpy(float), sub["time_b"].to_numpy(float)
-        censored = np.isinf(ta) | np.isinf(tb)
-        x, y = np.minimum(ta, limit), np.minimum(tb, limit)
+        off_a, off_b = np.isinf(ta), np.isinf(tb)
+        censored = off_a | off_b
+        x = np.where(off_a, _spread(len(ta), limit, 2 * n), ta)
+        y = np.where(off_b, _spread(len(tb), limit, 2 * n + 1), tb)
+        counts["x"] += int((off_a & ~off_b).sum())
+        counts["y"] += int((off_b & ~off_a).sum())
+        counts["both"] += int((off_a & off_b).sum())
         grey, marker = N_GREYS[i % len(N_GREYS)], MARKERS[i % len(MARKERS)]
         ax.plot(x[~censored], y[~censored], linestyle="none", marker=marker, markersize=4.5,
                 markerfacecolor=grey, markeredgecolor="black", markeredgewidth=0.5, label=f"n = {n}")
-        ax.plot(x[censored], y[censored], linestyle="none", marker=marker, markersize=5.5,
-                markerfacecolor="white", markeredgecolor="black", markeredgewidth=0.9)
-    ax.plot([low, limit * 1.5], [low, limit * 1.5], color="0.4", linewidth=0.8, linestyle="-")
+        ax.plot(x[censored], y[censored], linestyle="none", marker=marker, markersize=5,
+                markerfacecolor="white", markeredgecolor="black", markeredgewidth=0.8, alpha=0.8)
+    top = limit * STRIP
+    ax.axvspan(limit, top, color="0.93", zorder=0, linewidth=0)
+    ax.axhspan(limit, top, color="0.93", zorder=0, linewidth=0)
+    ax.plot([low, limit], [low, limit], color="0.4", linewidth=0.8, linestyle="-")
     for line in (ax.axhline, ax.axvline):
         line(limit, color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)
     log_scale(ax, "x")
     log_scale(ax)
-    ax.set_xlim(low, limit * 1.5)
-    ax.set_ylim(low, limit * 1.5)
+    ax.set_xlim(low, top)
+    ax.set_ylim(low, top)
     ax.set_aspect("equal")
+    a, b = names
+    said = [f"{a} only: {counts['x']}" if counts["x"] else "", f"{b} only: {counts['y']}" if counts["y"] else "",
+            f"both: {counts['both']}" if counts["both"] else ""]
+    said = [t for t in said if t]
+    if said:
+        ax.text(0.03, 0.97, "> limit (shaded strips)\n" + "\n".join(said), transform=ax.transAxes,
+                ha="left", va="top", fontsize=6.5, color="0.25",
+                bbox={"facecolor": "white", "edgecolor": "0.7", "linewidth": 0.5, "pad": 2})
 
 
 def scatter_figure(campaign: analysis.Campaign, a: str | None = None, b: str | None = None) -> Figure:
     """Per-instance head to head, log-log: A's time on x, B's on y, on the same instances
     (:func:`experiments.analysis.compare.paired_times`), one panel per family. A censored
-    time sits on the limit line of its axis (hollow marker); marker shape and grey
-    tone encode n; the diagonal marks equal times."""
+    time sits in the shaded strip beyond the limit line of its axis (hollow marker, spread
+    out; each panel counts them); marker shape and grey tone encode n; the diagonal marks
+    equal times."""
     from experiments.analysis.compare import paired_times
     pair = (a, b) if a and b else head_to_head_pair(campaign)
     if pair is None:
@@ -81,18 +112,18 @@ def scatter_figure(campaign: analysis.Campaign, a: str | None = None, b: str | N
     ns = sorted(pairs["n"].unique())
     for ax, family in zip(axes[0], families):
         part = pairs[pairs["family"] == family]
-        _scatter_panel(ax, part, ns, low, limit)
+        _scatter_panel(ax, part, ns, low, limit, (a, b))
         ax.set_xlabel(f"{a}: wall time (s)")
         ax.set_ylabel(f"{b}: wall time (s)")
         above = int((part["time_b"] > part["time_a"]).sum())
         ax.set_title(f"{family} ({len(part)} instances; {b} slower on {above})" if len(families) > 1
-                     else f"{b} vs {a}, per instance ({b} slower on {above} of {len(part)})")
+                     else f"{b} vs {a} per instance, {family} puzzles ({b} slower on {above} of {len(part)})")
     handles = [Line2D([], [], linestyle="none", marker=MARKERS[i % len(MARKERS)], markersize=4.5,
                       markerfacecolor=N_GREYS[i % len(N_GREYS)], markeredgecolor="black") for i in range(len(ns))]
     labels = [f"n = {n}" for n in ns]
     handles += [Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
                        markeredgecolor="black", markersize=5.5),
                 Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)]
-    labels += ["censored (drawn at the limit)", f"time limit ({analysis.format_seconds(limit)})"]
+    labels += ["censored (in the strip beyond the limit)", f"time limit ({analysis.format_seconds(limit)})"]
     legend_below(fig, handles, labels, min(len(labels), 4))
     return fig

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,8 @@ from experiments.analysis import statistics as analysis
 WORK_ORDER = ("nodes", "conflicts", "decisions", "propagations")
 #: bootstrap resamples of the peak
 RESAMPLES = 1000
+#: panels (one per n) in a row of the landscape figure
+PANELS_PER_ROW = 3
 _INDEX = re.compile(r"-(\d+)\.sudoku$")
 
 
@@ -177,50 +180,107 @@ def _format_work(value: float) -> str:
     return f"{value:.3g}"
 
 
+def landscape_family(campaign: analysis.Campaign) -> str:
+    """What the landscape's puzzles are: the family kind and the pattern its holes are cut
+    in (e.g. ``holes puzzles, balanced holes``), from the runs' families and the metadata."""
+    kinds = sorted({str(f).split("@")[0] for f in campaign.runs["family"].dropna().unique()}) or ["holes"]
+    pattern = (campaign.meta.get("generator_options") or {}).get("pattern")
+    return f"{'/'.join(kinds)} puzzles" + (f", {pattern} holes" if pattern else "")
+
+
 def landscape_figure(campaign: analysis.Campaign, out_dir: Path) -> list[Path]:
-    """Median time vs hole fraction, one panel per n, one line per entrant (censored
-    medians as hollow markers on the limit line), the peak's interval shaded. Writes
-    ``landscape.pdf`` and ``landscape.png`` into ``out_dir``; returns their paths."""
+    """Write :func:`landscape_plot` as ``landscape.pdf`` and ``landscape.png`` into
+    ``out_dir``; return their paths."""
     import matplotlib.pyplot as plt
 
     from experiments.analysis import plots
+
+    with plt.rc_context(plots.STYLE):
+        fig = landscape_plot(campaign)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        paths = [out_dir / "landscape.pdf", out_dir / "landscape.png"]
+        for path in paths:
+            plots.save_figure(fig, path, dpi=150, metadata={"CreationDate": None} if path.suffix == ".pdf" else None)
+        plt.close(fig)
+    return paths
+
+
+def landscape_plot(campaign: analysis.Campaign):
+    """Median time vs hole fraction, one panel per n, one line per entrant (each in its
+    style of every figure; censored medians as hollow markers in the entrant's row of the
+    strip above the limit), the peak's interval shaded, the campaign named under it all
+    (a matplotlib Figure; draw it inside ``plt.rc_context(plots.STYLE)``)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    from experiments.analysis import plots
+    from experiments.analysis.figure_style import (axes_height_points, campaign_styles, caption_below,
+                                                   censored_rows)
 
     inst = instance_table(campaign)
     table = landscape_table(campaign, inst)
     found = {p["n"]: p for p in peaks(campaign, inst)}
     limit = campaign.timeout_s
     ns = sorted(table["n"].unique())
-    with plt.rc_context(plots.STYLE):
-        fig, axes = plt.subplots(1, len(ns), figsize=(2.6 * len(ns) + 0.6, 2.8), squeeze=False,
-                                 sharey=True)
-        handles: dict[str, object] = {}          # one per entrant, from whichever panel has it
-        for ax, n in zip(axes[0], ns):
-            at_n = table[table["n"] == n]
-            for i, entrant in enumerate(campaign.entrants):
-                mine = at_n[at_n["entrant"] == entrant]
-                if mine.empty:
-                    continue
-                style = plots.style(i)
-                y = np.where(np.isinf(mine["median_s"]), limit, mine["median_s"])
-                (line,) = ax.plot(mine["holes"], y, label=entrant, **style)
-                handles.setdefault(entrant, line)
-                censored = np.isinf(mine["median_s"].to_numpy(float))
-                ax.plot(mine["holes"][censored], y[censored], linestyle="none",
+    styles = campaign_styles(campaign)
+    entrants = [e for e in campaign.entrants if e in set(table["entrant"])]
+    censored = [e for e in entrants if np.isinf(table.loc[table["entrant"] == e, "median_s"].to_numpy(float)).any()]
+    measured = table["median_s"].to_numpy(float)
+    measured = measured[np.isfinite(measured) & (measured > 0)]
+    low = float(measured.min()) / 1.6 if measured.size else limit / 1e3
+    columns = min(PANELS_PER_ROW, len(ns))
+    rows = -(-len(ns) // columns)
+    fig, grid = plt.subplots(rows, columns, figsize=(2.5 * columns + 0.5, 2.4 * rows + 0.4), squeeze=False,
+                             sharey=True)
+    axes = list(grid.ravel())
+    rows_above = censored_rows(censored, limit, low, axes_height_points(fig, axes[0]))
+    for ax, n in zip(axes, ns):
+        at_n = table[table["n"] == n]
+        for entrant in entrants:
+            mine = at_n[at_n["entrant"] == entrant]
+            if mine.empty:
+                continue
+            style = styles[entrant].matplotlib()
+            median = mine["median_s"].to_numpy(float)
+            censored_at = np.isinf(median)
+            y = np.where(censored_at, rows_above.get(entrant, limit), median)
+            ax.plot(mine["holes"], np.where(censored_at, np.nan, median), **style)
+            if censored_at.any():
+                ax.plot(mine["holes"], y, color=style["color"], linestyle=":", linewidth=0.9)
+                ax.plot(mine["holes"][censored_at], y[censored_at], linestyle="none",
                         marker=style["marker"], markerfacecolor="white",
-                        markeredgecolor=style["color"], markersize=6)
-            if n in found:
-                ax.axvspan(found[n]["low"] - 0.01, found[n]["high"] + 0.01, color="0.85", zorder=0)
-            ax.axhline(limit, color="0.4", linewidth=0.8, linestyle=":")
-            plots.log_scale(ax)
-            ax.set_title(f"n = {n} ({n * n}x{n * n})")
-            ax.set_xlabel("fraction of empty cells")
-        axes[0][0].set_ylabel("median wall time (s)")
-        ordered = [e for e in campaign.entrants if e in handles]
-        axes[0][-1].legend([handles[e] for e in ordered], ordered, loc="upper left",
-                           bbox_to_anchor=(1.02, 1.0), frameon=False)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        paths = [out_dir / "landscape.pdf", out_dir / "landscape.png"]
-        for path in paths:
-            plots.save_figure(fig, path, dpi=150)
-        plt.close(fig)
-    return paths
+                        markeredgecolor=style["color"], markersize=5)
+        if n in found:
+            ax.axvspan(found[n]["low"] - 0.01, found[n]["high"] + 0.01, color="0.85", zorder=0)
+        ax.axhline(limit, color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)
+        plots.log_scale(ax)
+        plots.censored_strip(ax, rows_above, limit, low)
+        ax.set_title(f"n = {n} ({n * n}\u00d7{n * n})")
+        ax.set_xlabel("fraction of empty cells")
+    for row in grid:
+        row[0].set_ylabel("median wall time (s, log scale)")
+    handles = [Line2D([], [], **styles[e].matplotlib()) for e in entrants]
+    labels = list(entrants)
+    handles += [Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9),
+                Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
+                       markeredgecolor="0.3", markersize=6),
+                Patch(color="0.85")]
+    labels += [f"time limit ({analysis.format_seconds(limit)})", "median > limit (censored)",
+               "hardness peak (90% bootstrap interval)"]
+    fig.suptitle(f"Hardness landscape: {landscape_family(campaign)}, median time per instance "
+                 f"vs the fraction of empty cells", fontsize=9)
+    spare = axes[len(ns):]
+    if spare:                       # the legend in the row's empty place, not under it all
+        for ax in spare:
+            ax.set_visible(False)
+        with warnings.catch_warnings():     # "Tight layout not applied": the figure is still drawn
+            warnings.simplefilter("ignore", UserWarning)
+            fig.tight_layout()
+        box = spare[0].get_position()
+        fig.legend(handles, labels, loc="center left", bbox_to_anchor=(box.x0 + 0.02, box.y0 + box.height / 2),
+                   ncol=2 if len(spare) > 1 else 1, frameon=False, handlelength=3.2)
+    else:
+        plots.legend_below(fig, handles, labels, min(len(labels), 4))
+    caption_below(fig, f"campaign {campaign.name}")
+    return fig

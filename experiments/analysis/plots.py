@@ -4,7 +4,8 @@ Every figure reads in greyscale: each entrant keeps one marker, one line
 style and one colour across all figures; bars carry hatches. Axes are
 labelled with units; entrants are named as on the command line. Censored
 values (no answer within the limit) are never drawn as measurements: they
-sit on the time-limit line as hollow markers.
+are hollow markers in a shaded strip above the time-limit line, one row per
+entrant. Each figure names its family and, under everything, its campaign.
 
 :func:`plot_all` writes all of them; each ``*_figure`` function returns one
 matplotlib Figure built from a :class:`experiments.analysis.statistics.Campaign`.
@@ -26,8 +27,9 @@ from matplotlib.lines import Line2D  # noqa: E402
 
 from experiments.analysis import statistics as analysis  # noqa: E402
 from experiments.analysis import virtual_best  # noqa: E402
-from experiments.analysis.figure_style import (COLOURS, HATCHES, LINESTYLES, MARKERS,  # noqa: E402,F401
-                                               STYLE, legend_below, log_scale, save_figure, style)
+from experiments.analysis.figure_style import (STYLE, axes_height_points, campaign_styles,  # noqa: E402
+                                               caption_below, censored_rows, legend_below, log_scale,
+                                               save_figure, strip_top)
 from formats.errors import RaceError, write_reason  # noqa: E402
 
 #: figure name -> what it shows (the file stem of the PDF and PNG)
@@ -77,23 +79,27 @@ def _family_rows(table: pd.DataFrame, family: str, entrant: str) -> pd.DataFrame
     return rows.sort_values("n")
 
 
-def _runtime_panel(ax, table: pd.DataFrame, family: str, entrants: list[str], limit: float) -> list:
+def _runtime_panel(ax, table: pd.DataFrame, family: str, entrants: list[str], styles: dict,
+                   limit: float, rows_above: dict[str, float]) -> list:
+    """One family's medians; a censored median sits in its entrant's row of the strip above
+    the limit (``rows_above``: entrant -> y), joined to the measured ones by a thin dotted line."""
     handles = []
     for i, entrant in enumerate(entrants):
         rows = _family_rows(table, family, entrant)
         x = rows["n"].to_numpy(dtype=float) + _dodge(i, len(entrants))
         med = rows["median_s"].to_numpy(dtype=float)
         q25, q75 = rows["q25_s"].to_numpy(dtype=float), rows["q75_s"].to_numpy(dtype=float)
-        st = style(i)
+        st = styles[entrant].matplotlib()
         finite, censored = np.isfinite(med), np.isinf(med)
         # the measured medians: a line that breaks where the median is censored
         (line,) = ax.plot(x, np.where(finite, med, np.nan), **st)
         handles.append(line)
         if censored.any():
-            ax.plot(x, np.where(censored, limit, med), color=st["color"], linestyle=":", linewidth=0.9)
-            ax.plot(x[censored], np.full(censored.sum(), limit), linestyle="none", marker=st["marker"],
-                    markersize=7, markerfacecolor="white", markeredgecolor=st["color"],
-                    markeredgewidth=1.4)
+            above = rows_above[entrant]
+            ax.plot(x, np.where(censored, above, med), color=st["color"], linestyle=":", linewidth=0.9)
+            ax.plot(x[censored], np.full(censored.sum(), above), linestyle="none", marker=st["marker"],
+                    markersize=5, markerfacecolor="white", markeredgecolor=st["color"],
+                    markeredgewidth=1.2)
         band = np.isfinite(q25)
         if band.any():
             ax.fill_between(x, np.where(band, q25, np.nan), np.where(band, np.minimum(q75, limit), np.nan),
@@ -101,6 +107,31 @@ def _runtime_panel(ax, table: pd.DataFrame, family: str, entrants: list[str], li
     ax.axhline(limit, color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)
     log_scale(ax)
     return handles
+
+
+def censored_strip(ax, rows_above: dict[str, float], limit: float, low: float) -> None:
+    """Shade the strip above ``limit`` that holds censored values (one row per entrant of
+    ``rows_above``), label it "> limit" and keep the y ticks to measured times (at most
+    ``limit``), the axis from ``low`` up to the strip's top."""
+    from matplotlib.ticker import FixedLocator, LogLocator
+    top = strip_top(rows_above, limit)
+    ax.set_ylim(low, top)
+    if not rows_above:
+        return
+    ax.axhspan(limit, top, color="0.94", zorder=0, linewidth=0)
+    ax.text(0.01, (limit * top) ** 0.5, f"> {analysis.format_seconds(limit)}", transform=ax.get_yaxis_transform(),
+            ha="left", va="center", fontsize=6.5, color="0.35")
+    for locator, axis_set in ((LogLocator(), ax.yaxis.set_major_locator),
+                              (LogLocator(subs="auto"), ax.yaxis.set_minor_locator)):
+        ticks = [t for t in locator.tick_values(low, limit) if low <= t <= limit * 1.0001]
+        axis_set(FixedLocator(ticks))
+
+
+def _lowest(table: pd.DataFrame, limit: float) -> float:
+    """The axis bottom for the medians and quartiles of ``table`` (half the smallest)."""
+    values = table[["median_s", "q25_s"]].to_numpy(dtype=float).ravel()
+    values = values[np.isfinite(values) & (values > 0)]
+    return float(values.min()) / 1.6 if values.size else limit / 1e3
 
 
 def family_title(campaign: analysis.Campaign, family: str) -> str:
@@ -124,16 +155,21 @@ def with_virtual_best(campaign: analysis.Campaign, table: pd.DataFrame) -> tuple
 
 
 def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
-    """Median wall time per solve vs n (log y), IQR band, hollow markers at the limit
-    where the median is censored (joined by thin dotted lines), the limit as a dashed
-    line; one panel per instance family."""
+    """Median wall time per solve vs n (log y), IQR band, the limit as a dashed line; a
+    censored median is a hollow marker in its entrant's row of the shaded strip above the
+    limit, joined by a thin dotted line; one panel per instance family."""
     table = analysis.summary(campaign) if table is None else table
     limit = campaign.timeout_s
     table, entrants = with_virtual_best(campaign, table)
+    styles = campaign_styles(campaign)
+    censored = [e for e in entrants if np.isinf(table.loc[table["entrant"] == e, "median_s"].to_numpy(float)).any()]
+    low = _lowest(table, limit)
     fig, panels = _family_axes(campaign, 6.4, 3.4)
+    rows_above = censored_rows(censored, limit, low, axes_height_points(fig, panels[0][1]))
     handles: list = []
     for family, ax in panels:
-        handles = _runtime_panel(ax, table, family, entrants, limit) or handles
+        handles = _runtime_panel(ax, table, family, entrants, styles, limit, rows_above) or handles
+        censored_strip(ax, rows_above, limit, low)
         _n_axis(ax, campaign.family(family).n_values)
         if len(panels) > 1:
             ax.set_title(family_title(campaign, family))
@@ -141,13 +177,14 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = Non
     labels = list(entrants)
     handles += [Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9),
                 Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
-                       markeredgecolor="0.3", markersize=7)]
-    labels += [f"time limit ({analysis.format_seconds(limit)})", "median > limit (censored)"]
+                       markeredgecolor="0.3", markersize=6)]
+    labels += [f"time limit ({analysis.format_seconds(limit)})", "median > limit (censored; a row per entrant)"]
     legend_below(fig, handles, labels, 3 if len(panels) == 1 else 5)
+    title = "Median time per instance (band: interquartile range)"
     if len(panels) == 1:
-        panels[0][1].set_title("Median time per instance (band: interquartile range)")
+        panels[0][1].set_title(f"{title}, {family_title(campaign, panels[0][0])}")
     else:
-        fig.suptitle("Median time per instance (band: interquartile range)", y=1.02)
+        fig.suptitle(title, y=1.02)
     return fig
 
 
@@ -155,15 +192,18 @@ def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None
     """Fraction of instances solved (verified) within the limit vs n, one panel per family."""
     table = analysis.summary(campaign) if table is None else table
     table, entrants = with_virtual_best(campaign, table)
+    styles = campaign_styles(campaign)
     fig, panels = _family_axes(campaign, 3.9, 2.8)
     for family, ax in panels:
         for i, entrant in enumerate(entrants):
             rows = _family_rows(table, family, entrant)
             ax.plot(rows["n"].to_numpy(dtype=float) + _dodge(i, len(entrants), 0.05),
-                    rows["solved_frac"].to_numpy(dtype=float) * 100, label=entrant, **style(i))
+                    rows["solved_frac"].to_numpy(dtype=float) * 100, label=entrant,
+                    **styles[entrant].matplotlib())
         ax.set_ylim(-5, 105)
         _n_axis(ax, campaign.family(family).n_values)
-        ax.set_title("Instances solved within the limit" if len(panels) == 1 else f"{family}: solved")
+        ax.set_title(f"Solved within the limit, {family_title(campaign, family)}" if len(panels) == 1
+                     else f"{family}: solved")
     panels[0][1].set_ylabel(f"solved within {analysis.format_seconds(campaign.timeout_s)} (%)")
     legend_below(fig, *panels[0][1].get_legend_handles_labels(), 2 if len(panels) == 1 else 4)
     return fig
@@ -178,12 +218,13 @@ def cactus_figure(campaign: analysis.Campaign) -> Figure:
         per_instance = pd.concat([per_instance, best[["entrant", *virtual_best.KEYS, "time"]]],
                                  ignore_index=True)
         entrants.append(virtual_best.NAME)
+    styles = campaign_styles(campaign)
     fig, ax = plt.subplots(figsize=(3.9, 2.8))
     handles, labels = [], []
-    for i, entrant in enumerate(entrants):
+    for entrant in entrants:
         times = np.sort(per_instance.loc[per_instance["entrant"] == entrant, "time"].to_numpy(float))
         times = times[np.isfinite(times)]
-        st = style(i)
+        st = styles[entrant].matplotlib()
         if times.size:
             ax.step(np.arange(1, times.size + 1), times, where="post", color=st["color"],
                     linestyle=st["linestyle"], linewidth=st["linewidth"])
@@ -200,7 +241,9 @@ def cactus_figure(campaign: analysis.Campaign) -> Figure:
     ax.set_xlabel(f"instances solved (of {total}, all n)")
     ax.set_ylabel("wall time per solve (s, log scale)")
     legend_below(fig, handles, labels, 2)
-    ax.set_title("Cactus plot")
+    families = campaign.families
+    ax.set_title(f"Cactus plot, {family_title(campaign, families[0])}" if len(families) == 1
+                 else f"Cactus plot, all families ({', '.join(families)})", wrap=True)
     return fig
 
 
@@ -210,49 +253,58 @@ WORK = [("nodes", "search-tree nodes"), ("updates", "DLX link updates"),
 
 def work_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
     """Median work counters over solved instances vs n, one panel per counter (log y;
-    symlog when a median is 0) and one row of panels per instance family, one legend."""
+    symlog when a median is 0; a note instead of a plot when every median is 0 or no
+    entrant reports the counter) and one row of panels per instance family, one legend."""
     table = analysis.summary(campaign) if table is None else table
     families = campaign.families
+    styles = campaign_styles(campaign)
     fig, grid = plt.subplots(len(families), len(WORK), figsize=(7.0, 2.5 + 2.0 * (len(families) - 1)),
                              squeeze=False)
     shown: dict[str, Line2D] = {}
     for row, family in enumerate(families):
         ns = campaign.family(family).n_values
         for ax, (counter, title) in zip(grid[row], WORK):
-            drawn = _work_panel(ax, table, family, counter, campaign.entrants, shown)
+            drawn = _work_panel(ax, table, family, counter, campaign.entrants, styles, shown)
             _n_axis(ax, ns)
             ax.set_xlabel("box size n")
             ax.set_xticklabels([str(n) for n in ns])
-            ax.set_title(f"{title} (median)" if len(families) == 1 else f"{family}: {title}")
+            ax.set_title(title if len(families) == 1 else f"{family}: {title}")
             ax.set_ylabel(f"{counter} per solve" if drawn else "")
+    fig.suptitle("Work per solve (median over solved instances)"
+                 + (f", {family_title(campaign, families[0])}" if len(families) == 1 else ""))
     order = [e for e in campaign.entrants if e in shown]
     legend_below(fig, [shown[e] for e in order], order, 4)
     return fig
 
 
-def _work_panel(ax, table: pd.DataFrame, family: str, counter: str, entrants: list[str],
+def _work_panel(ax, table: pd.DataFrame, family: str, counter: str, entrants: list[str], styles: dict,
                 shown: dict[str, Line2D]) -> bool:
-    drawn = zero = False
+    """Draw ``counter``'s medians of ``family``; True when there is a curve to read."""
+    series = []
     for i, entrant in enumerate(entrants):
         rows = _family_rows(table, family, entrant)
         y = rows[counter].to_numpy(dtype=float)
         keep = np.isfinite(y) & (y >= 0)
         if keep.any():
-            zero = zero or bool((y[keep] == 0).any())
-            (line,) = ax.plot(rows["n"].to_numpy(dtype=float) + _dodge(i, len(entrants), 0.05),
-                              np.where(keep, y, np.nan), **style(i))
-            shown.setdefault(entrant, line)
-            drawn = True
-    if drawn:
-        if zero:  # a median of 0 (e.g. no conflicts) stays visible on a symlog axis
-            log_scale(ax, symlog=True, linthresh=1)
-            ax.set_ylim(bottom=0)
-        else:
-            log_scale(ax)
+            series.append((i, entrant, rows["n"].to_numpy(dtype=float), np.where(keep, y, np.nan)))
+    values = np.concatenate([y[np.isfinite(y)] for *_, y in series]) if series else np.array([])
+    if not values.size or not (values > 0).any():
+        who = ", ".join(entrant for _, entrant, *_ in series)
+        note = (f"no {counter}\n(every median is 0:\n{who})" if series
+                else f"no entrant reports\n{counter}")
+        ax.text(0.5, 0.5, note, ha="center", va="center", transform=ax.transAxes, color="0.35")
+        ax.set_yticks([])
+        ax.grid(False)
+        return False
+    for i, entrant, n, y in series:
+        (line,) = ax.plot(n + _dodge(i, len(entrants), 0.05), y, **styles[entrant].matplotlib())
+        shown.setdefault(entrant, line)
+    if (values == 0).any():      # a median of 0 (e.g. no conflicts at small n) stays visible on symlog
+        log_scale(ax, symlog=True, linthresh=1)
+        ax.set_ylim(bottom=0)
     else:
-        ax.text(0.5, 0.5, f"no entrant reports\n{counter}", ha="center", va="center",
-                transform=ax.transAxes, color="0.4")
-    return drawn
+        log_scale(ax)
+    return True
 
 
 def sat_entrants(campaign: analysis.Campaign) -> list[str]:
@@ -270,10 +322,12 @@ PHASE_STYLE = {"t_check": ("0.92", ""), "t_build": ("0.75", "||"), "t_encode": (
 
 def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
     """One panel per SAT entrant: stacked bars of each phase's share of the median solve
-    at every n, each bar labelled with the sum of the phase medians."""
+    at every n, each bar labelled with the sum of the phase medians; the first family
+    (the assignment's), named in the title."""
     table = analysis.summary(campaign) if table is None else table
+    family = campaign.families[0]
     if "family" in table.columns and len(table):
-        table = table[table["family"] == campaign.families[0]]   # the assignment's family
+        table = table[table["family"] == family]   # the assignment's family
     entrants = sat_entrants(campaign)
     if not entrants:
         fig, ax = plt.subplots(figsize=(7.0, 1.2))
@@ -310,6 +364,8 @@ def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
     axes[0][0].set_ylabel("share of median time (%)")
+    fig.suptitle(f"SAT phase split, {family_title(campaign, family)} (above each bar: the median solve)",
+                 fontsize=9)
     with warnings.catch_warnings():     # "Tight layout not applied": the figure is still drawn
         warnings.simplefilter("ignore", UserWarning)
         fig.tight_layout()
@@ -341,8 +397,7 @@ def plot_all(campaign: analysis.Campaign, outdir: str | Path,
         }
         for name, build in builders.items():
             fig = build()
-            fig.text(0.995, 0.005, f"campaign {campaign.name}", ha="right", va="bottom",
-                     fontsize=5.5, color="0.5")
+            caption_below(fig, f"campaign {campaign.name}")
             for fmt in formats:
                 path = out / f"{name}.{fmt}"
                 save_figure(fig, path, dpi=150 if fmt == "png" else None,

@@ -3,6 +3,8 @@
 Per instance family, entrant and n: solved/total instances, median wall time with
 its bootstrap interval and IQR (censored statistics from :mod:`experiments.analysis`: an unsolved instance
 counts as "more than the limit"), and the count of each failure status.
+An entrant that held several cores per cell (``parallel``) also gets its total CPU time and
+which member answered (:mod:`experiments.analysis.multicore`).
 Wrong answers are never a quiet number in a column: they are listed loudly
 below the table, including false "no solution" claims (the referee's verdicts, and
 disagreements settled by a verified grid, :func:`experiments.analysis.statistics.settle`).
@@ -15,7 +17,8 @@ import math
 import pandas as pd
 
 from experiments.analysis import statistics as analysis
-from experiments.analysis import virtual_best
+from experiments.analysis import growth as growth_fit
+from experiments.analysis import multicore, virtual_best
 from experiments.harness.schema import FAILURES, Status
 
 
@@ -37,6 +40,7 @@ def summary_text(campaign: analysis.Campaign, table: pd.DataFrame | None = None)
         lines += [_row_text(row, width) for row in rows.itertuples()]
         lines += _vbs_rows(vbs[(vbs["family"] == family) & vbs["n"].isin(rows["n"])], width) \
             if len(vbs) else []
+    lines += multicore.summary_lines(campaign)
     lines += _growth_block(campaign, table)
     lines += _wins_block(campaign, table)
     lines += _wrong_block(campaign)
@@ -98,7 +102,7 @@ def _wins_block(campaign: analysis.Campaign, table: pd.DataFrame) -> list[str]:
 
 def _growth_block(campaign: analysis.Campaign, table: pd.DataFrame) -> list[str]:
     """The fitted growth factor per step of n with its bootstrap interval, per family."""
-    growth = analysis.growth_table(campaign, table)
+    growth = growth_fit.growth_table(campaign, table)
     growth = growth[growth["points"] >= 2]
     if growth.empty:
         return []

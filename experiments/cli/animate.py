@@ -15,7 +15,7 @@ from formats.errors import RaceError
 @click.argument("puzzle")
 @click.option("--solver", "-s", type=click.Choice(["backtracking", "dlx", "sat"]), default="dlx",
               show_default=True, help="The search to draw.")
-@click.option("--output", "-o", required=True, type=click.Path(dir_okay=False),
+@click.option("--out", "-o", "out", required=True, type=click.Path(dir_okay=False),
               help="The file to write: .gif, .mp4 (needs ffmpeg) or .html.")
 @click.option("--max-frames", type=params.Integer(min=2, max=2000), default=120, show_default=True,
               help="At most this many frames; a longer search is sampled evenly (the caption says so).")
@@ -25,7 +25,7 @@ from formats.errors import RaceError
               help="Frames per second.")
 @click.option("--seed", type=params.Integer(min=0), default=0, show_default=True,
               help="Breaks the SAT search's ties between decision cells (the other searches are deterministic).")
-def animate(puzzle: str, solver: str, output: str, max_frames: int, max_steps: int, fps: float,
+def animate(puzzle: str, solver: str, out: str, max_frames: int, max_steps: int, fps: float,
             seed: int) -> None:
     """Draw the search for PUZZLE on its board, frame by frame.
 
@@ -61,14 +61,14 @@ def animate(puzzle: str, solver: str, output: str, max_frames: int, max_steps: i
         board = sudoku_board(grids[0])
     frames, total, cut = sample(board, events(board, solver, seed), max_frames, max_steps)
     try:
-        count = render(board, frames, total, cut, solver, Path(output), fps)
+        count = render(board, frames, total, cut, solver, Path(out), fps)
     except OSError as exc:                              # a full disk: the file is named
         from formats.errors import write_reason
-        raise RaceError(f"cannot write: {write_reason(exc)}", source=output) from None
+        raise RaceError(f"cannot write: {write_reason(exc)}", source=out) from None
     how = "sampled from" if count - 1 < total else "for"
     ending = " (search cut at --max-steps)" if cut else \
         ": no solution" if frames[-1].event.caption.endswith("no solution") else ""
-    click.echo(f"{output}: {count} frames {how} {total} steps{ending}")
+    click.echo(f"{out}: {count} frames {how} {total} steps{ending}")
 
 
 COMMANDS: list = [animate]

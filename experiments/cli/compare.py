@@ -10,7 +10,11 @@ from pathlib import Path
 import click
 
 from experiments.analysis import statistics as analysis
+from experiments.cli import params
 from formats.errors import RaceError
+
+#: what ``race compare --format`` prints
+FORMATS = ("text", "markdown", "json")
 
 
 def is_campaign(text: str) -> bool:
@@ -20,7 +24,6 @@ def is_campaign(text: str) -> bool:
         return (analysis.campaign_root(text) / "runs.csv").is_file()
     except RaceError:
         return True
-from experiments.cli import params
 
 
 @click.command()
@@ -35,13 +38,24 @@ from experiments.cli import params
               help="Two campaigns: pair OLD's entrant OLD with NEW's entrant NEW (renamed; repeatable).")
 @click.option("--fail-above", "fail_above", type=params.Number(0.0, open=True, max=1e6), default=None,
               help="Two campaigns: exit 1 when an entrant, family and n is slower than this ratio "
-                   "NEW/OLD with its interval's lower end above 1 (a regression gate for CI).")
-@click.option("--markdown", is_flag=True, help="Two campaigns: print a Markdown table (for a PR).")
+                   "NEW/OLD with its interval's lower end above 1 (a regression gate for CI), or "
+                   "when NEW lacks an entrant, family or n of OLD; exit 4 (inconclusive) when "
+                   "either campaign was measured on a busy machine or its calibration drifted.")
+@click.option("--allow-missing", is_flag=True,
+              help="With --fail-above: an entrant, family or n of OLD that NEW lacks is left out "
+                   "of the gate (named), not a failure.")
+@click.option("--force", is_flag=True,
+              help="With --fail-above: gate on noisy measurements too (busy machine, calibration "
+                   "drift) instead of exiting 4.")
+@click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), default=None,
+              help="How to print the result: text (a table), markdown (a table to paste into a "
+                   "pull request) or json (one document, for scripts)  [default: text]")
+@click.option("--markdown", is_flag=True, hidden=True, help="The same as --format markdown.")
 @click.option("--normalise", is_flag=True,
               help="Two campaigns: divide each campaign's times by its calibration score first.")
 def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, tolerance: float,
-            renames: tuple[str, ...], fail_above: float | None, markdown: bool,
-            normalise: bool) -> None:
+            renames: tuple[str, ...], fail_above: float | None, allow_missing: bool, force: bool,
+            fmt: str | None, markdown: bool, normalise: bool) -> None:
     """Compare two entrants of one campaign, or two campaigns.
 
     \b
@@ -56,7 +70,15 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
     with the same spec (or --as OLD=NEW); per entrant, family and n the median
     ratio NEW/OLD with its 95% interval, the paired signed-rank p and
     wins/losses/ties, under the metadata the two differ in (commit, machine,
-    versions, calibration). --fail-above R exits 1 on a regression.
+    versions, limits, calibration).
+
+    \b
+    --fail-above R is a regression gate. Exit status: 0 passed; 1 a
+    regression (some entrant, family and n slower than R, its interval's
+    lower end above 1), or NEW lacks an entrant, family or n that OLD ran (it
+    was not compared; --allow-missing gates on what both ran); 4 inconclusive:
+    either campaign carries a busy-machine or calibration-drift warning, so a
+    ratio may be the machine's (--force gates anyway); 2 an error.
 
     \b
     Both warn, one line each, when a machine was busy, the calibration
@@ -67,17 +89,25 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
       race compare results/reference-n2-10 dlx sat
       race compare results/hard dlx sat --n 4..6 --family hard
       race compare results/before results/after --fail-above 1.2
-      race compare results/laptop results/server dlx --normalise --markdown
+      race compare results/laptop results/server dlx --normalise --format markdown
+      race compare results/before results/after --format json > diff.json
       race compare results/old results/new --as dlx=dlx:heuristic=first
     """
     from experiments.harness.config import parse_n
+    if markdown and fmt not in (None, "markdown"):
+        raise RaceError(f"--markdown is --format markdown; it cannot go with --format {fmt}")
+    fmt = "markdown" if markdown else fmt or "text"
     n_values = parse_n(n_text) if n_text else None
     families = [k.strip() for k in family_text.split(",") if k.strip()] if family_text else None
+    for flag, given in (("--allow-missing", allow_missing), ("--force", force)):
+        if given and fail_above is None:
+            raise RaceError(f"{flag} goes with --fail-above (it sets how the regression gate "
+                            "decides)")
     if len(args) >= 2 and is_campaign(args[0]) and is_campaign(args[1]):
-        _campaigns(args, n_values, families, tolerance, renames, fail_above, markdown, normalise)
+        _campaigns(args, n_values, families, tolerance, renames, fail_above, fmt, normalise,
+                   allow_missing, force)
         return
-    for flag, given in (("--as", renames), ("--fail-above", fail_above), ("--markdown", markdown),
-                        ("--normalise", normalise)):
+    for flag, given in (("--as", renames), ("--fail-above", fail_above), ("--normalise", normalise)):
         if given:
             raise RaceError(f"{flag} compares two campaigns: race compare OLD NEW [ENTRANT...] "
                             f"({args[1] if len(args) > 1 else '?'} is not a campaign directory)")
@@ -93,24 +123,32 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
     _known_families(families, [campaign])
     result = comparison.compare(campaign, args[1], args[2], n_values, families, tolerance)
     result.warnings = noise.machine_warnings(campaign) + result.warnings
-    click.echo(comparison.comparison_text(result))
+    show = {"text": comparison.comparison_text, "markdown": comparison.comparison_markdown,
+            "json": comparison.comparison_json}[fmt]
+    click.echo(show(result))
 
 
-def _campaigns(args, n_values, families, tolerance, renames, fail_above, markdown, normalise) -> None:
-    from experiments.analysis import campaign_diff
+def _campaigns(args, n_values, families, tolerance, renames, fail_above, fmt, normalise,
+               allow_missing: bool = False, force: bool = False) -> None:
+    from experiments.analysis import campaign_diff, noise, regression_gate
     old, new = analysis.load(Path(args[0])), analysis.load(Path(args[1]))
     _known_families(families, [old, new])
-    result = campaign_diff.diff(old, new, list(args[2:]), campaign_diff.parse_renames(renames),
-                                n_values, families, tolerance, normalise)
-    show = campaign_diff.diff_markdown if markdown else campaign_diff.diff_text
+    entrants, pairs_as = list(args[2:]), campaign_diff.parse_renames(renames)
+    result = campaign_diff.diff(old, new, entrants, pairs_as, n_values, families, tolerance,
+                                normalise)
+    show = {"text": campaign_diff.diff_text, "markdown": campaign_diff.diff_markdown,
+            "json": campaign_diff.diff_json}[fmt]
     click.echo(show(result, fail_above))
     if fail_above is not None:
-        slower = campaign_diff.regressions(result, fail_above)
-        if slower:
-            where = ", ".join(f"{r.entrant} {r.family} n={r.n} ({r.ratio.estimate:.3g})" for r in slower)
-            click.echo(f"race compare: regression: NEW slower than {fail_above:g}x OLD with the "
-                       f"interval above 1 at {where}", err=True)
-            sys.exit(1)
+        pairs = campaign_diff.entrant_pairs(old, new, entrants, pairs_as)
+        lacking = regression_gate.missing(old, new, pairs, n_values, families, bool(entrants))
+        warned = (noise.machine_warnings(old, f"OLD {old.name}")
+                  + noise.machine_warnings(new, f"NEW {new.name}"))
+        gate = regression_gate.verdict(campaign_diff.regressions(result, fail_above), fail_above,
+                                       lacking, warned, allow_missing, force)
+        if gate.line:
+            click.echo(gate.line, err=True)
+        sys.exit(gate.code)
 
 
 def _known_families(families: list[str] | None, campaigns: list) -> None:
@@ -135,8 +173,10 @@ def merge(campaigns: tuple[Path, ...], out: Path) -> None:
     merged_from.
 
     \b
-    The campaigns must share the seed and the time limit, and an instance name
-    must have the same sha256 in all of them; a cell (entrant, family, n,
+    The campaigns must be raced under the same conditions (seed, time and
+    memory limits, generator and family options, each cmd entrant's program
+    and each entrant's parameters; the repeats may differ), and an instance
+    name must have the same sha256 in all of them; a cell (entrant, family, n,
     instance, repeat) measured by several becomes that many repeats. A campaign
     given twice, or a copy of another (the same measurements), is refused: its
     rows would pose as repeats. Damaged rows of a source are named and kept in

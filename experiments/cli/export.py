@@ -117,7 +117,7 @@ def _write_text(text: str, out: str) -> None:
 @click.argument("results_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), required=True,
               help="Output format (markdown: the summary table, ready to paste).")
-@click.option("--table", "-t", type=click.Choice(TABLES), default=None,
+@click.option("--table", type=click.Choice(TABLES), default=None,
               help="What to export [default: runs; summary for markdown].")
 @click.option("--out", "-o", "out", default="-", show_default=True,
               help="Output file, or - for stdout (parquet needs a file).")
@@ -130,7 +130,7 @@ def export(results_dir: Path, fmt: str, table: str | None, out: str) -> None:
     Example:
       race export results/reference-n2-10 --format markdown     # paste into an issue
       race export results/reference-n2-10 -f parquet -o runs.parquet
-      race export results/reference-n2-10 -f csv -t summary -o summary.csv
+      race export results/reference-n2-10 -f csv --table summary -o summary.csv
     """
     campaign = load_campaign(results_dir)
     table = table or ("summary" if fmt == "markdown" else "runs")

@@ -73,9 +73,9 @@ def family_options(command: Callable) -> Callable:
 @click.command("generate")
 @click.option("--n", "n_text", required=True, metavar="N",
               help=f"Box size n (grid n² x n²), 1..{MAX_N}.")
-@click.option("--count", "-k", "count_text", default="1", show_default=True, metavar="K",
+@click.option("--instances", "-k", "instances_text", default="1", show_default=True, metavar="K",
               help="Number of puzzles (indices 0..K-1).")
-@click.option("--seed", "-s", "seed_text", default="0", show_default=True, metavar="S",
+@click.option("--seed", "seed_text", default="0", show_default=True, metavar="S",
               help="Seed of the set (an integer >= 0).")
 @click.option("--kind", type=click.Choice(KINDS), default="unique", show_default=True,
               help="Instance family (see below).")
@@ -89,7 +89,7 @@ def family_options(command: Callable) -> Callable:
                    "[default: print to stdout].")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr [default: when stderr is a terminal].")
-def generate(n_text: str, count_text: str, seed_text: str, kind: str, holes_text: str | None,
+def generate(n_text: str, instances_text: str, seed_text: str, kind: str, holes_text: str | None,
              pattern: str | None, base: str | None, fill: str, counter: str, out: str | None,
              progress: bool | None) -> None:
     """Generate seeded Sudoku instances with box size N.
@@ -135,14 +135,14 @@ def generate(n_text: str, count_text: str, seed_text: str, kind: str, holes_text
     \b
     Example:
       race generate --n 3                              # one 9x9 unique puzzle
-      race generate --n 5 --count 3 --seed 1 -o /tmp/p5
+      race generate --n 5 --instances 3 --seed 1 -o /tmp/p5
       race generate --n 4 --kind holes --holes 0.6 --pattern balanced
       race generate --n 15 --kind holes --holes 0.33 --fill latin
     """
     n = _int("n", n_text, 1)
     if n > MAX_N:
         raise RaceError(f"--n {n} is beyond what the generator can do (n <= {MAX_N})")
-    count = _int("count", count_text, 1)
+    count = _int("instances", instances_text, 1)
     seed = _int("seed", seed_text, 0)
     options = {**generator_options(kind, holes_text, pattern, base, fill), "counter": counter}
     if progress is None:

@@ -53,13 +53,13 @@ def parse_fractions(text: str) -> list[float]:
               show_default=True, help="Instances per n and hole fraction.")
 @click.option("--seed", type=params.Integer(min=0), default=DEFAULTS["seed"], show_default=True,
               help="Seed of the instance sets.")
-@click.option("--timeout", type=params.SECONDS,
+@click.option("--timeout", "-t", type=params.SECONDS,
               default=DEFAULTS["timeout_s"], show_default=True, help="Wall-time limit per cell (s).")
 @click.option("--memory", type=params.MEGABYTES, default=DEFAULTS["memory_mb"],
               show_default=True, help="Memory limit per cell (MB; 0 = none).")
 @click.option("--jobs", "-j", type=params.Integer(min=1), default=None,
               help="Parallel workers [default: the CPU count].")
-@click.option("--out", default="results", show_default=True, type=click.Path(file_okay=False),
+@click.option("--out", "-o", default="results", show_default=True, type=click.Path(file_okay=False),
               help="Results directory (campaigns and the instance cache).")
 @click.option("--campaign", "name", default=None,
               help="Campaign name [default: derived from n, pattern, seed, instances, limit].")

@@ -103,7 +103,12 @@ class RaceGroup(click.Group):
             code = 2
         except click.UsageError as exc:
             command = exc.ctx.command_path if exc.ctx else "race"
-            _fail(f"{exc.format_message()} (see '{command} --help')", exc.exit_code)
+            message = exc.format_message()
+            if isinstance(exc, click.NoSuchOption) and exc.ctx is not None:
+                from experiments.cli.vocabulary import retired_hint
+                hint = retired_hint(exc.ctx.info_name or "", exc.option_name)
+                message = f"No such option: {exc.option_name}: {hint}" if hint else message
+            _fail(f"{message} (see '{command} --help')", exc.exit_code)
         except click.ClickException as exc:
             _fail(exc.format_message(), exc.exit_code)
         except click.Abort:             # Ctrl-C: 130 as a shell would say, never 1 ("no solution")

@@ -37,9 +37,10 @@ def plot(results_dir: Path, out: Path | None) -> None:
 @click.command()
 @click.argument("results_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--report-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Build in this directory instead of the repository's report/ "
-                   "(report.tex is copied there).")
-@click.option("--no-pdf", is_flag=True, help="Only write report/generated/, do not run LaTeX.")
+              help="Build in this directory (report.tex is copied there) "
+                   "[default: RESULTS_DIR/report].")
+@click.option("--no-pdf", is_flag=True, help="Only write the figures, tables and macros (generated/), "
+                                              "do not run LaTeX.")
 @click.option("--landscape", type=click.Path(path_type=Path), default=None,
               help="The landscape campaign (directory with landscape.pdf, or the PDF) for the "
                    "hardness section [default: RESULTS_DIR/landscape.pdf when present]; with --html, "
@@ -52,10 +53,11 @@ def plot(results_dir: Path, out: Path | None) -> None:
               help="With --html: leave the instances' grids out (no puzzle regeneration; smaller file).")
 def report(results_dir: Path, report_dir: Path | None, no_pdf: bool, landscape: Path | None, html: bool,
            out: Path | None, no_grids: bool) -> None:
-    """Regenerate the report from the campaign in RESULTS_DIR: figures, booktabs
-    tables and macros.tex (every number the text quotes) in report/generated/,
-    then report/report.pdf with latexmk. Without LaTeX installed, still writes
-    report/generated/ and says how to install it (exit 0).
+    """Build the report of the campaign in RESULTS_DIR: figures, booktabs tables
+    and macros.tex (every number the text quotes) in RESULTS_DIR/report/generated/
+    (--report-dir: elsewhere), then report.pdf there with latexmk. Without LaTeX
+    installed, still writes generated/ and says how to install it (exit 0).
+    `make report` builds the repository's own report/ from the reference campaign.
 
     With --html, write instead one offline HTML page (plotly.js and the data
     inlined): interactive figures, head to head of any two entrants, a per-instance
@@ -65,7 +67,7 @@ def report(results_dir: Path, report_dir: Path | None, no_pdf: bool, landscape: 
 
     \b
     Example:
-      race report results/reference-n2-10        # -> report/report.pdf
+      race report results/reference-n2-10        # -> results/reference-n2-10/report/report.pdf
       race report results/reference-n2-10 --html -o report.html
     """
     results_dir = analysis.campaign_root(results_dir)     # a `race run --out` directory: its campaign
@@ -81,7 +83,7 @@ def report(results_dir: Path, report_dir: Path | None, no_pdf: bool, landscape: 
     if out is not None or no_grids:
         raise click.UsageError("--out and --no-grids go with --html")
     from experiments.report import build as report_module
-    target = report_dir if report_dir is not None else report_module.REPORT_DIR
+    target = report_dir if report_dir is not None else results_dir / "report"
     result = report_module.build(results_dir, target, pdf=not no_pdf, landscape=landscape)
     click.echo(result.message)
 

@@ -39,7 +39,7 @@ from formats.errors import RaceError
 @family_options
 @click.option("--seed", type=params.Integer(min=0), default=DEFAULTS["seed"], show_default=True,
               help="Seed of the instance set.")
-@click.option("--timeout", type=params.SECONDS,
+@click.option("--timeout", "-t", type=params.SECONDS,
               default=DEFAULTS["timeout_s"], show_default=True, help="Wall-time limit per cell (s).")
 @click.option("--memory", type=params.MEGABYTES, default=DEFAULTS["memory_mb"],
               show_default=True, help="Memory limit per cell (MB of resident memory; 0 = none).")
@@ -47,7 +47,7 @@ from formats.errors import RaceError
               show_default=True, help="Measurements per entrant and instance.")
 @click.option("--jobs", "-j", type=params.Integer(min=1), default=None,
               help="Parallel workers [default: the CPU count; dask: the cluster's threads].")
-@click.option("--out", default="results", show_default=True, type=click.Path(file_okay=False),
+@click.option("--out", "-o", default="results", show_default=True, type=click.Path(file_okay=False),
               help="Results directory (campaigns and the instance cache).")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
               show_default=True, help="Where cells run.")
@@ -60,22 +60,33 @@ from formats.errors import RaceError
 @click.option("--pin/--no-pin", default=True, show_default=True,
               help="Pin each worker to a core of its own (hyperthread siblings apart); only when "
                    "the workers fit on distinct cores.")
+@click.option("--no-report", is_flag=True,
+              help="Do not write the figures and the HTML report at the end (race plot and "
+                   "race report write them later).")
 def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int, timeout: float,
         memory: float, repeats: int, jobs: int | None, out: str, executor: str,
         scheduler: str | None, name: str | None, order: str = "random", pin: bool = True,
-        **options_given: str | None) -> None:
+        no_report: bool = False, **options_given: str | None) -> None:
     """Race the entrants on generated instances for each box size n and record
-    every measurement in OUT/CAMPAIGN/runs.csv (+ meta.json).
+    every measurement in OUT/CAMPAIGN/runs.csv (+ meta.json); then draw the
+    campaign's figures (OUT/CAMPAIGN/plots/*.png: time, solved and work vs n,
+    cactus, SAT phases, head to head) and its offline HTML report
+    (OUT/CAMPAIGN/report.html), and name them with the commands to run next
+    (--no-report: neither).
 
     \b
     Each cell (entrant x family x n x instance x repeat) runs in a warm worker
     process that is killed past --timeout or --memory (status timeout /
     memout); a crash is status error; every answer is verified (a wrong one is
-    status wrong). Re-running the same command resumes: recorded cells are not
-    run again (Ctrl-C keeps everything finished); damaged rows of runs.csv are
-    moved to runs.damaged.csv and their cells re-run. One `race run` at a time
-    writes a campaign. Exit status 1 when an entrant could not start (its cells
-    are left for the resume), 2 on errors (a full disk), 130 if interrupted.
+    status wrong), and a "no solution" is confirmed by a second method whatever
+    the instance file says (a file whose record a verified grid or that method
+    contradicts is named in a warning). Re-running the same command resumes:
+    recorded cells are not run again (Ctrl-C keeps everything finished and says
+    where; a resumed run with nothing left to run redraws the figures); damaged
+    rows of runs.csv are moved to runs.damaged.csv and their cells re-run. One `race run` at a time
+    writes a campaign. Exit status 1 when an entrant could not start (its
+    cells are left for the resume), 2 on errors (a full disk; figures that
+    fail to render: one line each, every row kept), 130 if interrupted.
 
     \b
     Families (--family, default unique,hard): unique is the assignment's
@@ -85,6 +96,14 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
     n on a tie). --holes/--pattern/--base go to the families that take them.
     --instances PATH races your own puzzles instead (one family, named after
     the set).
+
+    \b
+    Entrants that run several searches at once (parallel:members=A+B, one
+    core per member) hold that many workers' cores per cell (at most --jobs):
+    nothing else runs on them meanwhile; their wall time is what the summary's
+    medians compare, and runs.csv's cpu_s sums all members (column cores says
+    how many). An entrant that needs an optional package not installed here
+    (cpsat: OR-Tools) is left out with a note saying what to install.
 
     \b
     Skip rule: once an entrant's median at some n of a family is censored
@@ -102,7 +121,9 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
     \b
     Defaults (make race = race run --n 2..5): 4 entrants x 2 families x n=2..5
     x 20 instances, 10 s per cell: 8.6 minutes measured on 2 cores shared with
-    other jobs (load ~13), instance generation included.
+    other jobs (load ~13), instance generation included; the figures and the
+    HTML report add 6.5 s of CPU (medians of 5 resumed runs with nothing to
+    run, with and without --no-report, taken in turn on 2 cores).
 
     \b
     Example:
@@ -113,6 +134,7 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
       race run --n 2..4 --executor dask --scheduler tcp://10.0.0.1:8786
       race run --n 3 --family holes --holes 0.55 --pattern balanced
       race run --n 3..4 --repeats 3 --order fixed --no-pin
+      race run --n 5 --family hard --solvers 'sat:config=sat,cpsat,parallel:members=sat:config=sat+kissat:config=sat\\,seed=1'
     """
     if executor == "dask" and not scheduler:
         raise RaceError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
@@ -129,7 +151,7 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
     else:
         families, options = resolve_families(family_labels, options_given)
     family_labels = ",".join(f.label for f in families)
-    entrants = parse_entrants(solvers, current_registry())
+    entrants = parse_entrants(solvers, current_registry(), on_unavailable=_left_out)
     memory_mb = memory or None
     name = name or default_name(n_values, family_labels, seed, instances, timeout, memory_mb, DEFAULTS,
                                 options)
@@ -137,6 +159,11 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
         raise RaceError(f"--campaign {name!r}: expected a plain directory name")
     argv = sys.argv
     local_jobs = jobs or os.cpu_count() or 1
+    for entrant in entrants:
+        if executor == "local" and entrant.cores > local_jobs:
+            click.echo(f"race: note: {entrant.spec} runs {entrant.cores} searches at once but "
+                       f"--jobs is {local_jobs}: its cells hold {local_jobs} core(s), which its "
+                       f"members share", err=True)
     config = Config(n_values=n_values, entrants=entrants, family_labels=family_labels, seed=seed,
                     instances=instances, repeats=repeats, timeout_s=timeout,
                     memory_mb=memory_mb, jobs=local_jobs if executor == "local" else (jobs or 0),
@@ -145,14 +172,23 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
                     n_text=n_text, solvers_text=solvers, jobs_given=jobs, order=order, pin=pin)
     config.command = (" ".join(shlex.quote(a) for a in ["race", *argv[1:]])
                       if argv and Path(argv[0]).name == "race" else "")
-    race(config)
+    race(config, report=not no_report)
 
 
-def race(config: Config, summarize=None) -> None:
+def _left_out(spec: str, why: str) -> None:
+    """Say that an entrant that cannot run here (an optional dependency missing) is left out."""
+    click.echo(f"race: note: {spec} is left out of this race: {why}", err=True)
+
+
+def race(config: Config, summarize=None, report: bool | None = None) -> None:
     """Run the campaign ``config`` (:func:`experiments.harness.campaign.run_campaign`) with a
     progress bar, then print the summary (``summarize(campaign) -> str``, by default
-    :func:`experiments.analysis.summary.family_summaries`), the warnings and where the results are; exits 130 when
-    interrupted, 1 when an entrant could not start."""
+    :func:`experiments.analysis.summary.family_summaries`), the warnings and where the results
+    are. ``report`` (``race run``): True writes the figures and the HTML report first
+    (:func:`write_report`), False does not; either way the last lines name them and the
+    commands to run next (None, ``race landscape``: no such lines). Exits 130 when
+    interrupted (the rows are named, no figure is drawn), 1 when an entrant could not
+    start, 2 when a figure or the page could not be written."""
     from tqdm import tqdm
 
     from experiments.analysis import noise, statistics, summary
@@ -176,7 +212,7 @@ def race(config: Config, summarize=None) -> None:
                    f"{len(prepared.pending)} to run, limit {config.timeout_s:g} s"
                    + (f" / {config.memory_mb:g} MB" if config.memory_mb else ""), err=True)
         bar = tqdm(total=len(prepared.pending), unit="cell", file=sys.stderr, dynamic_ncols=True,
-                   mininterval=0.25, disable=not prepared.pending)
+                   mininterval=0.25, disable=None if prepared.pending else True)  # a terminal only
 
     def on_row(row: dict) -> None:
         bar.set_postfix_str(f"{row['entrant']} n={row['n']}: {row['status']}", refresh=False)
@@ -187,11 +223,14 @@ def race(config: Config, summarize=None) -> None:
     finally:
         if bar is not None:
             bar.close()
+    directory = config.directory
     if done.prepared is None:
+        if (directory / "runs.csv").is_file():
+            click.echo(f"results: {directory / 'runs.csv'} (as before this run)")
         click.echo("interrupted while preparing instances (finished ones are cached); "
                    f"re-run the same command to resume:\n  {done.resume}", err=True)
         sys.exit(130)
-    directory = config.directory
+    campaign = None
     if records.read_rows(directory / "runs.csv"):
         campaign = statistics.load(directory)
         click.echo((summarize or summary.family_summaries)(campaign))
@@ -201,14 +240,97 @@ def race(config: Config, summarize=None) -> None:
     for entrant, (count, why) in (stats.not_started if stats else {}).items():
         click.echo(f"race: warning: {entrant} did not start ({why}); its {count} cell(s) are not "
                    f"recorded: re-run the same command to retry them: {done.resume}", err=True)
+    for warning in (stats.wrong_records.values() if stats else ()):
+        click.echo(f"{warning} (the referee column of its rows says so)", err=True)
     if stats is not None and stats.statuses.get(Status.WRONG):
         click.echo(f"!!! {stats.statuses[Status.WRONG]} WRONG ANSWER(S) in this run !!!", err=True)
+    written: list[Path] = []
+    failed: list[str] = []
+    if report and campaign is not None and not done.interrupted:
+        try:
+            written, failed = write_report(directory)
+        except KeyboardInterrupt:
+            click.echo(f"results: {directory / 'runs.csv'} and {directory / 'meta.json'}")
+            click.echo("interrupted while drawing the figures: every cell is recorded; "
+                       f"race plot {shlex.quote(str(directory))} draws them", err=True)
+            sys.exit(130)
     click.echo(f"results: {directory / 'runs.csv'} and {directory / 'meta.json'}")
+    if campaign is not None and report is not None:
+        why_none = "interrupted" if done.interrupted else "failed" if failed else "--no-report"
+        for line in report_lines(campaign, written, why_none):
+            click.echo(line)
     if done.interrupted:
         click.echo("interrupted: finished cells are recorded; re-run the same command to resume:\n"
                    f"  {done.resume}", err=True)
+    for why in failed:
+        click.echo(f"race: error: {why} (the rows are kept in {directory / 'runs.csv'})", err=True)
     if done.exit_code:
         sys.exit(done.exit_code)
+    if failed:
+        sys.exit(2)
+
+
+#: the figures ``race run`` draws at the end, as PNG (``race plot`` and ``race report`` also
+#: write the PDFs; PNG alone halves the time, see :func:`write_report`)
+FIGURE_FORMATS = ("png",)
+
+
+def write_report(directory: Path) -> tuple[list[Path], list[str]]:
+    """Draw the figures of the campaign in ``directory`` into ``directory/plots``
+    (:func:`experiments.analysis.plots.plot_all`, as ``race plot``) and write its HTML
+    report to ``directory/report.html`` (:func:`experiments.report.html.write`, as ``race
+    report --html``). Returns the paths written and, for each part that failed, one line
+    saying what and where (never raised: the rows are on disk already)."""
+    written: list[Path] = []
+    failed: list[str] = []
+    click.echo("drawing the figures and the HTML report ...", err=True)
+    try:
+        from experiments.analysis import plots, statistics
+        written += plots.plot_all(statistics.load(directory), directory / "plots", formats=FIGURE_FORMATS)
+    except Exception as exc:  # noqa: BLE001 - any renderer's failure is one line, the rows stay
+        failed.append(f"the figures were not drawn: {_reason(exc)}")
+    try:
+        from experiments.report import html
+        written.append(html.write(directory, directory / "report.html"))
+    except Exception as exc:  # noqa: BLE001 - as above
+        failed.append(f"the HTML report was not written: {_reason(exc)}")
+    return written, failed
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, RaceError):
+        return str(exc)
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.strerror}" + (f": {exc.filename}" if exc.filename else "")
+    return f"{type(exc).__name__}: {exc}"
+
+
+def report_lines(campaign, written: list[Path], why_none: str) -> list[str]:
+    """The last lines of ``race run``: the figures and the HTML report written (``written``;
+    ``why_none`` says why when there are none), and the commands that take the campaign
+    further."""
+    from experiments.analysis.head_to_head import head_to_head_pair
+    where = shlex.quote(str(campaign.path))
+    figures = [p for p in written if p.suffix != ".html"]
+    pages = [p for p in written if p.suffix == ".html"]
+    lines = []
+    if figures:
+        lines.append(f"figures: {figures[0]}")
+        lines += [f"         {p}" for p in figures[1:]]
+    if pages:
+        lines.append(f"report:  {pages[0]} (interactive, offline: open it in a browser)")
+    if not figures:
+        lines.append(f"figures: none drawn ({why_none}): race plot {where} draws them")
+    pair = head_to_head_pair(campaign)
+    lines.append("next:")
+    commands = [(f"race report {where}", "the PDF report (LaTeX), its figures as PDF")]
+    if pair:
+        commands.append((f"race compare {where} {shlex.quote(pair[0])} {shlex.quote(pair[1])}",
+                         "two entrants head to head"))
+    commands.append((f"race export {where} -f markdown", "the summary as a table to paste"))
+    width = max(len(c) for c, _ in commands)
+    lines += [f"  {c:<{width}}  # {what}" for c, what in commands]
+    return lines
 
 
 def resolve_families(family_labels: str, options_given: dict[str, str | None]

@@ -8,6 +8,7 @@ import click
 import numpy as np
 
 from experiments.cli import params
+from experiments.cli.vocabulary import Aliased
 from formats import dimacs, grid_text, sat_output
 from formats.source import read_source
 from formats.errors import RaceError
@@ -33,10 +34,11 @@ def _one_grid(puzzle: str, index: int) -> tuple[grid_text.PuzzleFile, Grid]:
 @click.option("--amo", type=click.Choice(at_most_one.VARIANTS), default=at_most_one.DEFAULT,
               show_default=True, help="At-most-one encoding of reduced (auto: pairwise for "
               "narrow groups, product for wide ones; see solvers/at_most_one.py).")
-@click.option("--output", "-o", default="-", show_default=True, help="DIMACS file (- = stdout).")
+@click.option("--out", "-o", "--output", "out", cls=Aliased, hidden_aliases=("--output",), default="-",
+              show_default=True, help="DIMACS file (- = stdout).")
 @click.option("--index", "-i", type=params.Integer(min=1), default=1, show_default=True,
               help="Which puzzle of a one-line file with many.")
-def encode(puzzle: str, encoding: str, amo: str, output: str, index: int) -> None:
+def encode(puzzle: str, encoding: str, amo: str, out: str, index: int) -> None:
     """Write PUZZLE (a file, or - for stdin) as a DIMACS CNF formula.
 
     Variable x(i,j,k) = (i-1)*n^4 + (j-1)*n^2 + k says "cell (i,j) holds k"
@@ -51,7 +53,7 @@ def encode(puzzle: str, encoding: str, amo: str, output: str, index: int) -> Non
     """
     _, grid = _one_grid(puzzle, index)
     formula = sudoku_cnf.encode(grid, encoding, amo)
-    dimacs.write_formula(output, formula)
+    dimacs.write_formula(out, formula)
 
 
 @click.command()
@@ -70,9 +72,11 @@ def decode(puzzle: str, output: str, encoding: str, amo: str, index: int) -> Non
     """Turn a SAT solver's OUTPUT file (competition format, or minisat's result
     file; - for stdin) for PUZZLE into the solved grid, printed in the puzzle's
     format. The grid is checked against the rules and the clues.
-    Exit 1 with "no solution" when the solver proved unsatisfiable (exit 2 when the
-    puzzle file records a solution or a count, which refutes it), 3 with "no answer"
-    when it said UNKNOWN.
+    Exit 1 with "no solution" when the solver proved unsatisfiable and a second
+    method (exact cover) confirms it, whatever the puzzle file's header says (exit
+    2 when a solution the file holds or the second method refutes it; a header that
+    said there are solutions is named as wrong), 3 with "no answer" when the solver
+    said UNKNOWN or the second method could not decide.
 
     \b
     Example:
@@ -82,7 +86,7 @@ def decode(puzzle: str, output: str, encoding: str, amo: str, index: int) -> Non
     text, name = read_source(output, what="a solver output file")
     answer = sat_output.parse(text, name)
     if answer.status == sat_output.UNSAT:
-        _check_unsat_claim(pf, "<stdin>" if puzzle == "-" else puzzle, name)
+        _check_unsat_claim(pf, grid, "<stdin>" if puzzle == "-" else puzzle, name)
         click.echo("no solution", err=True)
         sys.exit(1)
     if answer.status == sat_output.UNKNOWN:
@@ -102,17 +106,26 @@ def decode(puzzle: str, output: str, encoding: str, amo: str, index: int) -> Non
     click.echo(grid_text.format_grid(solution, pf.format, pf.metadata), nl=False)
 
 
-def _check_unsat_claim(pf: grid_text.PuzzleFile, puzzle_name: str, name: str) -> None:
-    """Never trust a solver: an UNSAT claim the puzzle file's own record contradicts (its
-    solution, its planted grid, an import's count of 1 or more) is a RaceError, not "no
-    solution"; the same referee as ``race solve`` (:mod:`experiments.harness.referee`)."""
-    if len(pf.grids) != 1 or not pf.metadata:         # the record is about the file's one puzzle
-        return
-    from experiments.harness.referee import check_count, truth_of
-    truth = truth_of(pf, name=puzzle_name)
-    contradicted = check_count(0, True, 1, truth) is not None
-    if contradicted or truth.solution is not None or truth.at_least:
-        raise RaceError(f"the solver claimed no solution, but {truth.evidence}", source=name)
+def _check_unsat_claim(pf: grid_text.PuzzleFile, grid: Grid, puzzle_name: str, name: str) -> None:
+    """Never trust a solver: the same referee as ``race solve``
+    (:func:`experiments.harness.referee.settle`). An UNSAT claim that a solution the puzzle
+    file holds refutes, or that the second method refutes whatever the file's header says,
+    is a RaceError; one the second method cannot confirm is "no answer" (exit 3); a
+    confirmed one whose file says there are solutions warns that the file is wrong."""
+    from experiments.harness.referee import settle, truth_of
+    from solvers.interface import CLUES_CONFLICT, UNSAT, WRONG, Result
+    from solvers.registry import create
+    truth = truth_of(pf, name=puzzle_name) if len(pf.grids) == 1 and pf.metadata else None
+    claim = Result(UNSAT, 0, 1, False, [], {}, {}, True,
+                   "" if rules.is_consistent(grid) else CLUES_CONFLICT)
+    ruled, notes = settle(grid, claim, "sat", False, 1, create, truth, puzzle_name)
+    for note in notes:
+        click.echo(note, err=True)
+    if ruled.status == WRONG:
+        raise RaceError(f"the solver {ruled.message}", source=name)
+    if ruled.status != UNSAT:
+        click.echo(f"no answer (the solver {ruled.message})", err=True)
+        sys.exit(3)
 
 
 def _formula_for(grid: Grid, encoding: str, amo: str, model, name: str) -> sudoku_cnf.Formula:

@@ -9,14 +9,13 @@ numpy and the solvers are imported inside the commands (``race --help`` stays fa
 from __future__ import annotations
 
 import os
-import signal
 import sys
-import time
 
 import click
 
 from experiments.cli import params
 from experiments.cli.invocation import current_registry
+from experiments.cli.time_limit import TIMEOUT_EXIT, answer_within, limit_wall_time
 from formats.errors import RaceError
 
 SOLVER_HELP = "Entrant spec: NAME or NAME:key=value,... (see `race solvers`)."
@@ -34,120 +33,16 @@ def _interpreted(spec: str, n: int, count: int, limit: int | None) -> bool:
     return cls.interpreted(n, count, limit, params)
 
 
-#: exit status of ``race solve|count --timeout`` when the limit is reached
-TIMEOUT_EXIT = 3
 TIMEOUT_HELP = ("Give up after S seconds of wall time: exit 3 with a line on stderr. The work runs "
-                "in a child process, killed with any solver it started.")
-#: after SIGTERM, how long the child gets to stop the solvers it started before SIGKILL
-_TERM_GRACE_S = 0.5
-
-
-#: in the child of :func:`limit_wall_time`, the pipe on which it tells the parent that the
-#: answer is found and being written (from then on the limit no longer applies)
-_answer_fd: int | None = None
-
-
-def answer_started() -> None:
-    """Say that the work is done and only writing the answer remains: once an answer is
-    written, the exit status says so (never "no answer within S s" after it)."""
-    global _answer_fd
-    if _answer_fd is not None:
-        try:
-            os.write(_answer_fd, b"1")
-            os.close(_answer_fd)
-        except OSError:
-            pass
-        _answer_fd = None
-
-
-def limit_wall_time(timeout: float | None, command: str, source: str) -> None:
-    """With ``timeout``: fork. The child returns at once and does the command's work, in a
-    session of its own (SIGTERM ends it as an exit, so the external solvers it started
-    are killed on the way out). The parent never returns: it exits with the child's
-    status, or, ``timeout`` seconds on, stops the child (SIGTERM, then SIGKILL to its
-    whole process group) and exits :data:`TIMEOUT_EXIT` with one line on stderr -- unless
-    the child said (:func:`answer_started`) that it is writing its answer by then."""
-    global _answer_fd
-    if timeout is None:
-        return
-    sys.stdout.flush()
-    sys.stderr.flush()
-    started_r, started_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(started_r)
-        _answer_fd = started_w
-        os.setsid()
-        from solvers.limited_process import die_with_parent
-        die_with_parent()
-        signal.signal(signal.SIGTERM, _stop_search)
-        return
-    os.close(started_w)
-    os.set_blocking(started_r, False)
-    deadline = time.monotonic() + timeout
-    answering = False
-    try:
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                code = os.waitstatus_to_exitcode(status)
-                if code < 0:
-                    click.echo(f"race {command}: error: the process answering {source} died "
-                               f"(signal {-code})", err=True)
-                    os._exit(2)
-                os._exit(code)
-            if not answering:
-                try:
-                    answering = os.read(started_r, 1) == b"1"
-                except BlockingIOError:
-                    pass
-            if time.monotonic() >= deadline and not answering:
-                break
-            time.sleep(0.01)
-    except BaseException:
-        _stop(pid)
-        raise
-    _stop(pid)
-    click.echo(f"race {command}: no answer within {timeout:g} s ({source})", err=True)
-    os._exit(TIMEOUT_EXIT)
-
-
-def _stop_search(signum, frame) -> None:
-    """In the child at the limit: stop the search (the solvers it started are cleaned up on
-    the way out) and exit :data:`TIMEOUT_EXIT` (see :func:`answers_within`)."""
-    from solvers.interface import Stop
-    raise Stop()
+                "in a child process, killed with any solver it started; an answer ready by then "
+                "is written in full (exit 0), else none.")
 
 
 def answers_within(source: str, spec: str, limit: int | None, stats: bool = False):
-    """:func:`answers`, exiting :data:`TIMEOUT_EXIT` quietly when stopped at the limit of
-    :func:`limit_wall_time` (the parent says why); then the answer may be written."""
-    from solvers.interface import Stop
-    try:
-        found = answers(source, spec, limit, stats)
-    except Stop:
-        sys.exit(TIMEOUT_EXIT)
-    answer_started()
-    return found
-
-
-def _stop(pid: int) -> None:
-    """SIGTERM the child, give it :data:`_TERM_GRACE_S` to exit, then SIGKILL its group."""
-    from solvers.limited_process import kill_group
-    try:
-        os.kill(pid, signal.SIGTERM)
-        end = time.monotonic() + _TERM_GRACE_S
-        while time.monotonic() < end and os.waitpid(pid, os.WNOHANG) == (0, 0):
-            time.sleep(0.01)
-    except ChildProcessError:
-        pass                                            # reaped: gone
-    except ProcessLookupError:
-        pass
-    kill_group(pid)
-    try:
-        os.waitpid(pid, 0)
-    except ChildProcessError:
-        pass
+    """:func:`answers` under the limit of :func:`experiments.cli.time_limit.limit_wall_time`
+    (when there is one): returns only with the leave to answer, else the process exits
+    :data:`TIMEOUT_EXIT` quietly (the parent says why)."""
+    return answer_within(lambda: answers(source, spec, limit, stats))
 
 
 def resolve_pick(text: str, name: str, spec: str, stats: bool) -> str:
@@ -173,10 +68,12 @@ def resolve_pick(text: str, name: str, spec: str, stats: bool) -> str:
 
 
 def answers(source: str, spec: str, limit: int | None, stats: bool = False):
-    """(format, grids or None, results) for every puzzle of ``source``: the batch
+    """(format, grids or None, results, warnings) for every puzzle of ``source``: the batch
     path for a one-line file when ``spec`` is batch capable (grids None: the
-    results hold what printing needs), else one solve/count per grid. An entrant
-    that picks another per puzzle (``auto``) is resolved first (:func:`resolve_pick`)."""
+    results hold what printing needs), else one solve/count per grid, each claim checked
+    (:func:`_refereed`; the warnings name a file whose record the check showed wrong). An
+    entrant that picks another per puzzle (``auto``) is resolved first (:func:`resolve_pick`)."""
+    from experiments.harness.referee import truth_of
     from formats import grid_text
     from formats.source import read_source
     from formats.compiled import interpreted
@@ -201,24 +98,25 @@ def answers(source: str, spec: str, limit: int | None, stats: bool = False):
             results = batch.solve_array(puzzles, n, limit, node_limit, threads=_cores())
             results = [_confirmed_in_batch(n, puzzles[i], r, solver, limit) if r.status == UNSAT
                        else r for i, r in enumerate(results)]
-        return grid_text.ONE_LINE, None, results
+        return grid_text.ONE_LINE, None, results, []
     pf = grid_text.parse(text, name)
     solver = current_registry().create(spec)
     small = _interpreted(spec, max((g.n for g in pf.grids), default=0), len(pf.grids), limit)
+    # the file's record is about its one puzzle
+    truth = truth_of(pf, name=name) if len(pf.grids) == 1 and pf.metadata else None
+    notes: list[str] = []
     with interpreted(small):
         results = [solver.solve(g) if limit == 1 else solver.count(g, limit) for g in pf.grids]
-        settled = [False] * len(results)
-        if len(pf.grids) == 1 and pf.metadata:
-            results[0], settled[0] = _refereed(pf, results[0], limit, name)
-        results = [r if done else _confirmed(g, r, solver, limit)
-                   for g, r, done in zip(pf.grids, results, settled)]
-    return pf.format, pf.grids, results
+        for i, grid in enumerate(pf.grids):
+            results[i], said = _refereed(grid, results[i], solver, limit, truth, name)
+            notes += said
+    return pf.format, pf.grids, results, notes
 
 
 def _confirmed_in_batch(n: int, cells, result, solver, limit: int | None):
     """A batch "no solution" claim held to the per-puzzle path's rules: clues that conflict
     (the rules core says so: :data:`solvers.interface.CLUES_CONFLICT`) settle it, else the
-    second method must confirm it (:func:`_confirmed`)."""
+    second method must confirm it (:func:`_refereed`)."""
     from dataclasses import replace
 
     import numpy as np
@@ -229,71 +127,33 @@ def _confirmed_in_batch(n: int, cells, result, solver, limit: int | None):
     grid = Grid(n, np.array(cells, dtype=np.int32))
     if not rules.is_consistent(grid):
         return replace(result, message=CLUES_CONFLICT)
-    return _confirmed(grid, result, solver, limit)
+    return _refereed(grid, result, solver, limit)[0]
 
 
-def _refereed(pf, result, limit: int | None, name: str):
-    """``result`` with its claim checked against what the puzzle file records (its solution,
-    its planted grid, kind=unsat, an import's count): a claim the record contradicts is
-    ``wrong`` (:mod:`experiments.harness.referee`). Also whether the record settled the
-    claim (refuted it, or records "none" for a "none"): then no second method is asked."""
-    from dataclasses import replace
-
-    from experiments.harness.referee import check_count, truth_of
-    from solvers.interface import SOLVED, UNSAT, WRONG
-    if result.status not in (SOLVED, UNSAT):
-        return result, False
-    truth = truth_of(pf, name=name)
-    why = check_count(result.count, result.complete, limit, truth)
-    if result.status == UNSAT and (truth.solution is not None or truth.at_least):
-        why = f"claimed no solution, but {truth.evidence}"
-    if why is None:
-        if result.status == UNSAT and truth.unsat:
-            return replace(result, message=result.message or f"as recorded: {truth.unsat}"), True
-        return result, False
-    return replace(result, status=WRONG, verified=False, message=why), True
-
-
-def _confirmed(grid, result, solver, limit: int | None):
-    """``result`` with a "no solution" claim confirmed by a second, independent method
-    (:func:`experiments.harness.referee.confirmer_for` of the solver's family), in this
-    process and under the command's ``--timeout``: a verified grid from it makes the claim
-    ``wrong``. A count is checked the same way when the solver is not a built-in one (a
-    program or a plugin): the second method counts to the same limit and must agree."""
-    from dataclasses import replace
-
-    from experiments.harness.referee import confirmer_for
-    from solvers.interface import CLUES_CONFLICT, SOLVED, UNSAT, WRONG
-    if result.status not in (SOLVED, UNSAT) or result.message == CLUES_CONFLICT:
-        return result
+def _refereed(grid, result, solver, limit: int | None, truth=None, name: str = ""):
+    """``result`` with its claim checked by the referee in this process, under the command's
+    ``--timeout`` (:func:`experiments.harness.referee.settle`: a verified grid is proof, a
+    "no solution" is confirmed by a second method whatever the file's record ``truth`` says,
+    a count is counted again where the record disputes it or the solver is not a built-in
+    one), and the warnings about a record the check showed wrong."""
+    from experiments.harness.referee import settle
     from solvers.registry import BUILTIN, parse_spec
     builtin = solver.name in BUILTIN.names() and solver.method != "external"
-    counting = limit != 1 and result.status == SOLVED and result.complete and not builtin
-    if result.status == SOLVED and not counting:
-        return result                                  # a verified grid: proof
     method = solver.method
     if solver.picks:                                   # auto: the family of the one it picked
         method = current_registry().solver_class(parse_spec(solver.pick_for(grid)[0])[0]).method
-    # counting: exact cover counts fastest, so it checks every count but its own
-    by = ("dlx" if method != "exact-cover" else "sat") if counting else confirmer_for(method)
-    second = current_registry().create(by)
-    check = second.solve(grid) if result.status == UNSAT else second.count(grid, limit)
-    if result.status == UNSAT:
-        if check.status == SOLVED:
-            return replace(result, status=WRONG, verified=False,
-                           message=f"claimed no solution, but {by} found a verified solution "
-                                   "(the second method that checks every no-solution claim)")
-        return replace(result, message=result.message or f"confirmed by {by}")
-    if check.status in (SOLVED, UNSAT) and check.count != result.count:
-        return replace(result, status=WRONG, verified=False,
-                       message=f"claimed {result.count} solution(s), but {by} counted "
-                               f"{check.count}{' (limit reached)' if check.limit_hit else ''}")
-    return result
+    return settle(grid, result, method, not builtin, limit, current_registry().create,
+                  truth, name, solver.spec)
 
 
 AUTO_HELP = (SOLVER_HELP + " The default, auto, runs per puzzle the entrant that did best at its n "
              "and share of empty cells in the reference campaigns (most answered, then lowest PAR-2; "
              "solvers/portfolio.csv; --stats says which and why); -s backtracking is Algorithm 1.")
+
+
+STATS_HELP = ("Print work counters and phase times on stderr: load (the solver's one-off start: "
+              "its compiled kernels read from the cache or compiled, a native build, PySAT) apart "
+              "from the search; with auto, also the entrant picked and why.")
 
 
 def _cores() -> int:
@@ -305,16 +165,18 @@ def _cores() -> int:
 @click.command()
 @click.argument("puzzle", default="-")
 @click.option("--solver", "-s", "spec", default="auto", show_default=True, help=AUTO_HELP)
-@click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr "
-                                            "(and, with auto, the entrant picked and why).")
-@click.option("--timeout", type=params.SECONDS, default=None,
+@click.option("--stats", is_flag=True, help=STATS_HELP)
+@click.option("--timeout", "-t", type=params.SECONDS, default=None,
               metavar="S", help=TIMEOUT_HELP)
 def solve(puzzle: str, spec: str, stats: bool, timeout: float | None) -> None:
     """Solve PUZZLE (a file, or - for stdin) and print the solution in the
-    input's format. Exit 1 with "no solution" on stderr when there is none (a
-    claim the puzzle file does not settle is confirmed by a second method; a
-    refuted one is an error, exit 2); exit 3 with "no answer" when a puzzle got
-    none (the solver's budget or own time limit ran out, or --timeout).
+    input's format. Exit 1 with "no solution" on stderr when there is none (the
+    claim is confirmed by a second method, whatever the puzzle file's header
+    says; a refuted one is an error, exit 2); exit 3 with "no answer" when a
+    puzzle got none (the solver's budget or own time limit ran out, the second
+    method could not decide, or --timeout). A verified grid is printed (exit 0)
+    even where the file's header says there is no solution: a warning names
+    the file whose record is wrong.
 
     \b
     A one-line file with many puzzles gives one solution line per puzzle
@@ -330,7 +192,9 @@ def solve(puzzle: str, spec: str, stats: bool, timeout: float | None) -> None:
     from formats import grid_text
     from solvers.interface import SOLVED, UNSAT
     limit_wall_time(timeout, "solve", puzzle)
-    fmt, _, results = answers_within(puzzle, spec, 1, stats)
+    fmt, _, results, notes = answers_within(puzzle, spec, 1, stats)
+    for note in notes:
+        click.echo(note, err=True)
     many = len(results) > 1
     text = _solution_lines(results, fmt)
     out: list[str] = []
@@ -375,9 +239,8 @@ def _solution_lines(results: list, fmt: str) -> list[str]:
 @click.option("--solver", "-s", "spec", default="auto", show_default=True, help=AUTO_HELP)
 @click.option("--limit", "-l", type=params.Integer(min=1), default=None,
               help="Stop counting at K solutions.")
-@click.option("--stats", is_flag=True, help="Print work counters and phase times on stderr "
-                                            "(and, with auto, the entrant picked and why).")
-@click.option("--timeout", type=params.SECONDS, default=None,
+@click.option("--stats", is_flag=True, help=STATS_HELP)
+@click.option("--timeout", "-t", type=params.SECONDS, default=None,
               metavar="S", help=TIMEOUT_HELP)
 def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float | None) -> None:
     """Count the solutions of PUZZLE (a file, or - for stdin).
@@ -386,9 +249,13 @@ def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float
     when --limit stopped the count; "at least K" when the solver could not
     count them all (e.g. a cmd entrant without count_args, or a node budget
     that ran out after K); "0 (incomplete: why)" when it gave up before the
-    first; never a number above the limit. A count the puzzle file contradicts (its recorded
-    solution, kind=unsat, an import's count) is an error (exit 2), and so is a
-    count of 0 or a program's or plugin's count that a second method refutes.
+    first, which is no answer: exit 3, as race solve (also with --timeout);
+    never a number above the limit. A count the solutions the puzzle file
+    holds refute is an error (exit 2); where only its header disagrees (kind=unsat,
+    kind=unique, an import's count), a second method counts again and decides:
+    the count is an error, or a warning names the file whose record is wrong.
+    A count of 0 is confirmed by a second method, and a program's or plugin's
+    count is counted again, the same way.
 
     \b
     Example:
@@ -396,16 +263,21 @@ def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float
     """
     from solvers.interface import SOLVED, UNSAT
     limit_wall_time(timeout, "count", puzzle)
-    _, _, results = answers_within(puzzle, spec, limit, stats)
+    _, _, results, notes = answers_within(puzzle, spec, limit, stats)
+    for note in notes:
+        click.echo(note, err=True)
     out: list[str] = []
+    unanswered = 0
     for _, where, result in _checked(results, stats, out):
         prefix, suffix = "", " (limit reached)" if result.limit_hit else ""
         if result.status not in (SOLVED, UNSAT):
             suffix = f" (incomplete: {result.message})"
+            unanswered += 1
         elif not result.complete:
             prefix = "at least "            # a solver that cannot count found this many
         out.append(f"{prefix}{result.count}{suffix}\n")
     click.echo("".join(out), nl=False)
+    sys.exit(TIMEOUT_EXIT if unanswered else 0)     # an incomplete count is no answer
 
 
 @click.command()

@@ -31,6 +31,16 @@ def list_solvers() -> None:
     "no solution"; its path, sha256 and --version go into the campaign's meta.json.
 
     \b
+    Constraint programming (cpsat, OR-Tools CP-SAT) is an optional extra:
+      pip install 'sudoku-race[cp]'
+      race solve -s cpsat:model=int,workers=2,seed=7 puzzle.sudoku
+    \b
+    Several entrants at once, one per core (the first verified answer wins;
+    members separated by '+', a member's own parameters by '\\,'):
+      race solve -s 'parallel:members=sat:config=sat+kissat' puzzle.sudoku
+      race run --n 5 --family hard --solvers 'sat,parallel:members=sat+sat:seed=1'
+
+    \b
     Plugins: a package adds entrants through the entry-point group
     sudoku_race.solvers, e.g. in its pyproject.toml:
       [project.entry-points."sudoku_race.solvers"]
@@ -46,6 +56,11 @@ def list_solvers() -> None:
             cls = registry.solver_class(name)
         except RaceError as exc:
             click.echo(f"{name:14s} (unavailable: {exc}){origin}")
+            continue
+        why = cls.unavailable()
+        if why:
+            doc = ((cls.__doc__ or "").strip().splitlines() or [""])[0]
+            click.echo(f"{name:14s} (unavailable: {why}) {doc}{origin}")
             continue
         params = parameter_text(cls, fixed)
         doc = ((cls.__doc__ or "").strip().splitlines() or [""])[0]

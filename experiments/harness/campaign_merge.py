@@ -11,7 +11,9 @@ campaign, path, machine, commit, calibration, machine readings and jobs) and the
 ``machine`` block of each source under ``machines``.
 
 Refused (RaceError, nothing written): fewer than two sources, an existing OUT, sources
-with another seed or time limit, one instance name whose sha256 differs between
+raced under other conditions (:func:`conditions`: seed, time or memory limit, generator or
+family options, a ``cmd`` entrant's program, an entrant's parameters; the number of repeats
+may differ, each row being one measurement), one instance name whose sha256 differs between
 sources (they are not the same instances), a source given twice or holding the very
 measurements of another (a copy: its rows would pose as repeats), and a source whose
 runs.csv or meta.json cannot be read (a header without the needed columns, no valid
@@ -34,8 +36,44 @@ from experiments.harness.identity import row_family
 from experiments.harness.provenance import read_meta, utc_now
 from formats.errors import RaceError, printable
 
-#: metadata that must agree between merged campaigns
-SHARED = ("seed", "timeout_s")
+#: meta.json fields that change a cell's outcome, so merged campaigns must agree on them (the
+#: rest of :func:`conditions`: family options, programs and parameters, where both have them)
+SHARED = ("seed", "timeout_s", "memory_mb", "generator_options")
+
+
+def conditions(meta: dict[str, Any], rows: list[dict[str, str]]) -> dict[str, Any]:
+    """What a campaign was raced under that changes a cell's outcome, by name: the limits,
+    seed and generator options of meta.json (:data:`SHARED`), each family's options at each
+    n, each ``cmd`` entrant's program (sha256) and each entrant's parameters as its rows
+    record them (a node limit, a default that changed: the same spec is then another
+    entrant). Only names two campaigns both have are compared, except :data:`SHARED`."""
+    found: dict[str, Any] = {key: meta.get(key) for key in SHARED}
+    found["generator_options"] = meta.get("generator_options") or {}
+    for family, value in (meta.get("families") or {}).items():
+        for n, options in (value.get("options") or {}).items():
+            found[f"{family} family options at n={n}"] = options
+    for spec, value in (meta.get("entrant_provenance") or {}).items():
+        if isinstance(value, dict) and value.get("sha256"):
+            found[f"{spec}'s program (sha256)"] = value["sha256"]
+    for row in rows:
+        if row.get("params"):
+            found.setdefault(f"{row['entrant']}'s parameters", row["params"])
+    return found
+
+
+def _check_conditions(loaded: list[tuple[Path, list[dict[str, str]], dict[str, Any]]]) -> None:
+    """RaceError naming the first condition (:func:`conditions`) a source was raced under
+    that differs from the first source's: their cells would mix two races under one name."""
+    first_source, first_rows, first_meta = loaded[0]
+    first = conditions(first_meta, first_rows)
+    for source, rows, meta in loaded[1:]:
+        mine = conditions(meta, rows)
+        for key in [*SHARED, *(k for k in mine if k in first and k not in SHARED)]:
+            if mine[key] != first[key]:
+                what = f"{key}={mine[key]!r}" if key in SHARED else f"{key} is {mine[key]!r}"
+                raise RaceError(f"{source}: {what}, but {first_source} has {first[key]!r}; only "
+                                f"campaigns raced under the same {key} merge (merged, the "
+                                "outcomes of two races would pass for one)")
 
 
 def _load(source: Path) -> tuple[list[dict[str, str]], dict[str, Any], list[records.Damaged]]:
@@ -99,12 +137,7 @@ def merge_campaigns(sources: list[Path], out: Path) -> tuple[int, dict[str, Any]
                                 "rows would pose as repeats")
             mine.add(key)
         measured.update((key, source) for key in mine)
-    first_meta = loaded[0][2]
-    for source, _, meta in loaded[1:]:
-        for key in SHARED:
-            if meta.get(key) != first_meta.get(key):
-                raise RaceError(f"{source}: {key}={meta.get(key)!r}, but {sources[0]} has "
-                                f"{first_meta.get(key)!r}; only campaigns with the same {key} merge")
+    _check_conditions(loaded)
     sha: dict[tuple[str, int, str], tuple[str, Path]] = {}
     repeats: dict[tuple[str, str, int, str], int] = {}
     merged: list[dict[str, str]] = []

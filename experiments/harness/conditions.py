@@ -13,7 +13,8 @@ readings (before the instances are prepared, so the run's own work is not in the
 * ``calibration``: ``{"start", "end"}`` readings of :mod:`experiments.harness.calibration`.
 
 A resumed campaign keeps the latest run's readings (each run's are also appended to
-``runs_conditions``, oldest first).
+``runs_conditions``, oldest first; those of a run that never ended, marked ``interrupted``,
+when the next one starts).
 """
 
 from __future__ import annotations
@@ -73,16 +74,28 @@ def end(config: Config, started: dict[str, Any], cpus: list[int] | None,
     return conditions
 
 
+#: the readings of one run in meta.json (:func:`begin`, :func:`end`)
+READINGS = ("machine_state", "calibration", "pinning", "order")
+
+
 def record(config: Config, conditions: dict[str, Any], history: bool = False) -> None:
     """Write ``conditions`` into the campaign's meta.json at the top level (the latest
     run's; :func:`begin`'s as soon as meta.json exists, so an interrupted run keeps them),
-    and with ``history`` append them to ``runs_conditions`` (every finished run's).
+    and with ``history`` append them to ``runs_conditions`` (every finished run's). A run
+    that starts over the start readings of one that never ended (killed, interrupted: its
+    cells are recorded, measured under those readings) first appends those to
+    ``runs_conditions``, marked ``"interrupted": true``: no run's readings are lost.
     Nothing happens without a meta.json."""
     path = config.directory / "meta.json"
     try:
         meta = provenance.read_meta(path)
     except RaceError:
         return
+    state = meta.get("machine_state")
+    if not history and isinstance(state, dict) and state.get("start") and "end" not in state:
+        unfinished = {key: meta[key] for key in READINGS if key in meta}
+        meta["runs_conditions"] = [*meta.get("runs_conditions", []),
+                                   {**unfinished, "interrupted": True}]
     meta.update(conditions)
     if history:
         meta["runs_conditions"] = [*meta.get("runs_conditions", []), conditions]

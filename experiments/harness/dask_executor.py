@@ -52,7 +52,8 @@ def run_remote(key: Hashable, request: dict[str, Any], timeout_s: float,
         executor = LocalExecutor(1, timeout_s, memory_mb, min_time, die_with_parent=False,
                                  cpus=None if cpu is None else [cpu])
         _REMOTE.executor = executor
-    executor.submit(key, request)
+    # a cell of several cores runs in this one slot: its searches share the slot's CPU
+    executor.submit(key, {**request, "cores": 1})
     while True:
         done = executor.poll(1.0)
         if done:
@@ -84,9 +85,11 @@ class DaskExecutor:
         #: worker ident (host:pid) -> the CPUs it reported (as LocalExecutor.worker_cpus)
         self.worker_cpus: dict[str, list[int]] = {}
         self.futures: dict[Any, Hashable] = {}
+        self.cores: dict[Any, int] = {}
 
     def free(self) -> int:
-        return self.jobs - len(self.futures)
+        """The cluster's slots not held by a cell in flight (a cell of k cores holds k)."""
+        return self.jobs - sum(self.cores.values())
 
     def warm_entrants(self) -> set[str]:
         return set()
@@ -95,6 +98,7 @@ class DaskExecutor:
         future = self.client.submit(run_remote, key, request, self.timeout_s, self.memory_mb,
                                     self.min_time, self.pin, pure=False)
         self.futures[future] = key
+        self.cores[future] = int(request.get("cores", 1) or 1)
 
     def poll(self, max_wait: float = 0.5) -> list[tuple[Hashable, dict[str, Any]]]:
         from distributed import wait
@@ -107,6 +111,7 @@ class DaskExecutor:
         done = []
         for future in finished:
             key = self.futures.pop(future)
+            self.cores.pop(future, None)
             try:
                 _, outcome = future.result()
             except Exception as exc:  # noqa: BLE001 - a lost task is the cell's error
@@ -121,5 +126,6 @@ class DaskExecutor:
         for future in self.futures:
             future.cancel()
         self.futures.clear()
+        self.cores.clear()
         if self._own_client:
             self.client.close()

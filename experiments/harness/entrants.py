@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from formats.errors import RaceError
 from solvers import registry as solver_registry
@@ -53,6 +53,9 @@ class Entrant:
     params: dict[str, Any]
     #: the solver's family of method (:attr:`solvers.interface.Solver.method`)
     method: str = "other"
+    #: the cores one of its cells holds (:attr:`solvers.interface.Solver.cores`): more than
+    #: 1 for an entrant that runs several searches at once (``parallel``)
+    cores: int = 1
 
     def init_request(self) -> dict[str, Any]:
         """The worker's ``init`` request for this entrant (see :mod:`experiments.harness.worker`)."""
@@ -60,18 +63,33 @@ class Entrant:
 
 
 def parse_entrants(text: str | Iterable[str],
-                   registry: solver_registry.Registry = solver_registry.BUILTIN) -> list[Entrant]:
+                   registry: solver_registry.Registry = solver_registry.BUILTIN,
+                   on_unavailable: Callable[[str, str], None] | None = None) -> list[Entrant]:
     """Entrant specs (``backtracking,dlx:heuristic=first,sat:backend=glucose4,encoding=...``),
     each validated by creating it through ``registry``. Raises RaceError for an
-    unknown or unavailable solver or a bad parameter."""
+    unknown or unavailable solver or a bad parameter; with ``on_unavailable``, an entrant
+    whose solver cannot run on this machine (an optional dependency missing:
+    :class:`solvers.registry.Unavailable`) is left out and ``on_unavailable(spec, why)``
+    is called instead (then RaceError only when no entrant is left)."""
     specs = split_specs(text) if isinstance(text, str) else [s.strip() for s in text]
     if not specs:
         raise RaceError("--solvers: no entrant given")
     entrants: list[Entrant] = []
+    left_out: list[str] = []
     for spec in dict.fromkeys(specs):
-        solver = registry.create(spec)
+        try:
+            solver = registry.create(spec)
+        except solver_registry.Unavailable as exc:
+            if on_unavailable is None:
+                raise
+            on_unavailable(spec, str(exc))
+            left_out.append(spec)
+            continue
         name, _ = solver_registry.parse_spec(spec)
         target, fixed = registry.entry(name)
         entrants.append(Entrant(spec, solver.name, target, dict(fixed), jsonable(solver.params),
-                                str(getattr(solver, "method", "other"))))
+                                str(getattr(solver, "method", "other")),
+                                max(int(getattr(solver, "cores", 1)), 1)))
+    if not entrants:
+        raise RaceError(f"--solvers: no entrant can run here ({', '.join(left_out)} cannot)")
     return entrants

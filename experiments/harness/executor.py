@@ -16,41 +16,41 @@ worker:
   request was sent is killed with its whole process group (so an external
   solver binary dies too); a result whose measured wall time is over the limit
   is a timeout as well.
-* **memout**: the resident memory of the worker's process tree is polled via
-  ``/proc`` every :data:`MEMORY_POLL_S`; past ``memory_mb`` the group is killed. A
+* **memout**: the resident memory of the worker's process tree is polled every
+  :data:`MEMORY_POLL_S` (:mod:`solvers.process_tree`, psutil: on any system);
+  past ``memory_mb`` the group is killed. A
   result whose peak (the worker's own reading, or the polls') is over the limit is a
   memout as well: a cell quicker than a poll is held to the limit too.
 * **error**: a worker that dies (crash, signal) or fails to start (then the
   outcome carries ``start_failed``); the next cell gets a fresh worker.
+
+**Cells of several cores**: a request with ``"cores": k`` (an entrant such as ``parallel``
+that runs k searches at once, :attr:`solvers.interface.Solver.cores`) holds k idle slots
+until it finishes: its worker runs on their k CPUs (sent with the solve request, see
+:mod:`experiments.harness.worker`) and nothing else runs on them meanwhile; :meth:`free`
+counts idle slots, so the scheduler waits until k are idle. The outcome carries ``cores``.
 
 **Pinning** (``cpus``): worker slot i runs on CPU ``cpus[i]`` alone (set before the
 worker's program starts, inherited by the solver binaries it runs; see
 :mod:`experiments.harness.pinning` for the allocation); each worker reports the CPUs it
 may use in its ``ready`` reply, kept in :attr:`LocalExecutor.worker_cpus`.
 
-:class:`LocalExecutor` keeps ``jobs`` workers, each warm for one entrant and
-reused while healthy. :class:`experiments.harness.dask_executor.DaskExecutor` sends
+:class:`LocalExecutor` keeps ``jobs`` workers (:class:`experiments.harness.worker_process.WorkerProcess`),
+each warm for one entrant and reused while healthy. :class:`experiments.harness.dask_executor.DaskExecutor` sends
 each cell to a dask.distributed cluster, where it runs in the same kind of killable worker.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import select
-import signal
-import subprocess
-import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Any, Hashable
 
-from experiments.harness import worker_tmpdir
 from experiments.harness.provenance import utc_now
 from experiments.harness.schema import Status
+from experiments.harness.worker_process import WorkerProcess, worker_env
 from formats.errors import RaceError
-from solvers.limited_process import die_with_parent as die_with_parent_signal
 
 #: seconds between two memory polls of a busy worker
 MEMORY_POLL_S = 0.05
@@ -59,187 +59,13 @@ GRACE_S = 0.25
 #: seconds a worker may take to import and warm up its entrant
 INIT_TIMEOUT_S = 180.0
 
-_PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024 if hasattr(os, "sysconf") else 4
-
-
-def worker_env() -> dict[str, str]:
-    """The environment of a worker: this process's, with ``sys.path`` as PYTHONPATH
-    so whatever the parent can import (e.g. a solver defined by a test) the worker can too."""
-    env = dict(os.environ)
-    paths = [p for p in sys.path if p and os.path.isdir(p)]
-    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
-    env.setdefault("PYTHONUNBUFFERED", "1")
-    return env
-
-
-def _children(pid: int) -> list[int]:
-    kids: list[int] = []
-    try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{tid}/children") as f:
-                kids.extend(int(k) for k in f.read().split())
-    except OSError:
-        pass
-    return kids
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` in the process tree (children first)."""
-    found: list[int] = []
-    todo = _children(pid)
-    while todo:
-        p = todo.pop(0)
-        if p not in found:
-            found.append(p)
-            todo.extend(_children(p))
-    return found
-
-
-def tree_rss_mb(pid: int) -> float:
-    """Resident memory (MB) of process ``pid`` and all its descendants (0 if gone)."""
-    total_kb = 0
-    todo = [pid]
-    seen: set[int] = set()
-    while todo:
-        p = todo.pop()
-        if p in seen:
-            continue
-        seen.add(p)
-        try:
-            with open(f"/proc/{p}/statm") as f:
-                total_kb += int(f.read().split()[1]) * _PAGE_KB
-        except (OSError, IndexError, ValueError):
-            continue
-        todo.extend(_children(p))
-    return total_kb / 1024.0
-
-
-def _start_hook(die_with_parent: bool, cpu: int | None):
-    """What the worker's child process does before its program starts: ask to die with
-    the parent, and run on ``cpu`` alone (None: wherever the OS likes)."""
-    if not die_with_parent and cpu is None:
-        return None
-
-    def hook() -> None:
-        if die_with_parent:
-            die_with_parent_signal()
-        if cpu is not None:
-            os.sched_setaffinity(0, {cpu})
-    return hook
-
-
-class WorkerProcess:
-    """The parent's handle on one worker subprocess (in a session of its own).
-
-    The worker gets a temp directory of its own (``TMPDIR``), removed when the worker
-    is reaped: a worker killed at its limit cannot clean up its temporary files (an
-    external SAT solver's DIMACS file, ...), so the parent does."""
-
-    def __init__(self, init: dict[str, Any], env: dict[str, str] | None = None,
-                 die_with_parent: bool = True, cpu: int | None = None) -> None:
-        self.entrant: str = init["spec"]
-        self.ready: dict[str, Any] | None = None
-        self._stderr = tempfile.TemporaryFile()
-        self.tmpdir = worker_tmpdir.make()
-        env = dict(env if env is not None else worker_env(), TMPDIR=self.tmpdir)
-        try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "experiments.harness.worker"], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True,
-                env=env, bufsize=0, preexec_fn=_start_hook(die_with_parent, cpu))
-        except BaseException:
-            worker_tmpdir.remove(self.tmpdir)
-            raise
-        self._buf = b""
-        self.send({"op": "init", **init})
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
-
-    def fileno(self) -> int:
-        return self.proc.stdout.fileno()
-
-    def send(self, message: dict[str, Any]) -> bool:
-        """Send one request; False when the worker is gone."""
-        try:
-            self.proc.stdin.write((json.dumps(message) + "\n").encode())
-            return True
-        except (BrokenPipeError, OSError):
-            return False
-
-    def receive(self) -> list[dict[str, Any]] | None:
-        """The complete replies available now (call when readable); None at EOF."""
-        data = os.read(self.fileno(), 1 << 20)
-        if not data:
-            return None
-        self._buf += data
-        *lines, self._buf = self._buf.split(b"\n")
-        return [json.loads(line) for line in lines if line.strip()]
-
-    def kill(self) -> None:
-        """SIGKILL the worker's whole process group, and the groups of its descendants (an
-        outside program runs in a session of its own; its children would outlive the
-        worker), then reap it."""
-        groups = {self.proc.pid}
-        for pid in descendants(self.proc.pid):
-            try:
-                groups.add(os.getpgid(pid))
-            except (ProcessLookupError, PermissionError):
-                pass
-        groups.discard(os.getpgrp())
-        for group in groups:
-            try:
-                os.killpg(group, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        self.proc.wait()
-        self._close_files()
-        worker_tmpdir.remove(self.tmpdir)
-
-    def stop(self) -> None:
-        """Ask an idle worker to exit (closes its stdin); kill it if it lingers."""
-        try:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=2)
-        except (subprocess.TimeoutExpired, OSError):
-            pass
-        self.kill()
-
-    def _close_files(self) -> None:
-        for f in (self.proc.stdin, self.proc.stdout, self._stderr):
-            try:
-                f.close()
-            except OSError:
-                pass
-
-    def death(self) -> str:
-        """Why the worker died, with the tail of its stderr (call after EOF)."""
-        try:
-            code = self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            code = None
-        if code is not None and code < 0:
-            how = f"killed by {signal.Signals(-code).name}"
-        else:
-            how = f"exit status {code}"
-        try:
-            self._stderr.seek(0)
-            tail = self._stderr.read().decode(errors="replace").strip().splitlines()[-3:]
-        except (OSError, ValueError):
-            tail = []
-        return f"worker died ({how})" + (": " + " | ".join(tail) if tail else "")
-
-    def rss_mb(self) -> float:
-        return tree_rss_mb(self.proc.pid)
-
 
 @dataclass
 class _Slot:
     worker: WorkerProcess | None = None
     key: Hashable = None
     request: dict[str, Any] | None = None
-    phase: str = "idle"            # idle | init | solve
+    phase: str = "idle"            # idle | init | solve | held (lent to another slot's cell)
     deadline: float = 0.0
     sent: float = 0.0
     started_at: str = ""
@@ -247,6 +73,8 @@ class _Slot:
     cpu: int | None = None
     parked: dict[str, WorkerProcess] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the slots this slot's cell holds besides itself (a cell of several cores)
+    holds: list["_Slot"] = field(default_factory=list)
 
 
 class LocalExecutor:
@@ -293,14 +121,21 @@ class LocalExecutor:
         return warm | {e for s in self.slots if s.phase == "idle" for e in s.parked}
 
     def submit(self, key: Hashable, request: dict[str, Any]) -> None:
-        """Start the cell ``request`` on a free worker (one warm for its entrant if any)."""
+        """Start the cell ``request`` on a free worker (one warm for its entrant if any). A
+        request of ``cores`` k > 1 (an entrant that runs k searches at once) holds k idle
+        slots: its worker runs on their k CPUs and no other cell runs on them meanwhile."""
         entrant = request["entrant"]
+        cores = int(request.get("cores", 1) or 1)
         idle = [s for s in self.slots if s.phase == "idle"]
-        if not idle:
-            raise RuntimeError("no free worker")
+        if not idle or cores > len(idle):
+            raise RuntimeError("no free worker" if not idle else
+                               f"{cores} cores asked, {len(idle)} free")
         slot = next((s for s in idle if s.worker and s.worker.entrant == entrant), None) \
             or next((s for s in idle if entrant in s.parked), None) \
             or next((s for s in idle if s.worker is None), None) or idle[0]
+        slot.holds = [s for s in idle if s is not slot][:cores - 1]
+        for held in slot.holds:
+            held.phase = "held"
         if slot.worker is None or slot.worker.entrant != entrant:
             wanted = self._unpark(slot, entrant)
             if slot.worker is not None:
@@ -336,7 +171,7 @@ class LocalExecutor:
     def poll(self, max_wait: float = 0.5) -> list[tuple[Hashable, dict[str, Any]]]:
         """Wait up to ``max_wait`` s for cells to finish (or be killed); return them."""
         done: list[tuple[Hashable, dict[str, Any]]] = []
-        busy = [s for s in self.slots if s.phase != "idle"]
+        busy = [s for s in self.slots if s.phase in ("init", "solve")]
         if not busy:
             return done
         now = time.monotonic()
@@ -349,7 +184,7 @@ class LocalExecutor:
             self._on_readable(slot, done)
         now = time.monotonic()
         for slot in self.slots:
-            if slot.phase != "idle" and now > slot.deadline:
+            if slot.phase in ("init", "solve") and now > slot.deadline:
                 self._on_deadline(slot, done)
         if self.memory_mb is not None and now - self._last_mem >= MEMORY_POLL_S:
             self._last_mem = now
@@ -362,11 +197,11 @@ class LocalExecutor:
         """Stop every worker (killing busy ones with their process groups)."""
         for slot in self.slots:
             if slot.worker is not None:
-                if slot.phase == "idle":
+                if slot.phase in ("idle", "held"):
                     slot.worker.stop()
                 else:
                     slot.worker.kill()
-            slot.worker, slot.phase = None, "idle"
+            slot.worker, slot.phase, slot.holds = None, "idle", []
             for worker in slot.parked.values():
                 worker.stop()
             slot.parked.clear()
@@ -376,9 +211,12 @@ class LocalExecutor:
         message = {"op": "solve", **slot.request["solve"], "timeout": self.timeout_s}
         if self.min_time is not None:
             message["min_time"] = self.min_time
+        if slot.cpu is not None:        # the worker runs on its slot's CPU and the held ones'
+            message["cpus"] = sorted({slot.cpu, *(h.cpu for h in slot.holds if h.cpu is not None)})
         slot.phase, slot.started_at = "solve", utc_now()
         slot.sent = time.monotonic()
         slot.deadline = slot.sent + self.timeout_s + GRACE_S
+        slot.worker.memory.reset()    # a new cell: the processes its solver starts
         slot.worker.send(message)     # a dead worker shows up as EOF on the next poll
 
     def _finish(self, slot: _Slot, outcome: dict[str, Any], done: list, healthy: bool) -> None:
@@ -391,11 +229,15 @@ class LocalExecutor:
             outcome.setdefault("params", ready["params"])
         if "cpus" in ready:
             outcome.setdefault("cpus", ready["cpus"])
+        outcome.setdefault("cores", 1 + len(slot.holds))
         done.append((slot.key, outcome))
         if not healthy and worker is not None:
             worker.kill()
             slot.worker = None
         slot.phase, slot.key, slot.request = "idle", None, None
+        for held in slot.holds:
+            held.phase = "idle"
+        slot.holds = []
 
     def _on_readable(self, slot: _Slot, done: list) -> None:
         replies = slot.worker.receive()
@@ -421,6 +263,8 @@ class LocalExecutor:
                     return
             elif slot.phase == "solve" and reply.get("op") == "result":
                 reply = {k: v for k, v in reply.items() if k != "op"}
+                if reply.get("cpus") and reply.get("worker"):    # a cell of several cores
+                    self.worker_cpus[reply["worker"]] = reply["cpus"]
                 wall = reply.get("wall_s")
                 if wall is not None and wall > self.timeout_s:
                     reply = {"status": Status.TIMEOUT, "peak_rss_mb": reply.get("peak_rss_mb"),

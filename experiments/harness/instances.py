@@ -39,10 +39,29 @@ def instance_dir(out: Path, kind: str, n: int, seed: int,
     return out / "instances" / f"{kind}-n{n}-s{seed}{options_label(options or {})}"
 
 
-def _instance(directory: Path, row: dict[str, str]) -> Instance:
-    return Instance(row["file"], directory / row["file"], int(row["n"]), row["kind"],
-                    int(row["seed"]), int(row["index"]),
+def _instance(directory: Path, row: dict[str, str], manifest: Path, line: int) -> Instance:
+    """The instance of a manifest row (KeyError, ValueError, TypeError when malformed; a
+    RaceError when its file is not in the set, :func:`member`)."""
+    return Instance(row["file"], member(directory, row["file"], manifest, line), int(row["n"]),
+                    row["kind"], int(row["seed"]), int(row["index"]),
                     int(row["clues"]) if row.get("clues") else None, row["sha256"])
+
+
+def member(directory: Path, name: str, manifest: Path, line: int) -> Path:
+    """The path of the file ``name`` that line ``line`` of the set's ``manifest`` lists:
+    a relative name that resolves (symbolic links followed) inside ``directory``. Anything
+    else (``/etc/passwd``, ``../../x``, a link out of the set) is refused with a RaceError
+    naming the row, before the file is opened: a set only ever reads its own files."""
+    path = directory / name
+    root = directory.resolve()
+    try:
+        inside = bool(name) and not Path(name).is_absolute() and path.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):            # a loop of links
+        inside = False
+    if not inside or path.resolve() == root:
+        raise RaceError(f"instance file {printable(name)!r} is not a file of the set: it resolves "
+                        f"outside its directory {root}; refused", source=str(manifest), line=line)
+    return path
 
 
 def cached_instances(directory: Path, kind: str, n: int, seed: int) -> dict[int, Instance]:
@@ -51,11 +70,11 @@ def cached_instances(directory: Path, kind: str, n: int, seed: int) -> dict[int,
     from generators.puzzle_set import MANIFEST, read_manifest
     manifest = directory / MANIFEST
     found: dict[int, Instance] = {}
-    for row in read_manifest(manifest):
+    for line, row in enumerate(read_manifest(manifest), 2):
         try:
             if (row["kind"], int(row["n"]), int(row["seed"])) != (kind, n, seed):
                 continue
-            instance = _instance(directory, row)
+            instance = _instance(directory, row, manifest, line)
         except (KeyError, ValueError, TypeError):
             raise RaceError("malformed manifest row (expected file, kind, n, seed, index, "
                             "clues, sha256)", source=str(manifest)) from None
@@ -198,7 +217,7 @@ def _read_set(directory: Path, source: str) -> InstanceSet:
     solutions: dict[str, str] = {}
     for line, row in enumerate(read_manifest(manifest), 2):
         try:
-            instance = _instance(directory, row)
+            instance = _instance(directory, row, manifest, line)
         except (KeyError, ValueError, TypeError):
             raise RaceError("malformed manifest row (expected file, kind, n, seed, index, clues, "
                             "sha256[, solutions])", source=str(manifest), line=line) from None

@@ -6,6 +6,10 @@ thread_siblings_list``): the usable CPUs grouped by physical core. :func:`alloca
 hands out one CPU per worker from distinct physical cores (the first sibling of each),
 or None when there are fewer physical cores than workers: then nothing is pinned,
 since two workers on siblings would measure each other.
+
+A cell of several cores (``parallel``: one per member) holds as many worker slots and runs
+on their CPUs, one member on each (:mod:`experiments.harness.executor`), so its members
+too never share a physical core with each other or with another cell.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from formats.errors import RaceError, printable
 from formats.whole_file import write_whole
 
 #: packages whose versions go into meta.json
-PACKAGES = ("numpy", "numba", "python-sat", "passagemath-kissat", "pandas", "click", "tqdm",
+PACKAGES = ("numpy", "numba", "python-sat", "passagemath-kissat", "ortools", "pandas", "click", "tqdm",
             "dask", "distributed")
 
 
@@ -249,22 +249,34 @@ def check_rows(config: Config, rows: list[dict[str, str]]) -> None:
 
 def _provenance_history(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """The entrants' provenance: the new readings, and for an entrant whose program changed
-    since earlier runs (another sha256) the earlier readings under ``earlier``, with a
-    one-line warning on stderr (its rows now mix two programs)."""
+    since earlier runs (another sha256) the earlier readings under ``earlier``, said once per
+    program on stderr (:func:`_changed_programs`: its rows now mix two programs)."""
     merged = {spec: value for spec, value in old.items() if spec not in new}
+    changed: dict[tuple[str, str, str], list[str]] = {}
     for spec, now in new.items():
         before = old.get(spec)
         earlier = list(before.get("earlier", [])) if isinstance(before, dict) else []
         if isinstance(before, dict) and isinstance(now, dict) \
                 and before.get("sha256") != now.get("sha256"):
             earlier.append({k: v for k, v in before.items() if k != "earlier"})
-            print(f"race: warning: {printable(spec)}: its program changed since this campaign's "
-                  f"earlier runs (sha256 {str(before.get('sha256'))[:12]} -> "
-                  f"{str(now.get('sha256'))[:12]}); both are recorded in meta.json "
-                  "(entrant_provenance), and its rows now mix the two", file=sys.stderr)
+            program = str(now.get("path") or before.get("path") or spec)
+            key = (program, str(before.get("sha256")), str(now.get("sha256")))
+            changed.setdefault(key, []).append(spec)
         merged[spec] = {**now, **({"earlier": earlier} if earlier else {})} \
             if isinstance(now, dict) else now
+    for line in _changed_programs(changed):
+        print(line, file=sys.stderr)
     return merged
+
+
+def _changed_programs(changed: dict[tuple[str, str, str], list[str]]) -> list[str]:
+    """One warning per changed program: (path, sha256 before, sha256 now) -> the entrant
+    specs that run it."""
+    return [f"race: warning: the program {printable(program)} changed since this campaign's "
+            f"earlier runs (sha256 {before} -> {now}): the rows of "
+            f"{', '.join(printable(s) for s in specs)} now mix the two; both are recorded in "
+            "meta.json (entrant_provenance)"
+            for (program, before, now), specs in changed.items()]
 
 
 def _labels(text: str) -> set[str]:
@@ -311,9 +323,15 @@ def _commands(old: dict[str, Any], command: str, n_values: list[int]) -> list[di
     return history
 
 
+#: what :mod:`experiments.harness.conditions` records of each run (the latest run's readings,
+#: and every run's under ``runs_conditions``): kept as they are on resume, for it to update
+RUN_READINGS = ("machine_state", "calibration", "pinning", "order", "runs_conditions")
+
+
 def write_meta(config: Config) -> dict[str, Any]:
     """Write (or, on resume, update) ``meta.json``. A resumed campaign must keep its
-    seed and limits; families, n values, entrants, instances and repeats may grow."""
+    seed and limits; families, n values, entrants, instances and repeats may grow; the
+    earlier runs' readings (:data:`RUN_READINGS`) are kept."""
     path = config.directory / "meta.json"
     old = previous_meta(config)
     entrants = list(dict.fromkeys([*old.get("entrants", []), *(e.spec for e in config.entrants)]))
@@ -342,6 +360,7 @@ def write_meta(config: Config) -> dict[str, Any]:
             old.get("entrant_provenance", {}), entrant_provenance(config.entrants))) else {}),
         **({"instance_set": instance_set_meta(config.instance_set)} if config.instance_set else {}),
         "machine": machine(),
+        **{key: old[key] for key in RUN_READINGS if key in old},
     }
     save_meta(path, meta)
     return meta

@@ -46,7 +46,7 @@ DAMAGED_NAME = "runs.damaged.csv"
 #: the columns of the side file
 DAMAGED_COLUMNS = ("set_aside_at", "line", "reason", "row")
 _VERIFIED = frozenset({"", "true", "false", "1", "0", "1.0", "0.0"})
-_INTEGERS = ("n", "repeat", "seed", "clues")
+_INTEGERS = ("n", "repeat", "seed", "clues", "cores")
 
 
 #: the system call that appends a row (a seam for the disk-full tests)
@@ -359,9 +359,10 @@ def make_row(campaign: str, seed: int, timeout_s: float, entrant: "Entrant", cel
         "timeout_s": timeout_s, "worker": outcome.get("worker"),
         "started_at": outcome.get("started_at"), "message": outcome.get("message") or None,
         "peak_rss_mb": _number(outcome.get("peak_rss_mb")),
+        "cores": int(outcome.get("cores") or getattr(entrant, "cores", 1) or 1),
     }
-    if status in LIMIT_STATUSES:
-        row["wall_s"] = row["cpu_s"] = timeout_s
+    if status in LIMIT_STATUSES:          # the cell held its cores up to the limit
+        row["wall_s"], row["cpu_s"] = timeout_s, timeout_s * row["cores"]
     elif status not in (Status.SKIPPED, Status.ERROR):
         row["wall_s"] = _number(outcome.get("wall_s"))
         row["cpu_s"] = _number(outcome.get("cpu_s"))

@@ -1,23 +1,28 @@
-"""The referee: no claim a solver makes counts before it is checked.
+"""The referee: no claim a solver makes counts before it is checked, and no header outranks
+a verified grid.
 
 A solver can claim three things about a puzzle, and each is checked against the puzzle
-itself, never against the solver's word or the other entrants' majority:
+itself, never against the solver's word or the other entrants' majority. What an instance
+file records is of two sorts (:class:`Truth`): *proof*, the solutions it holds, which count
+only once verified here, and *claims*, the words of its header (``kind=unsat``, an import's
+``solutions=0|1|many``, ``kind=unique``), which never settle anything on their own.
 
 * **a solution**: the grid the worker sends back is verified again here, in the parent
   (:func:`solvers.rules.is_solution_of`, clues included). A verified grid settles every
-  disagreement: it is proof.
-* **no solution** (``unsat``): checked against what the instance records (its
-  :class:`Truth`): a recorded solution, a planted grid that solves it, a count of one or
-  more at import, or a verified grid another entrant returned in this run make the claim
-  ``wrong``, and the message names the evidence. Where the instance is recorded as
-  unsatisfiable (the ``unsat`` family, an imported puzzle counted at 0) the claim stands
-  and the row's ``referee`` column says on what it rests. Where nothing is recorded, the
-  claim is confirmed once per instance by a second, independent method of another solver
-  family (:func:`confirmer_for`), outside the measured time, in a process of its own under
-  a time limit: confirmed, the claim stands ("confirmed by sat"); refuted, it is ``wrong``;
-  neither within the limit, it is ``unknown`` (censored, never an answer).
-* **a count** (``race count``): :func:`check_count` against the instance's known number
-  of solutions.
+  disagreement: it is proof. Where it contradicts the file's header (which says there is
+  none, or exactly one and records another), the cell stands and the *record* is flagged
+  as wrong: the row's ``referee`` column says so and the run warns, naming the file.
+* **no solution** (``unsat``): a verified solution the file holds, or a verified grid
+  another entrant returned in this run, make the claim ``wrong`` at once, and the message
+  names the evidence. Otherwise, whatever the header says, the claim is confirmed once per
+  instance by a second, independent method of another solver family (:func:`confirmer_for`),
+  outside the measured time, in a process of its own under a time limit: confirmed, the
+  claim stands ("confirmed by sat"; a header that said there are solutions is flagged);
+  refuted, it is ``wrong``; neither within the limit, it is ``unknown`` (censored, never an
+  answer).
+* **a count** (``race count``): :func:`settle`, against the verified solutions the file
+  holds (:func:`proof_refutes`), and counted again by another method where the header
+  disputes it (:func:`record_disputes`) or the counter is not a built-in one.
 
 The confirmer runs as ``python -m experiments.harness.referee METHOD`` with the puzzle on
 stdin and prints one JSON line: ``{"status": ..., "solution": compact grid or null}``.
@@ -29,9 +34,9 @@ import json
 import sys
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
-from formats.errors import RaceError
+from formats.errors import RaceError, printable
 from formats.grid import Grid
 from formats.grid_text import PuzzleFile, format_compact, parse, parse_compact
 
@@ -48,27 +53,35 @@ MIN_CONFIRM_SECONDS = 5.0
 
 @dataclass(frozen=True)
 class Truth:
-    """What an instance records about its solutions: a verified ``solution`` (or None),
-    a lower bound ``at_least`` on their number and the exact ``count`` when known,
-    ``unsat`` (why it is known to have none, "" when not known) and ``evidence`` (what
-    the solution or count rests on, for messages)."""
+    """What an instance's file says about its solutions, proof apart from claims.
+
+    Proof (checked here, never taken on the file's word): ``solution``, a verified solution
+    the file holds, and ``proven``, the number of distinct verified solutions it holds (0, 1
+    or 2). Claims (its header's word: a second method settles them): ``at_least``, a lower
+    bound on the number of solutions (``proven`` included); ``count``, the exact number;
+    ``unsat``, why it says there is none ("" when it does not). ``evidence`` says what the
+    solution or count rests on, ``claim`` what the header says (both for messages)."""
     solution: Grid | None = None
     at_least: int = 0
     count: int | None = None
     unsat: str = ""
     evidence: str = ""
+    proven: int = 0
+    claim: str = ""
 
 
 def truth_of(puzzle: PuzzleFile, listed: str | None = None, name: str = "<instance>") -> Truth:
-    """What the instance ``puzzle`` (its grid and ``# key=value`` metadata) records:
-    ``solution=`` (a unique puzzle's solution) and ``planted=`` (the solved grid it was
-    cut from) count only when they solve the puzzle, and ``second=`` (a multi puzzle's other
-    solution) makes it "two or more" when it solves it too; ``kind=unsat`` and an import's
-    ``solutions=0`` mark it unsatisfiable, ``solutions=1|many`` give its count; ``listed``
-    is the ``solutions`` word of the set's manifest; where the file records another, neither
-    counts (an edited manifest must not make an honest answer wrong)."""
+    """What the instance ``puzzle`` (its grid and ``# key=value`` metadata) records.
+
+    Proof: ``solution=`` (a unique puzzle's solution) and ``planted=`` (the solved grid it
+    was cut from) count only when they solve the puzzle, and ``second=`` (a multi puzzle's
+    other solution) makes two when it solves it too. Claims: ``kind=unique|minimal`` with a
+    verified solution says exactly one, ``kind=unsat`` and an import's ``solutions=0`` say
+    none, ``solutions=1|many`` give a count; ``listed`` is the ``solutions`` word of the
+    set's manifest, and where the file records another, neither counts."""
     from solvers.rules import is_solution_of
     grid, meta = puzzle.grids[0], puzzle.metadata
+    solution, proven, evidence, count, claim = None, 0, "", None, ""
     for key in ("solution", "planted"):
         if key in meta:
             try:
@@ -77,27 +90,76 @@ def truth_of(puzzle: PuzzleFile, listed: str | None = None, name: str = "<instan
                 continue
             if is_solution_of(grid, candidate):
                 unique = key == "solution" and meta.get("kind") in ("unique", "minimal")
-                what = (f"the instance records its solution (`{key}=` in {name})" if key == "solution"
-                        else f"the solved grid it was cut from solves it (`planted=` in {name})")
-                if not unique and _second_solution(grid, candidate, meta.get("second"), name):
-                    return Truth(candidate, 2, None, "",
-                                 f"the instance records two different solutions (`{key}=` and "
-                                 f"`second=` in {name})")
-                return Truth(candidate, 1, 1 if unique else None, "", what)
+                solution, proven = candidate, 1
+                evidence = (f"the instance records its solution (`{key}=` in {name})"
+                            if key == "solution" else
+                            f"the solved grid it was cut from solves it (`planted=` in {name})")
+                if unique:
+                    count, claim = 1, f"exactly one solution (kind={meta.get('kind')})"
+                elif _second_solution(grid, candidate, meta.get("second"), name):
+                    proven = 2
+                    evidence = (f"the instance records two different solutions (`{key}=` and "
+                                f"`second=` in {name})")
+                break
+    at_least, unsat = proven, ""
     recorded = meta.get("solutions", "")
     word = listed if listed not in (None, "", "unchecked") else recorded
     if recorded and word != recorded:   # the manifest and the file disagree: neither is proof
         word = ""                       # (a claim is then confirmed by the second method)
     if word == "0":
-        return Truth(unsat=f"counted 0 solutions when imported ({name})")
-    if word == "1":
-        return Truth(at_least=1, count=1, evidence=f"counted 1 solution when imported ({name})")
-    if word == "many":
-        return Truth(at_least=2, evidence=f"counted 2 or more solutions when imported ({name})")
-    if meta.get("kind") == "unsat":
-        return Truth(unsat="generated unsatisfiable (kind=unsat: a unique puzzle plus one clue "
-                           "its only solution contradicts)", count=0)
-    return Truth()
+        count, unsat, claim = 0, f"counted 0 solutions when imported ({name})", \
+            "no solution (solutions=0)"
+    elif word == "1":
+        at_least, count, claim = max(at_least, 1), 1, "exactly one solution (solutions=1)"
+        evidence = evidence or f"counted 1 solution when imported ({name})"
+    elif word == "many":
+        at_least, claim = max(at_least, 2), "two or more solutions (solutions=many)"
+        evidence = evidence or f"counted 2 or more solutions when imported ({name})"
+    elif meta.get("kind") == "unsat":
+        count, claim = 0, "no solution (kind=unsat)"
+        unsat = ("generated unsatisfiable (kind=unsat: a unique puzzle plus one clue its "
+                 "only solution contradicts)")
+    return Truth(solution, at_least, count, unsat, evidence, proven, claim)
+
+
+def _cap(k: int, limit: int | None) -> int:
+    return k if limit is None else min(k, limit)
+
+
+def proof_refutes(count: int, complete: bool, limit: int | None, truth: Truth) -> str | None:
+    """Why the verified solutions the instance holds (``truth.proven``: proof) refute a claim
+    of ``count`` solutions, exact when ``complete`` (else a lower bound), counted up to
+    ``limit``; None when they do not."""
+    if not truth.proven or not complete:
+        return None
+    if count == 0:
+        return f"claimed no solution, but {truth.evidence}"
+    if count < _cap(truth.proven, limit):
+        return f"claimed exactly {count} solution(s), but {truth.evidence}"
+    return None
+
+
+def record_disputes(count: int, complete: bool, limit: int | None, truth: Truth) -> str | None:
+    """What the instance's header claims (not proof) where it disagrees with a claim of
+    ``count`` solutions (exact when ``complete``, counted up to ``limit``); None when it
+    agrees or claims nothing. A dispute is settled by a verified grid or a second method,
+    never by the header."""
+    if not truth.claim:
+        return None
+    known = truth.count
+    if known is not None and (count > _cap(known, limit)
+                              or (complete and count != _cap(known, limit))):
+        return truth.claim
+    if complete and count < _cap(truth.at_least, limit):
+        return truth.claim
+    return None
+
+
+def record_is_wrong(name: str, claim: str, why: str) -> str:
+    """The warning that the instance file ``name`` records something false: it says
+    ``claim``, and ``why`` (a verified grid, a second method) shows otherwise."""
+    return (f"race: warning: {printable(name)}: the file's record is wrong: it says "
+            f"{claim}, but {why}")
 
 
 def _second_solution(grid: Grid, first: Grid, text: str | None, name: str) -> bool:
@@ -156,10 +218,11 @@ def confirm(grid: Grid, by: str, timeout: float) -> Confirmation:
 
 @dataclass
 class _Case:
-    """What the referee knows of one instance: its puzzle, what it records, a verified
-    grid seen in this run, and the confirmation of a no-solution claim once made."""
+    """What the referee knows of one instance: its puzzle and file name, what it records, a
+    verified grid seen in this run, and the confirmation of a no-solution claim once made."""
     grid: Grid
     truth: Truth
+    name: str = ""
     found: Grid | None = None
     found_by: str = ""
     confirmations: dict[str, Confirmation] = field(default_factory=dict)
@@ -168,18 +231,21 @@ class _Case:
 class Referee:
     """Checks the claim of every finished cell (see the module docstring); one per run.
     ``timeout`` is the campaign's limit per cell, which a confirmation also gets (at
-    least :data:`MIN_CONFIRM_SECONDS`)."""
+    least :data:`MIN_CONFIRM_SECONDS`). ``wrong_records`` maps the file name of each
+    instance whose record a verified grid or the second method showed wrong to the
+    warning that says so (the run prints them; the rows' ``referee`` column says it too)."""
 
     def __init__(self, timeout: float, confirm_fn=confirm) -> None:
         self.timeout = max(float(timeout), MIN_CONFIRM_SECONDS)
         self.confirm = confirm_fn
         self.cases: dict[str, _Case] = {}
+        self.wrong_records: dict[str, str] = {}
 
     def case(self, key: str, text: str, name: str, listed: str | None = None) -> _Case:
         """The instance ``key`` (its sha256 or path), parsed from ``text`` once."""
         if key not in self.cases:
             puzzle = parse(text, name)
-            self.cases[key] = _Case(puzzle.grids[0], truth_of(puzzle, listed, name))
+            self.cases[key] = _Case(puzzle.grids[0], truth_of(puzzle, listed, name), name)
         return self.cases[key]
 
     def judge(self, case: _Case, outcome: dict[str, Any], entrant: str, method: str
@@ -195,6 +261,12 @@ class Referee:
             return self._unsat(case, outcome, method)
         return outcome
 
+    def _flag(self, case: _Case, claim: str, why: str) -> str:
+        """Record that ``case``'s file says ``claim`` and ``why`` shows it wrong; the words
+        for the row's referee column."""
+        self.wrong_records.setdefault(case.name, record_is_wrong(case.name, claim, why))
+        return f"the instance's record is wrong (it says {claim})"
+
     def _solved(self, case: _Case, outcome: dict[str, Any], sent: Any, entrant: str
                 ) -> dict[str, Any]:
         from solvers.rules import is_solution_of
@@ -208,33 +280,39 @@ class Referee:
         if case.found is None:
             case.found, case.found_by = grid, entrant
         outcome["verified"] = True
-        if case.truth.unsat:
-            outcome["referee"] = (f"verified grid; it contradicts the instance's record "
-                                  f"({case.truth.unsat})")
-        else:
-            outcome["referee"] = "verified grid"
+        truth = case.truth
+        outcome["referee"] = "verified grid"
+        if truth.count == 0:                       # a verified grid outranks the header
+            outcome["referee"] += "; " + self._flag(case, truth.claim, f"{entrant} returned a "
+                                                    "verified solution")
+        elif truth.count == 1 and truth.solution is not None and grid != truth.solution:
+            outcome["referee"] += "; " + self._flag(case, truth.claim, f"{entrant} returned "
+                                                    "another verified solution")
         return outcome
 
     def _unsat(self, case: _Case, outcome: dict[str, Any], method: str) -> dict[str, Any]:
         truth = case.truth
-        if truth.solution is not None or truth.at_least:
+        if truth.proven:
             return _wrong(outcome, f"claimed no solution, but {truth.evidence}")
         if case.found is not None:
             return _wrong(outcome, f"claimed no solution, but {case.found_by} returned a verified "
                                    "solution of this instance in this run")
-        if truth.unsat:
-            outcome["referee"] = truth.unsat
-            return outcome
+        # whatever the file says (kind=unsat, solutions=0 are claims), a second method decides
         by = confirmer_for(method)
         if by not in case.confirmations:
             case.confirmations[by] = self.confirm(case.grid, by, self.timeout)
         verdict = case.confirmations[by]
         if verdict.status == UNSAT:
             outcome["referee"] = f"no solution confirmed by {by}"
+            if truth.at_least:
+                outcome["referee"] += "; " + self._flag(case, truth.claim, f"{by} confirmed "
+                                                        "that it has none")
             return outcome
         if verdict.status == SOLVED:
             if case.found is None:
                 case.found, case.found_by = verdict.solution, f"the confirmer ({by})"
+            if truth.count == 0:
+                self._flag(case, truth.claim, f"{by} found a verified solution")
             return _wrong(outcome, f"claimed no solution, but {by} found a verified solution")
         outcome.update(status=UNKNOWN, verified=False,
                        referee=f"no-solution claim not confirmed by {by}: {verdict.detail}",
@@ -248,20 +326,82 @@ def _wrong(outcome: dict[str, Any], why: str) -> dict[str, Any]:
     return outcome
 
 
-def check_count(count: int, complete: bool, limit: int | None, truth: Truth) -> str | None:
-    """Why a claimed number of solutions contradicts what the instance records (None when
-    it does not). ``complete``: the solver claims it searched everything (so the count is
-    exact, or reached ``limit``); otherwise the count is a lower bound."""
-    def cap(k: int) -> int:
-        return k if limit is None else min(k, limit)
-    if truth.unsat and count > 0:
-        return f"claimed {count} solution(s), but the instance has none ({truth.unsat})"
-    known = 0 if truth.unsat else truth.count
-    if known is not None and (count > cap(known) or (complete and count != cap(known))):
-        return f"claimed {count} solution(s), but {truth.evidence or truth.unsat} ({known})"
-    if complete and count < cap(truth.at_least):
-        return f"claimed exactly {count} solution(s), but {truth.evidence}"
-    return None
+def settle(grid: Grid, result: Any, method: str, checks_counts: bool, limit: int | None,
+           create: Callable[[str], Any], truth: Truth | None = None, name: str = "",
+           who: str = "the solver") -> tuple[Any, list[str]]:
+    """``race solve``, ``count`` and ``decode``: the :class:`solvers.interface.Result`
+    ``result`` of a solver of family ``method`` on ``grid`` (counted up to ``limit``), its
+    claim checked in this process; and the warnings (:func:`record_is_wrong`) about the file
+    ``name`` whose record (``truth``) the check showed wrong. ``create(spec)`` makes the
+    second method's solver; ``who`` names the solver in the warnings.
+
+    * A verified grid is proof: it stands whatever the record says, and so do the verified
+      solutions the file holds (:func:`proof_refutes`: a smaller count, or "none", is wrong).
+    * "No solution" is confirmed by the second method (:func:`confirmer_for`) whatever the
+      file says: refuted, it is ``wrong``; undecided, ``unknown`` (no answer).
+    * A count is counted again by another method (exact cover, or SAT for exact cover) when
+      the record disputes it (:func:`record_disputes`) or when ``checks_counts`` (a program's
+      or a plugin's count); where the two differ, the claim is ``wrong``.
+    """
+    from dataclasses import replace
+
+    from solvers.interface import CLUES_CONFLICT
+    truth = truth or Truth()
+    notes: list[str] = []
+
+    def flag(claim: str, why: str) -> None:
+        if not notes:
+            notes.append(record_is_wrong(name, claim, why))
+
+    if result.status not in (SOLVED, UNSAT):
+        return result, notes
+    why = proof_refutes(result.count, result.complete, limit, truth)
+    if why is not None:
+        return replace(result, status=WRONG, verified=False, message=why), notes
+    disputed = record_disputes(result.count, result.complete, limit, truth)
+    if result.status == UNSAT:
+        if result.message == CLUES_CONFLICT:           # the rules core's own proof
+            if disputed:
+                flag(disputed, "its clues conflict")
+            return result, notes
+        by = confirmer_for(method)
+        check = create(by).solve(grid)
+        if check.status == SOLVED:
+            if truth.count == 0:
+                flag(truth.claim, f"{by} found a verified solution")
+            return replace(result, status=WRONG, verified=False,
+                           message=f"claimed no solution, but {by} found a verified solution "
+                                   "(the second method that checks every no-solution claim)"), notes
+        if check.status != UNSAT:
+            return replace(result, status=UNKNOWN, verified=False,
+                           message=f"claimed no solution, but {by}, the second method that "
+                                   "checks every no-solution claim, could not confirm it "
+                                   f"({check.message or check.status})"), notes
+        if disputed:
+            flag(disputed, f"{by} confirmed that it has none")
+        return replace(result, message=result.message or f"confirmed by {by}"), notes
+    # a verified grid (the interface checked it): proof of one solution at least
+    if truth.count == 0:
+        flag(truth.claim, f"{who} returned a verified solution")
+    elif truth.count == 1 and truth.solution is not None and result.solution is not None \
+            and result.solution != truth.solution:
+        flag(truth.claim, f"{who} returned another verified solution")
+    if limit == 1 or not ((disputed and truth.count != 0) or (checks_counts and result.complete)):
+        return result, notes
+    # counting: exact cover counts fastest, so it checks every count but its own
+    by = "dlx" if method != "exact-cover" else "sat"
+    check = create(by).count(grid, limit)
+    if check.status not in (SOLVED, UNSAT) or not check.complete:
+        return result, notes                           # not settled: the solver's count stands
+    if check.count != result.count if result.complete else check.count < result.count:
+        return replace(result, status=WRONG, verified=False,
+                       message=f"claimed {'' if result.complete else 'at least '}{result.count} "
+                               f"solution(s), but {by} counted {check.count}"
+                               f"{' (limit reached)' if check.limit_hit else ''}"), notes
+    if record_disputes(check.count, True, limit, truth):
+        flag(truth.claim, f"{who} and {by} both counted {check.count}"
+                          f"{' (limit reached)' if check.limit_hit else ''}")
+    return result, notes
 
 
 def main(argv: list[str]) -> int:

@@ -25,6 +25,11 @@ Rules:
   whichever runs last; the executor keeps a warm worker per entrant, so interleaving costs
   no start-up. ``fixed`` sends them entrant by entrant (n ascending), preferring the
   entrant of an idle warm worker. Either way a cell waits for the skip rule above.
+* **Cores**: a cell of an entrant that runs several searches at once (``parallel``: one
+  core per member, at most ``--jobs``) holds that many of the executor's slots; the next
+  cell in the order waits until as many are free (with ``-j 2`` and a two-member
+  ``parallel`` cell, nothing runs beside it), so the race compares its wall time with
+  single-core entrants on an idle machine, and its CPU time (all members) is recorded too.
 """
 
 from __future__ import annotations
@@ -110,6 +115,9 @@ class RunStats:
     statuses: dict[str, int] = field(default_factory=dict)
     #: entrant -> (cells left without a record, why its worker did not start)
     not_started: dict[str, tuple[int, str]] = field(default_factory=dict)
+    #: instance file -> the warning that a verified grid or the second method showed its
+    #: record wrong (:attr:`experiments.harness.referee.Referee.wrong_records`)
+    wrong_records: dict[str, str] = field(default_factory=dict)
 
 
 class _Race:
@@ -134,7 +142,7 @@ class _Race:
         self.inflight: dict[tuple, Cell] = {}
         self.texts: dict[Path, str] = {}
         self.referee = Referee(self.config.timeout_s)
-        self.stats = RunStats()
+        self.stats = RunStats(wrong_records=self.referee.wrong_records)
         self.failures: dict[str, int] = {}      # entrant -> workers that failed to start
         self.broken: dict[str, str] = {}        # entrant -> why its remaining cells are not run
         self.check_dead = True
@@ -146,6 +154,7 @@ class _Race:
         c = self.config
         family = self.families[cell.family]
         outcome = self.judge(cell, outcome)
+        outcome.setdefault("cores", self.cores(cell))
         row = records.make_row(c.campaign, c.seed, c.timeout_s,
                                self.entrants[cell.entrant], cell, outcome)
         row["holes"] = family.options_for(cell.n).get("holes")
@@ -218,18 +227,27 @@ class _Race:
         return (next((c for c in self.pending if c.entrant in warm and may_start(c)), None)
                 or next((c for c in self.pending if may_start(c)), None))
 
+    def cores(self, cell: Cell) -> int:
+        """The cores a cell holds: its entrant's (:attr:`Entrant.cores`), at most the
+        executor's slots (``jobs``): an entrant of more members than slots shares them."""
+        wanted = self.entrants[cell.entrant].cores
+        capacity = getattr(self.executor, "jobs", None)
+        return max(1, min(wanted, capacity) if capacity else wanted)
+
     def dispatch(self) -> None:
-        """Submit cells while the executor has room."""
+        """Submit cells while the executor has room; a cell of k cores waits until k slots
+        are free (nothing is sent past it meanwhile, so it is never starved)."""
         while self.executor.free() > 0 and self.pending:
             cell = self.next_cell()
-            if cell is None:
+            if cell is None or self.executor.free() < self.cores(cell):
                 return
             self.pending.remove(cell)
             inst = cell.instance
             if inst.path not in self.texts:
                 self.texts[inst.path] = read_instance(inst)
             request = {"entrant": cell.entrant, "init": self.entrants[cell.entrant].init_request(),
-                       "solve": {"instance": inst.file, "text": self.texts[inst.path]}}
+                       "solve": {"instance": inst.file, "text": self.texts[inst.path]},
+                       "cores": self.cores(cell)}
             self.executor.submit(cell.key, request)
             self.inflight[cell.key] = cell
 

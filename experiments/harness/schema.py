@@ -62,19 +62,24 @@ WORK_COUNTERS: tuple[str, ...] = ("nodes", "updates", "checks", "conflicts", "de
 #: the fraction of empty cells of a holes/hard instance, else empty; ``referee`` on what
 #: the verdict on a claim rests (e.g. "the instance records a solution", "confirmed by
 #: sat"); ``extra`` the solver's own counters and phases beyond :data:`WORK_COUNTERS` and
-#: :data:`PHASES`, as a JSON object). Rows written before a column existed read it as
+#: :data:`PHASES`, as a JSON object; ``wall_s`` the cell's wall time, ``cpu_s`` the CPU time of
+#: every process of the cell, ``cores`` how many cores the cell held: 1, or one per member
+#: of an entrant that runs several searches at once, whose ``cpu_s`` sums them all, so
+#: ``wall_s`` compares its answers with the others' and ``cpu_s`` its work; a cell at the
+#: limit gets the limit as ``wall_s`` and ``cores`` times it as ``cpu_s``; blank in rows
+#: written before the column existed: 1). Rows written before a column existed read it as
 #: empty; a file written before ``family`` replaced ``kind`` (which held the family's
 #: label) is read by :func:`experiments.harness.identity.upgrade_row`.
 COLUMNS: tuple[str, ...] = (
     "campaign", "entrant", "solver", "params", "n", "family", "holes", "seed", "instance", "instance_sha256",
-    "clues", "repeat", "status", "verified", "wall_s", "cpu_s", "peak_rss_mb", "timeout_s",
+    "clues", "repeat", "status", "verified", "wall_s", "cpu_s", "cores", "peak_rss_mb", "timeout_s",
     "iterations", *PHASE_COLUMNS, *WORK_COUNTERS, "worker", "started_at", "message",
     "referee", "extra",
 )
 #: columns without which no analysis is possible
 REQUIRED: tuple[str, ...] = ("entrant", "n", "instance", "status", "wall_s", "timeout_s")
 #: columns holding numbers
-NUMERIC: tuple[str, ...] = ("n", "holes", "repeat", "wall_s", "cpu_s", "timeout_s", "peak_rss_mb",
+NUMERIC: tuple[str, ...] = ("n", "holes", "repeat", "wall_s", "cpu_s", "cores", "timeout_s", "peak_rss_mb",
                             "iterations", *PHASE_COLUMNS, *WORK_COUNTERS)
 
 _TRUE = frozenset({"true", "1", "1.0"})

@@ -11,12 +11,15 @@ Requests and replies::
 
     {"op": "init", "name", "target", "fixed", "spec"}   -> {"op": "ready", "worker", "solver", "params", "cpus"}
                                                           | {"op": "error", "message"}
-    {"op": "solve", "instance", "text", "min_time", "timeout"}
+    {"op": "solve", "instance", "text", "min_time", "timeout", "cpus"}
                                                         -> {"op": "result", <measurement>}
+
+``cpus`` (optional): the CPUs the cell may use; the worker runs on exactly those for it (a
+cell of several cores gets one CPU per core, :mod:`experiments.harness.executor`).
 
 ``init`` creates the entrant through a :class:`solvers.registry.Registry` made of
 the entry sent along (so a solver registered only in the parent, e.g. by a test,
-is found; nothing global changes) and calls ``warmup()`` once: imports and JIT
+is found; nothing global changes) and calls ``load()`` (its ``warmup()``) once: imports and JIT
 compilation are never inside a measurement. ``solve`` parses the instance (outside the measurement),
 runs ``solver.solve(grid)`` and measures it (:func:`measure`). The worker exits
 when stdin closes.
@@ -229,7 +232,7 @@ class _Worker:
             name, _ = parse_spec(request["spec"])
             registry = Registry({name: (request["target"], request.get("fixed", {}))})
             self.solver = registry.create(request["spec"])
-            self.solver.warmup()
+            self.solver.load()
         except Exception as exc:  # noqa: BLE001 - reported to the parent as the cell's error
             return {"op": "error", "message": f"{type(exc).__name__}: {exc}"}
         return {"op": "ready", "worker": self.ident, "solver": self.solver.name,
@@ -240,6 +243,9 @@ class _Worker:
         if self.solver is None:
             return {"op": "result", "status": Status.ERROR, "message": "worker not initialised"}
         try:
+            cpus = request.get("cpus")
+            if cpus:
+                os.sched_setaffinity(0, {int(c) for c in cpus})
             grid = parse(request["text"], request.get("instance", "<instance>")).grids[0]
             # the first cell of a size in this worker gets a warm-up solve when that is cheap
             # (well inside the limit): per-size setup is not part of a measurement
@@ -254,6 +260,8 @@ class _Worker:
             return {"op": "result", "status": Status.ERROR, "worker": self.ident,
                     "message": f"{type(exc).__name__}: {exc}"}
         out.update(op="result", worker=self.ident)
+        if request.get("cpus"):
+            out["cpus"] = allowed_cpus()        # the CPUs this cell ran on
         return out
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.analysis import growth as growth_fit
 from experiments.analysis import noise, plots
 from experiments.analysis import statistics as analysis
 from experiments.report import tables
@@ -73,7 +74,7 @@ def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT
     source = Path(report_dir) / "report.tex"
     wanted = used_names(source.read_text(encoding="utf-8")) if source.is_file() else None
     table = analysis.summary(campaign)
-    growth = analysis.growth_table(campaign, table)
+    growth = growth_fit.growth_table(campaign, table)
     written = plots.plot_all(campaign, out)
     entrants = campaign.entrants
     sat = plots.sat_entrants(campaign)
@@ -85,6 +86,7 @@ def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT
         "table_growth.tex": tables.growth_tabular(growth),
         "table_sizes.tex": tables.sizes_tabular(tables.sizes_table(ns)),
         "table_vbs.tex": report_vbs.vbs_tabular(campaign, table),
+        "cores.tex": tables.cores_section(campaign),
         "macros.tex": _macros(campaign, table, growth, wanted, landscape is not None),
         "noise.tex": tables.noise_paragraph(noise.warnings(campaign),
                                             "machine_state" in campaign.meta),

@@ -1,13 +1,22 @@
 """``race report --html``: one self-contained, offline HTML page per campaign.
 
-The page inlines plotly.js, the page's own script and style (``static/``), and the
-campaign's data as JSON: the interactive figures of :mod:`experiments.report.html_figures`,
-a per-instance table that sorts and filters, the grid of each instance (clues, and the
-solution when one is known; :mod:`experiments.report.instance_grids`, gzip + base64,
-unpacked by the browser), the head-to-head scatter of any two entrants chosen in the page,
-the summary with its intervals, the virtual best solver and "who wins where", and the
-campaign's metadata (command, commit, machine, limits, warnings). Nothing is fetched
-from the network.
+The page inlines plotly.js: ``static/plotly-cartesian.min.js`` is the npm package
+``plotly.js-cartesian-dist-min`` (scatter and bar traces: all the page draws, a third of
+the full bundle) at the plotly.js version python plotly writes its figures for (a test
+checks they agree), ``static/plotly-cartesian.LICENSE`` its license. It inlines the
+page's own script and style (``static/``) too, and the campaign's data: the interactive
+figures of :mod:`experiments.report.html_figures`, a per-instance table that sorts and
+filters, the grid of each instance (clues, and the solution when one is known;
+:func:`experiments.report.instance_grids.pack`), the head-to-head scatter of any two
+entrants chosen in the page, the summary with its intervals, the virtual best solver and
+"who wins where", and the campaign's metadata (command, commit, machine, limits,
+warnings). Nothing is fetched from the network.
+
+The data and the figures travel as JSON, gzip-compressed and base64-encoded
+(:func:`packed_script`), unpacked by the browser: a fraction of the size, and no text
+from the data (an entrant's name, a campaign's) can end or open an element of the page.
+The template's placeholders are replaced in one pass over the template only
+(:func:`fill`): nothing inserted is searched again.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ import gzip
 import html as html_escape
 import json
 import math
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -25,6 +35,7 @@ import pandas as pd
 
 from experiments.analysis import statistics as analysis
 from experiments.analysis import virtual_best
+from experiments.analysis.figure_style import campaign_styles
 from experiments.harness.schema import Status
 from experiments.report import html_figures, instance_grids
 from formats.errors import RaceError, write_reason
@@ -141,19 +152,19 @@ def page_data(campaign: analysis.Campaign, landscape: analysis.Campaign | None =
     table = analysis.summary(campaign)
     rows = instance_rows(campaign)
     limit = campaign.timeout_s
+    styles = campaign_styles(campaign, *([landscape] if landscape is not None else []))
     figures = {
-        "runtime": html_figures.runtime_figure(campaign, table, rows),
-        "solved": html_figures.solved_figure(campaign, table),
-        "cactus": html_figures.cactus_figure(campaign, rows),
-        "work": html_figures.work_figure(campaign, table),
+        "runtime": html_figures.runtime_figure(campaign, table, rows, styles),
+        "solved": html_figures.solved_figure(campaign, table, styles),
+        "cactus": html_figures.cactus_figure(campaign, rows, styles),
+        "work": html_figures.work_figure(campaign, table, styles),
         "phases": html_figures.phases_figure(campaign, table),
     }
     if landscape is not None:
-        figures["landscape"] = html_figures.landscape_figure(landscape)
+        figures["landscape"] = html_figures.landscape_figure(landscape, styles)
     columns = ["entrant", "family", "n", "instance", "status", "time", "work", *COUNTERS, "holes", "clues",
                "repeats"]
     found, missing = instance_grids.campaign_grids(campaign) if grids else ({}, {})
-    packed = {name: [g.n, g.clues, g.solution, g.solution_label, g.source] for name, g in found.items()}
     wins = virtual_best.wins(campaign, table) if virtual_best.applies(campaign) else pd.DataFrame()
     data = {
         "name": campaign.name, "limit": limit, "entrants": campaign.entrants, "families": campaign.families,
@@ -163,36 +174,49 @@ def page_data(campaign: analysis.Campaign, landscape: analysis.Campaign | None =
         "summary_columns": SUMMARY_COLUMNS, "summary": _records(_summary(campaign, table), SUMMARY_COLUMNS),
         "wins_columns": list(wins.columns), "wins": _records(wins, list(wins.columns)) if len(wins) else [],
         "meta": metadata(campaign), "warnings": warnings(campaign),
-        "grids_gz": base64.b64encode(gzip.compress(json.dumps(packed, separators=(",", ":")).encode(),
-                                                   compresslevel=9, mtime=0)).decode("ascii"),
+        "grids": instance_grids.pack(found),
         "grids_missing": missing if grids else {"*": "grids left out (--no-grids)"},
     }
     return data, {name: json.loads(fig.to_json()) for name, fig in figures.items()}
 
 
-def _json_script(element_id: str, value) -> str:
-    text = json.dumps(value, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
-    return f'<script type="application/json" id="{element_id}">{text}</script>'
+#: the static files of the page (``static/``): template, style, script, plotly.js
+STATIC = ("report.html", "report.css", "report.js", "plotly-cartesian.min.js")
+PLACEHOLDER = re.compile(r"\{\{([A-Z]+)\}\}")
+
+
+def packed_script(element_id: str, value) -> str:
+    """``value`` as JSON, gzip-compressed and base64-encoded, in a ``<script>`` element the
+    browser does not run (the page's script unpacks it): base64 holds no ``<``, ``&`` or
+    quote, so no data can end the element or open another."""
+    text = json.dumps(value, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    body = base64.b64encode(gzip.compress(text, compresslevel=9, mtime=0)).decode("ascii")
+    return f'<script type="application/json+gzip+base64" id="{element_id}">{body}</script>'
+
+
+def fill(template: str, parts: dict[str, str]) -> str:
+    """``template`` with each ``{{NAME}}`` replaced by ``parts[NAME]`` in one pass: text
+    inserted is never searched for placeholders (a ``{{SCRIPT}}`` in the data stays text).
+    A placeholder without a part is a ValueError (a broken template, not user input)."""
+    def part(match: re.Match) -> str:
+        if match.group(1) not in parts:
+            raise ValueError(f"the report template names no part {match.group(0)}")
+        return parts[match.group(1)]
+    return PLACEHOLDER.sub(part, template)
 
 
 def render(campaign: analysis.Campaign, landscape: analysis.Campaign | None = None, grids: bool = True) -> str:
     """The whole page as one string."""
-    from plotly.offline import get_plotlyjs
     data, figures = page_data(campaign, landscape, grids)
     static = resources.files("experiments.report") / "static"
-    template = (static / "report.html").read_text(encoding="utf-8")
-    parts = {
-        "{{TITLE}}": html_escape.escape(f"sudoku-race: {campaign.name}"),
-        "{{STYLE}}": (static / "report.css").read_text(encoding="utf-8"),
-        "{{PLOTLY}}": get_plotlyjs(),
-        "{{DATA}}": _json_script("race-data", data) + _json_script("race-figures", figures),
-        "{{SCRIPT}}": (static / "report.js").read_text(encoding="utf-8"),
-    }
-    for key in ("{{TITLE}}", "{{STYLE}}", "{{DATA}}", "{{SCRIPT}}"):
-        template = template.replace(key, parts[key])
-    # plotly.js last: its text is not searched for placeholders
-    before, after = template.split("{{PLOTLY}}")
-    return before + parts["{{PLOTLY}}"] + after
+    template, style, script, plotly = ((static / name).read_text(encoding="utf-8") for name in STATIC)
+    return fill(template, {
+        "TITLE": html_escape.escape(f"sudoku-race: {campaign.name}"),
+        "STYLE": style,
+        "PLOTLY": plotly,
+        "DATA": packed_script("race-data", data) + packed_script("race-figures", figures),
+        "SCRIPT": script,
+    })
 
 
 def landscape_campaign(campaign: analysis.Campaign, landscape: Path | None) -> analysis.Campaign | None:

@@ -1,14 +1,21 @@
 """The interactive figures of the HTML report (plotly), one per figure of the static report.
 
-Each function returns a plotly Figure from a campaign; entrants keep the colours and
-markers of :mod:`experiments.analysis.plots`, the virtual best solver takes the next
-style. Censoring is shown, never hidden: a censored median or instance sits on the
-time-limit line as a hollow marker, and its hover text says "> limit". Hovering an
-instance's point shows the instance, its status, time and work counters.
+Each function returns a plotly Figure from a campaign; every entrant keeps the colour,
+marker and dash :mod:`experiments.analysis.figure_style` gives it in every figure, static
+or interactive (``styles``: the page's styles, the landscape's entrants included).
+Censoring is shown, never hidden: a censored median or instance sits in its entrant's row
+of the shaded strip above the time-limit line as a hollow marker, and its hover text says
+"> limit". Hovering an instance's point shows the instance, its status, time and work
+counters.
+
+plotly reads a trace's name, hover text and titles as markup (``<b>``, ``<span style>``):
+every text that comes from the data (an entrant, a family, an instance, a campaign's
+name) goes through :func:`markup` first, so it shows as written.
 """
 
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
@@ -16,26 +23,53 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from experiments.analysis import plots
+from experiments.analysis import figure_style, plots
 from experiments.analysis import statistics as analysis
 from experiments.analysis import virtual_best
+from experiments.analysis.figure_style import EntrantStyle, campaign_styles, censored_rows, strip_top
 
-#: plotly marker symbols in the order of plots.MARKERS (o s ^ D v P X *)
-SYMBOLS = ["circle", "square", "triangle-up", "diamond", "triangle-down", "cross", "x", "star"]
-DASHES = ["solid", "dash", "dashdot", "dot", "longdashdot", "dot", "longdash", "dashdot"]
 #: counters shown in hover texts and the work figure
 HOVER_COUNTERS = ("nodes", "updates", "conflicts", "decisions", "propagations")
+#: where a work median of 0 sits on a log axis (labelled "0")
+ZERO_AT = 0.3
+#: pixels between two rows of the censored strip (plotly's markers are 8 to 10 pixels)
+ROW_PIXELS = 11.0
 
 
-def style(index: int) -> dict:
-    """Colour, marker symbol and dash of the entrant at ``index`` (as in the static figures)."""
-    return {"color": plots.COLOURS[index % len(plots.COLOURS)], "symbol": SYMBOLS[index % len(SYMBOLS)],
-            "dash": DASHES[index % len(DASHES)]}
+def markup(text: object) -> str:
+    """``text`` with ``&``, ``<`` and ``>`` escaped: plotly shows it as written, never as markup."""
+    return html.escape(str(text), quote=False)
 
 
-def _layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
-    fig.update_layout(title=title, height=height, template="plotly_white", hovermode="closest",
-                      legend={"orientation": "h", "y": -0.2}, margin={"t": 60, "l": 60, "r": 20, "b": 40})
+def trace_style(style: EntrantStyle, width: float = 2.0) -> dict:
+    """The ``line`` and ``marker`` of a plotly trace in ``style``."""
+    return {"line": {"color": style.colour, "dash": style.plotly_dash(width), "width": width},
+            "marker": {"symbol": style.symbol, "color": style.colour}}
+
+
+def _margins(height: int, legend_rows: int = 1) -> tuple[int, int, int]:
+    """(top, bottom, plot-area height) in pixels of a figure ``height`` pixels tall."""
+    top, bottom = 90, 70 + 24 * legend_rows
+    return top, bottom, max(height - top - bottom, 100)
+
+
+def _strip_rows(entrants: list[str], limit: float, low: float, height: int) -> dict[str, float]:
+    """:func:`censored_rows` for a plotly figure ``height`` pixels tall (rows ROW_PIXELS apart)."""
+    from experiments.analysis.figure_style import ROW_POINTS
+    return censored_rows(entrants, limit, low, _margins(height)[2] * ROW_POINTS / ROW_PIXELS)
+
+
+def _layout(fig: go.Figure, title: str, height: int = 420, legend_rows: int = 1, subtitle: str = "") -> go.Figure:
+    """Title (and a smaller ``subtitle`` under it), size and a horizontal legend under the
+    x-axis titles (never over a panel)."""
+    top, bottom, plot_height = _margins(height, legend_rows)
+    heading = {"text": title, "y": 1.0, "yanchor": "top", "pad": {"t": 12}}
+    if subtitle:
+        heading["subtitle"] = {"text": subtitle}
+    fig.update_layout(title=heading, height=height,
+                      template="plotly_white", hovermode="closest",
+                      legend={"orientation": "h", "yanchor": "top", "y": -62 / plot_height, "x": 0},
+                      margin={"t": top, "l": 70, "r": 20, "b": bottom})
     return fig
 
 
@@ -45,8 +79,9 @@ def seconds(value: float, limit: float) -> str:
 
 def instance_hover(row: pd.Series | dict, limit: float) -> str:
     """instance, family, n, status, time and the counters it reports (one hover box)."""
-    lines = [f"<b>{row['entrant']}</b>", f"instance {row['instance']}", f"{row['family']}, n = {row['n']}",
-             f"status {row['status']}", f"time {seconds(row['time'], limit)}"]
+    lines = [f"<b>{markup(row['entrant'])}</b>", f"instance {markup(row['instance'])}",
+             f"{markup(row['family'])}, n = {row['n']}", f"status {markup(row['status'])}",
+             f"time {seconds(row['time'], limit)}"]
     for counter in HOVER_COUNTERS:
         value = row.get(counter)
         if value is not None and not (isinstance(value, float) and math.isnan(value)):
@@ -59,18 +94,53 @@ def _jitter(count: int, index: int, entrants: int, seed: int) -> np.ndarray:
     return (index - (entrants - 1) / 2) * 0.09 + rng.uniform(-0.03, 0.03, count)
 
 
-def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: pd.DataFrame) -> go.Figure:
-    """Time vs n per family: every instance as a faint point (hollow on the limit line when
-    censored), the median as a line with its IQR band, censored medians hollow at the
-    limit, the virtual best solver as its own line."""
+def _censored_axis(fig: go.Figure, rows_above: dict[str, float], limit: float, low: float,
+                   columns: int) -> None:
+    """Each panel's log y axis from ``low`` to the top of the censored strip, ticks only at
+    measured times (decades up to the limit), the strip shaded and labelled "> limit"."""
+    top = strip_top(rows_above, limit)
+    decades = [10.0 ** k for k in range(math.floor(math.log10(low)), math.floor(math.log10(limit)) + 1)]
+    fig.update_yaxes(type="log", range=[math.log10(low), math.log10(top)], tickmode="array",
+                     tickvals=[d for d in decades if d >= low])
+    if not rows_above:
+        return
+    for col in range(1, columns + 1):
+        fig.add_hrect(y0=limit, y1=top, fillcolor="#efefef", line={"width": 0}, layer="below", row=1, col=col)
+        fig.add_annotation(x=0.01, xref="x domain" if col == 1 else f"x{col} domain",
+                           y=math.log10((limit * top) ** 0.5), yref="y" if col == 1 else f"y{col}",
+                           text=f"> {markup(seconds(limit, None))}", showarrow=False, xanchor="left",
+                           font={"size": 10, "color": "#666"})
+
+
+def _lowest(values: np.ndarray, limit: float) -> float:
+    values = values[np.isfinite(values) & (values > 0)]
+    return float(values.min()) / 1.6 if values.size else limit / 1e3
+
+
+RUNTIME_HEIGHT = 500
+
+
+def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: pd.DataFrame,
+                   styles: dict[str, EntrantStyle] | None = None) -> go.Figure:
+    """Time vs n per family: every instance as a faint point, the median as a line with its
+    IQR band, the virtual best solver as its own line; censored medians and instances hollow
+    in their entrant's row of the strip above the limit."""
     families = campaign.families
     limit = campaign.timeout_s
+    styles = styles or campaign_styles(campaign)
     table, entrants = plots.with_virtual_best(campaign, table)
     fig = make_subplots(rows=1, cols=len(families), shared_yaxes=True,
-                        subplot_titles=[plots.family_title(campaign, k) for k in families])
+                        subplot_titles=[markup(plots.family_title(campaign, k)) for k in families])
+    times = instances["time"].to_numpy(float)
+    censored_entrants = [e for e in entrants if
+                         np.isinf(table.loc[table["entrant"] == e, "median_s"].to_numpy(float)).any()
+                         or np.isinf(times[instances["entrant"].to_numpy() == e]).any()]
+    low = _lowest(np.concatenate([times, table["q25_s"].to_numpy(float)]), limit)
+    rows_above = _strip_rows(censored_entrants, limit, low, RUNTIME_HEIGHT)
     for col, family in enumerate(families, start=1):
         for i, entrant in enumerate(entrants):
-            st = style(i)
+            st = styles[entrant]
+            name = markup(entrant)
             rows = table[(table["family"] == family) & (table["entrant"] == entrant)].sort_values("n")
             if rows.empty:
                 continue
@@ -82,7 +152,7 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: 
                                          line={"width": 0}, hoverinfo="skip", showlegend=False,
                                          legendgroup=entrant), row=1, col=col)
                 fig.add_trace(go.Scatter(x=x[band], y=q25[band], mode="lines", line={"width": 0},
-                                         fill="tonexty", fillcolor=_rgba(st["color"], 0.15),
+                                         fill="tonexty", fillcolor=_rgba(st.colour, 0.15),
                                          hoverinfo="skip", showlegend=False, legendgroup=entrant),
                               row=1, col=col)
             pts = instances[(instances["entrant"] == entrant) & (instances["family"] == family)]
@@ -91,39 +161,38 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: 
                 censored = ~np.isfinite(t)
                 fig.add_trace(go.Scatter(
                     x=pts["n"].to_numpy(float) + _jitter(len(pts), i, len(entrants), col),
-                    y=np.where(censored, limit, t), mode="markers", legendgroup=entrant, showlegend=False,
-                    name=f"{entrant} (instances)",
-                    marker={"color": st["color"], "size": 5, "opacity": 0.45,
-                            "symbol": [f"{st['symbol']}-open" if c else st["symbol"] for c in censored]},
+                    y=np.where(censored, rows_above.get(entrant, limit), t), mode="markers", legendgroup=entrant,
+                    showlegend=False, name=f"{name} (instances)",
+                    marker={"color": st.colour, "size": 5, "opacity": 0.45,
+                            "symbol": [f"{st.symbol}-open" if c else st.symbol for c in censored]},
                     text=[instance_hover(r, limit) for r in pts.to_dict("records")],
                     customdata=pts["instance"].tolist(), hovertemplate="%{text}<extra></extra>"),
                     row=1, col=col)
-            hover = [f"<b>{entrant}</b><br>{family}, n = {int(r.n)}<br>solved {int(r.solved)}/{int(r.total)}"
+            hover = [f"<b>{name}</b><br>{markup(family)}, n = {int(r.n)}<br>solved {int(r.solved)}/{int(r.total)}"
                      f"<br>median {seconds(r.median_s, limit)}"
                      f"<br>95% CI {analysis.format_interval(r.median_lo, r.median_hi, limit)}"
                      f"<br>IQR {seconds(r.q25_s, limit)} .. {seconds(r.q75_s, limit)}"
                      for r in rows.itertuples()]
             finite = np.isfinite(med)
+            look = trace_style(st, 3 if entrant == virtual_best.NAME else 2)
             fig.add_trace(go.Scatter(
-                x=x, y=np.where(finite, med, np.nan), mode="lines+markers", name=entrant, legendgroup=entrant,
-                showlegend=col == 1, line={"color": st["color"], "dash": st["dash"], "width": 3 if
-                                           entrant == virtual_best.NAME else 2},
-                marker={"symbol": st["symbol"], "size": 8, "color": st["color"]},
+                x=x, y=np.where(finite, med, np.nan), mode="lines+markers", name=name, legendgroup=entrant,
+                showlegend=col == 1, line=look["line"], marker={**look["marker"], "size": 8},
                 text=hover, hovertemplate="%{text}<extra></extra>"), row=1, col=col)
             if (~finite).any():
                 fig.add_trace(go.Scatter(
-                    x=x[~finite], y=np.full((~finite).sum(), limit), mode="markers", legendgroup=entrant,
-                    showlegend=False, name=f"{entrant} (median > limit)",
-                    marker={"symbol": f"{st['symbol']}-open", "size": 11, "color": st["color"],
+                    x=x[~finite], y=np.full((~finite).sum(), rows_above[entrant]), mode="markers",
+                    legendgroup=entrant, showlegend=False, name=f"{name} (median > limit)",
+                    marker={"symbol": f"{st.symbol}-open", "size": 10, "color": st.colour,
                             "line": {"width": 2}},
                     text=[h for h, f in zip(hover, finite) if not f], hovertemplate="%{text}<extra></extra>"),
                     row=1, col=col)
         fig.add_hline(y=limit, line={"dash": "dash", "color": "#555", "width": 1}, row=1, col=col)
         fig.update_xaxes(title_text="box size n", dtick=1, row=1, col=col)
-    fig.update_yaxes(type="log")
+    _censored_axis(fig, rows_above, limit, low, len(families))
     fig.update_yaxes(title_text="wall time per solve (s)", row=1, col=1)
-    return _layout(fig, f"Time per instance vs n (median line, IQR band, points: instances; hollow on "
-                        f"the dashed line: > limit {seconds(limit, None)})", 480)
+    return _layout(fig, f"Time per instance vs n (median line, IQR band, points: instances; hollow in the "
+                        f"shaded strip: > limit {seconds(limit, None)}, a row per entrant)", RUNTIME_HEIGHT)
 
 
 def _rgba(hex_colour: str, alpha: float) -> str:
@@ -131,32 +200,37 @@ def _rgba(hex_colour: str, alpha: float) -> str:
     return f"rgba({int(h[0:2], 16)},{int(h[2:4], 16)},{int(h[4:6], 16)},{alpha})"
 
 
-def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame) -> go.Figure:
+def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame,
+                  styles: dict[str, EntrantStyle] | None = None) -> go.Figure:
     """Share of instances solved within the limit vs n, one panel per family, the VBS too."""
     families = campaign.families
+    styles = styles or campaign_styles(campaign)
     table, entrants = plots.with_virtual_best(campaign, table)
-    fig = make_subplots(rows=1, cols=len(families), shared_yaxes=True, subplot_titles=families)
+    fig = make_subplots(rows=1, cols=len(families), shared_yaxes=True,
+                        subplot_titles=[markup(plots.family_title(campaign, k)) for k in families])
     for col, family in enumerate(families, start=1):
-        for i, entrant in enumerate(entrants):
+        for entrant in entrants:
             rows = table[(table["family"] == family) & (table["entrant"] == entrant)].sort_values("n")
             if rows.empty:
                 continue
-            st = style(i)
+            look = trace_style(styles[entrant])
             fig.add_trace(go.Scatter(
-                x=rows["n"], y=100 * rows["solved_frac"], mode="lines+markers", name=entrant,
-                legendgroup=entrant, showlegend=col == 1,
-                line={"color": st["color"], "dash": st["dash"]}, marker={"symbol": st["symbol"], "size": 8},
-                text=[f"<b>{entrant}</b><br>{family}, n = {int(r.n)}<br>solved {int(r.solved)}/{int(r.total)}"
-                      for r in rows.itertuples()], hovertemplate="%{text}<extra></extra>"), row=1, col=col)
+                x=rows["n"], y=100 * rows["solved_frac"], mode="lines+markers", name=markup(entrant),
+                legendgroup=entrant, showlegend=col == 1, line=look["line"], marker={**look["marker"], "size": 8},
+                text=[f"<b>{markup(entrant)}</b><br>{markup(family)}, n = {int(r.n)}<br>solved "
+                      f"{int(r.solved)}/{int(r.total)}" for r in rows.itertuples()],
+                hovertemplate="%{text}<extra></extra>"), row=1, col=col)
         fig.update_xaxes(title_text="box size n", dtick=1, row=1, col=col)
     fig.update_yaxes(range=[-5, 105])
     fig.update_yaxes(title_text=f"solved within {seconds(campaign.timeout_s, None)} (%)", row=1, col=1)
     return _layout(fig, "Instances solved within the limit")
 
 
-def cactus_figure(campaign: analysis.Campaign, instances: pd.DataFrame) -> go.Figure:
+def cactus_figure(campaign: analysis.Campaign, instances: pd.DataFrame,
+                  styles: dict[str, EntrantStyle] | None = None) -> go.Figure:
     """The k-th fastest answered instance of each entrant (all families and n), the VBS too."""
     limit = campaign.timeout_s
+    styles = styles or campaign_styles(campaign)
     entrants = list(campaign.entrants)
     frame = instances
     if virtual_best.applies(campaign):
@@ -165,63 +239,89 @@ def cactus_figure(campaign: analysis.Campaign, instances: pd.DataFrame) -> go.Fi
         frame = pd.concat([instances, best], ignore_index=True)
         entrants.append(virtual_best.NAME)
     fig = go.Figure()
-    for i, entrant in enumerate(entrants):
+    for entrant in entrants:
         mine = frame[(frame["entrant"] == entrant) & np.isfinite(frame["time"].to_numpy(float))]
         mine = mine.sort_values("time", kind="mergesort")
-        st = style(i)
-        text = [instance_hover(r, limit) + (f"<br>fastest: {r['winner']}" if r.get("winner") else "")
+        look = trace_style(styles[entrant])
+        text = [instance_hover(r, limit) + (f"<br>fastest: {markup(r['winner'])}" if r.get("winner") else "")
                 for r in mine.to_dict("records")]
         fig.add_trace(go.Scatter(x=np.arange(1, len(mine) + 1), y=mine["time"], mode="lines+markers",
-                                 name=entrant, line={"color": st["color"], "dash": st["dash"], "shape": "hv"},
-                                 marker={"symbol": st["symbol"], "size": 5}, text=text,
+                                 name=markup(entrant), line={**look["line"], "shape": "hv"},
+                                 marker={**look["marker"], "size": 5}, text=text,
                                  customdata=mine["instance"].tolist(), hovertemplate="%{text}<extra></extra>"))
     fig.add_hline(y=limit, line={"dash": "dash", "color": "#555", "width": 1})
     total = int(instances.groupby("entrant").size().max()) if len(instances) else 0
-    fig.update_xaxes(title_text=f"instances solved (of {total}, all families and n)")
+    fig.update_xaxes(title_text=f"instances solved (of {total}, all n)")
     fig.update_yaxes(type="log", title_text="wall time per solve (s)")
-    return _layout(fig, "Cactus plot: the k-th fastest solved instance")
-
-
-def work_figure(campaign: analysis.Campaign, table: pd.DataFrame) -> go.Figure:
-    """Median work counters over solved instances vs n: a row per family, a column per counter."""
     families = campaign.families
+    which = (markup(plots.family_title(campaign, families[0])) if len(families) == 1
+             else f"all families ({markup(', '.join(families))})")
+    return _layout(fig, f"Cactus plot: the k-th fastest solved instance, {which}")
+
+
+def work_figure(campaign: analysis.Campaign, table: pd.DataFrame,
+                styles: dict[str, EntrantStyle] | None = None) -> go.Figure:
+    """Median work counters over solved instances vs n: a row per family, a column per
+    counter (log y; a median of 0 sits at the "0" tick below 1; a note instead of a plot
+    when every median is 0 or no entrant reports the counter)."""
+    families = campaign.families
+    styles = styles or campaign_styles(campaign)
     counters = [c for c, _ in plots.WORK]
-    fig = make_subplots(rows=len(families), cols=len(counters),
-                        subplot_titles=[f"{k}: {t}" for k in families for _, t in plots.WORK])
+    fig = make_subplots(rows=len(families), cols=len(counters), vertical_spacing=0.3 / len(families),
+                        subplot_titles=[f"{markup(k)}: {t}" for k in families for _, t in plots.WORK])
+    shown: set[str] = set()
     for r, family in enumerate(families, start=1):
         for c, counter in enumerate(counters, start=1):
-            for i, entrant in enumerate(campaign.entrants):
+            drawn = []
+            for entrant in campaign.entrants:
                 rows = table[(table["family"] == family) & (table["entrant"] == entrant)].sort_values("n")
                 y = rows[counter].to_numpy(float)
-                if not np.isfinite(y).any():
-                    continue
-                st = style(i)
+                if np.isfinite(y).any():
+                    drawn.append((entrant, rows, y))
+            values = np.concatenate([y[np.isfinite(y)] for *_, y in drawn]) if drawn else np.array([])
+            axis = {"row": r, "col": c}
+            fig.update_xaxes(dtick=1, title_text="box size n" if r == len(families) else None, **axis)
+            if not (values > 0).any():
+                note = (f"no {counter}<br>(every median is 0: {markup(', '.join(e for e, *_ in drawn))})"
+                        if drawn else f"no entrant reports {counter}")
+                # paper coordinates: plotly draws no axes for a panel without traces
+                index = (r - 1) * len(counters) + c
+                suffix = "" if index == 1 else str(index)
+                x0, x1 = fig.layout[f"xaxis{suffix}"].domain
+                y0, y1 = fig.layout[f"yaxis{suffix}"].domain
+                fig.add_annotation(text=note, x=(x0 + x1) / 2, y=(y0 + y1) / 2, xref="paper", yref="paper",
+                                   showarrow=False, font={"color": "#666"})
+                continue
+            zero = bool((values == 0).any())
+            for entrant, rows, y in drawn:
+                look = trace_style(styles[entrant])
                 fig.add_trace(go.Scatter(
-                    x=rows["n"], y=y, mode="lines+markers", name=entrant, legendgroup=entrant,
-                    showlegend=(r, c) == (1, 1) or entrant not in _shown(fig),
-                    line={"color": st["color"], "dash": st["dash"]}, marker={"symbol": st["symbol"], "size": 7},
-                    text=[f"<b>{entrant}</b><br>{family}, n = {int(row.n)}<br>median {counter} "
+                    x=rows["n"], y=np.where(y == 0, ZERO_AT, y) if zero else y, mode="lines+markers",
+                    name=markup(entrant), legendgroup=entrant, showlegend=entrant not in shown,
+                    line=look["line"], marker={**look["marker"], "size": 7},
+                    text=[f"<b>{markup(entrant)}</b><br>{markup(family)}, n = {int(row.n)}<br>median {counter} "
                           f"{'n/a' if math.isnan(v) else f'{v:,.0f}'}" for row, v in zip(rows.itertuples(), y)],
-                    hovertemplate="%{text}<extra></extra>"), row=r, col=c)
-            fig.update_yaxes(type="log", row=r, col=c)
-            fig.update_xaxes(dtick=1, title_text="box size n" if r == len(families) else None, row=r, col=c)
-    return _layout(fig, "Work per solve (median over solved instances)", 260 + 220 * len(families))
-
-
-def _shown(fig: go.Figure) -> set[str]:
-    return {t.name for t in fig.data if t.showlegend}
+                    hovertemplate="%{text}<extra></extra>"), **axis)
+                shown.add(entrant)
+            fig.update_yaxes(type="log", title_text=f"{counter} per solve", **axis)
+            if zero:
+                top = math.ceil(math.log10(values.max()))
+                fig.update_yaxes(tickmode="array", tickvals=[ZERO_AT] + [10.0 ** k for k in range(top + 1)],
+                                 ticktext=["0"] + [f"{10 ** k:,}" for k in range(top + 1)], **axis)
+    return _layout(fig, "Work per solve (median over solved instances)", 200 + 250 * len(families))
 
 
 def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame) -> go.Figure:
     """The SAT entrants' phase split: stacked shares of the median solve per n (first family)."""
     entrants = plots.sat_entrants(campaign)
-    first = table[table["family"] == campaign.families[0]] if "family" in table.columns else table
+    family = campaign.families[0]
+    first = table[table["family"] == family] if "family" in table.columns else table
     if not entrants:
         fig = go.Figure()
         fig.add_annotation(text="no SAT entrant in this campaign", showarrow=False)
         return _layout(fig, "SAT phase split", 200)
     phases = [p for p in analysis.PHASES if first.loc[first["entrant"].isin(entrants), p].notna().any()]
-    fig = make_subplots(rows=1, cols=len(entrants), shared_yaxes=True, subplot_titles=entrants)
+    fig = make_subplots(rows=1, cols=len(entrants), shared_yaxes=True, subplot_titles=[markup(e) for e in entrants])
     for col, entrant in enumerate(entrants, start=1):
         rows = first[first["entrant"] == entrant].sort_values("n")
         rows = rows[rows[phases].notna().any(axis=1)]
@@ -235,42 +335,69 @@ def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame) -> go.Figure
                 x=[str(n) for n in rows["n"]], y=shares[:, j], name=plots.PHASE_NAMES[phase],
                 legendgroup=phase, showlegend=col == 1, marker={"color": f"rgb({level},{level},{level})",
                                                                   "line": {"color": "black", "width": 0.5}},
-                text=[f"{plots.PHASE_NAMES[phase]}: {seconds(v, None)} of {seconds(t, None)} (n = {n})"
-                      for v, t, n in zip(values[:, j], totals, rows["n"])],
+                text=[f"{markup(entrant)}, {plots.PHASE_NAMES[phase]}: {seconds(v, None)} of {seconds(t, None)} "
+                      f"(n = {n})" for v, t, n in zip(values[:, j], totals, rows["n"])],
                 textposition="none", hovertemplate="%{text}<extra></extra>"), row=1, col=col)
         fig.update_xaxes(title_text="box size n", type="category", row=1, col=col)
     fig.update_layout(barmode="stack")
     fig.update_yaxes(range=[0, 100])
     fig.update_yaxes(title_text="share of median time (%)", row=1, col=1)
-    return _layout(fig, f"SAT phase split ({campaign.families[0]} puzzles)")
+    return _layout(fig, f"SAT phase split, {markup(plots.family_title(campaign, family))}")
 
 
-def landscape_figure(landscape: analysis.Campaign) -> go.Figure:
+LANDSCAPE_HEIGHT = 460
+
+
+def _work(value: float) -> str:
+    if math.isnan(value):
+        return "n/a"
+    return "&gt; limit" if math.isinf(value) else f"{value:,.0f}"
+
+
+def landscape_figure(landscape: analysis.Campaign, styles: dict[str, EntrantStyle] | None = None) -> go.Figure:
     """Median time vs share of empty cells, one panel per n, one line per entrant; censored
-    medians hollow at the limit (a ``race landscape`` campaign)."""
-    from experiments.analysis.landscape import landscape_table
-    table = landscape_table(landscape)
+    medians hollow in their entrant's row above the limit, the hardness peak's interval
+    shaded (a ``race landscape`` campaign)."""
+    from experiments.analysis.landscape import instance_table, landscape_family, landscape_table, peaks
+    per_instance = instance_table(landscape)
+    table = landscape_table(landscape, per_instance)
+    found = {p["n"]: p for p in peaks(landscape, per_instance)}
     limit = landscape.timeout_s
+    styles = styles or campaign_styles(landscape)
     ns = sorted(table["n"].unique())
-    fig = make_subplots(rows=1, cols=len(ns), shared_yaxes=True, subplot_titles=[f"n = {n}" for n in ns])
+    entrants = [e for e in landscape.entrants if e in set(table["entrant"])]
+    censored_entrants = [e for e in entrants
+                         if np.isinf(table.loc[table["entrant"] == e, "median_s"].to_numpy(float)).any()]
+    low = _lowest(table["median_s"].to_numpy(float), limit)
+    rows_above = _strip_rows(censored_entrants, limit, low, LANDSCAPE_HEIGHT)
+    fig = make_subplots(rows=1, cols=len(ns), shared_yaxes=True,
+                        subplot_titles=[f"n = {n} ({n * n}\u00d7{n * n})" for n in ns])
     for col, n in enumerate(ns, start=1):
-        for i, entrant in enumerate(landscape.entrants):
+        for entrant in entrants:
             rows = table[(table["n"] == n) & (table["entrant"] == entrant)].sort_values("holes")
             if rows.empty:
                 continue
-            st = style(i)
+            look = trace_style(styles[entrant])
             med = rows["median_s"].to_numpy(float)
             censored = ~np.isfinite(med)
             fig.add_trace(go.Scatter(
-                x=rows["holes"], y=np.where(censored, limit, med), mode="lines+markers", name=entrant,
-                legendgroup=entrant, showlegend=col == 1, line={"color": st["color"], "dash": st["dash"]},
-                marker={"symbol": [f"{st['symbol']}-open" if c else st["symbol"] for c in censored], "size": 8},
-                text=[f"<b>{entrant}</b><br>n = {n}, {100 * r.holes:.0f}% empty<br>solved "
+                x=rows["holes"], y=np.where(censored, rows_above.get(entrant, limit), med), mode="lines+markers",
+                name=markup(entrant), legendgroup=entrant, showlegend=col == 1, line=look["line"],
+                marker={**look["marker"], "size": 8,
+                        "symbol": [f"{look['marker']['symbol']}-open" if c else look["marker"]["symbol"]
+                                   for c in censored]},
+                text=[f"<b>{markup(entrant)}</b><br>n = {n}, {100 * r.holes:.0f}% empty<br>solved "
                       f"{100 * r.solved_frac:.0f}%<br>median {seconds(r.median_s, limit)}<br>median "
-                      f"{r.counter or 'work'} {'> limit' if math.isinf(r.median_work) else r.median_work}"
+                      f"{r.counter or 'work'} {_work(r.median_work)}"
                       for r in rows.itertuples()], hovertemplate="%{text}<extra></extra>"), row=1, col=col)
         fig.add_hline(y=limit, line={"dash": "dash", "color": "#555", "width": 1}, row=1, col=col)
+        if n in found:
+            fig.add_vrect(x0=found[n]["low"] - 0.01, x1=found[n]["high"] + 0.01, fillcolor="#d9d9d9",
+                          line={"width": 0}, layer="below", row=1, col=col)
         fig.update_xaxes(title_text="share of empty cells", tickformat=".0%", row=1, col=col)
-    fig.update_yaxes(type="log")
+    _censored_axis(fig, rows_above, limit, low, len(ns))
     fig.update_yaxes(title_text="median wall time (s)", row=1, col=1)
-    return _layout(fig, f"Hardness landscape (campaign {landscape.name}; hollow: median > limit)")
+    return _layout(fig, f"Hardness landscape: {markup(landscape_family(landscape))} (campaign "
+                        f"{markup(landscape.name)})", LANDSCAPE_HEIGHT,
+                   subtitle="hollow in the strip above the dashed line: median &gt; limit; grey band: the "
+                            "hardness peak (90% bootstrap interval)")

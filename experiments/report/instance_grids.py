@@ -9,7 +9,9 @@ must hash to the recorded sha256, or the grid is left out with the reason: a gri
 shown is always the one that was raced.
 
 Grids travel as text: one character per cell in base 36 for n <= 5 (``0`` empty),
-two characters per cell for larger n (see :func:`encode`).
+two characters per cell for larger n (see :func:`encode`). :func:`pack` writes each
+solution once (the families of a campaign cut their puzzles from the same solved grids)
+and a puzzle whose clues agree with its solution as a mask of the given cells.
 """
 
 from __future__ import annotations
@@ -91,6 +93,18 @@ def _family_options(meta: dict, key: str, n: int) -> dict:
     return {}
 
 
+def _set_directory(instance: str, family_key: str, meta: dict) -> str | None:
+    """The directory of the instance cache that ``race run`` wrote a generated ``instance``
+    into (:func:`experiments.harness.instances.instance_dir`), or None when the name is not
+    a generated puzzle's."""
+    from experiments.harness.config import options_label
+    match = NAME.match(Path(instance).name)
+    if match is None:
+        return None
+    n = int(match["n"])
+    return f"{match['kind']}-n{n}-s{match['seed']}{options_label(_family_options(meta, family_key, n))}"
+
+
 def _regenerate(instance: str, family_key: str, meta: dict, pool) -> bytes | None:
     """The bytes ``race run`` wrote for ``instance`` (from its generator identity), or None
     when the path names no generated puzzle."""
@@ -109,7 +123,9 @@ def _regenerate(instance: str, family_key: str, meta: dict, pool) -> bytes | Non
 def campaign_grids(campaign: analysis.Campaign, regenerate: bool = True
                    ) -> tuple[dict[str, InstanceGrid], dict[str, str]]:
     """The grid of every instance of ``campaign`` by its ``instance`` path, and the reason
-    for each instance left out (no file, not regenerable, sha256 mismatch)."""
+    for each instance left out (no file, not regenerable, sha256 mismatch). The file is
+    looked for in the instance cache beside the campaign (``<out>/instances/``), by its
+    path or in the directory of its set, before it is regenerated."""
     from generators.puzzle_set import CounterPool
     runs = campaign.runs.drop_duplicates("instance")
     roots = [campaign.path.parent / "instances", campaign.path / "instances"]
@@ -119,8 +135,9 @@ def campaign_grids(campaign: analysis.Campaign, regenerate: bool = True
         for row in runs.itertuples():
             instance, sha = str(row.instance), str(row.instance_sha256)
             data, source = None, ""
-            for root in roots:
-                path = root / instance
+            where = _set_directory(instance, str(row.family_key), campaign.meta)
+            for path in [root / instance for root in roots] + \
+                    ([root / where / instance for root in roots] if where else []):
                 if path.is_file():
                     data, source = path.read_bytes(), "file"
                     break
@@ -143,3 +160,41 @@ def campaign_grids(campaign: analysis.Campaign, regenerate: bool = True
                 continue
             grids[instance] = InstanceGrid(**{**grids[instance].__dict__, "source": source})
     return grids, missing
+
+
+def clue_mask(clues: str, solution: str, n: int) -> str | None:
+    """The given cells of ``clues`` as hex digits (cell 4k + j is bit 3 - j of digit k,
+    row-major), when every clue equals ``solution``'s value there; else None."""
+    w = width(n)
+    cells = n ** 4
+    given = [clues[i * w:(i + 1) * w] != "0" * w for i in range(cells)]
+    if any(g and clues[i * w:(i + 1) * w] != solution[i * w:(i + 1) * w] for i, g in enumerate(given)):
+        return None
+    given += [False] * (-cells % 4)
+    return "".join("0123456789abcdef"[sum(8 >> j for j in range(4) if given[k + j])]
+                   for k in range(0, len(given), 4))
+
+
+def pack(grids: dict[str, InstanceGrid]) -> dict:
+    """``grids`` for the page: ``solutions`` (each distinct solution once) and ``grids``:
+    instance -> ``[n, clues, mask, solution, label, source]`` where ``solution`` indexes
+    ``solutions`` (None when unknown) and the clues are either ``mask`` (:func:`clue_mask`,
+    the values read from the solution; ``clues`` None) or ``clues`` (encoded; ``mask`` None)."""
+    solutions: dict[str, int] = {}
+    packed = {}
+    for name, g in grids.items():
+        index = solutions.setdefault(g.solution, len(solutions)) if g.solution else None
+        mask = clue_mask(g.clues, g.solution, g.n) if g.solution else None
+        packed[name] = [g.n, None if mask is not None else g.clues, mask, index, g.solution_label, g.source]
+    return {"solutions": list(solutions), "grids": packed}
+
+
+def unpack(packed: dict, instance: str) -> InstanceGrid:
+    """The grid of ``instance`` from :func:`pack`'s output (what the page's script does)."""
+    n, clues, mask, index, label, source = packed["grids"][instance]
+    solution = packed["solutions"][index] if index is not None else None
+    if mask is not None:
+        w = width(n)
+        bits = "".join(f"{int(d, 16):04b}" for d in mask)
+        clues = "".join(solution[i * w:(i + 1) * w] if bits[i] == "1" else "0" * w for i in range(n ** 4))
+    return InstanceGrid(n, clues, solution, label, source)

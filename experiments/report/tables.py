@@ -144,3 +144,32 @@ def noise_paragraph(warnings: list[str], readings: bool) -> str:
     return ("\\paragraph{Noise warnings.} This campaign recorded no machine readings or "
             "calibration (it was run before \\texttt{race run} took them); no repeats of an "
             "instance varied by more than 10\\,\\%.\n")
+
+
+def cores_section(campaign) -> str:
+    """The report's paragraph and table on the entrants that held several cores per cell
+    (:mod:`experiments.analysis.multicore`): their wall time (what the other tables compare)
+    beside their total CPU time over all members, and which member answered; "" when the
+    campaign has none."""
+    from experiments.analysis import multicore
+    table = multicore.rows(campaign)
+    if table.empty:
+        return ""
+    body = []
+    for row in table.itertuples():
+        body.append([f"\\texttt{{{escape(row.entrant)}}}", escape(str(row.family)), str(row.n),
+                     str(row.cores), f"{row.answered}/{row.total}",
+                     tex_seconds(row.wall_median_s, row.limit_s), tex_seconds(row.wall_par2_s),
+                     tex_seconds(row.cpu_median_s, row.limit_s * row.cores),
+                     tex_seconds(row.cpu_par2_s), escape(multicore.wins_text(row.wins))])
+    tabular = _tabular("lllrrrrrrp{0.22\\linewidth}",
+                       ["entrant", "family", "$n$", "cores", "answered", "wall median", "wall PAR-2",
+                        "CPU median", "CPU PAR-2", "answered by"], body)
+    return ("Some entrants ran several searches at once, one per core (Table~\\ref{tab:cores}): the other "
+            "tables and the figures give their \\emph{wall} time, which they shorten by holding more "
+            "cores; this table also gives their \\emph{total CPU} time over all their members (a run "
+            "not answered counts twice the limit times the cores in its CPU PAR-2) and which member "
+            "gave each answer.\n\n"
+            "\\begin{table}[tbp]\n\\centering\\footnotesize\\setlength{\\tabcolsep}{3pt}\n"
+            "\\caption{Entrants on several cores: wall time and total CPU time of all members.}\n"
+            "\\label{tab:cores}\n" + tabular + "\\end{table}\n")

@@ -15,7 +15,11 @@ this run against baselines measured in the same run:
   by Sudoku symmetries as in bench_batch.py) through the CLI, batch path vs the
   per-puzzle path (the same CLI with ``batch_capable`` forced False);
 * `race solve -s dlx` over :data:`WHOLE_PUZZLES` such puzzles, whole process (wall, start-up
-  included; the batch kernel runs on every core this process may use).
+  included; the batch kernel runs on every core this process may use);
+* `race solve PUZZLE` (the default entrant, auto) against every single entrant (backtracking,
+  dlx, sat, kissat) on the 9x9 puzzles of :func:`nine_by_nine` (tests/data/hard9.txt and
+  generated unique, minimal and hard puzzles, several seeds), one puzzle per process, the
+  entrants interleaved, median CPU (user + system, children included) of :data:`AUTO_RUNS`.
 
 Targets (issue 14): `race --help` <= 0.2 s and `race solve` of one 9x9 with dlx
 <= 0.5 s (median), checked on the child's CPU time (user + system), which is the
@@ -24,7 +28,8 @@ each faster than its old path; `race solve` over 2,000 puzzles >= 20,000
 puzzles/s with start-up excluded (the CLI called in-process) and >= 2x its
 per-puzzle path, with equal output; `race solve -s sat` of one 25x25 at most 0.8x its
 always-compiled path (CPU); `race solve -s dlx` over 20,000 17-clue puzzles
->= 30,000 puzzles/s whole process, wall (issue 25).
+>= 30,000 puzzles/s whole process, wall (issue 25); `race solve` (auto) at most 1.2x the
+fastest single entrant, over the 9x9 set (CPU, summed) and on each of its puzzles.
 Exit 1 when a target is missed. Run: ``.venv/bin/python tests/bench/bench_startup.py``.
 """
 
@@ -85,6 +90,17 @@ def median_times(argv: list[str], runs: int = RUNS) -> tuple[float, float]:
     return statistics.median(walls), statistics.median(cpus)
 
 
+def child_cpu(argv: list[str]) -> float:
+    """CPU seconds (user + system, its children included) of one run of ``argv``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(argv, capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          cwd=ROOT)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{argv} failed: {done.stderr.decode()[-500:]}")
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
 def puzzle_25x25() -> str:
     """One seeded 25x25 with 40% of its cells emptied at random, as native text."""
     import numpy as np
@@ -96,6 +112,50 @@ def puzzle_25x25() -> str:
     cells = latin_grid(5, rng).cells.copy().ravel()
     cells[rng.choice(cells.size, int(0.4 * cells.size), replace=False)] = 0
     return format_native(Grid(5, cells.reshape(25, 25)), {})
+
+
+#: the entrants `race solve` (auto) is measured against, and the runs per puzzle and entrant
+AUTO_RIVALS = ("backtracking", "dlx", "sat", "kissat")
+AUTO_RUNS = 3
+#: seeds of each generated family of :func:`nine_by_nine`
+AUTO_SEEDS = range(4)
+
+
+def nine_by_nine(directory: Path) -> list[Path]:
+    """The 9x9 puzzles auto is measured on, one file each: tests/data/hard9.txt, and unique,
+    minimal and hard (balanced holes at the hardness peak of n = 3) puzzles of
+    :data:`AUTO_SEEDS`, as `race generate` writes them."""
+    from formats.grid_text import format_native
+    from generators.hardness_peaks import peak_holes
+    from generators.puzzle_set import make
+    paths = []
+    for index, line in enumerate((ROOT / "tests" / "data" / "hard9.txt").read_text().split()):
+        paths.append(directory / f"hard9-{index}.txt")
+        paths[-1].write_text(line + "\n")
+    families = [("unique", {}), ("minimal", {}),
+                ("holes", {"holes": peak_holes(3), "pattern": "balanced"})]
+    for kind, options in families:
+        for seed in AUTO_SEEDS:
+            grid, meta = make(kind, 3, seed, 0, **options)
+            paths.append(directory / f"{kind}-s{seed}.sudoku")
+            paths[-1].write_text(format_native(grid, meta))
+    return paths
+
+
+def auto_against_rivals(paths: list[Path]) -> dict[str, dict[str, float]]:
+    """Per puzzle, the median CPU seconds of `race solve -s ENTRANT PUZZLE` for auto and each
+    of :data:`AUTO_RIVALS`, whole process, the entrants interleaved run by run."""
+    entrants = ("auto", *AUTO_RIVALS)
+    table = {}
+    for path in paths:
+        cpus: dict[str, list[float]] = {e: [] for e in entrants}
+        for run in range(AUTO_RUNS + 1):
+            for entrant in entrants:
+                cpu = child_cpu([sys.executable, "-c", RACE, "solve", "-s", entrant, str(path)])
+                if run:                 # the first round warms the caches, unmeasured
+                    cpus[entrant].append(cpu)
+        table[path.name] = {e: statistics.median(v) for e, v in cpus.items()}
+    return table
 
 
 def cli_rate(path: Path, per_puzzle: bool) -> tuple[float, str]:
@@ -146,6 +206,7 @@ def main() -> int:
                                     "solve", "-s", "dlx", str(whole)], 3)
         rate, fast_out = cli_rate(many, per_puzzle=False)
         slow_rate, slow_out = cli_rate(many, per_puzzle=True)
+        auto = auto_against_rivals(nine_by_nine(Path(tmp)))
     print(f"median of {RUNS} fresh interpreters, wall / CPU (user+sys) in ms; "
           f"python -c pass: {floor[0] * 1e3:.0f} / {floor[1] * 1e3:.0f}")
     for what, new, old, baseline in (
@@ -162,6 +223,20 @@ def main() -> int:
           f"{whole_numba[1]:.2f} s CPU)")
     print(f"  the same in-process (start-up excluded, CPU): batch path {rate:,.0f} puzzles/s, "
           f"per-puzzle path {slow_rate:,.0f} puzzles/s; outputs equal: {fast_out == slow_out}")
+    print(f"  race solve -s ENTRANT PUZZLE, one 9x9 per process, median CPU of {AUTO_RUNS} in ms "
+          f"(auto/fastest: against the fastest entrant on that puzzle):")
+    print(f"    {'puzzle':18s}" + "".join(f"{e:>14s}" for e in ("auto", *AUTO_RIVALS))
+          + "  auto/fastest")
+    worst = 0.0
+    for name, cpus in auto.items():
+        fastest = min(cpus[e] for e in AUTO_RIVALS)
+        worst = max(worst, cpus["auto"] / fastest)
+        print(f"    {name:18s}" + "".join(f"{cpus[e] * 1e3:14.0f}" for e in ("auto", *AUTO_RIVALS))
+              + f"  {cpus['auto'] / fastest:12.2f}")
+    totals = {e: sum(cpus[e] for cpus in auto.values()) for e in ("auto", *AUTO_RIVALS)}
+    single = min(AUTO_RIVALS, key=totals.get)
+    print(f"    {'total':18s}" + "".join(f"{totals[e] * 1e3:14.0f}" for e in ("auto", *AUTO_RIVALS))
+          + f"  {totals['auto'] / totals[single]:12.2f} (the fastest single entrant: {single})")
     targets.at_most("race --help: CPU s (issue: <= 0.2 s wall, idle machine)", help_new[1], 0.2,
                     "absolute")
     targets.at_most("race solve one 9x9 dlx: CPU s (issue: <= 0.5 s wall, idle machine)",
@@ -177,6 +252,12 @@ def main() -> int:
                      "per-puzzle path of the same CLI")
     targets.at_least(f"race solve over {WHOLE_PUZZLES:,} puzzles: puzzles/s (wall, whole process)",
                      WHOLE_PUZZLES / whole_wall[0], 30_000, "absolute (issue 25)")
+    targets.at_most(f"race solve (auto) on {len(auto)} 9x9 puzzles: auto/fastest single entrant, "
+                    "CPU summed", totals["auto"] / totals[single], 1.2,
+                    f"the fastest single entrant over the set ({single}), whole process, in this run")
+    targets.at_most(f"race solve (auto) on {len(auto)} 9x9 puzzles: worst puzzle, auto/fastest "
+                    "entrant on it, CPU", worst, 1.2,
+                    "the fastest entrant on each puzzle, whole process, in this run")
     if fast_out != slow_out:
         targets.at_least("race solve over 2,000 puzzles: outputs equal", 0.0, 1.0, "per-puzzle path")
     targets.exit()

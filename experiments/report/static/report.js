@@ -1,11 +1,21 @@
 // The page script of `race report --html`: figures, head to head, tables, grid view.
-// Data comes from the JSON blocks #race-data and #race-figures; nothing is fetched.
+// Data comes from the blocks #race-data and #race-figures (JSON, gzip, base64), unpacked
+// here; nothing is fetched.
 "use strict";
 
-const DATA = JSON.parse(document.getElementById("race-data").textContent);
-const FIGURES = JSON.parse(document.getElementById("race-figures").textContent);
-const LIMIT = DATA.limit;
-const COLUMN = Object.fromEntries(DATA.columns.map((c, i) => [c, i]));
+let DATA, FIGURES, LIMIT, COLUMN;
+
+async function unpack(id) {
+  const text = document.getElementById(id).textContent.trim();
+  const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return JSON.parse(await new Response(stream).text());
+}
+
+// plotly reads names, hover texts and titles as markup: data goes in as text
+function markup(text) {
+  return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
 const PLOT_CONFIG = { displaylogo: false, responsive: true };
 const FIGURE_TITLES = {
   runtime: "Time vs n", solved: "Solved vs n", cactus: "Cactus plot", work: "Work counters",
@@ -89,6 +99,7 @@ function renderScatter() {
   }
   const groups = { measured: { x: [], y: [], text: [], custom: [], n: [] },
                    censored: { x: [], y: [], text: [], custom: [], n: [] } };
+  const over = { a: 0, b: 0, both: 0 };
   let aWins = 0, bWins = 0;
   for (const pair of byKey.values()) {
     const ra = pair[a], rb = pair[b];
@@ -96,34 +107,44 @@ function renderScatter() {
     const ta = ra[COLUMN.time], tb = rb[COLUMN.time];
     const censored = isCensored(ta) || isCensored(tb);
     const g = censored ? groups.censored : groups.measured;
-    g.x.push(isCensored(ta) ? LIMIT : ta);
-    g.y.push(isCensored(tb) ? LIMIT : tb);
+    const instance = ra[COLUMN.instance];
+    g.x.push(isCensored(ta) ? inStrip(instance + "\u0000x") : ta);
+    g.y.push(isCensored(tb) ? inStrip(instance + "\u0000y") : tb);
+    if (isCensored(ta) && isCensored(tb)) over.both++; else if (isCensored(ta)) over.a++; else if (isCensored(tb)) over.b++;
     g.n.push(ra[COLUMN.n]);
-    g.custom.push(ra[COLUMN.instance]);
-    g.text.push(`instance ${ra[COLUMN.instance]}<br>${ra[COLUMN.family]}, n = ${ra[COLUMN.n]}` +
-                `<br>${a}: ${ra[COLUMN.status]}, ${fmtSeconds(ta)}<br>${b}: ${rb[COLUMN.status]}, ${fmtSeconds(tb)}`);
+    g.custom.push(instance);
+    g.text.push(`instance ${markup(instance)}<br>${markup(ra[COLUMN.family])}, n = ${ra[COLUMN.n]}` +
+                `<br>${markup(a)}: ${markup(ra[COLUMN.status])}, ${fmtSeconds(ta)}` +
+                `<br>${markup(b)}: ${markup(rb[COLUMN.status])}, ${fmtSeconds(tb)}`);
     const va = isCensored(ta) ? Infinity : ta, vb = isCensored(tb) ? Infinity : tb;
     if (va < vb) aWins++; else if (vb < va) bWins++;
   }
-  const all = groups.measured.x.concat(groups.measured.y, groups.censored.x, groups.censored.y).filter((t) => t > 0);
-  const low = all.length ? Math.min(...all) / 2 : 1e-5;
+  const all = groups.measured.x.concat(groups.measured.y).filter((t) => t > 0);
+  const low = all.length ? Math.min(...all) / 2 : LIMIT / 1e3;
+  const top = LIMIT * STRIP;
   const traces = [
-    { x: [low, LIMIT * 1.5], y: [low, LIMIT * 1.5], mode: "lines", name: "equal times",
+    { x: [low, LIMIT], y: [low, LIMIT], mode: "lines", name: "equal times",
       line: { color: "#999", dash: "dot" }, hoverinfo: "skip" },
     { x: groups.measured.x, y: groups.measured.y, text: groups.measured.text, customdata: groups.measured.custom,
-      mode: "markers", name: "both answered", hovertemplate: "%{text}<extra></extra>",
+      mode: "markers", name: "both answered (colour: n)", hovertemplate: "%{text}<extra></extra>",
       marker: { size: 8, color: groups.measured.n, colorscale: "Viridis", showscale: true,
-                colorbar: { title: { text: "n" } }, line: { width: 0.5, color: "#333" } } },
+                colorbar: { title: { text: "n" }, x: 1.02, len: 0.8 }, line: { width: 0.5, color: "#333" } } },
     { x: groups.censored.x, y: groups.censored.y, text: groups.censored.text, customdata: groups.censored.custom,
-      mode: "markers", name: "censored (drawn at the limit)", hovertemplate: "%{text}<extra></extra>",
-      marker: { size: 9, symbol: "circle-open", color: "#b00", line: { width: 1.5 } } },
+      mode: "markers", name: "> limit (in the shaded strip beyond the dashed line)", hovertemplate: "%{text}<extra></extra>",
+      marker: { size: 8, symbol: "circle-open", color: "#b00", line: { width: 1.5 } } },
   ];
+  const strip = { type: "rect", layer: "below", fillcolor: "#efefef", line: { width: 0 } };
   const layout = {
-    title: { text: `Per instance: ${a} (x) vs ${b} (y); above the diagonal ${b} is slower` },
-    xaxis: { type: "log", title: { text: a + " wall time (s)" } },
-    yaxis: { type: "log", title: { text: b + " wall time (s)" } },
-    height: 560, hovermode: "closest", template: "plotly_white",
+    title: { text: `Per instance, ${family === "all families" ? family : markup(family) + " puzzles"}: ` +
+                   `${markup(a)} (x) vs ${markup(b)} (y); above the diagonal ${markup(b)} is slower` },
+    xaxis: { type: "log", range: [Math.log10(low), Math.log10(top)], title: { text: markup(a) + " wall time (s)" } },
+    yaxis: { type: "log", range: [Math.log10(low), Math.log10(top)], title: { text: markup(b) + " wall time (s)" } },
+    height: 600, hovermode: "closest", template: "plotly_white",
+    legend: { orientation: "h", yanchor: "top", y: -0.16, x: 0 },
+    margin: { t: 60, b: 110 },
     shapes: [
+      { ...strip, x0: LIMIT, x1: top, yref: "paper", y0: 0, y1: 1 },
+      { ...strip, y0: LIMIT, y1: top, xref: "paper", x0: 0, x1: 1 },
       { type: "line", x0: LIMIT, x1: LIMIT, yref: "paper", y0: 0, y1: 1, line: { dash: "dash", color: "#555", width: 1 } },
       { type: "line", y0: LIMIT, y1: LIMIT, xref: "paper", x0: 0, x1: 1, line: { dash: "dash", color: "#555", width: 1 } },
     ],
@@ -131,8 +152,21 @@ function renderScatter() {
   const div = document.getElementById("fig-scatter");
   Plotly.react(div, traces, layout, PLOT_CONFIG);
   const pairs = groups.measured.x.length + groups.censored.x.length;
+  const censored = [over.a ? `${a} only ${over.a}` : "", over.b ? `${b} only ${over.b}` : "",
+                    over.both ? `both ${over.both}` : ""].filter((t) => t);
   document.getElementById("pair-note").textContent =
-    `${pairs} instance pairs: ${a} faster on ${aWins}, ${b} faster on ${bWins}, ${pairs - aWins - bWins} ties`;
+    `${pairs} instance pairs: ${a} faster on ${aWins}, ${b} faster on ${bWins}, ${pairs - aWins - bWins} ties` +
+    (censored.length ? `; > limit: ${censored.join(", ")}` : "");
+}
+
+// a censored time's place in the strip beyond the limit: spread out (from the instance's
+// name, so the same on every view), never piled on one spot
+const STRIP = 4;
+function inStrip(key) {
+  let h = 2166136261;
+  for (let i = 0; i < key.length; i++) { h ^= key.charCodeAt(i); h = Math.imul(h, 16777619); }
+  h ^= h >>> 16; h = Math.imul(h, 0x85ebca6b); h ^= h >>> 13; h = Math.imul(h, 0xc2b2ae35); h ^= h >>> 16;
+  return LIMIT * STRIP ** (0.15 + 0.7 * ((h >>> 0) / 4294967296));
 }
 
 function setupScatter() {
@@ -316,17 +350,22 @@ function setupTable() {
 
 // ------------------------------------------------------------------ grid view
 
-let gridsPromise = null;
-
-async function grids() {
-  if (!gridsPromise) {
-    gridsPromise = (async () => {
-      const bytes = Uint8Array.from(atob(DATA.grids_gz), (c) => c.charCodeAt(0));
-      const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-      return JSON.parse(await new Response(stream).text());
-    })();
+// DATA.grids: each distinct solution once; an instance's clues either encoded or, when they
+// agree with its solution, a hex mask of the given cells (the values read from the solution)
+function gridOf(instance) {
+  const g = DATA.grids.grids[instance];
+  if (!g) return null;
+  const [n, clueText, mask, index, solutionLabel, source] = g;
+  const solution = index === null ? null : decode(DATA.grids.solutions[index], n);
+  let clues;
+  if (mask === null) clues = decode(clueText, n);
+  else {
+    clues = new Array(n ** 4).fill(0);
+    for (let i = 0; i < clues.length; i++) {
+      if ((parseInt(mask[i >> 2], 16) >> (3 - (i & 3))) & 1) clues[i] = solution[i];
+    }
   }
-  return gridsPromise;
+  return { n, clues, solution, solutionLabel, source };
 }
 
 const DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz";
@@ -340,7 +379,7 @@ function decode(text, n) {
   return out;
 }
 
-async function showGrid(instance) {
+function showGrid(instance) {
   const view = document.getElementById("grid-view");
   view.hidden = false;
   document.getElementById("grid-title").textContent = "instance " + instance;
@@ -349,8 +388,7 @@ async function showGrid(instance) {
     `${r[COLUMN.entrant]}: ${r[COLUMN.status]} ${fmtSeconds(r[COLUMN.time])}`).join(" · ") }));
   const board = document.getElementById("grid-board");
   const info = document.getElementById("grid-info");
-  const all = await grids();
-  const g = all[instance];
+  const g = gridOf(instance);
   if (!g) {
     const reason = DATA.grids_missing[instance] || DATA.grids_missing["*"] || "not available";
     info.textContent = "grid not available: " + reason;
@@ -358,9 +396,7 @@ async function showGrid(instance) {
     view.scrollIntoView({ block: "nearest" });
     return;
   }
-  const [n, clueText, solutionText, solutionLabel, source] = g;
-  const clues = decode(clueText, n);
-  const solution = solutionText ? decode(solutionText, n) : null;
+  const { n, clues, solution, solutionLabel, source } = g;
   const showSolution = document.getElementById("grid-solution").checked && solution;
   const given = clues.filter((v) => v > 0).length;
   info.textContent = `n = ${n} (${n * n}×${n * n}), ${given} clues (bold), ${n ** 4 - given} empty; ` +
@@ -389,10 +425,23 @@ function setupGridView() {
   });
 }
 
-renderHeader();
-renderFigures();
-setupScatter();
-renderSummary();
-setupTable();
-setupGridView();
-document.body.dataset.ready = "true";
+async function main() {
+  try {
+    [DATA, FIGURES] = await Promise.all([unpack("race-data"), unpack("race-figures")]);
+  } catch (error) {
+    document.getElementById("title").textContent = "This page cannot unpack its data (" + error + "); it needs " +
+      "a browser with DecompressionStream (Chrome 80, Firefox 113, Safari 16.4 or later).";
+    return;
+  }
+  LIMIT = DATA.limit;
+  COLUMN = Object.fromEntries(DATA.columns.map((c, i) => [c, i]));
+  renderHeader();
+  renderFigures();
+  setupScatter();
+  renderSummary();
+  setupTable();
+  setupGridView();
+  document.body.dataset.ready = "true";
+}
+
+main();

@@ -1,0 +1,228 @@
+"""A campaign read back: ``runs.csv`` and ``meta.json`` loaded, checked and settled.
+
+:func:`load` turns a campaign directory into a :class:`Campaign`: the valid rows of runs.csv
+(a damaged row is named on stderr and left out, never counted), the metadata (read and checked
+by :func:`experiments.harness.provenance.read_meta`), each row's family under its name in the
+campaign, and every disagreement settled by the verified grid (:func:`settle`). Every reader of
+a campaign (plots, reports, compare, export, portfolio) starts here.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from experiments.harness import records, schema
+from experiments.harness.identity import family_label, family_names, meta_family_labels
+from experiments.harness.provenance import read_meta
+from experiments.harness.schema import Status
+from formats.errors import RaceError, printable
+
+#: the instance families in the order the analysis shows them (the assignment's first), by label
+FAMILIES: tuple[str, ...] = ("unique", "minimal", "hard", "holes")
+
+
+def family_rank(name: str) -> int:
+    """Where the family named ``name`` goes in :data:`FAMILIES`' order (others after them)."""
+    label = family_label(name)
+    return FAMILIES.index(label) if label in FAMILIES else len(FAMILIES)
+
+
+def of_families(names: pd.Series, wanted: list[str]) -> pd.Series:
+    """Which of the family ``names`` are ``wanted``: by name, or by label (``holes`` takes
+    ``holes@0.3`` and ``holes@0.5``)."""
+    return names.isin(wanted) | names.astype(str).map(family_label).isin(wanted)
+
+
+@dataclass
+class Campaign:
+    """A loaded campaign: its directory, the runs table and the metadata."""
+    path: Path
+    runs: pd.DataFrame
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return str(self.meta.get("campaign") or self.path.name)
+
+    @property
+    def entrants(self) -> list[str]:
+        """Entrants in the order the campaign declared them (then any others as they appear)."""
+        declared = [str(e) for e in self.meta.get("entrants") or []]
+        seen = list(dict.fromkeys(self.runs["entrant"].astype(str)))
+        return [e for e in declared if e in seen] + [e for e in seen if e not in declared]
+
+    @property
+    def families(self) -> list[str]:
+        """The names of the campaign's instance families: in :data:`FAMILIES`' order
+        (:func:`family_rank`), the others after them in the order they first appear."""
+        seen = list(dict.fromkeys(self.runs["family"].astype(str)))
+        return sorted(seen, key=family_rank)
+
+    def family(self, name: str) -> "Campaign":
+        """The campaign restricted to the instances of the family named ``name``."""
+        runs = self.runs[self.runs["family"] == name].reset_index(drop=True)
+        return Campaign(self.path, runs, self.meta | {"family": name})
+
+    def holes_by_n(self, name: str) -> dict[int, float]:
+        """The hole fraction of the family ``name`` at each n (empty for families without holes)."""
+        runs = self.runs[self.runs["family"].astype(str) == name]
+        holes = pd.to_numeric(runs["holes"], errors="coerce")
+        return {int(n): float(h) for n, h in zip(runs["n"], holes) if pd.notna(h)}
+
+    @property
+    def n_values(self) -> list[int]:
+        return sorted(int(v) for v in self.runs["n"].unique())
+
+    @property
+    def timeout_s(self) -> float:
+        """The campaign's time limit: meta.json's, else the largest in the runs."""
+        value = self.meta.get("timeout_s")
+        if value is None:
+            value = pd.to_numeric(self.runs["timeout_s"], errors="coerce").max()
+        return float(value)
+
+
+def campaign_root(path: str | Path) -> Path:
+    """The campaign directory ``path`` names: ``path`` itself when it holds runs.csv (or is
+    no directory: :func:`load` says what is wrong), else the one campaign inside it (what
+    ``race run --out PATH`` made). Raises RaceError when it holds several, naming them."""
+    root = Path(path)
+    if (root / "runs.csv").is_file() or not root.is_dir():
+        return root
+    inside = sorted(found.parent for found in root.glob("*/runs.csv"))
+    if len(inside) > 1:
+        names = ", ".join(p.name for p in inside[:5]) + (", ..." if len(inside) > 5 else "")
+        raise RaceError(f"{root}: holds {len(inside)} campaigns ({names}); name one, "
+                        f"e.g. {inside[0]}")
+    return inside[0] if inside else root
+
+
+def load(path: str | Path) -> Campaign:
+    """Load ``path/runs.csv`` and ``path/meta.json`` (``path``: see :func:`campaign_root`).
+
+    Raises RaceError when the directory or either file is missing, unreadable or
+    malformed, when the header lacks a column, or when there are no valid rows.
+    Rows are validated by :func:`experiments.harness.records.scan`: a damaged row
+    is left out (and reported in one line on stderr), never counted.
+    """
+    root = campaign_root(path)
+    if not root.is_dir():
+        raise RaceError(f"{root}: not a campaign directory (expected runs.csv and meta.json in it)")
+    csv_path, meta_path = root / "runs.csv", root / "meta.json"
+    if not csv_path.is_file():
+        raise RaceError(f"{csv_path}: missing (is {root} a campaign written by `race run`?)")
+    runs = _valid_runs(csv_path)
+    runs["entrant"] = runs["entrant"].astype(str)
+    if not meta_path.is_file():
+        raise RaceError(f"{meta_path}: missing (is {root} a campaign written by `race run`?)")
+    meta = read_meta(meta_path)
+    default = meta_family_labels(meta).split(",")[0].strip() or "unique"
+    keys = runs["family"].astype(object).where(runs["family"].notna(), default).astype(str).str.strip()
+    runs["family_key"] = keys
+    runs["family"] = keys.map(family_names(keys))
+    return Campaign(root, settle(runs, root), meta)
+
+
+def settle(runs: pd.DataFrame, root: Path | None = None) -> pd.DataFrame:
+    """Disagreements settled by the verified grid: an ``unsat`` claim on an instance for
+    which another row holds a verified solution is ``wrong`` (not answered), whatever the
+    order or the majority. The referee does this when a campaign runs; this also settles
+    campaigns recorded before it did. Instances are matched by sha256 (else by family,
+    n and file). With the campaign's directory ``root``, an ``unsat`` claim the referee
+    did not rule on (blank ``referee``: recorded before it, or edited) is also checked
+    against what its instance file records (:func:`_recorded_refutations`)."""
+    runs = runs.copy()
+    if root is not None:
+        runs = _recorded_refutations(runs, root)
+    ident = runs["instance_sha256"].astype(object).where(
+        runs["instance_sha256"].notna(),
+        runs["family"].astype(str) + "|" + runs["n"].astype(str) + "|" + runs["instance"].astype(str))
+    proved = answered(runs) & (runs["status"] == Status.SOLVED)
+    solved = set(ident[proved])
+    refuted = (runs["status"] == Status.UNSAT) & ident.isin(solved)
+    if refuted.any():
+        by = {i: e for i, e in zip(ident[proved], runs.loc[proved, "entrant"])}
+        runs["message"] = runs["message"].astype(object)     # all blank: read as float NaN
+        runs.loc[refuted, "message"] = [
+            f"claimed no solution, but {by[i]} returned a verified solution of this instance"
+            for i in ident[refuted]]
+        runs.loc[refuted, "status"] = Status.WRONG.value
+        runs.loc[refuted, "verified"] = "False"
+    return runs
+
+
+def _recorded_refutations(runs: pd.DataFrame, root: Path) -> pd.DataFrame:
+    """``runs`` with each ``unsat`` row the referee did not rule on turned ``wrong`` when its
+    instance file (under the campaign's or its ``--out`` directory's ``instances/``, and with
+    the row's sha256) holds a solution that verifies (:func:`experiments.harness.referee.truth_of`:
+    proof; what its header says is not)."""
+    import hashlib
+
+    from experiments.harness.referee import truth_of
+    from formats import grid_text
+    unruled = (runs["status"] == Status.UNSAT) & runs["referee"].isna()
+    if not unruled.any():
+        return runs
+    evidence: dict[str, str] = {}
+    caches = [d for d in (root.parent / "instances", root / "instances") if d.is_dir()]
+    # the file, or (a generated family's) the file in its set's directory: listed once
+    places = caches + [d for c in caches for d in sorted(c.iterdir()) if d.is_dir()]
+    for instance, sha in set(zip(runs.loc[unruled, "instance"].astype(str),
+                                 runs.loc[unruled, "instance_sha256"].astype(str))):
+        paths = [d / instance for d in places]
+        for path in paths:
+            try:
+                data = path.read_bytes() if path.is_file() else None
+            except OSError:
+                data = None
+            if data is None or (sha not in ("", "nan") and hashlib.sha256(data).hexdigest() != sha):
+                continue
+            try:
+                truth = truth_of(grid_text.parse(data.decode("utf-8"), str(path)), name=str(path))
+            except (RaceError, UnicodeDecodeError):
+                break
+            if truth.proven:            # a verified solution it holds; its header is no proof
+                evidence[instance] = truth.evidence
+            break
+    refuted = unruled & runs["instance"].astype(str).isin(evidence)
+    if refuted.any():
+        runs["message"] = runs["message"].astype(object)
+        runs.loc[refuted, "message"] = [f"claimed no solution, but {evidence[i]}"
+                                        for i in runs.loc[refuted, "instance"].astype(str)]
+        runs.loc[refuted, "status"] = Status.WRONG.value
+        runs.loc[refuted, "verified"] = "False"
+    return runs
+
+
+def _valid_runs(csv_path: Path) -> pd.DataFrame:
+    """The valid rows of ``csv_path`` as a table (blank cells NaN, numbers numeric)."""
+    found = records.scan(csv_path)
+    if found.header_problem:
+        raise RaceError(f"{found.header_problem} (expected the runs.csv header: "
+                        f"{','.join(schema.COLUMNS[:6])},...)", source=str(csv_path), line=1)
+    if found.damaged:
+        print(f"race: warning: {printable(str(csv_path))}: left out {len(found.damaged)} damaged "
+              f"row(s): {records.describe(found.damaged)}", file=sys.stderr)
+    if not found.rows:
+        raise RaceError("no runs recorded" + (" (no valid row)" if found.damaged else ""),
+                        source=str(csv_path))
+    runs = pd.DataFrame([{c: row[c] if row[c] else np.nan for c in schema.COLUMNS}
+                         for row in found.rows], columns=list(schema.COLUMNS))
+    for column in (*schema.NUMERIC, "seed", "clues"):
+        runs[column] = pd.to_numeric(runs[column], errors="coerce")
+    runs["n"] = runs["n"].astype(int)
+    runs["repeat"] = runs["repeat"].fillna(0).astype(int)
+    return runs
+
+
+def answered(runs: pd.DataFrame) -> pd.Series:
+    """Per run, whether it is a measured answer (:func:`experiments.harness.schema.answered`);
+    every other run is censored."""
+    return pd.Series([schema.answered(status, verified)
+                      for status, verified in zip(runs["status"], runs["verified"])],
+                     index=runs.index, dtype=bool)

@@ -1,0 +1,152 @@
+"""One worker process, seen from the parent: started in a session of its own (so a kill takes
+its whole process group, solver binaries included), pinned to its CPUs before its program
+starts, fed one JSON line per request on stdin and read one JSON line per reply from stdout
+(:mod:`experiments.harness.worker`), its process tree's memory read on demand, and killed
+with every process group below it. The executor (:mod:`experiments.harness.executor`)
+decides when; this module knows how.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from typing import Any
+
+from experiments.harness import worker_tmpdir
+from solvers.limited_process import die_with_parent as die_with_parent_signal
+from solvers.process_tree import TreeMemory, descendants
+
+
+def worker_env() -> dict[str, str]:
+    """The environment of a worker: this process's, with ``sys.path`` as PYTHONPATH
+    so whatever the parent can import (e.g. a solver defined by a test) the worker can too."""
+    env = dict(os.environ)
+    paths = [p for p in sys.path if p and os.path.isdir(p)]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    return env
+
+
+def _start_hook(die_with_parent: bool, cpu: int | None):
+    """What the worker's child process does before its program starts: ask to die with
+    the parent, and run on ``cpu`` alone (None: wherever the OS likes)."""
+    if not die_with_parent and cpu is None:
+        return None
+
+    def hook() -> None:
+        if die_with_parent:
+            die_with_parent_signal()
+        if cpu is not None:
+            os.sched_setaffinity(0, {cpu})
+    return hook
+
+
+class WorkerProcess:
+    """The parent's handle on one worker subprocess (in a session of its own).
+
+    The worker gets a temp directory of its own (``TMPDIR``), removed when the worker
+    is reaped: a worker killed at its limit cannot clean up its temporary files (an
+    external SAT solver's DIMACS file, ...), so the parent does."""
+
+    def __init__(self, init: dict[str, Any], env: dict[str, str] | None = None,
+                 die_with_parent: bool = True, cpu: int | None = None) -> None:
+        self.entrant: str = init["spec"]
+        self.ready: dict[str, Any] | None = None
+        self._stderr = tempfile.TemporaryFile()
+        self.tmpdir = worker_tmpdir.make()
+        env = dict(env if env is not None else worker_env(), TMPDIR=self.tmpdir)
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "experiments.harness.worker"], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True,
+                env=env, bufsize=0, preexec_fn=_start_hook(die_with_parent, cpu))
+        except BaseException:
+            worker_tmpdir.remove(self.tmpdir)
+            raise
+        self._buf = b""
+        self.memory = TreeMemory(self.proc.pid)
+        self.send({"op": "init", **init})
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def fileno(self) -> int:
+        return self.proc.stdout.fileno()
+
+    def send(self, message: dict[str, Any]) -> bool:
+        """Send one request; False when the worker is gone."""
+        try:
+            self.proc.stdin.write((json.dumps(message) + "\n").encode())
+            return True
+        except (BrokenPipeError, OSError):
+            return False
+
+    def receive(self) -> list[dict[str, Any]] | None:
+        """The complete replies available now (call when readable); None at EOF."""
+        data = os.read(self.fileno(), 1 << 20)
+        if not data:
+            return None
+        self._buf += data
+        *lines, self._buf = self._buf.split(b"\n")
+        return [json.loads(line) for line in lines if line.strip()]
+
+    def kill(self) -> None:
+        """SIGKILL the worker's whole process group, and the groups of its descendants (an
+        outside program runs in a session of its own; its children would outlive the
+        worker), then reap it."""
+        groups = {self.proc.pid}
+        for pid in descendants(self.proc.pid):
+            try:
+                groups.add(os.getpgid(pid))
+            except (ProcessLookupError, PermissionError):
+                pass
+        groups.discard(os.getpgrp())
+        for group in groups:
+            try:
+                os.killpg(group, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        self.proc.wait()
+        self._close_files()
+        worker_tmpdir.remove(self.tmpdir)
+
+    def stop(self) -> None:
+        """Ask an idle worker to exit (closes its stdin); kill it if it lingers."""
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=2)
+        except (subprocess.TimeoutExpired, OSError):
+            pass
+        self.kill()
+
+    def _close_files(self) -> None:
+        for f in (self.proc.stdin, self.proc.stdout, self._stderr):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+    def death(self) -> str:
+        """Why the worker died, with the tail of its stderr (call after EOF)."""
+        try:
+            code = self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            code = None
+        if code is not None and code < 0:
+            how = f"killed by {signal.Signals(-code).name}"
+        else:
+            how = f"exit status {code}"
+        try:
+            self._stderr.seek(0)
+            tail = self._stderr.read().decode(errors="replace").strip().splitlines()[-3:]
+        except (OSError, ValueError):
+            tail = []
+        return f"worker died ({how})" + (": " + " | ".join(tail) if tail else "")
+
+    def rss_mb(self) -> float:
+        return self.memory.rss_mb()

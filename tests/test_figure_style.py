@@ -1,0 +1,205 @@
+"""The figures as a reader sees them: one style per entrant in every figure (static and
+interactive), no panel of zeros, no caption over a label, every figure naming its family,
+censored values readable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+
+from experiments.analysis import head_to_head, landscape, plots  # noqa: E402
+from experiments.analysis import statistics as analysis  # noqa: E402
+from experiments.analysis.figure_style import (FIXED_SLOTS, SLOTS, entrant_styles,  # noqa: E402
+                                               slot_style)
+from experiments.report import html_figures  # noqa: E402
+from tests.test_report import synthetic_campaign  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+
+
+@pytest.fixture(scope="module")
+def reference() -> analysis.Campaign:
+    return analysis.load(RESULTS / "reference-n2-10")
+
+
+@pytest.fixture(scope="module")
+def reference_table(reference):
+    return analysis.summary(reference)
+
+
+@pytest.fixture(scope="module")
+def reference_landscape() -> analysis.Campaign:
+    return analysis.load(RESULTS / "reference-landscape")
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory) -> analysis.Campaign:
+    return analysis.load(synthetic_campaign(tmp_path_factory.mktemp("style") / "syn"))
+
+
+def _static_styles(fig) -> dict[str, tuple]:
+    """entrant -> (colour, marker, dash pattern) of the legend of a matplotlib figure."""
+    from matplotlib.colors import to_hex
+    legend = fig.legends[0] if fig.legends else fig.axes[-1].get_legend()
+    out = {}
+    for handle, text in zip(legend.legend_handles, legend.get_texts()):
+        if hasattr(handle, "get_marker") and handle.get_marker() not in ("None", None, ""):
+            dashes = handle._unscaled_dash_pattern[1]          # the (on, off, ...) as drawn
+            out[text.get_text()] = (to_hex(handle.get_color()).lower(), handle.get_marker(),
+                                    tuple(dashes) if dashes else ())
+    return out
+
+
+def _plotly_styles(fig) -> dict[str, tuple]:
+    """entrant -> (colour, symbol, dash) of the legend traces of a plotly figure."""
+    out = {}
+    for trace in fig.data:
+        if trace.showlegend is not False and trace.name and trace.line.color:
+            symbol = trace.marker.symbol if isinstance(trace.marker.symbol, str) else trace.marker.symbol[0]
+            out.setdefault(trace.name, (trace.line.color.lower(), symbol.removesuffix("-open"), trace.line.dash))
+    return out
+
+
+def test_an_entrant_keeps_one_style_in_every_figure_static_and_interactive(reference, reference_table,
+                                                                          reference_landscape):
+    """The reference campaign lists backtracking, dlx, sat, kissat; its landscape lists sat,
+    kissat, backtracking, dlx: each entrant still looks the same in both, and in the page."""
+    with plt.rc_context(plots.STYLE):
+        runtime = _static_styles(plots.runtime_figure(reference, reference_table))
+        land = _static_styles(landscape.landscape_plot(reference_landscape))
+        work = _static_styles(plots.cactus_figure(reference))
+    plt.close("all")
+    entrants = ["backtracking", "dlx", "sat", "kissat"]
+    assert set(entrants) <= set(runtime) and set(entrants) <= set(land)
+    for entrant in entrants:
+        assert runtime[entrant] == land[entrant] == work[entrant], entrant
+    assert len({runtime[e] for e in entrants}) == 4
+    assert runtime["sat"][0] != "#000000"          # black is backtracking's, in every figure
+    page_runtime = _plotly_styles(html_figures.runtime_figure(reference, reference_table,
+                                                              analysis.instance_times(reference.runs)))
+    page_land = _plotly_styles(html_figures.landscape_figure(reference_landscape))
+    for entrant in entrants:
+        colour, marker, _ = runtime[entrant]
+        symbol = html_figures.trace_style(entrant_styles([entrant])[entrant])["marker"]["symbol"]
+        assert page_runtime[entrant] == page_land[entrant], entrant
+        assert page_runtime[entrant][:2] == (colour, symbol), entrant
+    assert page_runtime["sat"][2] != page_runtime["kissat"][2]
+
+
+def test_entrant_styles_follow_the_name_and_never_repeat_within_a_figure():
+    names = ["sat", "dlx", *(f"sat:backend=b{k}" for k in range(40)), "mine"]
+    styles = entrant_styles(names)
+    assert len(set(styles.values())) == len(names)
+    assert len({slot_style(k) for k in range(SLOTS)}) == SLOTS
+    # a built-in keeps its slot whatever else races; another name its slot unless taken
+    assert entrant_styles(["kissat", "sat"])["sat"] == styles["sat"] == slot_style(FIXED_SLOTS["sat"])
+    alone = entrant_styles(["dlx:heuristic=first"])["dlx:heuristic=first"]
+    assert entrant_styles(["sat", "dlx:heuristic=first"])["dlx:heuristic=first"] == alone
+    assert entrant_styles(["dlx:heuristic=first", "sat"])["dlx:heuristic=first"] == alone
+
+
+def _texts(fig) -> list:
+    """Every visible text artist of ``fig`` (titles, labels, tick labels, legends, notes)."""
+    found = [t for t in fig.findobj(matplotlib.text.Text) if t.get_visible() and t.get_text().strip()]
+    return found
+
+
+def test_the_campaign_caption_sits_under_every_label(synthetic, tmp_path, monkeypatch):
+    """race plot's figures: the "campaign ..." caption overlaps no other text (it sat on the
+    scatter's right x label)."""
+    captured = []
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path, **kw: captured.append((path.stem, fig)))
+    families = analysis.load(synthetic_campaign(tmp_path / "fam", families=("hard", "unique")))
+    plots.plot_all(families, tmp_path / "plots", formats=("png",))
+    assert {name for name, _ in captured} == set(plots.FIGURES)
+    for name, fig in captured:
+        renderer = FigureCanvasAgg(fig).get_renderer()          # plot_all closed the figure
+        texts = _texts(fig)
+        (caption,) = [t for t in texts if t.get_text() == "campaign syn"]
+        box = caption.get_window_extent(renderer)
+        for other in texts:
+            if other is caption:
+                continue
+            assert not box.overlaps(other.get_window_extent(renderer)), (name, other.get_text())
+        assert all(box.y1 <= other.get_window_extent(renderer).y0 + 0.5 for other in texts if other is not caption), name
+
+
+def test_every_figure_names_its_family(synthetic, tmp_path, monkeypatch):
+    captured = []
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path, **kw: captured.append((path.stem, fig)))
+    plots.plot_all(synthetic, tmp_path / "plots", formats=("png",))
+    for name, fig in captured:
+        words = " ".join(t.get_text() for t in _texts(fig))
+        assert "unique" in words, name
+    table = analysis.summary(synthetic)
+    rows = analysis.instance_times(synthetic.runs)
+    for name, fig in {"runtime": html_figures.runtime_figure(synthetic, table, rows),
+                      "solved": html_figures.solved_figure(synthetic, table),
+                      "cactus": html_figures.cactus_figure(synthetic, rows),
+                      "work": html_figures.work_figure(synthetic, table),
+                      "phases": html_figures.phases_figure(synthetic, table)}.items():
+        words = fig.layout.title.text + " ".join(a.text for a in fig.layout.annotations)
+        assert "unique" in words, name
+
+
+def test_a_counter_that_is_zero_everywhere_is_said_not_plotted(reference, reference_table):
+    """No CDCL conflict on the unique family: the panel says so (no zeros on an axis)."""
+    with plt.rc_context(plots.STYLE):
+        fig = plots.work_figure(reference, reference_table)
+    panel = next(ax for ax in fig.axes if ax.get_title() == "unique: CDCL conflicts")
+    assert panel.get_lines() == [] and panel.get_yticks().size == 0
+    assert any("no conflicts" in t.get_text() and "sat, kissat" in t.get_text() for t in panel.texts)
+    hard = next(ax for ax in fig.axes if ax.get_title() == "hard: CDCL conflicts")
+    assert hard.get_lines() and hard.get_yscale() == "symlog"      # zeros at small n, conflicts later
+    plt.close(fig)
+    page = html_figures.work_figure(reference, reference_table)
+    assert any(a.text.startswith("no conflicts") for a in page.layout.annotations)
+    assert not [t for t in page.data if t.xaxis == "x3"]           # unique: conflicts is the 3rd panel
+
+
+def test_censored_medians_get_a_row_per_entrant_above_the_limit(reference, reference_table):
+    """The hard family: every entrant's median is censored from n = 6: five hollow markers
+    per n, each entrant in its own row above the limit, none on another."""
+    with plt.rc_context(plots.STYLE):
+        fig = plots.runtime_figure(reference, reference_table)
+    hard = next(ax for ax in fig.axes if ax.get_title() == "hard puzzles")
+    limit = reference.timeout_s
+    hollow = [line for line in hard.get_lines() if line.get_markerfacecolor() == "white"]
+    rows = {float(np.unique(line.get_ydata())[0]) for line in hollow}
+    assert len(hollow) == 5 and len(rows) == 5 and min(rows) > limit
+    assert max(rows) < hard.get_ylim()[1]
+    assert all(t <= limit * 1.0001 for t in hard.get_yticks())        # no tick claims a time > limit
+    plt.close(fig)
+
+
+def test_censored_pairs_in_the_head_to_head_are_spread_and_counted(reference):
+    with plt.rc_context(plots.STYLE):
+        fig = head_to_head.scatter_figure(reference, "dlx", "sat")
+    hard = fig.axes[1]
+    limit = reference.timeout_s
+    censored = [(x, y) for line in hard.get_lines() if line.get_markerfacecolor() == "white"
+                for x, y in zip(line.get_xdata(), line.get_ydata())]
+    both = [(x, y) for x, y in censored if x > limit and y > limit]
+    assert len(both) == 50 and len(set(both)) == 50
+    assert any("both: 50" in t.get_text() for t in hard.texts)
+    plt.close(fig)
+
+
+def test_a_variant_wears_its_solvers_colour_and_never_a_built_ins_look():
+    styles = entrant_styles(["dlx:heuristic=first", "sat:config=sat", "cpsat:model=int", "mine"])
+    built_in = {slot_style(slot) for slot in FIXED_SLOTS.values()}
+    for variant, solver in (("dlx:heuristic=first", "dlx"), ("sat:config=sat", "sat"),
+                            ("cpsat:model=int", "cpsat")):
+        assert styles[variant].colour == slot_style(FIXED_SLOTS[solver]).colour
+        assert styles[variant] not in built_in       # told apart from the solver itself
+    assert styles["mine"] not in built_in
+    # the same look whether or not the built-in races beside it
+    assert entrant_styles(["dlx", "dlx:heuristic=first"])["dlx:heuristic=first"] == \
+        styles["dlx:heuristic=first"]
