@@ -7,42 +7,27 @@ of item indices. The options are stored as one flat index array with row
 starts (CSR), so a Sudoku matrix with n⁶ options costs a few numpy arrays, not
 millions of Python lists; :attr:`ExactCover.options` gives them as lists.
 
-Knuth's dlx format (the input of his dlx1 program)::
-
-    | a comment: any line whose first non-blank character is |
-    A B C D E F | G        <- the items: primary, then | and the secondary ones
-    A C                     <- one option per line, as item names
-    B D G
-
-Knuth's extensions are read too: a *color* on a secondary item of an option
-(his dlx2: ``x:red``; options that give x the same color may share it, an
-option naming x without a color excludes every other) and *multiplicities* of
-primary items (his dlx3: ``2:3|C`` on the item line means C is covered 2 to 3
-times, ``3|C`` exactly 3 times). :attr:`ExactCover.colors` holds one color id
-per option entry (0: none; ids index :attr:`ExactCover.color_names` from 1),
-:attr:`ExactCover.lower` / :attr:`ExactCover.upper` the bounds of the primary
-items (None: every bound is 1).
-
-Blank lines are skipped; lines end at ``\\n`` (or CRLF) only and names are
-separated by ASCII blanks. Malformed text raises :class:`RaceError` naming the
-source and line: a CR inside a line (CR-only line ends), no item line, a
-duplicate item name, an illegal name, an unknown item in an option, an item
-repeated in one option, an empty color, or an option with no primary item (it
-could never be chosen; Knuth's dlx1 ignores such lines with a warning, here it
-is an error so nothing is dropped silently).
+Knuth's dlx text format (his dlx1-dlx3 programs' input, with colors and
+multiplicities) is read by :mod:`formats.dlx_format` (without numpy, for the C
+kernel of ``race cover``); :func:`parse` and :func:`read` give the same problem as
+an :class:`ExactCover` (:meth:`ExactCover.from_dlx`), and :func:`format_dlx` writes
+one. :attr:`ExactCover.colors` holds one color id per option entry (0: none; ids
+index :attr:`ExactCover.color_names` from 1), :attr:`ExactCover.lower` /
+:attr:`ExactCover.upper` the bounds of the primary items (None: every bound is 1).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
 
+from formats import dlx_format
+from formats.dlx_format import DlxProblem, check_name
 from formats.errors import RaceError
-from formats.source import BLANKS, read_source, reject_carriage_return, split_lines
+from formats.source import read_source
 
 INDEX_DTYPE = np.int32
 
@@ -95,6 +80,32 @@ class ExactCover:
         starts[1:] = np.cumsum([len(o) for o in options])
         flat = np.fromiter((i for o in options for i in o), dtype=INDEX_DTYPE, count=int(starts[-1]))
         return cls.from_csr(items, primary, starts, flat, source=source)
+
+    @classmethod
+    def from_dlx(cls, parsed: DlxProblem) -> "ExactCover":
+        """The problem :func:`formats.dlx_format.parse` read (checked there)."""
+        problem = cls(parsed.items, parsed.primary, np.array(parsed.starts, dtype=np.int64),
+                      np.array(parsed.flat, dtype=INDEX_DTYPE))
+        if parsed.colors is not None:
+            problem.colors = np.array(parsed.colors, dtype=np.int32)
+            problem.color_names = list(parsed.color_names)
+        if parsed.lower is not None:
+            problem.lower = np.array(parsed.lower, dtype=np.int64)
+            problem.upper = np.array(parsed.upper, dtype=np.int64)
+        return problem
+
+    def to_dlx(self) -> DlxProblem:
+        """The same problem as :class:`~formats.dlx_format.DlxProblem` buffers (int32)."""
+        from array import array
+
+        def int32(values: np.ndarray) -> array:
+            return array("i", np.ascontiguousarray(values, dtype=np.int32).tobytes())
+        out = DlxProblem(list(self.items), self.primary, int32(self.starts), int32(self.flat))
+        if self.colors is not None and self.colors.any():
+            out.colors, out.color_names = int32(self.colors), list(self.color_names)
+        if self.lower is not None and (np.any(self.lower != 1) or np.any(self.upper != 1)):
+            out.lower, out.upper = int32(self.lower), int32(self.upper)
+        return out
 
     @classmethod
     def from_csr(cls, items: Sequence[str], primary: int | None, starts: np.ndarray,
@@ -166,7 +177,7 @@ class ExactCover:
             raise RaceError(f"{self.primary} primary items of {len(self.items)}", source=source)
         seen: set[str] = set()
         for name in self.items:
-            _check_name(name, source, None)
+            check_name(name, source, None)
             if name in seen:
                 raise RaceError(f"duplicate item name {name!r}", source=source)
             seen.add(name)
@@ -190,101 +201,9 @@ class ExactCover:
             raise RaceError(f"option {o + 1} lists item {self.items[i]!r} twice", source=source)
 
 
-def _check_name(name: str, source: str | None, line: int | None) -> None:
-    if not name or not name.isprintable() or any(ch.isspace() for ch in name) \
-            or "|" in name or ":" in name:
-        raise RaceError(f"illegal item name {name[:40]!r} (names are non-blank, printable and "
-                        f"contain no whitespace, '|' or ':')", source=source, line=line)
-
-
-_BLANKS_TO_SPACE = str.maketrans({ch: " " for ch in BLANKS})
-
-
-# -- Knuth's dlx text format -------------------------------------------------
-
-_BOUND = re.compile(r"(?:([0-9]{1,9}):)?([0-9]{1,9})\|(.*)")
-
-
 def parse(text: str, source: str = "<text>") -> ExactCover:
-    """Parse Knuth's dlx format (see the module docstring)."""
-    items: list[str] | None = None
-    primary = 0
-    index: dict[str, int] = {}
-    starts = [0]
-    flat: list[int] = []
-    colors: list[int] = []
-    color_ids: dict[str, int] = {}
-    lower: list[int] = []
-    upper: list[int] = []
-    for no, raw in enumerate(split_lines(text), 1):
-        if "\r" in raw:              # CR-only line ends: a comment would swallow the file
-            reject_carriage_return(raw, source, no)
-        line = raw.strip(BLANKS)
-        if not line or line.startswith("|"):
-            continue
-        tokens = [tok for tok in line.translate(_BLANKS_TO_SPACE).split(" ") if tok]
-        if items is None:
-            if tokens.count("|") > 1:
-                raise RaceError("the item line has more than one '|'", source=source, line=no)
-            bar = tokens.index("|") if "|" in tokens else len(tokens)
-            items = []
-            for k, tok in enumerate(tokens[:bar] + tokens[bar + 1:]):
-                lo = hi = 1
-                if "|" in tok:
-                    m = _BOUND.fullmatch(tok)
-                    if m is None or k >= bar:
-                        raise RaceError(f"bad item {tok[:40]!r} (bounds are written lo:hi|NAME or "
-                                        f"n|NAME, before primary items only)", source=source, line=no)
-                    hi = int(m.group(2))
-                    lo = int(m.group(1)) if m.group(1) is not None else hi
-                    tok = m.group(3)
-                    if hi < 1 or lo > hi:
-                        raise RaceError(f"bounds {lo}:{hi} of item {tok[:40]!r} need 0 <= lo <= hi, hi >= 1",
-                                        source=source, line=no)
-                _check_name(tok, source, no)
-                if tok in index:
-                    raise RaceError(f"duplicate item name {tok!r}", source=source, line=no)
-                index[tok] = len(index)
-                items.append(tok)
-                if k < bar:
-                    lower.append(lo)
-                    upper.append(hi)
-            primary = bar
-            continue
-        seen: set[int] = set()
-        for tok in tokens:
-            name, colon, color = tok.partition(":")
-            i = index.get(name)
-            if i is None:
-                raise RaceError(f"unknown item {name!r} in an option", source=source, line=no)
-            if i in seen:
-                raise RaceError(f"item {name!r} occurs twice in one option", source=source, line=no)
-            if colon and i < primary:
-                raise RaceError(f"{tok[:40]!r}: only a secondary item takes a color (item:color)",
-                                source=source, line=no)
-            if colon and not color:
-                raise RaceError(f"{tok[:40]!r}: an empty color (write item:color, or the item "
-                                f"alone for no color)", source=source, line=no)
-            seen.add(i)
-            flat.append(i)
-            colors.append(color_ids.setdefault(color, len(color_ids) + 1) if colon else 0)
-        if min(seen) >= primary:
-            raise RaceError("empty option: no primary item, so it could never be chosen",
-                            source=source, line=no)
-        starts.append(len(flat))
-    if items is None:
-        raise RaceError("no item line (expected the primary item names first)", source=source)
-    if primary == 0:
-        raise RaceError("no primary items (the item line must name at least one before '|')",
-                        source=source)
-    problem = ExactCover(items, primary, np.array(starts, dtype=np.int64), np.array(flat, dtype=INDEX_DTYPE))
-    if color_ids:
-        problem.colors = np.array(colors, dtype=np.int32)
-        problem.color_names = list(color_ids)
-    if any(lo != 1 or hi != 1 for lo, hi in zip(lower, upper)):
-        problem.lower = np.array(lower, dtype=np.int64)
-        problem.upper = np.array(upper, dtype=np.int64)
-    return problem
+    """Parse Knuth's dlx format (:func:`formats.dlx_format.parse`) into an ExactCover."""
+    return ExactCover.from_dlx(dlx_format.parse(text, source))
 
 
 def read(path_or_dash: str | Path) -> ExactCover:

@@ -17,7 +17,12 @@ instead of mirror-image uncovering):
 * Choose the open primary item i of least *branch degree*: its visible
   options, plus one if it is already covered often enough (``count[i] >=
   lower[i]``), since then "no more options of i" is a branch too (ties: the
-  first in the root's list; degree 0 is a dead end).
+  first in the root's list; degree 0 is a dead end). With ``slack`` the
+  degree is Knuth's θ of Algorithm M instead: the visible options plus one,
+  minus the covers i still needs (``lower[i] - count[i]``, at least 0), so
+  that an item needing more covers than it has options is a dead end at once
+  (0 or less) and items needing several are chosen first. The same solutions
+  from a smaller tree when bounds exceed 1; without bounds the same choice.
 * Branch on the options o1, o2, ... of i in list order: the k-th branch
   chooses ok having hidden o1..o(k-1), so every set of options is reached
   once. Choosing an option hides it and, per item x it names: a primary x
@@ -83,7 +88,7 @@ def _unwind(L, R, U, D, C, S, first_node, stop_node, closed, trail, top, to):
 
 @kernel(cache=True)
 def multiplicity_search(links, color, option_of, option_first, option_stop, lower, upper, last_primary,
-                        limit, node_limit, keep, chosen, depth):
+                        limit, node_limit, keep, chosen, depth, slack):
     """Count the solutions (up to ``limit``, 0 = all) of a problem with colors and
     multiplicities on the link block (restored before returning); stop before a
     branch once ``nodes`` reached ``node_limit`` (0 = none). ``lower``/``upper``
@@ -128,7 +133,12 @@ def multiplicity_search(links, color, option_of, option_first, option_stop, lowe
                 best_degree = 1 << 62
                 c = R[ROOT]
                 while c != ROOT:
-                    degree = S[c] + (1 if count_of[c] >= lower[c] else 0)
+                    if slack:
+                        degree = S[c] + 1 - max(lower[c] - count_of[c], 0)
+                        if degree < 0:
+                            degree = 0
+                    else:
+                        degree = S[c] + (1 if count_of[c] >= lower[c] else 0)
                     if degree < best_degree:
                         best, best_degree = c, degree
                         if degree == 0:
@@ -224,12 +234,13 @@ class MultiplicityProblem:
         self.lower = np.concatenate([[0], lower]).astype(np.int64)     # indexed by header
         self.upper = np.concatenate([[0], upper]).astype(np.int64)
 
-    def search(self, limit: int = 0, node_limit: int = 0, keep: int = 0):
-        """(solutions, nodes, updates, complete, chosen option lists of the first ``keep``)."""
+    def search(self, limit: int = 0, node_limit: int = 0, keep: int = 0, slack: bool = False):
+        """(solutions, nodes, updates, complete, chosen option lists of the first ``keep``);
+        ``slack``: Knuth's θ for the choice of item (see the module docstring)."""
         chosen = np.zeros((max(keep, 1), max(len(self.problem), 1)), dtype=np.int64)
         depth = np.zeros(max(keep, 1), dtype=np.int64)
         solutions, nodes, updates, complete = multiplicity_search(
             self.dl.links, self.color, self.dl.option_of, self.option_first, self.option_stop, self.lower, self.upper,
-            self.problem.primary, limit, node_limit, keep, chosen, depth)
+            self.problem.primary, limit, node_limit, keep, chosen, depth, slack)
         found = [chosen[s, :depth[s]].tolist() for s in range(min(solutions, keep))]
         return solutions, nodes, updates, complete, found

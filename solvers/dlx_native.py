@@ -6,99 +6,37 @@ first puzzle is searched. The C port of the same kernel (:func:`solvers.dlx.coun
 on :func:`solvers.algorithm_x.dlx_search`, MRV) needs only ctypes, and a ctypes call releases
 the GIL, so threads search side by side as with numba's ``nogil``.
 
-Built like numba's cache: the system's C compiler (``$CC``, else ``cc``) compiles the source
-once into ``__pycache__`` next to it (or ``$XDG_CACHE_HOME/sudoku-race/native`` when that is not
-writable), under a name carrying the source's hash, so an edited source is rebuilt. Without a
-compiler, or when the build fails, :func:`library` returns None and the batch path uses the
-numba kernel: same answers, only the start-up differs (tests/test_dlx_native.py compares the
-two puzzle by puzzle). ``RACE_NATIVE=0`` turns the C kernel off.
+Built and loaded by :class:`solvers.native_library.NativeLibrary` (at the first use, with the
+system's C compiler; loaded only when this user built it). Without a compiler, or when the build
+fails, :func:`library` returns None and the batch path uses the numba kernel: same answers, only
+the start-up differs (tests/test_dlx_native.py compares the two puzzle by puzzle).
+``RACE_NATIVE=0`` turns the C kernel off.
 """
 
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
-import sys
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-SOURCE = Path(__file__).with_name("dlx_native.c")
-#: why the C kernel is not in use (empty while it is, or before the first try)
-why_not = ""
+from solvers.native_library import NativeLibrary
 
 
-def _cache_dirs() -> list[Path]:
-    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return [SOURCE.parent / "__pycache__", Path(home) / "sudoku-race" / "native"]
+def _declare(lib: ctypes.CDLL) -> None:
+    ptr = ctypes.c_void_p
+    i64 = ctypes.c_int64
+    fn = lib.dlx_native_many
+    fn.argtypes = [ptr, i64, ptr, i64, i64, i64, i64, ptr, ptr, ptr, ptr, ptr, ptr, ptr]
+    fn.restype = None
 
 
-def _build(target: Path) -> None:
-    """Compile SOURCE into the shared library ``target`` (atomically: a temporary file renamed)."""
-    import shlex
-    import shutil
-    import subprocess
-    import tempfile
-    command = shlex.split(os.environ.get("CC") or "cc") or ["cc"]
-    compiler = command[0]
-    if shutil.which(compiler) is None:
-        raise OSError(f"no C compiler ({compiler!r} not found)")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(suffix=".so", dir=target.parent)
-    os.close(fd)
-    try:
-        try:
-            done = subprocess.run([*command, "-O2", "-shared", "-fPIC", "-o", tmp, str(SOURCE)],
-                                  capture_output=True, text=True, timeout=120)
-        except subprocess.SubprocessError as exc:
-            raise OSError(f"{compiler}: {exc}") from None
-        if done.returncode != 0:
-            raise OSError(f"{compiler} failed: {done.stderr.strip()[:300]}")
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+NATIVE = NativeLibrary(Path(__file__).with_name("dlx_native.c"), _declare)
 
 
-def library_name(source: bytes) -> str:
-    """The file name of the library built from ``source`` on this machine's architecture."""
-    machine = os.uname().machine if hasattr(os, "uname") else sys.platform
-    return f"dlx_native-{hashlib.sha256(source + machine.encode()).hexdigest()[:16]}.so"
-
-
-@lru_cache(maxsize=1)
 def library() -> ctypes.CDLL | None:
-    """The compiled kernel (built on first use), or None (see :data:`why_not`)."""
-    global why_not
-    if os.environ.get("RACE_NATIVE", "1") == "0":
-        why_not = "turned off (RACE_NATIVE=0)"
-        return None
-    try:
-        source = SOURCE.read_bytes()
-    except OSError as exc:
-        why_not = f"no source: {exc}"
-        return None
-    errors = []
-    for folder in _cache_dirs():
-        target = folder / library_name(source)
-        try:
-            if not target.exists():
-                _build(target)
-            lib = ctypes.CDLL(str(target))
-            fn = lib.dlx_native_many
-        except (OSError, AttributeError) as exc:    # unbuildable, unloadable, or not ours
-            errors.append(f"{folder}: {exc}")
-            continue
-        ptr = ctypes.c_void_p
-        i64 = ctypes.c_int64
-        fn.argtypes = [ptr, i64, ptr, i64, i64, i64, i64, ptr, ptr, ptr, ptr, ptr, ptr, ptr]
-        fn.restype = None
-        why_not = ""
-        return lib
-    why_not = "; ".join(errors)
-    return None
+    """The compiled kernel (built on first use), or None (``NATIVE.why_not`` says why)."""
+    return NATIVE.library()
 
 
 def _ptr(array: np.ndarray) -> int:

@@ -21,7 +21,7 @@ HARD9 = Path(__file__).parent / "data" / "hard9.txt"
 SAMPLE17 = Path(__file__).parent / "bench" / "data" / "sudoku17_sample.txt"
 
 needs_native = pytest.mark.skipif(dlx_native.library() is None,
-                                  reason=f"the C kernel could not be built: {dlx_native.why_not}")
+                                  reason=f"the C kernel could not be built: {dlx_native.NATIVE.why_not}")
 
 
 def _puzzles(n: int, count: int, rng: np.random.Generator) -> np.ndarray:
@@ -105,73 +105,36 @@ def test_the_batch_path_uses_the_c_kernel_without_importing_numba(tmp_path):
     assert ((solved == given) | (given == 0)).all() and (solved > 0).all()
 
 
-def test_without_a_compiler_the_batch_path_falls_back_to_numba(tmp_path, monkeypatch):
-    monkeypatch.setattr(dlx_native, "_cache_dirs", lambda: [tmp_path / "a", tmp_path / "b"])
+@pytest.fixture
+def private_native(tmp_path, monkeypatch):
+    """dlx_native's library looked for (and built) in tmp/a, then tmp/b only; forgotten after."""
+    monkeypatch.setattr(dlx_native.NATIVE, "cache_dirs", lambda: [tmp_path / "a", tmp_path / "b"])
+    dlx_native.NATIVE.forget()
+    yield dlx_native.NATIVE
+    dlx_native.NATIVE.forget()
+
+
+def test_without_a_compiler_the_batch_path_falls_back_to_numba(tmp_path, monkeypatch, private_native):
     monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
-    dlx_native.library.cache_clear()
-    try:
-        assert dlx_native.library() is None
-        assert "no C compiler" in dlx_native.why_not and str(tmp_path / "a") in dlx_native.why_not
-        n, puzzles = grid_text.parse_one_line_many(HARD9.read_text())
-        counts, nodes, complete, solutions = batch.dlx_many(puzzles, n, limit=2)
-        assert (counts == 1).all() and complete.all() and (nodes > 1).all()
-        with interpreted():
-            ref = batch.dlx_many(puzzles, n, limit=2)
-        assert all(np.array_equal(a, b) for a, b in zip((counts, nodes, complete, solutions), ref))
-    finally:
-        dlx_native.library.cache_clear()
-
-
-def test_a_failing_compiler_and_race_native_0_are_named(tmp_path, monkeypatch):
-    monkeypatch.setattr(dlx_native, "_cache_dirs", lambda: [tmp_path / "a"])
-    bad = tmp_path / "badcc"
-    bad.write_text("#!/bin/sh\necho 'boom: broken compiler' >&2\nexit 1\n")
-    bad.chmod(0o755)
-    monkeypatch.setenv("CC", str(bad))
-    dlx_native.library.cache_clear()
-    try:
-        assert dlx_native.library() is None and "boom: broken compiler" in dlx_native.why_not
-        assert not list((tmp_path / "a").glob("*.so"))           # no half-built library left
-        monkeypatch.setenv("RACE_NATIVE", "0")
-        dlx_native.library.cache_clear()
-        assert dlx_native.library() is None and "RACE_NATIVE=0" in dlx_native.why_not
-    finally:
-        dlx_native.library.cache_clear()
+    assert dlx_native.library() is None
+    assert "no C compiler" in private_native.why_not and str(tmp_path / "a") in private_native.why_not
+    n, puzzles = grid_text.parse_one_line_many(HARD9.read_text())
+    counts, nodes, complete, solutions = batch.dlx_many(puzzles, n, limit=2)
+    assert (counts == 1).all() and complete.all() and (nodes > 1).all()
+    with interpreted():
+        ref = batch.dlx_many(puzzles, n, limit=2)
+    assert all(np.array_equal(a, b) for a, b in zip((counts, nodes, complete, solutions), ref))
 
 
 @needs_native
-def test_an_edited_source_is_built_again(tmp_path, monkeypatch):
-    """The library's name carries the source's hash: a changed source never loads a stale build."""
-    source = tmp_path / "dlx_native.c"
-    source.write_text(dlx_native.SOURCE.read_text())
-    monkeypatch.setattr(dlx_native, "SOURCE", source)
-    monkeypatch.setattr(dlx_native, "_cache_dirs", lambda: [tmp_path / "cache"])
-    dlx_native.library.cache_clear()
-    try:
-        assert dlx_native.library() is not None
-        source.write_text(source.read_text() + "\n/* edited */\n")
-        dlx_native.library.cache_clear()
-        assert dlx_native.library() is not None
-        assert len(list((tmp_path / "cache").glob("dlx_native-*.so"))) == 2
-    finally:
-        dlx_native.library.cache_clear()
-
-
-@needs_native
-def test_a_corrupt_library_in_the_first_place_is_passed_over(tmp_path, monkeypatch):
-    """A truncated library (a full disk mid-build, say) in the first cache folder: the second
-    folder gets a good build, and the batch path answers."""
-    source = tmp_path / "dlx_native.c"
-    source.write_text(dlx_native.SOURCE.read_text() + "\n/* a source never loaded before */\n")
-    monkeypatch.setattr(dlx_native, "SOURCE", source)
-    monkeypatch.setattr(dlx_native, "_cache_dirs", lambda: [tmp_path / "a", tmp_path / "b"])
-    (tmp_path / "a").mkdir()
-    (tmp_path / "a" / dlx_native.library_name(source.read_bytes())).write_bytes(b"\x7fELF" + b"\0" * 60)
-    dlx_native.library.cache_clear()
-    try:
-        assert dlx_native.library() is not None
-        assert list((tmp_path / "b").glob("dlx_native-*.so"))
-        n, puzzles = grid_text.parse_one_line_many(HARD9.read_text())
-        assert (batch.dlx_many(puzzles, n)[0] == 1).all()
-    finally:
-        dlx_native.library.cache_clear()
+def test_a_corrupt_library_in_the_first_place_is_built_again(tmp_path, private_native, capsys):
+    """A truncated library (a full disk mid-build, say) in the first cache folder does not have
+    the digest recorded at its build: it is not loaded but built again there, and the batch
+    path answers."""
+    (tmp_path / "a").mkdir(mode=0o700)
+    target = tmp_path / "a" / private_native.name(private_native.source.read_bytes())
+    target.write_bytes(b"\x7fELF" + b"\0" * 60)
+    assert dlx_native.library() is not None and private_native.path == target
+    assert target.stat().st_size > 64 and "not loading" in capsys.readouterr().err
+    n, puzzles = grid_text.parse_one_line_many(HARD9.read_text())
+    assert (batch.dlx_many(puzzles, n)[0] == 1).all()
