@@ -15,12 +15,12 @@ import matplotlib.image as mpimg
 import pytest
 from click.testing import CliRunner
 
+from experiments.analysis import frontier as frontier_data
 from experiments.analysis import head_to_head, plots
 from experiments.analysis import growth as growth_fit
 from experiments.analysis import statistics as analysis
 from experiments.harness import schema
 from experiments.report import build as report
-from experiments.report import frontier as report_frontier
 from experiments.report import latex, tables, tex
 from experiments.report.macros import campaign_macros
 from experiments.cli import main
@@ -345,7 +345,7 @@ def test_report_text_fits_six_pages(tmp_path):
     require_latex()
     frontier = [d for d in FRONTIER if (d / "runs.csv").is_file()]
     assert FRONTIER[0] in frontier, "make report's first frontier campaign is missing"
-    report.write_generated(analysis.load(REFERENCE), tmp_path, frontier=report_frontier.load(frontier))
+    report.write_generated(analysis.load(REFERENCE), tmp_path, frontier=frontier_data.load(frontier))
     text = (report.REPORT_DIR / "report.tex").read_text()
     text = re.sub(r"\\begin\{(figure|table)\}.*?\\end\{\1\}", "", text, flags=re.S)
     text = re.sub(r"\\begin\{thebibliography\}.*?\\end\{thebibliography\}", "", text, flags=re.S)

@@ -144,7 +144,7 @@ def test_a_report_without_frontier_has_no_frontier_section(campaigns):
 
 
 def test_the_same_frontier_twice_is_one_campaign(campaigns):
-    assert len(report_frontier.load([campaigns[1], campaigns[1] / "."])) == 1
+    assert len(frontier.load([campaigns[1], campaigns[1] / "."])) == 1
 
 
 def _report(*args: str):
@@ -178,3 +178,25 @@ def test_a_malformed_frontier_dir_is_one_line_exit_2_naming_it(campaigns, tmp_pa
 def test_report_help_documents_frontier():
     text = " ".join(_report("--help").output.split())
     assert "--frontier DIR" in text and "Where the methods stop" in text and "Repeatable" in text
+
+
+def test_the_html_page_tables_the_frontier_and_only_when_given(campaigns, tmp_path):
+    from tests.test_html_report import _block
+    page = tmp_path / "page.html"
+    result = _report(str(campaigns[0]), "--html", "--no-grids", "-o", str(page), "--frontier", str(campaigns[1]))
+    assert result.exit_code == 0, result.output
+    data = _block(page.read_text(encoding="utf-8"), "race-data")
+    rows = {row[6]: row for row in data["frontier"]}
+    assert data["frontier_columns"][6] == "entrant" and list(rows) == [SAT, KISSAT, PARALLEL, CPSAT, "any entrant"]
+    assert rows[SAT] == ["hard-n6", "hard", "6", "50%", "60 s", "5", SAT, "1", "3/5", "30 s", "20 s", "-"]
+    assert rows[KISSAT][8:] == ["1/5", "> 60 s", "40 s", "-"]
+    assert rows[PARALLEL][7:] == ["2", "4/5", "7 s", "6.5 s", "13 s"]
+    assert rows[CPSAT][8:] == ["0/5", "> 60 s", "-", "-"]
+    assert rows["any entrant"][7:] == ["", "4/5", "7 s", "6.5 s", ""]
+    bare = tmp_path / "bare.html"
+    assert _report(str(campaigns[0]), "--html", "--no-grids", "-o", str(bare)).exit_code == 0
+    assert _block(bare.read_text(encoding="utf-8"), "race-data")["frontier"] == []
+    missing = _report(str(campaigns[0]), "--html", "--no-grids", "-o", str(tmp_path / "x.html"),
+                      "--frontier", str(tmp_path / "none"))
+    assert missing.exit_code == 2 and f"--frontier {tmp_path / 'none'}" in missing.output
+    assert not (tmp_path / "x.html").exists()

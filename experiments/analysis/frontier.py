@@ -7,10 +7,11 @@ than the limit", never a number): repeats are collapsed per puzzle by
 :func:`experiments.analysis.statistics.instance_times` and medians over all puzzles are
 :func:`experiments.analysis.statistics.censored_quantile`.
 
-:func:`entrant_rows` gives one row per (campaign, family, n, entrant): the cores the entrant's
-cells held, puzzles answered of those it raced, the censored median wall time over all of them,
-the median wall time of the answered alone, the median CPU time of the answered (every member's,
-for an entrant on several cores) and PAR-2.
+:func:`load` reads them (``race report --frontier DIR``). :func:`entrant_rows` gives one row per
+(campaign, family, n, entrant): the cores the entrant's cells held, puzzles answered of those it
+raced, the censored median wall time over all of them, the median wall time of the answered
+alone, the median CPU time of the answered (every member's, for an entrant on several cores) and
+PAR-2.
 
 :func:`group_rows` gives one row per (campaign, family, n): n, family, the median share of empty
 cells, the limit, the puzzles raced, how many some entrant answered (the virtual best solver,
@@ -22,6 +23,7 @@ smallest PAR-2, then the campaign's order.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -29,12 +31,29 @@ import pandas as pd
 from experiments.analysis import statistics as analysis
 from experiments.analysis import virtual_best
 from experiments.analysis.multicore import cores_of
+from formats.errors import RaceError
 
 ENTRANT_COLUMNS = ["source", "campaign", "family", "n", "entrant", "cores", "answered", "total", "median_s",
                    "answered_median_s", "cpu_answered_median_s", "par2_s", "limit_s"]
 GROUP_COLUMNS = ["source", "campaign", "family", "n", "holes", "limit_s", "puzzles", "anyone", "nobody",
                  "median_s", "answered_median_s", "best", "best_answered", "best_total", "best_cores",
                  "best_answered_median_s"]
+
+
+def load(directories: list[Path]) -> list[analysis.Campaign]:
+    """The frontier campaigns in ``directories`` (each given once, in the order given).
+    Raises RaceError naming the directory when one is missing or is no readable campaign."""
+    campaigns, seen = [], set()
+    for directory in directories:
+        key = Path(directory).resolve()
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            campaigns.append(analysis.load(directory))
+        except RaceError as exc:
+            raise RaceError(f"--frontier {directory}: {exc}") from None
+    return campaigns
 
 
 def _groups(campaign: analysis.Campaign):

@@ -88,7 +88,7 @@ def report(results_dir: Path, report_dir: Path | None, no_pdf: bool, landscape: 
             click.echo("race: note: --report-dir and --no-pdf concern the LaTeX report; ignored with --html",
                        err=True)
         path = html_report.write(results_dir, out if out is not None else results_dir / "report.html",
-                                 landscape, grids=not no_grids)
+                                 landscape, grids=not no_grids, frontier=frontier)
         click.echo(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
         return
     if out is not None or no_grids:

@@ -119,11 +119,11 @@ def build(campaign_dir: str | Path, report_dir: str | Path = REPORT_DIR, pdf: bo
     installed) build ``report_dir/report.pdf``. When ``report_dir`` is not the committed
     report directory, the LaTeX sources are copied there first. ``landscape``: where the
     landscape campaign's figure is (see :func:`find_landscape`); ``frontier``: the frontier
-    campaign directories (:func:`experiments.report.frontier.load`), all read before any
+    campaign directories (:func:`experiments.analysis.frontier.load`), all read before any
     file is written."""
     campaign = analysis.load(campaign_dir)
     figure = find_landscape(Path(campaign_dir), Path(landscape) if landscape is not None else None)
-    frontier_campaigns = report_frontier.load([Path(d) for d in frontier])
+    frontier_campaigns = frontier_data.load([Path(d) for d in frontier])
     root = Path(report_dir)
     root.mkdir(parents=True, exist_ok=True)
     if root.resolve() != REPORT_DIR.resolve():

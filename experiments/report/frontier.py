@@ -2,8 +2,9 @@
 and the macros of the sentences that quote it (:mod:`experiments.analysis.frontier` computes
 both from the frontier campaigns).
 
-:func:`load` reads the campaigns given with ``--frontier``. The table has one block per
-(campaign, family, n), headed by its n, family, median share of empty cells, limit and puzzles;
+The campaigns given with ``--frontier`` are read by :func:`experiments.analysis.frontier.load`.
+The table has one block per (campaign, family, n), headed by its n, family, median share of
+empty cells, limit and puzzles;
 in it one row per entrant: the cores it held, puzzles answered of those it raced, the censored
 median wall time over all of them ("$>$ limit" when half or more were not answered), the
 median wall time of the answered alone and, for an entrant on several cores, the median CPU
@@ -22,36 +23,16 @@ And where the main campaign's methods stop on the same families (:func:`add_main
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pandas as pd
 
-from experiments.analysis import frontier
-from experiments.analysis import statistics as analysis
 from experiments.report.tables import _tabular
 from experiments.report.tex import MISSING, Macros, escape, tex_int, tex_seconds
-from formats.errors import RaceError
 
 #: the columns of the table: entrant, cores, answered, median, median of answered, CPU median
 WIDTH = 6
 #: what a cell says where the number does not apply (no answer; one core)
 NONE = "--"
-
-
-def load(directories: list[Path]) -> list[analysis.Campaign]:
-    """The frontier campaigns in ``directories`` (each given once, in the order given).
-    Raises RaceError naming the directory when one is missing or is no readable campaign."""
-    campaigns, seen = [], set()
-    for directory in directories:
-        key = Path(directory).resolve()
-        if key in seen:
-            continue
-        seen.add(key)
-        try:
-            campaigns.append(analysis.load(directory))
-        except RaceError as exc:
-            raise RaceError(f"--frontier {directory}: {exc}") from None
-    return campaigns
 
 
 def _code(name: str) -> str:
