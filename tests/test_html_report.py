@@ -24,6 +24,7 @@ from experiments.report import instance_grids
 from formats import grid_text
 from generators.puzzle_set import make, puzzle_name
 from tests.test_analysis import LIMIT, run, write_campaign
+from tests.test_report_frontier import frontier_campaign
 
 REPO = Path(__file__).resolve().parents[1]
 LANDSCAPE = REPO / "results" / "reference-landscape"
@@ -67,9 +68,11 @@ def campaign_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def page(campaign_dir) -> Path:
+    """The page of ``campaign_dir`` with the reference landscape and a frontier campaign."""
     out = campaign_dir / "report.html"
+    frontier = frontier_campaign(campaign_dir.parent / "hard-n6")
     result = CliRunner().invoke(cli, ["report", str(campaign_dir), "--html", "-o", str(out),
-                                      "--landscape", str(LANDSCAPE)])
+                                      "--landscape", str(LANDSCAPE), "--frontier", str(frontier)])
     assert result.exit_code == 0, result.output
     assert f"wrote {out}" in result.output
     return out
@@ -263,6 +266,15 @@ def test_the_page_works_in_headless_chromium(browser, page, tmp_path):
     tooltip = _wait(driver, "const t = document.querySelector('#fig-cactus .hoverlayer .hovertext');"
                             "return t && t.textContent", timeout=10)
     assert "instance" in tooltip and "status" in tooltip
+
+    # the frontier's section is shown and linked, its censored medians marked
+    assert driver.find_element(By.ID, "frontier").is_displayed()
+    assert driver.find_element(By.CSS_SELECTOR, "nav a[href='#frontier']").is_displayed()
+    frontier = driver.execute_script(
+        "return [...document.querySelectorAll('#frontier-table tbody tr')].map(tr => [...tr.children]"
+        ".map(td => td.textContent + (td.classList.contains('censored') ? ' (censored)' : '')))")
+    assert len(frontier) == 5 and frontier[-1][6] == "any entrant"
+    assert frontier[1][6:10] == ["kissat:config=sat", "1", "1/5", "> 60 s (censored)"]
 
     # no JavaScript error logged
     errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]

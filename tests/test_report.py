@@ -15,6 +15,7 @@ import matplotlib.image as mpimg
 import pytest
 from click.testing import CliRunner
 
+from experiments.analysis import frontier as frontier_data
 from experiments.analysis import head_to_head, plots
 from experiments.analysis import growth as growth_fit
 from experiments.analysis import statistics as analysis
@@ -24,9 +25,12 @@ from experiments.report import latex, tables, tex
 from experiments.report.macros import campaign_macros
 from experiments.cli import main
 from solvers.sudoku_cnf import structural_clause_count
+from tests.test_report_frontier import frontier_campaign
 
 #: the committed reference campaign the committed report is built from
 REFERENCE = report.REPORT_DIR.parent / "results" / "reference-n2-10"
+#: the frontier campaigns `make report` passes (the second once it exists)
+FRONTIER = [report.REPORT_DIR.parent / "results" / name for name in ("reference-hard-n6", "reference-hard-n7")]
 SECTIONS = ["The problem", "Three methods", "File formats and data structures",
             "Instances: the generator", "Experimental design", "Results", "Discussion", "References"]
 
@@ -331,13 +335,17 @@ def test_pdf_from_a_real_small_campaign(small_campaign, tmp_path):
     for figure_text in figure_texts:
         assert figure_text in flat, f"figure text {figure_text!r} missing"
     assert "??" not in flat, "an unresolved reference or citation"
+    assert "Where the methods stop" not in flat, "a frontier section without --frontier"
 
 
 def test_report_text_fits_six_pages(tmp_path):
     """Assignment, section 14: at most 6 pages excluding tables, figures and references,
-    with the text as the committed reference campaign fills it."""
+    with the text as the committed reference campaign and the frontier campaigns `make report`
+    passes fill it."""
     require_latex()
-    report.write_generated(analysis.load(REFERENCE), tmp_path)
+    frontier = [d for d in FRONTIER if (d / "runs.csv").is_file()]
+    assert FRONTIER[0] in frontier, "make report's first frontier campaign is missing"
+    report.write_generated(analysis.load(REFERENCE), tmp_path, frontier=frontier_data.load(frontier))
     text = (report.REPORT_DIR / "report.tex").read_text()
     text = re.sub(r"\\begin\{(figure|table)\}.*?\\end\{\1\}", "", text, flags=re.S)
     text = re.sub(r"\\begin\{thebibliography\}.*?\\end\{thebibliography\}", "", text, flags=re.S)
@@ -394,12 +402,13 @@ def test_families_group_tables_figures_and_macros(families, tmp_path):
     assert gen / "scatter.pdf" in written
 
 
-def test_report_builds_for_several_families_with_a_landscape(families, tmp_path):
+def test_report_builds_for_several_families_with_a_landscape_and_a_frontier(families, tmp_path):
     require_latex()
     fig = plots.solved_figure(analysis.load(families))      # stands in for race landscape's figure
     fig.savefig(tmp_path / "landscape.pdf")
+    frontier = frontier_campaign(tmp_path / "hard-n6")
     result = CliRunner().invoke(main, ["report", str(families), "--report-dir", str(tmp_path / "r"),
-                                       "--landscape", str(tmp_path)])
+                                       "--landscape", str(tmp_path), "--frontier", str(frontier)])
     assert result.exit_code == 0, result.output
     macros = (tmp_path / "r" / "generated" / "macros.tex").read_text()
     assert "\\hasLandscapetrue" in macros and "\\hasFamilyHardtrue" in macros
@@ -408,6 +417,11 @@ def test_report_builds_for_several_families_with_a_landscape(families, tmp_path)
     flat = re.sub(r"\s+", " ", text)
     assert "On the hard family" in flat and "hardness landscape: median" in flat   # the caption
     assert "hard puzzles" in flat and "??" not in flat
+    # the frontier's section, sentences and table (hard puzzles: DLX's median measured up to n = 4 here)
+    assert "Where the methods stop" in flat and "No entrant answered 1 of the 5 puzzles" in flat
+    assert "median on hard puzzles is measured beyond n = 4" in flat
+    assert re.search(r"n = 6 \(36 × 36\), hard, 50 % empty, limit 60 s, 5 puzzles", flat)
+    assert "on 2 cores (4 of 5 puzzles; median of those 6.5 s)" in flat
     missing = CliRunner().invoke(main, ["report", str(families), "--report-dir", str(tmp_path / "r"),
                                         "--landscape", str(tmp_path / "none"), "--no-pdf"])
     assert missing.exit_code == 2 and "no landscape.pdf" in missing.output

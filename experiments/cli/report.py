@@ -45,19 +45,29 @@ def plot(results_dir: Path, out: Path | None) -> None:
               help="The landscape campaign (directory with landscape.pdf, or the PDF) for the "
                    "hardness section [default: RESULTS_DIR/landscape.pdf when present]; with --html, "
                    "a landscape campaign directory (runs.csv) whose landscape the page draws.")
+@click.option("--frontier", "frontier", multiple=True, type=click.Path(path_type=Path), metavar="DIR",
+              help="A frontier campaign (a campaign directory, e.g. the hard family at one large n) "
+                   "for the section \"Where the methods stop\": per campaign its n, family, share "
+                   "of empty cells, limit and puzzles; per entrant the puzzles answered and the "
+                   "median wall time (CPU time too on several cores). Repeatable.")
 @click.option("--html", "html", is_flag=True,
               help="Write the interactive, self-contained HTML page instead of the LaTeX report.")
 @click.option("--out", "-o", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="With --html: the HTML file to write [default: RESULTS_DIR/report.html].")
 @click.option("--no-grids", is_flag=True,
               help="With --html: leave the instances' grids out (no puzzle regeneration; smaller file).")
-def report(results_dir: Path, report_dir: Path | None, no_pdf: bool, landscape: Path | None, html: bool,
-           out: Path | None, no_grids: bool) -> None:
+def report(results_dir: Path, report_dir: Path | None, no_pdf: bool, landscape: Path | None,
+           frontier: tuple[Path, ...], html: bool, out: Path | None, no_grids: bool) -> None:
     """Build the report of the campaign in RESULTS_DIR: figures, booktabs tables
     and macros.tex (every number the text quotes) in RESULTS_DIR/report/generated/
     (--report-dir: elsewhere), then report.pdf there with latexmk. Without LaTeX
     installed, still writes generated/ and says how to install it (exit 0).
     `make report` builds the repository's own report/ from the reference campaign.
+
+    With --frontier DIR (repeatable), the scaling part gains a section "Where the
+    methods stop" with a table of those campaigns (generated/table_frontier.tex):
+    puzzles answered per entrant and medians in which an unanswered puzzle counts
+    as beyond the limit. A missing or unreadable DIR stops the command (exit 2).
 
     With --html, write instead one offline HTML page (plotly.js and the data
     inlined): interactive figures, head to head of any two entrants, a per-instance
@@ -68,6 +78,7 @@ def report(results_dir: Path, report_dir: Path | None, no_pdf: bool, landscape: 
     \b
     Example:
       race report results/reference-n2-10        # -> results/reference-n2-10/report/report.pdf
+      race report results/reference-n2-10 --frontier results/reference-hard-n6
       race report results/reference-n2-10 --html -o report.html
     """
     results_dir = analysis.campaign_root(results_dir)     # a `race run --out` directory: its campaign
@@ -77,14 +88,14 @@ def report(results_dir: Path, report_dir: Path | None, no_pdf: bool, landscape: 
             click.echo("race: note: --report-dir and --no-pdf concern the LaTeX report; ignored with --html",
                        err=True)
         path = html_report.write(results_dir, out if out is not None else results_dir / "report.html",
-                                 landscape, grids=not no_grids)
+                                 landscape, grids=not no_grids, frontier=frontier)
         click.echo(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
         return
     if out is not None or no_grids:
         raise click.UsageError("--out and --no-grids go with --html")
     from experiments.report import build as report_module
     target = report_dir if report_dir is not None else results_dir / "report"
-    result = report_module.build(results_dir, target, pdf=not no_pdf, landscape=landscape)
+    result = report_module.build(results_dir, target, pdf=not no_pdf, landscape=landscape, frontier=frontier)
     click.echo(result.message)
 
 

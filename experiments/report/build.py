@@ -8,7 +8,9 @@
   every number report.tex quotes, and only those;
 * ``landscape.pdf``, the hardness landscape figure that ``race landscape`` wrote, when
   one is found (flag ``\\ifhasLandscape``): in the campaign directory (or its
-  ``plots/``), or in the directory given as ``landscape``.
+  ``plots/``), or in the directory given as ``landscape``;
+* ``table_frontier.tex``, the frontier campaigns given with ``--frontier``
+  (:mod:`experiments.report.frontier`; flag ``\\ifhasFrontier``).
 
 :func:`build` also runs latexmk (:mod:`experiments.report.latex`); without
 latexmk it still writes the generated files and says how to install LaTeX.
@@ -22,9 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.analysis import frontier as frontier_data
 from experiments.analysis import growth as growth_fit
 from experiments.analysis import noise, plots
 from experiments.analysis import statistics as analysis
+from experiments.report import frontier as report_frontier
 from experiments.report import tables
 from experiments.report import virtual_best as report_vbs
 from experiments.report.latex import INSTALL_HINT, build_pdf, campaign_epoch
@@ -66,10 +70,12 @@ def find_landscape(campaign_dir: Path, landscape: Path | None = None) -> Path | 
 
 
 def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT_DIR,
-                    landscape: Path | None = None) -> list[Path]:
+                    landscape: Path | None = None,
+                    frontier: list[analysis.Campaign] | None = None) -> list[Path]:
     """Write figures, tables and macros.tex into ``report_dir/generated``; return the paths.
     macros.tex defines the macros ``report_dir/report.tex`` uses (every macro when there is
-    no report.tex there). ``landscape``: the landscape figure to include (a PDF), if any."""
+    no report.tex there). ``landscape``: the landscape figure to include (a PDF), if any;
+    ``frontier``: the frontier campaigns of the section "Where the methods stop", if any."""
     out = Path(report_dir) / "generated"
     source = Path(report_dir) / "report.tex"
     wanted = used_names(source.read_text(encoding="utf-8")) if source.is_file() else None
@@ -79,6 +85,8 @@ def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT
     entrants = campaign.entrants
     sat = plots.sat_entrants(campaign)
     ns = sorted(set(campaign.n_values) | set(CANONICAL_N))
+    frontier_entrants = frontier_data.entrant_rows(frontier or [])
+    frontier_groups = frontier_data.group_rows(frontier or [], frontier_entrants)
     files = {
         "table_summary.tex": tables.summary_tabular(table, entrants),
         "table_work.tex": tables.work_tabular(table, entrants),
@@ -87,7 +95,9 @@ def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT
         "table_sizes.tex": tables.sizes_tabular(tables.sizes_table(ns)),
         "table_vbs.tex": report_vbs.vbs_tabular(campaign, table),
         "cores.tex": tables.cores_section(campaign),
-        "macros.tex": _macros(campaign, table, growth, wanted, landscape is not None),
+        "table_frontier.tex": report_frontier.frontier_tabular(frontier_groups, frontier_entrants),
+        "macros.tex": campaign_macros(campaign, table, growth, wanted, landscape is not None,
+                                      (frontier_groups, frontier_entrants)).text(),
         "noise.tex": tables.noise_paragraph(noise.warnings(campaign),
                                             "machine_state" in campaign.meta),
     }
@@ -103,19 +113,17 @@ def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT
     return written
 
 
-def _macros(campaign: analysis.Campaign, table, growth, wanted: set[str] | None,
-            has_landscape: bool) -> str:
-    return campaign_macros(campaign, table, growth, wanted, has_landscape).text()
-
-
 def build(campaign_dir: str | Path, report_dir: str | Path = REPORT_DIR, pdf: bool = True,
-          landscape: str | Path | None = None) -> ReportFiles:
+          landscape: str | Path | None = None, frontier: list[str | Path] = ()) -> ReportFiles:
     """Load the campaign, write ``report_dir/generated`` and (when ``pdf`` and latexmk is
     installed) build ``report_dir/report.pdf``. When ``report_dir`` is not the committed
     report directory, the LaTeX sources are copied there first. ``landscape``: where the
-    landscape campaign's figure is (see :func:`find_landscape`)."""
+    landscape campaign's figure is (see :func:`find_landscape`); ``frontier``: the frontier
+    campaign directories (:func:`experiments.analysis.frontier.load`), all read before any
+    file is written."""
     campaign = analysis.load(campaign_dir)
     figure = find_landscape(Path(campaign_dir), Path(landscape) if landscape is not None else None)
+    frontier_campaigns = frontier_data.load([Path(d) for d in frontier])
     root = Path(report_dir)
     root.mkdir(parents=True, exist_ok=True)
     if root.resolve() != REPORT_DIR.resolve():
@@ -127,7 +135,7 @@ def build(campaign_dir: str | Path, report_dir: str | Path = REPORT_DIR, pdf: bo
             except OSError as exc:   # names the source file: the copy's target is what failed
                 raise RaceError(f"cannot write the report source: {exc.strerror or exc}",
                                 source=str(root / name)) from None
-    files = write_generated(campaign, root, figure)
+    files = write_generated(campaign, root, figure, frontier_campaigns)
     generated = root / "generated"
     warned = "".join(f"{w}\n" for w in noise.warnings(campaign))
     if not pdf:

@@ -9,8 +9,9 @@ figures of :mod:`experiments.report.html_figures`, a per-instance table that sor
 filters, the grid of each instance (clues, and the solution when one is known;
 :func:`experiments.report.instance_grids.pack`), the head-to-head scatter of any two
 entrants chosen in the page, the summary with its intervals, the virtual best solver and
-"who wins where", and the campaign's metadata (command, commit, machine, limits,
-warnings). Nothing is fetched from the network.
+"who wins where", the frontier campaigns given with ``--frontier`` (:func:`frontier_rows`),
+and the campaign's metadata (command, commit, machine, limits, warnings). Nothing is fetched
+from the network.
 
 The data and the figures travel as JSON, gzip-compressed and base64-encoded
 (:func:`packed_script`), unpacked by the browser: a fraction of the size, and no text
@@ -33,6 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from experiments.analysis import frontier as frontier_data
 from experiments.analysis import statistics as analysis
 from experiments.analysis import virtual_best
 from experiments.analysis.figure_style import campaign_styles
@@ -145,9 +147,37 @@ def _summary(campaign: analysis.Campaign, table: pd.DataFrame) -> pd.DataFrame:
     return rows
 
 
+FRONTIER_COLUMNS = ["campaign", "family", "n", "empty", "limit", "puzzles", "entrant", "cores", "answered",
+                    "median", "median of answered", "CPU median of answered"]
+
+
+def frontier_rows(campaigns: list[analysis.Campaign]) -> list[list[str]]:
+    """The frontier campaigns' table (:mod:`experiments.analysis.frontier`) as text cells in
+    :data:`FRONTIER_COLUMNS`' order: per (campaign, family, n) a row per entrant, then a row
+    "any entrant" (the puzzles some entrant answered, the medians of the fastest answer per
+    puzzle); times written with each campaign's limit ("> 60 s": censored), "-" where a number
+    does not apply (no answer; the CPU time of an entrant on one core)."""
+    fmt = analysis.format_seconds
+    entrants = frontier_data.entrant_rows(campaigns)
+    out = []
+    for g in frontier_data.group_rows(campaigns, entrants).itertuples():
+        head = [g.campaign, g.family, str(g.n), f"{100 * g.holes:.0f}%" if math.isfinite(g.holes) else "n/a",
+                fmt(g.limit_s), str(g.puzzles)]
+        mine = entrants[(entrants["source"] == g.source) & (entrants["family"] == g.family) & (entrants["n"] == g.n)]
+        for r in mine.itertuples():
+            out.append([*head, r.entrant, str(r.cores), f"{r.answered}/{r.total}", fmt(r.median_s, r.limit_s),
+                        "-" if math.isnan(r.answered_median_s) else fmt(r.answered_median_s),
+                        fmt(r.cpu_answered_median_s) if r.cores > 1 and not math.isnan(r.cpu_answered_median_s)
+                        else "-"])
+        out.append([*head, "any entrant", "", f"{g.anyone}/{g.puzzles}", fmt(g.median_s, g.limit_s),
+                     "-" if math.isnan(g.answered_median_s) else fmt(g.answered_median_s), ""])
+    return out
+
+
 def page_data(campaign: analysis.Campaign, landscape: analysis.Campaign | None = None,
-              grids: bool = True) -> tuple[dict, dict]:
-    """The page's data (JSON-safe) and its figures (plotly JSON dicts, by figure name)."""
+              grids: bool = True, frontier: list[analysis.Campaign] = ()) -> tuple[dict, dict]:
+    """The page's data (JSON-safe) and its figures (plotly JSON dicts, by figure name);
+    ``frontier``: the frontier campaigns of the section "Where the methods stop", if any."""
     from experiments.analysis.head_to_head import head_to_head_pair
     table = analysis.summary(campaign)
     rows = instance_rows(campaign)
@@ -173,6 +203,7 @@ def page_data(campaign: analysis.Campaign, landscape: analysis.Campaign | None =
         "columns": columns, "instances": _records(rows, columns),
         "summary_columns": SUMMARY_COLUMNS, "summary": _records(_summary(campaign, table), SUMMARY_COLUMNS),
         "wins_columns": list(wins.columns), "wins": _records(wins, list(wins.columns)) if len(wins) else [],
+        "frontier_columns": FRONTIER_COLUMNS, "frontier": frontier_rows(list(frontier)),
         "meta": metadata(campaign), "warnings": warnings(campaign),
         "grids": instance_grids.pack(found),
         "grids_missing": missing if grids else {"*": "grids left out (--no-grids)"},
@@ -205,9 +236,10 @@ def fill(template: str, parts: dict[str, str]) -> str:
     return PLACEHOLDER.sub(part, template)
 
 
-def render(campaign: analysis.Campaign, landscape: analysis.Campaign | None = None, grids: bool = True) -> str:
+def render(campaign: analysis.Campaign, landscape: analysis.Campaign | None = None, grids: bool = True,
+           frontier: list[analysis.Campaign] = ()) -> str:
     """The whole page as one string."""
-    data, figures = page_data(campaign, landscape, grids)
+    data, figures = page_data(campaign, landscape, grids, frontier)
     static = resources.files("experiments.report") / "static"
     template, style, script, plotly = ((static / name).read_text(encoding="utf-8") for name in STATIC)
     return fill(template, {
@@ -245,10 +277,13 @@ def _has_hole_axis(campaign: analysis.Campaign) -> bool:
 
 
 def write(campaign_dir: str | Path, out: str | Path, landscape: Path | None = None,
-          grids: bool = True) -> Path:
-    """Write the page of the campaign in ``campaign_dir`` to ``out``; return its path."""
+          grids: bool = True, frontier: list[str | Path] = ()) -> Path:
+    """Write the page of the campaign in ``campaign_dir`` to ``out``; return its path.
+    ``frontier``: the frontier campaign directories (:func:`experiments.analysis.frontier.load`),
+    read before anything is written."""
     campaign = analysis.load(campaign_dir)
-    text = render(campaign, landscape_campaign(campaign, landscape), grids)
+    frontier_campaigns = frontier_data.load([Path(d) for d in frontier])
+    text = render(campaign, landscape_campaign(campaign, landscape), grids, frontier_campaigns)
     path = Path(out)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -19,10 +19,12 @@ import numpy as np
 import pandas as pd
 
 from experiments.analysis import bootstrap
+from experiments.analysis import frontier as frontier_data
 from experiments.analysis import statistics as analysis
 from experiments.analysis.compare import TOLERANCE
 from experiments.harness.schema import Status
 from experiments.report import family_sections
+from experiments.report.frontier import add_frontier
 from experiments.report.virtual_best import add_virtual_best
 from experiments.report.tex import (MISSING, Macros, escape, macro_name, number_word, tex_factor_high,
                                     tex_float, tex_int, tex_seconds)
@@ -241,15 +243,19 @@ def add_comparisons(m: Macros, table: pd.DataFrame, entrants: list[str], all_n: 
 
 
 def campaign_macros(campaign: analysis.Campaign, table: pd.DataFrame, growth: pd.DataFrame,
-                    wanted: set[str] | None = None, has_landscape: bool = False) -> Macros:
+                    wanted: set[str] | None = None, has_landscape: bool = False,
+                    frontier: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> Macros:
     """The report's macros (see the module docstring); with ``wanted`` (the control words
     report.tex uses) only those are kept. ``has_landscape``: the flag ``\\ifhasLandscape``
-    (a landscape figure is included)."""
+    (a landscape figure is included); ``frontier``: the frontier campaigns' group and entrant
+    rows (:mod:`experiments.analysis.frontier`), whose macros
+    (:func:`experiments.report.frontier.add_frontier`) are "n/a" without them."""
     m = Macros(wanted)
     m.flag("hasLandscape", has_landscape)
     add_campaign(m, campaign)
     family_sections.add_families(m, campaign, table, growth, CANONICAL_ENTRANTS)
     add_virtual_best(m, campaign, table)
+    add_frontier(m, *(frontier or (frontier_data.group_rows([]), frontier_data.entrant_rows([]))), table)
     # the per-entrant, per-n macros describe the first family (the assignment's puzzles)
     first = campaign.families[0]
     campaign, table, growth = (campaign.family(first), family_sections.of_family(table, first),

@@ -224,6 +224,27 @@ function renderSummary() {
   wins.append(wbody);
 }
 
+// ------------------------------------------------------------------ where the methods stop
+
+function renderFrontier() {
+  if (!DATA.frontier || !DATA.frontier.length) return;
+  document.getElementById("frontier").hidden = false;
+  document.getElementById("frontier-nav").hidden = false;
+  const table = document.getElementById("frontier-table");
+  const text = new Set(["campaign", "family", "entrant"]);
+  const cls = (c) => (text.has(c) ? "text" : "");
+  table.append(el("thead", {}, el("tr", {}, ...DATA.frontier_columns.map((c) => el("th", { text: c, class: cls(c) })))));
+  const body = el("tbody");
+  const entrant = DATA.frontier_columns.indexOf("entrant");
+  for (const row of DATA.frontier) {
+    const tr = el("tr", row[entrant] === "any entrant" ? { class: "vbs" } : {},
+      ...row.map((c, i) => el("td", { text: c, class: cls(DATA.frontier_columns[i]) })));
+    for (const td of tr.children) if (td.textContent.startsWith("> ")) td.classList.add("censored");
+    body.append(tr);
+  }
+  table.append(body);
+}
+
 // ------------------------------------------------------------------ instance table
 
 const TABLE_COLUMNS = [
@@ -439,6 +460,7 @@ async function main() {
   renderFigures();
   setupScatter();
   renderSummary();
+  renderFrontier();
   setupTable();
   setupGridView();
   document.body.dataset.ready = "true";
