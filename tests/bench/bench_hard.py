@@ -16,7 +16,8 @@ kissat 30 s, sat none; ``results/reference-hard-n6-config``: sat:config=sat 35 s
 are all measured in this run; only the target's count is checked.
 
 Run: ``.venv/bin/python tests/bench/bench_hard.py`` (20 puzzles, about 10-15 minutes on two
-idle cores); ``--limit 600 --entrants "sat kissat ..."`` measures the distance past the target.
+idle cores); ``--limit 600 --entrants "sat kissat ..."`` measures the distance past the target
+(``--seeds 0 --puzzles 2,3 --csv FILE`` on chosen puzzles only, appending each attempt to FILE).
 """
 
 from __future__ import annotations
@@ -96,24 +97,44 @@ def main() -> None:
     parser.add_argument("--entrants", default=TARGET_ENTRANT,
                         help="entrant specs separated by spaces (the target's is checked)")
     parser.add_argument("--jobs", type=int, default=2, help="puzzles at a time")
+    parser.add_argument("--seeds", default=",".join(map(str, SEEDS)),
+                        help="seeds to measure, comma-separated (the target needs both)")
+    parser.add_argument("--puzzles", default="",
+                        help="0-based puzzle indices to measure, comma-separated (default: all "
+                             f"{PER_SEED}; the target is checked only on all of them)")
+    parser.add_argument("--csv", type=Path, help="append one row per attempt to this CSV file "
+                        "(entrant, seed, puzzle, limit_cpu_s, answered, cpu_s)")
     args = parser.parse_args()
     entrants = args.entrants.split()
+    seeds = tuple(int(s) for s in args.seeds.split(","))
+    chosen = sorted({int(k) for k in args.puzzles.split(",")}) if args.puzzles else list(range(PER_SEED))
+    if any(not 0 <= k < PER_SEED for k in chosen) or any(s not in SEEDS for s in seeds):
+        parser.error(f"--puzzles takes indices 0..{PER_SEED - 1}, --seeds some of {SEEDS}")
+    complete = chosen == list(range(PER_SEED)) and seeds == SEEDS
     targets = Targets(__file__, f"absolute: puzzles answered of {PER_SEED} per seed within "
                       f"{args.limit:g} CPU s each", "absolute")
     with tempfile.TemporaryDirectory() as tmp:
-        puzzles = {seed: generate(Path(tmp) / f"s{seed}", seed) for seed in SEEDS}
+        puzzles = {seed: generate(Path(tmp) / f"s{seed}", seed) for seed in seeds}
         for entrant in entrants:
-            for seed in SEEDS:
+            for seed in seeds:
                 t0 = time.perf_counter()
                 with ThreadPoolExecutor(args.jobs) as pool:
-                    found = list(pool.map(lambda p: attempt(entrant, p, args.limit),
-                                          puzzles[seed]))
+                    found = list(pool.map(lambda k: attempt(entrant, puzzles[seed][k], args.limit),
+                                          chosen))
                 answered = sum(ok for ok, _ in found)
-                cells = " ".join(f"{cpu:.0f}" if ok else "-" for ok, cpu in found)
-                print(f"{entrant} seed {seed}: {answered}/{PER_SEED} answered "
+                cells = " ".join(f"#{k}:{cpu:.0f}" if ok else f"#{k}:-" for k, (ok, cpu) in zip(chosen, found))
+                print(f"{entrant} seed {seed}: {answered}/{len(chosen)} answered "
                       f"(CPU s per puzzle, - = none within {args.limit:g} s: {cells}; "
                       f"{time.perf_counter() - t0:.0f} s wall)", flush=True)
-                if entrant == TARGET_ENTRANT:
+                if args.csv:
+                    new_file = not args.csv.exists()
+                    with open(args.csv, "a", newline="") as handle:
+                        rows = csv.writer(handle)
+                        if new_file:
+                            rows.writerow(["entrant", "seed", "puzzle", "limit_cpu_s", "answered", "cpu_s"])
+                        rows.writerows([entrant, seed, k, f"{args.limit:g}", int(ok), f"{cpu:.1f}"]
+                                       for k, (ok, cpu) in zip(chosen, found))
+                if entrant == TARGET_ENTRANT and complete:
                     targets.at_least(f"hard n=6 seed {seed}: {entrant} answered of {PER_SEED} "
                                      f"within {args.limit:g} s CPU", answered, AT_LEAST)
     targets.exit()
