@@ -82,6 +82,11 @@ class NativeLibrary:
                 self._tried = True
         return self._lib
 
+    @property
+    def tried(self) -> bool:
+        """Whether :meth:`library` was asked for (and so a build or load attempted) in this process."""
+        return self._tried
+
     def forget(self) -> None:
         """Forget the outcome of the last :meth:`library` call (the next one tries again)."""
         with self._lock:

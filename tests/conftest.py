@@ -8,6 +8,15 @@ import pytest
 from formats.grid import Grid
 
 
+def pytest_configure(config) -> None:
+    """Ctrl-C as on a terminal: a suite started in the background (``make test &``, nohup)
+    inherits SIGINT ignored, which every process it starts would inherit too, and the tests of
+    what Ctrl-C does would test nothing. Python's own handler, as an interactive shell gives it."""
+    import signal
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def full_grid(n: int, rng: np.random.Generator) -> Grid:
     """A random valid solved grid: the pattern grid with rows and columns
     shuffled within bands/stacks, bands and stacks shuffled, and digits relabelled."""

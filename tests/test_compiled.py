@@ -106,7 +106,7 @@ def _race_in_fresh_interpreter(args: list[str]) -> tuple[str, bool]:
     code = ("import sys\nfrom experiments.cli import main\n"
             "try:\n    main(%r)\nexcept SystemExit:\n    pass\n"
             "native = 'solvers.dlx_native' in sys.modules and "
-            "sys.modules['solvers.dlx_native'].library.cache_info().currsize > 0\n"
+            "sys.modules['solvers.dlx_native'].NATIVE.tried\n"
             "print('numba' in sys.modules or native, file=sys.stderr)" % (args,))
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=300, cwd=Path(__file__).parents[1])

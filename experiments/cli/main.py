@@ -55,7 +55,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "portfolio": ("experiments.cli.portfolio", "portfolio",
                   "Learn the rule of the auto entrant from campaigns: per n, who answers most, fastest."),
     "report": ("experiments.cli.report", "report",
-               "Regenerate the report from the campaign in RESULTS_DIR."),
+               "Build the report of the campaign in RESULTS_DIR: the PDF, or the HTML page."),
     "run": ("experiments.cli.run", "run",
             "Race the entrants on generated or imported instances."),
     "sat-solve": ("experiments.cli.sat", "sat_solve",
