@@ -17,10 +17,22 @@ measured wall is printed beside it. The CPU seconds of all members (what the ent
 are printed too.
 
 Target (on :data:`CHOSEN`): the parallel entrant's wall time on free cores, summed over the 20
-puzzles, is at most 0.7x its best member's alone (the member whose own sum is lowest). The
-other sets are measured and printed for comparison. Run:
+puzzles, is at most 0.7x its best member's alone (the member whose own sum is lowest). Beside
+it, not targets: the same set against :data:`SINGLE` alone (the fastest single entrant on these
+puzzles: what a user gives up by not racing two), and the same comparison on the 20 hard 25x25
+of another seed (``results/reference-hard-n5-fallback``, seed 11), since :data:`CHOSEN` was picked
+on seed 10. The other sets are measured and printed for comparison. Run:
 ``.venv/bin/python tests/bench/bench_parallel.py`` (``--sets all`` measures every set of
 :data:`SETS`, the default only :data:`CHOSEN`).
+
+Why :data:`CHOSEN`: the members differ in solver, encoding and phase, so their hard cases
+differ. From each candidate's CPU seconds alone (the lower of two per puzzle, 28 pairs of
+CaDiCaL and kissat with ``config=sat`` and seeds, ``phase=false`` or ``encoding=extended``) it
+gave 0.49x its best member on seed 10, 0.64x on seed 11 and 0.75x on the 10 puzzles of seed 0
+(``results/reference-hard-n5-fallback-s0``), 0.55x over the 50; the pair of the two fastest
+single entrants (``sat:config=sat+kissat:config=sat\\,seed=1``) gave 0.72x, 0.62x and 0.99x,
+0.70x over the 50, in about the same time in all (13.3 s for that pair, 14.0 s for the
+chosen one; ``sat:config=sat`` alone 18.8 s).
 """
 
 from __future__ import annotations
@@ -45,6 +57,7 @@ from solvers.registry import BUILTIN                    # noqa: E402
 CAMPAIGN = "reference-hard-n5"
 #: the member sets measured (``+``-joined member specs; ``\\,`` separates a member's parameters)
 SETS = (
+    "kissat:config=sat\\,encoding=extended+sat:config=sat\\,phase=false",
     "sat:config=sat+kissat:config=sat\\,seed=1",
     "sat:config=sat+kissat:config=sat",
     "sat:config=sat+sat:config=sat\\,seed=2",
@@ -54,6 +67,10 @@ SETS = (
 #: the set the target is checked on
 CHOSEN = SETS[0]
 RATIO = 0.7
+#: the fastest single entrant on these puzzles, timed beside the chosen set
+SINGLE = "sat:config=sat"
+#: hard 25x25 of another seed (11), measured with the chosen set (not a target)
+OTHER_SEED = "reference-hard-n5-fallback"
 
 
 def _children_cpu() -> float:
@@ -76,10 +93,13 @@ def timed(solver, grid) -> tuple[float, float, object]:
     return wall, _self_cpu() + _children_cpu() - c0, result
 
 
-def measure(members_text: str, grids: list) -> dict:
+def measure(members_text: str, grids: list, single: str | None = None) -> dict:
+    """Time the set's members alone and the set (and ``single`` alone, when it is not a member)."""
     parallel = BUILTIN.create(f"parallel:members={members_text}")
     members = parallel.specs                    # as the entrant splits them (``\\,`` unescaped)
     alone = {spec: BUILTIN.create(spec) for spec in members}
+    if single is not None and single not in alone:
+        alone[single] = BUILTIN.create(single)
     for solver in [*alone.values(), parallel]:
         solver.warmup()
     wall = {spec: 0.0 for spec in alone}
@@ -103,8 +123,8 @@ def measure(members_text: str, grids: list) -> dict:
         wins[members[winner]] = wins.get(members[winner], 0) + 1
         parts.append(f"parallel {w:.2f} ({answer:.2f}, won by {members[winner]})")
         print(f"  {name} wall s (on free cores): " + ", ".join(parts), flush=True)
-    best = min(free, key=free.get)
-    best_wall = min(wall, key=wall.get)
+    best = min((s for s in members), key=free.get)
+    best_wall = min((s for s in members), key=wall.get)
     print(f"members {members_text}: alone, wall on a free core: "
           + ", ".join(f"{s} {free[s]:.2f} s" for s in free) + "; measured wall: "
           + ", ".join(f"{s} {wall[s]:.2f} s" for s in wall))
@@ -112,6 +132,9 @@ def measure(members_text: str, grids: list) -> dict:
           f"measured wall {par_wall:.2f} s = {par_wall / wall[best_wall]:.2f}x {best_wall}'s; all "
           f"members' CPU {par_cpu:.2f} s; answers: " + ", ".join(f"{s} {k}" for s, k in wins.items()),
           flush=True)
+    if single is not None:
+        print(f"  against {single} alone: wall on free cores {par_free / free[single]:.2f}x, "
+              f"measured wall {par_wall / wall[single]:.2f}x", flush=True)
     return {"ratio": par_free / free[best], "best": best, "wall_ratio": par_wall / wall[best_wall],
             "best_wall": best_wall}
 
@@ -123,8 +146,12 @@ def main() -> None:
     targets = Targets(__file__, f"the parallel entrant's best member alone, on the same {len(grids)} "
                       "puzzles, interleaved, in this run (wall s on free cores)", "best member alone")
     sets = SETS if "--sets" in sys.argv and sys.argv[sys.argv.index("--sets") + 1] == "all" else (CHOSEN,)
-    found = {members: measure(members, grids) for members in sets}
+    found = {members: measure(members, grids, SINGLE if members == CHOSEN else None)
+             for members in sets}
     chosen = found[CHOSEN]
+    _, other = puzzles(OTHER_SEED, 5)
+    print(f"the same set on the {len(other)} hard 25x25 of {OTHER_SEED} (seed 11), not a target:")
+    measure(CHOSEN, other, SINGLE)
     targets.at_most(f"parallel:members={CHOSEN} on 2 cores: wall on free cores summed over the "
                     f"{len(grids)} hard 25x25 of {CAMPAIGN} / its best member's alone", chosen["ratio"],
                     RATIO, f"{chosen['best']} alone; measured wall (load {os.getloadavg()[0]:.1f}): "
