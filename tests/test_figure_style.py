@@ -203,3 +203,38 @@ def test_a_variant_wears_its_solvers_colour_and_never_a_built_ins_look():
     # the same look whether or not the built-in races beside it
     assert entrant_styles(["dlx", "dlx:heuristic=first"])["dlx:heuristic=first"] == \
         styles["dlx:heuristic=first"]
+
+
+def test_the_pages_work_panels_tick_decades_alike(reference, reference_table):
+    """Every work panel of the page ticks decades only, written the same way (10, 1k, 1M;
+    "0" below 1 where a median is 0): no "10,000" in one panel beside "10k" in the next,
+    no unlabelled 2s and 5s between the decades."""
+    page = html_figures.work_figure(reference, reference_table)
+    axes = [page.layout[name] for name in page.layout if name.startswith("yaxis")]
+    plotted = [a for a in axes if a.tickvals]
+    assert len(plotted) >= 7                          # 3 families x 3 counters, less "no conflicts"
+    short = {1: "1", 10: "10", 100: "100", 10 ** 3: "1k", 10 ** 4: "10k", 10 ** 5: "100k",
+             10 ** 6: "1M", 10 ** 7: "10M", 10 ** 8: "100M", 10 ** 9: "1G"}
+    for axis in plotted:
+        assert axis.type == "log" and axis.tickmode == "array"
+        for value, text in zip(axis.tickvals, axis.ticktext):
+            if text == "0":
+                assert value == html_figures.ZERO_AT
+            else:
+                assert short[round(value)] == text and value == round(value)
+    assert any("0" in a.ticktext for a in plotted)    # the hard family's conflicts start at 0
+
+
+def test_the_pages_censored_rows_are_a_marker_apart(reference, reference_table):
+    """The strip above the limit on the page: each entrant's row at least one censored
+    marker (10 px and its outline) above the one below, on the figure's own log axis."""
+    import math
+    page = html_figures.runtime_figure(reference, reference_table, analysis.instance_times(reference.runs))
+    hollow = [t for t in page.data if str(t.marker.symbol).endswith("-open") and t.xaxis == "x2"]
+    rows = sorted({float(t.y[0]) for t in hollow})
+    assert len(rows) == 5
+    axis = page.layout.yaxis2 if page.layout.yaxis2.range else page.layout.yaxis
+    low, high = axis.range
+    pixels = html_figures._margins(page.layout.height)[2]
+    steps = [pixels * (math.log10(b) - math.log10(a)) / (high - low) for a, b in zip(rows, rows[1:])]
+    assert min(steps) >= 13, steps          # 10 px markers, their outline, a pixel between

@@ -32,8 +32,8 @@ from experiments.analysis.figure_style import EntrantStyle, campaign_styles, cen
 HOVER_COUNTERS = ("nodes", "updates", "conflicts", "decisions", "propagations")
 #: where a work median of 0 sits on a log axis (labelled "0")
 ZERO_AT = 0.3
-#: pixels between two rows of the censored strip (plotly's markers are 8 to 10 pixels)
-ROW_PIXELS = 11.0
+#: pixels between two rows of the censored strip (its markers are 10 pixels, with a line)
+ROW_PIXELS = 14.0
 
 
 def markup(text: object) -> str:
@@ -303,12 +303,22 @@ def work_figure(campaign: analysis.Campaign, table: pd.DataFrame,
                           f"{'n/a' if math.isnan(v) else f'{v:,.0f}'}" for row, v in zip(rows.itertuples(), y)],
                     hovertemplate="%{text}<extra></extra>"), **axis)
                 shown.add(entrant)
-            fig.update_yaxes(type="log", title_text=f"{counter} per solve", **axis)
-            if zero:
-                top = math.ceil(math.log10(values.max()))
-                fig.update_yaxes(tickmode="array", tickvals=[ZERO_AT] + [10.0 ** k for k in range(top + 1)],
-                                 ticktext=["0"] + [f"{10 ** k:,}" for k in range(top + 1)], **axis)
+            # every panel the same ticks: decades only, written alike (10, 1k, 1M), "0" below 1
+            low = 0 if zero else math.floor(math.log10(values[values > 0].min()))
+            top = max(math.ceil(math.log10(values.max())), low + 1)
+            ticks = [10 ** k for k in range(low, top + 1)]
+            fig.update_yaxes(type="log", title_text=f"{counter} per solve", tickmode="array",
+                             tickvals=([ZERO_AT] if zero else []) + [float(t) for t in ticks],
+                             ticktext=(["0"] if zero else []) + [_count_text(t) for t in ticks], **axis)
     return _layout(fig, "Work per solve (median over solved instances)", 200 + 250 * len(families))
+
+
+def _count_text(value: int) -> str:
+    """A decade as a short count: 1, 10, 100, 1k, 10k, 100k, 1M, ... 1G, ..."""
+    for scale, suffix in ((10 ** 12, "T"), (10 ** 9, "G"), (10 ** 6, "M"), (10 ** 3, "k")):
+        if value >= scale:
+            return f"{value // scale:,}{suffix}"
+    return str(value)
 
 
 def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame) -> go.Figure:
