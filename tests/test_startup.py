@@ -92,3 +92,36 @@ def test_race_solvers_help_shows_a_cmd_spec_and_the_plugin_group():
     out = CliRunner().invoke(main, ["solvers", "--help"]).output
     assert "race solve -s 'cmd:path=./my_solver,args=--quiet {input},timeout=10'" in out
     assert "sudoku_race.solvers" in out
+
+
+def _race_process(args: list[str], prelude: str = "") -> subprocess.CompletedProcess:
+    """``race ARGS`` as its own process (``main()`` reads sys.argv, as the console script)."""
+    code = (f"import sys\n{prelude}\nfrom experiments.cli import main\n"
+            f"sys.argv = ['race'] + {args!r}\nmain()\n")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+
+
+def test_the_exact_cover_commands_end_at_once_with_everything_written(tmp_path):
+    """``race cover`` and ``race example`` end without the interpreter's teardown: their
+    output is whole, the exit handlers ran and the exit status is the command's."""
+    queens = tmp_path / "queens6.dlx"
+    made = _race_process(["example", "queens", "6"])
+    assert made.returncode == 0
+    queens.write_text(made.stdout)
+    handler = "import atexit\natexit.register(lambda: print('exit handler ran', file=sys.stderr))"
+    solved = _race_process(["cover", str(queens)], handler)
+    assert solved.returncode == 0 and len(solved.stdout.strip().split("\n\n")) == 4   # 4 solutions
+    assert "exit handler ran" in solved.stderr
+    big = _race_process(["example", "queens", "10"])             # 724 solutions, a large output
+    (tmp_path / "queens10.dlx").write_text(big.stdout)
+    printed = _race_process(["cover", str(tmp_path / "queens10.dlx")])
+    assert printed.returncode == 0 and len(printed.stdout.strip().split("\n\n")) == 724
+    counted = _race_process(["example", "queens", "8", "--count"], handler)
+    assert (counted.returncode, counted.stdout.strip()) == (0, "92")
+    assert "exit handler ran" in counted.stderr
+    none = tmp_path / "none.dlx"
+    none.write_text("a b\na\n")                                   # b is never covered
+    empty = _race_process(["cover", str(none)])
+    assert empty.returncode == 1 and "no solution" in empty.stderr
+    missing = _race_process(["cover", str(tmp_path / "missing.dlx")])
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "missing.dlx" in missing.stderr

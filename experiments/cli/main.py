@@ -67,6 +67,12 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
+#: commands that hold nothing the interpreter's teardown must release (their kernels are
+#: closed, their output written): the race process ends at once after them, without tearing
+#: down every module (10-20 ms, a fifth of ``race cover``'s run on a small problem)
+QUICK_EXIT = frozenset({"cover", "example"})
+
+
 class RaceGroup(click.Group):
     """A lazy click group (commands imported when used, see :data:`COMMANDS`) that
     turns RaceError, bad options and failed writes into one-line errors
@@ -132,7 +138,17 @@ class RaceGroup(click.Group):
         finally:                        # for this command only (a caller in-process: tests)
             ctrl_c_stops_kernels(False)
         _flush_stdout()
+        if args is None and self.ran in QUICK_EXIT:
+            _end_now(code)
         sys.exit(code or 0)
+
+    #: the name of the command this process ran (None before one ran)
+    ran: str | None = None
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        name, command, rest = super().resolve_command(ctx, args)
+        RaceGroup.ran = name
+        return name, command, rest
 
     def invoke(self, ctx: click.Context):
         try:
@@ -148,6 +164,23 @@ class RaceGroup(click.Group):
             if is_interrupt(exc):       # Ctrl-C inside a PySAT solver: a plain Abort
                 raise click.Abort() from None
             raise
+
+
+def _end_now(code) -> None:
+    """End the race process with ``code`` (an int, None or a message, as sys.exit takes it)
+    once the exit handlers ran and both streams are flushed, without the interpreter's
+    teardown of every module."""
+    import atexit
+    if code is not None and not isinstance(code, int):
+        click.echo(str(code), err=True)
+        code = 1
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        sys.exit(code or 0)             # a write failed: the usual exit says so
+    os._exit(code or 0)
 
 
 def _fail(message: str, code: int = 2) -> None:
