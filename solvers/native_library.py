@@ -30,13 +30,20 @@ start). ``RACE_NATIVE=0`` turns every native kernel off.
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import os
 import stat
 import sys
 import threading
 from pathlib import Path
 from typing import Callable
+
+try:                                # the interpreter's own SHA-256: hashlib loads OpenSSL first,
+    from _sha256 import sha256      # 3 ms of a start-up that race cover counts in tens of ms
+except ImportError:                 # pragma: no cover - another Python's layout
+    try:
+        from _sha2 import sha256    # Python 3.12 and later
+    except ImportError:
+        from hashlib import sha256
 
 #: compiler flags of every build (part of the library's name)
 FLAGS = ("-O2", "-shared", "-fPIC")
@@ -69,7 +76,7 @@ class NativeLibrary:
         """The file name of the library built from ``source`` with these flags on this machine."""
         machine = os.uname().machine if hasattr(os, "uname") else sys.platform
         key = source + b"\0" + " ".join(self.flags).encode() + b"\0" + machine.encode()
-        return f"{self.source.stem}-{hashlib.sha256(key).hexdigest()[:16]}.so"
+        return f"{self.source.stem}-{sha256(key).hexdigest()[:16]}.so"
 
     # -- loading ----------------------------------------------------------------------------
     def library(self) -> ctypes.CDLL | None:
@@ -220,7 +227,7 @@ class NativeLibrary:
             if done.returncode != 0:
                 raise _BuildFailed(f"{compiler} failed: {done.stderr.strip()[:300]}")
             os.chmod(tmp, 0o644)
-            digest = hashlib.sha256(Path(tmp).read_bytes()).hexdigest()
+            digest = sha256(Path(tmp).read_bytes()).hexdigest()
             _write_private(Path(str(target) + DIGEST), digest + "\n")
             os.replace(tmp, target)
         finally:
@@ -268,7 +275,7 @@ def _digest_problem(target: Path) -> str:
         return f"its digest file: {'none' if not os.path.lexists(record) else unsafe}"
     try:
         expected = record.read_text().strip()
-        actual = hashlib.sha256(target.read_bytes()).hexdigest()
+        actual = sha256(target.read_bytes()).hexdigest()
     except (OSError, UnicodeDecodeError) as exc:
         return f"unreadable ({exc})"
     if expected != actual:
