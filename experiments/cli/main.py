@@ -69,7 +69,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 
 #: commands that hold nothing the interpreter's teardown must release (their kernels are
 #: closed, their output written): the race process ends at once after them, without tearing
-#: down every module (10-20 ms, a fifth of ``race cover``'s run on a small problem)
+#: down every module (about 10 ms of the 67 ms ``race cover`` took on a small problem)
 QUICK_EXIT = frozenset({"cover", "example"})
 
 
@@ -101,6 +101,7 @@ class RaceGroup(click.Group):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         _closed_streams()
+        RaceGroup.ran = None
         try:
             ctrl_c_stops_kernels()      # Ctrl-C stops a long compiled search too (no numba import)
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
