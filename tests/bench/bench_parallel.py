@@ -123,8 +123,8 @@ def measure(members_text: str, grids: list, single: str | None = None) -> dict:
         wins[members[winner]] = wins.get(members[winner], 0) + 1
         parts.append(f"parallel {w:.2f} ({answer:.2f}, won by {members[winner]})")
         print(f"  {name} wall s (on free cores): " + ", ".join(parts), flush=True)
-    best = min((s for s in members), key=free.get)
-    best_wall = min((s for s in members), key=wall.get)
+    best = min(members, key=free.get)
+    best_wall = min(members, key=wall.get)
     print(f"members {members_text}: alone, wall on a free core: "
           + ", ".join(f"{s} {free[s]:.2f} s" for s in free) + "; measured wall: "
           + ", ".join(f"{s} {wall[s]:.2f} s" for s in wall))
