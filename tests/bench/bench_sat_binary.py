@@ -203,10 +203,10 @@ def race_large(cadical: str, tmp: Path, targets: Targets) -> None:
                    for taken in runs[1:]]
         shown = [f"{w:.2f} / {c:.2f}" if ok else f"- ({c:.1f} s CPU)"
                  for w, c, ok in [(b_wall, b_cpu, b_ok), *answers]]
-        ratios = [f"{c / (b_cpu + 0.3):.2f}" if b_ok and ok else "-" for _, c, ok in answers]
+        ratios = [f"{c / (b_cpu + 0.3):.2f}x" if b_ok and ok else "-" for _, c, ok in answers]
         print(f"  {label:>28} {formula.nclauses:>8} clauses: binary {shown[0]:>15}   race sat "
-              f"{shown[1]:>15}   {ratios[0]:>4}x (binary + 0.3 s)" +
-              (f"   same version {shown[2]:>15}   {ratios[1]:>4}x" if len(shown) > 2 else ""),
+              f"{shown[1]:>15}   {ratios[0]:>5} (binary + 0.3 s)" +
+              (f"   same version {shown[2]:>15}   {ratios[1]:>5}" if len(shown) > 2 else ""),
               flush=True)
         if not b_ok:
             continue
