@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from experiments.analysis import growth
 from experiments.analysis import statistics as analysis
 from experiments.harness import schema
-from experiments.cli import main
+from experiments.cli.main import main
 from formats.errors import RaceError
 
 LIMIT = 10.0

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from experiments.analysis import campaign_diff
 from experiments.analysis import statistics as analysis
-from experiments.cli import main
+from experiments.cli.main import main
 from tests.test_analysis import write_campaign
 from tests.test_compare import cell
 

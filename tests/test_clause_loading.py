@@ -83,7 +83,7 @@ def test_an_empty_clause_makes_the_formula_unsatisfiable_in_bulk_too(name):
 
 def test_race_sat_solve_answers_unsat_for_an_empty_clause():
     from click.testing import CliRunner
-    from experiments.cli import main
+    from experiments.cli.main import main
     for text in ("p cnf 1 1\n0\n", "p cnf 8 3\n 0\n-3 4 0\n5 -6 7 8 0\n"):
         result = CliRunner().invoke(main, ["sat-solve", "-"], input=text)
         assert result.exit_code == 20 and "s UNSATISFIABLE" in result.output

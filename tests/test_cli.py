@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 from click.testing import CliRunner
 
-from experiments.cli import main
+from experiments.cli.main import main
 from formats import grid_text
 from solvers import rules
 from tests.conftest import full_grid, puzzle_from

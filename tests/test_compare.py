@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from experiments.analysis import bootstrap, compare
 from experiments.analysis import statistics as analysis
 from experiments.analysis.signed_rank import SignedRank
-from experiments.cli import main
+from experiments.cli.main import main
 from tests.test_analysis import LIMIT, run, write_campaign
 
 

@@ -103,7 +103,7 @@ def test_dlx_gives_the_same_answers_interpreted_and_compiled():
 def _race_in_fresh_interpreter(args: list[str]) -> tuple[str, bool]:
     """(stdout, whether the work ran compiled: numba loaded, or the batch path's C kernel
     (solvers.dlx_native) asked for, which happens only outside interpreted mode)."""
-    code = ("import sys\nfrom experiments.cli import main\n"
+    code = ("import sys\nfrom experiments.cli.main import main\n"
             "try:\n    main(%r)\nexcept SystemExit:\n    pass\n"
             "native = 'solvers.dlx_native' in sys.modules and "
             "sys.modules['solvers.dlx_native'].NATIVE.tried\n"

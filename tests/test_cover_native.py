@@ -307,7 +307,7 @@ def test_race_cover_imports_neither_numba_nor_numpy(tmp_path):
     path = tmp_path / "q8.dlx"
     path.write_text(invoke(["example", "queens", "8"]).stdout)
     # the modules as the process ends (race cover ends at once, after the exit handlers)
-    code = ("import atexit, sys; from experiments.cli import main; sys.argv = ['race', 'cover', "
+    code = ("import atexit, sys; from experiments.cli.main import main; sys.argv = ['race', 'cover', "
             f"{str(path)!r}, '--count', '--stats']\n"
             "atexit.register(lambda: print(sorted(m for m in ('numba', 'numpy') if m in sys.modules),"
             " file=sys.stderr))\nmain()")

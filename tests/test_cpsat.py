@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from experiments.cli import main
+from experiments.cli.main import main
 from formats import grid_text
 from formats.errors import RaceError
 from formats.grid import Grid

@@ -93,7 +93,7 @@ def test_the_batch_path_uses_the_c_kernel_without_importing_numba(tmp_path):
     """`race solve` over a one-line file: the answers verified, numba never imported."""
     path = tmp_path / "many.txt"
     path.write_text(SAMPLE17.read_text())
-    code = ("import sys; from experiments.cli import main; sys.argv = ['race', 'solve', '-s', 'dlx', "
+    code = ("import sys; from experiments.cli.main import main; sys.argv = ['race', 'solve', '-s', 'dlx', "
             f"{str(path)!r}]\ntry:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
             "print('numba' in sys.modules, code, file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from experiments.cli import main
+from experiments.cli.main import main
 from formats import exact_cover
 from formats.errors import RaceError
 from formats.exact_cover import ExactCover

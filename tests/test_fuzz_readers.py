@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from experiments.cli import main
+from experiments.cli.main import main
 from formats import dimacs, exact_cover, grid_text, sat_output
 from formats.errors import RaceError
 from formats.grid import Grid

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experiments.cli import main
+from experiments.cli.main import main
 from formats import grid_text
 from formats.errors import RaceError
 from formats.grid import Grid

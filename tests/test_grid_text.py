@@ -5,7 +5,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
-from experiments.cli import main
+from experiments.cli.main import main
 from formats import grid_text
 from formats.errors import RaceError
 from formats.grid import Grid

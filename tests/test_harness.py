@@ -22,7 +22,7 @@ from experiments.harness.config import default_name, parse_n
 from experiments.harness.entrants import jsonable, parse_entrants, split_specs
 from experiments.harness.instances import ensure_instances, instance_dir, instance_name, read_instance
 from experiments.harness.scheduling import Cell, Escalation
-from experiments.cli import main
+from experiments.cli.main import main
 from experiments.harness.worker import MIN_TIME, measure
 from formats import grid_text
 from formats.errors import RaceError
@@ -229,7 +229,7 @@ def test_interrupted_campaign_resumes_without_rerunning(out, fakes):
             "slow:delay=0.25", "--instances", "2", "--repeats", "2", "--jobs", "1", "--timeout", "10",
             "--campaign", "resume"]
     boot = ("import sys; from tests.fake_solvers import fake_registry; "
-            "from experiments.cli import main; "
+            "from experiments.cli.main import main; "
             "sys.argv = ['race'] + sys.argv[1:]; main(obj={'registry': fake_registry()})")
     proc = subprocess.Popen([sys.executable, "-c", boot, *args], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from experiments.cli import main
+from experiments.cli.main import main
 from experiments.harness import records
 from formats import grid_text
 from generators import puzzle_set
@@ -40,7 +40,7 @@ def script(tmp_path: Path, name: str, body: str) -> str:
 
 def race_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     """``race ARGS`` in a process of its own (exit codes and forks as a user sees them)."""
-    return subprocess.run([sys.executable, "-c", "import sys; from experiments.cli import main; "
+    return subprocess.run([sys.executable, "-c", "import sys; from experiments.cli.main import main; "
                            "sys.argv[0] = 'race'; main()", *args], capture_output=True, text=True,
                           timeout=timeout, cwd=ROOT)
 
@@ -443,7 +443,7 @@ def test_t3_a_closed_or_full_standard_stream_is_exit_2_not_a_traceback(closed, a
     streams = {"stdin": subprocess.DEVNULL, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
     if closed == "full-stderr":
         streams["stderr"] = open("/dev/full", "w")
-    code = ("import os, sys; from experiments.cli import main; sys.argv[0] = 'race'; "
+    code = ("import os, sys; from experiments.cli.main import main; sys.argv[0] = 'race'; "
             + (f"os.close({fd}); " if fd is not None else "")
             + ("sys.stdin = None; " if fd == 0 else "sys.stdout = None; " if fd == 1 else
                "sys.stderr = None; " if fd == 2 else "")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from experiments.cli import main
+from experiments.cli.main import main
 from formats import dimacs, exact_cover, grid_text, sat_output
 from formats.errors import RaceError
 from formats.grid import MAX_N
@@ -28,7 +28,7 @@ def race(*args, input=None):
 
 def race_process(*args, stdin=None, stdout=subprocess.PIPE, env=None, timeout=120):
     """The real ``race`` in a subprocess (for /dev/full, /dev/zero, encodings)."""
-    code = "import sys; from experiments.cli import main; sys.argv[0] = 'race'; main()"
+    code = "import sys; from experiments.cli.main import main; sys.argv[0] = 'race'; main()"
     return subprocess.run([sys.executable, "-c", code, *args], stdin=stdin, stdout=stdout,
                           stderr=subprocess.PIPE, cwd=ROOT, env={**os.environ, **(env or {})},
                           timeout=timeout)
@@ -135,7 +135,7 @@ def test_invalid_utf8_names_line_and_column(tmp_path):
 
 
 def test_invalid_utf8_on_stdin_under_a_utf8_locale():
-    proc = subprocess.run([sys.executable, "-c", "import sys; from experiments.cli import main; "
+    proc = subprocess.run([sys.executable, "-c", "import sys; from experiments.cli.main import main; "
                            "sys.argv[0] = 'race'; main()", "check", "-"], input=b"\xff\xfe 1\n",
                           capture_output=True, cwd=ROOT, env={**os.environ, "PYTHONIOENCODING": "utf-8"},
                           timeout=120)

@@ -92,7 +92,7 @@ def test_a_node_limit_within_the_budget_stays_interpreted_and_is_kept():
 
 def _race(args: list[str]) -> tuple[subprocess.CompletedProcess, bool]:
     """`race ARGS` in a fresh interpreter, and whether numba was imported."""
-    code = ("import sys\nfrom experiments.cli import main\n"
+    code = ("import sys\nfrom experiments.cli.main import main\n"
             "try:\n    main(%r)\nexcept SystemExit as e:\n    code = e.code\n"
             "print('numba' in sys.modules, file=sys.stderr)\nsys.exit(code)" % (args,))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,

@@ -12,7 +12,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from experiments.cli import main
+from experiments.cli.main import main
 from experiments.harness import conditions, machine, pinning
 from tests.fake_solvers import fake_registry
 from tests.test_harness import write_instances

@@ -294,7 +294,7 @@ def test_members_are_warmed_once_in_this_process_before_the_first_race(puzzle):
 
 def test_race_run_says_when_a_parallel_entrant_has_more_members_than_jobs(tmp_path):
     from click.testing import CliRunner
-    from experiments.cli import main
+    from experiments.cli.main import main
     from tests.test_harness import write_instances
     write_instances(tmp_path, 2, 1)
     r = CliRunner().invoke(main, ["run", "--n", "2", "--family", "unique", "--instances", "1",
@@ -335,7 +335,7 @@ def test_the_summary_and_the_report_give_wall_and_total_cpu_and_who_answered(tmp
     from click.testing import CliRunner
     from experiments.analysis import multicore
     from experiments.analysis import statistics as analysis
-    from experiments.cli import main
+    from experiments.cli.main import main
     from experiments.report import tables
     from tests.test_harness import write_instances
     write_instances(tmp_path, 2, 2)

@@ -58,7 +58,7 @@ def plugin_path(tmp_path_factory) -> Path:
 def race(plugin_path: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(plugin_path), str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, "-c", "from experiments.cli import main; main()", *args],
+    return subprocess.run([sys.executable, "-c", "from experiments.cli.main import main; main()", *args],
                           capture_output=True, text=True, env=env, timeout=300, cwd=cwd,
                           stdin=subprocess.DEVNULL)
 

@@ -182,7 +182,7 @@ def test_landscape_campaign_has_the_hole_axis_resumes_and_writes_the_peak(tmp_pa
     args = ["landscape", "--n", "2", "--solvers", "backtracking", "--instances", "2",
             "--timeout", "30", "--out", str(tmp_path), "--peaks", str(peaks), "--campaign", "land"]
     from click.testing import CliRunner
-    from experiments.cli import main
+    from experiments.cli.main import main
     r = CliRunner().invoke(main, [*args, "--holes", "0.4,0.6"])
     assert r.exit_code == 0, r.output
     rows = records.read_rows(tmp_path / "land" / "runs.csv")
@@ -341,7 +341,7 @@ def test_the_landscape_resume_command_keeps_the_peak_table_and_the_jobs(given, e
 
 def test_landscape_refuses_a_peak_table_that_is_no_regular_file(tmp_path):
     from click.testing import CliRunner
-    from experiments.cli import main
+    from experiments.cli.main import main
     r = CliRunner().invoke(main, ["landscape", "--n", "2", "--holes", "0.4", "--solvers", "dlx",
                                   "--instances", "1", "--out", str(tmp_path), "--peaks", "/dev/full"])
     assert r.exit_code == 2 and "/dev/full" in r.output and "regular file" in r.output

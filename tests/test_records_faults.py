@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from experiments.cli import main
+from experiments.cli.main import main
 from experiments.harness import records
 from experiments.harness.lock import LOCK_NAME
 from experiments.harness.scheduling import START_ATTEMPTS
@@ -28,7 +28,7 @@ from tests.test_harness import write_instances
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOT = ("import sys; from tests.fake_solvers import fake_registry; "
-        "from experiments.cli import main; "
+        "from experiments.cli.main import main; "
         "sys.argv = ['race'] + sys.argv[1:]; main(obj={'registry': fake_registry()})")
 
 

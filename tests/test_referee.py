@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from experiments.cli import main
+from experiments.cli.main import main
 from experiments.harness import records
 from experiments.harness.referee import (Confirmation, Referee, Truth, confirm, confirmer_for,
                                          proof_refutes, record_disputes, truth_of)

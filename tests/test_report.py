@@ -23,7 +23,7 @@ from experiments.harness import schema
 from experiments.report import build as report
 from experiments.report import latex, tables, tex
 from experiments.report.macros import campaign_macros
-from experiments.cli import main
+from experiments.cli.main import main
 from solvers.sudoku_cnf import structural_clause_count
 from tests.test_report_frontier import frontier_campaign
 
@@ -113,7 +113,7 @@ def race_command() -> list[str]:
     script = Path(sys.executable).with_name("race")
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-c", "from experiments.cli import main; main()"]
+    return [sys.executable, "-c", "from experiments.cli.main import main; main()"]
 
 
 @pytest.fixture(scope="session")

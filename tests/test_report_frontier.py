@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from experiments.analysis import frontier
 from experiments.analysis import growth as growth_fit
 from experiments.analysis import statistics as analysis
-from experiments.cli import main
+from experiments.cli.main import main
 from experiments.harness import records
 from experiments.harness.provenance import save_meta
 from experiments.report import build as report

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from experiments.analysis import statistics as analysis
-from experiments.cli import main
+from experiments.cli.main import main
 from experiments.harness import records
 from experiments.report import instance_grids
 from formats.errors import RaceError

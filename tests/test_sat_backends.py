@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import full_grid, puzzle_from
-from experiments.cli import main
+from experiments.cli.main import main
 from formats import dimacs, grid_text, sat_output
 from formats.errors import RaceError
 from formats.grid import Grid
@@ -28,7 +28,7 @@ def race_command() -> list[str]:
     script = Path(sys.executable).with_name("race")
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-c", "from experiments.cli import main; main()"]
+    return [sys.executable, "-c", "from experiments.cli.main import main; main()"]
 
 
 def _puzzle(n: int, seed: int, blanks: float | None = None) -> Grid:

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from pysat.formula import CNF
 
 from conftest import full_grid, puzzle_from
-from experiments.cli import main
+from experiments.cli.main import main
 from formats import dimacs, sat_output
 from formats.errors import RaceError
 from formats.grid import Grid

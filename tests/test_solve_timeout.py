@@ -15,7 +15,7 @@ from tests.conftest import process_alive
 
 ROOT = Path(__file__).resolve().parents[1]
 SLEEPER = ROOT / "tests" / "outside_solvers" / "sleeper.py"
-RACE = "import sys; from experiments.cli import main; sys.argv[0] = 'race'; main()"
+RACE = "import sys; from experiments.cli.main import main; sys.argv[0] = 'race'; main()"
 PUZZLE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......\n"
 
 
@@ -99,7 +99,7 @@ def test_the_child_reports_a_bad_file_as_usual(tmp_path):
 INJECTED = '''
 import os, signal, sys, time
 from pathlib import Path
-from experiments.cli import main, solve, time_limit
+from experiments.cli.main import main, solve, time_limit
 from solvers import interface
 point, what, flag, puzzle = sys.argv[1], sys.argv[2], Path(sys.argv[3]), sys.argv[4]
 sys.argv = ["race", "solve", "--timeout", "60", "-s", "dlx", puzzle]

@@ -23,7 +23,7 @@ HEAVY = ("pandas", "numba", "matplotlib", "numpy", "pysat", "scipy", "dask")
 
 def _modules_after(args: list[str]) -> set[str]:
     """The top-level modules a fresh interpreter has imported after `race ARGS`."""
-    code = ("import sys, json\nfrom experiments.cli import main\n"
+    code = ("import sys, json\nfrom experiments.cli.main import main\n"
             "try:\n    main(%r)\nexcept SystemExit:\n    pass\n"
             "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)"
             % (args,))
@@ -96,7 +96,7 @@ def test_race_solvers_help_shows_a_cmd_spec_and_the_plugin_group():
 
 def _race_process(args: list[str], prelude: str = "") -> subprocess.CompletedProcess:
     """``race ARGS`` as its own process (``main()`` reads sys.argv, as the console script)."""
-    code = (f"import sys\n{prelude}\nfrom experiments.cli import main\n"
+    code = (f"import sys\n{prelude}\nfrom experiments.cli.main import main\n"
             f"sys.argv = ['race'] + {args!r}\nmain()\n")
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
 

@@ -3,12 +3,9 @@ Knuth's dlx format) and ``race example`` (print an example problem)."""
 
 from __future__ import annotations
 
-import sys
-import time
-
 import click
 
-from experiments.cli import params
+from experiments.cli import cover_search, params
 from formats.errors import RaceError
 
 
@@ -82,17 +79,14 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
       printf 'A B C\\nA B\\nC\\nA\\nB C\\n' | race cover - --show
       printf 'A B 2:3|C | X Y\\nA B X:0 Y:0\\nA C X:1 Y:1\\nC X:0\\nB X:1\\nC Y:1\\n' | race cover -
     """
-    from formats import dlx_format
-    from formats.source import read_source
     if trace or show or profile:
         from formats import exact_cover
 
-    text, name = read_source(source, what="a dlx file")
-    problem = dlx_format.parse(text, name)
+    problem = cover_search.read_problem(source)
     if problem.extended and (trace or profile):
         raise RaceError("--trace and --profile follow plain exact cover problems "
                         "(no colors or multiplicities)")
-    _check_search_options(problem, heuristic, count_only, jobs)
+    cover_search.check_search_options(problem, heuristic, count_only, jobs)
     if trace:
         from solvers.algorithm_x import HEURISTICS
         _print_trace(exact_cover.ExactCover.from_dlx(problem), HEURISTICS.get(heuristic, 0),
@@ -101,7 +95,7 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
         from solvers.dancing_links import DancingLinks, format_links
         dl = DancingLinks.from_problem(exact_cover.ExactCover.from_dlx(problem))
         click.echo(format_links(dl, max_options=None), err=True)
-    _count_and_report(problem, count_only, limit, heuristic, stats, jobs)
+    cover_search.count_and_report(problem, count_only, limit, heuristic, stats, jobs)
     if profile:
         from solvers.algorithm_x import HEURISTICS
         from solvers.dancing_links import DancingLinks
@@ -111,15 +105,6 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
         click.echo("Knuth's level profile (all solutions; nodes = options tried at each level, "
                    "the root not counted):", err=True)
         click.echo(format_profile(rows), err=True)
-
-
-def _check_search_options(problem, heuristic: str, count_only: bool, jobs: int) -> None:
-    if problem.extended and heuristic == "first":
-        raise RaceError("colors and multiplicities are searched with the minimum-degree choice "
-                        "(--heuristic mrv or slack)")
-    if jobs > 1 and not count_only:
-        raise RaceError("-j splits a count: use it with --count (solutions are printed from one "
-                        "thread)")
 
 
 def _print_trace(problem, heuristic: int, trace_limit: int, limit: int | None = None) -> None:
@@ -140,103 +125,6 @@ def _print_trace(problem, heuristic: int, trace_limit: int, limit: int | None = 
         if limit is not None and found == limit:
             click.echo(f"... the search stops at solution {limit} (--limit)")
             break
-
-
-def _count_and_report(problem, count_only: bool, limit: int | None, heuristic: str, stats: bool,
-                      jobs: int) -> None:
-    """Search ``problem`` (a :class:`~formats.dlx_format.DlxProblem`) and print what was asked:
-    the solutions, or their number; the stats on stderr. Exit 1 when printing finds none."""
-    width = max(len(problem) if problem.extended else problem.primary, 1)
-    room = max(1, min(_MAX_PRINTED, _PRINT_BUFFER // (8 * width)))
-    # never more rows than can be printed: a --limit of 10**12 reserved 87 TiB
-    keep = 0 if count_only else min(limit, room) if limit is not None else room
-    count, nodes, updates, solutions, build_s, search_s = _search(problem, heuristic, limit, keep,
-                                                                  jobs)
-    reached = limit is not None and count >= limit
-    if count_only:
-        click.echo(str(count))
-        if reached and not stats:
-            click.echo(f"(limit reached) the count stopped at --limit {limit}; there may be more",
-                       err=True)
-    else:
-        if count > keep:
-            raise RaceError(f"{count} solutions, more than the {keep} that can be printed; "
-                            f"use --count or --limit")
-        blocks = ["\n".join(" ".join(problem.entry_names(int(o))) for o in options)
-                  for options in solutions]
-        if blocks:
-            click.echo("\n\n".join(blocks))
-        else:
-            click.echo("no solution", err=True)
-    if stats:
-        click.echo(f"{count} solutions{' (limit reached)' if reached else ''}, {nodes} nodes, "
-                   f"{updates} updates (build {1e3 * build_s:.3f} ms, search {1e3 * search_s:.3f} ms"
-                   f"{f', {jobs} threads' if jobs > 1 else ''})", err=True)
-    if not count_only and not count:
-        sys.exit(1)                    # as race solve: 1 is "no solution"
-
-
-def _search(problem, heuristic: str, limit: int | None, keep: int, jobs: int):
-    """(solutions, nodes, updates, the options of the first ``keep`` solutions, build s, search s):
-    the C kernel (:mod:`solvers.cover_native`, on ``jobs`` threads when counting), or the numba
-    kernels when it cannot be built."""
-    from solvers import cover_native
-    if cover_native.library() is None:
-        if jobs > 1:
-            click.echo(f"race: note: -j {jobs}: no compiled kernel ({cover_native.NATIVE.why_not}); "
-                       f"the numba kernel counts on one thread", err=True)
-        return _search_numba(problem, heuristic, limit, keep)
-    from solvers import cover_threads
-    try:
-        t0 = time.perf_counter()
-        kernel = cover_native.CoverKernel.from_dlx(problem)
-        t1 = time.perf_counter()
-        code = cover_native.HEURISTICS[heuristic]
-        if jobs > 1:
-            found = cover_threads.count_split(kernel, jobs, code, limit or 0)
-        else:
-            found = cover_threads.search(kernel, code, limit or 0, keep)
-        t2 = time.perf_counter()
-    except MemoryError as exc:
-        raise RaceError(f"{exc or 'out of memory'} ({len(problem.items)} items, {len(problem)} "
-                        f"options, {len(problem.flat)} entries)") from None
-    return found.count, found.nodes, found.updates, found.solutions, t1 - t0, t2 - t1
-
-
-def _search_numba(problem, heuristic: str, limit: int | None, keep: int):
-    """:func:`_search` on the numba kernels (the kernel loaded before anything is timed)."""
-    import numpy as np
-
-    from formats import exact_cover
-    from solvers.algorithm_x import HEURISTICS, dlx_search
-    from solvers.dancing_links import DancingLinks
-
-    problem = exact_cover.ExactCover.from_dlx(problem)
-    if problem.extended:
-        from solvers.algorithm_m import MultiplicityProblem
-        MultiplicityProblem(exact_cover.parse("A\nA\n")).search()     # load the kernel
-        t0 = time.perf_counter()
-        prepared = MultiplicityProblem(problem)
-        t1 = time.perf_counter()
-        count, nodes, updates, _, solutions = prepared.search(limit or 0, 0, keep,
-                                                              slack=heuristic == "slack")
-        return count, nodes, updates, solutions, t1 - t0, time.perf_counter() - t1
-    links = DancingLinks.from_csr(["A"], 1, np.array([0, 1]), np.array([0])).links
-    dlx_search(links, 0, 0, 0, 0, np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64))
-    t0 = time.perf_counter()
-    dl = DancingLinks.from_problem(problem)
-    chosen = np.zeros((max(keep, 1), max(dl.primary, 1)), dtype=np.int64)
-    depth = np.zeros(max(keep, 1), dtype=np.int64)
-    t1 = time.perf_counter()
-    count, nodes, updates, _ = dlx_search(dl.links, HEURISTICS.get(heuristic, 0), limit or 0, 0,
-                                          keep, chosen, depth)
-    t2 = time.perf_counter()
-    solutions = [dl.option_of[chosen[s, :depth[s]]].tolist() for s in range(min(count, keep))]
-    return count, nodes, updates, solutions, t1 - t0, t2 - t1
-
-
-_MAX_PRINTED = 100_000          # solutions printed without --limit ...
-_PRINT_BUFFER = 64 << 20        # ... as long as their option nodes fit in 64 MB
 
 
 @click.command()
@@ -308,8 +196,8 @@ def example(name: str | None, param: str | None, list_only: bool, knuth: bool, r
     problem = build(name, param, knuth=knuth, relaxed=relaxed, x=x_at, omit=omit)
     if count_only:
         problem = problem.to_dlx()
-        _check_search_options(problem, heuristic, count_only, jobs)
-        _count_and_report(problem, True, limit, heuristic, stats, jobs)
+        cover_search.check_search_options(problem, heuristic, count_only, jobs)
+        cover_search.count_and_report(problem, True, limit, heuristic, stats, jobs)
         return
     from formats import exact_cover
     click.echo(exact_cover.format_dlx(problem, describe(name, param, knuth, relaxed, x_at, omit)),

@@ -17,8 +17,14 @@ import sys
 
 import click
 
+from experiments.cli.streams import closed_streams as _closed_streams
+from experiments.cli.streams import end_now as _end_now
+from experiments.cli.streams import fail as _fail
+from experiments.cli.streams import flush_stdout as _flush_stdout
+from experiments.cli.streams import silence_stdout as _silence_stdout
+from experiments.cli.streams import write_failed as _write_failed
 from formats.compiled import ctrl_c_stops_kernels
-from formats.errors import RaceError, is_interrupt, printable
+from formats.errors import RaceError, is_interrupt
 
 #: command name -> (module, attribute, short help). ``race --help`` prints the help
 #: from here without importing the module; tests/test_startup.py checks the table
@@ -165,76 +171,6 @@ class RaceGroup(click.Group):
             if is_interrupt(exc):       # Ctrl-C inside a PySAT solver: a plain Abort
                 raise click.Abort() from None
             raise
-
-
-def _end_now(code) -> None:
-    """End the race process with ``code`` (an int, None or a message, as sys.exit takes it)
-    once the exit handlers ran and both streams are flushed, without the interpreter's
-    teardown of every module."""
-    import atexit
-    if code is not None and not isinstance(code, int):
-        click.echo(str(code), err=True)
-        code = 1
-    atexit._run_exitfuncs()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        sys.exit(code or 0)             # a write failed: the usual exit says so
-    os._exit(code or 0)
-
-
-def _fail(message: str, code: int = 2) -> None:
-    try:
-        click.echo(f"race: error: {printable(' '.join(message.split()))}", err=True)
-    except (OSError, ValueError, AttributeError):    # stderr full or closed: the code tells
-        _silence(sys.stderr)
-    sys.exit(code)
-
-
-def _closed_streams() -> None:
-    """A standard stream closed by the caller (``2>&-``, ``>&-``): Python sees None. With no
-    stderr, errors are dropped (the exit code still tells); with no stdout, the answer has
-    nowhere to go: a one-line error on stderr, exit 2. (A closed stdin is the readers'
-    concern, when ``-`` is read: formats.source.)"""
-    if sys.stderr is None:
-        sys.stderr = open(os.devnull, "w", encoding="utf-8")
-    if sys.stdout is None:
-        sys.stdout = open(os.devnull, "w", encoding="utf-8")
-        _fail("standard output is closed: nowhere to write the answer")
-
-
-def _silence(stream) -> None:
-    """Point ``stream``'s descriptor at /dev/null so the interpreter's final flush cannot
-    fail again (not a real file, as in the tests, or closed: nothing to do)."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, stream.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):
-        pass
-
-
-def _write_failed(exc: OSError) -> None:
-    _silence_stdout()
-    where = printable(str(exc.filename)) if exc.filename else "the output"
-    _fail(f"cannot write {where}: {exc.strerror or exc}")
-
-
-def _flush_stdout() -> None:
-    """Flush stdout now, so a failed write becomes a one-line error and not a
-    message from the interpreter at exit."""
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        _silence_stdout()
-    except OSError as exc:
-        _write_failed(exc)
-
-
-def _silence_stdout() -> None:
-    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
-    _silence(sys.stdout)
 
 
 def numba_cache_dir(package_dir: str | None = None) -> str | None:

@@ -67,7 +67,7 @@ from solvers.cover_native import FIRST, MRV, CoverKernel  # noqa: E402
 RUNS = int(os.environ.get("BENCH_COVER_RUNS", "7"))
 BIN = Path(sys.executable).parent
 RACE = [str(BIN / "race")] if (BIN / "race").exists() else \
-    [sys.executable, "-c", "import sys; from experiments.cli import main; sys.argv[0] = 'race'; main()"]
+    [sys.executable, "-c", "import sys; from experiments.cli.main import main; sys.argv[0] = 'race'; main()"]
 MINIEXACT = str(BIN / "miniexact") if (BIN / "miniexact").exists() else shutil.which("miniexact")
 
 #: the problems timed: name -> the arguments of race example

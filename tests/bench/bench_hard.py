@@ -47,7 +47,7 @@ SEEDS = (0, 1)
 PER_SEED = 10
 AT_LEAST = 5
 REFERENCE = ROOT / "results" / "reference-hard-n6" / "runs.csv"
-RACE = "import sys; from experiments.cli import main; sys.argv[0] = 'race'; main()"
+RACE = "import sys; from experiments.cli.main import main; sys.argv[0] = 'race'; main()"
 
 
 def generate(out: Path, seed: int) -> list[Path]:

@@ -86,7 +86,7 @@ CAP = 30.0
 #: the binary's own CaDiCaL version (1.5.3) as race's in-process backend (PySAT's cadical153):
 #: race solve with it against the binary measures what race adds, the solver's search apart
 SAME_VERSION = "sat:backend=cadical153"
-RACE = "import sys; from experiments.cli import main; sys.argv[0] = 'race'; main()"
+RACE = "import sys; from experiments.cli.main import main; sys.argv[0] = 'race'; main()"
 FIRST_ENCODE = """
 import sys, time
 from formats import grid_text

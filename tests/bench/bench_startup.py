@@ -56,7 +56,7 @@ RUNS = 10
 WHOLE_PUZZLES = 20_000
 PUZZLE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......\n"
 #: `race ARGS` as the CLI runs it, and as the old eager group did
-RACE = "import sys; from experiments.cli import main; sys.argv[0] = 'race'; main()"
+RACE = "import sys; from experiments.cli.main import main; sys.argv[0] = 'race'; main()"
 EAGER = ("import sys, importlib; from experiments.cli.main import COMMANDS, main; "
          "[importlib.import_module(m) for m, _, _ in COMMANDS.values()]; "
          "sys.argv[0] = 'race'; main()")
@@ -66,9 +66,9 @@ EAGER = ("import sys, importlib; from experiments.cli.main import COMMANDS, main
 COMPILED = ("import os, sys; os.environ['RACE_NATIVE'] = '0'; "
             "from solvers.dlx import DLX; from solvers.sat import SAT; "
             "DLX.INTERPRETED_MAX_PUZZLES = SAT.INTERPRETED_MAX_PUZZLES = 0; "
-            "from experiments.cli import main; sys.argv[0] = 'race'; main()")
+            "from experiments.cli.main import main; sys.argv[0] = 'race'; main()")
 PER_PUZZLE = ("import sys; from solvers import batch; batch.batch_capable = lambda spec: False; "
-              "from experiments.cli import main; sys.argv[0] = 'race'; main()")
+              "from experiments.cli.main import main; sys.argv[0] = 'race'; main()")
 
 
 def median_times(argv: list[str], runs: int = RUNS) -> tuple[float, float]:
