@@ -1,4 +1,4 @@
-"""Rules of the design that a test can hold (issue 24): solvers declare what they can do
+"""Rules of the design that a test can hold: solvers declare what they can do
 and no code outside solvers/ tests a solver's name; every default defined once; a solver's
 own counters are kept."""
 
@@ -220,7 +220,7 @@ def test_no_import_circle():
 
 
 def test_kind_names_only_a_generator_in_the_campaign_code():
-    """One word per idea (issue 24 item 5): in experiments/ and solvers/, ``kind`` is a
+    """One word per idea: in experiments/ and solvers/, ``kind`` is a
     generator kind; a campaign's instance set is a *family*, a trace's step has an
     *action*, an animation's board a *problem*. No runs.csv column, table column, meta key,
     attribute or field says ``kind`` for anything else (the old runs.csv and meta.json

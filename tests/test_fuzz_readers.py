@@ -1,4 +1,4 @@
-"""Fuzzing every reader (issue 13, item 6): native and one-line grids, DIMACS,
+"""Fuzzing every reader: native and one-line grids, DIMACS,
 solver output and dlx exact-cover files.
 
 Valid files are mutated (byte flips, insertions of odd Unicode, control

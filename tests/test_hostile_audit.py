@@ -1,4 +1,4 @@
-"""The second hostile audit's findings (issue 20), one test each: false claims (W), lost or
+"""The second hostile audit's findings, one test each: false claims (W), lost or
 mixed data (L), tracebacks (T), leaks and hangs (K). Each failed before its fix."""
 
 from __future__ import annotations

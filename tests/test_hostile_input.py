@@ -1,4 +1,4 @@
-"""Hostile input through the real CLI (issue 13, items 1-3): every case ends in a
+"""Hostile input through the real CLI: every case ends in a
 correct answer or in one line ``race: error: ...`` with exit status 2."""
 
 import os

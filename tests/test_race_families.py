@@ -281,7 +281,7 @@ def test_landscape_legend_names_every_entrant_even_those_absent_from_the_last_pa
     assert (tmp_path / "landscape.png").stat().st_size > 0
 
 
-# -- one word per idea: the family column (issue 24 item 5) -----------------------------------
+# -- one word per idea: the family column -----------------------------------------------
 REFERENCE = Path(__file__).resolve().parent.parent / "results" / "reference-n2-10"
 
 

@@ -1,4 +1,4 @@
-"""Faults around a campaign's records (issue 13): the parent killed mid-run, a second run
+"""Faults around a campaign's records: the parent killed mid-run, a second run
 at the same time, damaged rows of runs.csv, a full disk, two Ctrl-C, workers that do not
 start, temporary files of killed SAT cells. Each ends with every cell recorded exactly once."""
 

@@ -233,7 +233,7 @@ def test_incremental_assignments_of_the_solution_never_contradict(n, seed, blank
 
 
 def test_a_clash_inside_a_box_only_is_caught_everywhere():
-    """Issue 15: two equal clues in one box, different rows and columns."""
+    """Two equal clues in one box, different rows and columns."""
     from solvers.dlx import count_sudoku
     cells = np.zeros((9, 9), np.int32)
     cells[0, 0] = cells[1, 1] = 5

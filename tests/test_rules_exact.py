@@ -1,4 +1,4 @@
-"""Exact values of the rules core where a mutation pass found only loose checks (issue 15)."""
+"""Exact values of the rules core where a mutation pass found only loose checks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Exact values of the campaign statistics where a mutation pass found only loose checks (issue 15)."""
+"""Exact values of the campaign statistics where a mutation pass found only loose checks."""
 
 from __future__ import annotations
 

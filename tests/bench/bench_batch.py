@@ -1,4 +1,4 @@
-"""Benchmark: batch throughput of dlx on 17-clue 9x9 puzzles (issue 14, part 3).
+"""Benchmark: batch throughput of dlx on 17-clue 9x9 puzzles.
 
 Puzzles: the 100 17-clue puzzles of tests/bench/data/sudoku17_sample.txt (the
 start of Gordon Royle's public list of 17-clue puzzles), each also relabelled

@@ -5,7 +5,7 @@ Table (informational, no target): for n = 2..5, median seconds to generate one
 ``unique`` (Algorithm 2) and one ``minimal`` puzzle with the default (robust)
 counter, solver calls per puzzle (questions propagation could not settle),
 questions settled by propagation, and the fill vs removal split. n = 6 is not
-run (about a minute per puzzle). n = 5 minimal (issue 25: median <= 20 s per
+run (about a minute per puzzle). n = 5 minimal (target: median <= 20 s per
 puzzle) runs one child process per seed, stopped after a minute, and checks that each
 seed still makes the puzzle recorded in :data:`MINIMAL5_SHA256` (byte for byte).
 Measured uncapped, seeds 0..4: 247.6, 34.2, 475.3, 42.0, 74.1 s (median 74 s); again on
@@ -84,7 +84,7 @@ def row(n: int, kind: str, runs: int) -> str:
             f"{med('decided'):>7.0f} {med('clues'):>6.0f}")
 
 
-#: issue 25: minimal puzzles at n = 5, median seconds per puzzle over MINIMAL5_SEEDS seeds
+#: minimal puzzles at n = 5, median seconds per puzzle over MINIMAL5_SEEDS seeds
 MINIMAL5_TARGET_S = 20.0
 MINIMAL5_SEEDS = 5
 #: each seed runs in a child process stopped after this long (heavy tails: 30 s to 8 min
@@ -106,7 +106,7 @@ _MINIMAL5 = ("import sys, time; sys.path[:0] = sys.argv[2:]; import bench_genera
 
 
 def minimal_n5(targets: Targets) -> None:
-    """``minimal`` at n = 5 (issue 25's target: median <= 20 s per puzzle), a capped child
+    """``minimal`` at n = 5 (target: median <= 20 s per puzzle), a capped child
     process per seed."""
     times, changed = [], 0
     for seed in range(MINIMAL5_SEEDS):
@@ -126,7 +126,7 @@ def minimal_n5(targets: Targets) -> None:
     median = statistics.median(times)
     targets.at_most(f"n=5 minimal, median s per puzzle over {MINIMAL5_SEEDS} seeds (a seed "
                     f"stopped at {MINIMAL5_CAP_S:.0f} s counts as {MINIMAL5_CAP_S:.0f}: a lower bound)",
-                    min(median, MINIMAL5_CAP_S), MINIMAL5_TARGET_S, "absolute (issue 25)")
+                    min(median, MINIMAL5_CAP_S), MINIMAL5_TARGET_S, "absolute")
     targets.at_most("n=5 minimal, seeds whose puzzle differs from the recorded one", changed, 0,
                     "MINIMAL5_SHA256 (main f4be648)")
 

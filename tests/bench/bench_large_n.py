@@ -1,4 +1,4 @@
-"""Large-n SAT benchmark (issue 11): puzzles up to 400x400, each at-most-one encoding side by side.
+"""Large-n SAT benchmark: puzzles up to 400x400, each at-most-one encoding side by side.
 
 Run: ``.venv/bin/python tests/bench/bench_large_n.py [--quick] [--seeds 5] [--limit 10]`` (``--quick``: 3 seeds).
 
@@ -19,8 +19,7 @@ peak of that one encode+load+solve. Every model is decoded and checked with
 The table's hole fraction is 33% up to n = 10 and, from n = 12, the last measured
 point of the landscape (:data:`MEASURED_POINT`): at 33% those instances sit on the
 hardness plateau (quasigroup with holes, past the peak), where neither CaDiCaL nor
-kissat solves them in 600 s, so the 33% targets at n >= 12 are retired (issue 11's
-session notes hold the measurements).
+kissat solves them in 600 s, so there are no 33% targets at n >= 12.
 
 Prints the median time of a random solved grid per n, then one row per (n, encoding, backend): medians over seeds of encode s, solve s
 (PySAT: loading the clauses plus search; kissat: its whole run including parsing),
@@ -37,8 +36,8 @@ fraction solved by every seed >= :data:`MEASURED_POINT` (the last measured point
 on CaDiCaL at 33%, every n <= 10 instance solved and the median encode+solve
 <= 0.5 s at n = 10 (CPU seconds, which are the wall time on an idle machine: the bench
 machine is shared); peak RSS at n = 20 <= 2 GB; a random grid <= 1 s at n = 10
-and <= 10 s at n = 20. The time and memory bounds are absolute, set by the issue
-(a published solver's times), not ratios; the landscape's baseline is the committed
+and <= 10 s at n = 20. The time and memory bounds are absolute, set from
+a published solver's times, not ratios; the landscape's baseline is the committed
 table. Default run: ~10 minutes (``--quick``: a smoke run to n = 10, no landscape).
 """
 
@@ -84,7 +83,7 @@ LIMIT = {20: 30.0}              # seconds per solve; others: --limit
 #: the hole fractions the landscape steps through
 LADDER = (0.10, 0.15, 0.20, 0.25, 0.30, 0.33, 0.40, 0.45, 0.50, 0.55, 0.60, 0.70)
 #: the last measured landscape: per n, the hardest fraction of LADDER solved by every
-#: seed (2 seeds, limit 10 s, n = 20: 30 s; measured in the session of stop 18)
+#: seed (2 seeds, limit 10 s, n = 20: 30 s)
 MEASURED_POINT = {6: 0.45, 8: 0.33, 10: 0.33, 12: 0.25, 15: 0.25, 20: 0.20}
 #: the table's hole fraction: 33%, or the measured point where 33% is past it (n >= 12)
 TABLE_HOLES = 0.33
@@ -313,11 +312,11 @@ def check_targets(targets: Targets, results: dict, ns, limit: float) -> None:
             total = float(np.median([r["encode"] + r["solve"] for r in ok])) if ok else float("inf")
             cpu = float(np.median([r["cpu"] for r in ok])) if ok else float("inf")
             targets.at_most(f"n={n}: median encode+solve CPU s (33%, cadical)", cpu, TARGET_SECONDS[n],
-                            f"absolute bound of issue 11, wall on an idle machine; {total:.2f} s wall")
+                            f"absolute bound, wall on an idle machine; {total:.2f} s wall")
         rss = [r["rss"] for r in rows if "rss" in r]
         if n == 20 and rss:
             targets.at_most(f"n=20: peak RSS MB ({int(table_holes(20) * 100)}% holes)", max(rss),
-                            TARGET_RSS_MB, "absolute bound of issue 11")
+                            TARGET_RSS_MB, "absolute bound")
 
 
 def grid_times(ns, seeds) -> dict[int, float]:
@@ -358,8 +357,8 @@ def main() -> int:
     from pysat.solvers import Solver  # noqa: F401
     dimacs.dumps(1, [np.array([[1, -1]], np.int32)])
     encode(puzzle(3, 0.5, 0), "auto")
-    targets = Targets(__file__, "absolute bounds of issue 11 (time, memory) and the committed "
-                      "last measured landscape point per n (MEASURED_POINT)", "issue 11")
+    targets = Targets(__file__, "absolute bounds (time, memory) and the committed "
+                      "last measured landscape point per n (MEASURED_POINT)", "absolute bounds")
     grids = grid_times(ns, seeds)
     results = table(ns, seeds, amos, backends, limit)
     best = recommend(results, amos, limit)
@@ -374,7 +373,7 @@ def main() -> int:
     check_targets(targets, results, ns, limit)
     for n, bound in TARGET_GRID_SECONDS.items():
         if n in grids:
-            targets.at_most(f"n={n}: random grid s", grids[n], bound, "absolute bound of issue 11")
+            targets.at_most(f"n={n}: random grid s", grids[n], bound, "absolute bound")
     targets.exit()
 
 

@@ -1,4 +1,4 @@
-"""Parse speed of the hardened readers (issue 13): a 400x400 native grid with 3-digit
+"""Parse speed of the hardened readers: a 400x400 native grid with 3-digit
 tokens and a DIMACS formula, each read through the project's reader (validation,
 ASCII-only digits, bounds, line numbers for errors) against a bare numpy tokenizer
 on the same bytes (split on whitespace, convert to integers: no checks at all).

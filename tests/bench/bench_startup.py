@@ -1,4 +1,4 @@
-"""Benchmark: start-up of the `race` command and `race solve` throughput (issue 14, parts 3-4).
+"""Benchmark: start-up of the `race` command and `race solve` throughput.
 
 Every figure is the median of repeated runs of a fresh interpreter (hyperfine
 style, wall clock), warm numba cache (one unmeasured run first), measured in
@@ -21,14 +21,14 @@ this run against baselines measured in the same run:
   generated unique, minimal and hard puzzles, several seeds), one puzzle per process, the
   entrants interleaved, median CPU (user + system, children included) of :data:`AUTO_RUNS`.
 
-Targets (issue 14): `race --help` <= 0.2 s and `race solve` of one 9x9 with dlx
+Targets: `race --help` <= 0.2 s and `race solve` of one 9x9 with dlx
 <= 0.5 s (median), checked on the child's CPU time (user + system), which is the
 wall time on an idle machine (the bench machine is shared; wall is printed too);
 each faster than its old path; `race solve` over 2,000 puzzles >= 20,000
 puzzles/s with start-up excluded (the CLI called in-process) and >= 2x its
 per-puzzle path, with equal output; `race solve -s sat` of one 25x25 at most 0.8x its
 always-compiled path (CPU); `race solve -s dlx` over 20,000 17-clue puzzles
->= 30,000 puzzles/s whole process, wall (issue 25); `race solve` (auto) at most 1.2x the
+>= 30,000 puzzles/s whole process, wall; `race solve` (auto) at most 1.2x the
 fastest single entrant, over the 9x9 set (CPU, summed) and on each of its puzzles.
 Exit 1 when a target is missed. Run: ``.venv/bin/python tests/bench/bench_startup.py``.
 """
@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT))
 from targets import Targets  # noqa: E402
 
 RUNS = 10
-#: puzzles of the whole-process throughput run (issue 25: 10,000 or more)
+#: puzzles of the whole-process throughput run (10,000 or more)
 WHOLE_PUZZLES = 20_000
 PUZZLE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......\n"
 #: `race ARGS` as the CLI runs it, and as the old eager group did
@@ -237,9 +237,9 @@ def main() -> int:
     single = min(AUTO_RIVALS, key=totals.get)
     print(f"    {'total':18s}" + "".join(f"{totals[e] * 1e3:14.0f}" for e in ("auto", *AUTO_RIVALS))
           + f"  {totals['auto'] / totals[single]:12.2f} (the fastest single entrant: {single})")
-    targets.at_most("race --help: CPU s (issue: <= 0.2 s wall, idle machine)", help_new[1], 0.2,
+    targets.at_most("race --help: CPU s (target: <= 0.2 s wall, idle machine)", help_new[1], 0.2,
                     "absolute")
-    targets.at_most("race solve one 9x9 dlx: CPU s (issue: <= 0.5 s wall, idle machine)",
+    targets.at_most("race solve one 9x9 dlx: CPU s (target: <= 0.5 s wall, idle machine)",
                     solve_new[1], 0.5, "absolute")
     targets.at_most("race --help: new/old CPU", help_new[1] / help_old[1], 0.5)
     targets.at_most("race solve one 9x9 dlx: new/always-compiled CPU", solve_new[1] / solve_old[1],
@@ -251,7 +251,7 @@ def main() -> int:
     targets.at_least("race solve over 2,000 puzzles: batch/per-puzzle", rate / slow_rate, 2.0,
                      "per-puzzle path of the same CLI")
     targets.at_least(f"race solve over {WHOLE_PUZZLES:,} puzzles: puzzles/s (wall, whole process)",
-                     WHOLE_PUZZLES / whole_wall[0], 30_000, "absolute (issue 25)")
+                     WHOLE_PUZZLES / whole_wall[0], 30_000, "absolute")
     targets.at_most(f"race solve (auto) on {len(auto)} 9x9 puzzles: auto/fastest single entrant, "
                     "CPU summed", totals["auto"] / totals[single], 1.2,
                     f"the fastest single entrant over the set ({single}), whole process, in this run")
