@@ -31,7 +31,7 @@ import functools
 import signal
 import threading
 import time
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
 
 _mode = threading.local()
 #: seconds this process spent loading compiled kernels (:meth:`Kernel.load`)
@@ -107,7 +107,7 @@ class Kernel:
     """A function compiled by ``numba.njit(**options)`` at its first call outside
     :func:`interpreted`; ``py_func`` is the function itself."""
 
-    def __init__(self, fn: Callable, options: dict[str, Any]):
+    def __init__(self, fn: Callable, options: dict[str, object]):
         self.py_func = fn
         #: a search that may run for minutes (:func:`ctrl_c_stops_kernels`)
         self.long_running = bool(options.pop("long_running", False))
@@ -171,7 +171,7 @@ class Kernel:
         return f"<kernel {self.py_func.__module__}.{self.py_func.__qualname__} ({state})>"
 
 
-def kernel(fn: Callable | None = None, **options: Any):
+def kernel(fn: Callable | None = None, **options: object):
     """Decorator: ``@kernel`` or ``@kernel(cache=True, nogil=True, ...)`` with numba
     ``njit`` options; see the module docstring. ``long_running=True`` (not numba's) marks a
     search that may take minutes (:func:`ctrl_c_stops_kernels`)."""

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ctypes
 from array import array
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from solvers.native_library import NativeLibrary
@@ -72,16 +71,26 @@ def _address(buffer: array | None) -> int | None:
     return buffer.buffer_info()[0]
 
 
-@dataclass
 class Outcome:
     """What a search found: solutions (up to the limit), nodes and updates (Knuth's counts),
     ``complete`` (False when stopped by a node budget or a stop request) and the options
-    (0-based) of the first ``keep`` solutions."""
-    count: int
-    nodes: int
-    updates: int
-    complete: bool = True
-    solutions: list[list[int]] = field(default_factory=list)
+    (0-based) of the first ``keep`` solutions. (A plain class: see
+    :class:`formats.dlx_format.DlxProblem`.)"""
+
+    def __init__(self, count: int, nodes: int, updates: int, complete: bool = True,
+                 solutions: list[list[int]] | None = None) -> None:
+        self.count = count
+        self.nodes = nodes
+        self.updates = updates
+        self.complete = complete
+        self.solutions = [] if solutions is None else solutions
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Outcome) and vars(self) == vars(other)
+
+    def __repr__(self) -> str:
+        return (f"Outcome(count={self.count}, nodes={self.nodes}, updates={self.updates}, "
+                f"complete={self.complete}, solutions={len(self.solutions)})")
 
 
 class StopFlag:

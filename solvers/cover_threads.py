@@ -22,7 +22,7 @@ updates are those of the work done, which depends on the threads' timing.
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from solvers.cover_native import MRV, CoverKernel, Outcome, StopFlag
 

@@ -34,8 +34,8 @@ import os
 import stat
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 try:                                # the interpreter's own SHA-256: hashlib loads OpenSSL first,
     from _sha256 import sha256      # 3 ms of a start-up that race cover counts in tens of ms
