@@ -93,6 +93,9 @@ RANDOM_M = [(18, 36, 12, 130), (66, 36, 12, 130), (5, 28, 10, 120)]
 #: -j 2 at most this fraction of -j 1 (wall)
 SPLIT = 0.6
 SPLIT_ON = ["pentominoes 6x10 --knuth", "scott"]
+#: runs of each of -j 1 and -j 2: Scott's are a few tenths of a second, where one slow run
+#: in three moved the median ratio by 0.05
+SPLIT_RUNS = 2 * RUNS + 1
 
 #: the problems with published values: (name, maker, heuristic, solutions, (nodes, updates) or
 #: None, source). Our nodes count the root (Scott: the paper's + 1) and the solution leaves
@@ -250,13 +253,13 @@ def timed_problems(folder: Path, targets: Targets) -> None:
 
 def split_runs(folder: Path, targets: Targets) -> None:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"\n-j 2 against -j 1, whole process wall s (median of runs in turn; load average "
-          f"{load:.1f} on {os.cpu_count()} cores, so {'busy' if load > 0.5 else 'idle'}):")
+    print(f"\n-j 2 against -j 1, whole process wall s (median of {SPLIT_RUNS} runs each, in turn; "
+          f"load average {load:.1f} on {os.cpu_count()} cores, so {'busy' if load > 0.5 else 'idle'}):")
     for name in SPLIT_ON:
         path = folder / (name.replace(" ", "_").replace("--", "") + ".dlx")
         _, one, _, two, out_one, out_two = paired([*RACE, "cover", str(path), "--count", "-j", "1"],
                                                   [*RACE, "cover", str(path), "--count", "-j", "2"],
-                                                  max(3, RUNS // 2))
+                                                  SPLIT_RUNS)
         assert out_one == out_two, (out_one, out_two)
         busiest = busiest_thread(path)
         print(f"  {name:26s} -j 1 {one:7.3f} s   -j 2 {two:7.3f} s   ratio {two / one:.2f}   (the "
