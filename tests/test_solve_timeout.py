@@ -99,7 +99,8 @@ def test_the_child_reports_a_bad_file_as_usual(tmp_path):
 INJECTED = '''
 import os, signal, sys, time
 from pathlib import Path
-from experiments.cli.main import main, solve, time_limit
+from experiments.cli import solve, time_limit
+from experiments.cli.main import main
 from solvers import interface
 point, what, flag, puzzle = sys.argv[1], sys.argv[2], Path(sys.argv[3]), sys.argv[4]
 sys.argv = ["race", "solve", "--timeout", "60", "-s", "dlx", puzzle]
