@@ -33,7 +33,7 @@ _LIMIT_HELP = ("Stop after K solutions. With --count the number printed is then 
               show_default=True, help=_HEURISTIC_HELP)
 @click.option("--stats", is_flag=True,
               help="Print 'S solutions, N nodes, U updates' (Knuth's counts) and the time on stderr.")
-@click.option("--jobs", "-j", type=params.Integer(min=1, max=1024), default=1, show_default=True,
+@click.option("--jobs", "-j", type=params.Integer(min=1, max=cover_search.MAX_JOBS), default=1, show_default=True,
               metavar="N", help=_JOBS_HELP)
 @click.option("--show", is_flag=True,
               help="First print the dancing-links matrix (items with sizes, then the options) on stderr.")
@@ -147,7 +147,7 @@ def _print_trace(problem, heuristic: int, trace_limit: int, limit: int | None = 
 @click.option("--heuristic", type=click.Choice(["mrv", "first", "slack"]), default="mrv",
               show_default=True, help="With --count: as race cover --heuristic.")
 @click.option("--stats", is_flag=True, help="With --count: as race cover --stats.")
-@click.option("--jobs", "-j", type=params.Integer(min=1, max=1024), default=1, show_default=True,
+@click.option("--jobs", "-j", type=params.Integer(min=1, max=cover_search.MAX_JOBS), default=1, show_default=True,
               metavar="N", help="With --count: as race cover -j. " + _JOBS_HELP[len("With --count: "):])
 def example(name: str | None, param: str | None, list_only: bool, knuth: bool, relaxed: bool,
             x_at: str | None, omit: str, count_only: bool, limit: int | None, heuristic: str,

@@ -10,6 +10,8 @@ import time
 from experiments.cli.streams import echo
 from formats.errors import RaceError
 
+#: the most threads ``-j`` takes
+MAX_JOBS = 1024
 
 def read_problem(source: str):
     """The :class:`~formats.dlx_format.DlxProblem` in the file ``source`` (``-``: stdin)."""
@@ -20,6 +22,7 @@ def read_problem(source: str):
 
 
 def check_search_options(problem, heuristic: str, count_only: bool, jobs: int) -> None:
+    """RaceError when the options do not fit the problem or each other."""
     if problem.extended and heuristic == "first":
         raise RaceError("colors and multiplicities are searched with the minimum-degree choice "
                         "(--heuristic mrv or slack)")
@@ -37,13 +40,13 @@ def count_and_report(problem, count_only: bool, limit: int | None, heuristic: st
     # never more rows than can be printed: a --limit of 10**12 reserved 87 TiB
     keep = 0 if count_only else min(limit, room) if limit is not None else room
     count, nodes, updates, solutions, build_s, search_s = search(problem, heuristic, limit, keep,
-                                                                  jobs)
+                                                                 jobs)
     reached = limit is not None and count >= limit
     if count_only:
         echo(str(count))
         if reached and not stats:
             echo(f"(limit reached) the count stopped at --limit {limit}; there may be more",
-                       err=True)
+                 err=True)
     else:
         if count > keep:
             raise RaceError(f"{count} solutions, more than the {keep} that can be printed; "
@@ -56,8 +59,8 @@ def count_and_report(problem, count_only: bool, limit: int | None, heuristic: st
             echo("no solution", err=True)
     if stats:
         echo(f"{count} solutions{' (limit reached)' if reached else ''}, {nodes} nodes, "
-                   f"{updates} updates (build {1e3 * build_s:.3f} ms, search {1e3 * search_s:.3f} ms"
-                   f"{f', {jobs} threads' if jobs > 1 else ''})", err=True)
+             f"{updates} updates (build {1e3 * build_s:.3f} ms, search {1e3 * search_s:.3f} ms"
+             f"{f', {jobs} threads' if jobs > 1 else ''})", err=True)
     if not count_only and not count:
         sys.exit(1)                    # as race solve: 1 is "no solution"
 
@@ -70,7 +73,7 @@ def search(problem, heuristic: str, limit: int | None, keep: int, jobs: int):
     if cover_native.library() is None:
         if jobs > 1:
             echo(f"race: note: -j {jobs}: no compiled kernel ({cover_native.NATIVE.why_not}); "
-                       f"the numba kernel counts on one thread", err=True)
+                 f"the numba kernel counts on one thread", err=True)
         return search_numba(problem, heuristic, limit, keep)
     from solvers import cover_threads
     try:

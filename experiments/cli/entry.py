@@ -17,7 +17,6 @@ import sys
 #: the flags the plain form takes, and the options that take a number of threads
 _FLAGS = ("--count", "--stats")
 _JOBS = ("-j", "--jobs")
-_MAX_JOBS = 1024
 
 
 def race() -> None:
@@ -33,6 +32,7 @@ def race() -> None:
 def plain_cover(args: list[str]) -> tuple[str, bool, bool, int] | None:
     """(source, count only, stats, jobs) when ``args`` are a plain ``cover`` command line
     (module docstring), else None."""
+    from experiments.cli import cover_search
     if not args or args[0] != "cover":
         return None
     source, flags, jobs = None, set(), None
@@ -54,7 +54,7 @@ def plain_cover(args: list[str]) -> tuple[str, bool, bool, int] | None:
         else:
             return None
         if jobs is not None or value is None or not (value.isascii() and value.isdigit()) \
-                or not 1 <= int(value) <= _MAX_JOBS:
+                or not 1 <= int(value) <= cover_search.MAX_JOBS:
             return None
         jobs = int(value)
     if source is None:

@@ -17,12 +17,7 @@ import sys
 
 import click
 
-from experiments.cli.streams import closed_streams as _closed_streams
-from experiments.cli.streams import end_now as _end_now
-from experiments.cli.streams import fail as _fail
-from experiments.cli.streams import flush_stdout as _flush_stdout
-from experiments.cli.streams import silence_stdout as _silence_stdout
-from experiments.cli.streams import write_failed as _write_failed
+from experiments.cli import streams
 from formats.compiled import ctrl_c_stops_kernels
 from formats.errors import RaceError, is_interrupt
 
@@ -106,7 +101,7 @@ class RaceGroup(click.Group):
                 formatter.write_dl(rows)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        _closed_streams()
+        streams.closed_streams()
         RaceGroup.ran = None
         try:
             ctrl_c_stops_kernels()      # Ctrl-C stops a long compiled search too (no numba import)
@@ -121,9 +116,9 @@ class RaceGroup(click.Group):
                 from experiments.cli.vocabulary import retired_hint
                 hint = retired_hint(exc.ctx.info_name or "", exc.option_name)
                 message = f"No such option: {exc.option_name}: {hint}" if hint else message
-            _fail(f"{message} (see '{command} --help')", exc.exit_code)
+            streams.fail(f"{message} (see '{command} --help')", exc.exit_code)
         except click.ClickException as exc:
-            _fail(exc.format_message(), exc.exit_code)
+            streams.fail(exc.format_message(), exc.exit_code)
         except click.Abort:             # Ctrl-C: 130 as a shell would say, never 1 ("no solution")
             click.echo("race: interrupted", err=True)
             code = 130
@@ -131,22 +126,22 @@ class RaceGroup(click.Group):
                 # a SAT solver stopped inside by Ctrl-C may crash when freed at exit (PySAT
                 # leaves CaDiCaL mid-state: SIGSEGV after the message was seen): end here,
                 # with what was written flushed, and nothing torn down
-                _flush_stdout()
+                streams.flush_stdout()
                 with contextlib.suppress(Exception):
                     sys.stderr.flush()
                 os._exit(130)
         except SystemExit as exc:
             code = exc.code
         except BrokenPipeError:         # --help or --version into a closed pipe
-            _silence_stdout()
+            streams.silence_stdout()
             code = 0
         except OSError as exc:          # ... or onto a full device
-            _write_failed(exc)
+            streams.write_failed(exc)
         finally:                        # for this command only (a caller in-process: tests)
             ctrl_c_stops_kernels(False)
-        _flush_stdout()
+        streams.flush_stdout()
         if args is None and self.ran in QUICK_EXIT:
-            _end_now(code)
+            streams.end_now(code)
         sys.exit(code or 0)
 
     #: the name of the command this process ran (None before one ran)
@@ -161,12 +156,12 @@ class RaceGroup(click.Group):
         try:
             return super().invoke(ctx)
         except RaceError as exc:
-            _fail(str(exc))
+            streams.fail(str(exc))
         except BrokenPipeError:
-            _silence_stdout()
+            streams.silence_stdout()
             sys.exit(0)
         except OSError as exc:          # a write failed: /dev/full, ENOSPC, EIO, ...
-            _write_failed(exc)
+            streams.write_failed(exc)
         except Exception as exc:
             if is_interrupt(exc):       # Ctrl-C inside a PySAT solver: a plain Abort
                 raise click.Abort() from None
