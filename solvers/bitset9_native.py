@@ -34,7 +34,10 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn.restype = None
 
 
-NATIVE = NativeLibrary(Path(__file__).with_name("bitset9_native.c"), _declare)
+#: the compiler flags of its build: -O3 (its loops unrolled) makes the search about a fifth faster
+FLAGS = ("-O3", "-shared", "-fPIC")
+
+NATIVE = NativeLibrary(Path(__file__).with_name("bitset9_native.c"), _declare, FLAGS)
 
 
 def library() -> ctypes.CDLL | None:

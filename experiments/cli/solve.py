@@ -191,6 +191,8 @@ def solve(puzzle: str, spec: str, stats: bool, timeout: float | None) -> None:
     """
     from formats import grid_text
     from solvers.interface import SOLVED, UNSAT
+    if timeout is None and not stats:
+        _exit_if_answered("solve", puzzle, spec, 1)
     limit_wall_time(timeout, "solve", puzzle)
     fmt, _, results, notes = answers_within(puzzle, spec, 1, stats)
     for note in notes:
@@ -212,6 +214,15 @@ def solve(puzzle: str, spec: str, stats: bool, timeout: float | None) -> None:
     click.echo("".join(out), nl=False)
     # 3 as for --timeout: a puzzle without an answer is never reported as one without a solution
     sys.exit(TIMEOUT_EXIT if unanswered else 1 if none else 0)
+
+
+def _exit_if_answered(command: str, puzzle: str, spec: str, limit: int | None) -> None:
+    """Exit with the status of :func:`experiments.cli.array_answers.answer_file` when that
+    path served the command (a one-line file of 9x9 puzzles and the bit-set entrant)."""
+    from experiments.cli.array_answers import answer_file
+    code = answer_file(command, puzzle, spec, limit)
+    if code is not None:
+        sys.exit(code)
 
 
 def _solution_lines(results: list, fmt: str) -> list[str]:
@@ -262,6 +273,8 @@ def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float
       printf '. . . .\\n. . . .\\n. . . .\\n. . . .\\n' | race count -      # 288
     """
     from solvers.interface import SOLVED, UNSAT
+    if timeout is None and not stats:
+        _exit_if_answered("count", puzzle, spec, limit)
     limit_wall_time(timeout, "count", puzzle)
     _, _, results, notes = answers_within(puzzle, spec, limit, stats)
     for note in notes:
