@@ -1,4 +1,6 @@
-"""Benchmark: batch throughput of dlx on 17-clue 9x9 puzzles.
+"""Benchmark: 9x9 batch throughput.
+
+Part 1, dlx on 17-clue 9x9 puzzles.
 
 Puzzles: the 100 17-clue puzzles of tests/bench/data/sudoku17_sample.txt (the
 start of Gordon Royle's public list of 17-clue puzzles), each also relabelled
@@ -14,20 +16,53 @@ puzzles. Measured in this run, JIT compile excluded (warm-up first):
 
 Targets: batch >= 20,000 puzzles/s and faster than the baseline; every answer
 of both paths verified and equal. Exit 1 when a target is missed.
+
+Part 2, ``race solve --solver bitset`` against the fastest 9x9 solvers.
+
+Work: solve each puzzle of a one-line file once, check the grid and print it, in a whole process
+(``race solve --solver bitset FILE``; the peers' programs of peers.py do the same). CPU time of
+each process (user + system, from the kernel's accounting of the finished child), median of
+:data:`RUNS` runs taken A/B interleaved (one run of each contestant per round, the order turned
+each round). Every contestant's output must equal ours (the one solution of each puzzle).
+The kernel alone: ours (:func:`solvers.bitset9_native.solve_many` on the whole array) and each
+peer's (``-k``: puzzles in memory, solver calls only), least CPU of three passes, per puzzle.
+
+Sets: with ``SUDOKU_PUBLIC_SETS=DIR`` holding ``sudoku.many.17clue.txt`` (Royle's 49,151 17-clue
+puzzles) and ``sudoku.many.hardest110626.txt`` (375 of the hardest known), from the public
+repository https://github.com/rkkautsar/sudoku-solver (``data/``), those (the hard set as 20
+symmetric copies of each puzzle, 7,500); else the sets shipped here, made by batch_data.py:
+minimal9.txt as 20,000 puzzles and hard9.txt as 7,500 (symmetric copies, seeded).
+
+Peers: ``SUDOKU_PEERS=/path/to/tdoku`` (see peers.py for how to get it); without it the peer
+comparison is skipped with a note. Targets (JCZSolve built): whole process on the minimal
+(17-clue) set <= 3x JCZSolve's CPU, the kernel alone <= 1.5x JCZSolve's per puzzle, whole
+process on the hard set <= 3x JCZSolve's; always: the whole process at most half of
+``race solve --solver dlx``'s on the minimal set.
 Run: ``.venv/bin/python tests/bench/bench_batch.py``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import resource
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
 
+import batch_data  # noqa: E402
+import peers  # noqa: E402
+from targets import Targets  # noqa: E402
 from formats import grid_text  # noqa: E402
 from solvers import batch, registry  # noqa: E402
 from solvers.interface import SOLVED  # noqa: E402
@@ -73,7 +108,7 @@ def batched(text: str) -> tuple[float, float, list]:
     return time.process_time() - c0, time.perf_counter() - t0, [results, lines]
 
 
-def main() -> int:
+def dlx_batch() -> int:
     text = puzzle_text(PUZZLES)
     clues = {line.count("0") for line in text.split()}
     warm = puzzle_text(20)
@@ -103,7 +138,135 @@ def main() -> int:
     for failure in failures:
         print(f"  MISSED: {failure}")
     print("  targets met" if not failures else "")
-    return 1 if failures else 0
+    return len(failures)
+
+
+RUNS = 5
+PUBLIC = "SUDOKU_PUBLIC_SETS"
+SEVENTEEN, HARDEST = "sudoku.many.17clue.txt", "sudoku.many.hardest110626.txt"
+
+
+def workloads(folder: Path) -> list[tuple[str, str, Path]]:
+    """(short name, description, file) of the minimal and the hard set (module docstring)."""
+    public = os.environ.get(PUBLIC)
+    out = []
+    for short, public_name, shipped, count in (("minimal", SEVENTEEN, batch_data.MINIMAL, 20_000),
+                                               ("hard", HARDEST, batch_data.HARD, 7_500)):
+        source = Path(public) / public_name if public else None
+        if source is not None and source.is_file():
+            puzzles = batch_data.read(source)
+            if short == "hard":
+                puzzles = batch_data.symmetric_copies(puzzles, 20 * len(puzzles), seed=20)
+            what = f"{public_name}, {len(puzzles):,} puzzles"
+        else:
+            puzzles = batch_data.symmetric_copies(batch_data.read(shipped), count, seed=20)
+            what = f"{shipped.name} as {count:,} symmetric copies"
+        path = folder / f"{short}.txt"
+        path.write_text(batch_data.lines(puzzles))
+        out.append((short, what, path))
+    return out
+
+
+def whole_process(command: list[str]) -> tuple[float, str, int]:
+    """(CPU seconds of the child, SHA-256 of its stdout, exit status) of one run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, hashlib.sha256(done.stdout).hexdigest(), done.returncode
+
+
+def interleaved(contestants: dict[str, list[str]]) -> dict[str, tuple[float, set[str], set[int]]]:
+    """{name: (median CPU seconds, output digests, exit statuses)} over :data:`RUNS` rounds."""
+    names = list(contestants)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    digests: dict[str, set[str]] = {name: set() for name in names}
+    codes: dict[str, set[int]] = {name: set() for name in names}
+    for round_ in range(RUNS):
+        turn = round_ % len(names)
+        for name in names[turn:] + names[:turn]:
+            cpu, digest, code = whole_process(contestants[name])
+            times[name].append(cpu)
+            digests[name].add(digest)
+            codes[name].add(code)
+    return {name: (statistics.median(times[name]), digests[name], codes[name]) for name in names}
+
+
+def our_kernel(path: Path) -> float:
+    """Least CPU seconds per puzzle of three passes of the bit-set kernel over the file."""
+    from solvers import bitset9_native
+    puzzles = np.ascontiguousarray(batch_data.read(path), dtype=np.uint8).reshape(-1, 81)
+    bitset9_native.solve_many(puzzles[:10])
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.process_time()
+        counts, _, _, _ = bitset9_native.solve_many(puzzles)
+        best = min(best, time.process_time() - t0)
+        assert (counts == 1).all()
+    return best / len(puzzles)
+
+
+def peer_kernel(program: Path, path: Path) -> float:
+    done = subprocess.run([str(program), "-k", str(path)], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"{program.name} -k failed ({done.returncode})")
+    return float(done.stdout)
+
+
+def against_peers(failures: int) -> int:
+    race = Path(sys.executable).with_name("race")
+    ours = [str(race)] if race.exists() else [sys.executable, "-c",
+                                              "from experiments.cli.entry import race; race()"]
+    with tempfile.TemporaryDirectory(prefix="bench-peers9-") as tmp:
+        folder = Path(tmp)
+        sets = workloads(folder)
+        programs, notes = peers.build(folder)
+        for note in notes:
+            print(f"note: {note}")
+        targets = Targets(__file__, "JCZSolve built from its public source, same work, same run"
+                          if "jczsolve" in programs else "race solve --solver dlx, same run",
+                          "JCZSolve" if "jczsolve" in programs else "dlx")
+        subprocess.run([*ours, "solve", "--solver", "bitset", str(sets[0][2])],
+                       stdout=subprocess.DEVNULL, check=True)           # the C kernel built
+        for short, what, path in sets:
+            contestants = {"race solve --solver bitset": [*ours, "solve", "--solver", "bitset",
+                                                          str(path)]}
+            if short == "minimal":
+                contestants["race solve --solver dlx"] = [*ours, "solve", "--solver", "dlx",
+                                                          str(path)]
+            contestants.update({name: [str(prog), str(path)] for name, prog in programs.items()})
+            measured = interleaved(contestants)
+            print(f"{short} set ({what}): whole process CPU, median of {RUNS} A/B interleaved runs")
+            mine, my_digests, my_codes = measured["race solve --solver bitset"]
+            for name, (cpu, digests, codes) in measured.items():
+                same = "same output" if digests == my_digests and len(digests) == 1 else "OUTPUT DIFFERS"
+                print(f"  {name:28s} {cpu:7.3f} s  {mine / cpu:6.2f}x  exit {sorted(codes)}  {same}")
+                failures += digests != my_digests or len(digests) != 1 or codes != {0}
+            kernels = {"bitset": our_kernel(path)}
+            kernels.update({name: peer_kernel(prog, path) for name, prog in programs.items()})
+            print("  kernel alone, CPU per puzzle (least of 3 passes): "
+                  + ", ".join(f"{name} {sec * 1e6:.2f} us" for name, sec in kernels.items()))
+            if "jczsolve" in programs:
+                jcz = measured["jczsolve"][0]
+                targets.at_most(f"{short} set, whole process CPU, race solve bitset/JCZSolve",
+                                mine / jcz, 3.0)
+                if short == "minimal":
+                    targets.at_most("minimal set, kernel CPU per puzzle, bitset/JCZSolve",
+                                    kernels["bitset"] / kernels["jczsolve"], 1.5)
+            if short == "minimal":
+                targets.at_most("minimal set, whole process CPU, race solve bitset/dlx",
+                                mine / measured["race solve --solver dlx"][0], 0.5,
+                                "race solve --solver dlx, same run")
+        if "jczsolve" not in programs:
+            print("note: the JCZSolve targets were not checked (JCZSolve not built)")
+        if failures:
+            print(f"{failures} failure(s): see above")
+            return 1
+        targets.exit()
+
+
+def main() -> int:
+    return against_peers(dlx_batch())
 
 
 if __name__ == "__main__":
