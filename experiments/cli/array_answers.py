@@ -58,7 +58,7 @@ def answer_file(command: str, source: str, spec: str, limit: int | None = 1) -> 
         for i in none.tolist():
             sys.stderr.write(f"{where(i)}no solution\n")
         sys.stderr.flush()
-        if total > 1 or stop:
+        if total > 1 or answer.verified[:stop].any():     # one puzzle: no empty line
             out.write(bitset_batch.one_line_text(answer.solutions[:stop], answer.verified[:stop]))
     else:
         reached = " (limit reached)"
