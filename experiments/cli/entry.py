@@ -36,13 +36,10 @@ def race() -> None:
         main()
 
 
-#: the entrant specs whose ``race solve`` / ``race count`` on a file may start plainly
-_PLAIN_SPECS = ("bitset",)
-
-
 def plain_answer(args: list[str]) -> tuple[str, str, str, int | None] | None:
     """(command, source, spec, limit) when ``args`` are ``solve`` or ``count`` with a file
-    (not ``-``), ``--solver``/``-s`` one of :data:`_PLAIN_SPECS` and, for ``count``, at most
+    (not ``-``), ``--solver``/``-s`` one of the specs of the 9x9 batch path
+    (:data:`solvers.bitset_batch.SPECS`) and, for ``count``, at most
     ``--limit``/``-l`` K (K >= 1), each once; else None (the click group serves them)."""
     if not args or args[0] not in ("solve", "count"):
         return None
@@ -62,7 +59,10 @@ def plain_answer(args: list[str]) -> tuple[str, str, str, int | None] | None:
             source = arg
         else:
             return None
-    if source is None or spec not in _PLAIN_SPECS:
+    if source is None or spec is None:
+        return None
+    from solvers.bitset_batch import SPECS
+    if spec not in SPECS:
         return None
     return command, source, spec, limit if command == "count" else 1
 
