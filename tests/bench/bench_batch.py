@@ -265,9 +265,10 @@ def against_peers(failures: int) -> int:
                 targets.at_most("minimal set, whole process CPU, race solve bitset/dlx",
                                 mine / measured["race solve --solver dlx"][0], 0.5,
                                 "race solve --solver dlx, same run")
-        if peer != "jczsolve":
-            print("note: JCZSolve not built: the peer targets were checked against "
-                  + ("tdoku (stricter)" if peer else "no peer (not checked)"))
+        if peer is None:
+            print("note: no peer built: the peer targets were not checked")
+        elif peer == "tdoku":
+            print("note: JCZSolve not built: the peer targets were checked against tdoku (stricter)")
         if failures:
             print(f"{failures} failure(s): see above")
             return 1
