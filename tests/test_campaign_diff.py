@@ -147,7 +147,7 @@ def test_cli_markdown_and_errors(tmp_path):
     lines = md.output.splitlines()
     assert "- differs: commit: aaa -> bbb" in lines
     row = next(line for line in lines if line.startswith("| dlx"))
-    assert row.split(" | ")[7] == "**1.5**"
+    assert row.split(" | ")[8] == "**1.5**"
     bad = CliRunner().invoke(main, ["compare", str(old), "dlx", "sat", "--fail-above", "1.2"])
     assert bad.exit_code == 2 and "--fail-above compares two campaigns" in bad.output
     few = CliRunner().invoke(main, ["compare", str(old), "dlx"])
