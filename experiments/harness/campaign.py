@@ -118,7 +118,8 @@ def run_campaign(config: Config, executor: Any = None,
                     on_start(prepared)
                 stats = run_cells(prepared, runner, on_row)
                 runner.close()
-                conditions.end(config, started, cpus, getattr(runner, "worker_cpus", None))
+                conditions.end(config, started, cpus, getattr(runner, "worker_cpus", None),
+                               cells=stats.ran)
             except KeyboardInterrupt:
                 pass
     except records.RecordWriteError as exc:
