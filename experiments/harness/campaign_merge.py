@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from experiments.harness import records
+from experiments.harness import campaign_plan, records
 from experiments.harness.identity import row_family
 from experiments.harness.provenance import read_meta, utc_now
 from formats.errors import RaceError, printable
@@ -93,7 +93,14 @@ def _load(source: Path) -> tuple[list[dict[str, str]], dict[str, Any], list[reco
         print(f"race: warning: {printable(str(runs))}: {len(found.damaged)} damaged row(s) "
               f"go to the merged campaign's {records.DAMAGED_NAME}, not into its runs: "
               f"{records.describe(found.damaged)}", file=sys.stderr)
-    return found.rows, meta, [records.Damaged(d.line, d.raw, f"{runs}: {d.reason}") for d in found.damaged]
+    rows, strays = campaign_plan.split(found, meta, source)
+    if strays:
+        print(f"race: warning: {printable(str(runs))}: {campaign_plan.note(strays)} go to the "
+              f"merged campaign's {records.DAMAGED_NAME}, not into its runs", file=sys.stderr)
+    if not rows:
+        raise RaceError("no runs of this campaign recorded", source=str(runs))
+    return rows, meta, [records.Damaged(d.line, d.raw, f"{runs}: {d.reason}")
+                        for d in found.damaged + strays]
 
 
 def _measurement(row: dict[str, str]) -> tuple[str, ...] | None:
