@@ -18,7 +18,7 @@ from experiments.analysis import head_to_head, landscape, plots  # noqa: E402
 from experiments.analysis import statistics as analysis  # noqa: E402
 from experiments.analysis.figure_style import (FIXED_SLOTS, SLOTS, entrant_styles,  # noqa: E402
                                                slot_style)
-from experiments.report import html_figures  # noqa: E402
+from experiments.report import html_figures, html_landscape  # noqa: E402
 from tests.test_report import synthetic_campaign  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
@@ -84,7 +84,7 @@ def test_an_entrant_keeps_one_style_in_every_figure_static_and_interactive(refer
     assert runtime["sat"][0] != "#000000"          # black is backtracking's, in every figure
     page_runtime = _plotly_styles(html_figures.runtime_figure(reference, reference_table,
                                                               analysis.instance_times(reference.runs)))
-    page_land = _plotly_styles(html_figures.landscape_figure(reference_landscape))
+    page_land = _plotly_styles(html_landscape.landscape_figure(reference_landscape))
     for entrant in entrants:
         colour, marker, _ = runtime[entrant]
         symbol = html_figures.trace_style(entrant_styles([entrant])[entrant])["marker"]["symbol"]

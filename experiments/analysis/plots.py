@@ -26,7 +26,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
 from experiments.analysis import statistics as analysis  # noqa: E402
-from experiments.analysis import virtual_best  # noqa: E402
+from experiments.analysis import skipped_cells, virtual_best  # noqa: E402
 from experiments.analysis.figure_style import (STYLE, axes_height_points, campaign_styles,  # noqa: E402
                                                caption_below, censored_rows, legend_below, log_scale,
                                                save_figure, strip_top)
@@ -160,7 +160,8 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = Non
     limit, joined by a thin dotted line; one panel per instance family."""
     table = analysis.summary(campaign) if table is None else table
     limit = campaign.timeout_s
-    table, entrants = with_virtual_best(campaign, table)
+    left_out = skipped_cells.note(table)
+    table, entrants = with_virtual_best(campaign, skipped_cells.drawn(table))
     styles = campaign_styles(campaign)
     censored = [e for e in entrants if np.isinf(table.loc[table["entrant"] == e, "median_s"].to_numpy(float)).any()]
     low = _lowest(table, limit)
@@ -179,6 +180,9 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = Non
                 Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
                        markeredgecolor="0.3", markersize=6)]
     labels += [f"time limit ({analysis.format_seconds(limit)})", "median > limit (censored; a row per entrant)"]
+    if left_out:                          # a skipped cell is no censored time: not drawn, named
+        handles.append(Line2D([], [], linestyle="none"))
+        labels.append(left_out)
     legend_below(fig, handles, labels, 3 if len(panels) == 1 else 5)
     title = "Median time per instance (band: interquartile range)"
     if len(panels) == 1:
@@ -191,7 +195,8 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = Non
 def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
     """Fraction of instances solved (verified) within the limit vs n, one panel per family."""
     table = analysis.summary(campaign) if table is None else table
-    table, entrants = with_virtual_best(campaign, table)
+    left_out = skipped_cells.note(table)
+    table, entrants = with_virtual_best(campaign, skipped_cells.drawn(table))
     styles = campaign_styles(campaign)
     fig, panels = _family_axes(campaign, 3.9, 2.8)
     for family, ax in panels:
@@ -205,7 +210,10 @@ def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None
         ax.set_title(f"Solved within the limit, {family_title(campaign, family)}" if len(panels) == 1
                      else f"{family}: solved")
     panels[0][1].set_ylabel(f"solved within {analysis.format_seconds(campaign.timeout_s)} (%)")
-    legend_below(fig, *panels[0][1].get_legend_handles_labels(), 2 if len(panels) == 1 else 4)
+    handles, labels = panels[0][1].get_legend_handles_labels()
+    if left_out:                          # a skipped cell is not 0 % solved: not drawn, named
+        handles, labels = handles + [Line2D([], [], linestyle="none")], labels + [left_out]
+    legend_below(fig, handles, labels, 2 if len(panels) == 1 else 4)
     return fig
 
 
@@ -307,74 +315,6 @@ def _work_panel(ax, table: pd.DataFrame, family: str, counter: str, entrants: li
     return True
 
 
-def sat_entrants(campaign: analysis.Campaign) -> list[str]:
-    """Entrants that report a CNF encoding phase (the SAT entrants)."""
-    runs = campaign.runs
-    return [e for e in campaign.entrants
-            if runs.loc[runs["entrant"] == e, "t_encode"].notna().any()]
-
-
-#: fill grey and hatch per phase, chosen to differ in greyscale
-PHASE_STYLE = {"t_check": ("0.92", ""), "t_build": ("0.75", "||"), "t_encode": ("0.5", "///"),
-               "t_write": ("0.85", "..."), "t_search": ("0.25", "xx"), "t_decode": ("0.65", "\\\\"),
-               "t_verify": ("1.0", "oo")}
-
-
-def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
-    """One panel per SAT entrant: stacked bars of each phase's share of the median solve
-    at every n, each bar labelled with the sum of the phase medians; the first family
-    (the assignment's), named in the title."""
-    table = analysis.summary(campaign) if table is None else table
-    family = campaign.families[0]
-    if "family" in table.columns and len(table):
-        table = table[table["family"] == family]   # the assignment's family
-    entrants = sat_entrants(campaign)
-    if not entrants:
-        fig, ax = plt.subplots(figsize=(7.0, 1.2))
-        ax.text(0.5, 0.5, "no SAT entrant in this campaign", ha="center", va="center",
-                transform=ax.transAxes, color="0.4")
-        ax.set_axis_off()
-        return fig
-    phases = [p for p in analysis.PHASES if table.loc[table["entrant"].isin(entrants), p].notna().any()]
-    fig, axes = plt.subplots(1, len(entrants), figsize=(max(3.2, 1.75 * len(entrants) + 1.0), 2.7),
-                             sharey=True, squeeze=False)
-    for ax, entrant in zip(axes[0], entrants):
-        rows = table[table["entrant"] == entrant].sort_values("n")
-        rows = rows[rows[phases].notna().any(axis=1)]
-        ns = rows["n"].astype(int).tolist()
-        values = rows[phases].fillna(0.0).to_numpy(dtype=float)
-        totals = values.sum(axis=1)
-        shares = 100 * values / np.where(totals > 0, totals, 1.0)[:, None]
-        bottom = np.zeros(len(ns))
-        for j, phase in enumerate(phases):
-            grey, hatch = PHASE_STYLE[phase]
-            ax.bar(range(len(ns)), shares[:, j], bottom=bottom, width=0.75, color=grey, hatch=hatch,
-                   edgecolor="black", linewidth=0.5, label=PHASE_NAMES[phase])
-            bottom += shares[:, j]
-        for k, total in enumerate(totals):
-            ax.text(k, 102, analysis.format_seconds(total), ha="center", va="bottom", fontsize=6,
-                    rotation=90)
-        ax.set_xticks(range(len(ns)))
-        ax.set_xticklabels([str(n) for n in ns])
-        ax.set_xlabel("box size n")
-        ax.set_title(entrant, fontsize=8, pad=30)
-        ax.set_ylim(0, 100)
-        ax.grid(axis="x", visible=False)
-        ax.set_xlim(-0.6, max(len(ns), 1) - 0.4)
-        for side in ("top", "right"):
-            ax.spines[side].set_visible(False)
-    axes[0][0].set_ylabel("share of median time (%)")
-    fig.suptitle(f"SAT phase split, {family_title(campaign, family)} (above each bar: the median solve)",
-                 fontsize=9)
-    with warnings.catch_warnings():     # "Tight layout not applied": the figure is still drawn
-        warnings.simplefilter("ignore", UserWarning)
-        fig.tight_layout()
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=len(phases),
-               frameon=False)
-    return fig
-
-
 def plot_all(campaign: analysis.Campaign, outdir: str | Path,
              formats: tuple[str, ...] = ("pdf", "png")) -> list[Path]:
     """Write every figure of :data:`FIGURES` as ``outdir/<name>.<fmt>``; return the paths."""
@@ -384,6 +324,7 @@ def plot_all(campaign: analysis.Campaign, outdir: str | Path,
     except OSError as exc:
         raise RaceError(f"{out}: cannot create output directory ({write_reason(exc)})") from None
     from experiments.analysis import head_to_head
+    from experiments.analysis.phase_plots import phases_figure
     table = analysis.summary(campaign)
     written: list[Path] = []
     with plt.rc_context(STYLE):

@@ -100,10 +100,12 @@ function renderScatter() {
   const groups = { measured: { x: [], y: [], text: [], custom: [], n: [] },
                    censored: { x: [], y: [], text: [], custom: [], n: [] } };
   const over = { a: 0, b: 0, both: 0 };
-  let aWins = 0, bWins = 0;
+  let aWins = 0, bWins = 0, skippedPairs = 0;
   for (const pair of byKey.values()) {
     const ra = pair[a], rb = pair[b];
     if (!ra || !rb) continue;
+    // a skipped side was never raced: no time, so no point (never a censored one)
+    if (ra[COLUMN.status] === "skipped" || rb[COLUMN.status] === "skipped") { skippedPairs++; continue; }
     const ta = ra[COLUMN.time], tb = rb[COLUMN.time];
     const censored = isCensored(ta) || isCensored(tb);
     const g = censored ? groups.censored : groups.measured;
@@ -156,7 +158,8 @@ function renderScatter() {
                     over.both ? `both ${over.both}` : ""].filter((t) => t);
   document.getElementById("pair-note").textContent =
     `${pairs} instance pairs: ${a} faster on ${aWins}, ${b} faster on ${bWins}, ${pairs - aWins - bWins} ties` +
-    (censored.length ? `; > limit: ${censored.join(", ")}` : "");
+    (censored.length ? `; > limit: ${censored.join(", ")}` : "") +
+    (skippedPairs ? `; left out: ${skippedPairs} pair(s) with a skipped side (never raced)` : "");
 }
 
 // a censored time's place in the strip beyond the limit: spread out (from the instance's
@@ -195,14 +198,17 @@ function renderSummary() {
   const body = el("tbody");
   for (const r of DATA.summary) {
     const vbs = r[C.entrant] === DATA.vbs;
-    const cells = [r[C.family], r[C.entrant], r[C.n], `${r[C.solved]}/${r[C.total]}`, fmtSeconds(r[C.median_s]),
+    // every run skipped (never raced): no time, so no median, interval or PAR-2
+    const skipped = !vbs && r[C.skipped] > 0 && r[C.skipped] === r[C.runs];
+    const cells = skipped ? [r[C.family], r[C.entrant], r[C.n], "-", "skipped", "", "", ""] :
+      [r[C.family], r[C.entrant], r[C.n], `${r[C.solved]}/${r[C.total]}`, fmtSeconds(r[C.median_s]),
       r[C.median_lo] === null ? "n/a" : `[${fmtSeconds(r[C.median_lo])}, ${fmtSeconds(r[C.median_hi])}]`,
       r[C.q25_s] === null ? "" : `${fmtSeconds(r[C.q25_s])} .. ${fmtSeconds(r[C.q75_s])}`,
-      r[C.par2_s] === null ? "" : fmtSeconds(r[C.par2_s]),
-      ...["timeout", "memout", "error", "unknown", "skipped", "wrong"].map((s) => vbs ? "" : String(r[C[s]]))];
+      r[C.par2_s] === null ? "" : fmtSeconds(r[C.par2_s])];
+    cells.push(...["timeout", "memout", "error", "unknown", "skipped", "wrong"].map((s) => vbs ? "" : String(r[C[s]])));
     const tr = el("tr", vbs ? { class: "vbs" } : {}, ...cells.map((c, i) => el("td", { text: c, class: i < 2 ? "text" : "" })));
     if (!vbs && r[C.wrong] > 0) tr.lastChild.className = "status-wrong";
-    if (isCensored(r[C.median_s])) tr.children[4].classList.add("censored");
+    if (!skipped && isCensored(r[C.median_s])) tr.children[4].classList.add("censored");
     body.append(tr);
   }
   table.append(body);
