@@ -209,3 +209,23 @@ def test_a_resume_with_nothing_to_run_keeps_the_drift_warning_and_the_verdict(tm
     assert shown == kept.removeprefix("WARNING: ")
     plot = CliRunner().invoke(main, ["plot", campaign, "-o", str(tmp_path / "plots")])
     assert "dlx -7%" in plot.output
+
+
+def test_a_merge_keeps_each_sources_sessions(tmp_path):
+    """Each source's sessions travel under merged_from: a source whose cells were measured under
+    a drifted calibration, then resumed with nothing to run, still warns in the merge."""
+    from experiments.analysis import noise
+    from experiments.analysis.statistics import load
+    from tests.test_campaign_diff import BASE, campaign
+    drifted = {"start": {"dlx": {"seconds": 0.01}, "sat": {"seconds": 0.01}},
+               "end": {"dlx": {"seconds": 0.0093}, "sat": {"seconds": 0.01}}}
+    steady = {"start": drifted["end"], "end": drifted["end"]}
+    sessions = [{"calibration": drifted, "cells": 10}, {"calibration": steady, "cells": 0}]
+    one = campaign(tmp_path / "one", {"dlx": BASE}, {"calibration": steady, "runs_conditions": sessions})
+    other = campaign(tmp_path / "other", {"dlx": BASE}, {"calibration": steady})
+    (alone,) = noise.machine_warnings(load(one))
+    assert "session 1 of 2" in alone and "dlx -7%" in alone
+    merged = CliRunner().invoke(main, ["merge", str(one), str(other), "-o", str(tmp_path / "m")])
+    assert merged.exit_code == 0, merged.output
+    (line,) = noise.machine_warnings(load(tmp_path / "m"))
+    assert line.startswith("WARNING: one, session 1 of 2: the calibration drifted") and "dlx -7%" in line

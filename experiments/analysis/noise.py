@@ -81,8 +81,9 @@ def machine_warnings(campaign: analysis.Campaign, where: str = "") -> list[str]:
     """The busy-machine and calibration-drift warnings of ``campaign`` (``where`` names it
     in the line, e.g. when two campaigns are compared), from each session that measured
     cells (:func:`sessions`), and for a merged campaign each source's."""
-    sources = [(campaign.meta, where)]
-    for part in campaign.meta.get("merged_from") or []:     # race merge: each source's readings
+    merged = campaign.meta.get("merged_from") or []
+    sources = [] if merged else [(campaign.meta, where)]     # a merge's readings are its sources'
+    for part in merged:     # race merge: each source's readings
         label = f"{where} ({part.get('campaign')})" if where else str(part.get("campaign"))
         sources.append((part, label))
     found = []

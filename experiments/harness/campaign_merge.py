@@ -209,9 +209,10 @@ def _merged_meta(loaded: list[tuple[Path, list, dict[str, Any]]], out: Path) -> 
     meta["merged_from"] = [
         {"campaign": m.get("campaign"), "path": str(source), "rows": len(rows),
          "machine": m.get("machine"), "git_commit": m.get("git_commit"), "jobs": m.get("jobs"),
-         "calibration": m.get("calibration"), "machine_state": m.get("machine_state")}
+         "calibration": m.get("calibration"), "machine_state": m.get("machine_state"),
+         **({"runs_conditions": m["runs_conditions"]} if m.get("runs_conditions") else {})}
         for (source, rows, m) in loaded]
     # the readings belong to the sources; the merged campaign has none of its own
-    for key in ("machine_state", "calibration"):
+    for key in ("machine_state", "calibration", "runs_conditions"):
         meta.pop(key, None)
     return meta
