@@ -79,10 +79,11 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
     status: 0 passed; 1 NEW answered wrong or ended in an error where OLD
     answered (one line per entrant naming the instances; never
     inconclusive), a regression (some entrant, family and n slower than R,
-    its interval's lower end above 1), or NEW lacks an entrant, family or n that OLD ran (it
-    was not compared; --allow-missing gates on what both ran); 4 inconclusive:
-    either campaign carries a busy-machine or calibration-drift warning, so a
-    ratio may be the machine's (--force gates anyway); 2 an error.
+    its interval's lower end above 1), or NEW lacks an entrant, family or n
+    that OLD ran (it was not compared; --allow-missing gates on what both
+    ran); 4 inconclusive: either campaign carries a busy-machine or
+    calibration-drift warning, so a ratio may be the machine's (--force gates
+    anyway); 2 an error.
 
     \b
     Both warn, one line each, when a machine was busy, the calibration
