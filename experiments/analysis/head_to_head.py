@@ -134,10 +134,12 @@ def scatter_figure(campaign: analysis.Campaign, a: str | None = None, b: str | N
     handles = [Line2D([], [], linestyle="none", marker=MARKERS[i % len(MARKERS)], markersize=4.5,
                       markerfacecolor=N_GREYS[i % len(N_GREYS)], markeredgecolor="black") for i in range(len(ns))]
     labels = [f"n = {n}" for n in ns]
-    handles += [Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
-                       markeredgecolor="black", markersize=5.5),
-                Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)]
-    labels += ["censored (in the strip beyond the limit)", f"time limit ({analysis.format_seconds(limit)})"]
+    if np.isinf(pairs[["time_a", "time_b"]].to_numpy(float)).any():   # only when one is drawn
+        handles.append(Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
+                              markeredgecolor="black", markersize=5.5))
+        labels.append("censored (in the strip beyond the limit)")
+    handles.append(Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9))
+    labels.append(f"time limit ({analysis.format_seconds(limit)})")
     if skipped:                   # never raced: no time, so no point (not a censored one)
         handles.append(Line2D([], [], linestyle="none"))
         labels.append(f"left out: {skipped} pair(s) with a skipped side")

@@ -71,8 +71,8 @@ def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
     axes[0][0].set_ylabel("share of median time (%)")
-    fig.suptitle(f"SAT phase split, {family_title(campaign, family)} (above each bar: the median solve)",
-                 fontsize=9)
+    fig.suptitle(f"SAT phase split, {family_title(campaign, family)} (above each bar: the sum of "
+                 "the phase medians)", fontsize=9)
     with warnings.catch_warnings():     # "Tight layout not applied": the figure is still drawn
         warnings.simplefilter("ignore", UserWarning)
         fig.tight_layout()

@@ -176,10 +176,12 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = Non
             ax.set_title(family_title(campaign, family))
     panels[0][1].set_ylabel("wall time per solve (s, log scale)")
     labels = list(entrants)
-    handles += [Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9),
-                Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
-                       markeredgecolor="0.3", markersize=6)]
-    labels += [f"time limit ({analysis.format_seconds(limit)})", "median > limit (censored; a row per entrant)"]
+    handles.append(Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9))
+    labels.append(f"time limit ({analysis.format_seconds(limit)})")
+    if censored:                          # the censored marker only when one is drawn
+        handles.append(Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
+                              markeredgecolor="0.3", markersize=6))
+        labels.append("median > limit (censored; a row per entrant)")
     if left_out:                          # a skipped cell is no censored time: not drawn, named
         handles.append(Line2D([], [], linestyle="none"))
         labels.append(left_out)
@@ -202,8 +204,9 @@ def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None
     for family, ax in panels:
         for i, entrant in enumerate(entrants):
             rows = _family_rows(table, family, entrant)
+            lift = (i - (len(entrants) - 1) / 2) * 1.2     # apart where all reach 100 %
             ax.plot(rows["n"].to_numpy(dtype=float) + _dodge(i, len(entrants), 0.05),
-                    rows["solved_frac"].to_numpy(dtype=float) * 100, label=entrant,
+                    rows["solved_frac"].to_numpy(dtype=float) * 100 + lift, label=entrant,
                     **styles[entrant].matplotlib())
         ax.set_ylim(-5, 105)
         _n_axis(ax, campaign.family(family).n_values)
@@ -280,9 +283,13 @@ def work_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) 
             ax.set_ylabel(f"{counter} per solve" if drawn else "")
     fig.suptitle("Work per solve (median over solved instances)"
                  + (f", {family_title(campaign, families[0])}" if len(families) == 1 else ""))
-    order = [e for e in campaign.entrants if e in shown]
+    order = [e for e in campaign.entrants if e in shown] + [FEW] * (FEW in shown)
     legend_below(fig, [shown[e] for e in order], order, 4)
     return fig
+
+
+#: the work figure's legend entry for a median taken over fewer than half the instances
+FEW = "hollow: median over fewer than half the instances (the others unsolved)"
 
 
 def _work_panel(ax, table: pd.DataFrame, family: str, counter: str, entrants: list[str], styles: dict,
@@ -294,8 +301,10 @@ def _work_panel(ax, table: pd.DataFrame, family: str, counter: str, entrants: li
         y = rows[counter].to_numpy(dtype=float)
         keep = np.isfinite(y) & (y >= 0)
         if keep.any():
-            series.append((i, entrant, rows["n"].to_numpy(dtype=float), np.where(keep, y, np.nan)))
-    values = np.concatenate([y[np.isfinite(y)] for *_, y in series]) if series else np.array([])
+            few = rows["solved"].to_numpy(dtype=float) < rows["total"].to_numpy(dtype=float) / 2
+            series.append((i, entrant, rows["n"].to_numpy(dtype=float), np.where(keep, y, np.nan),
+                           few & keep))
+    values = np.concatenate([y[np.isfinite(y)] for *_, y, _ in series]) if series else np.array([])
     if not values.size or not (values > 0).any():
         who = ", ".join(entrant for _, entrant, *_ in series)
         note = (f"no {counter}\n(every median is 0:\n{who})" if series
@@ -304,9 +313,15 @@ def _work_panel(ax, table: pd.DataFrame, family: str, counter: str, entrants: li
         ax.set_yticks([])
         ax.grid(False)
         return False
-    for i, entrant, n, y in series:
-        (line,) = ax.plot(n + _dodge(i, len(entrants), 0.05), y, **styles[entrant].matplotlib())
+    for i, entrant, n, y, few in series:
+        x, st = n + _dodge(i, len(entrants), 0.05), styles[entrant].matplotlib()
+        (line,) = ax.plot(x, y, **st)
         shown.setdefault(entrant, line)
+        if few.any():                     # a median of a few solved instances: marked hollow
+            shown.setdefault(FEW, Line2D([], [], linestyle="none", marker="o", markersize=5,
+                                         markerfacecolor="white", markeredgecolor="0.3"))
+            ax.plot(x[few], y[few], linestyle="none", marker=st["marker"], markersize=6,
+                    markerfacecolor="white", markeredgecolor=st["color"], zorder=3)
     if (values == 0).any():      # a median of 0 (e.g. no conflicts at small n) stays visible on symlog
         log_scale(ax, symlog=True, linthresh=1)
         ax.set_ylim(bottom=0)

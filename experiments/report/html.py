@@ -120,7 +120,7 @@ def metadata(campaign: analysis.Campaign) -> list[list[str]]:
              ("entrants", ", ".join(campaign.entrants)), ("families", ", ".join(campaign.families)),
              ("n", ", ".join(map(str, campaign.n_values))),
              ("time limit", analysis.format_seconds(campaign.timeout_s)),
-             ("memory limit", f"{meta['memory_mb']} MB" if meta.get("memory_mb") else ""),
+             ("memory limit", f"{meta['memory_mb']:g} MB" if meta.get("memory_mb") else ""),
              ("instances per family and n", meta.get("instances", "")), ("repeats", meta.get("repeats", "")),
              ("seed", meta.get("seed", "")), ("jobs", meta.get("jobs", "")),
              ("executor", meta.get("executor", "")),

@@ -344,7 +344,7 @@ def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame) -> go.Figure
         totals = values.sum(axis=1)
         shares = 100 * values / np.where(totals > 0, totals, 1.0)[:, None]
         for j, phase in enumerate(phases):
-            grey, _ = plots.PHASE_STYLE[phase]
+            grey, _ = phase_plots.PHASE_STYLE[phase]
             level = int(255 * float(grey))
             fig.add_trace(go.Bar(
                 x=[str(n) for n in rows["n"]], y=shares[:, j], name=plots.PHASE_NAMES[phase],
@@ -353,11 +353,16 @@ def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame) -> go.Figure
                 text=[f"{markup(entrant)}, {plots.PHASE_NAMES[phase]}: {seconds(v, None)} of {seconds(t, None)} "
                       f"(n = {n})" for v, t, n in zip(values[:, j], totals, rows["n"])],
                 textposition="none", hovertemplate="%{text}<extra></extra>"), row=1, col=col)
+        fig.add_trace(go.Scatter(                  # the total above each bar
+            x=[str(n) for n in rows["n"]], y=[103] * len(rows), mode="text", showlegend=False,
+            text=[seconds(t, None) for t in totals], textposition="top center",
+            hoverinfo="skip", cliponaxis=False), row=1, col=col)
         fig.update_xaxes(title_text="box size n", type="category", row=1, col=col)
     fig.update_layout(barmode="stack")
-    fig.update_yaxes(range=[0, 100])
+    fig.update_yaxes(range=[0, 112])
     fig.update_yaxes(title_text="share of median time (%)", row=1, col=1)
-    return _layout(fig, f"SAT phase split, {markup(plots.family_title(campaign, family))}")
+    return _layout(fig, f"SAT phase split, {markup(plots.family_title(campaign, family))}",
+                   subtitle="above each bar: the sum of the phase medians")
 
 
 LANDSCAPE_HEIGHT = 460

@@ -129,8 +129,7 @@ function renderScatter() {
       line: { color: "#999", dash: "dot" }, hoverinfo: "skip" },
     { x: groups.measured.x, y: groups.measured.y, text: groups.measured.text, customdata: groups.measured.custom,
       mode: "markers", name: "both answered (colour: n)", hovertemplate: "%{text}<extra></extra>",
-      marker: { size: 8, color: groups.measured.n, colorscale: "Viridis", showscale: true,
-                colorbar: { title: { text: "n" }, x: 1.02, len: 0.8 }, line: { width: 0.5, color: "#333" } } },
+      marker: { size: 8, ...discreteN(groups.measured.n), line: { width: 0.5, color: "#333" } } },
     { x: groups.censored.x, y: groups.censored.y, text: groups.censored.text, customdata: groups.censored.custom,
       mode: "markers", name: "> limit (in the shaded strip beyond the dashed line)", hovertemplate: "%{text}<extra></extra>",
       marker: { size: 8, symbol: "circle-open", color: "#b00", line: { width: 1.5 } } },
@@ -185,6 +184,20 @@ function setupScatter() {
     const point = event.points && event.points[0];
     if (point && typeof point.customdata === "string") showGrid(point.customdata);
   });
+}
+
+// n is a whole number: one colour per n present, a colour bar with a tick at each n (never 2.5)
+const VIRIDIS = ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725"];
+
+function discreteN(values) {
+  const ns = [...new Set(values)].sort((p, q) => p - q);
+  const colour = (k) => VIRIDIS[ns.length < 2 ? 0 : Math.round(k * (VIRIDIS.length - 1) / (ns.length - 1))];
+  const scale = [];
+  ns.forEach((_, k) => { scale.push([k / ns.length, colour(k)], [(k + 1) / ns.length, colour(k)]); });
+  return { color: values.map((v) => ns.indexOf(v)), colorscale: scale.length ? scale : "Viridis",
+           cmin: -0.5, cmax: ns.length - 0.5, showscale: ns.length > 0,
+           colorbar: { title: { text: "n" }, x: 1.02, len: 0.8, tickmode: "array",
+                       tickvals: ns.map((_, k) => k), ticktext: ns.map(String) } };
 }
 
 // ------------------------------------------------------------------ summary and who wins
@@ -265,7 +278,7 @@ const TABLE_COLUMNS = [
   { key: "clues", title: "clues" },
 ];
 const MAX_ROWS = 3000;
-const tableState = { sortKey: null, descending: false, filters: {} };
+const tableState = { sortKey: "instance", descending: false, filters: {} };   // by instance first
 
 function sortValue(row, key) {
   const v = row[COLUMN[key]];
