@@ -85,3 +85,13 @@ def test_a_log_shows_life_and_quiet_shows_none_and_no_lock_is_left(tmp_path, mon
     quiet = _race(tmp_path, "--quiet", "-j", "1")
     assert quiet.exit_code == 0 and "race run: " not in quiet.stderr
     assert not (tmp_path / "c" / LOCK_NAME).exists()
+
+
+def test_the_hard_family_is_called_hard_in_the_log(tmp_path, monkeypatch):
+    monkeypatch.setattr(conditions, "_calibrate_on", lambda cpu: None)
+    result = invoke("run", "--no-report", "--out", str(tmp_path), "--family", "hard", "--n", "2",
+                    "--solvers", "slow:delay=0.01", "--instances", "1", "-j", "1",
+                    obj={"registry": fake_registry()})
+    assert result.exit_code == 0, result.output
+    assert "generating 1 hard instance(s) (the generator's holes with holes=0.7" in result.stderr
+    assert "generating 1 holes" not in result.stderr

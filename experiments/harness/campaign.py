@@ -35,7 +35,7 @@ def prepare(config: Config, progress: bool = False) -> Prepared:
     else:
         instances = {(family.key, n): ensure_instances(config.out, family.kind, n, config.instances,
                                                        config.seed, progress=progress,
-                                                       **family.options_for(n))
+                                                       label=family.label, **family.options_for(n))
                      for family in config.families for n in config.n_values}
     config.directory.mkdir(parents=True, exist_ok=True)
     records.set_aside(config.runs_path)         # damaged rows aside, older header upgraded
