@@ -106,6 +106,7 @@ def test_the_page_in_chromium_sorts_by_instance_fits_1400_px_and_reads_skipped(t
             ".map(tr => [...tr.children].map(td => td.textContent))")
         (skipped,) = [r for r in summary if r[1] == "a" and r[2] == "3"]
         assert skipped[3:8] == ["-", "skipped", "", "", ""]
+        assert [r[5] for r in _rows(driver) if r[0] == "a" and "-003" in r[3]] == ["skipped"] * 2
         ticks = driver.execute_script(
             "const d = document.getElementById('fig-scatter').data;"
             "return d.filter(t => t.marker && t.marker.colorbar).map(t => t.marker.colorbar.ticktext)")

@@ -327,6 +327,8 @@ function renderRows() {
       let td;
       if (c.key === "instance") {
         td = el("td", { class: "text" }, el("a", { href: "#instances", "data-instance": v, class: "grid-link", text: v }));
+      } else if (c.key === "time" && r[COLUMN.status] === "skipped") {
+        td = el("td", { text: "skipped" });                  // never raced: no time
       } else if (c.key === "time") {
         td = el("td", { text: fmtSeconds(v), class: isCensored(v) ? "censored" : "" });
       } else if (["work", "nodes", "updates", "conflicts", "clues"].includes(c.key)) {
