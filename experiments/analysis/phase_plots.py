@@ -11,7 +11,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from experiments.analysis import statistics as analysis
-from experiments.analysis.plots import PHASE_NAMES, family_title
+from experiments.analysis.figure_style import family_title
+
+PHASE_NAMES = {"t_check": "check", "t_build": "build", "t_encode": "encode", "t_write": "write",
+               "t_search": "search", "t_decode": "decode", "t_verify": "verify"}
 
 
 def sat_entrants(campaign: analysis.Campaign) -> list[str]:

@@ -13,7 +13,6 @@ matplotlib Figure built from a :class:`experiments.analysis.statistics.Campaign`
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import matplotlib
@@ -28,8 +27,9 @@ from matplotlib.lines import Line2D  # noqa: E402
 from experiments.analysis import statistics as analysis  # noqa: E402
 from experiments.analysis import skipped_cells, virtual_best  # noqa: E402
 from experiments.analysis.figure_style import (STYLE, axes_height_points, campaign_styles,  # noqa: E402
-                                               caption_below, censored_rows, legend_below, log_scale,
-                                               save_figure, strip_top)
+                                               caption_below, censored_rows, family_title,
+                                               legend_below, log_scale, save_figure, strip_top)
+from experiments.analysis.phase_plots import PHASE_NAMES, phases_figure  # noqa: E402,F401
 from formats.errors import RaceError, write_reason  # noqa: E402
 
 #: figure name -> what it shows (the file stem of the PDF and PNG)
@@ -41,10 +41,6 @@ FIGURES: dict[str, str] = {
     "phases": "SAT phase split (check/encode/write/search/decode/verify) per n",
     "scatter": "per-instance head to head of two entrants (dlx vs sat by default), log-log",
 }
-
-PHASE_NAMES = {"t_check": "check", "t_build": "build", "t_encode": "encode", "t_write": "write",
-               "t_search": "search", "t_decode": "decode", "t_verify": "verify"}
-
 
 def _dodge(index: int, count: int, width: float = 0.07) -> float:
     """Small x offset so markers of different entrants at the same n do not hide each other."""
@@ -132,16 +128,6 @@ def _lowest(table: pd.DataFrame, limit: float) -> float:
     values = table[["median_s", "q25_s"]].to_numpy(dtype=float).ravel()
     values = values[np.isfinite(values) & (values > 0)]
     return float(values.min()) / 1.6 if values.size else limit / 1e3
-
-
-def family_title(campaign: analysis.Campaign, family: str) -> str:
-    """``<family> puzzles``, with the share of holes when the family has one fixed share."""
-    runs = campaign.runs
-    if "holes" in runs.columns and "family" in runs.columns:
-        shares = pd.to_numeric(runs.loc[runs["family"] == family, "holes"], errors="coerce").dropna()
-        if len(shares) and shares.nunique() == 1:
-            return f"{family} puzzles ({100 * float(shares.iloc[0]):.0f}% empty)"
-    return f"{family} puzzles"
 
 
 def with_virtual_best(campaign: analysis.Campaign, table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -339,7 +325,6 @@ def plot_all(campaign: analysis.Campaign, outdir: str | Path,
     except OSError as exc:
         raise RaceError(f"{out}: cannot create output directory ({write_reason(exc)})") from None
     from experiments.analysis import head_to_head
-    from experiments.analysis.phase_plots import phases_figure
     table = analysis.summary(campaign)
     written: list[Path] = []
     with plt.rc_context(STYLE):

@@ -49,7 +49,7 @@ class Plan:
         self.entrants = set(map(str, meta.get("entrants") or [])) or None
         self.n_values = {int(n) for n in meta.get("n_values") or []} or None
         families = meta.get("families") if isinstance(meta.get("families"), dict) else {}
-        self.kinds = {str(k): str((v or {}).get("kind") or "") for k, v in families.items()
+        self.generators = {str(k): str((v or {}).get("kind") or "") for k, v in families.items()
                       if isinstance(v, dict)}
         self.repeats = meta.get("repeats") if isinstance(meta.get("repeats"), int) else None
         imported = meta.get("instance_set")
@@ -68,11 +68,11 @@ class Plan:
             return f"entrant {row['entrant']}"
         if self.n_values is not None and n not in self.n_values:
             return f"n={n}"
-        if self.kinds and family and family not in self.kinds:
+        if self.generators and family and family not in self.generators:
             return f"family {family}"
         if self.repeats is not None and int(row["repeat"] or 0) >= self.repeats:
             return f"repeat {row['repeat']}"
-        kind = self.kinds.get(family)
+        kind = self.generators.get(family)
         if self.generated and kind and self.instances is not None and isinstance(self.seed, int):
             from generators.puzzle_set import puzzle_name
             name = row["instance"].rsplit("/", 1)[-1]
@@ -85,7 +85,7 @@ class Plan:
         instance = row["instance"]
         if self.imported is not None:
             return [self.imported / instance]
-        kind = self.kinds.get(row_family(row))
+        kind = self.generators.get(row_family(row))
         found = []
         for cache in self.caches:
             found.append(cache / instance)
