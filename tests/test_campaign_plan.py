@@ -38,7 +38,7 @@ def _stray(campaign):
     one row another sha256; returns the rows as the campaign recorded them."""
     path = campaign / "runs.csv"
     rows = _rows(path)
-    other = dict(rows[0], campaign="other", entrant="intruder")
+    other = dict(rows[0], campaign="other", entrant="intruder", timeout_s="99")
     outside = dict(rows[0], instance="unique-n2-s0-0007.sudoku", instance_sha256="ab" * 32)
     forged = dict(rows[1], instance_sha256="cd" * 32, wall_s="9.5")
     buffer = io.StringIO()
