@@ -113,3 +113,11 @@ def test_the_page_in_chromium_sorts_by_instance_fits_1400_px_and_reads_skipped(t
         assert ticks == [["2", "3"]]
     finally:
         driver.quit()
+
+
+def test_the_pages_work_figure_marks_a_median_of_a_few_instances(quick):
+    fig = html_figures.work_figure(quick, analysis.summary(quick))
+    assert "fewer than half the instances" in fig.layout.title.subtitle.text
+    b = [t for t in fig.data if t.name == "b" and len(t.x)]
+    assert b and all(list(t.marker.symbol)[-1].endswith("-open") for t in b)      # n = 3: 1 of 4
+    assert all(not list(t.marker.symbol)[0].endswith("-open") for t in b)

@@ -300,12 +300,17 @@ def work_figure(campaign: analysis.Campaign, table: pd.DataFrame,
             zero = bool((values == 0).any())
             for entrant, rows, y in drawn:
                 look = trace_style(styles[entrant])
+                # a median of fewer than half the instances (the others unsolved): hollow
+                few = (rows["solved"] < rows["total"] / 2).to_numpy()
+                symbol = look["marker"]["symbol"]
                 fig.add_trace(go.Scatter(
                     x=rows["n"], y=np.where(y == 0, ZERO_AT, y) if zero else y, mode="lines+markers",
                     name=markup(entrant), legendgroup=entrant, showlegend=entrant not in shown,
-                    line=look["line"], marker={**look["marker"], "size": 7},
+                    line=look["line"], marker={**look["marker"], "size": 7,
+                                               "symbol": [f"{symbol}-open" if f else symbol for f in few]},
                     text=[f"<b>{markup(entrant)}</b><br>{markup(family)}, n = {int(row.n)}<br>median {counter} "
-                          f"{'n/a' if math.isnan(v) else f'{v:,.0f}'}" for row, v in zip(rows.itertuples(), y)],
+                          f"{'n/a' if math.isnan(v) else f'{v:,.0f}'} over {int(row.solved)} of "
+                          f"{int(row.total)} instances" for row, v in zip(rows.itertuples(), y)],
                     hovertemplate="%{text}<extra></extra>"), **axis)
                 shown.add(entrant)
             # every panel the same ticks: decades only, written alike (10, 1k, 1M), "0" below 1
@@ -315,7 +320,8 @@ def work_figure(campaign: analysis.Campaign, table: pd.DataFrame,
             fig.update_yaxes(type="log", title_text=f"{counter} per solve", tickmode="array",
                              tickvals=([ZERO_AT] if zero else []) + [float(t) for t in ticks],
                              ticktext=(["0"] if zero else []) + [_count_text(t) for t in ticks], **axis)
-    return _layout(fig, "Work per solve (median over solved instances)", 200 + 250 * len(families))
+    return _layout(fig, "Work per solve (median over solved instances)", 200 + 250 * len(families),
+                   subtitle="hollow: a median over fewer than half the instances (the others unsolved)")
 
 
 def _count_text(value: int) -> str:
