@@ -60,6 +60,7 @@ class Plan:
         self.caches = [] if root is None else [d for d in (root.parent / "instances",
                                                            root / "instances") if d.is_dir()]
         self._digests: dict[Path, str | None] = {}
+        self._generated: dict[tuple[str, int], set[str]] = {}
 
     def outside(self, row: dict[str, str]) -> str | None:
         """What of ``row``'s cell is outside the plan, in a few words, or None."""
@@ -74,11 +75,17 @@ class Plan:
             return f"repeat {row['repeat']}"
         kind = self.generators.get(family)
         if self.generated and kind and self.instances is not None and isinstance(self.seed, int):
-            from generators.puzzle_set import puzzle_name
-            name = row["instance"].rsplit("/", 1)[-1]
-            if name not in {puzzle_name(kind, n, self.seed, i) for i in range(self.instances)}:
+            if row["instance"].rsplit("/", 1)[-1] not in self._names(kind, n):
                 return f"instance {row['instance']}"
         return None
+
+    def _names(self, kind: str, n: int) -> set[str]:
+        """The file names of the generated instances of ``kind`` at ``n`` (computed once)."""
+        if (kind, n) not in self._generated:
+            from generators.puzzle_set import puzzle_name
+            self._generated[(kind, n)] = {puzzle_name(kind, n, self.seed, i)
+                                          for i in range(self.instances or 0)}
+        return self._generated[(kind, n)]
 
     def files(self, row: dict[str, str]) -> list[Path]:
         """Where the instance file ``row`` names may be."""
