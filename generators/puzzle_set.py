@@ -251,13 +251,13 @@ def _cached(path: Path, ident: dict[str, str]) -> bytes | None:
 
 
 def write_set(kind: str, n: int, count: int, seed: int, out_dir: Path, progress: bool = False,
-              **options) -> Path:
+              label: str | None = None, **options) -> Path:
     """Write puzzles 0..count-1 of (kind, n, seed, options) into ``out_dir``
     (native format with ``# key=value`` metadata) and update ``manifest.csv``
     there (rows of other sets already listed are kept). A puzzle file already
     present with the same identity metadata is reused, not regenerated.
-    Returns the manifest path. Raises RaceError for bad arguments or an
-    unwritable directory."""
+    Returns the manifest path (``label``: the family's name on the progress bar, by
+    default ``kind``). Raises RaceError for bad arguments or an unwritable directory."""
     count = _check_int("count", count, 0)
     identity(kind, n, seed, 0, **options)           # validate before touching the disk
     out_dir = Path(out_dir)
@@ -281,7 +281,7 @@ def write_set(kind: str, n: int, count: int, seed: int, out_dir: Path, progress:
     indices = range(count)
     if progress:
         from tqdm import tqdm
-        indices = tqdm(indices, desc=f"{kind} n={n}", unit="puzzle", leave=False)
+        indices = tqdm(indices, desc=f"{label or kind} n={n}", unit="puzzle", leave=False)
     with CounterPool() as pool:
         for index in indices:
             rows[puzzle_name(kind, n, seed, index)] = _set_row(kind, n, seed, index, out_dir, pool, options)

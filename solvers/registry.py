@@ -81,7 +81,10 @@ class Registry:
     def entry(self, name: str) -> tuple[str, dict[str, str]]:
         """``(module:Class, fixed parameters)`` of ``name``; RaceError when unknown."""
         if name not in self._entries:
-            raise RaceError(f"unknown solver {name!r} (known: {', '.join(self._entries)})")
+            import difflib
+            close = difflib.get_close_matches(name, list(self._entries), n=1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            raise RaceError(f"unknown solver {name!r} ({hint}known: {', '.join(self._entries)})")
         target, fixed = self._entries[name]
         return target, dict(fixed)
 

@@ -25,16 +25,20 @@ LIMIT = 10.0
 def write_campaign(root: Path, rows: list[dict], meta: dict | None = None) -> Path:
     """A campaign dir with ``rows`` (missing columns left empty) and a meta.json."""
     root.mkdir(parents=True, exist_ok=True)
+    base = {"campaign": root.name, "entrants": sorted({r["entrant"] for r in rows}, reverse=True),
+            "timeout_s": LIMIT, "instances": 4, "seed": 0, "family_labels": "unique",
+            "repeats": max([int(r.get("repeat") or 0) + 1 for r in rows] + [1])}
+    base |= meta or {}
     with open(root / "runs.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, schema.COLUMNS)
         writer.writeheader()
         for row in rows:
             unknown = set(row) - set(schema.COLUMNS)
             assert not unknown, f"not a runs.csv column: {unknown}"   # never dropped silently
+            if row.get("campaign") == "t":           # run()'s: the campaign's own row
+                row = row | {"campaign": base["campaign"]}
             writer.writerow({c: row.get(c, "") for c in schema.COLUMNS})
-    base = {"campaign": root.name, "entrants": sorted({r["entrant"] for r in rows}, reverse=True),
-            "timeout_s": LIMIT, "instances": 4, "repeats": 1, "seed": 0, "family_labels": "unique"}
-    (root / "meta.json").write_text(json.dumps(base | (meta or {})))
+    (root / "meta.json").write_text(json.dumps(base))
     return root
 
 

@@ -28,7 +28,11 @@ def campaign(root, times: dict[str, list[float]], meta: dict | None = None, n: i
             for key, t in zip(KEYS, values)]
     base = {"entrants": list(times), "git_commit": "aaa", "machine": {"hostname": "one"},
             "python": "3.11.2", "packages": {"numpy": "2.0"}, "jobs": 1}
-    return write_campaign(root, rows, base | (meta or {}))
+    meta = dict(meta or {})
+    if "families" in meta:     # the rows' family is the campaign's too (no kind: its
+        meta["families"] = {"unique": {"label": "unique", "options": {}},   # instance names
+                            **meta["families"]}                          # are not generated)
+    return write_campaign(root, rows, base | meta)
 
 
 BASE = [1.0, 2.0, 3.0, 4.0, 5.0, 1.5, 2.5, 3.5, 4.5, 5.5]
@@ -147,7 +151,7 @@ def test_cli_markdown_and_errors(tmp_path):
     lines = md.output.splitlines()
     assert "- differs: commit: aaa -> bbb" in lines
     row = next(line for line in lines if line.startswith("| dlx"))
-    assert row.split(" | ")[7] == "**1.5**"
+    assert row.split(" | ")[8] == "**1.5**"
     bad = CliRunner().invoke(main, ["compare", str(old), "dlx", "sat", "--fail-above", "1.2"])
     assert bad.exit_code == 2 and "--fail-above compares two campaigns" in bad.output
     few = CliRunner().invoke(main, ["compare", str(old), "dlx"])

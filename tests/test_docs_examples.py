@@ -156,3 +156,18 @@ def test_how_the_tasks_table_is_read():
     assert (first.command, first.contains, first.exit_status) == ("race check a", ["solved"], 0)
     assert second.command == "printf 'x\\n' | race check -"
     assert (second.contains, second.exit_status) == (["bad", "worse"], 1)
+
+
+def test_following_the_readme_in_a_clone_leaves_no_untracked_file(outcomes, tmp_path_factory):
+    """Every file or directory the README's examples write (run in a scratch directory, as in
+    the checkout) is one .gitignore names: a newcomer's `git status` stays clean."""
+    from tests.doc_examples import FIXTURES
+    if ROOT / "README.md" not in outcomes[0]:
+        pytest.skip("the README's examples were not run in this session")
+    scratch = tmp_path_factory.getbasetemp() / "README0"
+    copied = {Path(f).parts[0] for f in FIXTURES}
+    written = sorted(p.name + "/" * p.is_dir() for p in scratch.iterdir() if p.name not in copied)
+    assert "my-results/" in written and "first-race.html" in written
+    ignored = subprocess.run(["git", "check-ignore", "--no-index", *written], cwd=ROOT,
+                             capture_output=True, text=True).stdout.split()
+    assert sorted(ignored) == written

@@ -149,8 +149,9 @@ def test_small_campaign_end_to_end(out):
         assert meta["machine_state"][moment]["usable_cpus"]
         assert meta["calibration"][moment]["dlx"]["updates"] == 198264
         assert meta["calibration"][moment]["score_s"] > 0
-    assert meta["runs_conditions"] == [{k: meta[k] for k in ("machine_state", "calibration",
-                                                            "pinning", "order")}]
+    assert meta["runs_conditions"] == [{**{k: meta[k] for k in ("machine_state", "calibration",
+                                                               "pinning", "order")},
+                                        "cells": len(rows)}]
 
 
 def test_hanging_solver_times_out_and_escalation_skips(out, fakes):

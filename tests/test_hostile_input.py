@@ -323,11 +323,11 @@ def test_endless_text_on_stdin_stops_at_the_limit(monkeypatch):
 
 @pytest.mark.parametrize("args, said", [
     (["cover", "{q6}", "--limit", "1000000000000"], None),            # prints the 4, reserves 4
-    (["cover", "{q6}", "--limit", "9223372036854775808"], "not in 1..9223372036854775807"),
-    (["count", "-l", "18446744073709551616", "{e4}"], "not in 1..9223372036854775807"),
-    (["count", "-l", "-1", "{e4}"], "-1 is not in 1.."),
+    (["cover", "{q6}", "--limit", "9223372036854775808"], "must be at most 9223372036854775807"),
+    (["count", "-l", "18446744073709551616", "{e4}"], "must be at most 9223372036854775807"),
+    (["count", "-l", "-1", "{e4}"], "must be at least 1, not -1"),
     (["solve", "--timeout", "-1", "{e4}"], "-1 is not a finite number > 0"),
-    (["animate", "{e4}", "-s", "sat", "--seed", "-5", "-o", "{gif}"], "-5 is not in 0.."),
+    (["animate", "{e4}", "-s", "sat", "--seed", "-5", "-o", "{gif}"], "must be at least 0, not -5"),
 ])
 def test_integers_are_range_checked_before_any_work(tmp_path, args, said):
     """Huge limits reached numpy (87 TiB asked for) or numba (int64 overflow) as tracebacks;

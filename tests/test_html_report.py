@@ -134,10 +134,11 @@ def test_grids_are_the_raced_puzzles_read_or_regenerated(campaign_dir, page):
 
 def test_a_grid_that_does_not_match_its_sha256_is_left_out_with_the_reason(tmp_path):
     instance, sha = _instance(tmp_path, 2, 0, write=True)
-    (tmp_path / "instances" / instance).write_text((tmp_path / "instances" / instance).read_text()
-                                                  .replace("# kind=holes", "# kind=holes\n# edited=1"))
     rows = [run("a", 2, instance, "solved", 0.1, instance_sha256=sha, family="holes")]
     campaign = analysis.load(write_campaign(tmp_path / "c", rows))
+    # edited once the campaign is read (read after, its row would be left out: not its file)
+    (tmp_path / "instances" / instance).write_text((tmp_path / "instances" / instance).read_text()
+                                                  .replace("# kind=holes", "# kind=holes\n# edited=1"))
     grids, missing = instance_grids.campaign_grids(campaign)
     assert grids == {} and missing == {instance: "the file puzzle does not match the recorded sha256"}
 

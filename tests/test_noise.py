@@ -171,3 +171,61 @@ def test_the_html_report_lists_the_noise_warnings(tmp_path):
     assert any(w.startswith("the machine was busy") for w in html.warnings(analysis.load(loaded)))
     calm = write_campaign(tmp_path / "calm", rows, {"jobs": 2})
     assert not any("busy" in w for w in html.warnings(analysis.load(calm)))
+
+
+def test_a_resume_with_nothing_to_run_keeps_the_drift_warning_and_the_verdict(tmp_path, quiet,
+                                                                                monkeypatch):
+    """A campaign whose calibration drifted (dlx -7%: faster at the end, as the issue's
+    campaign) is run again with nothing left to run: that session's steady readings replace the
+    top-level ones, but the summary, the HTML page and the gate still warn, naming the session
+    that measured the cells; the gate stays inconclusive."""
+    readings = iter([{"dlx": {"seconds": 0.0100}, "sat": {"seconds": 0.0100}},
+                     {"dlx": {"seconds": 0.0093}, "sat": {"seconds": 0.0100}}])
+    monkeypatch.setattr(conditions, "_calibrate_on",
+                        lambda cpu: next(readings, {"dlx": {"seconds": 0.0093},
+                                                    "sat": {"seconds": 0.0100}}))
+    write_instances(tmp_path, 2, 2)
+    command = ["--solvers", "slow:delay=0.01", "--instances", "2", "--jobs", "1",
+               "--campaign", "drifted"]
+    first = race(tmp_path, *command)
+    assert first.exit_code == 0, first.output
+    (line,) = warnings_of(first.output, "calibration drifted")
+    assert "dlx -7%" in line
+    campaign = str(tmp_path / "drifted")
+    gate = CliRunner().invoke(main, ["compare", campaign, campaign, "--fail-above", "1.2"])
+    assert gate.exit_code == 4 and "the calibration drifted" in gate.output
+    again = race(tmp_path, *command)                         # nothing left to run
+    assert again.exit_code == 0, again.output
+    (kept,) = warnings_of(again.output, "calibration drifted")
+    assert "dlx -7%" in kept and "session 1 of 2, started " in kept
+    meta = json.loads((tmp_path / "drifted" / "meta.json").read_text())
+    assert [s.get("cells") for s in meta["runs_conditions"]] == [2, 0]
+    assert meta["calibration"]["start"] == meta["calibration"]["end"]    # the no-op's readings
+    gate = CliRunner().invoke(main, ["compare", campaign, campaign, "--fail-above", "1.2"])
+    assert gate.exit_code == 4 and "session 1 of 2" in gate.output, gate.output
+    from experiments.analysis.statistics import load
+    from experiments.report import html
+    (shown,) = [w for w in html.warnings(load(campaign)) if "drifted" in w]   # the HTML page's
+    assert shown == kept.removeprefix("WARNING: ")
+    plot = CliRunner().invoke(main, ["plot", campaign, "-o", str(tmp_path / "plots")])
+    assert "dlx -7%" in plot.output
+
+
+def test_a_merge_keeps_each_sources_sessions(tmp_path):
+    """Each source's sessions travel under merged_from: a source whose cells were measured under
+    a drifted calibration, then resumed with nothing to run, still warns in the merge."""
+    from experiments.analysis import noise
+    from experiments.analysis.statistics import load
+    from tests.test_campaign_diff import BASE, campaign
+    drifted = {"start": {"dlx": {"seconds": 0.01}, "sat": {"seconds": 0.01}},
+               "end": {"dlx": {"seconds": 0.0093}, "sat": {"seconds": 0.01}}}
+    steady = {"start": drifted["end"], "end": drifted["end"]}
+    sessions = [{"calibration": drifted, "cells": 10}, {"calibration": steady, "cells": 0}]
+    one = campaign(tmp_path / "one", {"dlx": BASE}, {"calibration": steady, "runs_conditions": sessions})
+    other = campaign(tmp_path / "other", {"dlx": BASE}, {"calibration": steady})
+    (alone,) = noise.machine_warnings(load(one))
+    assert "session 1 of 2" in alone and "dlx -7%" in alone
+    merged = CliRunner().invoke(main, ["merge", str(one), str(other), "-o", str(tmp_path / "m")])
+    assert merged.exit_code == 0, merged.output
+    (line,) = noise.machine_warnings(load(tmp_path / "m"))
+    assert line.startswith("WARNING: one, session 1 of 2: the calibration drifted") and "dlx -7%" in line

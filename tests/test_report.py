@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from experiments.analysis import frontier as frontier_data
-from experiments.analysis import head_to_head, plots
+from experiments.analysis import head_to_head, phase_plots, plots
 from experiments.analysis import growth as growth_fit
 from experiments.analysis import statistics as analysis
 from experiments.harness import schema
@@ -253,8 +253,8 @@ def test_phases_plot_without_sat_entrant(tmp_path, synthetic):
         writer.writerows(r for r in runs if r["entrant"] in ("backtracking", "dlx"))
     shutil.copy(synthetic / "meta.json", root / "meta.json")
     campaign = analysis.load(root)
-    assert plots.sat_entrants(campaign) == []
-    fig = plots.phases_figure(campaign)
+    assert phase_plots.sat_entrants(campaign) == []
+    fig = phase_plots.phases_figure(campaign)
     assert "no SAT entrant" in fig.axes[0].texts[0].get_text()
 
 
@@ -331,7 +331,7 @@ def test_pdf_from_a_real_small_campaign(small_campaign, tmp_path):
     assert f"DLX solves {macros['dlxSolvedTotal']} instances" in flat
     # the figures are embedded: their own text (titles, axis labels) is in the PDF
     figure_texts = ["Median time per instance", "Cactus plot", "search-tree nodes", "box size n",
-                    "Where SAT time goes" if plots.sat_entrants(campaign) else "no SAT entrant in this campaign"]
+                    "Where SAT time goes" if phase_plots.sat_entrants(campaign) else "no SAT entrant in this campaign"]
     for figure_text in figure_texts:
         assert figure_text in flat, f"figure text {figure_text!r} missing"
     assert "??" not in flat, "an unresolved reference or citation"

@@ -48,6 +48,8 @@ def test_summary_text_of_two_families_exactly(tmp_path):
         "b                           2      0/3     > 10 s      [> 10 s, > 10 s]       > 10 s .. > 10 s"
         "        0        0        1        1        1      0",        # one skipped of three: a row
         "virtual best (VBS)          2      0/3     > 10 s      [> 10 s, > 10 s]       > 10 s .. > 10 s",
+        "skipped: a skipped run (never raced: the entrant was censored at a smaller n) counts as "
+        "unsolved in solved and PAR-2; an n whose every run was skipped reads skipped",
         "",
         "growth of the median time per step of n (fit over the n where the median is measured) "
         "[95% bootstrap CI]:",

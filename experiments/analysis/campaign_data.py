@@ -116,11 +116,12 @@ def load(path: str | Path) -> Campaign:
     csv_path, meta_path = root / "runs.csv", root / "meta.json"
     if not csv_path.is_file():
         raise RaceError(f"{csv_path}: missing (is {root} a campaign written by `race run`?)")
-    runs = _valid_runs(csv_path)
-    runs["entrant"] = runs["entrant"].astype(str)
+    found = _scan(csv_path)
     if not meta_path.is_file():
         raise RaceError(f"{meta_path}: missing (is {root} a campaign written by `race run`?)")
     meta = read_meta(meta_path)
+    runs = _frame(_campaign_rows(found, meta, root, csv_path), csv_path)
+    runs["entrant"] = runs["entrant"].astype(str)
     default = meta_family_labels(meta).split(",")[0].strip() or "unique"
     keys = runs["family"].astype(object).where(runs["family"].notna(), default).astype(str).str.strip()
     runs["family_key"] = keys
@@ -199,8 +200,8 @@ def _recorded_refutations(runs: pd.DataFrame, root: Path) -> pd.DataFrame:
     return runs
 
 
-def _valid_runs(csv_path: Path) -> pd.DataFrame:
-    """The valid rows of ``csv_path`` as a table (blank cells NaN, numbers numeric)."""
+def _scan(csv_path: Path) -> records.Scan:
+    """The rows of ``csv_path`` (:func:`records.scan`); a damaged row is named on stderr."""
     found = records.scan(csv_path)
     if found.header_problem:
         raise RaceError(f"{found.header_problem} (expected the runs.csv header: "
@@ -211,8 +212,28 @@ def _valid_runs(csv_path: Path) -> pd.DataFrame:
     if not found.rows:
         raise RaceError("no runs recorded" + (" (no valid row)" if found.damaged else ""),
                         source=str(csv_path))
+    return found
+
+
+def _campaign_rows(found: records.Scan, meta: dict, root: Path,
+                   csv_path: Path) -> list[dict[str, str]]:
+    """The rows of ``found`` that are this campaign's; the others (another campaign's, outside
+    its plan, another instance file: :mod:`experiments.harness.campaign_plan`) are left out,
+    named in one line on stderr."""
+    from experiments.harness import campaign_plan
+    kept, strays = campaign_plan.split(found, meta, root)
+    if strays:
+        print(f"race: warning: {printable(str(csv_path))}: left out "
+              f"{campaign_plan.note(strays)}", file=sys.stderr)
+    if not kept:
+        raise RaceError("no runs of this campaign recorded", source=str(csv_path))
+    return kept
+
+
+def _frame(rows: list[dict[str, str]], csv_path: Path) -> pd.DataFrame:
+    """The rows as a table (blank cells NaN, numbers numeric)."""
     runs = pd.DataFrame([{c: row[c] if row[c] else np.nan for c in schema.COLUMNS}
-                         for row in found.rows], columns=list(schema.COLUMNS))
+                         for row in rows], columns=list(schema.COLUMNS))
     for column in (*schema.NUMERIC, "seed", "clues"):
         runs[column] = pd.to_numeric(runs[column], errors="coerce")
     runs["n"] = runs["n"].astype(int)

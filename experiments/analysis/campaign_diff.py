@@ -28,6 +28,7 @@ from experiments.analysis.compare import (TOLERANCE, format_ratio, interval_json
                                           log_differences, outcomes, signed_rank_json,
                                           ratios)
 from experiments.analysis.signed_rank import SignedRank, signed_rank_test
+from experiments.analysis.wrong_answers import Faults, faults
 from experiments.harness.calibration import score
 from formats.errors import RaceError
 
@@ -44,6 +45,7 @@ class DiffRow:
     ties: int
     ratio: bootstrap.Interval
     test: SignedRank
+    wrong: int = 0
 
     def regression(self, above: float) -> bool:
         """Slower than ``above`` with the interval's lower end above 1."""
@@ -61,6 +63,7 @@ class CampaignDiff:
     factor: float = 1.0
     tolerance: float = TOLERANCE
     warnings: list[str] = field(default_factory=list)
+    faults: list[Faults] = field(default_factory=list)
 
 
 def parse_renames(pairs: tuple[str, ...] | list[str]) -> dict[str, str]:
@@ -194,14 +197,17 @@ def diff(old: analysis.Campaign, new: analysis.Campaign, entrants: list[str] | N
     from experiments.analysis import noise
     renames = renames or {}
     factor = normalise_factor(old, new) if normalise else 1.0
-    rows = []
+    rows, found = [], []
     for old_entrant, new_entrant in entrant_pairs(old, new, entrants or [], renames):
         label = old_entrant if old_entrant == new_entrant else f"{old_entrant}={new_entrant}"
         pairs = paired_times(old, new, old_entrant, new_entrant, n_values, families)
+        found.append(faults(old, new, old_entrant, new_entrant, n_values, families, label))
         for family in dict.fromkeys(pairs["family"]):
             part = pairs[pairs["family"] == family]
-            rows += [diff_row(label, family, int(n), part[part["n"] == n], tolerance, factor)
-                     for n in sorted(part["n"].unique())]
+            for n in sorted(part["n"].unique()):
+                row = diff_row(label, family, int(n), part[part["n"] == n], tolerance, factor)
+                row.wrong = found[-1].wrong_at(family, int(n))
+                rows.append(row)
     if not rows:
         raise RaceError(f"campaigns {old.name} and {new.name} share no instance for these "
                         "entrants (cells are paired by instance_sha256, family and n)")
@@ -215,7 +221,7 @@ def diff(old: analysis.Campaign, new: analysis.Campaign, entrants: list[str] | N
                 warnings.append(f"not compared: {', '.join(alone)} (only {side} {campaign.name} "
                                 "ran it; --as OLD=NEW pairs renamed entrants)")
     return CampaignDiff(old.name, new.name, rows, meta_differences(old.meta, new.meta),
-                        normalise, factor, tolerance, warnings)
+                        normalise, factor, tolerance, warnings, found)
 
 
 def regressions(result: CampaignDiff, above: float) -> list[DiffRow]:
@@ -226,12 +232,14 @@ def regressions(result: CampaignDiff, above: float) -> list[DiffRow]:
 def _cells(row: DiffRow) -> list[str]:
     ci = f"[{format_ratio(row.ratio.low)}, {format_ratio(row.ratio.high)}]"
     p = "n/a" if row.test.method == "none" else f"{row.test.p:.2g}"
-    return [row.entrant, row.family, str(row.n), str(row.pairs), str(row.new_wins),
-            str(row.old_wins), str(row.ties), format_ratio(row.ratio.estimate), ci, p]
+    return [row.entrant, row.family, str(row.n), str(row.pairs), str(row.wrong),
+            str(row.new_wins), str(row.old_wins), str(row.ties), format_ratio(row.ratio.estimate),
+            ci, p]
 
 
-HEADER = ["entrant", "family", "n", "pairs", "NEW faster", "OLD faster", "ties", "NEW/OLD",
-          "95% CI", "signed-rank p"]
+#: ``wrong``: the instances NEW answered wrong (a wrong answer is a censored time in the ratio)
+HEADER = ["entrant", "family", "n", "pairs", "wrong", "NEW faster", "OLD faster", "ties",
+          "NEW/OLD", "95% CI", "signed-rank p"]
 
 
 def _header_lines(result: CampaignDiff) -> list[str]:
@@ -255,6 +263,8 @@ def diff_text(result: CampaignDiff, above: float | None = None) -> str:
     lines = _header_lines(result)
     for i, line in enumerate(table):
         text = "  ".join(c.ljust(w) if j < 2 else c.rjust(w) for j, (c, w) in enumerate(zip(line, widths)))
+        if i and result.rows[i - 1].wrong:
+            text += "  WRONG"
         if i and above is not None and result.rows[i - 1].regression(above):
             text += f"  REGRESSION (> {above:g})"
         lines.append(text.rstrip())
@@ -265,7 +275,8 @@ def diff_text(result: CampaignDiff, above: float | None = None) -> str:
 
 
 def _legend(result: CampaignDiff) -> str:
-    return (f"NEW/OLD > 1: NEW slower; inf: only OLD answered; 0: only NEW answered. Ties: within "
+    return (f"wrong: instances NEW answered wrong. "
+            f"NEW/OLD > 1: NEW slower; inf: only OLD answered; 0: only NEW answered. Ties: within "
             f"{100 * result.tolerance:.0f}% or both censored. CI: bootstrap over pairs "
             f"({bootstrap.RESAMPLES} resamples); p: Wilcoxon signed-rank on log(NEW/OLD).")
 
@@ -279,7 +290,7 @@ def diff_markdown(result: CampaignDiff, above: float | None = None) -> str:
     for row in result.rows:
         cells = _cells(row)
         if above is not None and row.regression(above):
-            cells[7] = f"**{cells[7]}**"
+            cells[8] = f"**{cells[8]}**"
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", _legend(result)]
     lines += [f"> {w}" for w in result.warnings]
@@ -293,7 +304,8 @@ def diff_json(result: CampaignDiff, above: float | None = None) -> str:
     rows = []
     for row in result.rows:
         rows.append({"entrant": row.entrant, "family": row.family, "n": row.n, "pairs": row.pairs,
-                     "new_faster": row.new_wins, "old_faster": row.old_wins, "ties": row.ties,
+                     "wrong": row.wrong, "new_faster": row.new_wins, "old_faster": row.old_wins,
+                     "ties": row.ties,
                      "ratio_new_over_old": interval_json(row.ratio),
                      "signed_rank": signed_rank_json(row.test),
                      **({"regression": row.regression(above)} if above is not None else {})})
@@ -302,5 +314,8 @@ def diff_json(result: CampaignDiff, above: float | None = None) -> str:
                                        for label, a, b in result.differences],
                        "normalised": result.normalised, "factor": json_number(result.factor),
                        "tolerance": result.tolerance, "fail_above": above, "rows": rows,
+                       "faults": [{"entrant": f.entrant, "wrong": [list(c) for c in f.wrong],
+                                   "errors": [list(c) for c in f.errors]}
+                                  for f in result.faults if f],
                        "warnings": result.warnings}, indent=2)
 

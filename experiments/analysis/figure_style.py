@@ -19,12 +19,15 @@ import math
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from matplotlib.figure import Figure
 from matplotlib.ticker import LogFormatter
 
 from experiments.analysis.virtual_best import NAME as VIRTUAL_BEST
+
+if TYPE_CHECKING:
+    from experiments.analysis.campaign_data import Campaign
 
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "h"]
 #: the same markers as plotly symbols
@@ -216,3 +219,14 @@ def strip_top(rows: dict[str, float], limit: float) -> float:
 def axes_height_points(fig: Figure, ax) -> float:
     """The height of ``ax`` in points (before the layout tightens it a little)."""
     return 0.85 * ax.get_position().height * fig.get_size_inches()[1] * 72
+
+
+def family_title(campaign: "Campaign", family: str) -> str:
+    """``<family> puzzles``, with the share of holes when the family has one fixed share."""
+    import pandas as pd
+    runs = campaign.runs
+    if "holes" in runs.columns and "family" in runs.columns:
+        shares = pd.to_numeric(runs.loc[runs["family"] == family, "holes"], errors="coerce").dropna()
+        if len(shares) and shares.nunique() == 1:
+            return f"{family} puzzles ({100 * float(shares.iloc[0]):.0f}% empty)"
+    return f"{family} puzzles"

@@ -11,6 +11,7 @@ from matplotlib.lines import Line2D
 
 from experiments.analysis import statistics as analysis
 from experiments.analysis.figure_style import MARKERS, legend_below, log_scale
+from experiments.harness.schema import Status
 
 
 #: grey level per n in the scatter (darker = larger n), cycled
@@ -87,6 +88,18 @@ def _scatter_panel(ax, part: pd.DataFrame, ns: list[int], low: float, limit: flo
                 bbox={"facecolor": "white", "edgecolor": "0.7", "linewidth": 0.5, "pad": 2})
 
 
+def _raced(campaign: analysis.Campaign, pairs: pd.DataFrame,
+           names: tuple[str, str]) -> tuple[pd.DataFrame, int]:
+    """``pairs`` without those where either entrant's instance was skipped (never raced: it has
+    no time, not a censored one), and how many were left out."""
+    runs = campaign.runs
+    gone = runs[runs["entrant"].isin(names) & (runs["status"] == Status.SKIPPED)]
+    keys = set(zip(gone["family"], gone["n"], gone["instance"]))
+    out = pd.Series([k in keys for k in zip(pairs["family"], pairs["n"], pairs["instance"])],
+                    index=pairs.index, dtype=bool)
+    return pairs[~out], int(out.sum())
+
+
 def scatter_figure(campaign: analysis.Campaign, a: str | None = None, b: str | None = None) -> Figure:
     """Per-instance head to head, log-log: A's time on x, B's on y, on the same instances
     (:func:`experiments.analysis.compare.paired_times`), one panel per family. A censored
@@ -102,7 +115,7 @@ def scatter_figure(campaign: analysis.Campaign, a: str | None = None, b: str | N
         ax.set_axis_off()
         return fig
     a, b = pair
-    pairs = paired_times(campaign, a, b)
+    pairs, skipped = _raced(campaign, paired_times(campaign, a, b), (a, b))
     families = list(dict.fromkeys(pairs["family"])) or campaign.families[:1]
     limit = campaign.timeout_s
     fig, axes = plt.subplots(1, len(families), figsize=(3.3 * len(families) + 0.3, 3.4), squeeze=False)
@@ -121,9 +134,14 @@ def scatter_figure(campaign: analysis.Campaign, a: str | None = None, b: str | N
     handles = [Line2D([], [], linestyle="none", marker=MARKERS[i % len(MARKERS)], markersize=4.5,
                       markerfacecolor=N_GREYS[i % len(N_GREYS)], markeredgecolor="black") for i in range(len(ns))]
     labels = [f"n = {n}" for n in ns]
-    handles += [Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
-                       markeredgecolor="black", markersize=5.5),
-                Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)]
-    labels += ["censored (in the strip beyond the limit)", f"time limit ({analysis.format_seconds(limit)})"]
+    if np.isinf(pairs[["time_a", "time_b"]].to_numpy(float)).any():   # only when one is drawn
+        handles.append(Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
+                              markeredgecolor="black", markersize=5.5))
+        labels.append("censored (in the strip beyond the limit)")
+    handles.append(Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9))
+    labels.append(f"time limit ({analysis.format_seconds(limit)})")
+    if skipped:                   # never raced: no time, so no point (not a censored one)
+        handles.append(Line2D([], [], linestyle="none"))
+        labels.append(f"left out: {skipped} pair(s) with a skipped side")
     legend_below(fig, handles, labels, min(len(labels), 4))
     return fig

@@ -13,7 +13,6 @@ matplotlib Figure built from a :class:`experiments.analysis.statistics.Campaign`
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import matplotlib
@@ -26,10 +25,11 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
 from experiments.analysis import statistics as analysis  # noqa: E402
-from experiments.analysis import virtual_best  # noqa: E402
+from experiments.analysis import skipped_cells, virtual_best  # noqa: E402
 from experiments.analysis.figure_style import (STYLE, axes_height_points, campaign_styles,  # noqa: E402
-                                               caption_below, censored_rows, legend_below, log_scale,
-                                               save_figure, strip_top)
+                                               caption_below, censored_rows, family_title,
+                                               legend_below, log_scale, save_figure, strip_top)
+from experiments.analysis.phase_plots import PHASE_NAMES, phases_figure  # noqa: E402,F401
 from formats.errors import RaceError, write_reason  # noqa: E402
 
 #: figure name -> what it shows (the file stem of the PDF and PNG)
@@ -41,10 +41,6 @@ FIGURES: dict[str, str] = {
     "phases": "SAT phase split (check/encode/write/search/decode/verify) per n",
     "scatter": "per-instance head to head of two entrants (dlx vs sat by default), log-log",
 }
-
-PHASE_NAMES = {"t_check": "check", "t_build": "build", "t_encode": "encode", "t_write": "write",
-               "t_search": "search", "t_decode": "decode", "t_verify": "verify"}
-
 
 def _dodge(index: int, count: int, width: float = 0.07) -> float:
     """Small x offset so markers of different entrants at the same n do not hide each other."""
@@ -134,16 +130,6 @@ def _lowest(table: pd.DataFrame, limit: float) -> float:
     return float(values.min()) / 1.6 if values.size else limit / 1e3
 
 
-def family_title(campaign: analysis.Campaign, family: str) -> str:
-    """``<family> puzzles``, with the share of holes when the family has one fixed share."""
-    runs = campaign.runs
-    if "holes" in runs.columns and "family" in runs.columns:
-        shares = pd.to_numeric(runs.loc[runs["family"] == family, "holes"], errors="coerce").dropna()
-        if len(shares) and shares.nunique() == 1:
-            return f"{family} puzzles ({100 * float(shares.iloc[0]):.0f}% empty)"
-    return f"{family} puzzles"
-
-
 def with_virtual_best(campaign: analysis.Campaign, table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """``table`` with the virtual best solver's rows appended and the entrants to draw
     (the VBS last, so it takes the next style) when the campaign has two entrants or more."""
@@ -160,7 +146,8 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = Non
     limit, joined by a thin dotted line; one panel per instance family."""
     table = analysis.summary(campaign) if table is None else table
     limit = campaign.timeout_s
-    table, entrants = with_virtual_best(campaign, table)
+    left_out = skipped_cells.note(table)
+    table, entrants = with_virtual_best(campaign, skipped_cells.drawn(table))
     styles = campaign_styles(campaign)
     censored = [e for e in entrants if np.isinf(table.loc[table["entrant"] == e, "median_s"].to_numpy(float)).any()]
     low = _lowest(table, limit)
@@ -175,10 +162,15 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = Non
             ax.set_title(family_title(campaign, family))
     panels[0][1].set_ylabel("wall time per solve (s, log scale)")
     labels = list(entrants)
-    handles += [Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9),
-                Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
-                       markeredgecolor="0.3", markersize=6)]
-    labels += [f"time limit ({analysis.format_seconds(limit)})", "median > limit (censored; a row per entrant)"]
+    handles.append(Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9))
+    labels.append(f"time limit ({analysis.format_seconds(limit)})")
+    if censored:                          # the censored marker only when one is drawn
+        handles.append(Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
+                              markeredgecolor="0.3", markersize=6))
+        labels.append("median > limit (censored; a row per entrant)")
+    if left_out:                          # a skipped cell is no censored time: not drawn, named
+        handles.append(Line2D([], [], linestyle="none"))
+        labels.append(left_out)
     legend_below(fig, handles, labels, 3 if len(panels) == 1 else 5)
     title = "Median time per instance (band: interquartile range)"
     if len(panels) == 1:
@@ -191,21 +183,26 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = Non
 def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
     """Fraction of instances solved (verified) within the limit vs n, one panel per family."""
     table = analysis.summary(campaign) if table is None else table
-    table, entrants = with_virtual_best(campaign, table)
+    left_out = skipped_cells.note(table)
+    table, entrants = with_virtual_best(campaign, skipped_cells.drawn(table))
     styles = campaign_styles(campaign)
     fig, panels = _family_axes(campaign, 3.9, 2.8)
     for family, ax in panels:
         for i, entrant in enumerate(entrants):
             rows = _family_rows(table, family, entrant)
+            lift = (i - (len(entrants) - 1) / 2) * 1.2     # apart where all reach 100 %
             ax.plot(rows["n"].to_numpy(dtype=float) + _dodge(i, len(entrants), 0.05),
-                    rows["solved_frac"].to_numpy(dtype=float) * 100, label=entrant,
+                    rows["solved_frac"].to_numpy(dtype=float) * 100 + lift, label=entrant,
                     **styles[entrant].matplotlib())
         ax.set_ylim(-5, 105)
         _n_axis(ax, campaign.family(family).n_values)
         ax.set_title(f"Solved within the limit, {family_title(campaign, family)}" if len(panels) == 1
                      else f"{family}: solved")
     panels[0][1].set_ylabel(f"solved within {analysis.format_seconds(campaign.timeout_s)} (%)")
-    legend_below(fig, *panels[0][1].get_legend_handles_labels(), 2 if len(panels) == 1 else 4)
+    handles, labels = panels[0][1].get_legend_handles_labels()
+    if left_out:                          # a skipped cell is not 0 % solved: not drawn, named
+        handles, labels = handles + [Line2D([], [], linestyle="none")], labels + [left_out]
+    legend_below(fig, handles, labels, 2 if len(panels) == 1 else 4)
     return fig
 
 
@@ -272,9 +269,13 @@ def work_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) 
             ax.set_ylabel(f"{counter} per solve" if drawn else "")
     fig.suptitle("Work per solve (median over solved instances)"
                  + (f", {family_title(campaign, families[0])}" if len(families) == 1 else ""))
-    order = [e for e in campaign.entrants if e in shown]
+    order = [e for e in campaign.entrants if e in shown] + [FEW] * (FEW in shown)
     legend_below(fig, [shown[e] for e in order], order, 4)
     return fig
+
+
+#: the work figure's legend entry for a median taken over fewer than half the instances
+FEW = "hollow: median over fewer than half the instances (the others unsolved)"
 
 
 def _work_panel(ax, table: pd.DataFrame, family: str, counter: str, entrants: list[str], styles: dict,
@@ -286,8 +287,10 @@ def _work_panel(ax, table: pd.DataFrame, family: str, counter: str, entrants: li
         y = rows[counter].to_numpy(dtype=float)
         keep = np.isfinite(y) & (y >= 0)
         if keep.any():
-            series.append((i, entrant, rows["n"].to_numpy(dtype=float), np.where(keep, y, np.nan)))
-    values = np.concatenate([y[np.isfinite(y)] for *_, y in series]) if series else np.array([])
+            few = rows["solved"].to_numpy(dtype=float) < rows["total"].to_numpy(dtype=float) / 2
+            series.append((i, entrant, rows["n"].to_numpy(dtype=float), np.where(keep, y, np.nan),
+                           few & keep))
+    values = np.concatenate([y[np.isfinite(y)] for *_, y, _ in series]) if series else np.array([])
     if not values.size or not (values > 0).any():
         who = ", ".join(entrant for _, entrant, *_ in series)
         note = (f"no {counter}\n(every median is 0:\n{who})" if series
@@ -296,83 +299,21 @@ def _work_panel(ax, table: pd.DataFrame, family: str, counter: str, entrants: li
         ax.set_yticks([])
         ax.grid(False)
         return False
-    for i, entrant, n, y in series:
-        (line,) = ax.plot(n + _dodge(i, len(entrants), 0.05), y, **styles[entrant].matplotlib())
+    for i, entrant, n, y, few in series:
+        x, st = n + _dodge(i, len(entrants), 0.05), styles[entrant].matplotlib()
+        (line,) = ax.plot(x, y, **st)
         shown.setdefault(entrant, line)
+        if few.any():                     # a median of a few solved instances: marked hollow
+            shown.setdefault(FEW, Line2D([], [], linestyle="none", marker="o", markersize=5,
+                                         markerfacecolor="white", markeredgecolor="0.3"))
+            ax.plot(x[few], y[few], linestyle="none", marker=st["marker"], markersize=6,
+                    markerfacecolor="white", markeredgecolor=st["color"], zorder=3)
     if (values == 0).any():      # a median of 0 (e.g. no conflicts at small n) stays visible on symlog
         log_scale(ax, symlog=True, linthresh=1)
         ax.set_ylim(bottom=0)
     else:
         log_scale(ax)
     return True
-
-
-def sat_entrants(campaign: analysis.Campaign) -> list[str]:
-    """Entrants that report a CNF encoding phase (the SAT entrants)."""
-    runs = campaign.runs
-    return [e for e in campaign.entrants
-            if runs.loc[runs["entrant"] == e, "t_encode"].notna().any()]
-
-
-#: fill grey and hatch per phase, chosen to differ in greyscale
-PHASE_STYLE = {"t_check": ("0.92", ""), "t_build": ("0.75", "||"), "t_encode": ("0.5", "///"),
-               "t_write": ("0.85", "..."), "t_search": ("0.25", "xx"), "t_decode": ("0.65", "\\\\"),
-               "t_verify": ("1.0", "oo")}
-
-
-def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
-    """One panel per SAT entrant: stacked bars of each phase's share of the median solve
-    at every n, each bar labelled with the sum of the phase medians; the first family
-    (the assignment's), named in the title."""
-    table = analysis.summary(campaign) if table is None else table
-    family = campaign.families[0]
-    if "family" in table.columns and len(table):
-        table = table[table["family"] == family]   # the assignment's family
-    entrants = sat_entrants(campaign)
-    if not entrants:
-        fig, ax = plt.subplots(figsize=(7.0, 1.2))
-        ax.text(0.5, 0.5, "no SAT entrant in this campaign", ha="center", va="center",
-                transform=ax.transAxes, color="0.4")
-        ax.set_axis_off()
-        return fig
-    phases = [p for p in analysis.PHASES if table.loc[table["entrant"].isin(entrants), p].notna().any()]
-    fig, axes = plt.subplots(1, len(entrants), figsize=(max(3.2, 1.75 * len(entrants) + 1.0), 2.7),
-                             sharey=True, squeeze=False)
-    for ax, entrant in zip(axes[0], entrants):
-        rows = table[table["entrant"] == entrant].sort_values("n")
-        rows = rows[rows[phases].notna().any(axis=1)]
-        ns = rows["n"].astype(int).tolist()
-        values = rows[phases].fillna(0.0).to_numpy(dtype=float)
-        totals = values.sum(axis=1)
-        shares = 100 * values / np.where(totals > 0, totals, 1.0)[:, None]
-        bottom = np.zeros(len(ns))
-        for j, phase in enumerate(phases):
-            grey, hatch = PHASE_STYLE[phase]
-            ax.bar(range(len(ns)), shares[:, j], bottom=bottom, width=0.75, color=grey, hatch=hatch,
-                   edgecolor="black", linewidth=0.5, label=PHASE_NAMES[phase])
-            bottom += shares[:, j]
-        for k, total in enumerate(totals):
-            ax.text(k, 102, analysis.format_seconds(total), ha="center", va="bottom", fontsize=6,
-                    rotation=90)
-        ax.set_xticks(range(len(ns)))
-        ax.set_xticklabels([str(n) for n in ns])
-        ax.set_xlabel("box size n")
-        ax.set_title(entrant, fontsize=8, pad=30)
-        ax.set_ylim(0, 100)
-        ax.grid(axis="x", visible=False)
-        ax.set_xlim(-0.6, max(len(ns), 1) - 0.4)
-        for side in ("top", "right"):
-            ax.spines[side].set_visible(False)
-    axes[0][0].set_ylabel("share of median time (%)")
-    fig.suptitle(f"SAT phase split, {family_title(campaign, family)} (above each bar: the median solve)",
-                 fontsize=9)
-    with warnings.catch_warnings():     # "Tight layout not applied": the figure is still drawn
-        warnings.simplefilter("ignore", UserWarning)
-        fig.tight_layout()
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=len(phases),
-               frameon=False)
-    return fig
 
 
 def plot_all(campaign: analysis.Campaign, outdir: str | Path,

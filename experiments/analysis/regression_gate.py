@@ -3,6 +3,10 @@ compared, and it does not fail on noise it has detected itself.
 
 In order, the verdict (:func:`verdict`) is:
 
+0. **wrong** (exit 1): NEW answered wrong, or ended in an error where OLD answered, on some
+   instance (:mod:`experiments.analysis.wrong_answers`): one line per entrant naming the
+   instances. Correctness comes first: a wrong answer is never inconclusive, whatever the
+   noise, and never passes because its time was fast.
 1. **missing** (exit 1): an entrant, a family or an n that OLD ran (within ``--n`` and
    ``--family``) is absent from NEW, so the gate would pass on what it never compared
    (:func:`missing`); unless ``--allow-missing`` says that is intended.
@@ -73,9 +77,13 @@ def _named(warning: str) -> str:
 
 
 def verdict(slower: list, above: float, lacking: list[str], noise: list[str],
-            allow_missing: bool = False, force: bool = False) -> Verdict:
+            allow_missing: bool = False, force: bool = False,
+            wrong: list[str] | None = None) -> Verdict:
     """The gate's verdict (module docstring) from the rows ``slower`` than ``above``, what
-    NEW lacks (:func:`missing`) and the campaigns' machine warnings ``noise``."""
+    NEW lacks (:func:`missing`), the campaigns' machine warnings ``noise`` and the lines
+    naming NEW's ``wrong`` answers (:func:`experiments.analysis.wrong_answers.fault_lines`)."""
+    if wrong:
+        return Verdict(FAIL, "\n".join(wrong))
     if lacking and not allow_missing:
         return Verdict(FAIL, f"race compare: NEW lacks what OLD ran, so the gate did not compare "
                              f"it: {', '.join(lacking)} (--allow-missing gates on what both ran)")

@@ -40,6 +40,9 @@ def summary_text(campaign: analysis.Campaign, table: pd.DataFrame | None = None)
         lines += [_row_text(row, width) for row in rows.itertuples()]
         lines += _vbs_rows(vbs[(vbs["family"] == family) & vbs["n"].isin(rows["n"])], width) \
             if len(vbs) else []
+    if len(table) and table["skipped"].sum():
+        from experiments.analysis.skipped_cells import COUNTING
+        lines.append(f"skipped: {COUNTING}")
     lines += multicore.summary_lines(campaign)
     lines += _growth_block(campaign, table)
     lines += _wins_block(campaign, table)

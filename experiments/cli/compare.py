@@ -37,10 +37,12 @@ def is_campaign(text: str) -> bool:
 @click.option("--as", "renames", multiple=True, metavar="OLD=NEW",
               help="Two campaigns: pair OLD's entrant OLD with NEW's entrant NEW (renamed; repeatable).")
 @click.option("--fail-above", "fail_above", type=params.Number(0.0, open=True, max=1e6), default=None,
-              help="Two campaigns: exit 1 when an entrant, family and n is slower than this ratio "
-                   "NEW/OLD with its interval's lower end above 1 (a regression gate for CI), or "
-                   "when NEW lacks an entrant, family or n of OLD; exit 4 (inconclusive) when "
-                   "either campaign was measured on a busy machine or its calibration drifted.")
+              help="Two campaigns: exit 1 when NEW answered wrong (or ended in an error where "
+                   "OLD answered) on some instance, checked first; when an entrant, family and n "
+                   "is slower than this ratio NEW/OLD with its interval's lower end above 1 (a "
+                   "regression gate for CI); or when NEW lacks an entrant, family or n of OLD; "
+                   "exit 4 (inconclusive) when either campaign was measured on a busy machine or "
+                   "its calibration drifted.")
 @click.option("--allow-missing", is_flag=True,
               help="With --fail-above: an entrant, family or n of OLD that NEW lacks is left out "
                    "of the gate (named), not a failure.")
@@ -73,12 +75,15 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
     versions, limits, calibration).
 
     \b
-    --fail-above R is a regression gate. Exit status: 0 passed; 1 a
-    regression (some entrant, family and n slower than R, its interval's
-    lower end above 1), or NEW lacks an entrant, family or n that OLD ran (it
-    was not compared; --allow-missing gates on what both ran); 4 inconclusive:
-    either campaign carries a busy-machine or calibration-drift warning, so a
-    ratio may be the machine's (--force gates anyway); 2 an error.
+    --fail-above R is a regression gate that checks correctness first. Exit
+    status: 0 passed; 1 NEW answered wrong or ended in an error where OLD
+    answered (one line per entrant naming the instances; never
+    inconclusive), a regression (some entrant, family and n slower than R,
+    its interval's lower end above 1), or NEW lacks an entrant, family or n
+    that OLD ran (it was not compared; --allow-missing gates on what both
+    ran); 4 inconclusive: either campaign carries a busy-machine or
+    calibration-drift warning, so a ratio may be the machine's (--force gates
+    anyway); 2 an error.
 
     \b
     Both warn, one line each, when a machine was busy, the calibration
@@ -130,7 +135,7 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
 
 def _campaigns(args, n_values, families, tolerance, renames, fail_above, fmt, normalise,
                allow_missing: bool = False, force: bool = False) -> None:
-    from experiments.analysis import campaign_diff, noise, regression_gate
+    from experiments.analysis import campaign_diff, noise, regression_gate, wrong_answers
     old, new = analysis.load(Path(args[0])), analysis.load(Path(args[1]))
     _known_families(families, [old, new])
     entrants, pairs_as = list(args[2:]), campaign_diff.parse_renames(renames)
@@ -144,8 +149,9 @@ def _campaigns(args, n_values, families, tolerance, renames, fail_above, fmt, no
         lacking = regression_gate.missing(old, new, pairs, n_values, families, bool(entrants))
         warned = (noise.machine_warnings(old, f"OLD {old.name}")
                   + noise.machine_warnings(new, f"NEW {new.name}"))
+        wrong = wrong_answers.fault_lines(result.faults)
         gate = regression_gate.verdict(campaign_diff.regressions(result, fail_above), fail_above,
-                                       lacking, warned, allow_missing, force)
+                                       lacking, warned, allow_missing, force, wrong)
         if gate.line:
             click.echo(gate.line, err=True)
         sys.exit(gate.code)

@@ -77,7 +77,8 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
       race example queens 4 | race cover - --count --trace --trace-limit 40
       race example scott --x 23 | race cover - --count --profile
       printf 'A B C\\nA B\\nC\\nA\\nB C\\n' | race cover - --show
-      printf 'A B 2:3|C | X Y\\nA B X:0 Y:0\\nA C X:1 Y:1\\nC X:0\\nB X:1\\nC Y:1\\n' | race cover -
+      printf '%s\\n' 'A B 2:3|C | X Y' 'A B X:0 Y:0' 'A C X:1 Y:1' \\
+          'C X:0' 'B X:1' 'C Y:1' | race cover -
     """
     if trace or show or profile:
         from formats import exact_cover

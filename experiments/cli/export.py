@@ -128,7 +128,7 @@ def export(results_dir: Path, fmt: str, table: str | None, out: str) -> None:
 
     \b
     Example:
-      race export results/reference-n2-10 --format markdown     # paste into an issue
+      race export results/reference-n2-10 --format markdown   # to paste
       race export results/reference-n2-10 -f parquet -o runs.parquet
       race export results/reference-n2-10 -f csv --table summary -o summary.csv
     """

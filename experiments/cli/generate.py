@@ -42,7 +42,7 @@ def generator_options(kind: str, holes: str | None, pattern: str | None,
     for key in given:                       # the options of each kind: kinds.GENERATORS, once
         if key not in accepted:
             takers = [k for k, (_, options) in kinds.GENERATORS.items() if key in options]
-            raise RaceError(f"--{key} goes with --kind {' or '.join(takers)}")
+            raise RaceError(f"--{key} goes with --family {' or '.join(takers)}")
     check = dict(given)
     if kind == "unsat" and holes is not None and base is None:
         check["base"] = "holes"            # the default beyond n = 6; checked here at n = 2
@@ -77,8 +77,9 @@ def family_options(command: Callable) -> Callable:
               help="Number of puzzles (indices 0..K-1).")
 @click.option("--seed", "seed_text", default="0", show_default=True, metavar="S",
               help="Seed of the set (an integer >= 0).")
-@click.option("--kind", type=click.Choice(KINDS), default="unique", show_default=True,
-              help="Instance family (see below).")
+@click.option("--family", "--kind", "kind", type=click.Choice(KINDS), default="unique",
+              show_default=True,
+              help="Instance family (see below), as in race run. --kind is its older name.")
 @family_options
 @click.option("--fill", type=click.Choice(("auto", *FILLS)), default="auto", show_default=True,
               help="How the solved grid is made (see below).")
@@ -136,8 +137,8 @@ def generate(n_text: str, instances_text: str, seed_text: str, kind: str, holes_
     Example:
       race generate --n 3                              # one 9x9 unique puzzle
       race generate --n 5 --instances 3 --seed 1 -o /tmp/p5
-      race generate --n 4 --kind holes --holes 0.6 --pattern balanced
-      race generate --n 15 --kind holes --holes 0.33 --fill latin
+      race generate --n 4 --family holes --holes 0.6 --pattern balanced
+      race generate --n 15 --family holes --holes 0.33 --fill latin
     """
     n = _int("n", n_text, 1)
     if n > MAX_N:

@@ -200,6 +200,7 @@ def main(ctx: click.Context) -> None:
       race solve --solver dlx puzzle.sudoku
       race count --limit 2 puzzle.sudoku     # is the solution unique?
       race solvers                           # the entrants and their parameters
+      race run --n 2..3 --solvers dlx,sat    # race them; results under results/
     """
     cache = numba_cache_dir()
     if cache:       # before any numba import; inherited by the harness's workers

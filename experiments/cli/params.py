@@ -37,11 +37,19 @@ class Integer(click.ParamType):
                 self.fail(f"{str(value)[:40]!r} is not an integer (ASCII digits 0-9)", param, ctx)
             number = int(text)
         if (self.min is not None and number < self.min) or (self.max is not None and number > self.max):
-            self.fail(f"{number} is not in {self._range()}", param, ctx)
+            self.fail(f"must be {self._range(number)}, not {number}", param, ctx)
         return number
 
-    def _range(self) -> str:
-        return f"{'' if self.min is None else self.min}..{'' if self.max is None else self.max}"
+    def _range(self, number: int) -> str:
+        """The bounds ``number`` breaks as the help writes them: ``in 1..20``, or ``at least
+        1`` when the top is only the kernels' int64 (never ``1..9223372036854775807``)."""
+        if self.max == MAX_INTEGER and number > self.max:
+            return f"at most {self.max} (a 64-bit integer)"
+        if self.max == MAX_INTEGER:
+            return f"at least {self.min}"
+        if self.min is None:
+            return f"at most {self.max}"
+        return f"in {self.min}..{self.max}"
 
 
 class Number(click.ParamType):

@@ -26,9 +26,11 @@ def portfolio(results_dirs: tuple[Path, ...], out: Path | None) -> None:
 
     \b
     Example:
-      race portfolio results/reference-n2-10 results/reference-hard-n5 results/reference-hard-n6 \\
-          results/reference-hard-n5-fallback results/reference-hard-n5-fallback-s10 \\
-          results/reference-hard-n5-fallback-s0 results/reference-hard-n5-config-s10 \\
+      race portfolio results/reference-n2-10 results/reference-hard-n5 \\
+          results/reference-hard-n6 results/reference-hard-n5-fallback \\
+          results/reference-hard-n5-fallback-s10 \\
+          results/reference-hard-n5-fallback-s0 \\
+          results/reference-hard-n5-config-s10 \\
           results/reference-hard-n5-config-s11 results/reference-hard-n6-config \\
           # -> solvers/portfolio.csv
       race portfolio results/my-campaign -o my-portfolio.csv

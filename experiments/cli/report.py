@@ -77,7 +77,7 @@ def report(results_dir: Path, report_dir: Path | None, no_pdf: bool, landscape: 
 
     \b
     Example:
-      race report results/reference-n2-10        # -> results/reference-n2-10/report/report.pdf
+      race report results/reference-n2-10    # -> .../report/report.pdf
       race report results/reference-n2-10 --frontier results/reference-hard-n6
       race report results/reference-n2-10 --html -o report.html
     """

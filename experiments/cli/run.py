@@ -63,10 +63,15 @@ from formats.errors import RaceError
 @click.option("--no-report", is_flag=True,
               help="Do not write the figures and the HTML report at the end (race plot and "
                    "race report write them later).")
+@click.option("--progress/--no-progress", default=None,
+              help="Show the cells going by on stderr: a bar on a terminal, else a line every "
+                   "30 s or 10% of the cells [default: on].")
+@click.option("--quiet", "-q", is_flag=True, help="The same as --no-progress.")
 def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int, timeout: float,
         memory: float, repeats: int, jobs: int | None, out: str, executor: str,
         scheduler: str | None, name: str | None, order: str = "random", pin: bool = True,
-        no_report: bool = False, **options_given: str | None) -> None:
+        no_report: bool = False, progress: bool | None = None, quiet: bool = False,
+        **options_given: str | None) -> None:
     """Race the entrants on generated instances for each box size n and record
     every measurement in OUT/CAMPAIGN/runs.csv (+ meta.json); then draw the
     campaign's figures (OUT/CAMPAIGN/plots/*.png: time, solved and work vs n,
@@ -83,8 +88,9 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
     contradicts is named in a warning). Re-running the same command resumes:
     recorded cells are not run again (Ctrl-C keeps everything finished and says
     where; a resumed run with nothing left to run redraws the figures); damaged
-    rows of runs.csv are moved to runs.damaged.csv and their cells re-run. One `race run` at a time
-    writes a campaign. Exit status 1 when an entrant could not start (its
+    rows of runs.csv, and rows not of this campaign, are moved to
+    runs.damaged.csv and their cells re-run. One `race run` at a time writes
+    a campaign. Exit status 1 when an entrant could not start (its
     cells are left for the resume), 2 on errors (a full disk; figures that
     fail to render: one line each, every row kept), 130 if interrupted.
 
@@ -108,7 +114,8 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
     \b
     Skip rule: once an entrant's median at some n of a family is censored
     (half or more of its cells there unanswered), its larger n of that family
-    are recorded as skipped, which the analysis counts as censored.
+    are recorded as skipped: never raced, shown as skipped (no time), and
+    counted as unsolved in solved and PAR-2.
 
     \b
     Stopwatch: each worker is pinned to a core of its own (--no-pin: not);
@@ -120,10 +127,7 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
 
     \b
     Defaults (make race = race run --n 2..5): 4 entrants x 2 families x n=2..5
-    x 20 instances, 10 s per cell: 8.6 minutes measured on 2 cores shared with
-    other jobs (load ~13), instance generation included; the figures and the
-    HTML report add 6.5 s of CPU (medians of 5 resumed runs with nothing to
-    run, with and without --no-report, taken in turn on 2 cores).
+    x 20 instances, 10 s per cell (how long that takes: docs/performance.md).
 
     \b
     Example:
@@ -134,7 +138,8 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
       race run --n 2..4 --executor dask --scheduler tcp://10.0.0.1:8786
       race run --n 3 --family holes --holes 0.55 --pattern balanced
       race run --n 3..4 --repeats 3 --order fixed --no-pin
-      race run --n 5 --family hard --solvers 'sat:config=sat,cpsat,parallel:members=sat:config=sat+kissat:config=sat\\,seed=1'
+      race run --n 5 --family hard --solvers \\
+        'cpsat,parallel:members=sat:config=sat+kissat:config=sat\\,seed=1'
     """
     if executor == "dask" and not scheduler:
         raise RaceError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
@@ -159,6 +164,10 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
         raise RaceError(f"--campaign {name!r}: expected a plain directory name")
     argv = sys.argv
     local_jobs = jobs or os.cpu_count() or 1
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if executor == "local" and jobs and jobs > usable:
+        click.echo(f"race: warning: -j {jobs} is more than the {usable} core(s) this process may "
+                   "use: workers will share cores, and their times will be inflated", err=True)
     for entrant in entrants:
         if executor == "local" and entrant.cores > local_jobs:
             click.echo(f"race: note: {entrant.spec} runs {entrant.cores} searches at once but "
@@ -172,7 +181,7 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
                     n_text=n_text, solvers_text=solvers, jobs_given=jobs, order=order, pin=pin)
     config.command = (" ".join(shlex.quote(a) for a in ["race", *argv[1:]])
                       if argv and Path(argv[0]).name == "race" else "")
-    race(config, report=not no_report)
+    race(config, report=not no_report, progress=False if quiet else progress)
 
 
 def _left_out(spec: str, why: str) -> None:
@@ -180,7 +189,8 @@ def _left_out(spec: str, why: str) -> None:
     click.echo(f"race: note: {spec} is left out of this race: {why}", err=True)
 
 
-def race(config: Config, summarize=None, report: bool | None = None) -> None:
+def race(config: Config, summarize=None, report: bool | None = None,
+         progress: bool | None = None) -> None:
     """Run the campaign ``config`` (:func:`experiments.harness.campaign.run_campaign`) with a
     progress bar, then print the summary (``summarize(campaign) -> str``, by default
     :func:`experiments.analysis.summary.family_summaries`), the warnings and where the results
@@ -188,10 +198,10 @@ def race(config: Config, summarize=None, report: bool | None = None) -> None:
     (:func:`write_report`), False does not; either way the last lines name them and the
     commands to run next (None, ``race landscape``: no such lines). Exits 130 when
     interrupted (the rows are named, no figure is drawn), 1 when an entrant could not
-    start, 2 when a figure or the page could not be written."""
-    from tqdm import tqdm
-
+    start, 2 when a figure or the page could not be written. ``progress`` False: no progress
+    on stderr (:func:`experiments.cli.run_progress.progress`)."""
     from experiments.analysis import noise, statistics, summary
+    from experiments.cli import run_progress
     from experiments.harness.config import resume_command
 
     config.command = config.command or resume_command(config)
@@ -211,12 +221,10 @@ def race(config: Config, summarize=None, report: bool | None = None) -> None:
                    f"{puzzles} x {config.repeats} repeats), {done} already recorded, "
                    f"{len(prepared.pending)} to run, limit {config.timeout_s:g} s"
                    + (f" / {config.memory_mb:g} MB" if config.memory_mb else ""), err=True)
-        bar = tqdm(total=len(prepared.pending), unit="cell", file=sys.stderr, dynamic_ncols=True,
-                   mininterval=0.25, disable=None if prepared.pending else True)  # a terminal only
+        bar = run_progress.progress(len(prepared.pending), progress)
 
     def on_row(row: dict) -> None:
-        bar.set_postfix_str(f"{row['entrant']} n={row['n']}: {row['status']}", refresh=False)
-        bar.update(1)
+        bar.update(row)
 
     try:
         done = run_campaign(config, on_row=on_row, on_start=on_start, progress=True)

@@ -32,8 +32,10 @@ def _one_grid(puzzle: str, index: int) -> tuple[grid_text.PuzzleFile, Grid]:
               "extended = at-least/at-most-one per cell and unit; reduced = only the candidates "
               "left after propagating the clues.")
 @click.option("--amo", type=click.Choice(at_most_one.VARIANTS), default=at_most_one.DEFAULT,
-              show_default=True, help="At-most-one encoding of reduced (auto: pairwise for "
-              "narrow groups, product for wide ones; see solvers/at_most_one.py).")
+              show_default=True, metavar="NAME",
+              help=f"At-most-one encoding of reduced: {', '.join(at_most_one.VARIANTS)} (auto: "
+                   "pairwise for narrow groups, product for wide ones; see "
+                   "solvers/at_most_one.py).")
 @click.option("--out", "-o", "--output", "out", cls=Aliased, hidden_aliases=("--output",), default="-",
               show_default=True, help="DIMACS file (- = stdout).")
 @click.option("--index", "-i", type=params.Integer(min=1), default=1, show_default=True,
@@ -48,7 +50,8 @@ def encode(puzzle: str, encoding: str, amo: str, out: str, index: int) -> None:
     \b
     Example:
       race encode puzzle.sudoku > puzzle.cnf
-      kissat puzzle.cnf > out.txt; race decode puzzle.sudoku out.txt
+      race sat-solve --backend kissat puzzle.cnf > out.txt
+      race decode puzzle.sudoku out.txt     # any solver's output: kissat's too
       race encode --encoding minimal -o p.cnf puzzle.sudoku
     """
     _, grid = _one_grid(puzzle, index)
@@ -64,8 +67,10 @@ def encode(puzzle: str, encoding: str, amo: str, out: str, index: int) -> None:
               help="The encoding the formula was written with; auto tells it from the "
                    "number of variables in the model.")
 @click.option("--amo", type=click.Choice(at_most_one.VARIANTS), default=at_most_one.DEFAULT,
-              show_default=True, help="At-most-one encoding of reduced (auto: pairwise for "
-              "narrow groups, product for wide ones; see solvers/at_most_one.py).")
+              show_default=True, metavar="NAME",
+              help=f"At-most-one encoding of reduced: {', '.join(at_most_one.VARIANTS)} (auto: "
+                   "pairwise for narrow groups, product for wide ones; see "
+                   "solvers/at_most_one.py).")
 @click.option("--index", "-i", type=params.Integer(min=1), default=1, show_default=True,
               help="Which puzzle of a one-line file with many.")
 def decode(puzzle: str, output: str, encoding: str, amo: str, index: int) -> None:
@@ -80,7 +85,9 @@ def decode(puzzle: str, output: str, encoding: str, amo: str, index: int) -> Non
 
     \b
     Example:
-      race encode p.sudoku > p.cnf && kissat p.cnf > out.txt; race decode p.sudoku out.txt
+      race encode p.sudoku > p.cnf
+      race sat-solve --backend kissat p.cnf > out.txt   # the kissat race installs
+      race decode p.sudoku out.txt
     """
     pf, grid = _one_grid(puzzle, index)
     text, name = read_source(output, what="a solver output file")
@@ -157,7 +164,8 @@ def sat_solve(cnf: str, backend: str, timeout: float) -> None:
 
     \b
     Example:
-      race encode p.sudoku | race sat-solve - > out.txt; race decode p.sudoku out.txt
+      race encode p.sudoku | race sat-solve - > out.txt
+      race decode p.sudoku out.txt
       race sat-solve --backend glucose4 formula.cnf
     """
     from solvers import sat_backends

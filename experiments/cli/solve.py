@@ -186,8 +186,8 @@ def solve(puzzle: str, spec: str, stats: bool, timeout: float | None) -> None:
 
     \b
     Example:
-      echo 4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4...... | race solve -
-      race solve --stats puzzle.sudoku         # auto says which entrant it picked and why
+      race solve - < one-line.txt      # one puzzle a line, e.g. 4.....8.5.3...
+      race solve --stats puzzle.sudoku # auto says which entrant it picked, why
       race solve -s backtracking puzzle.sudoku # Algorithm 1
     """
     from formats import grid_text
@@ -298,7 +298,9 @@ def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float
 @click.argument("puzzle", default="-")
 def check(puzzle: str) -> None:
     """Say whether PUZZLE is solved, consistent (with E empty cells) or
-    inconsistent, and where. Exit 0 when solved or consistent, 1 otherwise.
+    inconsistent, and where. Exit 0 when solved or consistent, 1 when
+    inconsistent, 2 when PUZZLE cannot be read (a one-line error naming the
+    file and line).
 
     \b
     Example:

@@ -24,11 +24,13 @@ def list_solvers() -> None:
       race solve -s sat:backend=glucose4,encoding=extended puzzle.sudoku
     \b
     Any program as an entrant (`cmd`, run without a shell, under limits):
-      race solve -s 'cmd:path=./my_solver,args=--quiet {input},timeout=10' puzzle.sudoku
-      race run --n 2,3 --solvers 'dlx,cmd:path=./my_solver,input=stdin,format=oneline'
+      race solve -s 'cmd:path=./my_solver,args=--quiet {input},timeout=10' \\
+          puzzle.sudoku
+      race run --n 2,3 --solvers 'dlx,cmd:path=./my_solver,input=stdin'
     The program reads the puzzle (a file path, or stdin with input=stdin; native
     or one-line format with format=oneline) and prints the solved grid or
-    "no solution"; its path, sha256 and --version go into the campaign's meta.json.
+    "no solution"; its path, sha256 and --version go into the campaign's
+    meta.json.
 
     \b
     Constraint programming (cpsat, OR-Tools CP-SAT) is an optional extra:

@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from experiments.harness import records
+from experiments.harness import campaign_plan, records
 from experiments.harness.config import Config, resume_command
 from experiments.harness.instances import ensure_instances
 from experiments.harness.provenance import check_rows, previous_meta, write_meta
@@ -24,8 +24,9 @@ from formats.errors import RaceError
 
 def prepare(config: Config, progress: bool = False) -> Prepared:
     """Make the campaign directory, the instances of every family and meta.json; find the
-    pending cells. A runs.csv written before a column was added gets the new header and
-    its damaged rows are set aside (:func:`records.set_aside`)."""
+    pending cells. A runs.csv written before a column was added gets the new header; its
+    damaged rows (:func:`records.set_aside`) and its rows not of this campaign
+    (:func:`experiments.harness.campaign_plan.set_aside`) are set aside."""
     previous_meta(config)                       # refuse an incompatible resume before any work
     check_rows(config, records.read_rows(config.runs_path))
     if config.instance_set is not None:         # race run --instances PATH: one family
@@ -34,11 +35,12 @@ def prepare(config: Config, progress: bool = False) -> Prepared:
     else:
         instances = {(family.key, n): ensure_instances(config.out, family.kind, n, config.instances,
                                                        config.seed, progress=progress,
-                                                       **family.options_for(n))
+                                                       label=family.label, **family.options_for(n))
                      for family in config.families for n in config.n_values}
     config.directory.mkdir(parents=True, exist_ok=True)
     records.set_aside(config.runs_path)         # damaged rows aside, older header upgraded
     meta = write_meta(config)
+    campaign_plan.set_aside(config.runs_path, meta, config.directory)   # rows not of this campaign
     cells = make_cells(config, instances)
     done = records.done_keys(config.runs_path)
     pending = [c for c in cells if c.key not in done]
@@ -118,7 +120,8 @@ def run_campaign(config: Config, executor: Any = None,
                     on_start(prepared)
                 stats = run_cells(prepared, runner, on_row)
                 runner.close()
-                conditions.end(config, started, cpus, getattr(runner, "worker_cpus", None))
+                conditions.end(config, started, cpus, getattr(runner, "worker_cpus", None),
+                               cells=stats.ran)
             except KeyboardInterrupt:
                 pass
     except records.RecordWriteError as exc:

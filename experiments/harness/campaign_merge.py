@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from experiments.harness import records
+from experiments.harness import campaign_plan, records
 from experiments.harness.identity import row_family
 from experiments.harness.provenance import read_meta, utc_now
 from formats.errors import RaceError, printable
@@ -93,7 +93,14 @@ def _load(source: Path) -> tuple[list[dict[str, str]], dict[str, Any], list[reco
         print(f"race: warning: {printable(str(runs))}: {len(found.damaged)} damaged row(s) "
               f"go to the merged campaign's {records.DAMAGED_NAME}, not into its runs: "
               f"{records.describe(found.damaged)}", file=sys.stderr)
-    return found.rows, meta, [records.Damaged(d.line, d.raw, f"{runs}: {d.reason}") for d in found.damaged]
+    rows, strays = campaign_plan.split(found, meta, source)
+    if strays:
+        print(f"race: warning: {printable(str(runs))}: {campaign_plan.note(strays)} go to the "
+              f"merged campaign's {records.DAMAGED_NAME}, not into its runs", file=sys.stderr)
+    if not rows:
+        raise RaceError("no runs of this campaign recorded", source=str(runs))
+    return rows, meta, [records.Damaged(d.line, d.raw, f"{runs}: {d.reason}")
+                        for d in found.damaged + strays]
 
 
 def _measurement(row: dict[str, str]) -> tuple[str, ...] | None:
@@ -202,9 +209,10 @@ def _merged_meta(loaded: list[tuple[Path, list, dict[str, Any]]], out: Path) -> 
     meta["merged_from"] = [
         {"campaign": m.get("campaign"), "path": str(source), "rows": len(rows),
          "machine": m.get("machine"), "git_commit": m.get("git_commit"), "jobs": m.get("jobs"),
-         "calibration": m.get("calibration"), "machine_state": m.get("machine_state")}
+         "calibration": m.get("calibration"), "machine_state": m.get("machine_state"),
+         **({"runs_conditions": m["runs_conditions"]} if m.get("runs_conditions") else {})}
         for (source, rows, m) in loaded]
     # the readings belong to the sources; the merged campaign has none of its own
-    for key in ("machine_state", "calibration"):
+    for key in ("machine_state", "calibration", "runs_conditions"):
         meta.pop(key, None)
     return meta

@@ -13,8 +13,10 @@ readings (before the instances are prepared, so the run's own work is not in the
 * ``calibration``: ``{"start", "end"}`` readings of :mod:`experiments.harness.calibration`.
 
 A resumed campaign keeps the latest run's readings (each run's are also appended to
-``runs_conditions``, oldest first; those of a run that never ended, marked ``interrupted``,
-when the next one starts).
+``runs_conditions``, oldest first, with ``cells``, how many cells it measured; those of a run
+that never ended, marked ``interrupted``, when the next one starts). The noise warnings are
+computed from every run in ``runs_conditions`` that measured cells
+(:func:`experiments.analysis.noise.sessions`).
 """
 
 from __future__ import annotations
@@ -62,14 +64,18 @@ def begin(config: Config, cpus: list[int] | None, calibrate: bool = True) -> dic
 
 
 def end(config: Config, started: dict[str, Any], cpus: list[int] | None,
-        worker_cpus: dict[str, list[int]] | None = None, calibrate: bool = True) -> dict[str, Any]:
+        worker_cpus: dict[str, list[int]] | None = None, calibrate: bool = True,
+        cells: int | None = None) -> dict[str, Any]:
     """The end readings (calibration first, while the machine is as the run left it, then
-    the machine), merged with ``started`` into ``meta.json``; returns the conditions."""
+    the machine), merged with ``started`` into ``meta.json``, with the number of ``cells``
+    the run measured (when given) in its ``runs_conditions`` entry; returns the conditions."""
     cal_end = _calibrate_on(cpus[0] if cpus else None) if calibrate else None
     conditions = dict(started)
     conditions["machine_state"] = {**started["machine_state"], "end": machine.reading()}
     conditions["calibration"] = {**started["calibration"], "end": cal_end}
     conditions["pinning"] = {**started["pinning"], "workers": dict(worker_cpus or {})}
+    if cells is not None:
+        conditions["cells"] = int(cells)
     record(config, conditions, history=True)
     return conditions
 
@@ -96,7 +102,7 @@ def record(config: Config, conditions: dict[str, Any], history: bool = False) ->
         unfinished = {key: meta[key] for key in READINGS if key in meta}
         meta["runs_conditions"] = [*meta.get("runs_conditions", []),
                                    {**unfinished, "interrupted": True}]
-    meta.update(conditions)
+    meta.update({key: value for key, value in conditions.items() if key in READINGS})
     if history:
         meta["runs_conditions"] = [*meta.get("runs_conditions", []), conditions]
     provenance.save_meta(path, meta)

@@ -83,10 +83,13 @@ def cached_instances(directory: Path, kind: str, n: int, seed: int) -> dict[int,
 
 
 def ensure_instances(out: Path, kind: str, n: int, count: int, seed: int,
-                     progress: bool = False, **options: Any) -> list[Instance]:
+                     progress: bool = False, label: str | None = None,
+                     **options: Any) -> list[Instance]:
     """Instances 0..count-1 of ``kind`` at box size n with the generator ``options``:
     read from the cache, generated (by :func:`generators.puzzle_set.write_set`) when
-    missing. Raises RaceError for a bad kind or option (the generator validates them)."""
+    missing; the progress lines name the family by ``label`` (``hard``), the generator's
+    kind and options after it. Raises RaceError for a bad kind or option (the generator
+    validates them)."""
     directory = instance_dir(out, kind, n, seed, options)
     have = cached_instances(directory, kind, n, seed)
     if all(i in have for i in range(count)):
@@ -96,10 +99,16 @@ def ensure_instances(out: Path, kind: str, n: int, count: int, seed: int,
     except ImportError as exc:
         raise RaceError(f"cannot generate instances: {exc}") from None
     puzzle_set.identity(kind, n, seed, 0, **options)    # RaceError for a bad kind / option
+    name = label or kind
     if progress:
-        print(f"generating {count} {kind} instance(s) with n={n} (seed {seed}) "
+        given = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                          for k, v in sorted(options.items()))
+        made = f" (the generator's {kind}" + (f" with {given})" if given else ")") \
+            if name != kind else ""
+        print(f"generating {count} {name} instance(s){made} with n={n} (seed {seed}) "
               f"in {directory}", file=sys.stderr, flush=True)
-    puzzle_set.write_set(kind, n, count, seed, directory, progress=progress, **options)
+    puzzle_set.write_set(kind, n, count, seed, directory, progress=progress, label=name,
+                         **options)
     have = cached_instances(directory, kind, n, seed)
     missing = [i for i in range(count) if i not in have]
     if missing:

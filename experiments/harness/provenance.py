@@ -237,8 +237,12 @@ def check_meta(meta: Any, path: Path, advice: str = "") -> None:
 
 def check_rows(config: Config, rows: list[dict[str, str]]) -> None:
     """Refuse a resume whose runs.csv holds cells of another seed or time limit (what
-    meta.json would have refused, when meta.json is missing or was replaced)."""
+    meta.json would have refused, when meta.json is missing or was replaced). A row of
+    another campaign is not checked: the resume sets it aside
+    (:func:`experiments.harness.campaign_plan.set_aside`)."""
     for row in rows:
+        if row.get("campaign") and row["campaign"] != config.campaign:
+            continue
         for column, value in (("seed", config.seed), ("timeout_s", config.timeout_s)):
             text = row.get(column, "")
             if text and config.instance_set is None and float(text) != float(value):

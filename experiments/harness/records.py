@@ -73,6 +73,8 @@ class Scan:
     damaged: list[Damaged] = field(default_factory=list)
     header_problem: str | None = None
     canonical: bool = True
+    #: the 1-based line number of each row of ``rows``
+    lines: list[int] = field(default_factory=list)
 
 
 def cell_key(row: dict[str, Any]) -> CellKey:
@@ -172,6 +174,7 @@ def scan(path: Path) -> Scan:
             result.damaged.append(Damaged(number, raw, why))
         else:
             result.rows.append(row)
+            result.lines.append(number)
     if cut:
         result.damaged.append(Damaged(len(lines) + 1, cut, "cut short (no newline at the end)"))
     result.canonical = result.canonical and not result.damaged
@@ -244,6 +247,11 @@ def append_damaged(side: Path, damaged: list[Damaged]) -> None:
                                source=str(side)) from None
 
 
+def rewrite(path: Path, rows: list[dict[str, str]]) -> None:
+    """Replace ``path`` by the canonical runs.csv of ``rows`` (atomically)."""
+    _rewrite(path, rows)
+
+
 def _rewrite(path: Path, rows: list[dict[str, str]]) -> None:
     """Replace ``path`` by the canonical file of ``rows`` (atomically: a kill leaves
     the old file or the new one)."""
@@ -257,6 +265,11 @@ def _rewrite(path: Path, rows: list[dict[str, str]]) -> None:
 
 def _header_line() -> bytes:
     return (",".join(COLUMNS) + "\n").encode()
+
+
+def encode_row(row: dict[str, Any]) -> bytes:
+    """``row`` as the line runs.csv holds (what a row set aside keeps)."""
+    return _line(row)
 
 
 def _line(row: dict[str, Any]) -> bytes:

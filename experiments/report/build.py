@@ -26,7 +26,7 @@ import numpy as np
 
 from experiments.analysis import frontier as frontier_data
 from experiments.analysis import growth as growth_fit
-from experiments.analysis import noise, plots
+from experiments.analysis import noise, phase_plots, plots
 from experiments.analysis import statistics as analysis
 from experiments.report import frontier as report_frontier
 from experiments.report import tables
@@ -83,7 +83,7 @@ def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT
     growth = growth_fit.growth_table(campaign, table)
     written = plots.plot_all(campaign, out)
     entrants = campaign.entrants
-    sat = plots.sat_entrants(campaign)
+    sat = phase_plots.sat_entrants(campaign)
     ns = sorted(set(campaign.n_values) | set(CANONICAL_N))
     frontier_entrants = frontier_data.entrant_rows(frontier or [])
     frontier_groups = frontier_data.group_rows(frontier or [], frontier_entrants)

@@ -39,7 +39,7 @@ from experiments.analysis import statistics as analysis
 from experiments.analysis import virtual_best
 from experiments.analysis.figure_style import campaign_styles
 from experiments.harness.schema import Status
-from experiments.report import html_figures, instance_grids
+from experiments.report import html_figures, html_landscape, instance_grids
 from formats.errors import RaceError, write_reason
 from formats.whole_file import write_whole
 
@@ -120,7 +120,7 @@ def metadata(campaign: analysis.Campaign) -> list[list[str]]:
              ("entrants", ", ".join(campaign.entrants)), ("families", ", ".join(campaign.families)),
              ("n", ", ".join(map(str, campaign.n_values))),
              ("time limit", analysis.format_seconds(campaign.timeout_s)),
-             ("memory limit", f"{meta['memory_mb']} MB" if meta.get("memory_mb") else ""),
+             ("memory limit", f"{meta['memory_mb']:g} MB" if meta.get("memory_mb") else ""),
              ("instances per family and n", meta.get("instances", "")), ("repeats", meta.get("repeats", "")),
              ("seed", meta.get("seed", "")), ("jobs", meta.get("jobs", "")),
              ("executor", meta.get("executor", "")),
@@ -132,7 +132,7 @@ def metadata(campaign: analysis.Campaign) -> list[list[str]]:
 
 
 SUMMARY_COLUMNS = ["family", "entrant", "n", "solved", "total", "median_s", "median_lo", "median_hi", "q25_s",
-                   "q75_s", "par2_s", "timeout", "memout", "error", "unknown", "skipped", "wrong"]
+                   "q75_s", "par2_s", "timeout", "memout", "error", "unknown", "skipped", "wrong", "runs"]
 
 
 def _summary(campaign: analysis.Campaign, table: pd.DataFrame) -> pd.DataFrame:
@@ -191,7 +191,7 @@ def page_data(campaign: analysis.Campaign, landscape: analysis.Campaign | None =
         "phases": html_figures.phases_figure(campaign, table),
     }
     if landscape is not None:
-        figures["landscape"] = html_figures.landscape_figure(landscape, styles)
+        figures["landscape"] = html_landscape.landscape_figure(landscape, styles)
     columns = ["entrant", "family", "n", "instance", "status", "time", "work", *COUNTERS, "holes", "clues",
                "repeats"]
     found, missing = instance_grids.campaign_grids(campaign) if grids else ({}, {})

@@ -23,9 +23,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from experiments.analysis import figure_style, plots
+from experiments.analysis import figure_style, phase_plots, plots
 from experiments.analysis import statistics as analysis
-from experiments.analysis import virtual_best
+from experiments.analysis import skipped_cells, virtual_best
+from experiments.harness.schema import Status
 from experiments.analysis.figure_style import EntrantStyle, campaign_styles, censored_rows, strip_top
 
 #: counters shown in hover texts and the work figure
@@ -128,7 +129,9 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: 
     families = campaign.families
     limit = campaign.timeout_s
     styles = styles or campaign_styles(campaign)
-    table, entrants = plots.with_virtual_best(campaign, table)
+    left_out = skipped_cells.note(table)          # skipped: no time, so not drawn, named
+    instances = instances[instances["status"] != Status.SKIPPED]
+    table, entrants = plots.with_virtual_best(campaign, skipped_cells.drawn(table))
     fig = make_subplots(rows=1, cols=len(families), shared_yaxes=True,
                         subplot_titles=[markup(plots.family_title(campaign, k)) for k in families])
     times = instances["time"].to_numpy(float)
@@ -192,7 +195,8 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: 
     _censored_axis(fig, rows_above, limit, low, len(families))
     fig.update_yaxes(title_text="wall time per solve (s)", row=1, col=1)
     return _layout(fig, f"Time per instance vs n (median line, IQR band, points: instances; hollow in the "
-                        f"shaded strip: > limit {seconds(limit, None)}, a row per entrant)", RUNTIME_HEIGHT)
+                        f"shaded strip: > limit {seconds(limit, None)}, a row per entrant)", RUNTIME_HEIGHT,
+                   subtitle=markup(left_out))
 
 
 def _rgba(hex_colour: str, alpha: float) -> str:
@@ -205,7 +209,8 @@ def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame,
     """Share of instances solved within the limit vs n, one panel per family, the VBS too."""
     families = campaign.families
     styles = styles or campaign_styles(campaign)
-    table, entrants = plots.with_virtual_best(campaign, table)
+    left_out = skipped_cells.note(table)          # skipped is not 0 % solved: not drawn, named
+    table, entrants = plots.with_virtual_best(campaign, skipped_cells.drawn(table))
     fig = make_subplots(rows=1, cols=len(families), shared_yaxes=True,
                         subplot_titles=[markup(plots.family_title(campaign, k)) for k in families])
     for col, family in enumerate(families, start=1):
@@ -223,7 +228,7 @@ def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame,
         fig.update_xaxes(title_text="box size n", dtick=1, row=1, col=col)
     fig.update_yaxes(range=[-5, 105])
     fig.update_yaxes(title_text=f"solved within {seconds(campaign.timeout_s, None)} (%)", row=1, col=1)
-    return _layout(fig, "Instances solved within the limit")
+    return _layout(fig, "Instances solved within the limit", subtitle=markup(left_out))
 
 
 def cactus_figure(campaign: analysis.Campaign, instances: pd.DataFrame,
@@ -295,12 +300,17 @@ def work_figure(campaign: analysis.Campaign, table: pd.DataFrame,
             zero = bool((values == 0).any())
             for entrant, rows, y in drawn:
                 look = trace_style(styles[entrant])
+                # a median of fewer than half the instances (the others unsolved): hollow
+                few = (rows["solved"] < rows["total"] / 2).to_numpy()
+                symbol = look["marker"]["symbol"]
                 fig.add_trace(go.Scatter(
                     x=rows["n"], y=np.where(y == 0, ZERO_AT, y) if zero else y, mode="lines+markers",
                     name=markup(entrant), legendgroup=entrant, showlegend=entrant not in shown,
-                    line=look["line"], marker={**look["marker"], "size": 7},
+                    line=look["line"], marker={**look["marker"], "size": 7,
+                                               "symbol": [f"{symbol}-open" if f else symbol for f in few]},
                     text=[f"<b>{markup(entrant)}</b><br>{markup(family)}, n = {int(row.n)}<br>median {counter} "
-                          f"{'n/a' if math.isnan(v) else f'{v:,.0f}'}" for row, v in zip(rows.itertuples(), y)],
+                          f"{'n/a' if math.isnan(v) else f'{v:,.0f}'} over {int(row.solved)} of "
+                          f"{int(row.total)} instances" for row, v in zip(rows.itertuples(), y)],
                     hovertemplate="%{text}<extra></extra>"), **axis)
                 shown.add(entrant)
             # every panel the same ticks: decades only, written alike (10, 1k, 1M), "0" below 1
@@ -310,7 +320,8 @@ def work_figure(campaign: analysis.Campaign, table: pd.DataFrame,
             fig.update_yaxes(type="log", title_text=f"{counter} per solve", tickmode="array",
                              tickvals=([ZERO_AT] if zero else []) + [float(t) for t in ticks],
                              ticktext=(["0"] if zero else []) + [_count_text(t) for t in ticks], **axis)
-    return _layout(fig, "Work per solve (median over solved instances)", 200 + 250 * len(families))
+    return _layout(fig, "Work per solve (median over solved instances)", 200 + 250 * len(families),
+                   subtitle="hollow: a median over fewer than half the instances (the others unsolved)")
 
 
 def _count_text(value: int) -> str:
@@ -323,7 +334,7 @@ def _count_text(value: int) -> str:
 
 def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame) -> go.Figure:
     """The SAT entrants' phase split: stacked shares of the median solve per n (first family)."""
-    entrants = plots.sat_entrants(campaign)
+    entrants = phase_plots.sat_entrants(campaign)
     family = campaign.families[0]
     first = table[table["family"] == family] if "family" in table.columns else table
     if not entrants:
@@ -339,7 +350,7 @@ def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame) -> go.Figure
         totals = values.sum(axis=1)
         shares = 100 * values / np.where(totals > 0, totals, 1.0)[:, None]
         for j, phase in enumerate(phases):
-            grey, _ = plots.PHASE_STYLE[phase]
+            grey, _ = phase_plots.PHASE_STYLE[phase]
             level = int(255 * float(grey))
             fig.add_trace(go.Bar(
                 x=[str(n) for n in rows["n"]], y=shares[:, j], name=plots.PHASE_NAMES[phase],
@@ -348,66 +359,16 @@ def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame) -> go.Figure
                 text=[f"{markup(entrant)}, {plots.PHASE_NAMES[phase]}: {seconds(v, None)} of {seconds(t, None)} "
                       f"(n = {n})" for v, t, n in zip(values[:, j], totals, rows["n"])],
                 textposition="none", hovertemplate="%{text}<extra></extra>"), row=1, col=col)
+        fig.add_trace(go.Scatter(                  # the total above each bar
+            x=[str(n) for n in rows["n"]], y=[103] * len(rows), mode="text", showlegend=False,
+            text=[seconds(t, None) for t in totals], textposition="top center",
+            hoverinfo="skip", cliponaxis=False), row=1, col=col)
         fig.update_xaxes(title_text="box size n", type="category", row=1, col=col)
     fig.update_layout(barmode="stack")
-    fig.update_yaxes(range=[0, 100])
+    fig.update_yaxes(range=[0, 112])
     fig.update_yaxes(title_text="share of median time (%)", row=1, col=1)
-    return _layout(fig, f"SAT phase split, {markup(plots.family_title(campaign, family))}")
+    return _layout(fig, f"SAT phase split, {markup(plots.family_title(campaign, family))}",
+                   subtitle="above each bar: the sum of the phase medians")
 
 
 LANDSCAPE_HEIGHT = 460
-
-
-def _work(value: float) -> str:
-    if math.isnan(value):
-        return "n/a"
-    return "&gt; limit" if math.isinf(value) else f"{value:,.0f}"
-
-
-def landscape_figure(landscape: analysis.Campaign, styles: dict[str, EntrantStyle] | None = None) -> go.Figure:
-    """Median time vs share of empty cells, one panel per n, one line per entrant; censored
-    medians hollow in their entrant's row above the limit, the hardness peak's interval
-    shaded (a ``race landscape`` campaign)."""
-    from experiments.analysis.landscape import instance_table, landscape_family, landscape_table, peaks
-    per_instance = instance_table(landscape)
-    table = landscape_table(landscape, per_instance)
-    found = {p["n"]: p for p in peaks(landscape, per_instance)}
-    limit = landscape.timeout_s
-    styles = styles or campaign_styles(landscape)
-    ns = sorted(table["n"].unique())
-    entrants = [e for e in landscape.entrants if e in set(table["entrant"])]
-    censored_entrants = [e for e in entrants
-                         if np.isinf(table.loc[table["entrant"] == e, "median_s"].to_numpy(float)).any()]
-    low = _lowest(table["median_s"].to_numpy(float), limit)
-    rows_above = _strip_rows(censored_entrants, limit, low, LANDSCAPE_HEIGHT)
-    fig = make_subplots(rows=1, cols=len(ns), shared_yaxes=True,
-                        subplot_titles=[f"n = {n} ({n * n}\u00d7{n * n})" for n in ns])
-    for col, n in enumerate(ns, start=1):
-        for entrant in entrants:
-            rows = table[(table["n"] == n) & (table["entrant"] == entrant)].sort_values("holes")
-            if rows.empty:
-                continue
-            look = trace_style(styles[entrant])
-            med = rows["median_s"].to_numpy(float)
-            censored = ~np.isfinite(med)
-            fig.add_trace(go.Scatter(
-                x=rows["holes"], y=np.where(censored, rows_above.get(entrant, limit), med), mode="lines+markers",
-                name=markup(entrant), legendgroup=entrant, showlegend=col == 1, line=look["line"],
-                marker={**look["marker"], "size": 8,
-                        "symbol": [f"{look['marker']['symbol']}-open" if c else look["marker"]["symbol"]
-                                   for c in censored]},
-                text=[f"<b>{markup(entrant)}</b><br>n = {n}, {100 * r.holes:.0f}% empty<br>solved "
-                      f"{100 * r.solved_frac:.0f}%<br>median {seconds(r.median_s, limit)}<br>median "
-                      f"{r.counter or 'work'} {_work(r.median_work)}"
-                      for r in rows.itertuples()], hovertemplate="%{text}<extra></extra>"), row=1, col=col)
-        fig.add_hline(y=limit, line={"dash": "dash", "color": "#555", "width": 1}, row=1, col=col)
-        if n in found:
-            fig.add_vrect(x0=found[n]["low"] - 0.01, x1=found[n]["high"] + 0.01, fillcolor="#d9d9d9",
-                          line={"width": 0}, layer="below", row=1, col=col)
-        fig.update_xaxes(title_text="share of empty cells", tickformat=".0%", row=1, col=col)
-    _censored_axis(fig, rows_above, limit, low, len(ns))
-    fig.update_yaxes(title_text="median wall time (s)", row=1, col=1)
-    return _layout(fig, f"Hardness landscape: {markup(landscape_family(landscape))} (campaign "
-                        f"{markup(landscape.name)})", LANDSCAPE_HEIGHT,
-                   subtitle="hollow in the strip above the dashed line: median &gt; limit; grey band: the "
-                            "hardness peak (90% bootstrap interval)")

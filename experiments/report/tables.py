@@ -68,6 +68,9 @@ def summary_tabular(table: pd.DataFrame, entrants: list[str]) -> str:
         ci = (f"{tex_seconds(row.median_lo, row.limit_s)}--{tex_seconds(row.median_hi, row.limit_s)}"
               if not math.isnan(row.median_lo) else MISSING)
         failed = row.timeout + row.memout + row.error + row.unknown
+        if row.skipped and row.skipped == row.runs:        # never raced: no time to show
+            return ["--", "skipped", MISSING, MISSING, MISSING, f"{failed} ({row.skipped} skipped)",
+                    str(row.wrong)]
         return [f"{row.solved}/{row.total}", tex_seconds(row.median_s, row.limit_s), ci, iqr,
                 tex_seconds(row.par2_s), str(failed) if not row.skipped else f"{failed} ({row.skipped} skipped)",
                 str(row.wrong)]

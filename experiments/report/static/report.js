@@ -100,10 +100,12 @@ function renderScatter() {
   const groups = { measured: { x: [], y: [], text: [], custom: [], n: [] },
                    censored: { x: [], y: [], text: [], custom: [], n: [] } };
   const over = { a: 0, b: 0, both: 0 };
-  let aWins = 0, bWins = 0;
+  let aWins = 0, bWins = 0, skippedPairs = 0;
   for (const pair of byKey.values()) {
     const ra = pair[a], rb = pair[b];
     if (!ra || !rb) continue;
+    // a skipped side was never raced: no time, so no point (never a censored one)
+    if (ra[COLUMN.status] === "skipped" || rb[COLUMN.status] === "skipped") { skippedPairs++; continue; }
     const ta = ra[COLUMN.time], tb = rb[COLUMN.time];
     const censored = isCensored(ta) || isCensored(tb);
     const g = censored ? groups.censored : groups.measured;
@@ -127,8 +129,7 @@ function renderScatter() {
       line: { color: "#999", dash: "dot" }, hoverinfo: "skip" },
     { x: groups.measured.x, y: groups.measured.y, text: groups.measured.text, customdata: groups.measured.custom,
       mode: "markers", name: "both answered (colour: n)", hovertemplate: "%{text}<extra></extra>",
-      marker: { size: 8, color: groups.measured.n, colorscale: "Viridis", showscale: true,
-                colorbar: { title: { text: "n" }, x: 1.02, len: 0.8 }, line: { width: 0.5, color: "#333" } } },
+      marker: { size: 8, ...discreteN(groups.measured.n), line: { width: 0.5, color: "#333" } } },
     { x: groups.censored.x, y: groups.censored.y, text: groups.censored.text, customdata: groups.censored.custom,
       mode: "markers", name: "> limit (in the shaded strip beyond the dashed line)", hovertemplate: "%{text}<extra></extra>",
       marker: { size: 8, symbol: "circle-open", color: "#b00", line: { width: 1.5 } } },
@@ -156,7 +157,8 @@ function renderScatter() {
                     over.both ? `both ${over.both}` : ""].filter((t) => t);
   document.getElementById("pair-note").textContent =
     `${pairs} instance pairs: ${a} faster on ${aWins}, ${b} faster on ${bWins}, ${pairs - aWins - bWins} ties` +
-    (censored.length ? `; > limit: ${censored.join(", ")}` : "");
+    (censored.length ? `; > limit: ${censored.join(", ")}` : "") +
+    (skippedPairs ? `; left out: ${skippedPairs} pair(s) with a skipped side (never raced)` : "");
 }
 
 // a censored time's place in the strip beyond the limit: spread out (from the instance's
@@ -184,6 +186,20 @@ function setupScatter() {
   });
 }
 
+// n is a whole number: one colour per n present, a colour bar with a tick at each n (never 2.5)
+const VIRIDIS = ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725"];
+
+function discreteN(values) {
+  const ns = [...new Set(values)].sort((p, q) => p - q);
+  const colour = (k) => VIRIDIS[ns.length < 2 ? 0 : Math.round(k * (VIRIDIS.length - 1) / (ns.length - 1))];
+  const scale = [];
+  ns.forEach((_, k) => { scale.push([k / ns.length, colour(k)], [(k + 1) / ns.length, colour(k)]); });
+  return { color: values.map((v) => ns.indexOf(v)), colorscale: scale.length ? scale : "Viridis",
+           cmin: -0.5, cmax: ns.length - 0.5, showscale: ns.length > 0,
+           colorbar: { title: { text: "n" }, x: 1.02, len: 0.8, tickmode: "array",
+                       tickvals: ns.map((_, k) => k), ticktext: ns.map(String) } };
+}
+
 // ------------------------------------------------------------------ summary and who wins
 
 function renderSummary() {
@@ -195,14 +211,17 @@ function renderSummary() {
   const body = el("tbody");
   for (const r of DATA.summary) {
     const vbs = r[C.entrant] === DATA.vbs;
-    const cells = [r[C.family], r[C.entrant], r[C.n], `${r[C.solved]}/${r[C.total]}`, fmtSeconds(r[C.median_s]),
+    // every run skipped (never raced): no time, so no median, interval or PAR-2
+    const skipped = !vbs && r[C.skipped] > 0 && r[C.skipped] === r[C.runs];
+    const cells = skipped ? [r[C.family], r[C.entrant], r[C.n], "-", "skipped", "", "", ""] :
+      [r[C.family], r[C.entrant], r[C.n], `${r[C.solved]}/${r[C.total]}`, fmtSeconds(r[C.median_s]),
       r[C.median_lo] === null ? "n/a" : `[${fmtSeconds(r[C.median_lo])}, ${fmtSeconds(r[C.median_hi])}]`,
       r[C.q25_s] === null ? "" : `${fmtSeconds(r[C.q25_s])} .. ${fmtSeconds(r[C.q75_s])}`,
-      r[C.par2_s] === null ? "" : fmtSeconds(r[C.par2_s]),
-      ...["timeout", "memout", "error", "unknown", "skipped", "wrong"].map((s) => vbs ? "" : String(r[C[s]]))];
+      r[C.par2_s] === null ? "" : fmtSeconds(r[C.par2_s])];
+    cells.push(...["timeout", "memout", "error", "unknown", "skipped", "wrong"].map((s) => vbs ? "" : String(r[C[s]])));
     const tr = el("tr", vbs ? { class: "vbs" } : {}, ...cells.map((c, i) => el("td", { text: c, class: i < 2 ? "text" : "" })));
     if (!vbs && r[C.wrong] > 0) tr.lastChild.className = "status-wrong";
-    if (isCensored(r[C.median_s])) tr.children[4].classList.add("censored");
+    if (!skipped && isCensored(r[C.median_s])) tr.children[4].classList.add("censored");
     body.append(tr);
   }
   table.append(body);
@@ -259,7 +278,7 @@ const TABLE_COLUMNS = [
   { key: "clues", title: "clues" },
 ];
 const MAX_ROWS = 3000;
-const tableState = { sortKey: null, descending: false, filters: {} };
+const tableState = { sortKey: "instance", descending: false, filters: {} };   // by instance first
 
 function sortValue(row, key) {
   const v = row[COLUMN[key]];
@@ -308,6 +327,8 @@ function renderRows() {
       let td;
       if (c.key === "instance") {
         td = el("td", { class: "text" }, el("a", { href: "#instances", "data-instance": v, class: "grid-link", text: v }));
+      } else if (c.key === "time" && r[COLUMN.status] === "skipped") {
+        td = el("td", { text: "skipped" });                  // never raced: no time
       } else if (c.key === "time") {
         td = el("td", { text: fmtSeconds(v), class: isCensored(v) ? "censored" : "" });
       } else if (["work", "nodes", "updates", "conflicts", "clues"].includes(c.key)) {

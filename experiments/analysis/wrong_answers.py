@@ -1,0 +1,99 @@
+"""Correctness before speed: what NEW got wrong that a time ratio cannot show.
+
+``race compare OLD NEW`` pairs instances by time, and a wrong answer is only a censored
+time there (as a timeout is). This module finds, per compared entrant, the instances on
+which NEW's entrant
+
+* answered **wrong** (a row with status ``wrong``: a grid that failed IsSolved or the
+  clues, or a "no solution" refuted by a verified grid), or
+* ended in an **error** where OLD's entrant answered (a verified solution or a proof);
+
+and says them in one line per entrant (:func:`fault_lines`), which the regression gate
+(:mod:`experiments.analysis.regression_gate`) reports before it looks at noise or time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from experiments.analysis import statistics as analysis
+from experiments.harness.schema import Status
+
+#: instance names a line spells out before "and N more"
+SHOWN = 10
+
+
+@dataclass
+class Faults:
+    """One compared entrant's faults in NEW: (family, n, instance) of each wrong answer and
+    of each error where OLD answered."""
+    entrant: str
+    wrong: list[tuple[str, int, str]] = field(default_factory=list)
+    errors: list[tuple[str, int, str]] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.wrong or self.errors)
+
+    def wrong_at(self, family: str, n: int) -> int:
+        """How many instances of ``family`` at ``n`` NEW answered wrong."""
+        return sum(1 for f, m, _ in self.wrong if (f, m) == (family, n))
+
+
+def _runs(campaign: analysis.Campaign, entrant: str, n_values: list[int] | None,
+          families: list[str] | None) -> pd.DataFrame:
+    runs = campaign.runs[campaign.runs["entrant"] == entrant]
+    if n_values:
+        runs = runs[runs["n"].isin(n_values)]
+    if families:
+        runs = runs[analysis.of_families(runs["family"], families)]
+    return runs
+
+
+def _key(runs: pd.DataFrame) -> pd.Series:
+    """An instance's identity across campaigns: its sha256, else family, n and file name."""
+    sha = runs["instance_sha256"].astype(object)
+    named = runs["family"].astype(str) + "|" + runs["n"].astype(str) + "|" + runs["instance"].astype(str)
+    return sha.where(sha.notna() & ~sha.astype(str).isin(["", "nan"]), named)
+
+
+def _where(runs: pd.DataFrame) -> list[tuple[str, int, str]]:
+    cells = {(str(f), int(n), str(i)) for f, n, i in zip(runs["family"], runs["n"], runs["instance"])}
+    return sorted(cells)
+
+
+def faults(old: analysis.Campaign, new: analysis.Campaign, old_entrant: str, new_entrant: str,
+           n_values: list[int] | None = None, families: list[str] | None = None,
+           label: str | None = None) -> Faults:
+    """NEW's wrong answers and its errors where OLD answered (module docstring), for the
+    entrant ``old_entrant`` of OLD paired with ``new_entrant`` of NEW, within the filters."""
+    mine = _runs(new, new_entrant, n_values, families)
+    theirs = _runs(old, old_entrant, n_values, families)
+    wrong = mine[mine["status"] == Status.WRONG]
+    answered_before = set(_key(theirs)[analysis.answered(theirs)])
+    failed = mine[(mine["status"] == Status.ERROR) & _key(mine).isin(answered_before)]
+    return Faults(label or old_entrant, _where(wrong), _where(failed))
+
+
+def _names(cells: list[tuple[str, int, str]]) -> str:
+    shown = [f"{instance} ({family} n={n})" for family, n, instance in cells[:SHOWN]]
+    more = f" and {len(cells) - SHOWN} more" if len(cells) > SHOWN else ""
+    return ", ".join(shown) + more
+
+
+def fault_line(found: Faults) -> str:
+    """One line naming what ``found`` holds: the wrong answers, then the errors."""
+    parts = []
+    if found.wrong:
+        parts.append(f"answered WRONG on {len(found.wrong)} instance(s): {_names(found.wrong)}")
+    if found.errors:
+        parts.append(f"ended in an error where OLD answered on {len(found.errors)} instance(s): "
+                     f"{_names(found.errors)}")
+    return f"race compare: wrong: NEW's {found.entrant} {'; '.join(parts)}"
+
+
+def fault_lines(all_faults: list[Faults]) -> list[str]:
+    """One line per entrant with a fault (none when NEW answered everything it answered
+    right)."""
+    return [fault_line(f) for f in all_faults if f]

@@ -1,0 +1,83 @@
+"""How ``race run`` shows life on stderr while its cells run.
+
+On a terminal: a progress bar (tqdm). Elsewhere (``make race > log 2>&1``, CI): one plain line
+every :data:`EVERY_S` seconds or every tenth of the cells, whichever comes first, and one at
+the end, so a log shows the race moving. ``--quiet`` / ``--no-progress``: nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, Callable, TextIO
+
+#: a plain progress line at least this often (seconds) ...
+EVERY_S = 30.0
+#: ... or each time this share of the cells is done
+STEP = 0.1
+
+
+class PlainProgress:
+    """One line per :data:`EVERY_S` seconds or :data:`STEP` of ``total`` cells, then one at the
+    end: ``race run: 12/40 cells (30%), 0:01:02; last: dlx n=3: solved``."""
+
+    def __init__(self, total: int, stream: TextIO, clock: Callable[[], float] = time.monotonic) -> None:
+        self.total, self.stream, self.clock = total, stream, clock
+        self.done, self.last = 0, ""
+        self.started = self.said_at = clock()
+        self.said_count = 0
+
+    def update(self, row: dict[str, Any]) -> None:
+        self.done += 1
+        self.last = f"{row.get('entrant')} n={row.get('n')}: {row.get('status')}"
+        now = self.clock()
+        step = max(1, int(self.total * STEP))
+        if now - self.said_at >= EVERY_S or self.done - self.said_count >= step:
+            self._say(now)
+
+    def _say(self, now: float) -> None:
+        share = 100 * self.done / self.total if self.total else 100.0
+        elapsed = int(now - self.started)
+        print(f"race run: {self.done}/{self.total} cells ({share:.0f}%), "
+              f"{elapsed // 3600}:{elapsed // 60 % 60:02d}:{elapsed % 60:02d}"
+              + (f"; last: {self.last}" if self.last else ""), file=self.stream, flush=True)
+        self.said_at, self.said_count = now, self.done
+
+    def close(self) -> None:
+        if self.done and self.done != self.said_count:
+            self._say(self.clock())
+
+
+class _Bar:
+    """tqdm's bar, fed a row at a time."""
+
+    def __init__(self, total: int, stream: TextIO) -> None:
+        from tqdm import tqdm
+        self.bar = tqdm(total=total, unit="cell", file=stream, dynamic_ncols=True, mininterval=0.25)
+
+    def update(self, row: dict[str, Any]) -> None:
+        self.bar.set_postfix_str(f"{row['entrant']} n={row['n']}: {row['status']}", refresh=False)
+        self.bar.update(1)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+class _Silent:
+    def update(self, row: dict[str, Any]) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def progress(total: int, shown: bool | None, stream: TextIO | None = None):
+    """What shows ``total`` cells going by on ``stream`` (stderr): nothing when ``shown`` is
+    False or there is nothing to run; else a bar on a terminal, plain lines elsewhere. The
+    result has ``update(row)`` and ``close()``."""
+    stream = stream or sys.stderr
+    if shown is False or total == 0:
+        return _Silent()
+    if stream.isatty():
+        return _Bar(total, stream)
+    return PlainProgress(total, stream)

@@ -1,0 +1,198 @@
+"""Only this campaign's cells: the rows of runs.csv that are valid records but do not belong to
+the campaign its meta.json describes.
+
+A row is a *stray* (:func:`stray_reason`) when
+
+* its ``campaign`` is another one: not the campaign's name, nor one its meta.json's
+  ``commands`` gave (``--campaign NAME``: a campaign grown under a name, then renamed), nor,
+  for a merged campaign, one of its sources' under ``merged_from``;
+* its cell is outside the campaign's plan: an entrant, n or family meta.json does not name,
+  a repeat past its repeats, or (for generated puzzles) an instance file that is not one of
+  the campaign's (its name is not the generator's name of an index below ``instances``);
+* its ``instance_sha256`` does not match the instance file it names, where that file is
+  found (the ``instances/`` cache beside or inside the campaign, or the imported set's
+  directory).
+
+Strays are never counted: on resume they go to ``runs.damaged.csv`` (:func:`set_aside`, so
+their cells, when in the plan, are run again) and every reader leaves them out
+(:func:`split`), each saying so in one line naming how many and why (:func:`note`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+from typing import Any
+
+from experiments.harness import records
+from experiments.harness.identity import row_family
+from formats.errors import printable
+
+#: the kinds of stray, in the order a note names them
+OTHER, OUTSIDE, MISMATCH = "of another campaign", "outside the plan", \
+    "sha256 not that of the instance file"
+#: how the reason of a stray set aside begins
+PREFIX = "not this campaign's: "
+
+
+class Plan:
+    """What a campaign's meta.json says its cells are (each part None when it does not say),
+    and where its instance files are."""
+
+    def __init__(self, meta: dict[str, Any], root: Path | None) -> None:
+        self.names = {str(meta.get("campaign") or "")} | {
+            str(part.get("campaign")) for part in meta.get("merged_from") or []
+            if isinstance(part, dict)}
+        self.names |= _named_by(meta)
+        self.names.discard("")
+        self.entrants = set(map(str, meta.get("entrants") or [])) or None
+        self.n_values = {int(n) for n in meta.get("n_values") or []} or None
+        families = meta.get("families") if isinstance(meta.get("families"), dict) else {}
+        self.generators = {str(k): str((v or {}).get("kind") or "") for k, v in families.items()
+                      if isinstance(v, dict)}
+        self.repeats = meta.get("repeats") if isinstance(meta.get("repeats"), int) else None
+        imported = meta.get("instance_set")
+        self.imported = Path(str(imported.get("directory"))) if isinstance(imported, dict) else None
+        self.generated = self.imported is None and not meta.get("merged_from")
+        self.instances = meta.get("instances") if isinstance(meta.get("instances"), int) else None
+        self.seed = meta.get("seed")
+        self.caches = [] if root is None else [d for d in (root.parent / "instances",
+                                                           root / "instances") if d.is_dir()]
+        self._digests: dict[Path, str | None] = {}
+        self._generated: dict[tuple[str, int], set[str]] = {}
+
+    def outside(self, row: dict[str, str]) -> str | None:
+        """What of ``row``'s cell is outside the plan, in a few words, or None."""
+        family, n = row_family(row), int(row["n"])
+        if self.entrants is not None and row["entrant"] not in self.entrants:
+            return f"entrant {row['entrant']}"
+        if self.n_values is not None and n not in self.n_values:
+            return f"n={n}"
+        if self.generators and family and family not in self.generators:
+            return f"family {family}"
+        if self.repeats is not None and int(row["repeat"] or 0) >= self.repeats:
+            return f"repeat {row['repeat']}"
+        kind = self.generators.get(family)
+        if self.generated and kind and self.instances is not None and isinstance(self.seed, int):
+            if row["instance"].rsplit("/", 1)[-1] not in self._names(kind, n):
+                return f"instance {row['instance']}"
+        return None
+
+    def _names(self, kind: str, n: int) -> set[str]:
+        """The file names of the generated instances of ``kind`` at ``n`` (computed once)."""
+        if (kind, n) not in self._generated:
+            from generators.puzzle_set import puzzle_name
+            self._generated[(kind, n)] = {puzzle_name(kind, n, self.seed, i)
+                                          for i in range(self.instances or 0)}
+        return self._generated[(kind, n)]
+
+    def files(self, row: dict[str, str]) -> list[Path]:
+        """Where the instance file ``row`` names may be."""
+        instance = row["instance"]
+        if self.imported is not None:
+            return [self.imported / instance]
+        kind = self.generators.get(row_family(row))
+        found = []
+        for cache in self.caches:
+            found.append(cache / instance)
+            if "/" not in instance and kind:
+                found.append(cache / f"{kind}-n{row['n']}-s{self.seed}" / instance)
+        return found
+
+    def digest(self, path: Path) -> str | None:
+        if path not in self._digests:
+            try:
+                self._digests[path] = hashlib.sha256(path.read_bytes()).hexdigest() \
+                    if path.is_file() else None
+            except OSError:
+                self._digests[path] = None
+        return self._digests[path]
+
+    def mismatch(self, row: dict[str, str]) -> bool:
+        """True when the first instance file found for ``row`` has another sha256."""
+        recorded = row.get("instance_sha256") or ""
+        if not recorded:
+            return False
+        for path in self.files(row):
+            actual = self.digest(path)
+            if actual is not None:
+                return actual != recorded
+        return False
+
+
+def _named_by(meta: dict[str, Any]) -> set[str]:
+    """The campaign names the commands that grew the campaign gave (``--campaign NAME``): a
+    campaign grown under another name, then renamed, holds their rows as its own."""
+    import shlex
+    texts = [str(c.get("command") or "") for c in meta.get("commands") or [] if isinstance(c, dict)]
+    names = set()
+    for text in texts + [str(meta.get("command") or "")]:
+        try:
+            words = shlex.split(text)
+        except ValueError:
+            continue
+        for k, word in enumerate(words):
+            if word == "--campaign" and k + 1 < len(words):
+                names.add(words[k + 1])
+            elif word.startswith("--campaign="):
+                names.add(word.split("=", 1)[1])
+    return names
+
+
+def stray_reason(row: dict[str, str], plan: Plan) -> tuple[str, str] | None:
+    """(kind, words) when ``row`` is not this campaign's (module docstring), else None."""
+    campaign = (row.get("campaign") or "").strip()
+    if campaign and plan.names and campaign not in plan.names:
+        return OTHER, f"of campaign {campaign!r}"
+    outside = plan.outside(row)
+    if outside:
+        return OUTSIDE, f"outside the plan ({outside})"
+    if plan.mismatch(row):
+        return MISMATCH, f"sha256 not that of the instance file {row['instance']}"
+    return None
+
+
+def split(found: records.Scan, meta: dict[str, Any],
+          root: Path | None) -> tuple[list[dict[str, str]], list[records.Damaged]]:
+    """The rows of ``found`` that are the campaign's, and the strays as damaged lines (their
+    line, bytes and reason)."""
+    plan = Plan(meta, root)
+    kept, strays = [], []
+    lines = found.lines or list(range(2, len(found.rows) + 2))
+    for line, row in zip(lines, found.rows):
+        why = stray_reason(row, plan)
+        if why is None:
+            kept.append(row)
+        else:
+            strays.append(records.Damaged(line, records.encode_row(row), PREFIX + why[1]))
+    return kept, strays
+
+
+def note(strays: list[records.Damaged]) -> str:
+    """How many strays and why, in a few words: ``3 row(s) not this campaign's: 1 of another
+    campaign, 2 outside the plan (e.g. line 7: ...)``."""
+    counts = dict.fromkeys((OTHER, OUTSIDE, MISMATCH), 0)
+    for d in strays:
+        words = d.reason.removeprefix(PREFIX)
+        kind = OTHER if words.startswith("of campaign") else \
+            OUTSIDE if words.startswith("outside") else MISMATCH
+        counts[kind] += 1
+    parts = ", ".join(f"{count} {kind}" for kind, count in counts.items() if count)
+    return printable(f"{len(strays)} row(s) not this campaign's: {parts} "
+                     f"(e.g. {records.describe(strays, 1)})")
+
+
+def set_aside(path: Path, meta: dict[str, Any], root: Path) -> list[records.Damaged]:
+    """On resume (the campaign lock held): move the strays of ``path`` (runs.csv) to
+    ``runs.damaged.csv`` beside it, rewrite ``path`` without them and say so in one line on
+    stderr. Returns the strays."""
+    found = records.scan(path)
+    kept, strays = split(found, meta, root)
+    if strays:
+        side = path.with_name(records.DAMAGED_NAME)
+        records.append_damaged(side, strays)
+        records.rewrite(path, kept)
+        print(f"race: warning: {printable(str(path))}: set aside {note(strays)} to "
+              f"{printable(str(side))}", file=sys.stderr)
+    return strays

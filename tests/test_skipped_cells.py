@@ -1,0 +1,81 @@
+"""Skipped is not timed out: an entrant the skip rule never ran at an n is left out of every
+figure (PNG and HTML) with a note naming it, never drawn as a censored time or as 0 % solved;
+the tables read "skipped" and say how skipped runs count in solved and PAR-2."""
+
+from __future__ import annotations
+
+import matplotlib
+import numpy as np
+import pytest
+
+matplotlib.use("Agg")
+
+from experiments.analysis import plots, skipped_cells, summary  # noqa: E402
+from experiments.analysis import statistics as analysis  # noqa: E402
+from experiments.report import html_figures, tables  # noqa: E402
+from tests.test_analysis import LIMIT, run, write_campaign  # noqa: E402
+
+NOTE = "skipped, not run: a unique n=3"
+
+
+@pytest.fixture
+def skipping(tmp_path) -> analysis.Campaign:
+    """a times out on both instances at n=2, so its n=3 cells are skipped; b solves all."""
+    rows = [run("a", 2, f"i{k}", "timeout", None) for k in (1, 2)]
+    rows += [run("a", 3, f"j{k}", "skipped", None) for k in (1, 2)]
+    rows += [run("b", n, f"{'ij'[n - 2]}{k}", "solved", 0.1 * n * k) for n in (2, 3) for k in (1, 2)]
+    return analysis.load(write_campaign(tmp_path / "c", rows, {"entrants": ["a", "b"]}))
+
+
+def _hollow_points(fig) -> int:
+    """The censored markers drawn: points with a white face and no line."""
+    return sum(len(line.get_xdata()) for ax in fig.axes for line in ax.get_lines()
+               if line.get_linestyle() == "None" and line.get_markerfacecolor() == "white"
+               and len(line.get_xdata()))
+
+
+def _legend_texts(fig) -> list[str]:
+    return [t.get_text() for legend in fig.legends + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
+            for t in legend.get_texts()]
+
+
+def test_the_static_figures_leave_skipped_cells_out_and_name_them(skipping):
+    runtime = plots.runtime_figure(skipping)
+    assert _hollow_points(runtime) == 1                  # a at n=2 only; n=3 was never raced
+    assert NOTE in _legend_texts(runtime)
+    solved = plots.solved_figure(skipping)
+    (line,) = [ln for ax in solved.axes for ln in ax.get_lines() if ln.get_label() == "a"]
+    assert np.round(line.get_xdata()).tolist() == [2.0]  # not a 0 % at n=3
+    assert NOTE in _legend_texts(solved)
+
+
+def test_the_html_figures_leave_skipped_cells_out_and_name_them(skipping):
+    table = analysis.summary(skipping)
+    instances = analysis.instance_times(skipping.runs)
+    runtime = html_figures.runtime_figure(skipping, table, instances)
+    xs = [x for trace in runtime.data if trace.legendgroup == "a" for x in trace.x]
+    assert xs and max(xs) < 2.5
+    assert NOTE in runtime.layout.title.subtitle.text
+    solved = html_figures.solved_figure(skipping, table)
+    (trace,) = [t for t in solved.data if t.name == "a"]
+    assert list(trace.x) == [2]
+    assert NOTE in solved.layout.title.subtitle.text
+
+
+def test_the_tables_read_skipped_and_say_how_skipped_runs_count(skipping):
+    table = analysis.summary(skipping)
+    assert skipped_cells.mask(table).tolist() == [r.entrant == "a" and r.n == 3 for r in table.itertuples()]
+    text = summary.summary_text(skipping, table)
+    (row,) = [line for line in text.splitlines() if line.startswith("a ") and line.split()[1] == "3"]
+    assert "skipped" in row and ">" not in row
+    assert f"skipped: {skipped_cells.COUNTING}" in text
+    tex = tables.summary_tabular(table, skipping.entrants)
+    (row,) = [line for line in tex.splitlines() if "skipped" in line and "& 3 &" in line]
+    assert "& -- & skipped &" in row and f"{2 * LIMIT:g}" not in row
+
+
+def test_the_head_to_head_leaves_out_pairs_with_a_skipped_side(skipping):
+    from experiments.analysis import head_to_head
+    fig = head_to_head.scatter_figure(skipping, "a", "b")
+    assert _hollow_points(fig) == 2                      # the two timeouts at n=2, not n=3
+    assert "left out: 2 pair(s) with a skipped side" in _legend_texts(fig)
