@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from solvers import methods
 from tests.test_docs_site import ROOT, _build
 from tests.test_html_report import browser  # noqa: F401  (the headless Chromium fixture)
 
@@ -49,6 +50,8 @@ def test_pages_are_files_not_directories():
 
 def test_the_site_opened_from_disk_navigates_and_searches(site, browser):  # noqa: F811
     browser.get((site / "index.html").as_uri())
+    described = browser.execute_script("return document.querySelector('meta[name=description]').content")
+    assert described == methods.description()            # the one list of methods (solvers/methods.py)
     assert _follow(browser, "Getting started").startswith("Getting started")
     assert browser.current_url == (site / "getting-started.html").as_uri()
     assert _follow(browser, "DLX").startswith("DLX")                    # a page one folder down

@@ -37,19 +37,20 @@ def plot(results_dir: Path, out: Path | None) -> None:
 @click.command()
 @click.argument("results_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--report-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Build in this directory (report.tex is copied there) "
+              help="Build in this directory (report.tex is written there) "
                    "[default: RESULTS_DIR/report].")
-@click.option("--no-pdf", is_flag=True, help="Only write the figures, tables and macros (generated/), "
-                                              "do not run LaTeX.")
+@click.option("--no-pdf", is_flag=True, help="Only write report.tex and generated/ (figures, tables; "
+                                              "with --paper the macros), do not run LaTeX.")
 @click.option("--landscape", type=click.Path(path_type=Path), default=None,
               help="The landscape campaign (directory with landscape.pdf, or the PDF) for the "
-                   "hardness section [default: RESULTS_DIR/landscape.pdf when present]; with --html, "
+                   "report [default: RESULTS_DIR/landscape.pdf when present]; with --html, "
                    "a landscape campaign directory (runs.csv) whose landscape the page draws.")
 @click.option("--frontier", "frontier", multiple=True, type=click.Path(path_type=Path), metavar="DIR",
               help="A frontier campaign (a campaign directory, e.g. the hard family at one large n) "
-                   "for the section \"Where the methods stop\": per campaign its n, family, share "
-                   "of empty cells, limit and puzzles; per entrant the puzzles answered and the "
-                   "median wall time (CPU time too on several cores). Repeatable.")
+                   "for the table (with --paper: the section \"Where the methods stop\"): per "
+                   "campaign its n, family, share of empty cells, limit and puzzles; per entrant the "
+                   "puzzles answered and the median wall time (CPU time too on several cores). "
+                   "Repeatable.")
 @click.option("--paper", is_flag=True,
               help="Build the repository's paper (report/report.tex: the write-up of the reference "
                    "campaign, its numbers filled in from RESULTS_DIR) instead of the campaign's own "
@@ -74,8 +75,8 @@ def report(results_dir: Path, report_dir: Path | None, no_pdf: bool, landscape: 
     of the reference campaign, with macros.tex holding every number it quotes);
     `make report` builds it in report/ from results/reference-n2-10.
 
-    With --frontier DIR (repeatable), the scaling part gains a section "Where the
-    methods stop" with a table of those campaigns (generated/table_frontier.tex):
+    With --frontier DIR (repeatable), the report gains a table of those campaigns
+    (generated/table_frontier.tex; the paper's section "Where the methods stop"):
     puzzles answered per entrant and medians in which an unanswered puzzle counts
     as beyond the limit. A missing or unreadable DIR stops the command (exit 2).
 

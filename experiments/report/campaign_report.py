@@ -38,10 +38,12 @@ PREAMBLE = r"""\documentclass[11pt,a4paper]{article}
 \usepackage{microtype}
 \usepackage{graphicx}
 \usepackage{booktabs}
+\usepackage{array}
 \usepackage{caption}
 \captionsetup{font=small,labelfont=bf}
 \usepackage[hidelinks]{hyperref}
 \sloppy
+\hyphenpenalty=10000 \exhyphenpenalty=10000  % no word cut at a line end
 """
 
 
@@ -59,13 +61,13 @@ def summary_rows(table: pd.DataFrame, family: str) -> list[list[str]]:
 
 def summary_tabular(table: pd.DataFrame, family: str) -> str:
     """A booktabs table of :func:`summary_rows`; skipped cells say so instead of a time."""
-    lines = [r"\begin{tabular}{lrrrrrr}", r"\toprule",
+    lines = [r"\begin{tabular}{>{\raggedright\arraybackslash}p{0.3\textwidth}rrrrrr}", r"\toprule",
              r"entrant & $n$ & solved & median & IQR & PAR-2 & wrong \\", r"\midrule"]
     skipped = table[table["family"] == family]
     skipped = list(skipped["skipped"] >= skipped["runs"])
     for (entrant, n, *rest), was_skipped in zip(summary_rows(table, family), skipped):
         cells = [r"\multicolumn{5}{l}{skipped (not run)}"] if was_skipped else [escape(c) for c in rest]
-        lines.append(" & ".join([f"\\texttt{{{escape(entrant)}}}", n, *cells]) + r" \\")
+        lines.append(" & ".join([text.entrant_name(entrant), n, *cells]) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"
 
@@ -123,19 +125,20 @@ def document(campaign: analysis.Campaign, table: pd.DataFrame, figures: list[str
     """The whole report.tex of ``campaign``."""
     title, subtitle = text.title(campaign)
     created = str(campaign.meta.get("created_at") or "")[:10]
-    readings = "machine_state" in campaign.meta
     body = [PREAMBLE, f"\\hypersetup{{pdftitle={{{escape(title)}}}, pdfauthor={{sudoku-race}}}}\n",
             f"\\title{{{escape(title)}\\\\[2pt]\\large {escape(subtitle)}}}\n\\author{{sudoku-race}}\n"
             f"\\date{{{escape(created)}}}\n",
             "\\begin{document}\n\\maketitle\n\n\\section{The campaign}\n",
             text.campaign_paragraph(campaign), "\n" + text.outcome_sentence(campaign) + "\n\n",
-            noise_paragraph(noise.warnings(campaign), readings), "\n\\section{Results}\n"]
+            "\\input{generated/noise.tex}\n", "\n\\section{Results}\n"]
     if figures:
         tables = [f"Table~\\ref{{tab:family{i}}}" for i in range(len(campaign.families))]
         body.append(f"{text.methods.join(tables)} give{'s' if len(tables) == 1 else ''} the summary per "
                     f"entrant and $n$; {text.join_figures(figures)}.\n\n")
     for index, family in enumerate(campaign.families):
         body.append(family_section(campaign, table, family, index))
+    if figures or landscape or frontier:
+        body.append("\\clearpage\n\\section{Figures}\n")       # the tables above stay with their text
     body += [_figure(name, FIGURES[name]) for name in figures]
     if landscape:
         body.append(_figure("landscape", "The hardness landscape given with the campaign: median wall time "
@@ -169,6 +172,9 @@ def write_sources(campaign: analysis.Campaign, root: Path, landscape: Path | Non
     if frontier_table:
         (generated / "table_frontier.tex").write_text(frontier_table, encoding="utf-8")
         written.append(generated / "table_frontier.tex")
+    path = generated / "noise.tex"
+    path.write_text(noise_paragraph(noise.warnings(campaign), "machine_state" in campaign.meta), encoding="utf-8")
+    written.append(path)
     figures = [p.stem for p in written if p.suffix == ".pdf" and p.stem in FIGURES]
     source = root / "report.tex"
     source.write_text(document(campaign, table, figures, landscape is not None, bool(frontier_table)),

@@ -12,6 +12,7 @@ in the export of the same campaign.
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 
@@ -28,7 +29,9 @@ def seconds(value: float) -> str | None:
 
 
 def entrant_name(entrant: str) -> str:
-    return f"\\texttt{{{escape(entrant)}}}"
+    """The entrant in typewriter type, a line break allowed after ``/:=,+`` (an outside
+    program's entrant names its path)."""
+    return "\\texttt{" + re.sub(r"([/:=,+])", r"\1\\allowbreak{}", escape(entrant)) + "}"
 
 
 def entrant_with_method(entrant: str) -> str:
@@ -148,7 +151,9 @@ def entrant_sentences(table: pd.DataFrame, family: str, entrant: str) -> list[st
             missed = ran[ran["solved"] < ran["total"]].iloc[0]
             before = [int(n) for n in ran["n"] if n < missed["n"]]
             head = (f"{name} answered every puzzle at {n_list(before)}, then " if before else f"{name} answered ")
+            some = int(missed["skipped"])
             out.append(f"{head}{int(missed['solved'])} of {int(missed['total'])} at $n={int(missed['n'])}$"
+                       + (f" ({some} of those runs skipped, not run)" if some else "")
                        + ("" if missed["n"] == ran["n"].max() else
                           f"; {int(ran['solved'].sum())} of {int(ran['total'].sum())} over the $n$ it ran") + ".")
     if skipped:
