@@ -245,3 +245,74 @@ def test_the_600_s_follow_up_of_the_first_ten_puzzles():
 def test_no_claim_that_every_method_answers_every_hard_25x25(path):
     text = flat(ROOT / path)
     assert not re.search(r"(all|every) (four |three )?methods? answers? every 25×25", text)
+
+
+# ---------------------------------------------------------------- docs/solvers: sat.md and auto.md
+
+def par2_sums(name: str, family: str | None = None, n: int | None = None) -> dict[str, float]:
+    """Per entrant of campaign ``name`` (on ``family`` at ``n`` when given): PAR-2 summed over
+    the puzzles, an unanswered one counting as twice the limit."""
+    import math
+    campaign = analysis.load(RESULTS / name)
+    runs = campaign.runs
+    if family is not None:
+        runs = runs[(runs["family"] == family) & (runs["n"] == n)]
+    times = analysis.instance_times(runs)
+    return {e: sum(t if math.isfinite(t) else 2 * campaign.timeout_s for t in group["time"])
+            for e, group in times.groupby("entrant", sort=False)}
+
+
+def test_the_sat_page_table_of_hard_25x25_campaigns():
+    text = flat(ROOT / "docs" / "solvers" / "sat.md")
+    fallback = "sat:fallback=kissat"
+    s11 = par2_sums("reference-hard-n5-fallback")
+    s10 = par2_sums("reference-hard-n5") | par2_sums("reference-hard-n5-fallback-s10")
+    s0 = par2_sums("reference-n2-10", "hard", 5) | par2_sums("reference-hard-n5-fallback-s0")
+    config = par2_sums("reference-hard-n5-config-s10")["sat:config=sat"] + \
+        par2_sums("reference-hard-n5-config-s11")["sat:config=sat"]
+
+    def cells(sums: dict[str, float]) -> str:
+        return " | ".join(f"{sums[e]:.1f} s" for e in ("sat", "kissat", fallback))
+    assert f"| 20 hard n = 5, seed 11 (`reference-hard-n5-fallback`) | {cells(s11)} | |" in text
+    assert f"| 20 hard n = 5, seed 10 (`reference-hard-n5`, `-fallback-s10`) | {cells(s10)} | |" in text
+    assert f"| 10 hard n = 5, seed 0 (`reference-n2-10`, `reference-hard-n5-fallback-s0`) | {cells(s0)} | |" in text
+    both = {e: s10[e] + s11[e] for e in ("sat", "kissat", fallback)}
+    assert (f"| 40 hard n = 5, seeds 10 and 11 (`reference-hard-n5-config-s10`, `-s11`) | {cells(both)} | "
+            f"{config:.1f} s |") in text
+    first_three = {e: s11[e] + s10[e] + s0[e] for e in ("sat", fallback)}
+    assert f"({first_three[fallback]:.1f} s against {first_three['sat']:.1f} s)" in text
+    assert first_three[fallback] > first_three["sat"] and config < min(both.values())
+
+
+def test_the_auto_page_table_of_its_evaluation():
+    text = flat(ROOT / "docs" / "solvers" / "auto.md")
+    order = ["auto", "sat:config=sat", "kissat", "sat", "dlx", "backtracking"]
+    for seed, names in {3: ["eval-auto-s3"], 21: ["eval-auto-s21", "eval-auto-s21-new"],
+                        41: ["eval-auto-s41"]}.items():
+        sums: dict[str, float] = {}
+        for name in names:                       # -new re-ran auto (and sat:config=sat) on the same puzzles
+            sums |= par2_sums(name)
+        best = min(sums[e] for e in order)
+        cells = [f"**{sums[e]:.2f}**" if sums[e] == best else f"{sums[e]:.2f}" for e in order]
+        assert f"| {seed} | {' | '.join(cells)} |" in text, (seed, cells)
+    assert "90 puzzles per entrant" in text
+    assert all(len(analysis.load(RESULTS / f"eval-auto-s{s}").runs.query("entrant == 'auto'")) == 90
+               for s in (3, 21, 41))
+
+
+def test_the_auto_page_on_the_parallel_entrant_and_seed_41():
+    text = flat(ROOT / "docs" / "solvers" / "auto.md")
+    parallel = "parallel:members=sat:config=sat+kissat:config=sat"
+    n6 = answered("reference-hard-n6")
+    assert len(n6[parallel]) == len(n6["sat:config=sat"]) == len(n6["kissat:config=sat"]) == 3
+    mine = row("reference-hard-n6", "hard", parallel, 6)["par2_s"]
+    other = row("reference-hard-n6", "hard", "sat:config=sat", 6)["par2_s"]
+    assert f"it answered 3 (as many as `sat:config=sat` and `kissat:config=sat` alone) with a PAR-2 of " \
+           f"{mine:.0f} s of wall time against {other:.0f} s for `sat:config=sat`" in text
+    runs = analysis.load(RESULTS / "eval-auto-s41").runs
+    hard6 = runs[(runs["family"] == "hard") & (runs["n"] == 6) & analysis.answered(runs)]
+    only = [i for i, g in hard6.groupby("instance") if set(g["entrant"]) == {"kissat"}]
+    assert len(only) == 1
+    seconds_taken = float(hard6.loc[hard6["instance"] == only[0], "wall_s"].iloc[0])
+    assert f"kissat answered one hard 36×36 puzzle in {seconds_taken:.0f} s that nobody else answered in 10 s" \
+        in text
