@@ -42,7 +42,7 @@ def entrant_with_method(entrant: str) -> str:
             "an outside program" if base == "cmd" else
             "a portfolio run in parallel" if base == "parallel" else
             "a portfolio choosing an entrant per puzzle" if base == "auto" else "a plugin")
-    return f"{entrant_name(entrant)} ({escape(what)})"
+    return entrant_name(entrant) if what == base else f"{entrant_name(entrant)} ({escape(what)})"
 
 
 def n_list(ns: list[int]) -> str:
@@ -69,8 +69,9 @@ def _family_description(campaign: analysis.Campaign, family: str) -> str:
         shares: dict[float, list[int]] = {}
         for n, share in sorted(holes.items()):
             shares.setdefault(round(100 * share), []).append(n)
-        parts = [f"{pct}\\,\\% of the cells empty at {n_list(ns)}" for pct, ns in shares.items()]
-        text += " (" + "; ".join(parts) + ")"
+        parts = [f"{pct}\\,\\%" + (" of the cells empty" if i == 0 else "") + f" at {n_list(ns)}"
+                 for i, (pct, ns) in enumerate(shares.items())]
+        text += " (" + ", ".join(parts) + ")"
     return text
 
 
@@ -184,6 +185,10 @@ def fastest_sentences(table: pd.DataFrame, family: str) -> list[str]:
         if len(timed) < 2:
             continue
         best, second = timed.iloc[0], timed.iloc[1]
+        if seconds(best["median_s"]) == seconds(second["median_s"]):
+            out.append(f"At $n={int(n)}$ the two smallest medians, {entrant_name(best['entrant'])}'s and "
+                       f"{entrant_name(second['entrant'])}'s, were both {seconds(best['median_s'])} as printed.")
+            continue
         out.append(f"At $n={int(n)}$ the smallest median was {entrant_name(best['entrant'])}'s "
                    f"({seconds(best['median_s'])}), then {entrant_name(second['entrant'])}'s "
                    f"({seconds(second['median_s'])}).")
