@@ -33,6 +33,14 @@ METHODS: tuple[Method, ...] = (
     Method("CP-SAT", "constraint programming (OR-Tools CP-SAT)", ("cpsat",)),
 )
 
+#: the built-in entrants that are no method of their own, and what each is instead (one, several)
+OTHERS: dict[str, tuple[str, str]] = {
+    "parallel": ("portfolio run in parallel", "portfolios run in parallel"),
+    "auto": ("portfolio choosing per puzzle", "portfolios choosing per puzzle"),
+    "cmd": ("outside program", "outside programs"),
+}
+_PLUGIN = ("plugin", "plugins")
+
 _WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
@@ -71,3 +79,19 @@ def of_entrants(specs: list[str] | tuple[str, ...]) -> list[Method]:
     """The methods of the entrants ``specs``, each once, in :data:`METHODS` order."""
     used = {id(m) for m in (of_entrant(s) for s in specs) if m is not None}
     return [m for m in METHODS if id(m) in used]
+
+
+def what(spec: str) -> str:
+    """What entrant ``spec`` is: its method's name, else what :data:`OTHERS` says (``outside
+    program``), else ``plugin``."""
+    method = of_entrant(spec)
+    if method is not None:
+        return method.name
+    return OTHERS.get(spec.split(":", 1)[0], _PLUGIN)[0]
+
+
+def raced(specs: list[str] | tuple[str, ...]) -> list[str]:
+    """What the entrants ``specs`` are, each once: their methods in :data:`METHODS` order, then
+    the other kinds in plural (``outside programs``)."""
+    others = [OTHERS.get(s.split(":", 1)[0], _PLUGIN)[1] for s in specs if of_entrant(s) is None]
+    return [m.name for m in of_entrants(specs)] + list(dict.fromkeys(others))

@@ -19,8 +19,6 @@ from solvers import methods, registry
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
-#: built-in entrants that are no method of their own: they run other entrants or outside programs
-NOT_A_METHOD = {"parallel", "auto", "cmd"}
 
 
 def flat(path: Path) -> str:
@@ -72,7 +70,7 @@ def answered(name: str) -> dict[str, set[str]]:
 def test_every_builtin_entrant_has_its_method_in_the_one_list():
     """A new built-in entrant that is a method of its own needs its line in solvers/methods.py."""
     for name in registry.SOLVERS:
-        if name not in NOT_A_METHOD:
+        if name not in methods.OTHERS:
             assert methods.of_entrant(name) is not None, f"entrant {name}: no method in solvers/methods.py"
     assert [m.name for m in methods.of_entrants(["kissat", "dlx", "sat:backend=glucose4", "cmd:path=x"])] \
         == ["dancing links", "SAT"]

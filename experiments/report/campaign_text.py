@@ -35,14 +35,10 @@ def entrant_name(entrant: str) -> str:
 
 
 def entrant_with_method(entrant: str) -> str:
-    """``\\texttt{sat} (SAT)``; an entrant that is no method of its own says what it is."""
-    method = methods.of_entrant(entrant)
-    base = entrant.split(":", 1)[0]
-    what = (method.name if method is not None else
-            "an outside program" if base == "cmd" else
-            "a portfolio run in parallel" if base == "parallel" else
-            "a portfolio choosing an entrant per puzzle" if base == "auto" else "a plugin")
-    return entrant_name(entrant) if what == base else f"{entrant_name(entrant)} ({escape(what)})"
+    """``\\texttt{sat} (SAT)``; an entrant that is no method of its own says what it is; an
+    entrant named like its method is named once."""
+    what = methods.what(entrant)
+    return entrant_name(entrant) if what == entrant else f"{entrant_name(entrant)} ({escape(what)})"
 
 
 def n_list(ns: list[int]) -> str:
@@ -54,12 +50,8 @@ def n_list(ns: list[int]) -> str:
 
 
 def title(campaign: analysis.Campaign) -> tuple[str, str]:
-    """The report's title and subtitle: the methods the campaign raced (solvers/methods.py)."""
-    raced = methods.of_entrants(campaign.entrants)
-    others = [e for e in campaign.entrants if methods.of_entrant(e) is None]
-    words = [m.name for m in raced] + (["outside programs"] if any(e.startswith("cmd") for e in others) else [])
-    words += ["portfolios"] if any(not e.startswith("cmd") for e in others) else []
-    return "Sudoku solvers raced: " + methods.join(words), f"campaign {campaign.name}"
+    """The report's title and subtitle: what the campaign raced (solvers/methods.py)."""
+    return "Sudoku solvers raced: " + methods.join(methods.raced(campaign.entrants)), f"campaign {campaign.name}"
 
 
 def _family_description(campaign: analysis.Campaign, family: str) -> str:
