@@ -27,14 +27,14 @@ bench: $(STAMP)
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,bench]'
 	$(PY) tests/bench/run.py
 
-## report: figures, tables and report/report.pdf from the committed reference campaign (with the
+## report: the paper (figures, tables and report/report.pdf) from the committed reference campaign (with the
 ## frontier campaigns: hard puzzles at n = 6, and at n = 7 once results/reference-hard-n7 exists),
 ## and the interactive, offline report/report.html (with the reference landscape and the same frontier)
 FRONTIER := --frontier results/reference-hard-n6 \
             $(if $(wildcard results/reference-hard-n7/runs.csv),--frontier results/reference-hard-n7)
 .PHONY: report
 report: $(STAMP)
-	$(RACE) report results/reference-n2-10 --report-dir report $(FRONTIER)
+	$(RACE) report results/reference-n2-10 --report-dir report --paper $(FRONTIER)
 	$(RACE) report results/reference-n2-10 --html -o report/report.html --landscape results/reference-landscape $(FRONTIER)
 
 ## docs: the documentation site (MkDocs, docs/ + mkdocs.yml) built into site/, strict: a broken

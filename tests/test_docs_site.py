@@ -53,7 +53,7 @@ def _config() -> dict:
 
 
 def test_the_site_builds_strictly(site):
-    assert (site / "index.html").is_file() and (site / "reference" / "index.html").is_file()
+    assert (site / "index.html").is_file() and (site / "reference.html").is_file()
     assert (site / "figures" / "runtime.png").is_file()       # served from report/generated
     assert not (site / "hooks").exists()
 
@@ -81,7 +81,7 @@ def test_an_orphan_page_or_a_broken_link_fails_the_build(tmp_path):
 
 
 def test_the_reference_has_every_command_and_option(site):
-    page = (site / "reference" / "index.html").read_text(encoding="utf-8")
+    page = (site / "reference.html").read_text(encoding="utf-8")
     for name in COMMANDS:
         start = page.find(f'id="race-{name}"')
         assert start >= 0, f"race {name} is missing from the command reference"

@@ -243,7 +243,7 @@ def test_compare_export_and_report_agree_with_the_referee(liar_campaigns, tmp_pa
     with open(tmp_path / "e.csv") as f:
         table = list(csv.DictReader(f))
     assert {r["status"] for r in table if r["entrant"] in LIARS} == {"wrong"}
-    invoke("report", directory, "--no-pdf", "--report-dir", str(tmp_path / "rep"))
+    invoke("report", directory, "--no-pdf", "--paper", "--report-dir", str(tmp_path / "rep"))
     macros = (tmp_path / "rep" / "generated" / "macros.tex").read_text()
     assert f"\\newcommand{{\\campaignWrongCount}}{{{len(LIARS) * 4}}}" in macros
 

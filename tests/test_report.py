@@ -268,7 +268,7 @@ def test_cli_plot(synthetic, tmp_path):
 def test_report_without_latex_still_writes_files(synthetic, tmp_path, monkeypatch):
     real_which = shutil.which
     monkeypatch.setattr(report.shutil, "which", lambda name: None if name == "latexmk" else real_which(name))
-    result = CliRunner().invoke(main, ["report", str(synthetic), "--report-dir", str(tmp_path / "r")])
+    result = CliRunner().invoke(main, ["report", str(synthetic), "--report-dir", str(tmp_path / "r"), "--paper"])
     assert result.exit_code == 0, result.output
     assert "latexmk is missing" in result.output and "apt-get install" in result.output
     assert "texlive-latex-recommended" in result.output
@@ -315,7 +315,7 @@ def test_pdf_from_a_real_small_campaign(small_campaign, tmp_path):
     campaign = analysis.load(small_campaign)
     assert campaign.entrants == ["backtracking", "dlx"] and campaign.n_values == [2, 3]
     assert (campaign.runs["status"] == "solved").all()
-    result = CliRunner().invoke(main, ["report", str(small_campaign), "--report-dir", str(tmp_path)])
+    result = CliRunner().invoke(main, ["report", str(small_campaign), "--report-dir", str(tmp_path), "--paper"])
     assert result.exit_code == 0, result.output
     pdf = tmp_path / "report.pdf"
     assert pdf.is_file()
@@ -407,7 +407,7 @@ def test_report_builds_for_several_families_with_a_landscape_and_a_frontier(fami
     fig = plots.solved_figure(analysis.load(families))      # stands in for race landscape's figure
     fig.savefig(tmp_path / "landscape.pdf")
     frontier = frontier_campaign(tmp_path / "hard-n6")
-    result = CliRunner().invoke(main, ["report", str(families), "--report-dir", str(tmp_path / "r"),
+    result = CliRunner().invoke(main, ["report", str(families), "--report-dir", str(tmp_path / "r"), "--paper",
                                        "--landscape", str(tmp_path), "--frontier", str(frontier)])
     assert result.exit_code == 0, result.output
     macros = (tmp_path / "r" / "generated" / "macros.tex").read_text()
@@ -502,7 +502,7 @@ def test_report_dir_that_cannot_be_written_is_named_not_the_source(synthetic, tm
         raise OSError(28, "No space left on device", str(source))
     monkeypatch.setattr(report.shutil, "copy2", full)
     target = tmp_path / "rep"
-    result = CliRunner().invoke(main, ["report", str(synthetic), "--report-dir", str(target), "--no-pdf"])
+    result = CliRunner().invoke(main, ["report", str(synthetic), "--report-dir", str(target), "--no-pdf", "--paper"])
     assert result.exit_code == 2 and str(target / "report.tex") in result.output
     assert str(report.REPORT_DIR) not in result.output
 
@@ -511,7 +511,7 @@ def test_a_report_without_report_dir_goes_into_the_campaign_not_the_repository(t
     campaign = synthetic_campaign(tmp_path / "camp")
     committed = report.REPORT_DIR / "generated" / "macros.tex"
     before = committed.stat().st_mtime_ns if committed.exists() else None
-    result = CliRunner().invoke(main, ["report", str(campaign), "--no-pdf"])
+    result = CliRunner().invoke(main, ["report", str(campaign), "--no-pdf", "--paper"])
     assert result.exit_code == 0, result.output
     assert (campaign / "report" / "report.tex").is_file()
     assert (campaign / "report" / "generated" / "macros.tex").is_file()

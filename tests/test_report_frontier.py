@@ -101,7 +101,7 @@ def test_best_entrant_ties_go_to_the_smaller_par2(tmp_path):
 
 
 def test_frontier_table_rows_match_the_data(campaigns, tmp_path):
-    result = _report(str(campaigns[0]), "--report-dir", str(tmp_path), "--no-pdf", "--frontier", str(campaigns[1]))
+    result = _report(str(campaigns[0]), "--report-dir", str(tmp_path), "--no-pdf", "--paper", "--frontier", str(campaigns[1]))
     assert result.exit_code == 0, result.output
     table = (tmp_path / "generated" / "table_frontier.tex").read_text()
     assert (r"\multicolumn{6}{l}{$n=6$ ($36\times36$), hard, 50\,\% empty, limit 60\,s, 5 puzzles "

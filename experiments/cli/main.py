@@ -18,6 +18,7 @@ import sys
 import click
 
 from experiments.cli import streams
+from solvers import methods
 from formats.compiled import ctrl_c_stops_kernels
 from formats.errors import RaceError, is_interrupt
 
@@ -192,7 +193,7 @@ def numba_cache_dir(package_dir: str | None = None) -> str | None:
 @click.version_option(package_name="sudoku-race")
 @click.pass_context
 def main(ctx: click.Context) -> None:
-    """Race Sudoku solvers: backtracking, dancing links (DLX) and SAT.
+    """{methods}
 
     \b
     Quick start:
@@ -208,3 +209,7 @@ def main(ctx: click.Context) -> None:
     if isinstance(ctx.obj, dict) or ctx.obj is None:
         from solvers import registry
         ctx.ensure_object(dict).setdefault("registry", registry.INSTALLED)
+
+
+# the first line of ``race --help``: every method, from the one list (solvers/methods.py)
+main.help = main.help.replace("{methods}", f"{methods.description()}.")

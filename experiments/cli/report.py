@@ -37,19 +37,24 @@ def plot(results_dir: Path, out: Path | None) -> None:
 @click.command()
 @click.argument("results_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--report-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Build in this directory (report.tex is copied there) "
+              help="Build in this directory (report.tex is written there) "
                    "[default: RESULTS_DIR/report].")
-@click.option("--no-pdf", is_flag=True, help="Only write the figures, tables and macros (generated/), "
-                                              "do not run LaTeX.")
+@click.option("--no-pdf", is_flag=True, help="Only write report.tex and generated/ (figures, tables; "
+                                              "with --paper the macros), do not run LaTeX.")
 @click.option("--landscape", type=click.Path(path_type=Path), default=None,
               help="The landscape campaign (directory with landscape.pdf, or the PDF) for the "
-                   "hardness section [default: RESULTS_DIR/landscape.pdf when present]; with --html, "
+                   "report [default: RESULTS_DIR/landscape.pdf when present]; with --html, "
                    "a landscape campaign directory (runs.csv) whose landscape the page draws.")
 @click.option("--frontier", "frontier", multiple=True, type=click.Path(path_type=Path), metavar="DIR",
               help="A frontier campaign (a campaign directory, e.g. the hard family at one large n) "
-                   "for the section \"Where the methods stop\": per campaign its n, family, share "
-                   "of empty cells, limit and puzzles; per entrant the puzzles answered and the "
-                   "median wall time (CPU time too on several cores). Repeatable.")
+                   "for the table (with --paper: the section \"Where the methods stop\"): per "
+                   "campaign its n, family, share of empty cells, limit and puzzles; per entrant the "
+                   "puzzles answered and the median wall time (CPU time too on several cores). "
+                   "Repeatable.")
+@click.option("--paper", is_flag=True,
+              help="Build the repository's paper (report/report.tex: the write-up of the reference "
+                   "campaign, its numbers filled in from RESULTS_DIR) instead of the campaign's own "
+                   "report; `make report` builds it from results/reference-n2-10.")
 @click.option("--html", "html", is_flag=True,
               help="Write the interactive, self-contained HTML page instead of the LaTeX report.")
 @click.option("--out", "-o", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -57,15 +62,21 @@ def plot(results_dir: Path, out: Path | None) -> None:
 @click.option("--no-grids", is_flag=True,
               help="With --html: leave the instances' grids out (no puzzle regeneration; smaller file).")
 def report(results_dir: Path, report_dir: Path | None, no_pdf: bool, landscape: Path | None,
-           frontier: tuple[Path, ...], html: bool, out: Path | None, no_grids: bool) -> None:
-    """Build the report of the campaign in RESULTS_DIR: figures, booktabs tables
-    and macros.tex (every number the text quotes) in RESULTS_DIR/report/generated/
-    (--report-dir: elsewhere), then report.pdf there with latexmk. Without LaTeX
-    installed, still writes generated/ and says how to install it (exit 0).
-    `make report` builds the repository's own report/ from the reference campaign.
+           frontier: tuple[Path, ...], paper: bool, html: bool, out: Path | None, no_grids: bool) -> None:
+    """Build the report of the campaign in RESULTS_DIR: report.tex, its figures
+    and tables (generated/) in RESULTS_DIR/report/ (--report-dir: elsewhere), then
+    report.pdf there with latexmk. Every sentence is computed from the campaign:
+    its entrants, families and n, where each entrant answered every puzzle and
+    where it first missed, its medians, the fastest per n; the tables are the
+    summary `race export` prints, one per family. Without LaTeX installed, still
+    writes the sources and says how to install it (exit 0).
 
-    With --frontier DIR (repeatable), the scaling part gains a section "Where the
-    methods stop" with a table of those campaigns (generated/table_frontier.tex):
+    With --paper, the repository's paper instead (report/report.tex, the write-up
+    of the reference campaign, with macros.tex holding every number it quotes);
+    `make report` builds it in report/ from results/reference-n2-10.
+
+    With --frontier DIR (repeatable), the report gains a table of those campaigns
+    (generated/table_frontier.tex; the paper's section "Where the methods stop"):
     puzzles answered per entrant and medians in which an unanswered puzzle counts
     as beyond the limit. A missing or unreadable DIR stops the command (exit 2).
 
@@ -78,15 +89,16 @@ def report(results_dir: Path, report_dir: Path | None, no_pdf: bool, landscape: 
     \b
     Example:
       race report results/reference-n2-10    # -> .../report/report.pdf
+      race report results/reference-n2-10 --paper --report-dir my-paper
       race report results/reference-n2-10 --frontier results/reference-hard-n6
       race report results/reference-n2-10 --html -o report.html
     """
     results_dir = analysis.campaign_root(results_dir)     # a `race run --out` directory: its campaign
     if html:
         from experiments.report import html as html_report
-        if report_dir is not None or no_pdf:
-            click.echo("race: note: --report-dir and --no-pdf concern the LaTeX report; ignored with --html",
-                       err=True)
+        if report_dir is not None or no_pdf or paper:
+            click.echo("race: note: --report-dir, --no-pdf and --paper concern the LaTeX report; ignored "
+                       "with --html", err=True)
         path = html_report.write(results_dir, out if out is not None else results_dir / "report.html",
                                  landscape, grids=not no_grids, frontier=frontier)
         click.echo(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
@@ -95,7 +107,8 @@ def report(results_dir: Path, report_dir: Path | None, no_pdf: bool, landscape: 
         raise click.UsageError("--out and --no-grids go with --html")
     from experiments.report import build as report_module
     target = report_dir if report_dir is not None else results_dir / "report"
-    result = report_module.build(results_dir, target, pdf=not no_pdf, landscape=landscape, frontier=frontier)
+    result = report_module.build(results_dir, target, pdf=not no_pdf, landscape=landscape, frontier=frontier,
+                                 paper=paper)
     click.echo(result.message)
 
 

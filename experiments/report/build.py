@@ -114,18 +114,29 @@ def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT
 
 
 def build(campaign_dir: str | Path, report_dir: str | Path = REPORT_DIR, pdf: bool = True,
-          landscape: str | Path | None = None, frontier: list[str | Path] = ()) -> ReportFiles:
+          landscape: str | Path | None = None, frontier: list[str | Path] = (),
+          paper: bool = False) -> ReportFiles:
     """Load the campaign, write ``report_dir/generated`` and (when ``pdf`` and latexmk is
-    installed) build ``report_dir/report.pdf``. When ``report_dir`` is not the committed
-    report directory, the LaTeX sources are copied there first. ``landscape``: where the
-    landscape campaign's figure is (see :func:`find_landscape`); ``frontier``: the frontier
-    campaign directories (:func:`experiments.analysis.frontier.load`), all read before any
-    file is written."""
+    installed) build ``report_dir/report.pdf``: the campaign's own report
+    (:mod:`experiments.report.campaign_report`), or with ``paper`` the repository's paper,
+    report.tex filled with the campaign's macros (copied to ``report_dir`` first when that
+    is not the committed report directory). ``landscape``: where the landscape campaign's
+    figure is (see :func:`find_landscape`); ``frontier``: the frontier campaign directories
+    (:func:`experiments.analysis.frontier.load`), all read before any file is written."""
     campaign = analysis.load(campaign_dir)
     figure = find_landscape(Path(campaign_dir), Path(landscape) if landscape is not None else None)
     frontier_campaigns = frontier_data.load([Path(d) for d in frontier])
     root = Path(report_dir)
-    root.mkdir(parents=True, exist_ok=True)
+    _make_dir(root)
+    if not paper:
+        from experiments.report import campaign_report
+        table = None
+        if frontier_campaigns:
+            entrants = frontier_data.entrant_rows(frontier_campaigns)
+            table = report_frontier.frontier_tabular(frontier_data.group_rows(frontier_campaigns, entrants),
+                                                     entrants)
+        files = campaign_report.write_sources(campaign, root, figure, table)
+        return _finish(campaign, root, files, pdf)
     if root.resolve() != REPORT_DIR.resolve():
         for name in SOURCES:
             if not (REPORT_DIR / name).is_file():
@@ -136,6 +147,18 @@ def build(campaign_dir: str | Path, report_dir: str | Path = REPORT_DIR, pdf: bo
                 raise RaceError(f"cannot write the report source: {exc.strerror or exc}",
                                 source=str(root / name)) from None
     files = write_generated(campaign, root, figure, frontier_campaigns)
+    return _finish(campaign, root, files, pdf)
+
+
+def _make_dir(root: Path) -> None:
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RaceError(f"{root}: cannot create the report directory ({exc.strerror or exc})") from None
+
+
+def _finish(campaign: analysis.Campaign, root: Path, files: list[Path], pdf: bool) -> ReportFiles:
+    """The noise warnings, then the PDF built with latexmk (when asked and installed)."""
     generated = root / "generated"
     warned = "".join(f"{w}\n" for w in noise.warnings(campaign))
     if not pdf:

@@ -28,6 +28,7 @@ from experiments.report.frontier import add_frontier
 from experiments.report.virtual_best import add_virtual_best
 from experiments.report.tex import (MISSING, Macros, escape, macro_name, number_word, tex_factor_high,
                                     tex_float, tex_int, tex_seconds)
+from solvers import methods
 from solvers.sudoku_cnf import structural_clause_count
 
 #: entrants and n the text may quote; their macros always exist
@@ -105,6 +106,9 @@ def add_campaign(m: Macros, campaign: analysis.Campaign) -> None:
     m.add("campaignNMax", max(ns))
     m.add("campaignEntrants", ", ".join(f"\\texttt{{{escape(e)}}}" for e in campaign.entrants))
     m.add("campaignEntrantCount", len(campaign.entrants))
+    raced = methods.of_entrants(campaign.entrants)     # the title's methods: those raced
+    m.add("campaignMethods", escape(methods.names(raced)) if raced else "outside programs")
+    m.add("campaignMethodCount", methods.count_word(len(raced)))
     m.add("campaignCells", tex_int(len(runs)))
     m.add("campaignInstanceCount", tex_int(runs[["n", "instance"]].drop_duplicates().shape[0]))
     for status in COUNTED:
