@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.harness import records, schema
+from experiments.harness import records, records_columnar, schema
 from experiments.harness.identity import family_label, family_names, meta_family_labels
 from experiments.harness.provenance import read_meta
 from experiments.harness.schema import Status
@@ -200,21 +200,28 @@ def _recorded_refutations(runs: pd.DataFrame, root: Path) -> pd.DataFrame:
 
 
 def _valid_runs(csv_path: Path) -> pd.DataFrame:
-    """The valid rows of ``csv_path`` as a table (blank cells NaN, numbers numeric)."""
-    found = records.scan(csv_path)
-    if found.header_problem:
-        raise RaceError(f"{found.header_problem} (expected the runs.csv header: "
-                        f"{','.join(schema.COLUMNS[:6])},...)", source=str(csv_path), line=1)
-    if found.damaged:
-        print(f"race: warning: {printable(str(csv_path))}: left out {len(found.damaged)} damaged "
-              f"row(s): {records.describe(found.damaged)}", file=sys.stderr)
-    if not found.rows:
-        raise RaceError("no runs recorded" + (" (no valid row)" if found.damaged else ""),
-                        source=str(csv_path))
-    runs = pd.DataFrame([{c: row[c] if row[c] else np.nan for c in schema.COLUMNS}
-                         for row in found.rows], columns=list(schema.COLUMNS))
+    """The valid rows of ``csv_path`` as a table (blank cells NaN, numbers numeric): read in
+    columns (:mod:`experiments.harness.records_columnar`) when every row is valid, else row by
+    row (:func:`experiments.harness.records.scan`), the damaged rows named on stderr."""
+    fast = records_columnar.read_valid(csv_path)
+    if fast is not None:
+        runs = fast.replace("", np.nan)        # the text columns' blanks (the floats are read so)
+    else:
+        found = records.scan(csv_path)
+        if found.header_problem:
+            raise RaceError(f"{found.header_problem} (expected the runs.csv header: "
+                            f"{','.join(schema.COLUMNS[:6])},...)", source=str(csv_path), line=1)
+        if found.damaged:
+            print(f"race: warning: {printable(str(csv_path))}: left out {len(found.damaged)} damaged "
+                  f"row(s): {records.describe(found.damaged)}", file=sys.stderr)
+        if not found.rows:
+            raise RaceError("no runs recorded" + (" (no valid row)" if found.damaged else ""),
+                            source=str(csv_path))
+        runs = pd.DataFrame({c: [row[c] if row[c] else np.nan for row in found.rows] for c in schema.COLUMNS},
+                            columns=list(schema.COLUMNS))
     for column in (*schema.NUMERIC, "seed", "clues"):
-        runs[column] = pd.to_numeric(runs[column], errors="coerce")
+        if runs[column].dtype != float:
+            runs[column] = pd.to_numeric(runs[column], errors="coerce")
     runs["n"] = runs["n"].astype(int)
     runs["repeat"] = runs["repeat"].fillna(0).astype(int)
     return runs
@@ -223,6 +230,9 @@ def _valid_runs(csv_path: Path) -> pd.DataFrame:
 def answered(runs: pd.DataFrame) -> pd.Series:
     """Per run, whether it is a measured answer (:func:`experiments.harness.schema.answered`);
     every other run is censored."""
-    return pd.Series([schema.answered(status, verified)
-                      for status, verified in zip(runs["status"], runs["verified"])],
-                     index=runs.index, dtype=bool)
+    status = runs["status"].astype(object)
+    codes, values = pd.factorize(runs["verified"].astype(object), use_na_sentinel=False)
+    true = np.array([schema.is_true(v) for v in values], dtype=bool)[codes] if len(values) else \
+        np.zeros(len(runs), dtype=bool)
+    return pd.Series((status == Status.UNSAT.value).to_numpy()
+                     | ((status == Status.SOLVED.value).to_numpy() & true), index=runs.index, dtype=bool)
