@@ -53,14 +53,14 @@ class Campaign:
     def entrants(self) -> list[str]:
         """Entrants in the order the campaign declared them (then any others as they appear)."""
         declared = [str(e) for e in self.meta.get("entrants") or []]
-        seen = list(dict.fromkeys(self.runs["entrant"].astype(str)))
+        seen = [str(e) for e in pd.unique(self.runs["entrant"].astype(str))]
         return [e for e in declared if e in seen] + [e for e in seen if e not in declared]
 
     @property
     def families(self) -> list[str]:
         """The names of the campaign's instance families: in :data:`FAMILIES`' order
         (:func:`family_rank`), the others after them in the order they first appear."""
-        seen = list(dict.fromkeys(self.runs["family"].astype(str)))
+        seen = [str(f) for f in pd.unique(self.runs["family"].astype(str))]
         return sorted(seen, key=family_rank)
 
     def family(self, name: str) -> "Campaign":
@@ -124,7 +124,7 @@ def load(path: str | Path) -> Campaign:
     default = meta_family_labels(meta).split(",")[0].strip() or "unique"
     keys = runs["family"].astype(object).where(runs["family"].notna(), default).astype(str).str.strip()
     runs["family_key"] = keys
-    runs["family"] = keys.map(family_names(keys))
+    runs["family"] = keys.map(family_names(pd.unique(keys)))
     return Campaign(root, settle(runs, root), meta)
 
 

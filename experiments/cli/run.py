@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -180,6 +181,35 @@ def _left_out(spec: str, why: str) -> None:
     click.echo(f"race: note: {spec} is left out of this race: {why}", err=True)
 
 
+def estimate_line(finished: int, total: int, seconds: float) -> str | None:
+    """How long the rest of a campaign will take, once enough of it ran to say (``finished`` of
+    ``total`` cells in ``seconds``, timed from the first row): after 20 cells and 1 % of them,
+    over 2 s; None before then (or when little is left)."""
+    if finished < max(20, total // 100) or seconds < 2.0 or total - finished < finished:
+        return None
+    rate = finished / seconds
+    left = (total - finished) / rate
+    return (f"estimate: about {_duration(left)} for the {total - finished} cells left "
+            f"({rate:.3g} cells/s over the first {finished})")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _has_rows(path: Path) -> bool:
+    """Whether ``path`` holds a row below its header (a resumed run set damaged rows aside)."""
+    try:
+        with open(path, "rb") as f:
+            return bool(f.readline()) and bool(f.readline().strip())
+    except OSError:
+        return False
+
+
 def race(config: Config, summarize=None, report: bool | None = None) -> None:
     """Run the campaign ``config`` (:func:`experiments.harness.campaign.run_campaign`) with a
     progress bar, then print the summary (``summarize(campaign) -> str``, by default
@@ -214,9 +244,18 @@ def race(config: Config, summarize=None, report: bool | None = None) -> None:
         bar = tqdm(total=len(prepared.pending), unit="cell", file=sys.stderr, dynamic_ncols=True,
                    mininterval=0.25, disable=None if prepared.pending else True)  # a terminal only
 
+    clock = {"start": 0.0, "rows": 0, "told": False}
+
     def on_row(row: dict) -> None:
         bar.set_postfix_str(f"{row['entrant']} n={row['n']}: {row['status']}", refresh=False)
         bar.update(1)
+        clock["rows"] += 1
+        if not clock["told"]:
+            clock["start"] = clock["start"] or time.perf_counter()
+            line = estimate_line(clock["rows"], bar.total or 0, time.perf_counter() - clock["start"])
+            if line:
+                clock["told"] = True
+                tqdm.write(line, file=sys.stderr)
 
     try:
         done = run_campaign(config, on_row=on_row, on_start=on_start, progress=True)
@@ -231,7 +270,8 @@ def race(config: Config, summarize=None, report: bool | None = None) -> None:
                    f"re-run the same command to resume:\n  {done.resume}", err=True)
         sys.exit(130)
     campaign = None
-    if records.read_rows(directory / "runs.csv"):
+    if _has_rows(directory / "runs.csv"):
+        click.echo("summarising the campaign ...", err=True)
         campaign = statistics.load(directory)
         click.echo((summarize or summary.family_summaries)(campaign))
         for warning in noise.warnings(campaign):

@@ -111,3 +111,12 @@ def _valid(frame: pd.DataFrame) -> bool:
                          "instance": frame["instance"],
                          "repeat": pd.to_numeric(frame["repeat"].replace("", "0"))})
     return not keys.duplicated().any()
+
+
+def cell_keys(frame: pd.DataFrame) -> set[tuple[str, str, int, str, int]]:
+    """The cells (:func:`experiments.harness.identity.cell_key`) that the rows of ``frame``
+    (:func:`read_valid`'s) record."""
+    repeat = pd.to_numeric(frame["repeat"].replace("", "0")).astype(int)
+    return set(zip(frame["family"].astype(str).str.strip(), frame["entrant"].astype(str),
+                   pd.to_numeric(frame["n"]).astype(int).tolist(), frame["instance"].astype(str),
+                   repeat.tolist()))
