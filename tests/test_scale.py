@@ -20,6 +20,8 @@ from experiments.harness import records, records_columnar, schema, synthetic_cam
 from experiments.harness.worker import MIN_TIME, repetition_floor
 from formats import grid_text
 
+#: the race command, run by this Python
+RACE = [sys.executable, "-c", "from experiments.cli.entry import race; race()"]
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -169,8 +171,8 @@ def test_synthetic_campaign_is_a_valid_campaign(tmp_path):
 
 
 def run_measured(args: list[str], cwd: Path) -> tuple[int, str, float]:
-    """(exit code, output, peak RSS in MB) of ``python -m experiments.cli.main ARGS``."""
-    proc = subprocess.Popen([sys.executable, "-m", "experiments.cli.main", *args], cwd=cwd,
+    """(exit code, output, peak RSS in MB) of ``race ARGS`` in a process of its own."""
+    proc = subprocess.Popen([*RACE, *args], cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env={**os.environ, "MPLBACKEND": "Agg"})
     output = proc.stdout.read()
@@ -207,3 +209,15 @@ def test_every_analysis_command_at_200k_rows_in_bounded_memory(tmp_path):
         peaks[what] = peak
     print({k: round(v) for k, v in peaks.items()})
     assert max(peaks.values()) <= ROWS_200K_MB, peaks
+
+
+def test_html_grids_of_a_set_imported_anywhere(tmp_path):
+    from experiments.report.instance_grids import campaign_grids
+    root = synthetic_campaign.write(tmp_path / "results", 12, ("dlx",))
+    campaign = analysis.load(root)
+    elsewhere = tmp_path / "elsewhere" / "my-set"                # not under <out>/instances/
+    (tmp_path / "results" / "instances" / "synthetic").rename(elsewhere.parent.mkdir() or elsewhere)
+    campaign.meta["instance_set"]["directory"] = str(elsewhere)
+    found, missing = campaign_grids(campaign)
+    assert missing == {} and len(found) == 12
+    assert {g.source for g in found.values()} == {"file"}

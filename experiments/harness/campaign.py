@@ -27,7 +27,7 @@ def prepare(config: Config, progress: bool = False) -> Prepared:
     pending cells. A runs.csv written before a column was added gets the new header and
     its damaged rows are set aside (:func:`records.set_aside`)."""
     previous_meta(config)                       # refuse an incompatible resume before any work
-    recorded = records_columnar.read_valid(config.runs_path)       # None: read row by row
+    recorded = records_columnar.read_valid(config.runs_path, remember=True)   # None: row by row
     check_rows(config, records.read_rows(config.runs_path) if recorded is None
                else recorded[["seed", "timeout_s"]].astype(str).replace("nan", "").to_dict("records"))
     if config.instance_set is not None:         # race run --instances PATH: one family
@@ -45,6 +45,8 @@ def prepare(config: Config, progress: bool = False) -> Prepared:
     cells = make_cells(config, instances)
     done = records.done_keys(config.runs_path) if recorded is None else records_columnar.cell_keys(recorded)
     pending = [c for c in cells if c.key not in done]
+    if pending:
+        records_columnar.forget()               # rows will be appended: the table is stale
     return Prepared(config, cells, pending, meta)
 
 

@@ -13,6 +13,7 @@ sends it to the row-by-row reader, which decides.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -60,7 +61,35 @@ def _lines_have_one_field_per_column(path: Path) -> tuple[bool, int]:
     return last == b"\n", lines
 
 
-def read_valid(path: Path) -> pd.DataFrame | None:
+#: the last file read: (path, size, mtime_ns) -> its table (a resumed run reads it twice)
+_LAST: dict[tuple[str, int, int], pd.DataFrame | None] = {}
+
+
+def read_valid(path: Path, remember: bool = False) -> pd.DataFrame | None:
+    """:func:`_read_valid`'s table of ``path``. With ``remember`` it is kept for the next call
+    while the file is unchanged (same size and modification time: a resumed run reads the file
+    when it starts and again for its summary); a call without ``remember`` takes a kept table
+    and lets it go. The caller must not modify the table it gets."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    key = (str(Path(path).resolve()), info.st_size, info.st_mtime_ns)
+    if key in _LAST:
+        return _LAST[key] if remember else _LAST.pop(key)
+    _LAST.clear()
+    frame = _read_valid(Path(path))
+    if remember:
+        _LAST[key] = frame
+    return frame
+
+
+def forget() -> None:
+    """Let a kept table go (its file is about to change)."""
+    _LAST.clear()
+
+
+def _read_valid(path: Path) -> pd.DataFrame | None:
     """The rows of ``path`` as a table of every column of :data:`~experiments.harness.schema.COLUMNS`
     (the float columns as floats, blank = NaN; the others text, blank = ``""``), when every row is
     valid (module docstring); None when the file needs the row-by-row reader."""

@@ -124,11 +124,15 @@ def campaign_grids(campaign: analysis.Campaign, regenerate: bool = True
                    ) -> tuple[dict[str, InstanceGrid], dict[str, str]]:
     """The grid of every instance of ``campaign`` by its ``instance`` path, and the reason
     for each instance left out (no file, not regenerable, sha256 mismatch). The file is
-    looked for in the instance cache beside the campaign (``<out>/instances/``), by its
-    path or in the directory of its set, before it is regenerated."""
+    looked for in the imported set's directory (meta.json's ``instance_set``, wherever it is) and
+    in the instance cache beside the campaign (``<out>/instances/``), by its path or in the
+    directory of its set, before it is regenerated."""
     from generators.puzzle_set import CounterPool
     runs = campaign.runs.drop_duplicates("instance")
     roots = [campaign.path.parent / "instances", campaign.path / "instances"]
+    imported = (campaign.meta.get("instance_set") or {}).get("directory")
+    if isinstance(imported, str) and imported:      # race run --instances PATH: the set, anywhere
+        roots.insert(0, Path(imported))
     grids: dict[str, InstanceGrid] = {}
     missing: dict[str, str] = {}
     with CounterPool() as pool:
@@ -148,7 +152,7 @@ def campaign_grids(campaign: analysis.Campaign, regenerate: bool = True
                     missing[instance] = f"cannot regenerate: {exc}"
                     continue
             if data is None:
-                missing.setdefault(instance, "no instance file (results/instances/) and no generator identity")
+                missing.setdefault(instance, "no instance file (the imported set or <out>/instances/) and no generator identity")
                 continue
             if sha and sha != "nan" and hashlib.sha256(data).hexdigest() != sha:
                 missing[instance] = f"the {source} puzzle does not match the recorded sha256"
