@@ -8,6 +8,13 @@ interval whose upper end is ``inf`` is honest: "more than the limit".
 Intervals are order statistics of the resampled values (no interpolation, so
 an ``inf`` never turns into ``nan``). The same ``seed`` gives the same interval
 on any machine, so a report regenerates bit for bit.
+
+Cost: resamples are drawn in chunks of at most :data:`CHUNK` values (the same draws as all at
+once), so memory stays bounded whatever the sample size. A median over more than
+:data:`EXACT_ABOVE` instances needs no resampling at all: its interval is the distribution-free
+order-statistic interval [x(k), x(m-k+1)] of the sorted sample, k the largest with
+P(Binomial(m, 1/2) < k) <= (1-c)/2 (what the percentile bootstrap of a median approaches as m
+grows), computed in O(m) with one partition.
 """
 
 from __future__ import annotations
@@ -23,6 +30,10 @@ RESAMPLES: int = 2000
 SEED: int = 20261122
 #: two-sided coverage
 CONFIDENCE: float = 0.95
+#: at most this many resampled values held at once
+CHUNK: int = 4_000_000
+#: medians of more instances than this get the order-statistic interval, not resampling
+EXACT_ABOVE: int = 2000
 
 
 @dataclass(frozen=True)
@@ -41,12 +52,13 @@ NO_INTERVAL = Interval(math.nan, math.nan, math.nan)
 
 
 def censored_medians(samples: np.ndarray) -> np.ndarray:
-    """The censored median of each row of ``samples`` (rows sorted here): linear
+    """The censored median of each row of ``samples`` (rows partitioned here): linear
     interpolation between the middle order statistics, ``inf`` when either is ``inf``
     (the rule of :func:`experiments.analysis.statistics.censored_quantile`)."""
-    values = np.sort(np.asarray(samples, dtype=float), axis=1)
+    values = np.asarray(samples, dtype=float)
     size = values.shape[1]
     lo, hi = (size - 1) // 2, size // 2
+    values = np.partition(values, sorted({lo, hi}), axis=1)    # the middle two in place: O(size)
     a, b = values[:, lo], values[:, hi]
     with np.errstate(invalid="ignore"):
         middle = a + (b - a) * 0.5
@@ -71,17 +83,53 @@ def resample_medians(times: np.ndarray | list[float], rng: np.random.Generator,
                      resamples: int = RESAMPLES) -> np.ndarray:
     """``resamples`` censored medians of ``times`` resampled with replacement."""
     values = np.asarray(times, dtype=float)
-    picks = rng.integers(0, values.size, size=(resamples, values.size))
-    return censored_medians(values[picks])
+    medians = [censored_medians(values[picks]) for picks in resampled_picks(values.size, rng, resamples)]
+    return np.concatenate(medians) if medians else np.array([])
+
+
+def resampled_picks(size: int, rng: np.random.Generator, resamples: int = RESAMPLES):
+    """The bootstrap's index arrays, ``resamples`` rows of ``size`` draws from ``rng``, yielded in
+    chunks of at most :data:`CHUNK` values (the same draws as one ``(resamples, size)`` array)."""
+    step = max(1, CHUNK // max(size, 1))
+    for at in range(0, resamples, step):
+        yield rng.integers(0, size, size=(min(step, resamples - at), size))
+
+
+def order_statistic_ranks(size: int, confidence: float = CONFIDENCE) -> tuple[int, int]:
+    """The 0-based ranks (low, high) of the order-statistic interval for the median of
+    ``size`` values: the largest k with P(Binomial(size, 1/2) < k) <= (1-c)/2, as
+    (k - 1, size - k); (0, size - 1) when no k reaches the coverage."""
+    half = np.arange((size + 1) // 2 + 1)
+    steps = np.log((size - half[1:] + 1) / half[1:])             # log C(m, j) / C(m, j - 1)
+    log_pmf = np.concatenate([[0.0], np.cumsum(steps)]) + size * math.log(0.5)
+    below = np.concatenate([[0.0], np.cumsum(np.exp(log_pmf))])   # below[k] = P(B < k)
+    k = int(np.searchsorted(below, (1.0 - confidence) / 2.0, side="right")) - 1
+    k = max(k, 1)       # P(B < k) <= tail for this k
+    return k - 1, size - k
+
+
+def order_statistic_interval(values: np.ndarray, confidence: float = CONFIDENCE) -> Interval:
+    """The censored median of ``values`` with its order-statistic interval (module docstring);
+    ``inf`` ends stay ``inf`` (more than the limit)."""
+    size = values.size
+    low, high = order_statistic_ranks(size, confidence)
+    middle = ((size - 1) // 2, size // 2)
+    picked = np.partition(values, sorted({low, high, *middle}))
+    a, b = picked[middle[0]], picked[middle[1]]
+    estimate = math.inf if math.isinf(a) or math.isinf(b) else float(a + (b - a) * 0.5)
+    return Interval(estimate, float(picked[low]), float(picked[high]), confidence)
 
 
 def median_interval(times: np.ndarray | list[float], resamples: int = RESAMPLES, seed: int = SEED,
                     confidence: float = CONFIDENCE) -> Interval:
     """The censored median of ``times`` (``inf`` = censored) with its bootstrap interval
-    over instances; ``nan`` throughout for no data."""
+    over instances (over :data:`EXACT_ABOVE` instances: the order-statistic interval,
+    no resampling); ``nan`` throughout for no data."""
     values = np.asarray(times, dtype=float)
     if values.size == 0:
         return NO_INTERVAL
+    if values.size > EXACT_ABOVE:
+        return order_statistic_interval(values, confidence)
     estimate = float(censored_medians(values[None, :])[0])
     resampled = resample_medians(values, np.random.default_rng(seed), resamples)
     return percentile_interval(estimate, resampled, confidence)

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.harness import records, schema
+from experiments.harness import records, records_columnar, schema
 from experiments.harness.identity import family_label, family_names, meta_family_labels
 from experiments.harness.provenance import read_meta
 from experiments.harness.schema import Status
@@ -53,14 +53,14 @@ class Campaign:
     def entrants(self) -> list[str]:
         """Entrants in the order the campaign declared them (then any others as they appear)."""
         declared = [str(e) for e in self.meta.get("entrants") or []]
-        seen = list(dict.fromkeys(self.runs["entrant"].astype(str)))
+        seen = [str(e) for e in pd.unique(self.runs["entrant"].astype(str))]
         return [e for e in declared if e in seen] + [e for e in seen if e not in declared]
 
     @property
     def families(self) -> list[str]:
         """The names of the campaign's instance families: in :data:`FAMILIES`' order
         (:func:`family_rank`), the others after them in the order they first appear."""
-        seen = list(dict.fromkeys(self.runs["family"].astype(str)))
+        seen = [str(f) for f in pd.unique(self.runs["family"].astype(str))]
         return sorted(seen, key=family_rank)
 
     def family(self, name: str) -> "Campaign":
@@ -116,16 +116,16 @@ def load(path: str | Path) -> Campaign:
     csv_path, meta_path = root / "runs.csv", root / "meta.json"
     if not csv_path.is_file():
         raise RaceError(f"{csv_path}: missing (is {root} a campaign written by `race run`?)")
-    found = _scan(csv_path)
+    runs = _valid_runs(csv_path)
     if not meta_path.is_file():
         raise RaceError(f"{meta_path}: missing (is {root} a campaign written by `race run`?)")
     meta = read_meta(meta_path)
-    runs = _frame(_campaign_rows(found, meta, root, csv_path), csv_path)
+    runs = _frame(_campaign_rows(runs, meta, root, csv_path))
     runs["entrant"] = runs["entrant"].astype(str)
     default = meta_family_labels(meta).split(",")[0].strip() or "unique"
     keys = runs["family"].astype(object).where(runs["family"].notna(), default).astype(str).str.strip()
     runs["family_key"] = keys
-    runs["family"] = keys.map(family_names(keys))
+    runs["family"] = keys.map(family_names(pd.unique(keys)))
     return Campaign(root, settle(runs, root), meta)
 
 
@@ -200,6 +200,18 @@ def _recorded_refutations(runs: pd.DataFrame, root: Path) -> pd.DataFrame:
     return runs
 
 
+def _valid_runs(csv_path: Path) -> pd.DataFrame:
+    """The valid rows of ``csv_path`` as a table (text columns, the float columns as floats
+    when read in columns): read in columns (:mod:`experiments.harness.records_columnar`) when
+    every row is valid, else row by row (:func:`_scan`), the damaged rows named on stderr."""
+    fast = records_columnar.read_valid(csv_path)
+    if fast is not None:
+        return fast
+    found = _scan(csv_path)
+    return pd.DataFrame({c: [row[c] for row in found.rows] for c in schema.COLUMNS},
+                        columns=list(schema.COLUMNS))
+
+
 def _scan(csv_path: Path) -> records.Scan:
     """The rows of ``csv_path`` (:func:`records.scan`); a damaged row is named on stderr."""
     found = records.scan(csv_path)
@@ -215,27 +227,26 @@ def _scan(csv_path: Path) -> records.Scan:
     return found
 
 
-def _campaign_rows(found: records.Scan, meta: dict, root: Path,
-                   csv_path: Path) -> list[dict[str, str]]:
-    """The rows of ``found`` that are this campaign's; the others (another campaign's, outside
+def _campaign_rows(runs: pd.DataFrame, meta: dict, root: Path, csv_path: Path) -> pd.DataFrame:
+    """The rows of ``runs`` that are this campaign's; the others (another campaign's, outside
     its plan, another instance file: :mod:`experiments.harness.campaign_plan`) are left out,
     named in one line on stderr."""
     from experiments.harness import campaign_plan
-    kept, strays = campaign_plan.split(found, meta, root)
+    kept, strays = campaign_plan.split_frame(runs, meta, root)
     if strays:
         print(f"race: warning: {printable(str(csv_path))}: left out "
               f"{campaign_plan.note(strays)}", file=sys.stderr)
-    if not kept:
+    if not len(kept):
         raise RaceError("no runs of this campaign recorded", source=str(csv_path))
-    return kept
+    return kept.reset_index(drop=True)
 
 
-def _frame(rows: list[dict[str, str]], csv_path: Path) -> pd.DataFrame:
+def _frame(runs: pd.DataFrame) -> pd.DataFrame:
     """The rows as a table (blank cells NaN, numbers numeric)."""
-    runs = pd.DataFrame([{c: row[c] if row[c] else np.nan for c in schema.COLUMNS}
-                         for row in rows], columns=list(schema.COLUMNS))
+    runs = runs.replace("", np.nan)
     for column in (*schema.NUMERIC, "seed", "clues"):
-        runs[column] = pd.to_numeric(runs[column], errors="coerce")
+        if runs[column].dtype != float:
+            runs[column] = pd.to_numeric(runs[column], errors="coerce")
     runs["n"] = runs["n"].astype(int)
     runs["repeat"] = runs["repeat"].fillna(0).astype(int)
     return runs
@@ -244,6 +255,9 @@ def _frame(rows: list[dict[str, str]], csv_path: Path) -> pd.DataFrame:
 def answered(runs: pd.DataFrame) -> pd.Series:
     """Per run, whether it is a measured answer (:func:`experiments.harness.schema.answered`);
     every other run is censored."""
-    return pd.Series([schema.answered(status, verified)
-                      for status, verified in zip(runs["status"], runs["verified"])],
-                     index=runs.index, dtype=bool)
+    status = runs["status"].astype(object)
+    codes, values = pd.factorize(runs["verified"].astype(object), use_na_sentinel=False)
+    true = np.array([schema.is_true(v) for v in values], dtype=bool)[codes] if len(values) else \
+        np.zeros(len(runs), dtype=bool)
+    return pd.Series((status == Status.UNSAT.value).to_numpy()
+                     | ((status == Status.SOLVED.value).to_numpy() & true), index=runs.index, dtype=bool)

@@ -59,7 +59,11 @@ def censored_quantile(times: np.ndarray | list[float], q: float) -> float:
     Returns ``inf`` when the quantile falls on or next to a censored value (the
     honest answer is then "more than the limit"), ``nan`` for no data.
     """
-    values = np.sort(np.asarray(times, dtype=float))
+    return sorted_quantile(np.sort(np.asarray(times, dtype=float)), q)
+
+
+def sorted_quantile(values: np.ndarray, q: float) -> float:
+    """:func:`censored_quantile` of ``values`` already sorted ascending (no copy, no sort)."""
     if values.size == 0:
         return math.nan
     position = q * (values.size - 1)
@@ -82,82 +86,114 @@ INSTANCE_COLUMNS = ["entrant", "family", "n", "instance", "instance_sha256", "ti
 
 
 def instance_times(runs: pd.DataFrame) -> pd.DataFrame:
-    """One row per (entrant, family, n, instance): the median over repeats of the wall
-    time, ``inf`` for censored runs (anything but a verified answer), the status of
-    the instance (``solved`` when that median is finite, else the worst status), and
-    ``spread``, the coefficient of variation of the repeats' times (``nan`` unless
-    there are two or more repeats, all answered)."""
-    frame = runs.copy()
-    if "family" not in frame.columns:
-        frame["family"] = "unique"
-    frame["family"] = frame["family"].fillna("unique").astype(str)
-    ok = answered(frame) & frame["wall_s"].notna()
-    frame["time"] = np.where(ok, frame["wall_s"], np.inf)
-    rank = {s: i for i, s in enumerate(schema.SEVERITY)}
-    rows = []
-    for (entrant, family, n, instance), group in frame.groupby(["entrant", "family", "n", "instance"],
-                                                               sort=False):
-        times = group["time"].to_numpy(dtype=float)
-        t = censored_quantile(times, 0.5)
-        worst = max(group["status"], key=lambda s: rank.get(s, 0))
-        spread = (float(np.std(times, ddof=1) / np.mean(times))
-                  if len(times) > 1 and np.isfinite(times).all() and np.mean(times) > 0 else math.nan)
-        sha = group["instance_sha256"].dropna() if "instance_sha256" in group else pd.Series([], dtype=str)
-        rows.append({"entrant": entrant, "family": family, "n": int(n), "instance": instance,
-                     "instance_sha256": str(sha.iloc[0]) if len(sha) else "",
-                     "time": t, "status": group["status"].iloc[0] if math.isfinite(t) else worst,
-                     "repeats": len(group), "spread": spread})
-    return pd.DataFrame(rows, columns=INSTANCE_COLUMNS)
+    """One row per (entrant, family, n, instance), in the order each first appears: the median
+    over repeats of the wall time, ``inf`` for censored runs (anything but a verified answer),
+    the status of the instance (its first run's when that median is finite, else the worst
+    status of its runs), and ``spread``, the coefficient of variation of the repeats' times
+    (``nan`` unless there are two or more repeats, all answered). Columnar: one sort of the
+    runs, no Python loop per instance."""
+    if runs.empty:
+        return pd.DataFrame(columns=INSTANCE_COLUMNS)
+    family = (runs["family"].fillna("unique").astype(str) if "family" in runs.columns
+              else pd.Series("unique", index=runs.index))
+    keys = pd.DataFrame({"entrant": runs["entrant"].to_numpy(), "family": family.to_numpy(),
+                         "n": runs["n"].to_numpy(), "instance": runs["instance"].to_numpy()})
+    group = keys.groupby(["entrant", "family", "n", "instance"], sort=False, dropna=False).ngroup().to_numpy()
+    wall = pd.to_numeric(runs["wall_s"], errors="coerce").to_numpy(dtype=float)
+    time = np.where(answered(runs).to_numpy() & ~np.isnan(wall), wall, np.inf)
+    order = np.lexsort((time, group))                   # by group, then time (inf last)
+    sorted_time, sorted_group = time[order], group[order]
+    groups = int(group.max()) + 1
+    counts = np.bincount(group, minlength=groups)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    a, b = sorted_time[starts + (counts - 1) // 2], sorted_time[starts + counts // 2]
+    with np.errstate(invalid="ignore"):
+        median = np.where(np.isinf(a) | np.isinf(b), np.inf, a + (b - a) * 0.5)
+    first = np.unique(group, return_index=True)[1]      # the first row of each group
+    status = runs["status"].astype(str).to_numpy()
+    rank = pd.Series(status).map({s: i for i, s in enumerate(schema.SEVERITY)}).fillna(0).to_numpy(int)
+    worst_rank = np.full(groups, -1, dtype=np.int64)
+    np.maximum.at(worst_rank, group, rank)
+    # the worst status: the first run (by position) of each group with the worst rank
+    worst_rows = np.flatnonzero(rank == worst_rank[group])
+    worst_row = worst_rows[np.unique(group[worst_rows], return_index=True)[1]]
+    finite = np.isfinite(sorted_time)
+    all_finite = np.bincount(sorted_group, weights=~finite, minlength=groups) == 0
+    total = np.bincount(sorted_group, weights=np.where(finite, sorted_time, 0.0), minlength=groups)
+    mean = total / counts
+    squares = np.bincount(sorted_group, weights=np.where(finite, (sorted_time - mean[sorted_group]) ** 2, 0.0),
+                          minlength=groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        spread = np.where((counts > 1) & all_finite & (mean > 0),
+                          np.sqrt(squares / np.maximum(counts - 1, 1)) / mean, math.nan)
+    if "instance_sha256" in runs.columns:
+        sha = pd.Series(runs["instance_sha256"].to_numpy(), dtype=object).groupby(group).first()
+        shas = sha.reindex(range(groups)).fillna("").astype(str).to_numpy()
+    else:
+        shas = np.full(groups, "", dtype=object)
+    head = keys.iloc[first]
+    return pd.DataFrame({
+        "entrant": head["entrant"].to_numpy(), "family": head["family"].to_numpy(),
+        "n": head["n"].to_numpy().astype(int), "instance": head["instance"].to_numpy(),
+        "instance_sha256": shas, "time": median,
+        "status": np.where(np.isfinite(median), status[first], status[worst_row]),
+        "repeats": counts, "spread": spread}, columns=INSTANCE_COLUMNS)
 
 
 def summary(campaign: Campaign) -> pd.DataFrame:
     """Per family, entrant and n (families and entrants in campaign order, n ascending)
     the statistics described in the module docstring, with ``median_lo`` and
-    ``median_hi``, the bootstrap interval of the median. Times in seconds; ``inf`` =
-    censored."""
+    ``median_hi``, the interval of the median (:func:`experiments.analysis.bootstrap.median_interval`).
+    Times in seconds; ``inf`` = censored. One pass over the runs: each group's rows are
+    taken by index, never by a mask over all runs."""
     runs = campaign.runs
     per_instance = instance_times(runs)
+    ok = answered(runs).to_numpy()
+    run_groups = runs.groupby(["family", "entrant", "n"], sort=False).indices
+    inst_groups = per_instance.groupby(["family", "entrant", "n"], sort=False).indices
+    times_all = per_instance["time"].to_numpy(dtype=float)
     rows = []
     for family in campaign.families:
         for entrant in campaign.entrants:
-            mine = (runs["entrant"] == entrant) & (runs["family"] == family)
-            for n in sorted(runs.loc[mine, "n"].unique()):
-                cells = runs[mine & (runs["n"] == n)]
-                inst = per_instance[(per_instance["entrant"] == entrant) & (per_instance["family"] == family)
-                                    & (per_instance["n"] == n)]
-                rows.append(_summary_row(cells, inst["time"].to_numpy(dtype=float), campaign.timeout_s)
+            ns = sorted(n for (f, e, n) in run_groups if f == family and e == entrant)
+            for n in ns:
+                at = run_groups[(family, entrant, n)]
+                times = times_all[inst_groups.get((family, entrant, n), np.array([], dtype=int))]
+                rows.append(_summary_row(runs.iloc[at], ok[at], times, campaign.timeout_s)
                             | {"family": family, "entrant": entrant, "n": int(n)})
     columns = ["family", "entrant", "n"]
     frame = pd.DataFrame(rows)
     return frame[columns + [c for c in frame.columns if c not in columns]] if rows else frame
 
 
-def _summary_row(cells: pd.DataFrame, times: np.ndarray, limit: float) -> dict:
-    """The statistics of one (family, entrant, n): ``cells`` its runs, ``times`` its
-    per-instance times (``inf`` = censored)."""
-    solved_runs = cells[answered(cells)]
+def _summary_row(cells: pd.DataFrame, ok: np.ndarray, times: np.ndarray, limit: float) -> dict:
+    """The statistics of one (family, entrant, n): ``cells`` its runs (``ok``: which are
+    answered), ``times`` its per-instance times (``inf`` = censored)."""
+    solved_runs = cells[ok]
     cell_limit = pd.to_numeric(cells["timeout_s"], errors="coerce").max()
     cell_limit = float(cell_limit) if pd.notna(cell_limit) else limit
     interval = bootstrap.median_interval(times)
     finite = np.isfinite(times)
+    ordered = np.sort(times)
     row = {
         "total": len(times), "solved": int(finite.sum()),
         "solved_frac": float(finite.mean()) if len(times) else math.nan,
         "runs": len(cells),
-        "median_s": censored_quantile(times, 0.5),
+        "median_s": sorted_quantile(ordered, 0.5),
         "median_lo": interval.low, "median_hi": interval.high,
-        "q25_s": censored_quantile(times, 0.25),
-        "q75_s": censored_quantile(times, 0.75),
-        "min_s": float(times.min()) if len(times) else math.nan,
+        "q25_s": sorted_quantile(ordered, 0.25),
+        "q75_s": sorted_quantile(ordered, 0.75),
+        "min_s": float(ordered[0]) if len(times) else math.nan,
         "max_solved_s": float(times[finite].max()) if finite.any() else math.nan,
         "par2_s": par2(times, cell_limit),
         "limit_s": cell_limit,
         "cpu_median_s": float(solved_runs["cpu_s"].median()) if len(solved_runs) else math.nan,
         "rss_median_mb": float(solved_runs["peak_rss_mb"].median()) if len(solved_runs) else math.nan,
     }
+    counts = cells["status"].value_counts()
     for status in schema.STATUSES:  # runs per status ("solved" above counts instances)
         key = "solved_runs" if status == Status.SOLVED else status
-        row[key] = int((cells["status"] == status).sum())
+        row[key] = int(counts.get(status, 0))
     for column in COUNTERS + PHASES:
         values = solved_runs[column].dropna()
         row[column] = float(values.median()) if len(values) else math.nan

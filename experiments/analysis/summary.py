@@ -28,7 +28,9 @@ def summary_text(campaign: analysis.Campaign, table: pd.DataFrame | None = None)
     with their intervals, then the loud warnings."""
     table = analysis.summary(campaign) if table is None else table
     width = max([26, *(len(str(e)) + 2 for e in table["entrant"])]) if len(table) else 26
-    head = (f"{'entrant':<{width}}{'n':>3}{'solved':>9}{'median':>11}{'95% CI':>22}{'IQR':>23}"
+    widths = _widths(table)
+    n_w, solved_w = widths
+    head = (f"{'entrant':<{width}}{'n':>{n_w}}{'solved':>{solved_w}}{'median':>11}{'95% CI':>22}{'IQR':>23}"
             + "".join(f"{s:>9}" for s in FAILURES) + f"{'WRONG':>7}")
     lines = [head, "-" * len(head)]
     vbs = virtual_best.summary(campaign) if virtual_best.applies(campaign) else pd.DataFrame()
@@ -37,8 +39,8 @@ def summary_text(campaign: analysis.Campaign, table: pd.DataFrame | None = None)
         if len(families) > 1:
             lines.append(f"[{family} puzzles]")
         rows = table[table["family"] == family] if "family" in table.columns else table
-        lines += [_row_text(row, width) for row in rows.itertuples()]
-        lines += _vbs_rows(vbs[(vbs["family"] == family) & vbs["n"].isin(rows["n"])], width) \
+        lines += [_row_text(row, width, widths) for row in rows.itertuples()]
+        lines += _vbs_rows(vbs[(vbs["family"] == family) & vbs["n"].isin(rows["n"])], width, widths) \
             if len(vbs) else []
     if len(table) and table["skipped"].sum():
         from experiments.analysis.skipped_cells import COUNTING
@@ -50,27 +52,38 @@ def summary_text(campaign: analysis.Campaign, table: pd.DataFrame | None = None)
     return "\n".join(lines)
 
 
-def _row_text(row, width: int = 26) -> str:
+def _widths(table: pd.DataFrame) -> tuple[int, int]:
+    """The widths of the n and solved columns: every value of ``table`` (any n, any number of
+    instances) fits with a space before it."""
+    if not len(table):
+        return 3, 9
+    return (max(3, *(len(str(n)) + 1 for n in table["n"])),
+            max(9, *(len(f"{t}/{t}") + 2 for t in table["total"])))
+
+
+def _row_text(row, width: int = 26, widths: tuple[int, int] = (3, 9)) -> str:
+    n_w, solved_w = widths
     fmt = analysis.format_seconds
     failures = "".join(f"{getattr(row, s):>9}" for s in FAILURES) + f"{row.wrong:>7}"
     if row.skipped and row.skipped == row.runs:
-        return f"{row.entrant:<{width}}{row.n:>3}{'-':>9}{Status.SKIPPED:>11}{'':>22}{'':>23}" + failures
+        return f"{row.entrant:<{width}}{row.n:>{n_w}}{'-':>{solved_w}}{Status.SKIPPED:>11}{'':>22}{'':>23}" + failures
     iqr = (f"{fmt(row.q25_s, row.limit_s)} .. {fmt(row.q75_s, row.limit_s)}"
            if not math.isnan(row.q25_s) else "")
     ci = analysis.format_interval(row.median_lo, row.median_hi, row.limit_s)
-    return (f"{row.entrant:<{width}}{row.n:>3}{f'{row.solved}/{row.total}':>9}"
+    return (f"{row.entrant:<{width}}{row.n:>{n_w}}{f'{row.solved}/{row.total}':>{solved_w}}"
             f"{fmt(row.median_s, row.limit_s):>11}{ci:>22}{iqr:>23}" + failures)
 
 
-def _vbs_rows(rows: pd.DataFrame, width: int = 26) -> list[str]:
+def _vbs_rows(rows: pd.DataFrame, width: int = 26, widths: tuple[int, int] = (3, 9)) -> list[str]:
     """The virtual best solver's rows (no failure columns: it is not a run)."""
+    n_w, solved_w = widths
     fmt = analysis.format_seconds
     out = []
     for row in rows.itertuples():
         iqr = (f"{fmt(row.q25_s, row.limit_s)} .. {fmt(row.q75_s, row.limit_s)}"
                if not math.isnan(row.q25_s) else "")
         ci = analysis.format_interval(row.median_lo, row.median_hi, row.limit_s)
-        out.append(f"{virtual_best.NAME + ' (VBS)':<{width}}{row.n:>3}{f'{row.solved}/{row.total}':>9}"
+        out.append(f"{virtual_best.NAME + ' (VBS)':<{width}}{row.n:>{n_w}}{f'{row.solved}/{row.total}':>{solved_w}}"
                    f"{fmt(row.median_s, row.limit_s):>11}{ci:>22}{iqr:>23}")
     return out
 
@@ -90,16 +103,20 @@ def _wins_block(campaign: analysis.Campaign, table: pd.DataFrame) -> list[str]:
     entrants = campaign.entrants
     width = max(13, *(len(e) + 2 for e in entrants))
     several = len(campaign.families) > 1
-    head = ((f"{'family':<10}" if several else "") + f"{'n':>3}" + "".join(f"{e:>{width}}" for e in entrants)
-            + f"{'nobody':>8}  {'best single':<{width}}{'VBS speed-up [95% CI]'}")
+    family_w = max(10, *(len(str(f)) + 2 for f in wins["family"]))
+    n_w = max(3, *(len(str(n)) + 1 for n in wins["n"]))
+    counts_w = {e: max(width, *(len(str(v)) + 2 for v in wins[f"wins_{e}"])) for e in entrants}
+    nobody_w = max(8, *(len(str(v)) + 2 for v in wins["unanswered"]))
+    head = ((f"{'family':<{family_w}}" if several else "") + f"{'n':>{n_w}}" + "".join(f"{e:>{counts_w[e]}}" for e in entrants)
+            + f"{'nobody':>{nobody_w}}  {'best single':<{width}}{'VBS speed-up [95% CI]'}")
     out = ["", "who wins where: instances on which each entrant gave the fastest verified answer "
                "(the virtual best solver, VBS, takes it), and the VBS's median speed-up over the best "
                "single entrant:", head, "-" * len(head)]
     for row in wins.to_dict("records"):
-        cells = "".join(f"{row[f'wins_{e}']:>{width}}" for e in entrants)
+        cells = "".join(f"{row[f'wins_{e}']:>{counts_w[e]}}" for e in entrants)
         speed = virtual_best.format_speedup(row["speedup"], row["speedup_lo"], row["speedup_hi"])
-        out.append((f"{row['family']:<10}" if several else "") + f"{row['n']:>3}" + cells
-                   + f"{row['unanswered']:>8}  {row['best_single'] or '-':<{width}}{speed}")
+        out.append((f"{row['family']:<{family_w}}" if several else "") + f"{row['n']:>{n_w}}" + cells
+                   + f"{row['unanswered']:>{nobody_w}}  {row['best_single'] or '-':<{width}}{speed}")
     return out
 
 

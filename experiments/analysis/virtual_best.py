@@ -89,8 +89,9 @@ def speedup_interval(single: np.ndarray, vbs: np.ndarray, resamples: int = boots
         return bootstrap.NO_INTERVAL
     estimate = float(_ratio(bootstrap.censored_medians(single[None, :]),
                             bootstrap.censored_medians(vbs[None, :]))[0])
-    picks = np.random.default_rng(seed).integers(0, single.size, size=(resamples, single.size))
-    resampled = _ratio(bootstrap.censored_medians(single[picks]), bootstrap.censored_medians(vbs[picks]))
+    resampled = np.concatenate([
+        _ratio(bootstrap.censored_medians(single[picks]), bootstrap.censored_medians(vbs[picks]))
+        for picks in bootstrap.resampled_picks(single.size, np.random.default_rng(seed), resamples)])
     return bootstrap.percentile_interval(estimate, resampled)
 
 

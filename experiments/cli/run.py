@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+import time
 from pathlib import Path
 
 import click
 
 from experiments.cli import params
 from experiments.cli.dataset import InstancesParam, instance_set_settings
+from experiments.cli.run_progress import estimate_line
 from experiments.cli.generate import family_options
 from experiments.cli.invocation import current_registry
 from experiments.harness import records
@@ -189,6 +191,15 @@ def _left_out(spec: str, why: str) -> None:
     click.echo(f"race: note: {spec} is left out of this race: {why}", err=True)
 
 
+def _has_rows(path: Path) -> bool:
+    """Whether ``path`` holds a row below its header (a resumed run set damaged rows aside)."""
+    try:
+        with open(path, "rb") as f:
+            return bool(f.readline()) and bool(f.readline().strip())
+    except OSError:
+        return False
+
+
 def race(config: Config, summarize=None, report: bool | None = None,
          progress: bool | None = None) -> None:
     """Run the campaign ``config`` (:func:`experiments.harness.campaign.run_campaign`) with a
@@ -223,8 +234,17 @@ def race(config: Config, summarize=None, report: bool | None = None,
                    + (f" / {config.memory_mb:g} MB" if config.memory_mb else ""), err=True)
         bar = run_progress.progress(len(prepared.pending), progress)
 
+    clock = {"start": 0.0, "rows": 0, "told": False}
+
     def on_row(row: dict) -> None:
         bar.update(row)
+        clock["rows"] += 1
+        if not clock["told"]:
+            clock["start"] = clock["start"] or time.perf_counter()
+            line = estimate_line(clock["rows"], bar.total, time.perf_counter() - clock["start"])
+            if line:
+                clock["told"] = True
+                bar.write(line)
 
     try:
         done = run_campaign(config, on_row=on_row, on_start=on_start, progress=True)
@@ -239,7 +259,8 @@ def race(config: Config, summarize=None, report: bool | None = None,
                    f"re-run the same command to resume:\n  {done.resume}", err=True)
         sys.exit(130)
     campaign = None
-    if records.read_rows(directory / "runs.csv"):
+    if _has_rows(directory / "runs.csv"):
+        click.echo("summarising the campaign ...", err=True)
         campaign = statistics.load(directory)
         click.echo((summarize or summary.family_summaries)(campaign))
         for warning in noise.warnings(campaign):

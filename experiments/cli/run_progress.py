@@ -17,6 +17,26 @@ EVERY_S = 30.0
 STEP = 0.1
 
 
+def estimate_line(finished: int, total: int, seconds: float) -> str | None:
+    """How long the rest of a campaign will take, once enough of it ran to say (``finished`` of
+    ``total`` cells in ``seconds``, timed from the first row): after 20 cells and 1 % of them,
+    over 2 s; None before then (or when little is left)."""
+    if finished < max(20, total // 100) or seconds < 2.0 or total - finished < finished:
+        return None
+    rate = finished / seconds
+    left = (total - finished) / rate
+    return (f"estimate: about {_duration(left)} for the {total - finished} cells left "
+            f"({rate:.3g} cells/s over the first {finished})")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 class PlainProgress:
     """One line per :data:`EVERY_S` seconds or :data:`STEP` of ``total`` cells, then one at the
     end: ``race run: 12/40 cells (30%), 0:01:02; last: dlx n=3: solved``."""
@@ -34,6 +54,9 @@ class PlainProgress:
         step = max(1, int(self.total * STEP))
         if now - self.said_at >= EVERY_S or self.done - self.said_count >= step:
             self._say(now)
+
+    def write(self, line: str) -> None:
+        print(line, file=self.stream, flush=True)
 
     def _say(self, now: float) -> None:
         share = 100 * self.done / self.total if self.total else 100.0
@@ -53,7 +76,11 @@ class _Bar:
 
     def __init__(self, total: int, stream: TextIO) -> None:
         from tqdm import tqdm
+        self.total, self.stream = total, stream
         self.bar = tqdm(total=total, unit="cell", file=stream, dynamic_ncols=True, mininterval=0.25)
+
+    def write(self, line: str) -> None:
+        self.bar.write(line, file=self.stream)
 
     def update(self, row: dict[str, Any]) -> None:
         self.bar.set_postfix_str(f"{row['entrant']} n={row['n']}: {row['status']}", refresh=False)
@@ -64,6 +91,11 @@ class _Bar:
 
 
 class _Silent:
+    total = 0
+
+    def write(self, line: str) -> None:
+        pass
+
     def update(self, row: dict[str, Any]) -> None:
         pass
 
@@ -74,7 +106,7 @@ class _Silent:
 def progress(total: int, shown: bool | None, stream: TextIO | None = None):
     """What shows ``total`` cells going by on ``stream`` (stderr): nothing when ``shown`` is
     False or there is nothing to run; else a bar on a terminal, plain lines elsewhere. The
-    result has ``update(row)`` and ``close()``."""
+    result has ``total``, ``update(row)``, ``write(line)`` and ``close()``."""
     stream = stream or sys.stderr
     if shown is False or total == 0:
         return _Silent()

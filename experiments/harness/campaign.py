@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from experiments.harness import campaign_plan, records
+from experiments.harness import campaign_plan, records, records_columnar
 from experiments.harness.config import Config, resume_command
 from experiments.harness.instances import ensure_instances
 from experiments.harness.provenance import check_rows, previous_meta, write_meta
@@ -28,7 +28,9 @@ def prepare(config: Config, progress: bool = False) -> Prepared:
     damaged rows (:func:`records.set_aside`) and its rows not of this campaign
     (:func:`experiments.harness.campaign_plan.set_aside`) are set aside."""
     previous_meta(config)                       # refuse an incompatible resume before any work
-    check_rows(config, records.read_rows(config.runs_path))
+    recorded = records_columnar.read_valid(config.runs_path, remember=True)   # None: row by row
+    check_rows(config, records.read_rows(config.runs_path) if recorded is None
+               else recorded[["seed", "timeout_s"]].astype(str).replace("nan", "").to_dict("records"))
     if config.instance_set is not None:         # race run --instances PATH: one family
         family = config.families[0]
         instances = {(family.key, n): config.instance_set.by_n[n] for n in config.n_values}
@@ -38,12 +40,17 @@ def prepare(config: Config, progress: bool = False) -> Prepared:
                                                        label=family.label, **family.options_for(n))
                      for family in config.families for n in config.n_values}
     config.directory.mkdir(parents=True, exist_ok=True)
-    records.set_aside(config.runs_path)         # damaged rows aside, older header upgraded
+    if recorded is None:
+        records.set_aside(config.runs_path)     # damaged rows aside, older header upgraded
     meta = write_meta(config)
-    campaign_plan.set_aside(config.runs_path, meta, config.directory)   # rows not of this campaign
+    if campaign_plan.set_aside(config.runs_path, meta, config.directory, recorded):
+        records_columnar.forget()               # rows not of this campaign set aside: re-read
+        recorded = None
     cells = make_cells(config, instances)
-    done = records.done_keys(config.runs_path)
+    done = records.done_keys(config.runs_path) if recorded is None else records_columnar.cell_keys(recorded)
     pending = [c for c in cells if c.key not in done]
+    if pending:
+        records_columnar.forget()               # rows will be appended: the table is stale
     return Prepared(config, cells, pending, meta)
 
 
@@ -101,7 +108,7 @@ def run_campaign(config: Config, executor: Any = None,
     RaceError, naming the resume command, when a record cannot be written."""
     from experiments.harness import conditions
     from experiments.harness.lock import CampaignLock
-    from experiments.harness.scheduling import run as run_cells
+    from experiments.harness.scheduling import RunStats, run as run_cells
     resume = resume_command(config)
     if executor is None:
         cpus = conditions.pinned_cpus(config)
@@ -113,15 +120,19 @@ def run_campaign(config: Config, executor: Any = None,
     try:
         with stop, CampaignLock(config.directory):
             try:
-                started = conditions.begin(config, cpus)
                 prepared = prepare(config, progress=progress)
+                work = bool(prepared.pending)           # nothing to run: no calibration to pay
+                started = conditions.begin(config, cpus, calibrate=work)
                 conditions.record(config, started)
+                if getattr(runner, "min_time", 0.0) is None:       # the floor the campaign's size affords
+                    from experiments.harness.worker import repetition_floor
+                    runner.min_time = repetition_floor(len(prepared.pending))
                 if on_start is not None:
                     on_start(prepared)
-                stats = run_cells(prepared, runner, on_row)
+                stats = run_cells(prepared, runner, on_row) if work else RunStats()
                 runner.close()
                 conditions.end(config, started, cpus, getattr(runner, "worker_cpus", None),
-                               cells=stats.ran)
+                               cells=stats.ran, calibrate=work)
             except KeyboardInterrupt:
                 pass
     except records.RecordWriteError as exc:

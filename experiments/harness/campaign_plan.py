@@ -23,11 +23,16 @@ from __future__ import annotations
 import hashlib
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from experiments.harness import records
 from experiments.harness.identity import row_family
 from formats.errors import printable
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: the kinds of stray, in the order a note names them
 OTHER, OUTSIDE, MISMATCH = "of another campaign", "outside the plan", \
@@ -153,6 +158,78 @@ def stray_reason(row: dict[str, str], plan: Plan) -> tuple[str, str] | None:
     return None
 
 
+def _suspects(frame: "pd.DataFrame", plan: Plan) -> "np.ndarray":
+    """Positions of the rows of ``frame`` (runs.csv's columns as text, blank ``""`` or NaN) that
+    may be strays: a superset of them, found column by column without a loop per row; the
+    instance files are hashed once per distinct instance."""
+    import numpy as np
+    import pandas as pd
+
+    def text(column: str) -> pd.Series:
+        return frame[column].astype(object).where(frame[column].notna(), "").astype(str)
+
+    campaign = text("campaign").str.strip()
+    suspect = np.zeros(len(frame), dtype=bool)
+    if plan.names:
+        suspect |= ((campaign != "") & ~campaign.isin(plan.names)).to_numpy()
+    if plan.entrants is not None:
+        suspect |= ~text("entrant").isin(plan.entrants).to_numpy()
+    n = pd.to_numeric(text("n"), errors="coerce")
+    if plan.n_values is not None:
+        suspect |= ~n.isin(plan.n_values).to_numpy()
+    family = text("family").str.strip() if "family" in frame else pd.Series("", index=frame.index)
+    if plan.generators:
+        suspect |= ((family != "") & ~family.isin(set(plan.generators))).to_numpy()
+    if plan.repeats is not None:
+        repeat = pd.to_numeric(text("repeat").replace("", "0"), errors="coerce")
+        suspect |= ~(repeat < plan.repeats).to_numpy()
+    instance = text("instance")
+    if plan.generated and plan.instances is not None and isinstance(plan.seed, int):
+        base = instance.str.rsplit("/", n=1).str[-1]
+        for (fam, size), where in family.groupby([family, n], sort=False).groups.items():
+            kind = plan.generators.get(fam)
+            if kind and size == size:
+                rows = np.asarray(where)
+                suspect[frame.index.get_indexer(rows)] |= \
+                    ~base.loc[rows].isin(plan._names(kind, int(size))).to_numpy()
+    sha = text("instance_sha256")
+    keyed = pd.DataFrame({"instance": instance, "n": text("n"), "family": family, "sha": sha})
+    recorded = keyed[sha != ""]
+    if len(recorded):
+        firsts = recorded.drop_duplicates()
+        bad = {tuple(row) for row in firsts.itertuples(index=False)
+               if plan.mismatch({"instance": row.instance, "n": row.n, "family": row.family,
+                                 "instance_sha256": row.sha})}
+        if bad:
+            keys = pd.MultiIndex.from_frame(keyed)
+            suspect |= keys.isin(list(bad))
+    return np.flatnonzero(suspect)
+
+
+def split_frame(frame: "pd.DataFrame", meta: dict[str, Any], root: Path | None
+                ) -> tuple["pd.DataFrame", list[records.Damaged]]:
+    """:func:`split` for runs.csv read into columns (``frame``, its rows in file order, the
+    first on line 2): the campaign's rows, and the strays as damaged lines."""
+    plan = Plan(meta, root)
+    strays, drop = [], []
+    columns = list(frame.columns)
+    for position in _suspects(frame, plan):
+        values = frame.iloc[int(position)]
+        row = {c: ("" if not isinstance(v, str) and v != v else
+                   v if isinstance(v, str) else f"{v:g}" if isinstance(v, float) else str(v))
+               for c, v in zip(columns, values)}
+        why = stray_reason(row, plan)
+        if why is not None:
+            drop.append(int(position))
+            strays.append(records.Damaged(int(position) + 2, records.encode_row(row),
+                                          PREFIX + why[1]))
+    if not drop:
+        return frame, strays
+    keep = np.ones(len(frame), dtype=bool)
+    keep[drop] = False
+    return frame[keep], strays
+
+
 def split(found: records.Scan, meta: dict[str, Any],
           root: Path | None) -> tuple[list[dict[str, str]], list[records.Damaged]]:
     """The rows of ``found`` that are the campaign's, and the strays as damaged lines (their
@@ -183,10 +260,15 @@ def note(strays: list[records.Damaged]) -> str:
                      f"(e.g. {records.describe(strays, 1)})")
 
 
-def set_aside(path: Path, meta: dict[str, Any], root: Path) -> list[records.Damaged]:
+def set_aside(path: Path, meta: dict[str, Any], root: Path,
+              frame: "pd.DataFrame | None" = None) -> list[records.Damaged]:
     """On resume (the campaign lock held): move the strays of ``path`` (runs.csv) to
     ``runs.damaged.csv`` beside it, rewrite ``path`` without them and say so in one line on
-    stderr. Returns the strays."""
+    stderr. Returns the strays. ``frame``: the file already read into columns (every row
+    valid), checked without a loop per row; the file is read row by row only when it holds
+    a stray."""
+    if frame is not None and not split_frame(frame, meta, root)[1]:
+        return []
     found = records.scan(path)
     kept, strays = split(found, meta, root)
     if strays:

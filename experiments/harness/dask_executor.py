@@ -3,8 +3,10 @@ killable worker process under the same limits as :class:`LocalExecutor` applies 
 
 from __future__ import annotations
 
-import itertools
+import os
+import tempfile
 import threading
+from pathlib import Path
 from typing import Any, Hashable
 
 from experiments.harness.executor import LocalExecutor
@@ -13,27 +15,64 @@ from experiments.harness.schema import Status
 from formats.errors import RaceError
 
 _REMOTE = threading.local()
-_SLOTS = itertools.count()
-_SLOTS_LOCK = threading.Lock()
+#: the CPU slots this process holds (file descriptors of the locks, kept open for its lifetime)
+_HELD: dict[int, int] = {}
+_HELD_LOCK = threading.Lock()
+
+
+#: the environment variable naming the directory of the CPU claims (default: under the temp dir)
+SLOTS_ENV = "RACE_CPU_SLOTS"
+
+
+def slot_directory() -> Path:
+    """Where the cell slots of this machine are claimed (one lock file per CPU): ``$RACE_CPU_SLOTS``,
+    else ``sudoku-race-cpu-slots-<uid>`` in the temporary directory."""
+    given = os.environ.get(SLOTS_ENV)
+    return Path(given) if given else Path(tempfile.gettempdir()) / f"sudoku-race-cpu-slots-{os.getuid()}"
+
+
+def claim_cpu(cpus: list[int] | None = None, directory: Path | None = None) -> int | None:
+    """A CPU of this machine that no other cell slot holds, claimed for the life of this process
+    (an exclusive ``flock`` on a lock file per CPU: every dask worker process and thread of the
+    machine sees the others' claims, and a dead process's claims are released by the kernel).
+    The candidates are :func:`experiments.harness.pinning.allocate`'s, one per physical core;
+    None when all are held or nothing can be pinned."""
+    import fcntl
+
+    from experiments.harness.pinning import allocate, usable_cpus
+    if cpus is None:
+        everything = usable_cpus()
+        cpus = None
+        for count in range(len(everything), 0, -1):   # one CPU per physical core
+            cpus = allocate(count, everything)
+            if cpus:
+                break
+    if not cpus:
+        return None
+    where = directory or slot_directory()
+    where.mkdir(parents=True, exist_ok=True)
+    with _HELD_LOCK:
+        for cpu in reversed(cpus):                       # the last cores first, as allocate does
+            if cpu in _HELD:
+                continue
+            fd = os.open(where / f"cpu{cpu}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue
+            _HELD[cpu] = fd
+            return cpu
+    return None
 
 
 def remote_cpu() -> int | None:
-    """The CPU of this dask thread's worker subprocess: the threads of the dask worker
-    process are numbered as they first run a cell, thread i gets the i-th CPU of
-    :func:`experiments.harness.pinning.allocate` for the worker's thread count (one dask
-    worker process per machine assumed); None when the cores are too few."""
-    from experiments.harness.pinning import allocate
-    slot = getattr(_REMOTE, "slot", None)
-    if slot is None:
-        with _SLOTS_LOCK:
-            slot = _REMOTE.slot = next(_SLOTS)
-    try:
-        from distributed import get_worker
-        threads = int(getattr(get_worker(), "nthreads", 1) or 1)
-    except (ImportError, ValueError):
-        threads = 1
-    cpus = allocate(threads)
-    return cpus[slot] if cpus and slot < len(cpus) else None
+    """The CPU of this dask thread's worker subprocess, claimed once per thread (:func:`claim_cpu`):
+    each thread slot of each dask worker process on the machine gets a core of its own;
+    None when the cores are too few for the slots."""
+    if not hasattr(_REMOTE, "cpu"):
+        _REMOTE.cpu = claim_cpu()
+    return _REMOTE.cpu
 
 
 def run_remote(key: Hashable, request: dict[str, Any], timeout_s: float,
@@ -41,17 +80,17 @@ def run_remote(key: Hashable, request: dict[str, Any], timeout_s: float,
                pin: bool = False) -> tuple[Hashable, dict[str, Any]]:
     """Run one cell on a dask worker: in a killable worker subprocess, under the same
     limits as locally (pinned to a core of its own with ``pin``, see :func:`remote_cpu`).
-    The subprocess is kept warm (per dask thread) for the next cell."""
+    The subprocess is kept warm (one per dask thread) for the next cells: it is replaced only
+    when the limits change."""
     executor = getattr(_REMOTE, "executor", None)
-    if executor is None or (executor.timeout_s, executor.memory_mb, executor.min_time,
-                            executor.cpus is not None) \
-            != (float(timeout_s), memory_mb, min_time, pin):
+    settings = (float(timeout_s), memory_mb, min_time, pin)
+    if executor is None or getattr(_REMOTE, "settings", None) != settings:
         if executor is not None:
             executor.close()
         cpu = remote_cpu() if pin else None
         executor = LocalExecutor(1, timeout_s, memory_mb, min_time, die_with_parent=False,
                                  cpus=None if cpu is None else [cpu])
-        _REMOTE.executor = executor
+        _REMOTE.executor, _REMOTE.settings = executor, settings
     # a cell of several cores runs in this one slot: its searches share the slot's CPU
     executor.submit(key, {**request, "cores": 1})
     while True:

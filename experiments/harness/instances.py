@@ -5,6 +5,7 @@ and read back through the generator's own manifest reader and file names."""
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,12 +40,27 @@ def instance_dir(out: Path, kind: str, n: int, seed: int,
     return out / "instances" / f"{kind}-n{n}-s{seed}{options_label(options or {})}"
 
 
-def _instance(directory: Path, row: dict[str, str], manifest: Path, line: int) -> Instance:
+def _instance(directory: Path, row: dict[str, str], manifest: Path, line: int,
+              plain: frozenset[str] = frozenset()) -> Instance:
     """The instance of a manifest row (KeyError, ValueError, TypeError when malformed; a
-    RaceError when its file is not in the set, :func:`member`)."""
-    return Instance(row["file"], member(directory, row["file"], manifest, line), int(row["n"]),
+    RaceError when its file is not in the set, :func:`member`). A name in ``plain`` (the
+    regular files directly in ``directory``, not links: :func:`plain_files`) is in the set
+    without resolving its path."""
+    name = row["file"]
+    path = directory / name if name in plain else member(directory, name, manifest, line)
+    return Instance(name, path, int(row["n"]),
                     row["kind"], int(row["seed"]), int(row["index"]),
                     int(row["clues"]) if row.get("clues") else None, row["sha256"])
+
+
+def plain_files(directory: Path) -> frozenset[str]:
+    """The names of the regular files directly in ``directory`` (symbolic links left out:
+    :func:`member` resolves those), read in one listing."""
+    try:
+        with os.scandir(directory) as entries:
+            return frozenset(e.name for e in entries if e.is_file(follow_symlinks=False))
+    except OSError:
+        return frozenset()
 
 
 def member(directory: Path, name: str, manifest: Path, line: int) -> Path:
@@ -224,13 +240,14 @@ def _read_set(directory: Path, source: str) -> InstanceSet:
     data = manifest.read_bytes()
     by_n: dict[int, list[Instance]] = {}
     solutions: dict[str, str] = {}
+    plain = plain_files(directory)
     for line, row in enumerate(read_manifest(manifest), 2):
         try:
-            instance = _instance(directory, row, manifest, line)
+            instance = _instance(directory, row, manifest, line, plain)
         except (KeyError, ValueError, TypeError):
             raise RaceError("malformed manifest row (expected file, kind, n, seed, index, clues, "
                             "sha256[, solutions])", source=str(manifest), line=line) from None
-        if not instance.path.is_file():
+        if instance.file not in plain and not instance.path.is_file():
             raise RaceError(f"instance file {instance.file!r} is missing", source=str(manifest),
                             line=line)
         if instance.file in solutions:      # one file is one instance, however often listed

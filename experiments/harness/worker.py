@@ -41,11 +41,22 @@ from experiments.harness.schema import Status
 #: solves at least this long (s) are measured once; faster ones are repeated
 #: until this much measured time has accumulated (pyperf-style calibration)
 MIN_TIME = 0.02
+#: the repetition a campaign may spend in all (s): a campaign of many cells gets a lower floor
+#: (:func:`repetition_floor`) instead of paying :data:`MIN_TIME` for each of its fast solves
+REPEAT_BUDGET = 60.0
 #: never repeat a solve more often than this
 MAX_ITERATIONS = 100_000
 #: the first cell of a box size in a worker is solved twice (the first unmeasured) when
 #: its solve takes less than this (and less than a tenth of the time limit)
 REWARM_BELOW = 1.0
+
+
+def repetition_floor(cells: int, budget: float = REPEAT_BUDGET, most: float = MIN_TIME) -> float:
+    """The repetition floor (``min_time`` of :func:`measure`) for a campaign of ``cells``
+    cells: ``budget / cells`` capped at ``most``. A campaign of up to ``budget / most`` cells
+    (3,000 by default) keeps the full floor; 49,151 cells get 1.2 ms, so the repetition costs
+    at most ``budget`` seconds of the campaign, whatever its size (docs/performance.md)."""
+    return most if cells <= 0 else min(most, budget / cells)
 
 
 def _cpu_seconds() -> float:

@@ -167,9 +167,9 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: 
                     y=np.where(censored, rows_above.get(entrant, limit), t), mode="markers", legendgroup=entrant,
                     showlegend=False, name=f"{name} (instances)",
                     marker={"color": st.colour, "size": 5, "opacity": 0.45,
-                            "symbol": [f"{st.symbol}-open" if c else st.symbol for c in censored]},
-                    text=[instance_hover(r, limit) for r in pts.to_dict("records")],
-                    customdata=pts["instance"].tolist(), hovertemplate="%{text}<extra></extra>"),
+                            "symbol": np.where(censored, f"{st.symbol}-open", st.symbol)},
+                    text=np.array([instance_hover(r, limit) for r in pts.to_dict("records")], dtype=object),
+                    customdata=pts["instance"].to_numpy(dtype=object), hovertemplate="%{text}<extra></extra>"),
                     row=1, col=col)
             hover = [f"<b>{name}</b><br>{markup(family)}, n = {int(r.n)}<br>solved {int(r.solved)}/{int(r.total)}"
                      f"<br>median {seconds(r.median_s, limit)}"
@@ -252,8 +252,9 @@ def cactus_figure(campaign: analysis.Campaign, instances: pd.DataFrame,
                 for r in mine.to_dict("records")]
         fig.add_trace(go.Scatter(x=np.arange(1, len(mine) + 1), y=mine["time"], mode="lines+markers",
                                  name=markup(entrant), line={**look["line"], "shape": "hv"},
-                                 marker={**look["marker"], "size": 5}, text=text,
-                                 customdata=mine["instance"].tolist(), hovertemplate="%{text}<extra></extra>"))
+                                 marker={**look["marker"], "size": 5}, text=np.array(text, dtype=object),
+                                 customdata=mine["instance"].to_numpy(dtype=object),
+                                 hovertemplate="%{text}<extra></extra>"))
     fig.add_hline(y=limit, line={"dash": "dash", "color": "#555", "width": 1})
     total = int(instances.groupby("entrant").size().max()) if len(instances) else 0
     fig.update_xaxes(title_text=f"instances solved (of {total}, all n)")

@@ -31,6 +31,8 @@ from formats.errors import RaceError
 #: a generated instance's file name (generators.puzzle_set.puzzle_name)
 NAME = re.compile(r"^(?P<kind>[a-z]+)-n(?P<n>\d+)-s(?P<seed>\d+)-(?P<index>\d+)\.sudoku$")
 DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+_DIGIT_TABLE = np.array(list(DIGITS))
+_HEX_TABLE = np.array(list("0123456789abcdef"))
 
 
 @dataclass(frozen=True)
@@ -53,11 +55,10 @@ def width(n: int) -> int:
 
 def encode(cells: np.ndarray, n: int) -> str:
     """The cells in row-major order, each value in base 36 with :func:`width` digits."""
-    w = width(n)
-    out = []
-    for v in np.asarray(cells).reshape(-1).tolist():
-        out.append(DIGITS[v] if w == 1 else DIGITS[v // 36] + DIGITS[v % 36])
-    return "".join(out)
+    values = np.asarray(cells).reshape(-1)
+    if width(n) == 1:
+        return "".join(_DIGIT_TABLE[values].tolist())
+    return "".join(np.char.add(_DIGIT_TABLE[values // 36], _DIGIT_TABLE[values % 36]).tolist())
 
 
 def _values(text: str, n: int) -> np.ndarray:
@@ -124,11 +125,15 @@ def campaign_grids(campaign: analysis.Campaign, regenerate: bool = True
                    ) -> tuple[dict[str, InstanceGrid], dict[str, str]]:
     """The grid of every instance of ``campaign`` by its ``instance`` path, and the reason
     for each instance left out (no file, not regenerable, sha256 mismatch). The file is
-    looked for in the instance cache beside the campaign (``<out>/instances/``), by its
-    path or in the directory of its set, before it is regenerated."""
+    looked for in the imported set's directory (meta.json's ``instance_set``, wherever it is) and
+    in the instance cache beside the campaign (``<out>/instances/``), by its path or in the
+    directory of its set, before it is regenerated."""
     from generators.puzzle_set import CounterPool
     runs = campaign.runs.drop_duplicates("instance")
     roots = [campaign.path.parent / "instances", campaign.path / "instances"]
+    imported = (campaign.meta.get("instance_set") or {}).get("directory")
+    if isinstance(imported, str) and imported:      # race run --instances PATH: the set, anywhere
+        roots.insert(0, Path(imported))
     grids: dict[str, InstanceGrid] = {}
     missing: dict[str, str] = {}
     with CounterPool() as pool:
@@ -148,7 +153,7 @@ def campaign_grids(campaign: analysis.Campaign, regenerate: bool = True
                     missing[instance] = f"cannot regenerate: {exc}"
                     continue
             if data is None:
-                missing.setdefault(instance, "no instance file (results/instances/) and no generator identity")
+                missing.setdefault(instance, "no instance file (the imported set or <out>/instances/) and no generator identity")
                 continue
             if sha and sha != "nan" and hashlib.sha256(data).hexdigest() != sha:
                 missing[instance] = f"the {source} puzzle does not match the recorded sha256"
@@ -167,12 +172,13 @@ def clue_mask(clues: str, solution: str, n: int) -> str | None:
     row-major), when every clue equals ``solution``'s value there; else None."""
     w = width(n)
     cells = n ** 4
-    given = [clues[i * w:(i + 1) * w] != "0" * w for i in range(cells)]
-    if any(g and clues[i * w:(i + 1) * w] != solution[i * w:(i + 1) * w] for i, g in enumerate(given)):
+    clue_chars = np.frombuffer(clues.encode("ascii"), dtype=np.uint8).reshape(cells, w)
+    solution_chars = np.frombuffer(solution.encode("ascii"), dtype=np.uint8).reshape(cells, w)
+    given = (clue_chars != ord("0")).any(axis=1)
+    if (given & (clue_chars != solution_chars).any(axis=1)).any():
         return None
-    given += [False] * (-cells % 4)
-    return "".join("0123456789abcdef"[sum(8 >> j for j in range(4) if given[k + j])]
-                   for k in range(0, len(given), 4))
+    bits = np.concatenate([given, np.zeros(-cells % 4, dtype=bool)]).reshape(-1, 4)
+    return "".join(_HEX_TABLE[bits @ np.array([8, 4, 2, 1])].tolist())
 
 
 def pack(grids: dict[str, InstanceGrid]) -> dict:

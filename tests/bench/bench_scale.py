@@ -1,0 +1,123 @@
+"""A race of many runs: 49,151 puzzles x dlx, the analysis of 49k and 1,000,000 rows, and the dask
+executor against the local one.
+
+The puzzles: Gordon Royle's 49,151 17-clue puzzles when ``RACE_17CLUE`` names the file
+(``sudoku.many.17clue.txt`` of the public rkkautsar/sudoku-solver repository), imported by
+``race import``; otherwise as many synthetic 9 x 9 puzzles with one solution each
+(:mod:`experiments.harness.synthetic_campaign`: transformations of a generated puzzle, easier
+than 17-clue ones). Each command runs in a process of its own; its wall time and peak RSS
+(``wait4``) are printed and checked against the bounds below. The million rows are a synthetic
+campaign (2 entrants x 10 repeats x 50,000 instances). The dask figure is cells/s of a
+LocalCluster of 2 workers x 1 thread against the local executor (``-j 2``) on the same 5,000
+cells, measured in the same run.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+#: the race command, run by this Python
+RACE = [sys.executable, "-c", "from experiments.cli.entry import race; race()"]
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT))
+
+from targets import Targets  # noqa: E402
+
+from experiments.harness import synthetic_campaign  # noqa: E402
+
+PUZZLES = 49_151
+#: seconds and MB: the bounds of each step (the issue's table)
+RUN_S, RUN_MB, RESUME_S = 180.0, 500.0, 5.0
+ANALYSIS_S, ANALYSIS_MB = 5.0, 500.0
+MILLION_S, MILLION_MB = 60.0, 2048.0
+DASK_RATIO = 0.9
+
+
+def race(*args: str) -> tuple[float, float, str]:
+    """(wall s, peak RSS MB, output) of ``race ARGS`` in a process of its own."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([*RACE, *args], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "MPLBACKEND": "Agg"})
+    output = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        print(output[-3000:])
+        raise SystemExit(f"bench_scale: race {' '.join(args)} failed")
+    return wall, usage.ru_maxrss / 1024.0, output
+
+
+def puzzle_set(work: Path, count: int) -> tuple[Path, str]:
+    """The instance set of ``count`` puzzles and what it is."""
+    source = os.environ.get("RACE_17CLUE")
+    directory = work / f"set{count}"
+    if source:
+        lines = Path(source).read_text().splitlines()[:count]
+        one_line = work / f"puzzles{count}.txt"
+        one_line.write_text("\n".join(lines) + "\n")
+        race("import", str(one_line), "-o", str(directory))
+        return directory, f"{len(lines)} 17-clue puzzles ({source})"
+    synthetic_campaign.write_instances(directory, count)
+    return directory, f"{count} synthetic puzzles (RACE_17CLUE not set)"
+
+
+def step(targets: Targets, what: str, wall: float, peak: float, most_s: float, most_mb: float) -> None:
+    print(f"{what}: {wall:.1f} s, peak RSS {peak:.0f} MB", flush=True)
+    targets.at_most(f"{what} wall (s)", wall, most_s, "seconds, one process")
+    targets.at_most(f"{what} peak RSS (GB)", peak / 1024.0, most_mb / 1024.0, "wait4 ru_maxrss")
+
+
+def main() -> None:
+    work = Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    targets = Targets(__file__, "bounds of the issue's table on this machine (wall s, peak RSS GB)",
+                      "bound")
+    instances, what = puzzle_set(work, PUZZLES)
+    print(f"puzzles: {what}", flush=True)
+    run = ["run", "--instances", str(instances), "--solvers", "dlx", "--n", "3", "--out",
+           str(work / "out"), "--campaign", "c", "--no-report"]
+    wall, peak, _ = race(*run)
+    print(f"race run: {PUZZLES / wall:.0f} cells/s", flush=True)
+    step(targets, "race run 49k dlx", wall, peak, RUN_S, RUN_MB)
+    wall, peak, _ = race(*run)
+    targets.at_most("resume with nothing to run wall (s)", wall, RESUME_S, "seconds, one process")
+    campaign = str(work / "out" / "c")
+    for name, args in (("plot", ["plot", campaign]), ("report --html", ["report", "--html", campaign]),
+                       ("export -f markdown", ["export", campaign, "-f", "markdown"]),
+                       ("compare", ["compare", campaign, campaign])):
+        wall, peak, _ = race(*args)
+        step(targets, f"49k {name}", wall, peak, ANALYSIS_S, ANALYSIS_MB)
+
+    t0 = time.perf_counter()
+    million = synthetic_campaign.write(work / "million", 1_000_000, ("dlx", "backtracking"), repeats=10)
+    print(f"1,000,000 synthetic rows written in {time.perf_counter() - t0:.0f} s", flush=True)
+    for name, args in (("plot", ["plot", str(million)]), ("report --html", ["report", "--html", str(million)]),
+                       ("export -f markdown", ["export", str(million), "-f", "markdown"]),
+                       ("compare", ["compare", str(million), str(million)])):
+        wall, peak, _ = race(*args)
+        step(targets, f"1M rows {name}", wall, peak, MILLION_S, MILLION_MB)
+
+    small, _ = puzzle_set(work, 5000)
+    base = ["run", "--instances", str(small), "--solvers", "dlx", "--n", "3", "--out", str(work / "d"),
+            "--no-report"]
+    local, _, _ = race(*base, "--campaign", "local", "-j", "2")
+    import distributed
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        remote, _, _ = race(*base, "--campaign", "dask", "--executor", "dask", "--scheduler",
+                            cluster.scheduler_address)
+    print(f"5,000 cells: local {5000 / local:.0f} cells/s, dask 2x1 {5000 / remote:.0f} cells/s", flush=True)
+    targets.at_least("dask 2x1 / local cells/s (5,000 cells)", local / remote, DASK_RATIO,
+                     "the local executor, -j 2, same cells, same run")
+    targets.exit()
+
+
+if __name__ == "__main__":
+    main()
