@@ -314,3 +314,22 @@ def test_the_auto_page_on_the_parallel_entrant_and_seed_41():
     seconds_taken = float(hard6.loc[hard6["instance"] == only[0], "wall_s"].iloc[0])
     assert f"kissat answered one hard 36×36 puzzle in {seconds_taken:.0f} s that nobody else answered in 10 s" \
         in text
+
+
+def test_the_generators_page_on_the_committed_landscape_and_peaks():
+    text = flat(ROOT / "docs" / "generators.md")
+    landscape = analysis.load(RESULTS / "reference-landscape")
+    assert (landscape.meta["instances"], landscape.timeout_s) == (5, 20)
+    assert "(`results/reference-landscape`: balanced holes, 5 puzzles per point, 20 s limit)" in text
+    with open(ROOT / "generators" / "hardness_peaks.csv", newline="") as f:
+        peaks = {int(r["n"]): float(r["holes"]) for r in csv.DictReader(f) if r["pattern"] == "balanced"}
+    listed = ", ".join(f"{peaks[n]:.2f} at n = {n}" for n in sorted(peaks))
+    assert f"The peak moves to smaller shares of empty cells as n grows: {listed};" in text
+    runs = landscape.runs
+    for n in (6, 7):
+        at_peak = runs[(runs["n"] == n) & (runs["holes"].astype(float).round(2) == peaks[n])
+                       & runs["entrant"].isin(["sat", "kissat"])]
+        assert len(at_peak) == 10 and not analysis.answered(at_peak).any()
+    assert max(runs["n"]) == 7
+    assert ("from n = 6 on, at the peak, neither SAT entrant (sat, kissat) answers any of the 5 puzzles "
+            "within 20 s") in text
