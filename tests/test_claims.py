@@ -333,3 +333,19 @@ def test_the_generators_page_on_the_committed_landscape_and_peaks():
     assert max(runs["n"]) == 7
     assert ("from n = 6 on, at the peak, neither SAT entrant (sat, kissat) answers any of the 5 puzzles "
             "within 20 s") in text
+
+
+def test_the_backtracking_page_on_the_reference_campaign():
+    text = flat(ROOT / "docs" / "solvers" / "backtracking.md")
+    table = summary(REF)
+    unique = table[table["family"] == "unique"]
+    best = unique.loc[unique.groupby("n")["median_s"].idxmin()]
+    wins = int((best["entrant"] == "backtracking").sum())
+    sizes = unique["n"].nunique()
+    assert (f"it has the smallest median time at {wins} of the {sizes} sizes from n = {unique['n'].min()} "
+            f"to {unique['n'].max()}, though one 16×16 puzzle timed out") in text
+    assert row(REF, "unique", "backtracking", 4)["timeout"] == 1
+    hard = table[(table["family"] == "hard") & (table["entrant"] == "backtracking")]
+    assert row(REF, "hard", "backtracking", 4)["solved"] == 0
+    assert (hard[hard["n"] > 4]["skipped"] == hard[hard["n"] > 4]["runs"]).all()
+    assert "on `hard` puzzles it answers none at n = 4 and is skipped beyond" in text
