@@ -349,3 +349,16 @@ def test_the_backtracking_page_on_the_reference_campaign():
     assert row(REF, "hard", "backtracking", 4)["solved"] == 0
     assert (hard[hard["n"] > 4]["skipped"] == hard[hard["n"] > 4]["runs"]).all()
     assert "on `hard` puzzles it answers none at n = 4 and is skipped beyond" in text
+
+
+def test_the_compare_and_reports_pages_describe_the_hard_25x25_campaigns():
+    n5 = analysis.load(RESULTS / "reference-hard-n5")
+    config = analysis.load(RESULTS / "reference-hard-n5-config-s10")
+    assert n5.entrants == ["sat", "kissat"] and n5.meta["seed"] == 10 and n5.n_values == [5]
+    assert set(n5.runs["family"]) == {"hard"} and n5.runs["instance_sha256"].nunique() == 20
+    assert config.entrants == ["sat:config=sat"]
+    assert set(config.runs["instance_sha256"]) == set(n5.runs["instance_sha256"])
+    assert ("The committed campaigns `reference-hard-n5` (sat and kissat on 20 hard 25×25 puzzles, seed 10) "
+            "and `reference-hard-n5-config-s10` (`sat:config=sat`, CaDiCaL in its stable mode only, on the "
+            "same puzzles)") in flat(ROOT / "docs" / "race" / "compare.md")
+    assert "a small committed campaign: sat and kissat on 20 hard 25×25 puzzles" in flat(ROOT / "docs" / "reports.md")
