@@ -314,3 +314,51 @@ def test_the_auto_page_on_the_parallel_entrant_and_seed_41():
     seconds_taken = float(hard6.loc[hard6["instance"] == only[0], "wall_s"].iloc[0])
     assert f"kissat answered one hard 36×36 puzzle in {seconds_taken:.0f} s that nobody else answered in 10 s" \
         in text
+
+
+def test_the_generators_page_on_the_committed_landscape_and_peaks():
+    text = flat(ROOT / "docs" / "generators.md")
+    landscape = analysis.load(RESULTS / "reference-landscape")
+    assert (landscape.meta["instances"], landscape.timeout_s) == (5, 20)
+    assert "(`results/reference-landscape`: balanced holes, 5 puzzles per point, 20 s limit)" in text
+    with open(ROOT / "generators" / "hardness_peaks.csv", newline="") as f:
+        peaks = {int(r["n"]): float(r["holes"]) for r in csv.DictReader(f) if r["pattern"] == "balanced"}
+    listed = ", ".join(f"{peaks[n]:.2f} at n = {n}" for n in sorted(peaks))
+    assert f"The peak moves to smaller shares of empty cells as n grows: {listed};" in text
+    runs = landscape.runs
+    for n in (6, 7):
+        at_peak = runs[(runs["n"] == n) & (runs["holes"].astype(float).round(2) == peaks[n])
+                       & runs["entrant"].isin(["sat", "kissat"])]
+        assert len(at_peak) == 10 and not analysis.answered(at_peak).any()
+    assert max(runs["n"]) == 7
+    assert ("from n = 6 on, at the peak, neither SAT entrant (sat, kissat) answers any of the 5 puzzles "
+            "within 20 s") in text
+
+
+def test_the_backtracking_page_on_the_reference_campaign():
+    text = flat(ROOT / "docs" / "solvers" / "backtracking.md")
+    table = summary(REF)
+    unique = table[table["family"] == "unique"]
+    best = unique.loc[unique.groupby("n")["median_s"].idxmin()]
+    wins = int((best["entrant"] == "backtracking").sum())
+    sizes = unique["n"].nunique()
+    assert (f"it has the smallest median time at {wins} of the {sizes} sizes from n = {unique['n'].min()} "
+            f"to {unique['n'].max()}, though one 16×16 puzzle timed out") in text
+    assert row(REF, "unique", "backtracking", 4)["timeout"] == 1
+    hard = table[(table["family"] == "hard") & (table["entrant"] == "backtracking")]
+    assert row(REF, "hard", "backtracking", 4)["solved"] == 0
+    assert (hard[hard["n"] > 4]["skipped"] == hard[hard["n"] > 4]["runs"]).all()
+    assert "on `hard` puzzles it answers none at n = 4 and is skipped beyond" in text
+
+
+def test_the_compare_and_reports_pages_describe_the_hard_25x25_campaigns():
+    n5 = analysis.load(RESULTS / "reference-hard-n5")
+    config = analysis.load(RESULTS / "reference-hard-n5-config-s10")
+    assert n5.entrants == ["sat", "kissat"] and n5.meta["seed"] == 10 and n5.n_values == [5]
+    assert set(n5.runs["family"]) == {"hard"} and n5.runs["instance_sha256"].nunique() == 20
+    assert config.entrants == ["sat:config=sat"]
+    assert set(config.runs["instance_sha256"]) == set(n5.runs["instance_sha256"])
+    assert ("The committed campaigns `reference-hard-n5` (sat and kissat on 20 hard 25×25 puzzles, seed 10) "
+            "and `reference-hard-n5-config-s10` (`sat:config=sat`, CaDiCaL in its stable mode only, on the "
+            "same puzzles)") in flat(ROOT / "docs" / "race" / "compare.md")
+    assert "a small committed campaign: sat and kissat on 20 hard 25×25 puzzles" in flat(ROOT / "docs" / "reports.md")
