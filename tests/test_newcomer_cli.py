@@ -37,9 +37,9 @@ def test_a_misspelt_entrant_gets_a_suggestion():
     assert result.exit_code == 2 and "did you mean dlx?" in result.output
 
 
-@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("command", ["", *COMMANDS])
 def test_help_fits_80_columns(command):
-    text = invoke(command, "--help", terminal_width=80).output
+    text = invoke(*[c for c in (command,) if c], "--help", terminal_width=80).output
     assert max(len(line) for line in text.splitlines()) <= 80, \
         [line for line in text.splitlines() if len(line) > 80]
 
@@ -95,3 +95,20 @@ def test_the_hard_family_is_called_hard_in_the_log(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     assert "generating 1 hard instance(s) (the generator's holes with holes=0.7" in result.stderr
     assert "generating 1 holes" not in result.stderr
+
+
+def test_plain_progress_says_a_line_every_30_s_or_10_percent():
+    import io
+
+    from experiments.cli.run_progress import PlainProgress
+    times = iter([0.0, 1.0, 31.5, 32.0] + [33.0] * 20)
+    out = io.StringIO()
+    shown = PlainProgress(100, out, clock=lambda: next(times))
+    shown.update({"entrant": "dlx", "n": 2, "status": "solved"})          # t = 1: quiet
+    shown.update({"entrant": "dlx", "n": 3, "status": "timeout"})         # t = 31.5: a line
+    for _ in range(10):                                                   # 12 of 100: a line
+        shown.update({"entrant": "sat", "n": 3, "status": "solved"})
+    shown.close()
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "race run: 2/100 cells (2%), 0:00:31; last: dlx n=3: timeout"
+    assert lines[1].startswith("race run: 12/100 cells (12%)") and len(lines) == 2

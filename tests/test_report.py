@@ -370,11 +370,13 @@ def test_scatter_draws_pairs_and_censored_runs_at_the_limit(synthetic):
     assert ax.get_xlabel() == "backtracking: wall time (s)" and ax.get_ylabel() == "dlx: wall time (s)"
     points = [(x, y) for line in ax.get_lines() for x, y in zip(line.get_xdata(), line.get_ydata())
               if line.get_linestyle() == "None"]
-    assert len(points) == 9                          # 3 n x 3 instances, all paired
-    # backtracking's timeout and skipped runs at n = 4 sit in the strip beyond the x limit line
-    assert sum(1 for x, _ in points if campaign.timeout_s < x < campaign.timeout_s * head_to_head.STRIP) == 3
+    assert len(points) == 7             # 3 n x 3 instances paired, but 2 never raced (skipped)
+    # backtracking's timeout at n = 4 sits in the strip beyond the x limit line; its skipped
+    # runs are no time: left out, and counted in the legend
+    assert sum(1 for x, _ in points if campaign.timeout_s < x < campaign.timeout_s * head_to_head.STRIP) == 1
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert labels[:3] == ["n = 2", "n = 3", "n = 4"] and "censored (in the strip beyond the limit)" in labels
+    assert "left out: 2 pair(s) with a skipped side" in labels
     assert head_to_head.head_to_head_pair(campaign) == ("dlx", "sat")
 
 
