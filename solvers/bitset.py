@@ -30,11 +30,13 @@ from formats.compiled import kernel
 
 from formats.grid import Grid
 from solvers.interface import RawAnswer, Solver
-from solvers.rules.bitsets import (GUESSES, NODES, ONE, PLACED, WORK, ZERO, fixpoint, place,
-                                   set_size, tables, value_of)
+from solvers.rules.bitsets import (GUESSES, NODES, ONE, PLACED, RESTARTS, WORK, ZERO, fixpoint,
+                                   nth_value, place, set_size, tables, value_of)
 
 #: stack levels allocated first (doubled when a search goes deeper)
 FIRST_LEVELS = 16
+#: nodes of the first run before a restart (then times Luby's sequence), when solving
+RESTART_BASE = 100
 
 
 @kernel(cache=True, nogil=True)
@@ -46,11 +48,15 @@ def _grow(stack, levels):
 
 
 @kernel(cache=True, nogil=True, long_running=True)
-def bitset_search(clues, n, units, cell_units, full, locked, limit, node_limit, keep, out, work):
+def bitset_search(clues, n, units, cell_units, full, locked, limit, node_limit, keep, out, work,
+                  restart_base, seed):
     """Count the solutions of ``clues`` ((n⁴,) values, 0 = empty, consistent) up to
     ``limit`` (0 = all), copying the first ``keep`` into ``out`` (keep, n², n²). Stops
     before computing a node past ``node_limit`` (0 = none). ``work`` (len(WORK),) int64
-    receives the counters. Returns (solutions, complete)."""
+    receives the counters. With ``restart_base`` > 0 (and ``limit`` 1) ties between cells and
+    the value tried are drawn at random (``seed``) and the search starts again from the root
+    after restart_base·luby(i) nodes (:func:`luby`); what the root learned (a value refuted
+    there by a whole subtree) is kept. Returns (solutions, complete)."""
     side = n * n
     cells = side * side
     W = full.size
@@ -76,30 +82,48 @@ def bitset_search(clues, n, units, cell_units, full, locked, limit, node_limit, 
             if not place(c, cand[0], done[0], units, cell_units, work):
                 return 0, True
             work[PLACED] -= 1
+    randomize = restart_base > 0 and limit == 1
+    if randomize:
+        np.random.seed(seed)
+    budget = restart_base
+    since = 0
     while True:
         if node_limit > 0 and work[NODES] >= node_limit:
             complete = False
             break
+        if randomize and level > 0 and since >= budget:     # start again from the root
+            level = 0
+            work[RESTARTS] += 1
+            budget = restart_base * luby(work[RESTARTS] + 1)
+            since = 0
         work[NODES] += 1
+        since += 1
         state = fixpoint(cand[level], done[level], units, cell_units, full, n, locked,
                          scratch, seg, decided, work)
         if state == 0:                                  # guess: the open cell of fewest candidates
             best = side + 1
             cell = -1
+            ties = 0
             for c in range(cells):
                 if done[level, c] == 0:
                     size = set_size(cand[level], c)
                     if size < best:
                         best = size
                         cell = c
-                        if size == 2:
+                        ties = 1
+                        if size == 2 and not randomize:
                             break
+                    elif size == best and randomize:
+                        ties += 1
+                        if np.random.randint(0, ties) == 0:
+                            cell = c
             if level + 1 == cand.shape[0]:
                 cand = _grow(cand, 2 * cand.shape[0])
                 done = _grow(done, 2 * done.shape[0])
                 guess_cell = _grow(guess_cell, 2 * guess_cell.shape[0])
                 guess_value = _grow(guess_value, 2 * guess_value.shape[0])
-            value = value_of(cand[level], cell)
+            value = value_of(cand[level], cell) if not randomize else \
+                nth_value(cand[level], cell, np.random.randint(0, best))
             guess_cell[level] = cell
             guess_value[level] = value
             cand[level + 1] = cand[level]
@@ -125,12 +149,28 @@ def bitset_search(clues, n, units, cell_units, full, locked, limit, node_limit, 
     return count, complete
 
 
+@kernel(cache=True, nogil=True)
+def luby(i):
+    """The i-th term (1-based) of Luby's sequence 1 1 2 1 1 2 4 1 1 2 ..."""
+    k = 1
+    while (1 << k) - 1 < i:
+        k += 1
+    while True:
+        if i == (1 << k) - 1:
+            return 1 << (k - 1)
+        i -= (1 << (k - 1)) - 1
+        k = 1
+        while (1 << k) - 1 < i:
+            k += 1
+
+
 class Bitset(Solver):
     """Bit-set candidates: naked/hidden singles and locked candidates, then a guess."""
 
     name = "bitset"
     method = "search"
-    parameters = {"rules": ("locked", ("locked", "singles")), "node_limit": (0, None)}
+    parameters = {"rules": ("locked", ("locked", "singles")), "restarts": (RESTART_BASE, None),
+                  "seed": (0, None), "node_limit": (0, None)}
     counters = WORK
     phases = ("build", "search")
 
@@ -148,7 +188,8 @@ class Bitset(Solver):
         t1 = time.perf_counter()
         count, complete = bitset_search(clues, grid.n, units, cell_units, full,
                                         self.params["rules"] == "locked", limit or 0,
-                                        int(self.params["node_limit"]), keep, out, work)
+                                        int(self.params["node_limit"]), keep, out, work,
+                                        int(self.params["restarts"]), int(self.params["seed"]))
         t2 = time.perf_counter()
         return RawAnswer(count=int(count), solutions=[out[s] for s in range(min(count, keep))],
                          complete=bool(complete) or (limit is not None and count >= limit),

@@ -44,9 +44,9 @@ _S1, _S2, _S4, _S56 = np.uint64(1), np.uint64(2), np.uint64(4), np.uint64(56)
 
 #: the slots of the ``work`` array: fixpoints computed (search nodes), values guessed,
 #: cells placed by the rules, candidates removed by any rule, candidates removed by the
-#: locked candidates, passes of the rules over the whole grid
-WORK = ("nodes", "guesses", "propagations", "eliminations", "locked", "sweeps")
-NODES, GUESSES, PLACED, ELIMINATED, LOCKED, SWEEPS = range(len(WORK))
+#: locked candidates, passes of the rules over the whole grid, restarts of the search
+WORK = ("nodes", "guesses", "propagations", "eliminations", "locked", "sweeps", "restarts")
+NODES, GUESSES, PLACED, ELIMINATED, LOCKED, SWEEPS, RESTARTS = range(len(WORK))
 
 
 def words(n: int) -> int:
@@ -95,6 +95,20 @@ def value_of(cand, c):
         x = cand[c, w]
         if x != ZERO:
             return 64 * w + popcount((x & (~x + ONE)) - ONE) + 1
+    return 0
+
+
+@kernel(cache=True, nogil=True)
+def nth_value(cand, c, i):
+    """The (i+1)-th smallest value (1-based) in cell ``c``'s set; 0 when it has fewer."""
+    for w in range(cand.shape[1]):
+        x = cand[c, w]
+        while x != ZERO:
+            low = x & (~x + ONE)
+            if i == 0:
+                return 64 * w + popcount(low - ONE) + 1
+            i -= 1
+            x ^= low
     return 0
 
 
