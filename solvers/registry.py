@@ -39,6 +39,7 @@ _TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 SOLVERS: Mapping[str, tuple[str, Mapping[str, str]]] = MappingProxyType({
     "backtracking": ("solvers.backtracking:Backtracking", {}),
     "dlx": ("solvers.dlx:DLX", {}),
+    "bitset": ("solvers.bitset:Bitset", {}),
     "sat": ("solvers.sat:SAT", {}),
     "kissat": ("solvers.sat:SAT", {"backend": "kissat"}),
     "cpsat": ("solvers.cpsat:CPSAT", {}),

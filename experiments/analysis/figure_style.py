@@ -45,7 +45,7 @@ COLOURS = ["#000000", "#E69F00", "#0072B2", "#009E73", "#CC79A7", "#D55E00", "#5
 HATCHES = ["", "///", "...", "xxx", "\\\\\\", "ooo", "---", "+++"]
 #: the slot of each built-in entrant and of the virtual best solver, whatever campaign it is in
 FIXED_SLOTS = {"backtracking": 0, "dlx": 1, "sat": 2, "kissat": 3, VIRTUAL_BEST: 4, "auto": 5, "cmd": 6,
-               "parallel": 7, "cpsat": 8}
+               "parallel": 7, "cpsat": 8, "bitset": 15}
 #: distinct (colour, marker, dash) triples: a round of 9 slots of all-different colours and
 #: markers, then rounds that shift the marker and the dash against the colour
 SLOTS = 64

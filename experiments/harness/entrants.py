@@ -15,7 +15,7 @@ from formats.errors import RaceError
 from solvers import registry as solver_registry
 
 #: the default entrants of a race
-DEFAULT_ENTRANTS = ("backtracking", "dlx", "sat", "kissat")
+DEFAULT_ENTRANTS = ("backtracking", "dlx", "bitset", "sat", "kissat")
 
 
 def jsonable(params: dict[str, Any]) -> dict[str, Any]:
