@@ -29,6 +29,8 @@ class Method:
 METHODS: tuple[Method, ...] = (
     Method("backtracking", "naive backtracking", ("backtracking",)),
     Method("dancing links", "Knuth's dancing links (DLX) on an exact-cover reduction", ("dlx",)),
+    Method("bit sets", "bit-set candidates with singles and locked candidates (the fast 9x9 "
+           "solvers' technique)", ("bitset",)),
     Method("SAT", "SAT (in-process CaDiCaL through PySAT, or the kissat binary)", ("sat", "kissat")),
     Method("CP-SAT", "constraint programming (OR-Tools CP-SAT)", ("cpsat",)),
 )
