@@ -64,11 +64,12 @@ def plain_cover(args: list[str]) -> tuple[str, bool, bool, int] | None:
 
 def _cover(source: str, count_only: bool, stats: bool, jobs: int) -> None:
     """``race cover SOURCE`` with those options, errors and exit as the click group's."""
-    from experiments.cli import cover_search, streams
+    from experiments.cli import cover_search, numba_cache, streams
     from formats.compiled import ctrl_c_stops_kernels
     from formats.errors import RaceError, is_interrupt
 
     streams.closed_streams()
+    numba_cache.configure()             # as the click group: before numba is imported
     code = 0
     try:
         ctrl_c_stops_kernels()          # Ctrl-C stops a long compiled search too
