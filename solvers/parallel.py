@@ -125,16 +125,20 @@ class Parallel(Solver):
             raise RaceError(f"solver 'parallel': {len(specs)} members, at most {MAX_MEMBERS}")
         self.specs = specs
         self.members: list[Solver] = []
+        created: dict[tuple[str, str], str] = {}        # (name, parameters) -> the spec given
         for spec in specs:
             where = f"solver 'parallel': member {spec!r}"
             try:
                 name, _ = parse_spec(spec)
                 if name == self.name:
                     raise RaceError("a parallel entrant cannot be a member of another")
-                if specs.count(spec) > 1:
-                    raise RaceError("given twice: identical members run the same search "
-                                    "(give each its own seed or configuration)")
                 member = registry.create(spec)
+                same = (member.name, repr(sorted(member.params.items())))
+                if same in created:         # compared as created: dlx and dlx:heuristic=mrv
+                    raise RaceError(f"given twice (the same entrant as {created[same]!r}): "
+                                    "identical members run the same search "
+                                    "(give each its own seed or configuration)")
+                created[same] = spec
             except RaceError as exc:
                 raise RaceError(f"{where}: {exc.message}") from None
             self.members.append(member)
