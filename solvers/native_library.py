@@ -135,7 +135,11 @@ class NativeLibrary:
                             "(no C compiler when it was installed?)")
             self._say([self.why_not], "using the numba kernel")
             return None
-        return self._runtime_build(source)
+        lib = self._runtime_build(source)
+        if lib is None and not os.path.exists(built):
+            self._say([f"the C kernel {self.source.stem} was not built with this package and "
+                       f"cannot be built here ({self.why_not})"], "using the numba kernel")
+        return lib
 
     def _from_package(self, built: Path, source: bytes | None) -> ctypes.CDLL | None:
         """The build made with the package, or None when it cannot be loaded or (``source``
