@@ -65,7 +65,7 @@ def open_private_folder(folder: Path) -> int:
     where = "/"
     try:
         parts = [p for p in real.split(os.sep) if p]
-        for i, part in enumerate(parts):
+        for part in parts:
             info = os.fstat(fd)
             problem = _ancestor_problem(info)
             if problem:
