@@ -15,10 +15,14 @@ $(STAMP): pyproject.toml
 race: $(STAMP)
 	$(RACE) run --n 2..5
 
-## test: the whole test suite (installs LaTeX, poppler, cadical, minisat first when root and missing)
+## test: the lint (ruff), the type check (mypy), then the whole test suite on 2 workers
+## (pytest-xdist, each test file on one worker); installs LaTeX, poppler, cadical, minisat first
+## when root and missing
 test: $(STAMP)
 	bash .ci/system-deps
-	$(PY) -m pytest
+	$(PY) -m ruff check .
+	$(PY) -m mypy
+	$(PY) -m pytest -n 2 --dist loadfile
 
 ## bench: performance benchmarks (ratios against baselines measured in the same run); runs them
 ## all, lists every target at the end and fails if any target was missed
