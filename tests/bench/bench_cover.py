@@ -417,7 +417,7 @@ def main() -> None:
     targets = Targets(__file__, "the miniexact command line (1.6.1, -c -e -D) on the same file, "
                       "CPU time (user + system) of whole processes run in turn in this run",
                       "miniexact on the same file")
-    print(f"first build of the C kernel (cc -O2, once per machine and source): "
+    print(f"a run-time build of the C kernel (cc -O2, a checkout whose source was edited): "
           f"{first_build():.2f} s")
     warm_bytecode()
     with tempfile.TemporaryDirectory() as tmp:
