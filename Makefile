@@ -6,7 +6,9 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: race test bench docs clean
 
-$(STAMP): pyproject.toml
+# setup.py builds the C kernels (solvers/*_native.c) into the editable install: a new or edited
+# kernel installs again
+$(STAMP): pyproject.toml setup.py $(wildcard solvers/*_native.c)
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'
 	touch $(STAMP)
