@@ -6,7 +6,9 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: race test bench docs clean
 
-$(STAMP): pyproject.toml
+# setup.py builds the C kernels (solvers/*_native.c) into the editable install: a new or edited
+# kernel installs again
+$(STAMP): pyproject.toml setup.py $(wildcard solvers/*_native.c)
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'
 	touch $(STAMP)
@@ -15,10 +17,14 @@ $(STAMP): pyproject.toml
 race: $(STAMP)
 	$(RACE) run --n 2..5
 
-## test: the whole test suite (installs LaTeX, poppler, cadical, minisat first when root and missing)
+## test: the lint (ruff), the type check (mypy), then the whole test suite on 2 workers
+## (pytest-xdist, each test file on one worker); installs LaTeX, poppler, cadical, minisat first
+## when root and missing
 test: $(STAMP)
 	bash .ci/system-deps
-	$(PY) -m pytest
+	$(PY) -m ruff check .
+	$(PY) -m mypy
+	$(PY) -m pytest -n 2 --dist loadfile
 
 ## bench: performance benchmarks (ratios against baselines measured in the same run); runs them
 ## all, lists every target at the end and fails if any target was missed

@@ -290,7 +290,7 @@ class SpeculativeRemoval:
                     raise AssertionError("speculative removal: no question in flight")
                 for conn in wait(list(flight)):
                     try:
-                        status, p, answer, seconds = conn.recv()
+                        status, p, answer, seconds = conn.recv()  # type: ignore[call-arg]
                     except EOFError:
                         proc = procs[pipes.index(conn)]
                         proc.join(timeout=5)

@@ -144,6 +144,7 @@ def remove_clues(solution: np.ndarray, n: int, rng: np.random.Generator, counter
     tested = 0
     speculation: dict[str, float] = {}
     order = rng.permutation(flat.size)
+    asked = t0
     for i, c in enumerate(order):
         if minimal and workers > 1 and i and time.perf_counter() - asked >= speculate_after:
             kept, speculation = speculative_removal.finish(cells, solution, order, i, n, counter,

@@ -69,14 +69,32 @@ def read_rules(path: str | Path = TABLE_PATH) -> list[Rule]:
         except (TypeError, ValueError):
             raise RaceError("expected n (integer), empty_from and empty_to (numbers), entrant",
                             source=str(source), line=line) from None
-        if not rule.entrant or rule.entrant.split(":")[0] == "auto" or rule.n < 1 \
+        if not rule.entrant or _picks(rule.entrant) or rule.n < 1 \
                 or not 0 <= rule.empty_from <= rule.empty_to <= 1:
             raise RaceError("expected n >= 1, 0 <= empty_from <= empty_to <= 1 and an entrant other "
-                            "than auto", source=str(source), line=line)
+                            "than auto (nor a parallel entrant with an auto member)",
+                            source=str(source), line=line)
         rules.append(rule)
     if not rules:
         raise RaceError("no rule in the portfolio table", source=str(source))
     return rules
+
+
+def _picks(entrant: str) -> bool:
+    """Whether ``entrant`` is ``auto``, or a ``parallel`` entrant with an ``auto`` member (which
+    would pick from a table again, without end)."""
+    name = entrant.split(":")[0].strip()
+    if name == "auto":
+        return True
+    if name != "parallel":
+        return False
+    from solvers.parallel import split_members
+    from solvers.registry import parse_spec
+    try:
+        members = str(parse_spec(entrant)[1].get("members", ""))
+        return any(member.split(":")[0].strip() == "auto" for member in split_members(members))
+    except RaceError:
+        return False            # a malformed member: creating the entrant says what is wrong
 
 
 def choose(rules: list[Rule], n: int, empty: float) -> tuple[Rule, int]:

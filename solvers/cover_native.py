@@ -12,8 +12,9 @@ options; see the C file), and searched there. Same trees, same counts as the num
 A ctypes call releases the GIL, so threads search side by side, each on its own copy
 (:meth:`CoverKernel.clone`): :mod:`solvers.cover_threads` splits one search over several
 (:meth:`CoverKernel.split`, then ``search(prefix=piece)`` for each piece).
-Built and loaded by :class:`solvers.native_library.NativeLibrary`; :func:`library` is None when
-that cannot be done (no compiler), and the caller uses the numba kernels.
+Built with the package (setup.py) and loaded by :class:`solvers.native_library.NativeLibrary`;
+:func:`library` is None when the package holds no build (installed without a compiler), and the
+caller uses the numba kernels.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ NATIVE = NativeLibrary(Path(__file__).with_name("cover_native.c"), _declare)
 
 
 def library() -> ctypes.CDLL | None:
-    """The compiled kernel (built on first use), or None (``NATIVE.why_not`` says why)."""
+    """The compiled kernel (loaded on first use), or None (``NATIVE.why_not`` says why)."""
     return NATIVE.library()
 
 

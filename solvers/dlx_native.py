@@ -1,4 +1,4 @@
-"""The batch path's DLX kernel in C (``dlx_native.c``), built at its first use, called via ctypes.
+"""The batch path's DLX kernel in C (``dlx_native.c``), built with the package, called via ctypes.
 
 Why: ``race solve`` over a file of thousands of 9x9 puzzles spends most of its whole run
 starting numba (about 0.4 s of CPU to import it and load its cached machine code) before the
@@ -6,9 +6,9 @@ first puzzle is searched. The C port of the same kernel (:func:`solvers.dlx.coun
 on :func:`solvers.algorithm_x.dlx_search`, MRV) needs only ctypes, and a ctypes call releases
 the GIL, so threads search side by side as with numba's ``nogil``.
 
-Built and loaded by :class:`solvers.native_library.NativeLibrary` (at the first use, with the
-system's C compiler; loaded only when this user built it). Without a compiler, or when the build
-fails, :func:`library` returns None and the batch path uses the numba kernel: same answers, only
+Loaded by :class:`solvers.native_library.NativeLibrary` from the package's own folder (built by
+setup.py when the package was built or installed). Installed without a compiler,
+:func:`library` returns None and the batch path uses the numba kernel: same answers, only
 the start-up differs (tests/test_dlx_native.py compares the two puzzle by puzzle).
 ``RACE_NATIVE=0`` turns the C kernel off.
 """
@@ -35,7 +35,7 @@ NATIVE = NativeLibrary(Path(__file__).with_name("dlx_native.c"), _declare)
 
 
 def library() -> ctypes.CDLL | None:
-    """The compiled kernel (built on first use), or None (``NATIVE.why_not`` says why)."""
+    """The compiled kernel (loaded on first use), or None (``NATIVE.why_not`` says why)."""
     return NATIVE.library()
 
 

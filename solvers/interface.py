@@ -145,7 +145,7 @@ class Solver:
 
     def __init__(self, **params: Any) -> None:
         self.params: dict[str, Any] = {}
-        for key, (default, choices) in self.parameters.items():
+        for key, (default, _choices) in self.parameters.items():
             self.params[key] = default
         for key, value in params.items():
             if key not in self.parameters:

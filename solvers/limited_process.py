@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from formats.errors import RaceError
+from solvers.process_tree import child_pids, is_subreaper, kill_adopted, set_subreaper
 
 #: default bound on the bytes read from a child's stdout (and, separately, stderr).
 MAX_OUTPUT = 16 << 20
@@ -94,6 +95,20 @@ def run_limited(command: list[str], *, stdin: BinaryIO | None = None, pass_fds: 
     (``flooded``). Raises RaceError when the command cannot be started."""
     memory = int(memory_mb) << 20
     t0 = time.perf_counter()
+    # the reaper of the orphans of what it starts, for the run: a program that double-forks
+    # and leaves with setsid escapes its group's kill, but not kill_adopted
+    reaper = not is_subreaper() and set_subreaper(True)
+    known = child_pids() if reaper else set()
+    try:
+        return _run(command, stdin, pass_fds, timeout, memory, max_output, t0)
+    finally:
+        if reaper:
+            kill_adopted(known)
+            set_subreaper(False)
+
+
+def _run(command: list[str], stdin: BinaryIO | None, pass_fds: tuple[int, ...], timeout: float,
+         memory: int, max_output: int, t0: float) -> Finished:
     try:
         proc = subprocess.Popen(command, stdin=stdin if stdin is not None else subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=pass_fds,

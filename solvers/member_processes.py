@@ -8,7 +8,6 @@ reaped and counted too).
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import signal
@@ -20,8 +19,8 @@ from formats.errors import RaceError
 from formats.grid import Grid
 from solvers.interface import SOLVED, WRONG, Solver
 from solvers.limited_process import die_with_parent, kill_group
+from solvers.process_tree import set_subreaper  # noqa: F401 (solvers.parallel's)
 
-_PR_SET_CHILD_SUBREAPER = 36
 #: the signals that stop a search (a Stop, Ctrl-C, race solve's limit), held while a member starts
 _STOPPING = {signal.SIGINT, signal.SIGTERM, signal.SIGALRM}
 
@@ -176,12 +175,3 @@ def reap(pid: int, block: bool = True) -> float:
     except ChildProcessError:
         return 0.0
     return usage.ru_utime + usage.ru_stime if done else 0.0
-
-
-def set_subreaper(on: bool) -> bool:
-    """Make this process the reaper of its descendants' orphans (Linux), so that it reaps a
-    killed member's outside solver and counts its CPU; False where that is not possible."""
-    try:
-        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False

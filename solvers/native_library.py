@@ -1,41 +1,42 @@
-"""Build and load a native (C) kernel safely: compiled at its first use, loaded only if this user built it.
+"""Load a native (C) kernel: the one built with the package, else (a development checkout whose
+C source was edited since) one this user built, loaded only if no one else could have touched it.
 
-A :class:`NativeLibrary` is one C source of the project (``solvers/dlx_native.c``,
-``solvers/cover_native.c``) and how to declare its functions to ctypes. Its first
-:meth:`~NativeLibrary.library` call compiles the source with the system's C compiler (``$CC``,
-else ``cc``) into a cache folder and loads it; later processes load that build. The file name
-carries a hash of the source, the compiler flags and the machine, so an edited source is built
-again and never a stale build loaded.
+A :class:`NativeLibrary` is one C source of the project (every ``solvers/*_native.c``) and how
+to declare its functions to ctypes. The normal path: setup.py builds each source when the
+package is built or installed (an editable install too) into ``solvers/_native/`` of the package,
+with the source's SHA-256 compiled in (``race_source_sha256``); :meth:`~NativeLibrary.library`
+loads that file, from the package's own folder, and no compiler runs. When the package holds no
+build of the kernel (the build failed at install time: no C compiler), one line on stderr says
+so and each caller uses its numba kernel (same answers, a slower start).
 
-Loading a shared library runs its code (its constructors) in this process, so a library is
-loaded only when
-
-* its folder is a directory owned by this user and not writable by group or others,
-* the library is a regular file (not a symbolic link) with the same owner and mode, and
-* its content has the SHA-256 digest recorded beside it (``NAME.so.sha256``, written when it was
-  built, with the same owner and mode), checked just before it is loaded.
-
-The cache folders are tried in turn: ``__pycache__`` beside the source, then
-``$XDG_CACHE_HOME/sudoku-race/native`` (``~/.cache/...``), which is made private (mode 0700) when
-it is the user's own but writable by group or others (as an older version left it under a umask
-of 002). A folder that fails the checks is passed over; a library in a folder that passes them,
-but that fails them itself, is not loaded and is built again there. When no folder serves, the
-source is built into a fresh private temporary folder (removed once the library is loaded) and
-loaded from there. A library refused is named, with why, in one line on stderr. Without a
-compiler, or when the compiler fails, :meth:`~NativeLibrary.library` returns None and says why in
-:attr:`~NativeLibrary.why_not`: each caller then uses its numba kernel (same answers, a slower
-start). ``RACE_NATIVE=0`` turns every native kernel off.
+Only when the source beside the module differs from the one built (an edited source in a
+development checkout), or no build is there but the source is, is the source compiled at run time
+(``$CC``, else ``cc``) into a cache folder: ``__pycache__`` beside the source, then
+``$XDG_CACHE_HOME/sudoku-race/native`` (``~/.cache/...``), then a fresh temporary folder (removed
+once loaded). The file name carries a hash of the source, the compiler flags and the machine.
+Loading a shared library runs its constructors, so a cached library is loaded only when its
+folder is private (:mod:`solvers.private_paths`: this user's, not writable by others, every
+folder above it this user's or root's and not writable by others, walked with ``O_NOFOLLOW``),
+the library and its recorded digest (``NAME.so.sha256``) are regular files of this user's opened
+without following links, and the open library's content has that digest; the very descriptor
+that was hashed is what is loaded (``/proc/self/fd/N``), so nothing can be swapped in between.
+A library refused, or one that cannot be loaded, is named with why in one line on stderr and
+built again. A compiler that fails for want of room (a full or read-only cache disk) moves the
+build to the next folder. ``RACE_NATIVE=0`` turns every native kernel off.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
-import stat
 import sys
 import threading
 from collections.abc import Callable
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
+
+from solvers.private_paths import (GROUP_WRITABLE, Untrusted, make_private_folder,
+                                   open_private_file, open_private_folder, read_all)
 
 try:                                # the interpreter's own SHA-256: hashlib loads OpenSSL first,
     from _sha256 import sha256      # 3 ms of a start-up that race cover counts in tens of ms
@@ -45,12 +46,22 @@ except ImportError:                 # pragma: no cover - another Python's layout
     except ImportError:
         from hashlib import sha256
 
-#: compiler flags of every build (part of the library's name)
+#: compiler flags of every run-time build (part of the library's name)
 FLAGS = ("-O2", "-shared", "-fPIC")
+#: the folder (beside the sources) that holds the kernels built with the package (setup.py)
+BUILT = "_native"
+#: the symbol of a built kernel that holds the SHA-256 of the source it was built from
+SOURCE_DIGEST = "race_source_sha256"
+#: the suffix of the digest file written beside each library built at run time
+DIGEST = ".sha256"
+#: the words of a compiler's error that blame the folder, not the source (try the next folder)
+_NO_ROOM = (os.strerror(28), os.strerror(122), os.strerror(30))   # ENOSPC, EDQUOT, EROFS
+
+__all__ = ["NativeLibrary", "user_cache", "DIGEST", "GROUP_WRITABLE", "FLAGS"]
 
 
 class NativeLibrary:
-    """The C source ``source`` built and loaded on demand (see the module docstring).
+    """The C source ``source``, its build loaded on demand (see the module docstring).
     ``declare(lib)`` sets the argtypes/restype of its functions (an AttributeError there,
     a missing symbol, means the library is not what was built)."""
 
@@ -68,8 +79,12 @@ class NativeLibrary:
         self._lib: ctypes.CDLL | None = None
 
     # -- where ------------------------------------------------------------------------------
+    def built(self) -> Path:
+        """Where the build made with the package is (``solvers/_native/NAME.cpython-*.so``)."""
+        return self.source.parent / BUILT / (self.source.stem + EXTENSION_SUFFIXES[0])
+
     def cache_dirs(self) -> list[Path]:
-        """The folders tried in turn for a build (see the module docstring)."""
+        """The folders tried in turn for a run-time build (see the module docstring)."""
         return [self.source.parent / "__pycache__", user_cache()]
 
     def name(self, source: bytes) -> str:
@@ -80,7 +95,7 @@ class NativeLibrary:
 
     # -- loading ----------------------------------------------------------------------------
     def library(self) -> ctypes.CDLL | None:
-        """The loaded library (built on first use), or None (see :attr:`why_not`)."""
+        """The loaded library, or None (see :attr:`why_not`)."""
         if self._tried:
             return self._lib
         with self._lock:
@@ -91,7 +106,7 @@ class NativeLibrary:
 
     @property
     def tried(self) -> bool:
-        """Whether :meth:`library` was asked for (and so a build or load attempted) in this process."""
+        """Whether :meth:`library` was asked for (and so a load attempted) in this process."""
         return self._tried
 
     def forget(self) -> None:
@@ -107,10 +122,45 @@ class NativeLibrary:
             self.why_not = "turned off (RACE_NATIVE=0)"
             return None
         try:
-            source = self.source.read_bytes()
-        except OSError as exc:
-            self.why_not = f"no source: {exc}"
+            source: bytes | None = self.source.read_bytes()
+        except OSError:
+            source = None
+        built = self.built()
+        if os.path.exists(built):
+            lib = self._from_package(built, source)
+            if lib is not None or source is None:
+                return lib
+        elif source is None:
+            self.why_not = (f"the C kernel {self.source.stem} was not built with this package "
+                            "(no C compiler when it was installed?)")
+            self._say([self.why_not], "using the numba kernel")
             return None
+        lib = self._runtime_build(source)
+        if lib is None and not os.path.exists(built):
+            self._say([f"the C kernel {self.source.stem} was not built with this package and "
+                       f"cannot be built here ({self.why_not})"], "using the numba kernel")
+        return lib
+
+    def _from_package(self, built: Path, source: bytes | None) -> ctypes.CDLL | None:
+        """The build made with the package, or None when it cannot be loaded or (``source``
+        given) was built from another source."""
+        try:
+            lib = ctypes.CDLL(str(built))
+            self.declare(lib)
+            made_from = (ctypes.c_char * 65).in_dll(lib, SOURCE_DIGEST).value.decode()
+        except (OSError, AttributeError, ValueError, UnicodeDecodeError) as exc:
+            self.why_not = f"{built}: {exc}"
+            if source is None:
+                self._say([f"not loading {built}: {exc}"], "using the numba kernel")
+            return None
+        if source is not None and made_from != sha256(source).hexdigest():
+            self.why_not = f"{built}: built from another version of {self.source.name}"
+            return None
+        self.why_not = ""
+        self.path = built
+        return lib
+
+    def _runtime_build(self, source: bytes) -> ctypes.CDLL | None:
         name = self.name(source)
         errors: list[str] = []
         refused: list[str] = []
@@ -158,27 +208,24 @@ class NativeLibrary:
         """The library ``name`` from ``folder`` (built there when missing or refused), or None
         with the reason added to ``errors`` (and to ``refused`` when something was refused)."""
         target = folder / name
-        try:
-            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        except OSError as exc:
-            errors.append(f"{folder}: {exc.strerror or exc}")
-            return None
-        unsafe = _unsafe(folder, directory=True)
-        if unsafe == GROUP_WRITABLE and folder == user_cache():
+        unsafe = make_private_folder(folder)
+        if GROUP_WRITABLE in unsafe and folder == user_cache():
             try:        # the user's own cache folder (made by an older version with the umask)
                 os.chmod(folder, 0o700)
-                unsafe = _unsafe(folder, directory=True)
+                unsafe = make_private_folder(folder)
             except OSError:
                 pass
         if unsafe:
-            errors.append(f"{folder}: {unsafe}")
+            errors.append(unsafe if str(folder) in unsafe else f"{folder}: {unsafe}")
             if os.path.lexists(target):
-                refused.append(f"not loading {target}: its folder is {unsafe}")
+                prefix = f"{os.path.realpath(folder)}: "      # the folder's own fault, or above
+                why = unsafe[len(prefix):] if unsafe.startswith(prefix) else f"under {unsafe}"
+                refused.append(f"not loading {target}: its folder is {why}")
             return None
         if os.path.lexists(target):
-            problem = _unsafe(target) or _digest_problem(target)
-            if not problem:
-                return self._open(target, errors)
+            lib, problem = self._open(target)
+            if lib is not None:
+                return lib
             refused.append(f"not loading {target}: {problem}")
         try:
             self._build(target)
@@ -187,32 +234,55 @@ class NativeLibrary:
         except OSError as exc:
             errors.append(f"{folder}: {exc.strerror or exc}")
             return None
-        problem = _unsafe(target) or _digest_problem(target)
-        if problem:
+        lib, problem = self._open(target)
+        if lib is None:
             errors.append(f"{target}: {problem}")
-            return None
-        return self._open(target, errors)
+        return lib
 
-    def _open(self, target: Path, errors: list[str]) -> ctypes.CDLL | None:
+    def _open(self, target: Path) -> tuple[ctypes.CDLL | None, str]:
+        """(the library at ``target``, '') when it may be trusted and loads, else (None, why):
+        the descriptor hashed against the recorded digest is the one loaded."""
         try:
-            lib = ctypes.CDLL(str(target))
+            folder = open_private_folder(target.parent)
+        except Untrusted as exc:
+            return None, f"its folder is not private ({exc})"
+        library = record = -1
+        try:
+            library = open_private_file(folder, target.name)
+            record = open_private_file(folder, target.name + DIGEST)
+            expected = read_all(record).decode().strip()
+            if sha256(read_all(library)).hexdigest() != expected:
+                return None, "its content does not have the digest recorded when it was built"
+            lib = ctypes.CDLL(f"/proc/self/fd/{library}")
             self.declare(lib)
-        except (OSError, AttributeError) as exc:    # unloadable, or not the library we built
-            errors.append(f"{target}: {exc}")
-            return None
+            library = -1    # kept open: the loader knows the library by this name, never reused
+        except FileNotFoundError:
+            return None, "its digest file: none"
+        except Untrusted as exc:
+            return None, str(exc)
+        except (OSError, AttributeError, UnicodeDecodeError) as exc:
+            return None, f"cannot be loaded ({exc})"    # unloadable, or not what was built
+        finally:
+            for fd in (folder, library, record):
+                if fd >= 0:
+                    os.close(fd)
         self.why_not = ""
         self.path = target
-        return lib
+        return lib, ""
 
     # -- building ---------------------------------------------------------------------------
     def _build(self, target: Path) -> None:
         """Compile the source into ``target`` and record its digest beside it, each written
-        to a temporary file (mode 0600, then 0644) and renamed into place."""
+        to a temporary file (mode 0600, then 0644) and renamed into place. Raises
+        _BuildFailed when the compiler is missing or fails, OSError when the folder is at fault."""
         import shlex
         import shutil
         import subprocess
         import tempfile
-        command = shlex.split(os.environ.get("CC") or "cc") or ["cc"]
+        try:
+            command = shlex.split(os.environ.get("CC") or "cc") or ["cc"]
+        except ValueError as exc:
+            raise _BuildFailed(f"$CC is not a command line ({exc})") from None
         compiler = command[0]
         if shutil.which(compiler) is None:
             raise _BuildFailed(f"no C compiler ({compiler!r} not found)")
@@ -225,7 +295,10 @@ class NativeLibrary:
             except (OSError, subprocess.SubprocessError) as exc:
                 raise _BuildFailed(f"{compiler}: {exc}") from None
             if done.returncode != 0:
-                raise _BuildFailed(f"{compiler} failed: {done.stderr.strip()[:300]}")
+                said = done.stderr.strip()
+                if any(words in said for words in _NO_ROOM):     # the folder, not the source
+                    raise OSError(f"{compiler} failed: {said[:300]}")
+                raise _BuildFailed(f"{compiler} failed: {said[:300]}")
             os.chmod(tmp, 0o644)
             digest = sha256(Path(tmp).read_bytes()).hexdigest()
             _write_private(Path(str(target) + DIGEST), digest + "\n")
@@ -239,48 +312,10 @@ class _BuildFailed(Exception):
     """The compiler is missing or fails: building in another folder would not help."""
 
 
-#: the suffix of the digest file written beside each library
-DIGEST = ".sha256"
-GROUP_WRITABLE = "writable by group or others"
-
-
 def user_cache() -> Path:
     """The user's cache folder for native builds: ``$XDG_CACHE_HOME/sudoku-race/native``."""
     home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(home) / "sudoku-race" / "native"
-
-
-def _unsafe(path: Path, directory: bool = False) -> str:
-    """Why ``path`` may not be trusted ('' if it may): not a plain file (or directory), owned
-    by another user, or writable by group or others."""
-    try:
-        info = os.stat(path) if directory else os.lstat(path)
-    except OSError as exc:
-        return exc.strerror or str(exc)
-    kind = stat.S_ISDIR(info.st_mode) if directory else stat.S_ISREG(info.st_mode)
-    if not kind:
-        return "not a directory" if directory else "not a regular file"
-    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
-        return f"owned by another user (uid {info.st_uid})"
-    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        return GROUP_WRITABLE
-    return ""
-
-
-def _digest_problem(target: Path) -> str:
-    """'' when ``target``'s content has the digest recorded beside it, else what is wrong."""
-    record = Path(str(target) + DIGEST)
-    unsafe = _unsafe(record)
-    if unsafe:
-        return f"its digest file: {'none' if not os.path.lexists(record) else unsafe}"
-    try:
-        expected = record.read_text().strip()
-        actual = sha256(target.read_bytes()).hexdigest()
-    except (OSError, UnicodeDecodeError) as exc:
-        return f"unreadable ({exc})"
-    if expected != actual:
-        return "its content does not have the digest recorded when it was built"
-    return ""
 
 
 def _write_private(path: Path, text: str) -> None:

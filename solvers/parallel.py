@@ -76,7 +76,7 @@ from solvers.interface import SOLVED, UNSAT, WRONG, RawAnswer, Solver
 from solvers.limited_process import kill_group
 from solvers.member_processes import (Member, alive, close_pipes, kill_pid, placement, reap,
                                       set_subreaper, spawn_all, write_all)
-from solvers.process_tree import descendants
+from solvers.process_tree import child_pids, descendants, kill_adopted
 
 #: the most members one parallel entrant may have
 MAX_MEMBERS = 64
@@ -125,16 +125,20 @@ class Parallel(Solver):
             raise RaceError(f"solver 'parallel': {len(specs)} members, at most {MAX_MEMBERS}")
         self.specs = specs
         self.members: list[Solver] = []
+        created: dict[tuple[str, str], str] = {}        # (name, parameters) -> the spec given
         for spec in specs:
             where = f"solver 'parallel': member {spec!r}"
             try:
                 name, _ = parse_spec(spec)
                 if name == self.name:
                     raise RaceError("a parallel entrant cannot be a member of another")
-                if specs.count(spec) > 1:
-                    raise RaceError("given twice: identical members run the same search "
-                                    "(give each its own seed or configuration)")
                 member = registry.create(spec)
+                same = (member.name, repr(sorted(member.params.items())))
+                if same in created:         # compared as created: dlx and dlx:heuristic=mrv
+                    raise RaceError(f"given twice (the same entrant as {created[same]!r}): "
+                                    "identical members run the same search "
+                                    "(give each its own seed or configuration)")
+                created[same] = spec
             except RaceError as exc:
                 raise RaceError(f"{where}: {exc.message}") from None
             self.members.append(member)
@@ -174,11 +178,12 @@ class Parallel(Solver):
             race.stop()
         return race.answer(self.specs, keep)
 
-    def _prefork(self) -> None:
+    def _prefork(self) -> list[Member] | None:
         try:
             self.standby = spawn_all(self.members)
         except RaceError:
             self.standby = None             # the next race forks its own
+        return self.standby
 
     def close(self) -> None:
         """Kill and reap the member processes waiting for a next race (none is left)."""
@@ -214,6 +219,9 @@ class _Race:
     def start(self) -> None:
         t0 = time.perf_counter()
         self.subreaper = set_subreaper(True)
+        #: this process's children before the race (any other child of it at the end is an
+        #: orphan it adopted: killed and reaped by stop)
+        self.known = child_pids() | {m.pid for m in self.ready or ()}
         if self.ready is not None and all(alive(m.pid) for m in self.ready):
             self.members = self.ready
         else:
@@ -246,7 +254,8 @@ class _Race:
             ready, _, _ = select.select([m.fd for m in waiting], [], [],
                                         wait if left is None else min(left, wait))
             if not ready and self.prefork is not None:
-                self.prefork()                      # the members search: fork the next set
+                spared = self.prefork()             # the members search: fork the next set
+                self.known |= {m.pid for m in spared or ()}
                 self.prefork = None
                 continue
             for member in waiting:
@@ -316,7 +325,8 @@ class _Race:
             owner = next((m for m in self.members if pid in m.below), None)
             if owner is not None:
                 owner.cpu_s += cpu
-        if self.subreaper:
+        if self.subreaper:              # an orphan that left its member's session too
+            kill_adopted(self.known | {m.pid for m in self.members})    # the process's CPU
             set_subreaper(False)
         self.times["stop"] = time.perf_counter() - t0
 

@@ -78,3 +78,75 @@ class TreeMemory:
             self.members, self.read_at = tree(self.pid), now
         total, self.members = rss_mb(self.members)
         return total
+
+
+def child_pids() -> set[int]:
+    """The pids of this process's own children (zombies included)."""
+    try:
+        return {p.pid for p in psutil.Process().children()}
+    except psutil.Error:
+        return set()
+
+
+def kill_adopted(known: set[int], rounds: int = 10) -> float:
+    """Kill and reap every child of this process not in ``known``: the orphans it adopted as a
+    child subreaper (a solver's program that double-forked and left with ``setsid``), with
+    their process groups and everything below them, until none is left (an orphan's own
+    children are adopted in turn when it dies). Returns their CPU seconds."""
+    import os
+    import signal
+    cpu = 0.0
+    for _ in range(rounds):
+        adopted = child_pids() - known
+        if not adopted:
+            break
+        for pid in adopted:
+            for below in [*descendants(pid), pid]:
+                for kill, target in ((os.killpg, _group(below)), (os.kill, below)):
+                    try:
+                        if target > 0:
+                            kill(target, signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+        for pid in adopted:
+            try:
+                _, _, usage = os.wait4(pid, 0)
+                cpu += usage.ru_utime + usage.ru_stime
+            except ChildProcessError:
+                pass
+    return cpu
+
+
+def _group(pid: int) -> int:
+    """The process group of ``pid`` (0 when it is gone or is this process's own group)."""
+    import os
+    try:
+        group = os.getpgid(pid)
+    except (ProcessLookupError, PermissionError):
+        return 0
+    return 0 if group == os.getpgid(0) else group
+
+
+_PR_SET_CHILD_SUBREAPER, _PR_GET_CHILD_SUBREAPER = 36, 37
+
+
+def set_subreaper(on: bool) -> bool:
+    """Make this process the reaper of its descendants' orphans (Linux), so that it reaps a
+    killed member's outside solver and counts its CPU; False where that is not possible."""
+    import ctypes
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def is_subreaper() -> bool:
+    """Whether this process is a child subreaper already (a parallel entrant running a member
+    in-process, say)."""
+    import ctypes
+    flag = ctypes.c_int(0)
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0)
+    except (OSError, AttributeError):
+        return False
+    return bool(flag.value)

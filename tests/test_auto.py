@@ -326,3 +326,17 @@ def test_a_portfolio_table_is_written_whole_or_not_at_all(tmp_path, monkeypatch)
     (tmp_path / "afile").write_text("")
     blocked = CliRunner().invoke(cli, ["portfolio", str(REFERENCE), "-o", str(tmp_path / "afile" / "x.csv")])
     assert blocked.exit_code == 2 and "afile exists and is not a directory" in blocked.output
+
+
+def test_p2_a_table_whose_parallel_entrant_holds_auto_is_refused(tmp_path):
+    """A parallel entry with an auto member on that same table would pick without end: the
+    table is refused on one line, as an auto entry is."""
+    table = tmp_path / "portfolio.csv"
+    table.write_text("n,empty_from,empty_to,entrant,reason,campaign\n"
+                     f"3,0,1,parallel:members=dlx+auto:table={table},loop,c\n")
+    with pytest.raises(RaceError, match="nor a parallel entrant with an auto member") as caught:
+        registry.create(f"auto:table={table}")
+    assert "line 2" in str(caught.value) or ":2" in str(caught.value)
+    result = CliRunner().invoke(cli, ["solve", "-s", f"auto:table={table}", str(HARD9)])
+    assert result.exit_code == 2 and "RecursionError" not in result.output
+    assert result.output.strip().count("\n") == 0

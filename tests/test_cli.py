@@ -91,7 +91,7 @@ def test_solvers_lists_backtracking():
 
 
 def test_every_command_has_help_with_example():
-    for name, command in main.commands.items():
+    for name in main.commands:
         r = run(name, "--help")
         assert r.exit_code == 0, name
         assert "Example" in r.stdout, f"`race {name} --help` has no example"

@@ -11,7 +11,7 @@ from experiments.analysis import bootstrap, compare
 from experiments.analysis import statistics as analysis
 from experiments.analysis.signed_rank import SignedRank
 from experiments.cli.main import main
-from tests.test_analysis import LIMIT, run, write_campaign
+from tests.test_analysis import run, write_campaign
 
 
 def cell(entrant: str, key: str, wall: float | None, n: int = 2, family: str = "unique", repeat: int = 0,

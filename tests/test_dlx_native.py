@@ -107,8 +107,10 @@ def test_the_batch_path_uses_the_c_kernel_without_importing_numba(tmp_path):
 
 @pytest.fixture
 def private_native(tmp_path, monkeypatch):
-    """dlx_native's library looked for (and built) in tmp/a, then tmp/b only; forgotten after."""
+    """dlx_native's library built at run time (as in a checkout whose source was edited after
+    the package's build) in tmp/a, then tmp/b only; forgotten after."""
     monkeypatch.setattr(dlx_native.NATIVE, "cache_dirs", lambda: [tmp_path / "a", tmp_path / "b"])
+    monkeypatch.setattr(dlx_native.NATIVE, "built", lambda: tmp_path / "not-built.so")
     dlx_native.NATIVE.forget()
     yield dlx_native.NATIVE
     dlx_native.NATIVE.forget()

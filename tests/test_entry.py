@@ -68,8 +68,9 @@ def _quote(word: str) -> str:
 
 def _same(args, **kwargs) -> tuple[subprocess.CompletedProcess, subprocess.CompletedProcess]:
     """Both starts on ``args``: the same exit status, stdout and stderr (times apart)."""
-    quick = _race(ENTRY, args, prelude=CLICK_PROBE, **kwargs)
-    group = _race(GROUP, args, prelude=CLICK_PROBE, **kwargs)
+    prelude = CLICK_PROBE + "\n" + kwargs.pop("prelude", "")
+    quick = _race(ENTRY, args, prelude=prelude, **kwargs)
+    group = _race(GROUP, args, prelude=prelude, **kwargs)
     assert "click imported: True" in group.stderr
     assert quick.returncode == group.returncode, (quick.stderr, group.stderr)
     assert quick.stdout == group.stdout

@@ -385,7 +385,6 @@ def _orphan_a_worker(mode: str) -> tuple[int, str, bool]:
     """Start a parent that starts a worker (``mode`` "default" or "detached"), SIGKILL
     the parent, and report (worker pid, its temp dir, whether it still ran 10 s later
     for "default" / 1 s later for "detached")."""
-    import signal
     import subprocess
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parent = subprocess.Popen([sys.executable, "-c", _ORPHAN_PARENT, mode], cwd=root,

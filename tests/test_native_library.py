@@ -181,3 +181,100 @@ def test_a_failing_compiler_leaves_nothing_behind(kernel, tmp_path, monkeypatch)
     monkeypatch.setenv("RACE_NATIVE", "0")
     kernel.forget()
     assert kernel.library() is None and "RACE_NATIVE=0" in kernel.why_not
+
+
+def test_x2_a_folder_swapped_after_its_check_is_not_followed(kernel, tmp_path, capsys,
+                                                             monkeypatch):
+    """The folder checked is the folder loaded from: right after the check, the cache folder is
+    renamed and a symbolic link to a planted library's folder put in its place; the library
+    still comes through the descriptors opened during the check, so the planted one never runs."""
+    assert loaded(kernel, capsys) == (42, [])
+    good = kernel.path
+    evil = tmp_path / "evil"
+    evil.mkdir(mode=0o700)
+    plant(kernel, evil)
+    checked = native_library.open_private_folder
+
+    def check_then_swap(folder: Path) -> int:
+        fd = checked(folder)
+        if folder == good.parent and not folder.is_symlink():
+            folder.rename(tmp_path / "moved")
+            folder.symlink_to(evil)
+        return fd
+
+    monkeypatch.setattr(native_library, "open_private_folder", check_then_swap)
+    kernel.forget()
+    assert loaded(kernel, capsys) == (42, []) and not (tmp_path / "marker").exists()
+
+
+def test_x2_a_library_replaced_after_its_digest_is_checked_is_not_loaded(kernel, tmp_path, capsys,
+                                                                         monkeypatch):
+    """The file hashed is the file loaded: the library is replaced by a planted one right after
+    its content is read for the digest, and the library loaded is still the one hashed."""
+    assert loaded(kernel, capsys) == (42, [])
+    good = kernel.path
+    planted = plant(kernel, tmp_path / "evil")
+    reads = native_library.read_all
+
+    def read_then_swap(fd: int) -> bytes:
+        data = reads(fd)
+        if data[:4] == b"\x7fELF":
+            os.replace(planted, good)
+        return data
+
+    monkeypatch.setattr(native_library, "read_all", read_then_swap)
+    kernel.forget()
+    assert loaded(kernel, capsys) == (42, []) and not (tmp_path / "marker").exists()
+
+
+def test_x2_a_folder_under_one_others_may_write_is_not_trusted(kernel, tmp_path, capsys,
+                                                               monkeypatch):
+    """XDG_CACHE_HOME in a folder others may write (without the sticky bit): a library there,
+    with its digest, is not loaded even though its own folder is private."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    folder = shared / "native"
+    folder.mkdir(mode=0o700)
+    target = plant(kernel, folder)
+    monkeypatch.setattr(kernel, "cache_dirs", lambda: [folder, tmp_path / "xdg"])
+    answer, err = loaded(kernel, capsys)
+    assert answer == 42 and not (tmp_path / "marker").exists()
+    assert len(err) == 1 and str(target) in err[0] and "writable by group or others" in err[0]
+    assert kernel.path.parent == tmp_path / "xdg"
+
+
+def test_n1_a_cc_that_is_not_a_command_line_is_a_reason_not_a_traceback(kernel, monkeypatch):
+    monkeypatch.setenv("CC", '"')
+    assert kernel.library() is None and "$CC is not a command line" in kernel.why_not
+
+
+def test_n2_a_cached_library_that_cannot_be_loaded_is_built_again(kernel, tmp_path, capsys,
+                                                                  monkeypatch):
+    """A file with the right digest that is no shared library is rebuilt in its folder (said in
+    one line); the next process loads that build without a compiler."""
+    folder = tmp_path / "first"
+    folder.mkdir(mode=0o700)
+    target = folder / kernel.name(kernel.source.read_bytes())
+    target.write_bytes(b"not a shared library")
+    Path(str(target) + DIGEST).write_text(hashlib.sha256(target.read_bytes()).hexdigest())
+    answer, err = loaded(kernel, capsys)
+    assert answer == 42 and kernel.path == target
+    assert len(err) == 1 and "cannot be loaded" in err[0] and str(target) in err[0]
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
+    kernel.forget()
+    assert loaded(kernel, capsys) == (42, []) and kernel.path == target
+
+
+def test_n3_a_full_cache_disk_moves_the_build_to_the_next_folder(kernel, tmp_path, capsys,
+                                                                 monkeypatch):
+    """A compiler that fails because the first folder's disk is full: the build is made in the
+    next folder, not taken for a broken compiler."""
+    full = tmp_path / "fullcc"
+    full.write_text(f'#!/bin/sh\ncase "$*" in *{tmp_path / "first"}*)\n'
+                    f'  echo "cc: error: No space left on device" >&2; exit 1;;\nesac\n'
+                    'exec cc "$@"\n')
+    full.chmod(0o755)
+    monkeypatch.setenv("CC", str(full))
+    assert loaded(kernel, capsys) == (42, [])
+    assert kernel.path.parent == tmp_path / "xdg"

@@ -385,3 +385,18 @@ def test_from_the_second_race_on_the_next_races_processes_are_forked_while_it_se
         solver.close()
     assert solver.standby is None
     assert not [p for p in _children(os.getpid()) if process_alive(p)]
+
+
+@pytest.mark.parametrize("members, first", [
+    ("dlx+dlx:heuristic=mrv", "dlx"), ("dlx:heuristic=mrv+dlx", "dlx:heuristic=mrv"),
+    ("sat:backend=cadical195+sat", "sat:backend=cadical195")])
+def test_p1_a_member_given_twice_is_compared_as_created(members, first):
+    """Two spellings of one entrant (a default given or not) are the same search: refused,
+    naming the member given first."""
+    with pytest.raises(RaceError, match="given twice") as caught:
+        BUILTIN.create(f"parallel:members={members}")
+    assert f"the same entrant as {first!r}" in str(caught.value)
+
+
+def test_p1_members_that_differ_in_a_parameter_are_two_members():
+    assert len(BUILTIN.create("parallel:members=dlx+dlx:heuristic=first").members) == 2

@@ -4,7 +4,6 @@ everywhere (run summary, compare, export, report, landscape), and one cell ident
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 import numpy as np

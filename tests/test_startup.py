@@ -14,7 +14,9 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from experiments.cli.main import COMMANDS, main, numba_cache_dir
+from experiments.cli import numba_cache
+from experiments.cli.main import COMMANDS, main
+from experiments.cli.numba_cache import numba_cache_dir
 
 main_module = sys.modules["experiments.cli.main"]
 
@@ -81,7 +83,7 @@ def test_numba_cache_goes_to_a_user_directory_when_the_install_is_read_only(tmp_
 
 def test_the_cli_sets_numba_cache_dir_before_any_solver_runs(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", "")         # restored after the test
-    monkeypatch.setattr(main_module, "numba_cache_dir",
+    monkeypatch.setattr(numba_cache, "numba_cache_dir",
                         lambda: str(tmp_path / "sudoku-race" / "numba"))
     result = CliRunner().invoke(main, ["check", "-"], input="1 . . .\n. . . .\n. . . .\n. . . .\n")
     assert os.environ.get("NUMBA_CACHE_DIR") == str(tmp_path / "sudoku-race" / "numba")

@@ -65,8 +65,8 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
     the solutions or the number.
 
     \b
-    The search runs in a C kernel compiled with the system's C compiler at
-    the first use (solvers/cover_native.c; without a compiler, the numba
+    The search runs in a C kernel built with the package
+    (solvers/cover_native.c; installed without a compiler, the numba
     kernels of solvers/algorithm_x.py and solvers/algorithm_m.py: the same
     counts, a slower start). --show, --trace and --profile use the numba ones.
 

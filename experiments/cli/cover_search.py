@@ -60,9 +60,16 @@ def count_and_report(problem, count_only: bool, limit: int | None, heuristic: st
     if stats:
         echo(f"{count} solutions{' (limit reached)' if reached else ''}, {nodes} nodes, "
              f"{updates} updates (build {1e3 * build_s:.3f} ms, search {1e3 * search_s:.3f} ms"
-             f"{f', {jobs} threads' if jobs > 1 else ''})", err=True)
+             f"{f', {jobs} threads' if jobs > 1 else ''}, {_kernel()})", err=True)
     if not count_only and not count:
         sys.exit(1)                    # as race solve: 1 is "no solution"
+
+
+def _kernel() -> str:
+    """Which kernel searched: ``C kernel`` (solvers/cover_native.c, built with the package) or
+    ``numba kernel``."""
+    from solvers import cover_native
+    return "C kernel" if cover_native.library() is not None else "numba kernel"
 
 
 def search(problem, heuristic: str, limit: int | None, keep: int, jobs: int):

@@ -92,6 +92,7 @@ def plain_cover(args: list[str]) -> tuple[str, bool, bool, int] | None:
     """(source, count only, stats, jobs) when ``args`` are a plain ``cover`` command line
     (module docstring), else None."""
     from experiments.cli import cover_search
+    from experiments.cli.integer_text import parse_integer
     if not args or args[0] != "cover":
         return None
     source, flags, jobs = None, set(), None
@@ -112,10 +113,10 @@ def plain_cover(args: list[str]) -> tuple[str, bool, bool, int] | None:
             continue
         else:
             return None
-        if jobs is not None or value is None or not (value.isascii() and value.isdigit()) \
-                or not 1 <= int(value) <= cover_search.MAX_JOBS:
+        number = None if value is None else parse_integer(value)     # as click's option
+        if jobs is not None or number is None or not 1 <= number <= cover_search.MAX_JOBS:
             return None
-        jobs = int(value)
+        jobs = number
     if source is None:
         return None
     return source, "--count" in flags, "--stats" in flags, jobs or 1
@@ -134,11 +135,12 @@ def _cover(source: str, count_only: bool, stats: bool, jobs: int) -> None:
 def _plainly(command) -> None:
     """Run ``command()`` with the errors, interrupts and exit of the click group, then end
     the process (a :class:`_NotServed` raised before anything is written passes through)."""
-    from experiments.cli import streams
+    from experiments.cli import numba_cache, streams
     from formats.compiled import ctrl_c_stops_kernels
     from formats.errors import RaceError, is_interrupt
 
     streams.closed_streams()
+    numba_cache.configure()             # as the click group: before numba is imported
     code = 0
     try:
         ctrl_c_stops_kernels()          # Ctrl-C stops a long compiled search too

@@ -17,7 +17,7 @@ import sys
 
 import click
 
-from experiments.cli import streams
+from experiments.cli import numba_cache, streams
 from solvers import methods
 from formats.compiled import ctrl_c_stops_kernels
 from formats.errors import RaceError, is_interrupt
@@ -169,26 +169,6 @@ class RaceGroup(click.Group):
             raise
 
 
-def numba_cache_dir(package_dir: str | None = None) -> str | None:
-    """Where numba should cache compiled kernels, or None for its default.
-
-    numba's ``cache=True`` writes ``__pycache__`` beside each source file; an install
-    in a read-only place (a system site-packages, a container image) would compile
-    every kernel at every start. Then the cache goes to the user's cache directory
-    (``$XDG_CACHE_HOME/sudoku-race/numba``). An explicit ``NUMBA_CACHE_DIR`` wins."""
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return None
-    solvers_dir = package_dir or os.path.join(
-        os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "solvers")
-    if os.access(solvers_dir, os.W_OK):
-        return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    if not os.access(os.path.dirname(base) if not os.path.isdir(base) else base, os.W_OK):
-        import tempfile
-        base = tempfile.gettempdir()
-    return os.path.join(base, "sudoku-race", "numba")
-
-
 @click.group(cls=RaceGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="sudoku-race")
 @click.pass_context
@@ -203,9 +183,7 @@ def main(ctx: click.Context) -> None:
       race solvers                           # the entrants and their parameters
       race run --n 2..3 --solvers dlx,sat    # race them; results under results/
     """
-    cache = numba_cache_dir()
-    if cache:       # before any numba import; inherited by the harness's workers
-        os.environ["NUMBA_CACHE_DIR"] = cache
+    numba_cache.configure()     # before any numba import; inherited by the harness's workers
     if isinstance(ctx.obj, dict) or ctx.obj is None:
         from solvers import registry
         ctx.ensure_object(dict).setdefault("registry", registry.INSTALLED)

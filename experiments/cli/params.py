@@ -12,7 +12,8 @@ import re
 
 import click
 
-_INTEGER = re.compile(r"[-+]?[0-9]{1,30}")
+from experiments.cli.integer_text import parse_integer
+
 _DECIMAL = re.compile(r"[-+]?([0-9]{1,30}(\.[0-9]{0,30})?|\.[0-9]{1,30})([eE][-+]?[0-9]{1,4})?")
 
 
@@ -32,10 +33,10 @@ class Integer(click.ParamType):
         if isinstance(value, int) and not isinstance(value, bool):
             number = value
         else:
-            text = str(value).strip()
-            if not _INTEGER.fullmatch(text):
+            parsed = parse_integer(str(value))
+            if parsed is None:
                 self.fail(f"{str(value)[:40]!r} is not an integer (ASCII digits 0-9)", param, ctx)
-            number = int(text)
+            number = parsed
         if (self.min is not None and number < self.min) or (self.max is not None and number > self.max):
             self.fail(f"must be {self._range(number)}, not {number}", param, ctx)
         return number

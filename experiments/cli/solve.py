@@ -282,7 +282,7 @@ def count(puzzle: str, spec: str, limit: int | None, stats: bool, timeout: float
         click.echo(note, err=True)
     out: list[str] = []
     unanswered = 0
-    for _, where, result in _checked(results, stats, out):
+    for _, _where, result in _checked(results, stats, out):
         prefix, suffix = "", " (limit reached)" if result.limit_hit else ""
         if result.status not in (SOLVED, UNSAT):
             suffix = f" (incomplete: {result.message})"

@@ -22,9 +22,9 @@ from experiments.harness.identity import meta_family_labels
 from formats.errors import RaceError, printable
 from formats.whole_file import write_whole
 
-#: packages whose versions go into meta.json
-PACKAGES = ("numpy", "numba", "python-sat", "passagemath-kissat", "ortools", "pandas", "click", "tqdm",
-            "dask", "distributed")
+#: packages whose versions go into meta.json (this one first: the version `race --version` prints)
+PACKAGES = ("sudoku-race", "numpy", "numba", "python-sat", "passagemath-kissat", "ortools", "pandas",
+            "click", "tqdm", "dask", "distributed")
 
 
 def utc_now() -> str:

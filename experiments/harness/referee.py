@@ -24,32 +24,21 @@ only once verified here, and *claims*, the words of its header (``kind=unsat``, 
   holds (:func:`proof_refutes`), and counted again by another method where the header
   disputes it (:func:`record_disputes`) or the counter is not a built-in one.
 
-The confirmer runs as ``python -m experiments.harness.referee METHOD`` with the puzzle on
-stdin and prints one JSON line: ``{"status": ..., "solution": compact grid or null}``.
+The confirmer (:mod:`experiments.harness.confirmer`) runs in a process of its own.
 """
 
 from __future__ import annotations
 
-import json
-import sys
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from formats.errors import RaceError, printable
 from formats.grid import Grid
-from formats.grid_text import PuzzleFile, format_compact, parse, parse_compact
+from formats.grid_text import PuzzleFile, parse, parse_compact
 
-SOLVED, UNSAT, UNKNOWN, WRONG = "solved", "unsat", "unknown", "wrong"
-
-#: the solver families (:attr:`solvers.interface.Solver.method`) and the independent
-#: method that confirms a no-solution claim of each: SAT checks everything but SAT,
-#: which exact cover checks
-CONFIRMERS = {"sat": "dlx"}
-DEFAULT_CONFIRMER = "sat"
-#: the shortest time a confirmation is given (s), whatever the campaign's limit
-MIN_CONFIRM_SECONDS = 5.0
-
+from experiments.harness.confirmer import (SOLVED, UNKNOWN, UNSAT, WRONG,  # noqa: F401
+                                           MIN_CONFIRM_SECONDS, Confirmation, confirm,
+                                           confirmer_for)
 
 @dataclass(frozen=True)
 class Truth:
@@ -173,47 +162,6 @@ def _second_solution(grid: Grid, first: Grid, text: str | None, name: str) -> bo
     except RaceError:
         return False
     return is_solution_of(grid, other) and other != first
-
-
-def confirmer_for(method: str) -> str:
-    """The entrant that confirms a no-solution claim of a solver of family ``method``."""
-    return CONFIRMERS.get(method, DEFAULT_CONFIRMER)
-
-
-@dataclass
-class Confirmation:
-    """The second method's verdict on a puzzle: ``status`` solved / unsat / unknown, its
-    ``solution`` (verified here) and who gave it (``by``)."""
-    status: str
-    by: str
-    solution: Grid | None = None
-    detail: str = ""
-
-
-def confirm(grid: Grid, by: str, timeout: float) -> Confirmation:
-    """Solve ``grid`` with the entrant ``by`` in a process of its own (killed with its group
-    past ``timeout`` seconds); its solution is verified here."""
-    from solvers.limited_process import run_limited
-    from solvers.rules import is_solution_of
-    with tempfile.TemporaryFile() as stdin:
-        stdin.write(format_compact(grid).encode() + b"\n" + str(grid.n).encode() + b"\n")
-        stdin.seek(0)
-        done = run_limited([sys.executable, "-m", "experiments.harness.referee", by],
-                           stdin=stdin, timeout=timeout)
-    if done.timed_out:
-        return Confirmation(UNKNOWN, by, detail=f"no answer within {timeout:g} s")
-    try:
-        reply = json.loads(done.stdout.decode().strip().splitlines()[-1])
-        status = reply["status"]
-        solution = parse_compact(reply["solution"], grid.n) if reply.get("solution") else None
-    except (ValueError, KeyError, IndexError, TypeError, RaceError, UnicodeDecodeError):
-        tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-        return Confirmation(UNKNOWN, by, detail=f"the confirmer failed ({tail[0][:120]})")
-    if status == SOLVED:
-        if solution is not None and is_solution_of(grid, solution):
-            return Confirmation(SOLVED, by, solution)
-        return Confirmation(UNKNOWN, by, detail="the confirmer's grid failed verification")
-    return Confirmation(status if status == UNSAT else UNKNOWN, by)
 
 
 @dataclass
@@ -402,18 +350,3 @@ def settle(grid: Grid, result: Any, method: str, checks_counts: bool, limit: int
         flag(truth.claim, f"{who} and {by} both counted {check.count}"
                           f"{' (limit reached)' if check.limit_hit else ''}")
     return result, notes
-
-
-def main(argv: list[str]) -> int:
-    """The confirmer process: solve the puzzle on stdin with entrant ``argv[0]``."""
-    from solvers.registry import create
-    text, n = sys.stdin.read().split()
-    grid = parse_compact(text, int(n))
-    result = create(argv[0]).solve(grid)
-    solution = format_compact(result.solution) if result.solution is not None else None
-    print(json.dumps({"status": result.status, "solution": solution}), flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

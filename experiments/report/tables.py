@@ -108,6 +108,7 @@ def growth_tabular(growth: pd.DataFrame) -> str:
     families = list(dict.fromkeys(growth["family"])) if "family" in growth.columns and len(growth) else []
     several = len(families) > 1
     body: list[list[str] | str] = []
+    previous = None
     for row in growth.itertuples():
         if several and body and row.family != previous:
             body.append(r"\midrule")

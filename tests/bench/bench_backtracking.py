@@ -10,7 +10,6 @@ Targets: see ``TARGETS`` below.
 
 from __future__ import annotations
 
-import statistics
 import sys
 import time
 from pathlib import Path

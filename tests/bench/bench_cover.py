@@ -389,11 +389,13 @@ def miniexact_bounds(text: str) -> str:
 
 
 def first_build() -> float:
-    """Seconds of one build of the C kernel from scratch (into a fresh folder)."""
+    """Seconds of one run-time build of the C kernel from scratch (into a fresh folder, as a
+    checkout whose source was edited after the package's build)."""
     from solvers.native_library import NativeLibrary
     with tempfile.TemporaryDirectory() as tmp:
         fresh = NativeLibrary(cover_native.NATIVE.source, cover_native.NATIVE.declare)
-        fresh.cache_dirs = lambda: [Path(tmp)]
+        fresh.cache_dirs = lambda: [Path(tmp)]      # type: ignore[method-assign]
+        fresh.built = lambda: Path(tmp) / "not-built.so"     # type: ignore[method-assign]
         t0 = time.perf_counter()
         assert fresh.library() is not None, fresh.why_not
         return time.perf_counter() - t0
@@ -415,7 +417,7 @@ def main() -> None:
     targets = Targets(__file__, "the miniexact command line (1.6.1, -c -e -D) on the same file, "
                       "CPU time (user + system) of whole processes run in turn in this run",
                       "miniexact on the same file")
-    print(f"first build of the C kernel (cc -O2, once per machine and source): "
+    print(f"a run-time build of the C kernel (cc -O2, a checkout whose source was edited): "
           f"{first_build():.2f} s")
     warm_bytecode()
     with tempfile.TemporaryDirectory() as tmp:

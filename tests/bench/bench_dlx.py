@@ -265,7 +265,7 @@ def main() -> None:
     print(header)
     print("-" * len(header))
     ratios = {}
-    for name, problem, limit, _, grid in problems:
+    for name, problem, limit, _, _grid in problems:
         setup_ours, prepared = per_call(lambda: ours_links(problem), 0.0, 1)
         t_ours, (count, nodes, updates) = per_call_prepared(
             lambda: prepared, lambda p: ours_search(p, limit), MIN_TIME, REPEATS)
@@ -289,7 +289,7 @@ def main() -> None:
     print()
     print("Sudoku end to end (our solver from the grid; median ms):")
     solver = DLX()
-    for name, grid, limit, reps in sudokus:
+    for name, grid, limit, _reps in sudokus:
         t_dlx, res = per_call(lambda: solver.count(grid, limit=limit or None), MIN_TIME, REPEATS)
         t_cs, cs = per_call(lambda: count_sudoku(grid, limit=limit), MIN_TIME, REPEATS)
         print(f"  {name:26s} DLX solver (check+build+search+decode+verify) {t_dlx * 1e3:8.3f}"

@@ -237,7 +237,7 @@ def _table(n, seeds, amos, backends, holes: float, limit: float, first: bool) ->
         print(head + "\n" + "-" * len(head), flush=True)
     if holes != TABLE_HOLES:
         print(f"-- n = {n}: {int(round(holes * 100))}% holes (the measured point; 33% is on the plateau)")
-    for n in [n]:
+    for n in [n]:  # noqa: B020 (the measured n only)
         grids = [puzzle(n, holes, seed) for seed in seeds]
         for amo in amos:
             for backend in backends:

@@ -50,7 +50,7 @@ def main() -> int:
         print("\nmake bench FAILED:")
         for line in failed:
             print(f"  {line}")
-        for path, code, lines, seconds in results:
+        for _path, _code, lines, _seconds in results:
             for line in lines:
                 if line.split()[1] == MISSED:
                     print(f"  missed: {line}")

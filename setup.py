@@ -1,0 +1,42 @@
+"""The C kernels, built with the package: every ``solvers/*_native.c`` is one optional extension.
+
+Each kernel is a plain shared object (no Python module init), loaded with ctypes by
+:mod:`solvers.native_library` from ``solvers/_native/`` of the installed package. Next to the
+kernel's own source each build compiles one generated line, ``race_source_sha256``, the SHA-256
+of that source, so a development checkout whose C file was edited after the build is noticed.
+``optional=True``: without a C compiler the package still installs and the numba kernels run.
+Everything else about the package is declared in pyproject.toml.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+#: the one place that lists the kernels: a new ``solvers/NAME_native.c`` needs no packaging change
+KERNELS = sorted(Path("solvers").glob("*_native.c"))
+#: the package folder the built kernels go to (``solvers.native_library.BUILT``)
+BUILT = "solvers._native"
+
+
+class BuildKernels(build_ext):
+    """build_ext that compiles the source digest (``race_source_sha256``) into each kernel."""
+
+    def build_extension(self, ext: Extension) -> None:
+        source = Path(ext.sources[0])
+        digest = hashlib.sha256(source.read_bytes()).hexdigest()
+        stamp = Path(self.build_temp) / f"{source.stem}_source_digest.c"
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(f'const char race_source_sha256[] = "{digest}";\n')
+        ext.sources = [str(source), str(stamp)]
+        super().build_extension(ext)
+
+
+setup(
+    ext_modules=[Extension(f"{BUILT}.{path.stem}", [str(path)], optional=True,
+                           extra_compile_args=["-O2"]) for path in KERNELS],
+    cmdclass={"build_ext": BuildKernels},
+)
