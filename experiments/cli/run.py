@@ -15,7 +15,6 @@ from experiments.cli.dataset import InstancesParam, instance_set_settings
 from experiments.cli.run_progress import estimate_line
 from experiments.cli.generate import family_options
 from experiments.cli.invocation import current_registry
-from experiments.harness import records
 from experiments.harness.campaign import run_campaign
 from experiments.harness.config import DEFAULTS, Config, default_name, parse_n
 from experiments.harness.entrants import DEFAULT_ENTRANTS, parse_entrants
