@@ -189,3 +189,21 @@ def test_equals_dlx_on_random_puzzles(seed, n, fraction, restarts):
         assert (r.status, r.count, r.limit_hit) == (expected.status, expected.count, expected.limit_hit)
         one = entrant.solve(puzzle)
         assert one.status == "solved" and one.verified
+
+
+def test_its_counters_reach_runs_csv(tmp_path):
+    from click.testing import CliRunner
+    from experiments.cli.main import main
+    from experiments.harness import records
+    result = CliRunner().invoke(main, ["run", "--no-report", "--n", "2..3", "--family", "unique,hard",
+                                       "--instances", "2", "--solvers", "bitset,dlx", "--timeout", "30",
+                                       "-j", "1", "--out", str(tmp_path), "--campaign", "c"])
+    assert result.exit_code == 0, result.output
+    rows = [r for r in records.read_rows(tmp_path / "c" / "runs.csv") if r["entrant"] == "bitset"]
+    assert len(rows) == 2 * 2 * 2
+    for row in rows:
+        assert row["status"] == "solved" and row["verified"] == "True"
+        assert int(row["nodes"]) >= 1 and int(row["propagations"]) >= 0
+        extra = json.loads(row["extra"])
+        assert {"guesses", "eliminations", "locked", "sweeps", "restarts"} <= set(extra)
+        assert int(row["nodes"]) >= extra["guesses"] + 1
