@@ -189,7 +189,7 @@ ROWS_200K_MB = 1200
 def test_every_analysis_command_at_200k_rows_in_bounded_memory(tmp_path):
     root = synthetic_campaign.write(tmp_path / "out", 200_000, ("dlx", "backtracking"), repeats=5)
     other = synthetic_campaign.write(tmp_path / "other", 200_000, ("dlx", "backtracking"), repeats=5,
-                                     campaign="synthetic")
+                                     campaign="synthetic", host="another")
     instances = str(tmp_path / "out" / "instances" / "synthetic")
     commands = {
         "resume (the run's summary)": ["run", "--instances", instances, "--solvers", "dlx,backtracking",

@@ -20,6 +20,8 @@ _HELD: dict[int, int] = {}
 _HELD_LOCK = threading.Lock()
 
 
+#: cells handed to the cluster per slot at a time (one running, the others waiting at the worker)
+QUEUED = 2
 #: the environment variable naming the directory of the CPU claims (default: under the temp dir)
 SLOTS_ENV = "RACE_CPU_SLOTS"
 
@@ -127,8 +129,10 @@ class DaskExecutor:
         self.cores: dict[Any, int] = {}
 
     def free(self) -> int:
-        """The cluster's slots not held by a cell in flight (a cell of k cores holds k)."""
-        return self.jobs - sum(self.cores.values())
+        """Room for more cells: :data:`QUEUED` per slot of the cluster, less the cells in flight
+        (a cell of k cores counts k). A slot runs one cell at a time; the next one waits at its
+        worker, so no slot idles for a round trip to this process between two cells."""
+        return self.jobs * QUEUED - sum(self.cores.values())
 
     def warm_entrants(self) -> set[str]:
         return set()

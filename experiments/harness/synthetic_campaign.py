@@ -95,10 +95,12 @@ def write_instances(directory: Path, count: int, seed: int = 0) -> tuple[list[st
 
 def write(out: Path, rows: int, entrants: tuple[str, ...] = ENTRANTS, repeats: int = 1, seed: int = 0,
           timeout_s: float = 10.0, median_s: float = 2e-4, timeout_share: float = 0.02,
-          campaign: str = "synthetic") -> Path:
+          campaign: str = "synthetic", host: str = "synthetic") -> Path:
     """Write a campaign of about ``rows`` rows (rounded down to whole instances: ``rows //
     (entrants x repeats)`` instances, at least one) and its instance set under ``out``;
-    returns the campaign's directory. See the module docstring for what the rows hold."""
+    returns the campaign's directory; ``host`` names the machine in the rows' ``worker`` (two
+    campaigns of different hosts are two machines' measurements, as ``race merge`` wants).
+    See the module docstring for what the rows hold."""
     out = Path(out)
     count = max(1, rows // (len(entrants) * repeats))
     set_dir = out / "instances" / campaign
@@ -127,7 +129,7 @@ def write(out: Path, rows: int, entrants: tuple[str, ...] = ENTRANTS, repeats: i
     frame["iterations"] = np.where(censored, "", np.maximum(1, (0.02 / wall).astype(int)).astype(str))
     frame["t_search"] = np.where(censored, np.nan, wall * 0.6)
     frame["nodes"] = np.where(censored, "", (hardness * 100).astype(int).astype(str))
-    frame["worker"] = "synthetic:" + (e_idx % 2).astype(str).astype(object)
+    frame["worker"] = f"{host}:" + (e_idx % 2).astype(str).astype(object)
     frame["started_at"] = "2026-01-01T00:00:00.000Z"
     frame["referee"] = np.where(censored, "", "verified grid")
     root = out / campaign
