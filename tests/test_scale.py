@@ -181,8 +181,11 @@ def run_measured(args: list[str], cwd: Path) -> tuple[int, str, float]:
     return proc.returncode, output, usage.ru_maxrss / 1024.0
 
 
-#: peak RSS (MB) every analysis command stays under at 200,000 rows (the rows alone are 70 MB of CSV)
-ROWS_200K_MB = 1200
+#: peak RSS (MB) every analysis command stays under at 200,000 rows (the rows alone are 70 MB of
+#: CSV; about 600 MB measured), and ``race merge``, which holds the rows of both sources as text
+#: to write them again (about 1,350 MB measured)
+ROWS_200K_MB = 800
+MERGE_200K_MB = 1600
 
 
 @pytest.mark.slow
@@ -208,7 +211,8 @@ def test_every_analysis_command_at_200k_rows_in_bounded_memory(tmp_path):
         assert code == 0, f"{what}: {output[-2000:]}"
         peaks[what] = peak
     print({k: round(v) for k, v in peaks.items()})
-    assert max(peaks.values()) <= ROWS_200K_MB, peaks
+    merge = peaks.pop("merge")
+    assert max(peaks.values()) <= ROWS_200K_MB and merge <= MERGE_200K_MB, (peaks, merge)
 
 
 def test_html_grids_of_a_set_imported_anywhere(tmp_path):
