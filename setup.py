@@ -4,6 +4,8 @@ Each kernel is a plain shared object (no Python module init), loaded with ctypes
 :mod:`solvers.native_library` from ``solvers/_native/`` of the installed package. Next to the
 kernel's own source each build compiles one generated line, ``race_source_sha256``, the SHA-256
 of that source, so a development checkout whose C file was edited after the build is noticed.
+A kernel compiles with ``-O2`` unless a line near its top says otherwise
+(``/* compile with: -O3 */``).
 ``optional=True``: without a C compiler the package still installs and the numba kernels run.
 Everything else about the package is declared in pyproject.toml.
 """
@@ -11,6 +13,7 @@ Everything else about the package is declared in pyproject.toml.
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -20,6 +23,17 @@ from setuptools.command.build_ext import build_ext
 KERNELS = sorted(Path("solvers").glob("*_native.c"))
 #: the package folder the built kernels go to (``solvers.native_library.BUILT``)
 BUILT = "solvers._native"
+#: a kernel's own optimisation flags, on a line of its first 40: ``/* compile with: -O3 */``
+_FLAGS_LINE = re.compile(r"^\s*(?:/\*|//)\s*compile with:\s*(.*?)\s*(?:\*/)?\s*$")
+
+
+def compile_flags(source: Path) -> list[str]:
+    """The flags ``source`` asks for (see :data:`_FLAGS_LINE`), else ``-O2``."""
+    for line in source.read_text(encoding="utf-8").splitlines()[:40]:
+        found = _FLAGS_LINE.match(line)
+        if found:
+            return found.group(1).split()
+    return ["-O2"]
 
 
 class BuildKernels(build_ext):
@@ -37,6 +51,6 @@ class BuildKernels(build_ext):
 
 setup(
     ext_modules=[Extension(f"{BUILT}.{path.stem}", [str(path)], optional=True,
-                           extra_compile_args=["-O2"]) for path in KERNELS],
+                           extra_compile_args=compile_flags(path)) for path in KERNELS],
     cmdclass={"build_ext": BuildKernels},
 )

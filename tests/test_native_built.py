@@ -92,3 +92,15 @@ def test_the_build_lists_every_kernel_source_through_one_glob():
     for source in Path(dlx_native.__file__).parent.glob("*_native.c"):
         built = source.parent / BUILT / (source.stem + EXTENSION_SUFFIXES[0])
         assert built.is_file(), f"{source.name} was not built by the install"
+
+
+def test_a_kernel_may_ask_for_its_own_flags_in_its_source(tmp_path):
+    """setup.py compiles a kernel with -O2 unless a line near its top names other flags."""
+    text = (Path(__file__).parents[1] / "setup.py").read_text()
+    names: dict = {}
+    exec(text.split("\nsetup(\n")[0], names)          # setup.py's definitions, without setup()
+    plain, asking = tmp_path / "plain_native.c", tmp_path / "fast_native.c"
+    plain.write_text("/* a kernel */\nint x;\n")
+    asking.write_text("/* a kernel\n * compile with: -O9 */\n/* compile with: -O3 -funroll-loops */\n")
+    assert names["compile_flags"](plain) == ["-O2"]
+    assert names["compile_flags"](asking) == ["-O3", "-funroll-loops"]
