@@ -119,9 +119,11 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
     machine was busy, the calibration drifted > 5% or repeats vary > 10%.
 
     \b
-    Defaults (make race = race run --n 2..5): 4 entrants x 2 families x n=2..5
-    x 20 instances, 10 s per cell: 8.6 minutes measured on 2 cores shared with
-    other jobs (load ~13), instance generation included; the figures and the
+    Defaults (make race = race run --n 2..5): 5 entrants x 2 families x n=2..5
+    x 20 instances, 10 s per cell. All but bitset: 8.6 minutes measured on 2
+    cores shared with other jobs (load ~13), instance generation included;
+    bitset adds about a fifth (its hard 25x25 cells at the limit, measured
+    with 4 instances: docs/performance.md); the figures and the
     HTML report add 6.5 s of CPU (medians of 5 resumed runs with nothing to
     run, with and without --no-report, taken in turn on 2 cores).
 
