@@ -127,7 +127,7 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
     machine was busy, the calibration drifted > 5% or repeats vary > 10%.
 
     \b
-    Defaults (make race = race run --n 2..5): 4 entrants x 2 families x n=2..5
+    Defaults (make race = race run --n 2..5): 5 entrants x 2 families x n=2..5
     x 20 instances, 10 s per cell (how long that takes: docs/performance.md).
 
     \b
