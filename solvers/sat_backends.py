@@ -32,7 +32,6 @@ with an external solver re-runs it with the blocking clauses found so far.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -41,23 +40,8 @@ from formats.errors import RaceError
 from solvers import clause_loading
 from solvers.sat_counting import enumerate_models, pysat_solver, refuse_broken_pysat
 from solvers.sat_programs import (BASE_OUTPUT_BYTES, KILL_GRACE, TERM_GRACE,  # noqa: F401
-                                  ExternalBackend, find_binary, find_kissat, output_limit,
+                                  Enumeration, ExternalBackend, find_binary, find_kissat, output_limit,
                                   run_solver, work_directory)
-
-@dataclass
-class Enumeration:
-    """Models found (each an array of true variables), whether the search ran
-    to its end (unsat proved or ``limit`` reached), counters and phase times."""
-    models: list[np.ndarray]
-    complete: bool
-    counters: dict[str, int] = field(default_factory=dict)
-    times: dict[str, float] = field(default_factory=dict)
-    message: str = ""
-
-    @property
-    def count(self) -> int:
-        return len(self.models)
-
 
 def _pysat_names() -> dict[str, str]:
     from pysat.solvers import SolverNames

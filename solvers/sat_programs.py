@@ -17,7 +17,7 @@ import shutil
 import signal
 import subprocess
 import time
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -26,8 +26,23 @@ from formats.errors import RaceError
 from formats.source import decode_utf8
 from solvers.limited_process import child_setup, owned_temp_dir
 
-if TYPE_CHECKING:
-    from solvers.sat_backends import Enumeration
+
+
+@dataclass
+class Enumeration:
+    """What every SAT backend answers (the in-process ones of :mod:`solvers.sat_backends` too):
+    the models found (each an array of true variables), whether the search ran to its end
+    (unsat proved or ``limit`` reached), counters and phase times."""
+    models: list[np.ndarray]
+    complete: bool
+    counters: dict[str, int] = field(default_factory=dict)
+    times: dict[str, float] = field(default_factory=dict)
+    message: str = ""
+
+    @property
+    def count(self) -> int:
+        return len(self.models)
+
 
 #: grace period (s) between an external solver's own time limit and the hard kill.
 KILL_GRACE = 2.0
@@ -215,7 +230,6 @@ class ExternalBackend:
         return sat_output.parse(text, name, nvars, code), stats, seconds
 
     def enumerate(self, formula, limit: int | None, timeout: float = 0.0) -> Enumeration:
-        from solvers.sat_backends import Enumeration    # the answer of every backend
         deadline = time.perf_counter() + timeout if timeout > 0 else None
         models: list[np.ndarray] = []
         blocking: list[np.ndarray] = []
