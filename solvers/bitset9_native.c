@@ -1,6 +1,7 @@
-/* The 9x9 batch kernel of the bit-set method in C: solvers/bitset9_native.py builds it with the
- * system's C compiler at its first use and calls it through ctypes (which releases the GIL), one
- * call for a whole array of puzzles (uint8 [P, 81], 0 = empty), no Python object per puzzle.
+/* compile with: -O3 */
+/* The 9x9 batch kernel of the bit-set method in C: built with the package (setup.py; -O3 is about
+ * 20 % faster than -O2 here), loaded by solvers/bitset9_native.py and called through ctypes
+ * (which releases the GIL), one call for a whole array of puzzles (uint8 [P, 81], 0 = empty), no Python object per puzzle.
  *
  * Representation (band-oriented): the grid is three bands of three rows; for each digit d and
  * band b one 27-bit set F[3d + b] holds the cells of the band where d may still go (bit 9r + c is

@@ -1,4 +1,4 @@
-"""The 9x9 kernel of the bit-set method in C (``bitset9_native.c``), built at its first use,
+"""The 9x9 kernel of the bit-set method in C (``bitset9_native.c``), built with the package,
 called via ctypes on a whole array of puzzles.
 
 The bit-set method keeps, per digit, the cells where it may still go as bit sets and applies
