@@ -101,7 +101,7 @@ def test_no_placeholder_no_unresolved_reference_no_empty_table(report):
 
 def test_the_title_names_the_methods_the_campaign_raced(report):
     expected = {"first-race": "dancing links and SAT",
-                "make-race": "backtracking, dancing links and SAT",
+                "make-race": "backtracking, dancing links, bit sets and SAT",
                 "cmd-cpsat": "CP-SAT and outside programs",
                 "imported": "dancing links and SAT"}[report["shape"]]
     assert report["title"] == f"Sudoku solvers raced: {expected}"

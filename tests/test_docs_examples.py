@@ -35,7 +35,8 @@ def outcomes(request, tmp_path_factory):
     as ``-k README`` leaves some out), two documents at a time, those with the most commands
     first; and the repository's state before and after."""
     selected = {item.callspec.params["path"] for item in request.session.items
-                if getattr(item, "callspec", None) and "path" in item.callspec.params}
+                if item.path == request.path and getattr(item, "callspec", None)
+                and "path" in item.callspec.params}
     paths = sorted(selected or DOCUMENTS,
                    key=lambda p: -sum(len(e.steps) for e in examples(p) if e.not_run is None))
     before = _repository_state()

@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from experiments.harness import campaign_plan, records, records_columnar
+from experiments.harness import campaign_plan, records
 from experiments.harness.config import Config, resume_command
 from experiments.harness.instances import ensure_instances
 from experiments.harness.provenance import check_rows, previous_meta, write_meta
@@ -27,6 +27,7 @@ def prepare(config: Config, progress: bool = False) -> Prepared:
     pending cells. A runs.csv written before a column was added gets the new header; its
     damaged rows (:func:`records.set_aside`) and its rows not of this campaign
     (:func:`experiments.harness.campaign_plan.set_aside`) are set aside."""
+    from experiments.harness import records_columnar     # pandas: not for `race run --help`
     previous_meta(config)                       # refuse an incompatible resume before any work
     recorded = records_columnar.read_valid(config.runs_path, remember=True)   # None: row by row
     check_rows(config, records.read_rows(config.runs_path) if recorded is None
