@@ -383,6 +383,12 @@ def test_a_new_hard_campaign_names_its_instance_files_hard(tmp_path):
     assert again.exit_code == 0 and "2 already recorded, 0 to run" in again.output, again.output
     assert records.read_rows(tmp_path / "fresh" / "runs.csv") == rows
     assert not (tmp_path / "fresh" / records.DAMAGED_NAME).exists()
+    # without the cache, the report regenerates each hard-... file from its generator identity
+    from experiments.report.instance_grids import campaign_grids
+    shutil.rmtree(tmp_path / "instances")
+    grids, missing = campaign_grids(statistics.load(tmp_path / "fresh"))
+    assert missing == {} and sorted(grids) == sorted(row["instance"] for row in rows)
+    assert {g.source for g in grids.values()} == {"regenerated"}
 
 
 def test_a_committed_hard_campaign_keeps_its_holes_files_and_resumes_with_nothing_to_run(tmp_path):
