@@ -2,7 +2,7 @@
 
 * :func:`make` -- one puzzle and its metadata from (kind, n, seed, index, options);
 * :func:`write_set` -- ``count`` puzzles as ``<kind>-n<N>-s<seed>-<index:04d>.sudoku``
-  files plus ``manifest.csv`` (file, kind, n, seed, index, clues, sha256); files
+  files (or named after the family they are raced as: ``hard-n5-s0-0000.sudoku``) plus ``manifest.csv`` (file, kind, n, seed, index, clues, sha256); files
   already present for the same identity are kept, not regenerated (a cache).
 
 Determinism: the random streams come from ``np.random.SeedSequence([seed,
@@ -209,7 +209,9 @@ def make(kind: str, n: int, seed: int, index: int, *, pool: CounterPool | None =
 
 
 def puzzle_name(kind: str, n: int, seed: int, index: int) -> str:
-    """The file name of a puzzle: ``<kind>-n<N>-s<seed>-<index:04d>.sudoku``."""
+    """The file name of a puzzle: ``<kind>-n<N>-s<seed>-<index:04d>.sudoku``; ``kind`` is the
+    generator's kind, or the name of the family the puzzle is made for (``hard``: a ``holes``
+    puzzle at the hardness peak)."""
     return f"{kind}-n{n}-s{seed}-{index:04d}.sudoku"
 
 
@@ -251,13 +253,15 @@ def _cached(path: Path, ident: dict[str, str]) -> bytes | None:
 
 
 def write_set(kind: str, n: int, count: int, seed: int, out_dir: Path, progress: bool = False,
-              label: str | None = None, **options) -> Path:
+              label: str | None = None, stem: str | None = None, **options) -> Path:
     """Write puzzles 0..count-1 of (kind, n, seed, options) into ``out_dir``
     (native format with ``# key=value`` metadata) and update ``manifest.csv``
     there (rows of other sets already listed are kept). A puzzle file already
     present with the same identity metadata is reused, not regenerated.
     Returns the manifest path (``label``: the family's name on the progress bar, by
-    default ``kind``). Raises RaceError for bad arguments or an unwritable directory."""
+    default ``kind``; ``stem``: the first part of the file names, by default ``kind``, e.g.
+    ``hard`` for ``hard-n5-s0-0000.sudoku``; the manifest's ``kind`` column and the files'
+    metadata name the generator's kind either way). Raises RaceError for bad arguments or an unwritable directory."""
     count = _check_int("count", count, 0)
     identity(kind, n, seed, 0, **options)           # validate before touching the disk
     out_dir = Path(out_dir)
@@ -267,8 +271,9 @@ def write_set(kind: str, n: int, count: int, seed: int, out_dir: Path, progress:
         raise RaceError(f"cannot create output directory: {write_reason(exc)}", source=str(out_dir)) from None
     # a puzzle of other options (another --holes, --fill, ...) under the same name is never
     # replaced in silence: a campaign may have raced it
+    stem = stem or kind
     others = [(name, why) for name, why in
-              ((puzzle_name(kind, n, seed, i), _other_identity(out_dir / puzzle_name(kind, n, seed, i),
+              ((puzzle_name(stem, n, seed, i), _other_identity(out_dir / puzzle_name(stem, n, seed, i),
                                                                identity(kind, n, seed, i, **options)))
                for i in range(count)) if why]
     if others:
@@ -284,7 +289,8 @@ def write_set(kind: str, n: int, count: int, seed: int, out_dir: Path, progress:
         indices = tqdm(indices, desc=f"{label or kind} n={n}", unit="puzzle", leave=False)
     with CounterPool() as pool:
         for index in indices:
-            rows[puzzle_name(kind, n, seed, index)] = _set_row(kind, n, seed, index, out_dir, pool, options)
+            rows[puzzle_name(stem, n, seed, index)] = _set_row(kind, n, seed, index, out_dir, pool,
+                                                               options, stem)
     manifest = out_dir / MANIFEST
     for row in read_manifest(manifest):
         if row.get("file") not in rows and (out_dir / row.get("file", "")).is_file():
@@ -295,10 +301,10 @@ def write_set(kind: str, n: int, count: int, seed: int, out_dir: Path, progress:
 
 
 def _set_row(kind: str, n: int, seed: int, index: int, out_dir: Path, pool: CounterPool,
-             options: dict) -> dict[str, str]:
-    """Write puzzle ``index`` of the set unless a file of the same identity is
-    there already; its manifest row."""
-    name = puzzle_name(kind, n, seed, index)
+             options: dict, stem: str) -> dict[str, str]:
+    """Write puzzle ``index`` of the set (file named after ``stem``) unless a file of the same
+    identity is there already; its manifest row."""
+    name = puzzle_name(stem, n, seed, index)
     path = out_dir / name
     ident = identity(kind, n, seed, index, **options)
     data = _cached(path, ident)

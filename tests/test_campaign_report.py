@@ -58,6 +58,8 @@ def reports(tmp_path_factory) -> dict[str, dict]:
             "layout": _pdftotext(pdf, "-layout"),
             "pages": int(re.search(r"^Pages:\s+(\d+)", info, flags=re.M).group(1)),
             "title": re.search(r"^Title:\s+(.*)$", info, flags=re.M).group(1).strip(),
+            "subject": re.search(r"^Subject:\s+(.*)$", info, flags=re.M).group(1).strip(),
+            "author": re.search(r"^Author:\s+(.*)$", info, flags=re.M).group(1).strip(),
             "export": _export_rows(_run("export", str(campaign), "-f", "markdown")),
             "tables": sorted((root / f"{shape}-report" / "generated").glob("table_family*.tex")),
         }
@@ -107,6 +109,10 @@ def test_the_title_names_the_methods_the_campaign_raced(report):
     assert report["title"] == f"Sudoku solvers raced: {expected}"
     assert all(m.name in report["title"] for m in methods.of_entrants(_entrants(report)))
     assert report["title"] in _flat(report["text"])
+    # the PDF's metadata: the title above, the subtitle as its subject, the project as author
+    assert report["subject"] == f"campaign {report['campaign'].name}"
+    assert report["subject"] in _flat(report["text"])
+    assert report["author"] == "sudoku-race"
 
 
 def _entrants(report) -> list[str]:

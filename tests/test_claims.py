@@ -105,7 +105,10 @@ def test_the_papers_title_names_the_methods_its_campaign_raced():
     from experiments.report.macros import campaign_macros
     campaign = analysis.load(RESULTS / "reference-n2-10")
     tex = (ROOT / "report" / "report.tex").read_text(encoding="utf-8")
-    title = re.search(r"\\title\{(.*?)\\\\", tex, flags=re.S).group(1)
+    # \reportTitle is both the title page's title and the PDF's metadata title
+    assert re.search(r"\\title\{\\reportTitle\\\\", tex)
+    assert re.search(r"pdftitle=\{\\reportTitle\}", tex)
+    title = re.search(r"\\newcommand\{\\reportTitle\}\{(.*)\}$", tex, flags=re.M).group(1)
     assert r"\campaignMethodCount" in title and r"\campaignMethods" in title
     table = analysis.summary(campaign)
     text = campaign_macros(campaign, table, growth_table(campaign, table),

@@ -367,6 +367,33 @@ def test_cli_stdout_and_files(tmp_path):
     assert grid_text.read(target / "holes-n3-s0-0001.sudoku").grids[0].empties() == 49
 
 
+def test_cli_hard_family_writes_hard_files_of_the_peak_holes_puzzles(tmp_path):
+    """``--family hard`` is the family race run races (holes, balanced, at the peak of n), its
+    files named ``hard-...``; the puzzles are the generator's holes puzzles byte for byte."""
+    from generators.hardness_peaks import peak_holes
+    runner = CliRunner()
+    target = tmp_path / "hard"
+    out = runner.invoke(main, ["generate", "--n", "3", "--family", "hard", "-k", "2", "-o", str(target)])
+    assert out.exit_code == 0, out.output
+    assert "2 hard puzzle(s) with n=3" in out.stderr
+    assert sorted(p.name for p in target.iterdir()) == [
+        "hard-n3-s0-0000.sudoku", "hard-n3-s0-0001.sudoku", "manifest.csv"]
+    manifest = puzzle_set.read_manifest(target / "manifest.csv")
+    assert [(r["file"], r["kind"]) for r in manifest] == [("hard-n3-s0-0000.sudoku", "holes"),
+                                                          ("hard-n3-s0-0001.sudoku", "holes")]
+    same = tmp_path / "holes"
+    assert runner.invoke(main, ["generate", "--n", "3", "--family", "holes", "--holes",
+                                f"{peak_holes(3):g}", "--pattern", "balanced", "-k", "2",
+                                "-o", str(same)]).exit_code == 0
+    for index in range(2):
+        assert (target / f"hard-n3-s0-{index:04d}.sudoku").read_bytes() == \
+            (same / f"holes-n3-s0-{index:04d}.sudoku").read_bytes()
+    printed = runner.invoke(main, ["generate", "--n", "3", "--family", "hard"])
+    assert printed.exit_code == 0 and printed.stdout == (same / "holes-n3-s0-0000.sudoku").read_text()
+    refused = runner.invoke(main, ["generate", "--n", "3", "--family", "hard", "--holes", "0.4"])
+    assert refused.exit_code == 2 and "hard fixes its holes and pattern" in refused.stderr
+
+
 @pytest.mark.parametrize("args", [
     ["--n", "0"], ["--n", "-3"], ["--n", "x"], ["--n", "3", "--instances", "0"], ["--n", "3", "--seed", "-1"],
     ["--n", "3", "--kind", "holes", "--holes", "1.5"], ["--n", "3", "--kind", "holes", "--holes", "lots"],

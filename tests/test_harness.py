@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 META_KEYS = {"campaign", "command", "commands", "created_at", "n_values", "entrants", "family_labels", "seed", "instances",
              "repeats", "timeout_s", "memory_mb", "jobs", "executor", "git_commit", "python",
              "packages", "kissat_version", "machine", "families", "order", "pinning",
-             "machine_state", "calibration", "runs_conditions"}
+             "machine_state", "calibration", "runs_conditions", "instance_names"}
 
 
 def write_instances(out: Path, n: int, count: int, kind: str = "unique", seed: int = 0) -> Path:
@@ -135,6 +135,7 @@ def test_small_campaign_end_to_end(out):
         assert {c: int(row[c]) for c in counters} == {c: here.counters[c] for c in counters}, row
     meta = json.loads((directory / "meta.json").read_text())
     assert set(meta) == META_KEYS
+    assert meta["instance_names"] == "family"           # a new campaign names files after the family
     assert meta["n_values"] == [2, 3] and meta["entrants"] == entrants
     assert meta["machine"]["cores"] >= 1 and meta["python"].count(".") == 2
     assert "backtracking" in r.output and "2/2" in r.output and str(directory) in r.output

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
+import shutil
 import math
 from pathlib import Path
 
@@ -355,3 +357,66 @@ def test_the_holes_family_at_its_default_fraction_records_it(tmp_path):
     assert r.exit_code == 0, r.output
     (row,) = records.read_rows(next(tmp_path.glob("race-*")) / "runs.csv")
     assert row["family"] == "holes" and float(row["holes"]) == 0.5 and int(row["clues"]) == 8
+
+
+def test_a_new_hard_campaign_names_its_instance_files_hard(tmp_path):
+    r = race(tmp_path, "--n", "2", "--kind", "hard", "--solvers", "backtracking",
+             "--instances", "2", "--timeout", "30", "--campaign", "fresh")
+    assert r.exit_code == 0, r.output
+    peak = hardness_peaks.peak_holes(2)
+    folder = f"hard-n2-s0-holes{peak:g}-balanced"
+    rows = records.read_rows(tmp_path / "fresh" / "runs.csv")
+    assert sorted(row["instance"] for row in rows) == [f"{folder}/hard-n2-s0-{i:04d}.sudoku"
+                                                       for i in range(2)]
+    assert all(row["status"] == "solved" for row in rows)
+    assert sorted(p.name for p in (tmp_path / "instances").iterdir()) == [folder]
+    assert sorted(p.name for p in (tmp_path / "instances" / folder).iterdir()) == \
+        ["hard-n2-s0-0000.sudoku", "hard-n2-s0-0001.sudoku", "manifest.csv"]
+    meta = json.loads((tmp_path / "fresh" / "meta.json").read_text())
+    assert meta["instance_names"] == "family"
+    assert f"in {tmp_path / 'instances' / folder}" in r.output
+    # the puzzles are the generator's holes puzzles at the peak, whatever the files' names
+    puzzle = grid_text.read(tmp_path / "instances" / folder / "hard-n2-s0-0000.sudoku").metadata
+    assert (puzzle["kind"], float(puzzle["holes"])) == ("holes", peak)
+    again = race(tmp_path, "--n", "2", "--kind", "hard", "--solvers", "backtracking",
+                 "--instances", "2", "--timeout", "30", "--campaign", "fresh")
+    assert again.exit_code == 0 and "2 already recorded, 0 to run" in again.output, again.output
+    assert records.read_rows(tmp_path / "fresh" / "runs.csv") == rows
+    assert not (tmp_path / "fresh" / records.DAMAGED_NAME).exists()
+    # without the cache, the report regenerates each hard-... file from its generator identity
+    from experiments.report.instance_grids import campaign_grids
+    shutil.rmtree(tmp_path / "instances")
+    grids, missing = campaign_grids(statistics.load(tmp_path / "fresh"))
+    assert missing == {} and sorted(grids) == sorted(row["instance"] for row in rows)
+    assert {g.source for g in grids.values()} == {"regenerated"}
+
+
+def test_a_committed_hard_campaign_keeps_its_holes_files_and_resumes_with_nothing_to_run(tmp_path):
+    """A campaign made before the files were named after the family (its meta.json does not
+    say how they are named; its rows name holes-... files) resumes with nothing to run and
+    nothing set aside, and its files keep their names."""
+    source = Path(__file__).resolve().parent.parent / "results" / "reference-hard-n6-config"
+    shutil.copytree(source, tmp_path / source.name)
+    meta = json.loads((source / "meta.json").read_text())
+    assert "instance_names" not in meta
+    before = records.read_rows(source / "runs.csv")
+    assert all(row["instance"].startswith("holes-n6-s0-holes0.5-balanced/holes-n6-s0-")
+               for row in before)
+    r = race(tmp_path, "--kind", "hard", "--n", "6", "--solvers", "sat:config=sat", "--instances",
+             "10", "--timeout", "60", "--seed", "0", "--campaign", source.name, "-j", "1")
+    assert r.exit_code == 0, r.output
+    assert "10 already recorded, 0 to run" in r.output
+    assert "set aside" not in r.output
+    assert not (tmp_path / source.name / records.DAMAGED_NAME).exists()
+    assert sorted(p.name for p in (tmp_path / "instances").iterdir()) == ["holes-n6-s0-holes0.5-balanced"]
+    after = records.read_rows(tmp_path / source.name / "runs.csv")
+    assert [(row["instance"], row["instance_sha256"], row["status"], row["wall_s"]) for row in after] \
+        == [(row["instance"], row["instance_sha256"], row["status"], row["wall_s"]) for row in before]
+    # the files the rows name are there, with the sha256 the rows recorded
+    for row in after:
+        data = (tmp_path / "instances" / row["instance"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == row["instance_sha256"]
+    resumed = json.loads((tmp_path / source.name / "meta.json").read_text())
+    assert "instance_names" not in resumed
+    assert (resumed["campaign"], resumed["families"], resumed["seed"]) == \
+        (meta["campaign"], meta["families"], meta["seed"])

@@ -327,6 +327,14 @@ def test_pdf_from_a_real_small_campaign(small_campaign, tmp_path):
     for title in SECTIONS:
         assert title in flat, f"section {title!r} missing from the PDF text"
     macros = read_macros(tmp_path / "generated" / "macros.tex")
+    # the PDF's metadata carries the title page's title (pdfinfo reads it)
+    title = f"Sudoku {macros['campaignMethodCount']} ways: {macros['campaignMethods']}"
+    assert title == "Sudoku two ways: backtracking and dancing links"
+    assert re.search(r"^Title:\s+(.*)$", info, flags=re.M).group(1).strip() == title
+    assert re.search(r"^Subject:\s+(.*)$", info, flags=re.M).group(1).strip() == \
+        "a horse race in the box size n"
+    assert re.search(r"^Author:\s+(.*)$", info, flags=re.M).group(1).strip() == "sudoku-race"
+    assert title in flat
     assert f"Campaign {campaign.name}" in flat
     assert f"DLX solves {macros['dlxSolvedTotal']} instances" in flat
     # the figures are embedded: their own text (titles, axis labels) is in the PDF

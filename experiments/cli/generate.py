@@ -15,6 +15,7 @@ from generators import kinds
 from generators.counting import COUNTER_BACKENDS
 from generators.puzzle_set import KINDS, MAX_N, identity, make, write_set
 from generators.unique import FILLS
+from experiments.harness.identity import HARD
 
 
 def _int(name: str, text: str, low: int) -> int:
@@ -77,7 +78,7 @@ def family_options(command: Callable) -> Callable:
               help="Number of puzzles (indices 0..K-1).")
 @click.option("--seed", "seed_text", default="0", show_default=True, metavar="S",
               help="Seed of the set (an integer >= 0).")
-@click.option("--family", "--kind", "kind", type=click.Choice(KINDS), default="unique",
+@click.option("--family", "--kind", "kind", type=click.Choice((*KINDS, HARD)), default="unique",
               show_default=True,
               help="Instance family (see below), as in race run. --kind is its older name.")
 @family_options
@@ -106,6 +107,8 @@ def generate(n_text: str, instances_text: str, seed_text: str, kind: str, holes_
       multi     Algorithm 2 one step before the end: at least two solutions
       holes     a random solved grid with a fraction F of its cells emptied
                 (--pattern balanced: evenly over rows, columns and boxes)
+      hard      holes, balanced, at the hardness peak of N (as in race run;
+                the files are named hard-...)
     holes, unsat, unique and multi go up to N = 20 (unique: ~0.05 s a puzzle
     at N = 7-8, seconds at N = 15, up to minutes at N = 20); minimal to N = 6
     (a uniqueness question per cell, counted exactly: up to a minute a puzzle
@@ -145,18 +148,29 @@ def generate(n_text: str, instances_text: str, seed_text: str, kind: str, holes_
         raise RaceError(f"--n {n} is beyond what the generator can do (n <= {MAX_N})")
     count = _int("instances", instances_text, 1)
     seed = _int("seed", seed_text, 0)
-    options = {**generator_options(kind, holes_text, pattern, base, fill), "counter": counter}
+    label = kind
+    if kind == HARD:                        # holes at the peak of n: the family race run races
+        from experiments.harness.instance_families import parse_families
+        given = {k: v for k, v in (("holes", holes_text), ("pattern", pattern), ("base", base))
+                 if v is not None}
+        family = parse_families(HARD, given)[0]         # RaceError for --holes, --pattern, --base
+        # the fill as given: auto is resolved per n by make(), as for the other kinds
+        kind, options = family.kind, {**family.options_for(n), "fill": fill}
+    else:
+        options = generator_options(kind, holes_text, pattern, base, fill)
+    options["counter"] = counter
     if progress is None:
         progress = sys.stderr.isatty()
     if out is not None:
-        manifest = write_set(kind, n, count, seed, Path(out), progress=progress, **options)
-        click.echo(f"{count} {kind} puzzle(s) with n={n} in {manifest.parent} (manifest: {manifest})",
+        manifest = write_set(kind, n, count, seed, Path(out), progress=progress, label=label,
+                             stem=label, **options)
+        click.echo(f"{count} {label} puzzle(s) with n={n} in {manifest.parent} (manifest: {manifest})",
                    err=True)
         return
     indices = range(count)
     if progress:
         from tqdm import tqdm
-        indices = tqdm(indices, desc=f"{kind} n={n}", unit="puzzle", leave=False)
+        indices = tqdm(indices, desc=f"{label} n={n}", unit="puzzle", leave=False)
     for index in indices:
         grid, meta = make(kind, n, seed, index, **options)
         if index:

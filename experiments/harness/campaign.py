@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from experiments.harness import campaign_plan, records
 from experiments.harness.config import Config, resume_command
+from experiments.harness.instance_families import names_of
 from experiments.harness.instances import ensure_instances
 from experiments.harness.provenance import check_rows, previous_meta, write_meta
 from experiments.harness.cells import Prepared, make_cells
@@ -28,7 +29,8 @@ def prepare(config: Config, progress: bool = False) -> Prepared:
     damaged rows (:func:`records.set_aside`) and its rows not of this campaign
     (:func:`experiments.harness.campaign_plan.set_aside`) are set aside."""
     from experiments.harness import records_columnar     # pandas: not for `race run --help`
-    previous_meta(config)                       # refuse an incompatible resume before any work
+    # refuse an incompatible resume before any work; a resume keeps its files' names
+    config.instance_names = names_of(previous_meta(config))
     recorded = records_columnar.read_valid(config.runs_path, remember=True)   # None: row by row
     check_rows(config, records.read_rows(config.runs_path) if recorded is None
                else recorded[["campaign", "seed", "timeout_s"]].astype(str).replace("nan", "").to_dict("records"))
@@ -38,7 +40,9 @@ def prepare(config: Config, progress: bool = False) -> Prepared:
     else:
         instances = {(family.key, n): ensure_instances(config.out, family.kind, n, config.instances,
                                                        config.seed, progress=progress,
-                                                       label=family.label, **family.options_for(n))
+                                                       label=family.label,
+                                                       stem=family.stem(config.instance_names),
+                                                       **family.options_for(n))
                      for family in config.families for n in config.n_values}
     config.directory.mkdir(parents=True, exist_ok=True)
     if recorded is None:

@@ -29,6 +29,7 @@ import numpy as np
 
 from experiments.harness import records
 from experiments.harness.identity import row_family
+from experiments.harness.instance_families import file_stem, names_of
 from formats.errors import printable
 
 if TYPE_CHECKING:
@@ -56,6 +57,10 @@ class Plan:
         families = meta.get("families") if isinstance(meta.get("families"), dict) else {}
         self.generators = {str(k): str((v or {}).get("kind") or "") for k, v in families.items()
                       if isinstance(v, dict)}
+        # the first part of each family's instance file names (hard-... or, made before, holes-...)
+        names = names_of(meta)
+        self.stems = {str(k): file_stem(str(v.get("label") or ""), self.generators[str(k)], names)
+                      for k, v in families.items() if isinstance(v, dict)}
         self.repeats = meta.get("repeats") if isinstance(meta.get("repeats"), int) else None
         imported = meta.get("instance_set")
         self.imported = Path(str(imported.get("directory"))) if isinstance(imported, dict) else None
@@ -78,14 +83,15 @@ class Plan:
             return f"family {family}"
         if self.repeats is not None and int(row["repeat"] or 0) >= self.repeats:
             return f"repeat {row['repeat']}"
-        kind = self.generators.get(family)
-        if self.generated and kind and self.instances is not None and isinstance(self.seed, int):
-            if row["instance"].rsplit("/", 1)[-1] not in self._names(kind, n):
+        stem = self.stems.get(family)
+        if self.generated and stem and self.instances is not None and isinstance(self.seed, int):
+            if row["instance"].rsplit("/", 1)[-1] not in self._names(stem, n):
                 return f"instance {row['instance']}"
         return None
 
     def _names(self, kind: str, n: int) -> set[str]:
-        """The file names of the generated instances of ``kind`` at ``n`` (computed once)."""
+        """The file names of the generated instances at ``n`` whose names begin with ``kind``
+        (the family's file stem; computed once)."""
         if (kind, n) not in self._generated:
             from generators.puzzle_set import puzzle_name
             self._generated[(kind, n)] = {puzzle_name(kind, n, self.seed, i)
@@ -97,7 +103,7 @@ class Plan:
         instance = row["instance"]
         if self.imported is not None:
             return [self.imported / instance]
-        kind = self.generators.get(row_family(row))
+        kind = self.stems.get(row_family(row))
         found = []
         for cache in self.caches:
             found.append(cache / instance)
@@ -187,7 +193,7 @@ def _suspects(frame: "pd.DataFrame", plan: Plan) -> "np.ndarray":
     if plan.generated and plan.instances is not None and isinstance(plan.seed, int):
         base = instance.str.rsplit("/", n=1).str[-1]
         for (fam, size), where in family.groupby([family, n], sort=False).groups.items():
-            kind = plan.generators.get(fam)
+            kind = plan.stems.get(fam)
             if kind and size == size:
                 rows = np.asarray(where)
                 suspect[frame.index.get_indexer(rows)] |= \

@@ -54,7 +54,8 @@ def make_cells(config: Config, instances: dict[tuple[str, int], list[Instance]])
                 given = instances.get((family.key, n)) or [None] * config.instances
                 for index, inst in enumerate(given):
                     file = (cell_instance(family, inst) if inst
-                            else instance_name(family.kind, n, config.seed, index))
+                            else instance_name(family.stem(config.instance_names), n, config.seed,
+                                               index))
                     for repeat in range(config.repeats):
                         cells.append(Cell(entrant.spec, n, file, repeat, inst, family.key))
     return cells

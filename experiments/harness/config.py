@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.harness.entrants import Entrant
-from experiments.harness.instance_families import Family
+from experiments.harness.instance_families import BY_FAMILY, Family
 from formats.errors import RaceError
 from formats.grid import MAX_N
 
@@ -87,6 +87,9 @@ class Config:
     order: str = "random"
     #: pin each local worker to a core of its own (experiments.harness.pinning)
     pin: bool = True
+    #: how the generated instance files are named (experiments.harness.instance_families:
+    #: after the family; a resumed campaign keeps what its meta.json says)
+    instance_names: str = BY_FAMILY
 
     def __post_init__(self) -> None:
         if not self.families:

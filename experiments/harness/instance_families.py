@@ -7,6 +7,11 @@ identified by its key (runs.csv's ``family`` column; :mod:`experiments.harness.i
 read from the committed table :mod:`generators.hardness_peaks` (nearest measured n
 beyond it), so a campaign on hard instances is reproducible; the fractions used are
 also written to meta.json.
+
+A campaign's generated instance files are named after the family (``hard-n5-s0-0000.sudoku``
+in ``instances/hard-n5-s0-holes0.55-balanced/``); a campaign whose meta.json does not say so
+(:data:`NAMES_KEY`, made before) keeps the generator's kind (``holes-n5-s0-0000.sudoku``), so
+its rows still name its files.
 """
 
 from __future__ import annotations
@@ -20,6 +25,24 @@ from formats.errors import RaceError
 
 #: options of ``hard`` that the family fixes itself
 HARD_FIXED = ("holes", "pattern")
+#: meta.json's key for how the campaign names its generated instance files: ``family`` (after
+#: the family's label); a campaign without it names them after the generator's ``kind``
+NAMES_KEY = "instance_names"
+BY_FAMILY, BY_KIND = "family", "kind"
+
+
+def names_of(meta: dict[str, Any]) -> str:
+    """How the campaign of ``meta`` (its meta.json; {} for a campaign not made yet) names its
+    generated instance files: :data:`BY_FAMILY` or :data:`BY_KIND`."""
+    if not meta:
+        return BY_FAMILY
+    return BY_FAMILY if meta.get(NAMES_KEY) == BY_FAMILY else BY_KIND
+
+
+def file_stem(label: str, kind: str, names: str) -> str:
+    """The first part of the instance file names of the family ``label`` of generator ``kind``
+    under the naming ``names`` (``hard`` or ``holes`` for the hard family)."""
+    return label if names == BY_FAMILY and label else kind
 
 
 @dataclass(frozen=True)
@@ -36,6 +59,10 @@ class Family:
         """A name unique within a campaign: the label, plus the hole fraction when it is
         fixed (``holes@0.55``: a landscape has one family per fraction)."""
         return family_key(self.label, dict(self.options).get("holes"))
+
+    def stem(self, names: str) -> str:
+        """The first part of the family's instance file names (:func:`file_stem`)."""
+        return file_stem(self.label, self.kind, names)
 
     def options_for(self, n: int) -> dict[str, Any]:
         """The generator options at box size ``n`` (for ``hard``: the peak's hole fraction)."""

@@ -36,7 +36,8 @@ def instance_name(kind: str, n: int, seed: int, index: int) -> str:
 
 def instance_dir(out: Path, kind: str, n: int, seed: int,
                  options: dict[str, Any] | None = None) -> Path:
-    """Where the instance set (kind, n, seed, generator options) is cached under ``out``."""
+    """Where the instance set (kind, n, seed, generator options) is cached under ``out``
+    (``kind``: the generator's kind or the family's file stem, ``hard``)."""
     return out / "instances" / f"{kind}-n{n}-s{seed}{options_label(options or {})}"
 
 
@@ -99,14 +100,15 @@ def cached_instances(directory: Path, kind: str, n: int, seed: int) -> dict[int,
 
 
 def ensure_instances(out: Path, kind: str, n: int, count: int, seed: int,
-                     progress: bool = False, label: str | None = None,
+                     progress: bool = False, label: str | None = None, stem: str | None = None,
                      **options: Any) -> list[Instance]:
     """Instances 0..count-1 of ``kind`` at box size n with the generator ``options``:
     read from the cache, generated (by :func:`generators.puzzle_set.write_set`) when
     missing; the progress lines name the family by ``label`` (``hard``), the generator's
-    kind and options after it. Raises RaceError for a bad kind or option (the generator
-    validates them)."""
-    directory = instance_dir(out, kind, n, seed, options)
+    kind and options after it. ``stem`` names the set's directory and files (default
+    ``kind``: ``hard`` for ``hard-n5-s0-holes0.55-balanced/hard-n5-s0-0000.sudoku``). Raises
+    RaceError for a bad kind or option (the generator validates them)."""
+    directory = instance_dir(out, stem or kind, n, seed, options)
     have = cached_instances(directory, kind, n, seed)
     if all(i in have for i in range(count)):
         return [have[i] for i in range(count)]
@@ -124,7 +126,7 @@ def ensure_instances(out: Path, kind: str, n: int, count: int, seed: int,
         print(f"generating {count} {name} instance(s){made} with n={n} (seed {seed}) "
               f"in {directory}", file=sys.stderr, flush=True)
     puzzle_set.write_set(kind, n, count, seed, directory, progress=progress, label=name,
-                         **options)
+                         stem=stem, **options)
     have = cached_instances(directory, kind, n, seed)
     missing = [i for i in range(count) if i not in have]
     if missing:

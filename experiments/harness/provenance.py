@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.harness.config import Config
-from experiments.harness.instance_families import families_meta
+from experiments.harness.instance_families import BY_KIND, NAMES_KEY, families_meta, names_of
 from experiments.harness.identity import meta_family_labels
 from formats.errors import RaceError, printable
 from formats.whole_file import write_whole
@@ -363,6 +363,8 @@ def write_meta(config: Config) -> dict[str, Any]:
         **({"entrant_provenance": extra} if (extra := _provenance_history(
             old.get("entrant_provenance", {}), entrant_provenance(config.entrants))) else {}),
         **({"instance_set": instance_set_meta(config.instance_set)} if config.instance_set else {}),
+        # how the instance files are named; a campaign made before says nothing (the kind)
+        **({NAMES_KEY: names} if (names := names_of(old)) != BY_KIND else {}),
         "machine": machine(),
         **{key: old[key] for key in RUN_READINGS if key in old},
     }

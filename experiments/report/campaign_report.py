@@ -125,7 +125,8 @@ def document(campaign: analysis.Campaign, table: pd.DataFrame, figures: list[str
     """The whole report.tex of ``campaign``."""
     title, subtitle = text.title(campaign)
     created = str(campaign.meta.get("created_at") or "")[:10]
-    body = [PREAMBLE, f"\\hypersetup{{pdftitle={{{escape(title)}}}, pdfauthor={{sudoku-race}}}}\n",
+    body = [PREAMBLE, f"\\hypersetup{{pdftitle={{{escape(title)}}}, pdfsubject={{{escape(subtitle)}}}, "
+            "pdfauthor={sudoku-race}}\n",
             f"\\title{{{escape(title)}\\\\[2pt]\\large {escape(subtitle)}}}\n\\author{{sudoku-race}}\n"
             f"\\date{{{escape(created)}}}\n",
             "\\begin{document}\n\\maketitle\n\n\\section{The campaign}\n",

@@ -82,6 +82,13 @@ def from_bytes(data: bytes, source: str) -> InstanceGrid:
     return InstanceGrid(grid.n, encode(grid.cells, grid.n), solution, label, source)
 
 
+def _family_kind(meta: dict, key: str) -> str | None:
+    """The generator kind of the family with key ``key``, as meta.json records it."""
+    entry = (meta.get("families") or {}).get(key)
+    kind = entry.get("kind") if isinstance(entry, dict) else None
+    return kind if isinstance(kind, str) and kind else None
+
+
 def _family_options(meta: dict, key: str, n: int) -> dict:
     """The generator options at n of the family with key ``key``, as meta.json records them."""
     families = meta.get("families") or {}
@@ -113,10 +120,11 @@ def _regenerate(instance: str, family_key: str, meta: dict, pool) -> bytes | Non
     match = NAME.match(Path(instance).name)
     if match is None:
         return None
-    kind, n, seed, index = match["kind"], int(match["n"]), int(match["seed"]), int(match["index"])
+    stem, n, seed, index = match["kind"], int(match["n"]), int(match["seed"]), int(match["index"])
     options = _family_options(meta, family_key, n)
-    if not options and "-" in Path(instance).parent.name.removeprefix(f"{kind}-n{n}-s{seed}"):
+    if not options and "-" in Path(instance).parent.name.removeprefix(f"{stem}-n{n}-s{seed}"):
         return None     # options in the set's name that meta.json does not give
+    kind = _family_kind(meta, family_key) or stem     # hard-...: a holes puzzle
     grid, puzzle_meta = make(kind, n, seed, index, pool=pool, **options)
     return grid_text.format_native(grid, puzzle_meta).encode("utf-8")
 
