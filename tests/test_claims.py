@@ -113,8 +113,8 @@ def test_the_papers_title_names_the_methods_its_campaign_raced():
     table = analysis.summary(campaign)
     text = campaign_macros(campaign, table, growth_table(campaign, table),
                            {"campaignMethodCount", "campaignMethods"}).text()
-    assert r"\newcommand{\campaignMethodCount}{three}" in text
-    assert r"\newcommand{\campaignMethods}{backtracking, dancing links and SAT}" in text
+    assert r"\newcommand{\campaignMethodCount}{four}" in text
+    assert r"\newcommand{\campaignMethods}{backtracking, dancing links, bit sets and SAT}" in text
 
 
 # ---------------------------------------------------------------- the reference campaign
@@ -128,8 +128,8 @@ def unique_sentence() -> str:
     unique = table[table["family"] == "unique"]
     largest = int(unique["n"].max())
     worst = float(unique["median_s"].max())
-    assert worst < 0.035
-    return f"stays under 35 ms up to {grid(largest)}"
+    assert worst < 0.05
+    return f"stays under 50 ms up to {grid(largest)}"
 
 
 def test_readme_says_what_the_reference_campaign_measured():

@@ -288,16 +288,24 @@ REFERENCE = Path(__file__).resolve().parent.parent / "results" / "reference-n2-1
 
 
 def test_a_runs_csv_with_the_old_kind_column_reads_and_resumes_as_today(tmp_path):
-    header = (REFERENCE / "runs.csv").read_text().split("\n", 1)[0].split(",")
+    # rows of the reference campaign as it was written before the column was renamed: one per
+    # family, entrant and n, with its header (kind, no cores, referee or extra)
+    old = Path(__file__).resolve().parent / "data" / "runs-kind-column.csv"
+    header = old.read_text().split("\n", 1)[0].split(",")
     assert "kind" in header and "family" not in header      # written before the rename
-    rows = records.read_rows(REFERENCE / "runs.csv")
+    rows = records.read_rows(old)
     assert {row["family"] for row in rows} == {"unique", "hard", "holes@0.33"}
     assert all("kind" not in row for row in rows)
-    campaign = statistics.load(REFERENCE)
+    campaign_dir = tmp_path / "reference"
+    campaign_dir.mkdir()
+    (campaign_dir / "runs.csv").write_bytes(old.read_bytes())
+    (campaign_dir / "meta.json").write_bytes((REFERENCE / "meta.json").read_bytes())
+    campaign = statistics.load(campaign_dir)
     assert campaign.families == ["unique", "hard", "holes"]   # no two share a label: named by it
     assert set(campaign.runs["family_key"]) == {"unique", "hard", "holes@0.33"}
+    assert len(campaign.runs) == len(rows)
     copy = tmp_path / "runs.csv"
-    copy.write_bytes((REFERENCE / "runs.csv").read_bytes())
+    copy.write_bytes(old.read_bytes())
     cells = records.done_keys(copy)
     records.set_aside(copy)                                  # what a resume does first
     assert copy.read_text().split("\n", 1)[0] == ",".join(schema.COLUMNS)
