@@ -225,7 +225,7 @@ def test_the_campaign_paragraph_names_what_was_raced(report):
     if report["shape"] == "imported":
         assert families == ["imported"] and "read from the instance set" in flat
     if report["shape"] == "make-race":
-        assert entrants == ["backtracking", "dlx", "sat", "kissat"] and families == ["unique", "hard"]
+        assert entrants == ["backtracking", "dlx", "bitset", "sat", "kissat"] and families == ["unique", "hard"]
         assert "at n = 2 to 5" in flat
 
 

@@ -79,3 +79,14 @@ def test_the_head_to_head_leaves_out_pairs_with_a_skipped_side(skipping):
     fig = head_to_head.scatter_figure(skipping, "a", "b")
     assert _hollow_points(fig) == 2                      # the two timeouts at n=2, not n=3
     assert "left out: 2 pair(s) with a skipped side" in _legend_texts(fig)
+
+
+def test_the_export_reads_skipped_with_no_time_and_no_par2(skipping):
+    from experiments.cli.export import summary_rows
+    header, rows = summary_rows(skipping)
+    by_cell = {(row[1], row[2]): dict(zip(header, row)) for row in rows}
+    skipped = by_cell[("a", "3")]
+    assert skipped["median"] == "skipped (not run)" and skipped["solved"] == "-"
+    assert skipped["PAR-2"] == "" and skipped["IQR"] == ""
+    timed_out = by_cell[("a", "2")]                       # raced and timed out: censored times
+    assert timed_out["median"].startswith(">") and timed_out["solved"] == "0/2"

@@ -13,6 +13,8 @@ matplotlib Figure built from a :class:`experiments.analysis.statistics.Campaign`
 
 from __future__ import annotations
 
+import textwrap
+
 from pathlib import Path
 
 import matplotlib
@@ -146,7 +148,7 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = Non
     limit, joined by a thin dotted line; one panel per instance family."""
     table = analysis.summary(campaign) if table is None else table
     limit = campaign.timeout_s
-    left_out = skipped_cells.note(table)
+    left_out = textwrap.fill(skipped_cells.note(table), 60)    # a legend entry: no wider
     table, entrants = with_virtual_best(campaign, skipped_cells.drawn(table))
     styles = campaign_styles(campaign)
     censored = [e for e in entrants if np.isinf(table.loc[table["entrant"] == e, "median_s"].to_numpy(float)).any()]
@@ -183,7 +185,7 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = Non
 def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
     """Fraction of instances solved (verified) within the limit vs n, one panel per family."""
     table = analysis.summary(campaign) if table is None else table
-    left_out = skipped_cells.note(table)
+    left_out = textwrap.fill(skipped_cells.note(table), 60)    # a legend entry: no wider
     table, entrants = with_virtual_best(campaign, skipped_cells.drawn(table))
     styles = campaign_styles(campaign)
     fig, panels = _family_axes(campaign, 3.9, 2.8)

@@ -21,15 +21,18 @@ def load_campaign(results_dir: Path):
 
 def summary_rows(campaign) -> tuple[list[str], list[list[str]]]:
     """The summary table as printed by ``race plot``: family, entrant, n, solved/total,
-    median, IQR, PAR-2, wrong; times formatted, censored ones as ``> limit``."""
-    from experiments.analysis import statistics
+    median, IQR, PAR-2, wrong; times formatted, censored ones as ``> limit``; a cell whose every
+    run was skipped (never raced) says so, with no time and no PAR-2."""
+    from experiments.analysis import skipped_cells, statistics
     table = statistics.summary(campaign)
     fmt = statistics.format_seconds
     header = ["family", "entrant", "n", "solved", "median", "IQR", "PAR-2", "wrong"]
-    rows = [[str(getattr(row, "family", "")), row.entrant, str(row.n), f"{row.solved}/{row.total}",
-             fmt(row.median_s, row.limit_s),
-             f"{fmt(row.q25_s, row.limit_s)} .. {fmt(row.q75_s, row.limit_s)}", fmt(row.par2_s),
-             str(row.wrong)] for row in table.itertuples()]
+    never_raced = skipped_cells.mask(table).to_numpy()
+    rows = [[str(getattr(row, "family", "")), row.entrant, str(row.n)]
+            + (["-", "skipped (not run)", "", ""] if skipped else
+               [f"{row.solved}/{row.total}", fmt(row.median_s, row.limit_s),
+                f"{fmt(row.q25_s, row.limit_s)} .. {fmt(row.q75_s, row.limit_s)}", fmt(row.par2_s)])
+            + [str(row.wrong)] for row, skipped in zip(table.itertuples(), never_raced)]
     return header, rows
 
 
