@@ -197,12 +197,12 @@ def test_a_resume_with_nothing_to_run_keeps_the_drift_warning_and_the_verdict(tm
     again = race(tmp_path, *command)                         # nothing left to run
     assert again.exit_code == 0, again.output
     (kept,) = warnings_of(again.output, "calibration drifted")
-    assert "dlx -7%" in kept and "session 1 of 2, started " in kept
+    assert "dlx -7%" in kept and "run 1 of 2, started " in kept
     meta = json.loads((tmp_path / "drifted" / "meta.json").read_text())
     assert [s.get("cells") for s in meta["runs_conditions"]] == [2, 0]
     assert meta["calibration"]["start"] == meta["calibration"]["end"]    # the no-op's readings
     gate = CliRunner().invoke(main, ["compare", campaign, campaign, "--fail-above", "1.2"])
-    assert gate.exit_code == 4 and "session 1 of 2" in gate.output, gate.output
+    assert gate.exit_code == 4 and "run 1 of 2" in gate.output, gate.output
     from experiments.analysis.statistics import load
     from experiments.report import html
     (shown,) = [w for w in html.warnings(load(campaign)) if "drifted" in w]   # the HTML page's
@@ -224,8 +224,8 @@ def test_a_merge_keeps_each_sources_sessions(tmp_path):
     one = campaign(tmp_path / "one", {"dlx": BASE}, {"calibration": steady, "runs_conditions": sessions})
     other = campaign(tmp_path / "other", {"dlx": BASE}, {"calibration": steady})
     (alone,) = noise.machine_warnings(load(one))
-    assert "session 1 of 2" in alone and "dlx -7%" in alone
+    assert "run 1 of 2" in alone and "dlx -7%" in alone
     merged = CliRunner().invoke(main, ["merge", str(one), str(other), "-o", str(tmp_path / "m")])
     assert merged.exit_code == 0, merged.output
     (line,) = noise.machine_warnings(load(tmp_path / "m"))
-    assert line.startswith("WARNING: one, session 1 of 2: the calibration drifted") and "dlx -7%" in line
+    assert line.startswith("WARNING: one, run 1 of 2: the calibration drifted") and "dlx -7%" in line

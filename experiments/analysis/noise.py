@@ -13,7 +13,7 @@
 The machine's warnings come from every *session* (one ``race run`` of the campaign; a resume
 is another) that measured cells: each one's readings are in ``runs_conditions``
 (:mod:`experiments.harness.conditions`), and a warning of a campaign of several sessions
-names the session (``session 2 of 3, started 2026-11-23 19:37 UTC``). A session that
+names the run (``run 2 of 3, started 2026-11-23 19:37 UTC``). A session that
 measured no cell (a resume with nothing left to run) changes no warning: the readings at the
 top of meta.json, the latest session's, are read only when there is no history.
 """
@@ -72,7 +72,7 @@ def sessions(meta: dict, runs=None) -> list[tuple[dict, str]]:
         if not _measured(session, later, started):
             continue
         at = (_moment(session, "start") or "")[:16].replace("T", " ")
-        name = f"session {k + 1} of {len(history)}" + (f", started {at} UTC" if at else "")
+        name = f"run {k + 1} of {len(history)}" + (f", started {at} UTC" if at else "")
         found.append((session, name if len(history) > 1 else ""))
     return found
 
