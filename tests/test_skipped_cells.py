@@ -90,3 +90,28 @@ def test_the_export_reads_skipped_with_no_time_and_no_par2(skipping):
     assert skipped["PAR-2"] == "" and skipped["IQR"] == ""
     timed_out = by_cell[("a", "2")]                       # raced and timed out: censored times
     assert timed_out["median"].startswith(">") and timed_out["solved"] == "0/2"
+
+
+@pytest.fixture
+def all_skipped(tmp_path) -> analysis.Campaign:
+    """a and b both time out on both instances at n=2, so every n=3 cell is skipped."""
+    rows = [run(e, 2, f"i{k}", "timeout", None) for e in "ab" for k in (1, 2)]
+    rows += [run(e, 3, f"j{k}", "skipped", None) for e in "ab" for k in (1, 2)]
+    return analysis.load(write_campaign(tmp_path / "c", rows, {"entrants": ["a", "b"]}))
+
+
+def test_the_virtual_best_where_every_entrant_was_skipped_is_skipped_not_censored(all_skipped):
+    from experiments.analysis import virtual_best
+    from experiments.report.virtual_best import vbs_tabular
+    best = virtual_best.summary(all_skipped)
+    assert skipped_cells.mask(best).tolist() == [False, True]            # n=2 censored, n=3 skipped
+    table = analysis.summary(all_skipped)
+    drawn, entrants = plots.with_virtual_best(all_skipped, skipped_cells.drawn(table))
+    assert drawn.loc[drawn["entrant"] == virtual_best.NAME, "n"].tolist() == [2]
+    runtime = plots.runtime_figure(all_skipped)
+    assert _hollow_points(runtime) == 3                  # a, b and the virtual best at n=2 only
+    html = html_figures.runtime_figure(all_skipped, table, analysis.instance_times(all_skipped.runs))
+    xs = [x for trace in html.data if trace.legendgroup == virtual_best.NAME for x in trace.x]
+    assert xs and max(xs) < 2.5
+    (row,) = [line for line in vbs_tabular(all_skipped, table).splitlines() if line.startswith("3 &")]
+    assert "skipped (not run)" in row and "n/a" not in row and ">" not in row

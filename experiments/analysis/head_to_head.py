@@ -1,17 +1,21 @@
 """The per-instance head-to-head figure: two entrants' times on the same instances,
-log-log, one panel per family (the report's scatter; ``race plot`` writes it too)."""
+log-log, one panel per family (the report's scatter; ``race plot`` writes it too).
+
+matplotlib is imported by the drawing functions only: choosing the pair
+(:func:`head_to_head_pair`, which every run's summary asks) does not load it."""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
 
 from experiments.analysis import statistics as analysis
-from experiments.analysis.figure_style import MARKERS, legend_below, log_scale
 from experiments.harness.schema import Status
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 #: grey level per n in the scatter (darker = larger n), cycled
@@ -49,6 +53,7 @@ def _scatter_panel(ax, part: pd.DataFrame, ns: list[int], low: float, limit: flo
                    names: tuple[str, str]) -> None:
     """One family's pairs: filled markers measured; a censored time hollow in the shaded
     strip beyond its limit line (spread out), with the counts of censored pairs written out."""
+    from experiments.analysis.figure_style import MARKERS, log_scale
     counts = {"x": 0, "y": 0, "both": 0}
     for i, n in enumerate(ns):
         sub = part[part["n"] == n]
@@ -106,7 +111,11 @@ def scatter_figure(campaign: analysis.Campaign, a: str | None = None, b: str | N
     time sits in the shaded strip beyond the limit line of its axis (hollow marker, spread
     out; each panel counts them); marker shape and grey tone encode n; the diagonal marks
     equal times."""
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
     from experiments.analysis.compare import paired_times
+    from experiments.analysis.figure_style import MARKERS, legend_below
     pair = (a, b) if a and b else head_to_head_pair(campaign)
     if pair is None:
         fig, ax = plt.subplots(figsize=(3.4, 1.2))

@@ -134,12 +134,13 @@ def _lowest(table: pd.DataFrame, limit: float) -> float:
 
 def with_virtual_best(campaign: analysis.Campaign, table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """``table`` with the virtual best solver's rows appended and the entrants to draw
-    (the VBS last, so it takes the next style) when the campaign has two entrants or more."""
+    (the VBS last, so it takes the next style) when the campaign has two entrants or more.
+    A VBS row where every entrant was skipped is left out, like theirs."""
     entrants = list(campaign.entrants)
     if not virtual_best.applies(campaign):
         return table, entrants
-    return (pd.concat([table, virtual_best.summary(campaign)], ignore_index=True),
-            entrants + [virtual_best.NAME])
+    best = skipped_cells.drawn(virtual_best.summary(campaign))
+    return pd.concat([table, best], ignore_index=True), entrants + [virtual_best.NAME]
 
 
 def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:

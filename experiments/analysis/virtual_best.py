@@ -26,6 +26,7 @@ import pandas as pd
 
 from experiments.analysis import bootstrap
 from experiments.analysis import statistics as analysis
+from experiments.harness.schema import Status
 
 #: the VBS's name in tables and legends
 NAME = "virtual best"
@@ -58,18 +59,27 @@ def best_times(per_instance: pd.DataFrame, entrants: list[str]) -> pd.DataFrame:
 def summary(campaign: analysis.Campaign, per_instance: pd.DataFrame | None = None) -> pd.DataFrame:
     """The VBS's rows per family and n, columns as in :func:`analysis.summary` that concern
     times (family, entrant, n, total, solved, solved_frac, median_s, median_lo, median_hi,
-    q25_s, q75_s, par2_s, limit_s)."""
+    q25_s, q75_s, par2_s, limit_s), with ``runs`` (its instances) and ``skipped`` (those
+    every entrant skipped): an n where every entrant was skipped is a skipped row
+    (:mod:`experiments.analysis.skipped_cells`), not a censored one."""
     per_instance = analysis.instance_times(campaign.runs) if per_instance is None else per_instance
     best = best_times(per_instance, campaign.entrants)
+    raced = per_instance[per_instance["entrant"].isin(campaign.entrants)]
+    unraced = (raced.assign(unraced=raced["status"].astype(str) == Status.SKIPPED.value)
+               .groupby(KEYS, sort=False)["unraced"].all().reset_index())
+    best = best.merge(unraced, on=KEYS, how="left")
     limit = campaign.timeout_s
     rows = []
     for family in campaign.families:
         mine = best[best["family"] == family]
         for n in sorted(mine["n"].unique()):
-            times = mine.loc[mine["n"] == n, "time"].to_numpy(float)
+            at_n = mine[mine["n"] == n]
+            times = at_n["time"].to_numpy(float)
             interval = bootstrap.median_interval(times)
             finite = np.isfinite(times)
+            skipped = int(at_n["unraced"].fillna(False).astype(bool).sum())
             rows.append({"family": family, "entrant": NAME, "n": int(n), "total": len(times),
+                         "runs": len(times), "skipped": skipped,
                          "solved": int(finite.sum()), "solved_frac": float(finite.mean()),
                          "median_s": analysis.censored_quantile(times, 0.5),
                          "median_lo": interval.low, "median_hi": interval.high,

@@ -42,9 +42,15 @@ def vbs_tabular(campaign: analysis.Campaign, table: pd.DataFrame) -> str:
         speed = _tex_speedup(row["speedup"])
         speed_ci = (f"{_tex_speedup(row['speedup_lo'])}--{_tex_speedup(row['speedup_hi'])}"
                     if not math.isnan(row["speedup"]) else MISSING)
-        cells = [str(row["n"]), f"{int(vbs['solved'])}/{int(vbs['total'])}", tex_seconds(vbs["median_s"], limit),
-                 ci, *[str(row[f"wins_{e}"]) for e in entrants], str(row["unanswered"]),
-                 f"\\texttt{{{escape(row['best_single'])}}}" if row["best_single"] else MISSING, speed, speed_ci]
+        wins_cells = [*[str(row[f"wins_{e}"]) for e in entrants], str(row["unanswered"])]
+        if 0 < int(vbs["skipped"]) == int(vbs["runs"]):         # every entrant skipped: no time
+            cells = [str(row["n"]), r"\multicolumn{3}{l}{skipped (not run)}", *wins_cells,
+                     "--", "--", "--"]
+        else:
+            cells = [str(row["n"]), f"{int(vbs['solved'])}/{int(vbs['total'])}",
+                     tex_seconds(vbs["median_s"], limit), ci, *wins_cells,
+                     f"\\texttt{{{escape(row['best_single'])}}}" if row["best_single"] else MISSING,
+                     speed, speed_ci]
         body.append(([escape(row["family"]) if row["family"] != previous else ""] if several else []) + cells)
         previous = row["family"]
     header = (["family"] if several else []) + ["$n$", "solved", "median", CI_HEADER,

@@ -212,7 +212,7 @@ function renderSummary() {
   for (const r of DATA.summary) {
     const vbs = r[C.entrant] === DATA.vbs;
     // every run skipped (never raced): no time, so no median, interval or PAR-2
-    const skipped = !vbs && r[C.skipped] > 0 && r[C.skipped] === r[C.runs];
+    const skipped = r[C.skipped] > 0 && r[C.skipped] === r[C.runs];
     const cells = skipped ? [r[C.family], r[C.entrant], r[C.n], "-", "skipped", "", "", ""] :
       [r[C.family], r[C.entrant], r[C.n], `${r[C.solved]}/${r[C.total]}`, fmtSeconds(r[C.median_s]),
       r[C.median_lo] === null ? "n/a" : `[${fmtSeconds(r[C.median_lo])}, ${fmtSeconds(r[C.median_hi])}]`,
