@@ -7,10 +7,12 @@ STAMP  := $(VENV)/.installed
 .PHONY: race test bench docs clean
 
 # setup.py builds the C kernels (solvers/*_native.c) into the editable install: a new or edited
-# kernel installs again
+# kernel installs again; then the numba kernels are compiled once into numba's cache
+# (experiments/cli/warm_up.py), so no race and no test starts by compiling them
 $(STAMP): pyproject.toml setup.py $(wildcard solvers/*_native.c)
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'
+	$(PY) -m experiments.cli.warm_up
 	touch $(STAMP)
 
 ## race: the main job
