@@ -205,5 +205,5 @@ def test_its_counters_reach_runs_csv(tmp_path):
         assert row["status"] == "solved" and row["verified"] == "True"
         assert int(row["nodes"]) >= 1 and int(row["propagations"]) >= 0
         extra = json.loads(row["extra"])
-        assert {"guesses", "eliminations", "locked", "sweeps", "restarts"} <= set(extra)
+        assert {"guesses", "eliminations", "locked", "checks", "restarts"} <= set(extra)
         assert int(row["nodes"]) >= extra["guesses"] + 1
