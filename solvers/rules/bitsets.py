@@ -263,12 +263,22 @@ def _remove(cand, c, vals, cell_units, n, stack, flags, tops, work):
 
 
 @kernel(cache=True, nogil=True)
+def _meets(seg, ll, pos, vals):
+    """Some of ``vals`` are candidates in segment (``ll``, ``pos``): only then is it visited."""
+    for w in range(vals.size):
+        if seg[ll, pos, w] & vals[w] != ZERO:
+            return True
+    return False
+
+
+@kernel(cache=True, nogil=True)
 def locked_candidates(cand, done, units, cell_units, n, kind, band, seg, decided, once, twice,
                       vals, stack, flags, tops, work):
     """Pointing and claiming between the n lines of ``kind`` (0 rows, 1 columns) in
     ``band`` and the n boxes they cross. ``seg`` (n, n, W) and ``decided`` (n, n, W) are
     scratch: the union of the candidates, and of the placed values, of each line-box
-    segment. Returns the candidates removed, -1 on a contradiction."""
+    segment (a segment none of whose candidates a rule removes is not visited cell by cell).
+    Returns the candidates removed, -1 on a contradiction."""
     side = n * n
     W = cand.shape[1]
     removed = 0
@@ -303,7 +313,7 @@ def locked_candidates(cand, done, units, cell_units, n, kind, band, seg, decided
                 continue
             line = kind * side + band * n + ll
             for pos2 in range(n):
-                if pos2 == pos:
+                if pos2 == pos or not _meets(seg, ll, pos2, vals):
                     continue
                 for k in range(n):
                     r = _remove(cand, units[line, pos2 * n + k], vals, cell_units, n, stack,
@@ -329,7 +339,7 @@ def locked_candidates(cand, done, units, cell_units, n, kind, band, seg, decided
                 continue
             box = 2 * side + (band * n + pos if kind == 0 else pos * n + band)
             for ll2 in range(n):
-                if ll2 == ll:
+                if ll2 == ll or not _meets(seg, ll2, pos, vals):
                     continue
                 for k in range(n):
                     # the box lists its cells row-major: local row ll2 or local column ll2
