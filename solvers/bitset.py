@@ -36,6 +36,8 @@ from solvers.rules.bitsets import (GUESSES, NODES, ONE, PLACED, RESTARTS, WORK, 
 
 #: stack levels allocated first (doubled when a search goes deeper)
 FIRST_LEVELS = 16
+#: the branching rules of :func:`branch`, by its ``mode``
+BRANCHES = ("cell", "place", "weight")
 #: nodes of the first run before a restart (then times Luby's sequence), when solving
 RESTART_BASE = 100
 
@@ -49,33 +51,40 @@ def _grow(stack, levels):
 
 
 @kernel(cache=True, nogil=True)
-def branch(cand, done, units, by_place, randomize, counts):
-    """The guess to make: (cell, value, ways). The open cell of fewest candidates (``ways``
-    of them; the first found, or with ``randomize`` one drawn among the ties), its lowest
-    value (or one drawn); with ``by_place``, a (unit, value) with fewer places than that cell
-    has candidates wins: the value's first place (or one drawn) is guessed. ``counts``
-    (n² + 1, W) uint64 is scratch. Either way the guess splits the solutions in two: those
-    with that value there, and the others."""
+def branch(cand, done, units, cell_units, mode, randomize, counts, weights):
+    """The guess to make: (cell, value, ways). ``mode`` 0: the open cell of fewest candidates
+    (``ways`` of them; the first found, or with ``randomize`` one drawn among the ties), its
+    lowest value (or one drawn). 1: the same, but a (unit, value) with fewer places than that
+    cell has candidates wins: the value's first place (or one drawn) is guessed. 2: the open
+    cell of least candidates per weight, its weight the ``weights`` of its three units (the
+    contradictions seen in each). ``counts`` (n² + 1, W) uint64 is scratch. Either way the
+    guess splits the solutions in two: those with that value there, and the others."""
     cells = cand.shape[0]
     side = units.shape[1]
     W = cand.shape[1]
     best = side + 1
+    best_weight = 1
     cell = -1
     ties = 0
     for c in range(cells):
         if done[c] == 0:
             size = set_size(cand, c)
-            if size < best:
+            weight = 1
+            if mode == 2:
+                weight = weights[cell_units[c, 0]] + weights[cell_units[c, 1]] + \
+                    weights[cell_units[c, 2]]
+            if size * best_weight < best * weight:
                 best = size
+                best_weight = weight
                 cell = c
                 ties = 1
-                if size == 2 and not randomize:
+                if size == 2 and mode != 2 and not randomize:
                     break
-            elif size == best and randomize:
+            elif size * best_weight == best * weight and randomize:
                 ties += 1
                 if np.random.randint(0, ties) == 0:
                     cell = c
-    if by_place and best > 2:
+    if mode == 1 and best > 2:
         unit = -1
         word = 0
         bits = ZERO
@@ -118,12 +127,13 @@ def branch(cand, done, units, by_place, randomize, counts):
 
 
 @kernel(cache=True, nogil=True, long_running=True)
-def bitset_search(clues, n, units, cell_units, full, locked, by_place, limit, node_limit, keep,
+def bitset_search(clues, n, units, cell_units, full, locked, mode, limit, node_limit, keep,
                   out, work, restart_base, seed):
     """Count the solutions of ``clues`` ((n⁴,) values, 0 = empty, consistent) up to
     ``limit`` (0 = all), copying the first ``keep`` into ``out`` (keep, n², n²). Stops
     before computing a node past ``node_limit`` (0 = none). ``work`` (len(WORK),) int64
-    receives the counters. Guesses are chosen by :func:`branch` (``by_place``). With
+    receives the counters. Guesses are chosen by :func:`branch` (``mode``); the contradictions
+    seen in each unit are its weight, kept across restarts. With
     ``restart_base`` > 0 (and ``limit`` 1) ties and the value tried are drawn at random
     (``seed``) and the search starts again from the root after restart_base·luby(i) nodes
     (:func:`luby`); what the root learned (a value refuted there by a whole subtree) is kept.
@@ -142,7 +152,8 @@ def bitset_search(clues, n, units, cell_units, full, locked, by_place, limit, no
     decided = np.zeros((n, n, W), dtype=np.uint64)
     stack = np.zeros(cells + 3 * side, dtype=np.int64)
     flags = np.zeros(cells + 3 * side + 2 * n, dtype=np.uint8)
-    tops = np.zeros(2, dtype=np.int64)
+    tops = np.array([0, 0, -1], dtype=np.int64)
+    weights = np.ones(3 * side, dtype=np.int64)
     for c in range(cells):
         for w in range(W):
             cand[0, c, w] = full[w] if clues[c] == 0 else ZERO
@@ -178,8 +189,8 @@ def bitset_search(clues, n, units, cell_units, full, locked, by_place, limit, no
         state = fixpoint(cand[level], done[level], units, cell_units, full, n, locked,
                          scratch, seg, decided, stack, flags, tops, work)
         if state == 0:                                  # guess
-            cell, value, ways = branch(cand[level], done[level], units, by_place, randomize,
-                                       counts)
+            cell, value, ways = branch(cand[level], done[level], units, cell_units, mode,
+                                       randomize, counts, weights)
             if level + 1 == cand.shape[0]:
                 cand = _grow(cand, 2 * cand.shape[0])
                 done = _grow(done, 2 * done.shape[0])
@@ -196,6 +207,8 @@ def bitset_search(clues, n, units, cell_units, full, locked, by_place, limit, no
             level += 1
             work[GUESSES] += 1
             continue
+        if state < 0 and tops[2] >= 0:
+            weights[tops[2]] += 1
         clear(n, stack, flags, tops)
         if state == 1:
             if count < keep:
@@ -233,7 +246,7 @@ class Bitset(Solver):
 
     name = "bitset"
     method = "search"
-    parameters = {"rules": ("locked", ("locked", "singles")), "branch": ("cell", ("cell", "place")),
+    parameters = {"rules": ("locked", ("locked", "singles")), "branch": ("weight", BRANCHES),
                   "restarts": (RESTART_BASE, None),
                   "seed": (0, None), "node_limit": (0, None)}
     counters = WORK
@@ -253,7 +266,7 @@ class Bitset(Solver):
         t1 = time.perf_counter()
         count, complete = bitset_search(clues, grid.n, units, cell_units, full,
                                         self.params["rules"] == "locked",
-                                        self.params["branch"] == "place", limit or 0,
+                                        BRANCHES.index(self.params["branch"]), limit or 0,
                                         int(self.params["node_limit"]), keep, out, work,
                                         int(self.params["restarts"]), int(self.params["seed"]))
         t2 = time.perf_counter()

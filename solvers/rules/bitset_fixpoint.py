@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from formats.compiled import kernel
 
-from solvers.rules.bitsets import CHECKS, hidden_singles, locked_candidates, place, set_size, touch
+from solvers.rules.bitsets import RECHECKS, hidden_singles, locked_candidates, place, set_size, touch
 
 
 @kernel(cache=True, nogil=True)
@@ -65,7 +65,7 @@ def fixpoint(cand, done, units, cell_units, full, n, locked, scratch, seg, decid
             tops[1] -= 1
             u = stack[cells + tops[1]]
             flags[cells + u] = 0
-            work[CHECKS] += 1
+            work[RECHECKS] += 1
             if hidden_singles(u, cand, done, units, cell_units, full, n, once, twice, stack,
                               flags, tops, work) < 0:
                 return -1
@@ -80,7 +80,7 @@ def fixpoint(cand, done, units, cell_units, full, n, locked, scratch, seg, decid
         if found < 0:
             break
         flags[bands + found] = 0                        # locked candidates, one band
-        work[CHECKS] += 1
+        work[RECHECKS] += 1
         if locked_candidates(cand, done, units, cell_units, n, found // n, found % n, seg,
                              decided, once, twice, vals, stack, flags, tops, work) < 0:
             return -1

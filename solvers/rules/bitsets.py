@@ -24,8 +24,8 @@ Every change is *touched* (:func:`touch`): a cell that lost a candidate is queue
 three units and its band and stack, so :mod:`solvers.rules.bitset_fixpoint` applies each
 rule only where something changed since it last looked. The queue is ``stack`` (n⁴ + 3n²,)
 int64 (cells first, then units), ``flags`` (n⁴ + 3n² + 2n,) uint8 (queued cells, queued
-units, then the n bands and n stacks to look at again) and ``tops`` (2,) int64 (the cells
-and units queued).
+units, then the n bands and n stacks to look at again) and ``tops`` (3,) int64 (the cells
+and units queued, and the unit where the last contradiction showed, -1 if none known).
 
 Contradictions: a cell without a candidate, a value without a place in a unit, a cell
 that is the only place of two values. Every rule keeps every solution, so a contradiction
@@ -50,8 +50,8 @@ _S1, _S2, _S4, _S56 = np.uint64(1), np.uint64(2), np.uint64(4), np.uint64(56)
 #: the slots of the ``work`` array: fixpoints computed (search nodes), values guessed,
 #: cells placed by the rules, candidates removed by any rule, candidates removed by the
 #: locked candidates, units and bands the rules looked at again, restarts of the search
-WORK = ("nodes", "guesses", "propagations", "eliminations", "locked", "checks", "restarts")
-NODES, GUESSES, PLACED, ELIMINATED, LOCKED, CHECKS, RESTARTS = range(len(WORK))
+WORK = ("nodes", "guesses", "propagations", "eliminations", "locked", "rechecks", "restarts")
+NODES, GUESSES, PLACED, ELIMINATED, LOCKED, RECHECKS, RESTARTS = range(len(WORK))
 
 
 def words(n: int) -> int:
@@ -124,7 +124,7 @@ def queue(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     side = n * n
     cells = side * side
     return (np.zeros(cells + 3 * side, dtype=np.int64),
-            np.zeros(cells + 3 * side + 2 * n, dtype=np.uint8), np.zeros(2, dtype=np.int64))
+            np.zeros(cells + 3 * side + 2 * n, dtype=np.uint8), np.array([0, 0, -1], dtype=np.int64))
 
 
 @kernel(cache=True, nogil=True)
@@ -160,6 +160,7 @@ def clear(n, stack, flags, tops):
         flags[cells + 3 * side + b] = 0
     tops[0] = 0
     tops[1] = 0
+    tops[2] = -1
 
 
 @kernel(cache=True, nogil=True)
@@ -187,6 +188,7 @@ def place(c, cand, done, units, cell_units, n, stack, flags, tops, work):
             if hit:
                 work[ELIMINATED] += 1
                 if left == ZERO:
+                    tops[2] = u
                     return False
                 touch(p, cell_units, n, stack, flags, tops)
     return True
@@ -210,6 +212,7 @@ def hidden_singles(u, cand, done, units, cell_units, full, n, once, twice, stack
     some = False
     for w in range(W):
         if once[w] != full[w]:
+            tops[2] = u
             return -1                                   # a value without a place
         once[w] &= ~twice[w]
         if once[w] != ZERO:
@@ -229,6 +232,7 @@ def hidden_singles(u, cand, done, units, cell_units, full, n, once, twice, stack
         if bits == 0:
             continue
         if bits > 1:
+            tops[2] = u
             return -1                                   # one cell, two values' only place
         size = set_size(cand, c)
         if size > 1:
