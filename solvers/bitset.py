@@ -3,8 +3,8 @@
 The technique of the fastest 9x9 solvers, for any box size n. Each cell keeps its
 candidates as a bit set (:mod:`solvers.rules.bitsets`: one uint64 word up to n = 8, more
 beyond); naked singles, hidden singles and locked candidates (pointing and claiming) run to
-a fixpoint; when cells are left open, the search guesses on a cell of fewest candidates,
-its lowest value first.
+a fixpoint (:mod:`solvers.rules.bitset_fixpoint`: only where something changed); when
+cells are left open, the search guesses (:func:`branch`).
 
 The search is depth-first with an explicit stack of states (no recursion): a guess copies
 the state one level down and decides the cell there; when that branch is exhausted (a
@@ -13,12 +13,13 @@ one level up and the rules run again there. So each node either decides a cell o
 a candidate, and the branches of a node never share a solution: counting is exact.
 
 Parameters: ``rules`` = locked (every rule, the default) | singles (naked and hidden singles
-only); ``node_limit`` (0 = none) makes the answer ``unknown`` once that many nodes have
-been searched. Counters: ``nodes`` (fixpoints computed: the root, each guess, each state
-after a refuted guess), ``guesses`` (values tried by guessing), ``propagations`` (cells
-placed by the rules, clues apart), ``eliminations`` (candidates removed by the rules),
-``locked`` (of which by locked candidates), ``sweeps`` (passes of the rules over the whole
-grid). Times: ``build``, ``search``.
+only); ``branch`` = weight (the default) | cell | place (:func:`branch`); ``restarts``,
+``seed`` (:func:`bitset_search`); ``node_limit`` (0 = none) makes the answer ``unknown``
+once that many nodes have been searched. Counters: ``nodes`` (fixpoints computed: the root,
+each guess, each state after a refuted guess), ``guesses`` (values tried by guessing),
+``propagations`` (cells placed by the rules, clues apart), ``eliminations`` (candidates
+removed by the rules), ``locked`` (of which by locked candidates), ``rechecks`` (units and
+bands the rules looked at again), ``restarts``. Times: ``build``, ``search``.
 """
 
 from __future__ import annotations
