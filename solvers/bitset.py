@@ -3,8 +3,8 @@
 The technique of the fastest 9x9 solvers, for any box size n. Each cell keeps its
 candidates as a bit set (:mod:`solvers.rules.bitsets`: one uint64 word up to n = 8, more
 beyond); naked singles, hidden singles and locked candidates (pointing and claiming) run to
-a fixpoint; when cells are left open, the search guesses on a cell of fewest candidates,
-its lowest value first.
+a fixpoint (:mod:`solvers.rules.bitset_fixpoint`: only where something changed); when
+cells are left open, the search guesses (:func:`branch`).
 
 The search is depth-first with an explicit stack of states (no recursion): a guess copies
 the state one level down and decides the cell there; when that branch is exhausted (a
@@ -13,12 +13,13 @@ one level up and the rules run again there. So each node either decides a cell o
 a candidate, and the branches of a node never share a solution: counting is exact.
 
 Parameters: ``rules`` = locked (every rule, the default) | singles (naked and hidden singles
-only); ``node_limit`` (0 = none) makes the answer ``unknown`` once that many nodes have
-been searched. Counters: ``nodes`` (fixpoints computed: the root, each guess, each state
-after a refuted guess), ``guesses`` (values tried by guessing), ``propagations`` (cells
-placed by the rules, clues apart), ``eliminations`` (candidates removed by the rules),
-``locked`` (of which by locked candidates), ``sweeps`` (passes of the rules over the whole
-grid). Times: ``build``, ``search``.
+only); ``branch`` = weight (the default) | cell | place (:func:`branch`); ``restarts``,
+``seed`` (:func:`bitset_search`); ``node_limit`` (0 = none) makes the answer ``unknown``
+once that many nodes have been searched. Counters: ``nodes`` (fixpoints computed: the root,
+each guess, each state after a refuted guess), ``guesses`` (values tried by guessing),
+``propagations`` (cells placed by the rules, clues apart), ``eliminations`` (candidates
+removed by the rules), ``locked`` (of which by locked candidates), ``rechecks`` (units and
+bands the rules looked at again), ``restarts``. Times: ``build``, ``search``.
 """
 
 from __future__ import annotations
@@ -30,11 +31,14 @@ from formats.compiled import kernel
 
 from formats.grid import Grid
 from solvers.interface import RawAnswer, Solver
-from solvers.rules.bitsets import (GUESSES, NODES, ONE, PLACED, RESTARTS, WORK, ZERO, fixpoint,
-                                   nth_value, place, set_size, tables, value_of)
+from solvers.rules.bitset_fixpoint import fixpoint, touch_all
+from solvers.rules.bitsets import (GUESSES, NODES, ONE, PLACED, RESTARTS, WORK, ZERO, clear,
+                                   nth_value, place, popcount, set_size, tables, touch, value_of)
 
 #: stack levels allocated first (doubled when a search goes deeper)
 FIRST_LEVELS = 16
+#: the branching rules of :func:`branch`, by its ``mode``
+BRANCHES = ("cell", "place", "weight")
 #: nodes of the first run before a restart (then times Luby's sequence), when solving
 RESTART_BASE = 100
 
@@ -47,16 +51,94 @@ def _grow(stack, levels):
     return bigger
 
 
+@kernel(cache=True, nogil=True)
+def branch(cand, done, units, cell_units, mode, randomize, counts, weights):
+    """The guess to make: (cell, value, ways). ``mode`` 0: the open cell of fewest candidates
+    (``ways`` of them; the first found, or with ``randomize`` one drawn among the ties), its
+    lowest value (or one drawn). 1: the same, but a (unit, value) with fewer places than that
+    cell has candidates wins: the value's first place (or one drawn) is guessed. 2: the open
+    cell of least candidates per weight, its weight the ``weights`` of its three units (the
+    contradictions seen in each). ``counts`` (n² + 1, W) uint64 is scratch. Either way the
+    guess splits the solutions in two: those with that value there, and the others."""
+    cells = cand.shape[0]
+    side = units.shape[1]
+    W = cand.shape[1]
+    best = side + 1
+    best_weight = 1
+    cell = -1
+    ties = 0
+    for c in range(cells):
+        if done[c] == 0:
+            size = set_size(cand, c)
+            weight = 1
+            if mode == 2:
+                weight = weights[cell_units[c, 0]] + weights[cell_units[c, 1]] + \
+                    weights[cell_units[c, 2]]
+            if size * best_weight < best * weight:
+                best = size
+                best_weight = weight
+                cell = c
+                ties = 1
+                if size == 2 and mode != 2 and not randomize:
+                    break
+            elif size * best_weight == best * weight and randomize:
+                ties += 1
+                if np.random.randint(0, ties) == 0:
+                    cell = c
+    if mode == 1 and best > 2:
+        unit = -1
+        word = 0
+        bits = ZERO
+        for u in range(units.shape[0]):                 # counts[k]: values with > k places
+            for k in range(best):
+                for w in range(W):
+                    counts[k, w] = ZERO
+            for s in range(side):
+                c = units[u, s]
+                for w in range(W):
+                    x = cand[c, w]
+                    for k in range(best - 1, 0, -1):
+                        counts[k, w] |= counts[k - 1, w] & x
+                    counts[0, w] |= x
+            for k in range(1, best - 1):               # exactly k + 1 places
+                for w in range(W):
+                    x = counts[k, w] & ~counts[k + 1, w]
+                    if x != ZERO:
+                        best = k + 1
+                        unit = u
+                        word = w
+                        bits = x
+                        break
+                if unit == u:
+                    break
+            if best == 2:
+                break
+        if unit >= 0:
+            value = 64 * word + popcount((bits & (~bits + ONE)) - ONE)
+            pick = np.random.randint(0, best) if randomize else 0
+            for s in range(side):
+                c = units[unit, s]
+                if cand[c, value // 64] & (ONE << np.uint64(value % 64)) != ZERO:
+                    if pick == 0:
+                        return c, value + 1, best
+                    pick -= 1
+    value = value_of(cand, cell) if not randomize else \
+        nth_value(cand, cell, np.random.randint(0, best))
+    return cell, value, best
+
+
 @kernel(cache=True, nogil=True, long_running=True)
-def bitset_search(clues, n, units, cell_units, full, locked, limit, node_limit, keep, out, work,
-                  restart_base, seed):
+def bitset_search(clues, n, units, cell_units, full, locked, mode, limit, node_limit, keep,
+                  out, work, restart_base, seed):
     """Count the solutions of ``clues`` ((n⁴,) values, 0 = empty, consistent) up to
     ``limit`` (0 = all), copying the first ``keep`` into ``out`` (keep, n², n²). Stops
     before computing a node past ``node_limit`` (0 = none). ``work`` (len(WORK),) int64
-    receives the counters. With ``restart_base`` > 0 (and ``limit`` 1) ties between cells and
-    the value tried are drawn at random (``seed``) and the search starts again from the root
-    after restart_base·luby(i) nodes (:func:`luby`); what the root learned (a value refuted
-    there by a whole subtree) is kept. Returns (solutions, complete)."""
+    receives the counters. Guesses are chosen by :func:`branch` (``mode``); the contradictions
+    seen in each unit are its weight, kept across restarts. With
+    ``restart_base`` > 0 (and ``limit`` 1) ties and the value tried are drawn at random
+    (``seed``) and the search starts again from the root after restart_base·luby(i) nodes
+    (:func:`luby`); what the root learned (a value refuted there by a whole subtree) is kept.
+    Returns (solutions, complete)."""
     side = n * n
     cells = side * side
     W = full.size
@@ -66,8 +148,13 @@ def bitset_search(clues, n, units, cell_units, full, locked, limit, node_limit, 
     guess_cell = np.zeros(levels, dtype=np.int64)
     guess_value = np.zeros(levels, dtype=np.int64)
     scratch = np.zeros((4, W), dtype=np.uint64)
+    counts = np.zeros((side + 1, W), dtype=np.uint64)
     seg = np.zeros((n, n, W), dtype=np.uint64)
     decided = np.zeros((n, n, W), dtype=np.uint64)
+    stack = np.zeros(cells + 3 * side, dtype=np.int64)
+    flags = np.zeros(cells + 3 * side + 2 * n, dtype=np.uint8)
+    tops = np.array([0, 0, -1], dtype=np.int64)
+    weights = np.ones(3 * side, dtype=np.int64)
     for c in range(cells):
         for w in range(W):
             cand[0, c, w] = full[w] if clues[c] == 0 else ZERO
@@ -79,9 +166,10 @@ def bitset_search(clues, n, units, cell_units, full, locked, limit, node_limit, 
     level = 0
     for c in range(cells):                              # the clues, not counted as propagations
         if clues[c] != 0 and done[0, c] == 0:
-            if not place(c, cand[0], done[0], units, cell_units, work):
+            if not place(c, cand[0], done[0], units, cell_units, n, stack, flags, tops, work):
                 return 0, True
             work[PLACED] -= 1
+    touch_all(done[0], cell_units, n, stack, flags, tops)
     randomize = restart_base > 0 and limit == 1
     if randomize:
         np.random.seed(seed)
@@ -93,37 +181,22 @@ def bitset_search(clues, n, units, cell_units, full, locked, limit, node_limit, 
             break
         if randomize and level > 0 and since >= budget:     # start again from the root
             level = 0
+            clear(n, stack, flags, tops)
             work[RESTARTS] += 1
             budget = restart_base * luby(work[RESTARTS] + 1)
             since = 0
         work[NODES] += 1
         since += 1
         state = fixpoint(cand[level], done[level], units, cell_units, full, n, locked,
-                         scratch, seg, decided, work)
-        if state == 0:                                  # guess: the open cell of fewest candidates
-            best = side + 1
-            cell = -1
-            ties = 0
-            for c in range(cells):
-                if done[level, c] == 0:
-                    size = set_size(cand[level], c)
-                    if size < best:
-                        best = size
-                        cell = c
-                        ties = 1
-                        if size == 2 and not randomize:
-                            break
-                    elif size == best and randomize:
-                        ties += 1
-                        if np.random.randint(0, ties) == 0:
-                            cell = c
+                         scratch, seg, decided, stack, flags, tops, work)
+        if state == 0:                                  # guess
+            cell, value, ways = branch(cand[level], done[level], units, cell_units, mode,
+                                       randomize, counts, weights)
             if level + 1 == cand.shape[0]:
                 cand = _grow(cand, 2 * cand.shape[0])
                 done = _grow(done, 2 * done.shape[0])
                 guess_cell = _grow(guess_cell, 2 * guess_cell.shape[0])
                 guess_value = _grow(guess_value, 2 * guess_value.shape[0])
-            value = value_of(cand[level], cell) if not randomize else \
-                nth_value(cand[level], cell, np.random.randint(0, best))
             guess_cell[level] = cell
             guess_value[level] = value
             cand[level + 1] = cand[level]
@@ -131,9 +204,13 @@ def bitset_search(clues, n, units, cell_units, full, locked, limit, node_limit, 
             for w in range(W):
                 cand[level + 1, cell, w] = ZERO
             cand[level + 1, cell, (value - 1) // 64] = ONE << np.uint64((value - 1) % 64)
+            touch(cell, cell_units, n, stack, flags, tops)
             level += 1
             work[GUESSES] += 1
             continue
+        if state < 0 and tops[2] >= 0:
+            weights[tops[2]] += 1
+        clear(n, stack, flags, tops)
         if state == 1:
             if count < keep:
                 for c in range(cells):
@@ -146,6 +223,7 @@ def bitset_search(clues, n, units, cell_units, full, locked, limit, node_limit, 
         level -= 1                                      # refute the guess one level up
         value = guess_value[level] - 1
         cand[level, guess_cell[level], value // 64] &= ~(ONE << np.uint64(value % 64))
+        touch(guess_cell[level], cell_units, n, stack, flags, tops)
     return count, complete
 
 
@@ -169,7 +247,8 @@ class Bitset(Solver):
 
     name = "bitset"
     method = "search"
-    parameters = {"rules": ("locked", ("locked", "singles")), "restarts": (RESTART_BASE, None),
+    parameters = {"rules": ("locked", ("locked", "singles")), "branch": ("weight", BRANCHES),
+                  "restarts": (RESTART_BASE, None),
                   "seed": (0, None), "node_limit": (0, None)}
     counters = WORK
     phases = ("build", "search")
@@ -187,7 +266,8 @@ class Bitset(Solver):
         work = np.zeros(len(WORK), dtype=np.int64)
         t1 = time.perf_counter()
         count, complete = bitset_search(clues, grid.n, units, cell_units, full,
-                                        self.params["rules"] == "locked", limit or 0,
+                                        self.params["rules"] == "locked",
+                                        BRANCHES.index(self.params["branch"]), limit or 0,
                                         int(self.params["node_limit"]), keep, out, work,
                                         int(self.params["restarts"]), int(self.params["seed"]))
         t2 = time.perf_counter()

@@ -17,10 +17,11 @@ from formats.errors import RaceError
 from formats.grid import Grid
 from formats.grid_text import parse
 from solvers import registry
-from solvers.bitset import Bitset, luby
+from solvers.bitset import BRANCHES, Bitset, branch, luby
 from solvers.dlx import DLX
 from solvers.interface import RawAnswer
-from solvers.rules.bitsets import WORK, full_set, words
+from solvers.rules.bitset_fixpoint import fixpoint, touch_all
+from solvers.rules.bitsets import WORK, clear, full_set, place, queue, tables, touch, words
 from tests.conftest import full_grid, puzzle_from
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -176,15 +177,17 @@ def test_equals_dlx_on_the_reference_campaigns_puzzles(n, labels, tmp_path):
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.sampled_from([1, 2, 2, 3, 3, 3, 4, 5]),
-       fraction=st.floats(0.2, 0.75), restarts=st.sampled_from([0, 3, 100]))
-def test_equals_dlx_on_random_puzzles(seed, n, fraction, restarts):
+       fraction=st.floats(0.2, 0.75), restarts=st.sampled_from([0, 3, 100]),
+       rule=st.sampled_from(BRANCHES))
+def test_equals_dlx_on_random_puzzles(seed, n, fraction, restarts, rule):
     rng = np.random.default_rng(seed)
     if n >= 4:      # few examples and easier puzzles at n = 4, 5: DLX must stay quick too
         fraction = min(fraction, 0.45 if n == 4 else 0.35)
     puzzle = puzzle_from(full_grid(n, rng), fraction, rng)
     limit = 20
     expected = dlx.count(puzzle, limit=limit)
-    for entrant in (Bitset(restarts=restarts), Bitset(rules="singles", restarts=restarts)):
+    for entrant in (Bitset(restarts=restarts, branch=rule),
+                    Bitset(rules="singles", restarts=restarts, branch=rule)):
         r = entrant.count(puzzle, limit=limit)
         assert (r.status, r.count, r.limit_hit) == (expected.status, expected.count, expected.limit_hit)
         one = entrant.solve(puzzle)
@@ -205,5 +208,88 @@ def test_its_counters_reach_runs_csv(tmp_path):
         assert row["status"] == "solved" and row["verified"] == "True"
         assert int(row["nodes"]) >= 1 and int(row["propagations"]) >= 0
         extra = json.loads(row["extra"])
-        assert {"guesses", "eliminations", "locked", "sweeps", "restarts"} <= set(extra)
+        assert {"guesses", "eliminations", "locked", "rechecks", "restarts"} <= set(extra)
         assert int(row["nodes"]) >= extra["guesses"] + 1
+
+
+def _state(grid: Grid):
+    """The candidates and placed cells of ``grid`` with its clues placed, the queue of everything."""
+    n, cells = grid.n, grid.side ** 2
+    units, cell_units, full = tables(n)
+    cand = np.zeros((cells, len(full)), dtype=np.uint64)
+    done = np.zeros(cells, dtype=np.uint8)
+    stack, flags, tops = queue(n)
+    work = np.zeros(len(WORK), dtype=np.int64)
+    for c, v in enumerate(grid.cells.reshape(-1)):
+        cand[c] = full if v == 0 else 0
+        if v:
+            cand[c, (v - 1) // 64] = np.uint64(1) << np.uint64((v - 1) % 64)
+    for c, v in enumerate(grid.cells.reshape(-1)):
+        if v and not done[c]:
+            assert place(c, cand, done, units, cell_units, n, stack, flags, tops, work)
+    touch_all(done, cell_units, n, stack, flags, tops)
+    return cand, done, (stack, flags, tops), work
+
+
+def _fix(grid, cand, done, q, work, locked=True):
+    n = grid.n
+    units, cell_units, full = tables(n)
+    W = len(full)
+    return fixpoint(cand, done, units, cell_units, full, n, locked, np.zeros((4, W), np.uint64),
+                    np.zeros((n, n, W), np.uint64), np.zeros((n, n, W), np.uint64), *q, work)
+
+
+@pytest.mark.parametrize("n, fraction, locked", [(3, 0.7, True), (4, 0.6, True), (4, 0.6, False),
+                                                 (5, 0.55, True)])
+def test_a_fixpoint_from_the_touched_cells_equals_one_from_everything(n, fraction, locked, rng):
+    """After a guess, the rules applied only where it changed something (the queue) reach the
+    same candidates as the rules applied everywhere (every cell, unit and band queued)."""
+    _, cell_units, _ = tables(n)
+    compared = 0
+    for _ in range(6):
+        puzzle = puzzle_from(full_grid(n, rng), fraction, rng)
+        cand, done, q, work = _state(puzzle)
+        if _fix(puzzle, cand, done, q, work, locked) != 0:
+            continue
+        clear(n, *q)
+        open_cells = [c for c in range(done.size) if not done[c]]
+        cell = open_cells[rng.integers(len(open_cells))]
+        bits = [k for k in range(n * n) if int(cand[cell, k // 64]) >> (k % 64) & 1]
+        for k in bits[:2]:                      # a guess: k, then (its refutation) not k
+            guessed = cand.copy(), done.copy()
+            if k == bits[0]:
+                guessed[0][cell] = 0
+                guessed[0][cell, k // 64] = np.uint64(1) << np.uint64(k % 64)
+            else:
+                guessed[0][cell, k // 64] &= ~(np.uint64(1) << np.uint64(k % 64))
+            full_pass = guessed[0].copy(), guessed[1].copy()
+            touch(cell, cell_units, n, *q)
+            a = _fix(puzzle, *guessed, q, work, locked)
+            clear(n, *q)
+            touch_all(full_pass[1], cell_units, n, *q)
+            b = _fix(puzzle, *full_pass, q, work, locked)
+            clear(n, *q)
+            assert a == b
+            compared += 1
+            if a >= 0:
+                assert np.array_equal(guessed[0], full_pass[0])
+                assert np.array_equal(guessed[1], full_pass[1])
+    assert compared >= 4
+
+
+def test_branching_rules_pick_the_smaller_choice():
+    """A 4x4 state where every cell has 3 or 4 candidates but value 1 has two places in row 0:
+    ``cell`` guesses on cell 2 (3 candidates), ``place`` on value 1 at cell 0 (2 places);
+    ``weight`` divides by the contradictions seen in the cell's units."""
+    units, cell_units, full = tables(2)
+    cand = np.repeat(full[None, :], 16, axis=0)
+    done = np.zeros(16, dtype=np.uint8)
+    cand[2, 0] &= ~np.uint64(1)
+    cand[3, 0] &= ~np.uint64(1)
+    counts = np.zeros((5, 1), dtype=np.uint64)
+    weights = np.ones(12, dtype=np.int64)
+    assert branch(cand, done, units, cell_units, 0, False, counts, weights) == (2, 2, 3)
+    assert branch(cand, done, units, cell_units, 1, False, counts, weights) == (0, 1, 2)
+    assert branch(cand, done, units, cell_units, 2, False, counts, weights) == (2, 2, 3)
+    weights[cell_units[15]] = 2                 # cell 15: 4 candidates, weight 6 (cell 2: 3)
+    assert branch(cand, done, units, cell_units, 2, False, counts, weights) == (15, 1, 4)

@@ -1,4 +1,4 @@
-"""Candidates as bit sets: naked singles, hidden singles and locked candidates to a fixpoint.
+"""Candidates as bit sets, and the rules that shrink them: naked and hidden singles, locked candidates.
 
 The state of a grid of box size n is
 
@@ -11,20 +11,25 @@ The state of a grid of box size n is
 The rules, on the unit tables of :mod:`solvers.rules.geometry` (rows, columns, boxes):
 
 * **naked single**: a cell with one candidate is placed (:func:`place`);
-* **hidden single**: a value with one place left in a unit goes there. One pass over a
-  unit's cells folds their sets into ``once`` (values seen at least once) and ``twice``
-  (at least twice); ``once & ~twice`` are the values with exactly one place;
-* **locked candidates**, for each line (row or column) and box that meet: *pointing*, the
-  values of the box whose places all lie in that line leave the rest of the line;
-  *claiming*, the values of the line whose places all lie in that box leave the rest of
-  the box. Both come from the n x n unions of each band's line-box segments.
+* **hidden single** (:func:`hidden_singles`, one unit): a value with one place left in a
+  unit goes there. One pass over the unit's cells folds their sets into ``once`` (values
+  seen at least once) and ``twice`` (at least twice); ``once & ~twice`` are the values with
+  exactly one place;
+* **locked candidates** (:func:`locked_candidates`, one band of rows or one stack of
+  columns): *pointing*, the values of a box whose places all lie in one line leave the rest
+  of that line; *claiming*, the values of a line whose places all lie in one box leave the
+  rest of that box. Both come from the n x n unions of the band's line-box segments.
+
+Every change is *touched* (:func:`touch`): a cell that lost a candidate is queued, with its
+three units and its band and stack, so :mod:`solvers.rules.bitset_fixpoint` applies each
+rule only where something changed since it last looked. The queue is ``stack`` (n⁴ + 3n²,)
+int64 (cells first, then units), ``flags`` (n⁴ + 3n² + 2n,) uint8 (queued cells, queued
+units, then the n bands and n stacks to look at again) and ``tops`` (3,) int64 (the cells
+and units queued, and the unit where the last contradiction showed, -1 if none known).
 
 Contradictions: a cell without a candidate, a value without a place in a unit, a cell
 that is the only place of two values. Every rule keeps every solution, so a contradiction
-proves there is none. :func:`fixpoint` applies the singles until none applies, then the
-locked candidates, and goes back to the singles whenever they removed something.
-
-Work is counted in ``work`` (int64, :data:`WORK` names its slots).
+proves there is none. Work is counted in ``work`` (int64, :data:`WORK` names its slots).
 """
 
 from __future__ import annotations
@@ -44,9 +49,9 @@ _S1, _S2, _S4, _S56 = np.uint64(1), np.uint64(2), np.uint64(4), np.uint64(56)
 
 #: the slots of the ``work`` array: fixpoints computed (search nodes), values guessed,
 #: cells placed by the rules, candidates removed by any rule, candidates removed by the
-#: locked candidates, passes of the rules over the whole grid, restarts of the search
-WORK = ("nodes", "guesses", "propagations", "eliminations", "locked", "sweeps", "restarts")
-NODES, GUESSES, PLACED, ELIMINATED, LOCKED, SWEEPS, RESTARTS = range(len(WORK))
+#: locked candidates, units and bands the rules looked at again, restarts of the search
+WORK = ("nodes", "guesses", "propagations", "eliminations", "locked", "rechecks", "restarts")
+NODES, GUESSES, PLACED, ELIMINATED, LOCKED, RECHECKS, RESTARTS = range(len(WORK))
 
 
 def words(n: int) -> int:
@@ -112,10 +117,56 @@ def nth_value(cand, c, i):
     return 0
 
 
+
+
+def queue(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An empty queue of touched cells, units and bands (``stack``, ``flags``, ``tops``)."""
+    side = n * n
+    cells = side * side
+    return (np.zeros(cells + 3 * side, dtype=np.int64),
+            np.zeros(cells + 3 * side + 2 * n, dtype=np.uint8), np.array([0, 0, -1], dtype=np.int64))
+
+
 @kernel(cache=True, nogil=True)
-def place(c, cand, done, units, cell_units, work):
-    """Cell ``c`` holds one candidate: mark it placed and remove its value from its peers.
-    False when a peer is left without a candidate."""
+def touch(p, cell_units, n, stack, flags, tops):
+    """Cell ``p`` lost a candidate: queue it (a naked single?), its three units (hidden
+    singles?) and its band and stack (locked candidates?), each once."""
+    side = n * n
+    cells = side * side
+    if flags[p] == 0:
+        flags[p] = 1
+        stack[tops[0]] = p
+        tops[0] += 1
+    for t in range(3):
+        u = cell_units[p, t]
+        if flags[cells + u] == 0:
+            flags[cells + u] = 1
+            stack[cells + tops[1]] = u
+            tops[1] += 1
+    flags[cells + 3 * side + (p // side) // n] = 1
+    flags[cells + 3 * side + n + (p % side) // n] = 1
+
+
+@kernel(cache=True, nogil=True)
+def clear(n, stack, flags, tops):
+    """Empty the queue (after a contradiction left it half done)."""
+    side = n * n
+    cells = side * side
+    for i in range(tops[0]):
+        flags[stack[i]] = 0
+    for i in range(tops[1]):
+        flags[cells + stack[cells + i]] = 0
+    for b in range(2 * n):
+        flags[cells + 3 * side + b] = 0
+    tops[0] = 0
+    tops[1] = 0
+    tops[2] = -1
+
+
+@kernel(cache=True, nogil=True)
+def place(c, cand, done, units, cell_units, n, stack, flags, tops, work):
+    """Cell ``c`` holds one candidate: mark it placed and remove its value from its peers,
+    touching each peer that lost it. False when a peer is left without a candidate."""
     side = units.shape[1]
     W = cand.shape[1]
     done[c] = 1
@@ -137,83 +188,66 @@ def place(c, cand, done, units, cell_units, work):
             if hit:
                 work[ELIMINATED] += 1
                 if left == ZERO:
+                    tops[2] = u
                     return False
+                touch(p, cell_units, n, stack, flags, tops)
     return True
 
 
 @kernel(cache=True, nogil=True)
-def naked_singles(cand, done, units, cell_units, work):
-    """Place every unplaced cell with one candidate (and those this creates further on).
-    Returns the cells placed, -1 on a contradiction."""
-    placed = 0
-    W = cand.shape[1]
-    for c in range(cand.shape[0]):
-        if done[c]:
-            continue
-        nonzero = 0
-        single = True
-        for w in range(W):
-            x = cand[c, w]
-            if x != ZERO:
-                nonzero += 1
-                if x & (x - ONE) != ZERO:
-                    single = False
-        if single and nonzero == 1:
-            if not place(c, cand, done, units, cell_units, work):
-                return -1
-            placed += 1
-    return placed
-
-
-@kernel(cache=True, nogil=True)
-def hidden_singles(cand, done, units, cell_units, full, once, twice, work):
-    """In every unit, place each value that has one place left there. Returns the cells
+def hidden_singles(u, cand, done, units, cell_units, full, n, once, twice, stack, flags, tops,
+                   work):
+    """In unit ``u``, place each value that has one place left there. Returns the cells
     placed, -1 on a contradiction."""
     side = units.shape[1]
     W = cand.shape[1]
+    for w in range(W):
+        once[w] = ZERO
+        twice[w] = ZERO
+    for s in range(side):
+        c = units[u, s]
+        for w in range(W):
+            twice[w] |= once[w] & cand[c, w]
+            once[w] |= cand[c, w]
+    some = False
+    for w in range(W):
+        if once[w] != full[w]:
+            tops[2] = u
+            return -1                                   # a value without a place
+        once[w] &= ~twice[w]
+        if once[w] != ZERO:
+            some = True
+    if not some:
+        return 0
     placed = 0
-    for u in range(units.shape[0]):
-        for w in range(W):
-            once[w] = ZERO
-            twice[w] = ZERO
-        for s in range(side):
-            c = units[u, s]
-            for w in range(W):
-                twice[w] |= once[w] & cand[c, w]
-                once[w] |= cand[c, w]
-        some = False
-        for w in range(W):
-            if once[w] != full[w]:
-                return -1                               # a value without a place
-            once[w] &= ~twice[w]
-            if once[w] != ZERO:
-                some = True
-        if not some:
+    for s in range(side):
+        c = units[u, s]
+        if done[c]:
             continue
-        for s in range(side):
-            c = units[u, s]
-            if done[c]:
-                continue
-            bits = 0
-            for w in range(W):
-                x = cand[c, w] & once[w]
-                if x != ZERO:
-                    bits += popcount(x)
-            if bits == 0:
-                continue
-            if bits > 1:
-                return -1                               # one cell, two values' only place
-            work[ELIMINATED] += set_size(cand, c) - 1
+        bits = 0
+        for w in range(W):
+            x = cand[c, w] & once[w]
+            if x != ZERO:
+                bits += popcount(x)
+        if bits == 0:
+            continue
+        if bits > 1:
+            tops[2] = u
+            return -1                                   # one cell, two values' only place
+        size = set_size(cand, c)
+        if size > 1:
+            work[ELIMINATED] += size - 1
             for w in range(W):
                 cand[c, w] &= once[w]
-            if not place(c, cand, done, units, cell_units, work):
-                return -1
-            placed += 1
+            touch(c, cell_units, n, stack, flags, tops)
+        if not place(c, cand, done, units, cell_units, n, stack, flags, tops, work):
+            return -1
+        placed += 1
     return placed
 
 
 @kernel(cache=True, nogil=True)
-def _remove(cand, c, vals, work):
+def _remove(cand, c, vals, cell_units, n, stack, flags, tops, work):
     """Remove ``vals`` from cell ``c``: the candidates removed, -1 if none is left."""
     removed = 0
     left = ZERO
@@ -225,120 +259,98 @@ def _remove(cand, c, vals, work):
         left |= cand[c, w]
     if left == ZERO:
         return -1
-    work[ELIMINATED] += removed
-    work[LOCKED] += removed
+    if removed > 0:
+        work[ELIMINATED] += removed
+        work[LOCKED] += removed
+        touch(c, cell_units, n, stack, flags, tops)
     return removed
 
 
 @kernel(cache=True, nogil=True)
-def locked_candidates(cand, done, units, n, kind, seg, decided, once, twice, vals, work):
-    """Pointing and claiming between the lines of ``kind`` (0 rows, 1 columns) and the
-    boxes. ``seg`` (n, n, W) and ``decided`` (n, n, W) are scratch: the union of the
-    candidates, and of the placed values, of each line-box segment of a band. Returns the
-    candidates removed, -1 on a contradiction."""
+def _meets(seg, ll, pos, vals):
+    """Some of ``vals`` are candidates in segment (``ll``, ``pos``): only then is it visited."""
+    for w in range(vals.size):
+        if seg[ll, pos, w] & vals[w] != ZERO:
+            return True
+    return False
+
+
+@kernel(cache=True, nogil=True)
+def locked_candidates(cand, done, units, cell_units, n, kind, band, seg, decided, once, twice,
+                      vals, stack, flags, tops, work):
+    """Pointing and claiming between the n lines of ``kind`` (0 rows, 1 columns) in
+    ``band`` and the n boxes they cross. ``seg`` (n, n, W) and ``decided`` (n, n, W) are
+    scratch: the union of the candidates, and of the placed values, of each line-box
+    segment (a segment none of whose candidates a rule removes is not visited cell by cell).
+    Returns the candidates removed, -1 on a contradiction."""
     side = n * n
     W = cand.shape[1]
     removed = 0
-    for band in range(n):
-        for ll in range(n):
-            line = kind * side + band * n + ll
-            for pos in range(n):
-                for w in range(W):
-                    acc = ZERO
-                    dec = ZERO
-                    for k in range(n):
-                        c = units[line, pos * n + k]
-                        acc |= cand[c, w]
-                        if done[c]:
-                            dec |= cand[c, w]
-                    seg[ll, pos, w] = acc
-                    decided[ll, pos, w] = dec
-        for pos in range(n):                            # pointing: box -> line
+    for ll in range(n):
+        line = kind * side + band * n + ll
+        for pos in range(n):
             for w in range(W):
-                once[w] = ZERO
-                twice[w] = ZERO
-                for ll in range(n):
-                    twice[w] |= once[w] & seg[ll, pos, w]
-                    once[w] |= seg[ll, pos, w]
-                    twice[w] |= decided[ll, pos, w]     # placed values: nothing to do
+                acc = ZERO
+                dec = ZERO
+                for k in range(n):
+                    c = units[line, pos * n + k]
+                    acc |= cand[c, w]
+                    if done[c]:
+                        dec |= cand[c, w]
+                seg[ll, pos, w] = acc
+                decided[ll, pos, w] = dec
+    for pos in range(n):                                # pointing: box -> line
+        for w in range(W):
+            once[w] = ZERO
+            twice[w] = ZERO
             for ll in range(n):
-                some = False
-                for w in range(W):
-                    vals[w] = seg[ll, pos, w] & once[w] & ~twice[w]
-                    if vals[w] != ZERO:
-                        some = True
-                if not some:
-                    continue
-                line = kind * side + band * n + ll
-                for pos2 in range(n):
-                    if pos2 == pos:
-                        continue
-                    for k in range(n):
-                        r = _remove(cand, units[line, pos2 * n + k], vals, work)
-                        if r < 0:
-                            return -1
-                        removed += r
-        for ll in range(n):                             # claiming: line -> box
+                twice[w] |= once[w] & seg[ll, pos, w]
+                once[w] |= seg[ll, pos, w]
+                twice[w] |= decided[ll, pos, w]         # placed values: nothing to do
+        for ll in range(n):
+            some = False
             for w in range(W):
-                once[w] = ZERO
-                twice[w] = ZERO
-                for pos in range(n):
-                    twice[w] |= once[w] & seg[ll, pos, w]
-                    once[w] |= seg[ll, pos, w]
-                    twice[w] |= decided[ll, pos, w]
-            for pos in range(n):
-                some = False
-                for w in range(W):
-                    vals[w] = seg[ll, pos, w] & once[w] & ~twice[w]
-                    if vals[w] != ZERO:
-                        some = True
-                if not some:
+                vals[w] = seg[ll, pos, w] & once[w] & ~twice[w]
+                if vals[w] != ZERO:
+                    some = True
+            if not some:
+                continue
+            line = kind * side + band * n + ll
+            for pos2 in range(n):
+                if pos2 == pos or not _meets(seg, ll, pos2, vals):
                     continue
-                box = 2 * side + (band * n + pos if kind == 0 else pos * n + band)
-                for ll2 in range(n):
-                    if ll2 == ll:
-                        continue
-                    for k in range(n):
-                        # the box lists its cells row-major: local row ll2 or local column ll2
-                        s = ll2 * n + k if kind == 0 else k * n + ll2
-                        r = _remove(cand, units[box, s], vals, work)
-                        if r < 0:
-                            return -1
-                        removed += r
+                for k in range(n):
+                    r = _remove(cand, units[line, pos2 * n + k], vals, cell_units, n, stack,
+                                flags, tops, work)
+                    if r < 0:
+                        return -1
+                    removed += r
+    for ll in range(n):                                 # claiming: line -> box
+        for w in range(W):
+            once[w] = ZERO
+            twice[w] = ZERO
+            for pos in range(n):
+                twice[w] |= once[w] & seg[ll, pos, w]
+                once[w] |= seg[ll, pos, w]
+                twice[w] |= decided[ll, pos, w]
+        for pos in range(n):
+            some = False
+            for w in range(W):
+                vals[w] = seg[ll, pos, w] & once[w] & ~twice[w]
+                if vals[w] != ZERO:
+                    some = True
+            if not some:
+                continue
+            box = 2 * side + (band * n + pos if kind == 0 else pos * n + band)
+            for ll2 in range(n):
+                if ll2 == ll or not _meets(seg, ll2, pos, vals):
+                    continue
+                for k in range(n):
+                    # the box lists its cells row-major: local row ll2 or local column ll2
+                    s = ll2 * n + k if kind == 0 else k * n + ll2
+                    r = _remove(cand, units[box, s], vals, cell_units, n, stack, flags, tops,
+                                work)
+                    if r < 0:
+                        return -1
+                    removed += r
     return removed
-
-
-@kernel(cache=True, nogil=True)
-def fixpoint(cand, done, units, cell_units, full, n, locked, scratch, seg, decided, work):
-    """Apply the rules to ``cand``/``done`` until none changes anything: the singles
-    first, then (``locked``) the locked candidates. Returns 1 when every cell is placed
-    (a solution), 0 when cells are left open, -1 on a contradiction. ``scratch`` is
-    (4, W) uint64, ``seg`` and ``decided`` (n, n, W) uint64."""
-    once, twice, vals = scratch[0], scratch[1], scratch[2]
-    while True:
-        work[SWEEPS] += 1
-        a = naked_singles(cand, done, units, cell_units, work)
-        if a < 0:
-            return -1
-        b = hidden_singles(cand, done, units, cell_units, full, once, twice, work)
-        if b < 0:
-            return -1
-        if a + b > 0:
-            continue
-        open_cells = 0
-        for c in range(done.size):
-            if not done[c]:
-                open_cells += 1
-        if open_cells == 0:
-            return 1
-        if not locked:
-            return 0
-        for kind in range(2):
-            r = locked_candidates(cand, done, units, n, kind, seg, decided, once, twice, vals,
-                                  work)
-            if r < 0:
-                return -1
-            if r > 0:
-                b += r
-        if b == 0:
-            return 0
