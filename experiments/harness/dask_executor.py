@@ -248,10 +248,24 @@ class DaskExecutor:
                 continue
             per_cell = seconds / max(len(outcomes), 1)
             self.cell_s = per_cell if self.cell_s is None else 0.5 * (self.cell_s + per_cell)
-            for key, outcome in outcomes:
-                if outcome.get("cpus") is not None and outcome.get("worker"):
-                    self.worker_cpus[outcome["worker"]] = outcome["cpus"]
-                done.append((key, outcome))
+            done.extend(self._each_once(cells, outcomes))
+        return done
+
+    def _each_once(self, cells: list[tuple[Hashable, int]],
+                   outcomes: list[tuple[Hashable, dict[str, Any]]]) -> list[tuple[Hashable, dict[str, Any]]]:
+        """One outcome per cell of a batch, in its order: the first the batch returned for it, an
+        error for a cell it left out (none is ever waited for in vain), nothing for a key it
+        did not hold."""
+        returned: dict[Hashable, dict[str, Any]] = {}
+        for key, outcome in outcomes:
+            returned.setdefault(key, outcome)
+        done = []
+        for key, _ in cells:
+            outcome = returned.get(key) or {"status": Status.ERROR, "started_at": utc_now(),
+                                            "message": "dask task returned no outcome for this cell"}
+            if outcome.get("cpus") is not None and outcome.get("worker"):
+                self.worker_cpus[outcome["worker"]] = outcome["cpus"]
+            done.append((key, outcome))
         return done
 
     def close(self) -> None:
