@@ -69,7 +69,7 @@ def _fake_batch(cells, timeout_s, memory_mb, min_time, pin=False, keep_warm=1):
     """A batch that fails as a lost dask task when it holds the cell ``"lost"``."""
     if any(key == "lost" for key, _ in cells):
         raise RuntimeError("worker gone")
-    return [(key, {"status": "solved", "worker": "w:1", "cpus": [0]}) for key, _ in cells], 0.001
+    return [(key, {"status": "solved", "worker": "w:1", "cpus": [0]}) for key, _ in cells], [0.001] * len(cells)
 
 
 def test_a_lost_task_ends_each_of_its_cells_as_an_error_and_no_other(monkeypatch):
@@ -95,3 +95,45 @@ def test_a_lost_task_ends_each_of_its_cells_as_an_error_and_no_other(monkeypatch
     assert all("dask task failed: RuntimeError: worker gone" in o["message"]
                for key, o in back if key in lost)
     assert executor.held == 0 and executor.worker_cpus == {"w:1": [0]}
+
+
+#: the n of each cell of the batches :func:`_timed_batch` ran, batch by batch
+_BATCHES: list[list[int]] = []
+
+
+def _timed_batch(cells, timeout_s, memory_mb, min_time, pin=False, keep_warm=1):
+    """A batch whose cells at n = 3 take 2 ms each, the others 1 s (recorded in _BATCHES)."""
+    _BATCHES.append([request["group"][2] for _, request in cells])
+    return ([(key, {"status": "solved"}) for key, _ in cells],
+            [0.002 if request["group"][2] == 3 else 1.0 for _, request in cells])
+
+
+def test_batches_fill_to_a_quarter_second_of_measured_cells_and_an_unmeasured_group_goes_alone(monkeypatch):
+    monkeypatch.setattr(dask_executor, "run_batch", _timed_batch)
+    _BATCHES.clear()
+    batches = _BATCHES
+
+    def run(executor, cells):
+        pending, back = list(cells), []
+        while pending or executor.tasks or executor.waiting:
+            while pending and executor.free() > 0:
+                key, n = pending.pop(0)
+                executor.submit(key, {"entrant": "x", "group": ("f", "x", n), "cores": 1})
+            back.extend(executor.poll(0.5))
+        return back
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        executor = dask_executor.DaskExecutor(client, None, 10.0)
+        first = run(executor, [("probe", 3)])
+        cells = [(f"easy{i}", 3) for i in range(70)] + [(f"hard{i}", 4) for i in range(3)]
+        back = run(executor, cells)
+        executor.close()
+    assert [key for key, _ in first] == ["probe"] and batches[0] == [3]   # nothing known: alone
+    assert sorted(key for key, _ in back) == sorted(key for key, _ in cells)
+    # 2 ms cells: full batches of MAX_BATCH (64 ms of work, under the quarter second)
+    assert max(len(b) for b in batches) == dask_executor.MAX_BATCH
+    # the n = 4 cells, never measured when sent, and then 1 s each: never two in one batch
+    assert all(b.count(4) <= 1 for b in batches) and sum(b.count(4) for b in batches) == 3
+    assert executor.group_s[("f", "x", 4)] == 1.0

@@ -102,25 +102,27 @@ def _slot_executor(timeout_s: float, memory_mb: float | None, min_time: float | 
 
 def run_batch(cells: list[tuple[Hashable, dict[str, Any]]], timeout_s: float,
               memory_mb: float | None, min_time: float | None, pin: bool = False,
-              keep_warm: int = 1) -> tuple[list[tuple[Hashable, dict[str, Any]]], float]:
+              keep_warm: int = 1) -> tuple[list[tuple[Hashable, dict[str, Any]]], list[float]]:
     """Run ``cells`` (key, request) one after the other on this dask thread's slot, each in a
     killable worker subprocess under the same limits as locally (:class:`LocalExecutor`: a
     timeout, memout or crash ends that cell alone, and the next one gets a fresh worker),
     pinned to a core of its own with ``pin`` (:func:`remote_cpu`). The subprocesses stay warm
     for the next task (``keep_warm`` entrants per slot, as locally).
 
-    Returns one ``(key, outcome)`` per cell, in order, and the seconds the batch took. An
+    Returns one ``(key, outcome)`` per cell, in order, and the seconds each took here. An
     entrant whose worker failed to start :data:`START_ATTEMPTS` times in this batch is not
     started again for its remaining cells: they get the last failure's outcome (the scheduler
     gives up on an entrant after as many failures, whichever cells they come from)."""
     executor = _slot_executor(timeout_s, memory_mb, min_time, pin, keep_warm)
-    started = time.monotonic()
     done: list[tuple[Hashable, dict[str, Any]]] = []
+    seconds: list[float] = []
     failed: dict[str, list[dict[str, Any]]] = {}
     for key, request in cells:
         failures = failed.setdefault(request["entrant"], [])
+        started = time.monotonic()
         if len(failures) >= START_ATTEMPTS:
             done.append((key, dict(failures[-1])))
+            seconds.append(0.0)
             continue
         # a cell of several cores runs in this one slot: its searches share the slot's CPU
         executor.submit(key, {**request, "cores": 1})
@@ -131,7 +133,8 @@ def run_batch(cells: list[tuple[Hashable, dict[str, Any]]], timeout_s: float,
         if outcome.get("start_failed"):
             failures.append(outcome)
         done.append((key, outcome))
-    return done, time.monotonic() - started
+        seconds.append(time.monotonic() - started)
+    return done, seconds
 
 
 def run_remote(key: Hashable, request: dict[str, Any], timeout_s: float,
@@ -142,6 +145,13 @@ def run_remote(key: Hashable, request: dict[str, Any], timeout_s: float,
     return done
 
 
+def _group(request: dict[str, Any]) -> Hashable:
+    """The cells a request's cell is expected to cost like: its ``group`` (the scheduler's
+    family, entrant and n), else its entrant."""
+    group = request.get("group")
+    return tuple(group) if isinstance(group, list) else group or request["entrant"]
+
+
 class DaskExecutor:
     """Cells as tasks on a dask.distributed cluster (``scheduler``: an address such as
     ``tcp://host:8786``, or a Cluster / Client object), ``jobs`` slots (default: the
@@ -149,10 +159,13 @@ class DaskExecutor:
 
     The cells go out in batches (:func:`run_batch`: one task runs several cells, one after the
     other, on one slot), so a cell pays no round trip to the scheduler of its own. A batch holds
-    ``batch`` cells when given, otherwise as many as take about :data:`BATCH_S` on a slot
-    (measured on the batches so far; one cell until the first comes back; at most
-    :data:`MAX_BATCH`). At most :data:`QUEUED` batches per slot are in flight: one running, the
-    next waiting at a worker, so no slot idles between two batches. Each cell keeps its own
+    ``batch`` cells when given, otherwise as many as take about :data:`BATCH_S` on a slot (at
+    most :data:`MAX_BATCH`), each cell counted at the seconds its ``group`` took so far (the
+    request's ``group``: the family, entrant and n of the cell): a cell of a group not measured
+    yet goes out in a batch of its own, so the first cells of a harder n or family are never
+    batched on the estimate of an easier one. About :data:`QUEUED` batches per slot are in
+    flight: one running, the next waiting at a worker, so no slot idles between two batches.
+    Each cell keeps its own
     timing and limits (they are measured and enforced on the worker, cell by cell); a task
     that fails (a dask worker lost) ends each of its cells as an ``error``."""
 
@@ -175,13 +188,16 @@ class DaskExecutor:
         self.pin, self.keep_warm, self.batch = pin, max(int(keep_warm), 1), batch
         #: worker ident (host:pid) -> the CPUs it reported (as LocalExecutor.worker_cpus)
         self.worker_cpus: dict[str, list[int]] = {}
-        #: task -> its cells (key, cores)
-        self.tasks: dict[Any, list[tuple[Hashable, int]]] = {}
+        #: task -> its cells (key, cores, group)
+        self.tasks: dict[Any, list[tuple[Hashable, int, Hashable]]] = {}
         #: the cells of the next task, not sent yet
         self.waiting: list[tuple[Hashable, dict[str, Any]]] = []
         self.held = 0                       # cores of the cells waiting or in flight
-        #: seconds a cell takes on a slot (a moving average over the batches that came back)
+        #: seconds a cell takes on a slot: a moving average over the cells that came back, and
+        #: one per group of cells
         self.cell_s: float | None = None
+        self.group_s: dict[Hashable, float] = {}
+        self.waiting_s = 0.0                # the estimated seconds of the cells waiting
         #: batches sent and cells in them (what the batching saved: cells / batches round trips)
         self.sent = self.sent_cells = 0
 
@@ -194,8 +210,8 @@ class DaskExecutor:
         return max(1, min(MAX_BATCH, int(BATCH_S / max(self.cell_s, 1e-6))))
 
     def free(self) -> int:
-        """Room for more cells: :data:`QUEUED` batches per slot, less the cells waiting or in
-        flight (a cell of k cores counts k)."""
+        """Room for more cells: :data:`QUEUED` batches per slot (of :meth:`batch_size` cells),
+        less the cells waiting or in flight (a cell of k cores counts k)."""
         return self.jobs * QUEUED * self.batch_size() - self.held
 
     def warm_entrants(self) -> set[str]:
@@ -206,16 +222,22 @@ class DaskExecutor:
         next :meth:`poll`."""
         self.waiting.append((key, request))
         self.held += int(request.get("cores", 1) or 1)
-        if len(self.waiting) >= self.batch_size():
+        if self.batch:
+            full = len(self.waiting) >= self.batch_size()
+        else:
+            self.waiting_s += self.group_s.get(_group(request), BATCH_S)
+            full = self.waiting_s >= BATCH_S or len(self.waiting) >= MAX_BATCH
+        if full:
             self._send()
 
     def _send(self) -> None:
         if not self.waiting:
             return
-        cells, self.waiting = self.waiting, []
+        cells, self.waiting, self.waiting_s = self.waiting, [], 0.0
         future = self.client.submit(run_batch, cells, self.timeout_s, self.memory_mb, self.min_time,
                                     self.pin, self.keep_warm, pure=False)
-        self.tasks[future] = [(key, int(request.get("cores", 1) or 1)) for key, request in cells]
+        self.tasks[future] = [(key, int(request.get("cores", 1) or 1), _group(request))
+                              for key, request in cells]
         self.sent += 1
         self.sent_cells += len(cells)
 
@@ -238,20 +260,26 @@ class DaskExecutor:
         done = []
         for future in finished:
             cells = self.tasks.pop(future)
-            self.held -= sum(cores for _, cores in cells)
+            self.held -= sum(cores for _, cores, _ in cells)
             try:
                 outcomes, seconds = results[future] if future in results else future.result()
             except Exception as exc:  # noqa: BLE001 - a lost task is its cells' error
                 outcome = {"status": Status.ERROR, "message": f"dask task failed: {type(exc).__name__}: {exc}",
                            "started_at": utc_now()}
-                done.extend((key, dict(outcome)) for key, _ in cells)
+                done.extend((key, dict(outcome)) for key, _, _ in cells)
                 continue
-            per_cell = seconds / max(len(outcomes), 1)
-            self.cell_s = per_cell if self.cell_s is None else 0.5 * (self.cell_s + per_cell)
+            self._learn(cells, seconds)
             done.extend(self._each_once(cells, outcomes))
         return done
 
-    def _each_once(self, cells: list[tuple[Hashable, int]],
+    def _learn(self, cells: list[tuple[Hashable, int, Hashable]], seconds: list[float]) -> None:
+        """Update the seconds per cell, overall and of each group, with a batch's cells."""
+        for (_, _, group), spent in zip(cells, seconds):
+            known = self.group_s.get(group)
+            self.group_s[group] = spent if known is None else 0.8 * known + 0.2 * spent
+            self.cell_s = spent if self.cell_s is None else 0.8 * self.cell_s + 0.2 * spent
+
+    def _each_once(self, cells: list[tuple[Hashable, int, Hashable]],
                    outcomes: list[tuple[Hashable, dict[str, Any]]]) -> list[tuple[Hashable, dict[str, Any]]]:
         """One outcome per cell of a batch, in its order: the first the batch returned for it, an
         error for a cell it left out (none is ever waited for in vain), nothing for a key it
@@ -260,7 +288,7 @@ class DaskExecutor:
         for key, outcome in outcomes:
             returned.setdefault(key, outcome)
         done = []
-        for key, _ in cells:
+        for key, _, _ in cells:
             outcome = returned.get(key) or {"status": Status.ERROR, "started_at": utc_now(),
                                             "message": "dask task returned no outcome for this cell"}
             if outcome.get("cpus") is not None and outcome.get("worker"):
@@ -273,6 +301,6 @@ class DaskExecutor:
             future.cancel()
         self.tasks.clear()
         self.waiting.clear()
-        self.held = 0
+        self.held, self.waiting_s = 0, 0.0
         if self._own_client:
             self.client.close()
