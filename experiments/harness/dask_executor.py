@@ -137,14 +137,6 @@ def run_batch(cells: list[tuple[Hashable, dict[str, Any]]], timeout_s: float,
     return done, seconds
 
 
-def run_remote(key: Hashable, request: dict[str, Any], timeout_s: float,
-               memory_mb: float | None, min_time: float | None,
-               pin: bool = False) -> tuple[Hashable, dict[str, Any]]:
-    """Run one cell on a dask worker (:func:`run_batch` of that cell alone)."""
-    (done,), _ = run_batch([(key, request)], timeout_s, memory_mb, min_time, pin)
-    return done
-
-
 def _group(request: dict[str, Any]) -> Hashable:
     """The cells a request's cell is expected to cost like: its ``group`` (the scheduler's
     family, entrant and n), else its entrant."""
