@@ -86,14 +86,14 @@ def make_executor(config: Config, cpus: list[int] | None = None):
     """The executor ``config`` asks for (for dask, ``config.jobs`` becomes the cluster's slots),
     its workers pinned to ``cpus`` (local) or to cores of their own machines (dask, with
     ``config.pin``); in the random order each slot keeps a warm worker per entrant."""
+    keep_warm = len(config.entrants) if config.order == "random" else 1
     if config.executor == "dask":
         from experiments.harness.dask_executor import DaskExecutor
         runner = DaskExecutor(config.scheduler, config.jobs_given, config.timeout_s, config.memory_mb,
-                              pin=config.pin)
+                              pin=config.pin, keep_warm=keep_warm)
         config.jobs = runner.jobs
         return runner
     from experiments.harness.executor import LocalExecutor
-    keep_warm = len(config.entrants) if config.order == "random" else 1
     return LocalExecutor(config.jobs, config.timeout_s, config.memory_mb, cpus=cpus,
                          keep_warm=keep_warm)
 

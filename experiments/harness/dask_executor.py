@@ -1,16 +1,19 @@
-"""The dask.distributed executor: each cell a task on a cluster, run there in a
-killable worker process under the same limits as :class:`LocalExecutor` applies locally."""
+"""The dask.distributed executor: the cells go to a cluster in small batches (one task runs a
+few cells one after the other on one thread slot), each cell there in a killable worker process
+under the same limits as :class:`LocalExecutor` applies locally."""
 
 from __future__ import annotations
 
 import os
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any, Hashable
 
 from experiments.harness.executor import LocalExecutor
 from experiments.harness.provenance import utc_now
+from experiments.harness.scheduling import START_ATTEMPTS
 from experiments.harness.schema import Status
 from formats.errors import RaceError
 
@@ -20,8 +23,12 @@ _HELD: dict[int, int] = {}
 _HELD_LOCK = threading.Lock()
 
 
-#: cells handed to the cluster per slot at a time (one running, the others waiting at the worker)
+#: batches handed to the cluster per slot at a time (one running, the next waiting at the worker)
 QUEUED = 2
+#: seconds of work a batch of cells aims at (the batch size is this over a cell's seconds)
+BATCH_S = 0.25
+#: the most cells in one batch
+MAX_BATCH = 32
 #: the environment variable naming the directory of the CPU claims (default: under the temp dir)
 SLOTS_ENV = "RACE_CPU_SLOTS"
 
@@ -77,38 +84,86 @@ def remote_cpu() -> int | None:
     return _REMOTE.cpu
 
 
-def run_remote(key: Hashable, request: dict[str, Any], timeout_s: float,
-               memory_mb: float | None, min_time: float | None,
-               pin: bool = False) -> tuple[Hashable, dict[str, Any]]:
-    """Run one cell on a dask worker: in a killable worker subprocess, under the same
-    limits as locally (pinned to a core of its own with ``pin``, see :func:`remote_cpu`).
-    The subprocess is kept warm (one per dask thread) for the next cells: it is replaced only
-    when the limits change."""
+def _slot_executor(timeout_s: float, memory_mb: float | None, min_time: float | None,
+                   pin: bool, keep_warm: int) -> LocalExecutor:
+    """This dask thread's executor of one slot, kept (with its warm worker subprocesses) for the
+    next tasks: replaced only when the limits change."""
     executor = getattr(_REMOTE, "executor", None)
-    settings = (float(timeout_s), memory_mb, min_time, pin)
+    settings = (float(timeout_s), memory_mb, min_time, pin, keep_warm)
     if executor is None or getattr(_REMOTE, "settings", None) != settings:
         if executor is not None:
             executor.close()
         cpu = remote_cpu() if pin else None
         executor = LocalExecutor(1, timeout_s, memory_mb, min_time, die_with_parent=False,
-                                 cpus=None if cpu is None else [cpu])
+                                 cpus=None if cpu is None else [cpu], keep_warm=keep_warm)
         _REMOTE.executor, _REMOTE.settings = executor, settings
-    # a cell of several cores runs in this one slot: its searches share the slot's CPU
-    executor.submit(key, {**request, "cores": 1})
-    while True:
-        done = executor.poll(1.0)
-        if done:
-            return done[0]
+    return executor
+
+
+def run_batch(cells: list[tuple[Hashable, dict[str, Any]]], timeout_s: float,
+              memory_mb: float | None, min_time: float | None, pin: bool = False,
+              keep_warm: int = 1) -> tuple[list[tuple[Hashable, dict[str, Any]]], list[float]]:
+    """Run ``cells`` (key, request) one after the other on this dask thread's slot, each in a
+    killable worker subprocess under the same limits as locally (:class:`LocalExecutor`: a
+    timeout, memout or crash ends that cell alone, and the next one gets a fresh worker),
+    pinned to a core of its own with ``pin`` (:func:`remote_cpu`). The subprocesses stay warm
+    for the next task (``keep_warm`` entrants per slot, as locally).
+
+    Returns one ``(key, outcome)`` per cell, in order, and the seconds each took here. An
+    entrant whose worker failed to start :data:`START_ATTEMPTS` times in this batch is not
+    started again for its remaining cells: they get the last failure's outcome (the scheduler
+    gives up on an entrant after as many failures, whichever cells they come from)."""
+    executor = _slot_executor(timeout_s, memory_mb, min_time, pin, keep_warm)
+    done: list[tuple[Hashable, dict[str, Any]]] = []
+    seconds: list[float] = []
+    failed: dict[str, list[dict[str, Any]]] = {}
+    for key, request in cells:
+        failures = failed.setdefault(request["entrant"], [])
+        started = time.monotonic()
+        if len(failures) >= START_ATTEMPTS:
+            done.append((key, dict(failures[-1])))
+            seconds.append(0.0)
+            continue
+        # a cell of several cores runs in this one slot: its searches share the slot's CPU
+        executor.submit(key, {**request, "cores": 1})
+        finished: list[tuple[Hashable, dict[str, Any]]] = []
+        while not finished:
+            finished = executor.poll(1.0)
+        outcome = finished[0][1]
+        if outcome.get("start_failed"):
+            failures.append(outcome)
+        done.append((key, outcome))
+        seconds.append(time.monotonic() - started)
+    return done, seconds
+
+
+def _group(request: dict[str, Any]) -> Hashable:
+    """The cells a request's cell is expected to cost like: its ``group`` (the scheduler's
+    family, entrant and n), else its entrant."""
+    group = request.get("group")
+    return tuple(group) if isinstance(group, list) else group or request["entrant"]
 
 
 class DaskExecutor:
     """Cells as tasks on a dask.distributed cluster (``scheduler``: an address such as
-    ``tcp://host:8786``, or a Cluster / Client object). At most ``jobs`` cells in
-    flight (default: the cluster's total threads)."""
+    ``tcp://host:8786``, or a Cluster / Client object), ``jobs`` slots (default: the
+    cluster's total threads).
+
+    The cells go out in batches (:func:`run_batch`: one task runs several cells, one after the
+    other, on one slot), so a cell pays no round trip to the scheduler of its own. A batch holds
+    ``batch`` cells when given, otherwise as many as take about :data:`BATCH_S` on a slot (at
+    most :data:`MAX_BATCH`), each cell counted at the seconds its ``group`` took so far (the
+    request's ``group``: the family, entrant and n of the cell): a cell of a group not measured
+    yet goes out in a batch of its own, so the first cells of a harder n or family are never
+    batched on the estimate of an easier one. About :data:`QUEUED` batches per slot are in
+    flight: one running, the next waiting at a worker, so no slot idles between two batches.
+    Each cell keeps its own
+    timing and limits (they are measured and enforced on the worker, cell by cell); a task
+    that fails (a dask worker lost) ends each of its cells as an ``error``."""
 
     def __init__(self, scheduler: Any, jobs: int | None, timeout_s: float,
                  memory_mb: float | None = None, min_time: float | None = None,
-                 pin: bool = False) -> None:
+                 pin: bool = False, keep_warm: int = 1, batch: int | None = None) -> None:
         try:
             from distributed import Client
         except ImportError:
@@ -122,53 +177,122 @@ class DaskExecutor:
         threads = sum(self.client.nthreads().values()) or 1
         self.jobs = jobs or threads
         self.timeout_s, self.memory_mb, self.min_time = float(timeout_s), memory_mb, min_time
-        self.pin = pin
+        self.pin, self.keep_warm, self.batch = pin, max(int(keep_warm), 1), batch
         #: worker ident (host:pid) -> the CPUs it reported (as LocalExecutor.worker_cpus)
         self.worker_cpus: dict[str, list[int]] = {}
-        self.futures: dict[Any, Hashable] = {}
-        self.cores: dict[Any, int] = {}
+        #: task -> its cells (key, cores, group)
+        self.tasks: dict[Any, list[tuple[Hashable, int, Hashable]]] = {}
+        #: the cells of the next task, not sent yet
+        self.waiting: list[tuple[Hashable, dict[str, Any]]] = []
+        self.held = 0                       # cores of the cells waiting or in flight
+        #: seconds a cell takes on a slot: a moving average over the cells that came back, and
+        #: one per group of cells
+        self.cell_s: float | None = None
+        self.group_s: dict[Hashable, float] = {}
+        self.waiting_s = 0.0                # the estimated seconds of the cells waiting
+        #: batches sent and cells in them (what the batching saved: cells / batches round trips)
+        self.sent = self.sent_cells = 0
+
+    def batch_size(self) -> int:
+        """The cells of the next batch (see the class docstring)."""
+        if self.batch:
+            return max(int(self.batch), 1)
+        if self.cell_s is None:
+            return 1
+        return max(1, min(MAX_BATCH, int(BATCH_S / max(self.cell_s, 1e-6))))
 
     def free(self) -> int:
-        """Room for more cells: :data:`QUEUED` per slot of the cluster, less the cells in flight
-        (a cell of k cores counts k). A slot runs one cell at a time; the next one waits at its
-        worker, so no slot idles for a round trip to this process between two cells."""
-        return self.jobs * QUEUED - sum(self.cores.values())
+        """Room for more cells: :data:`QUEUED` batches per slot (of :meth:`batch_size` cells),
+        less the cells waiting or in flight (a cell of k cores counts k)."""
+        return self.jobs * QUEUED * self.batch_size() - self.held
 
     def warm_entrants(self) -> set[str]:
         return set()
 
     def submit(self, key: Hashable, request: dict[str, Any]) -> None:
-        future = self.client.submit(run_remote, key, request, self.timeout_s, self.memory_mb,
-                                    self.min_time, self.pin, pure=False)
-        self.futures[future] = key
-        self.cores[future] = int(request.get("cores", 1) or 1)
+        """Add the cell to the next batch; a full batch goes out at once, a partial one at the
+        next :meth:`poll`."""
+        self.waiting.append((key, request))
+        self.held += int(request.get("cores", 1) or 1)
+        if self.batch:
+            full = len(self.waiting) >= self.batch_size()
+        else:
+            self.waiting_s += self.group_s.get(_group(request), BATCH_S)
+            full = self.waiting_s >= BATCH_S or len(self.waiting) >= MAX_BATCH
+        if full:
+            self._send()
+
+    def _send(self) -> None:
+        if not self.waiting:
+            return
+        cells, self.waiting, self.waiting_s = self.waiting, [], 0.0
+        future = self.client.submit(run_batch, cells, self.timeout_s, self.memory_mb, self.min_time,
+                                    self.pin, self.keep_warm, pure=False)
+        self.tasks[future] = [(key, int(request.get("cores", 1) or 1), _group(request))
+                              for key, request in cells]
+        self.sent += 1
+        self.sent_cells += len(cells)
 
     def poll(self, max_wait: float = 0.5) -> list[tuple[Hashable, dict[str, Any]]]:
+        """Send the partial batch, wait up to ``max_wait`` s for batches to finish, and return
+        each of their cells' (key, outcome)."""
         from distributed import wait
-        if not self.futures:
+        self._send()
+        if not self.tasks:
             return []
         try:
-            finished = wait(list(self.futures), timeout=max_wait, return_when="FIRST_COMPLETED").done
+            finished = wait(list(self.tasks), timeout=max_wait, return_when="FIRST_COMPLETED").done
         except TimeoutError:
             return []
+        ok = [f for f in finished if f.status == "finished"]
+        try:
+            results = dict(zip(ok, self.client.gather(ok))) if ok else {}
+        except Exception:  # noqa: BLE001 - lost on the way back: each batch on its own below
+            results = {}
         done = []
         for future in finished:
-            key = self.futures.pop(future)
-            self.cores.pop(future, None)
+            cells = self.tasks.pop(future)
+            self.held -= sum(cores for _, cores, _ in cells)
             try:
-                _, outcome = future.result()
-            except Exception as exc:  # noqa: BLE001 - a lost task is the cell's error
+                outcomes, seconds = results[future] if future in results else future.result()
+            except Exception as exc:  # noqa: BLE001 - a lost task is its cells' error
                 outcome = {"status": Status.ERROR, "message": f"dask task failed: {type(exc).__name__}: {exc}",
                            "started_at": utc_now()}
+                done.extend((key, dict(outcome)) for key, _, _ in cells)
+                continue
+            self._learn(cells, seconds)
+            done.extend(self._each_once(cells, outcomes))
+        return done
+
+    def _learn(self, cells: list[tuple[Hashable, int, Hashable]], seconds: list[float]) -> None:
+        """Update the seconds per cell, overall and of each group, with a batch's cells."""
+        for (_, _, group), spent in zip(cells, seconds):
+            known = self.group_s.get(group)
+            self.group_s[group] = spent if known is None else 0.8 * known + 0.2 * spent
+            self.cell_s = spent if self.cell_s is None else 0.8 * self.cell_s + 0.2 * spent
+
+    def _each_once(self, cells: list[tuple[Hashable, int, Hashable]],
+                   outcomes: list[tuple[Hashable, dict[str, Any]]]) -> list[tuple[Hashable, dict[str, Any]]]:
+        """One outcome per cell of a batch, in its order: the first the batch returned for it, an
+        error for a cell it left out (none is ever waited for in vain), nothing for a key it
+        did not hold."""
+        returned: dict[Hashable, dict[str, Any]] = {}
+        for key, outcome in outcomes:
+            returned.setdefault(key, outcome)
+        done = []
+        for key, _, _ in cells:
+            outcome = returned.get(key) or {"status": Status.ERROR, "started_at": utc_now(),
+                                            "message": "dask task returned no outcome for this cell"}
             if outcome.get("cpus") is not None and outcome.get("worker"):
                 self.worker_cpus[outcome["worker"]] = outcome["cpus"]
             done.append((key, outcome))
         return done
 
     def close(self) -> None:
-        for future in self.futures:
+        for future in self.tasks:
             future.cancel()
-        self.futures.clear()
-        self.cores.clear()
+        self.tasks.clear()
+        self.waiting.clear()
+        self.held, self.waiting_s = 0, 0.0
         if self._own_client:
             self.client.close()

@@ -37,7 +37,7 @@ may use in its ``ready`` reply, kept in :attr:`LocalExecutor.worker_cpus`.
 
 :class:`LocalExecutor` keeps ``jobs`` workers (:class:`experiments.harness.worker_process.WorkerProcess`),
 each warm for one entrant and reused while healthy. :class:`experiments.harness.dask_executor.DaskExecutor` sends
-each cell to a dask.distributed cluster, where it runs in the same kind of killable worker.
+the cells to a dask.distributed cluster in small batches, where each runs in the same kind of killable worker.
 """
 
 from __future__ import annotations

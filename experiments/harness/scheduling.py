@@ -247,7 +247,7 @@ class _Race:
                 self.texts[inst.path] = read_instance(inst)
             request = {"entrant": cell.entrant, "init": self.entrants[cell.entrant].init_request(),
                        "solve": {"instance": inst.file, "text": self.texts[inst.path]},
-                       "cores": self.cores(cell)}
+                       "cores": self.cores(cell), "group": (cell.family, cell.entrant, cell.n)}
             self.executor.submit(cell.key, request)
             self.inflight[cell.key] = cell
 
