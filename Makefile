@@ -19,14 +19,15 @@ $(STAMP): pyproject.toml setup.py $(wildcard solvers/*_native.c)
 race: $(STAMP)
 	$(RACE) run --n 2..5
 
-## test: the lint (ruff), the type check (mypy), then the whole test suite on 2 workers
-## (pytest-xdist, each test file on one worker); installs LaTeX, poppler, cadical, minisat first
-## when root and missing
+## test: the lint (ruff), the type check (mypy), then the whole test suite on 3 workers
+## (pytest-xdist, each test file on one worker; one more worker than this 2-core machine's cores,
+## since many tests spend their time waiting on a timeout or a killed process); installs LaTeX,
+## poppler, cadical, minisat first when root and missing
 test: $(STAMP)
 	bash .ci/system-deps
 	$(PY) -m ruff check .
 	$(PY) -m mypy
-	$(PY) -m pytest -n 2 --dist loadfile
+	$(PY) -m pytest -n 3 --dist loadfile
 
 ## bench: performance benchmarks (ratios against baselines measured in the same run); runs them
 ## all, lists every target at the end and fails if any target was missed
