@@ -21,6 +21,8 @@ their cells, when in the plan, are run again) and every reader leaves them out
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,7 +71,7 @@ class Plan:
         self.seed = meta.get("seed")
         self.caches = [] if root is None else [d for d in (root.parent / "instances",
                                                            root / "instances") if d.is_dir()]
-        self._digests: dict[Path, str | None] = {}
+        self._digests: dict[str, str | None] = {}
         self._generated: dict[tuple[str, int], set[str]] = {}
 
     def outside(self, row: dict[str, str]) -> str | None:
@@ -98,26 +100,33 @@ class Plan:
                                           for i in range(self.instances or 0)}
         return self._generated[(kind, n)]
 
-    def files(self, row: dict[str, str]) -> list[Path]:
-        """Where the instance file ``row`` names may be."""
+    def files(self, row: dict[str, str]) -> list[str]:
+        """Where the instance file ``row`` names may be (paths as text: many are looked up)."""
         instance = row["instance"]
         if self.imported is not None:
-            return [self.imported / instance]
+            return [os.path.join(self.imported, instance)]
         kind = self.stems.get(row_family(row))
         found = []
         for cache in self.caches:
-            found.append(cache / instance)
+            found.append(os.path.join(cache, instance))
             if "/" not in instance and kind:
-                found.append(cache / f"{kind}-n{row['n']}-s{self.seed}" / instance)
+                found.append(os.path.join(cache, f"{kind}-n{row['n']}-s{self.seed}", instance))
         return found
 
-    def digest(self, path: Path) -> str | None:
+    def digest(self, path: str) -> str | None:
+        """The sha256 of the file ``path``, None when it is no readable file (computed once)."""
         if path not in self._digests:
+            self._digests[path] = None
+            try:                              # no stat first; never blocks on a pipe
+                fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+            except OSError:                   # missing, unreadable
+                return None
             try:
-                self._digests[path] = hashlib.sha256(path.read_bytes()).hexdigest() \
-                    if path.is_file() else None
+                with open(fd, "rb") as f:
+                    if stat.S_ISREG(os.fstat(fd).st_mode):
+                        self._digests[path] = hashlib.sha256(f.read()).hexdigest()
             except OSError:
-                self._digests[path] = None
+                pass
         return self._digests[path]
 
     def mismatch(self, row: dict[str, str]) -> bool:

@@ -81,8 +81,20 @@ def _clean(value):
     return value
 
 
+def _column(values: pd.Series) -> list:
+    """:func:`_clean` of each value of one column, the float columns converted at once."""
+    if values.dtype.kind == "f":
+        array = values.to_numpy(float)
+        out = np.where(np.isnan(array), None, np.where(np.isinf(array), "inf", array.astype(object)))
+        return [float(v) if isinstance(v, float) else v for v in out.tolist()]
+    if values.dtype.kind in "iub":
+        return values.to_numpy().tolist()
+    return [_clean(v) for v in values.tolist()]
+
+
 def _records(frame: pd.DataFrame, columns: list[str]) -> list[list]:
-    return [[_clean(v) for v in row] for row in frame[columns].itertuples(index=False, name=None)]
+    """The rows of ``frame``'s ``columns`` as JSON-safe lists (:func:`_clean`), column by column."""
+    return [list(row) for row in zip(*(_column(frame[c]) for c in columns))] if len(frame) else []
 
 
 def warnings(campaign: analysis.Campaign) -> list[str]:
@@ -194,7 +206,10 @@ def page_data(campaign: analysis.Campaign, landscape: analysis.Campaign | None =
         figures["landscape"] = html_landscape.landscape_figure(landscape, styles)
     columns = ["entrant", "family", "n", "instance", "status", "time", "work", *COUNTERS, "holes", "clues",
                "repeats"]
-    found, missing = instance_grids.campaign_grids(campaign) if grids else ({}, {})
+    shown = instance_grids.slowest(rows) if grids else []
+    found, missing = instance_grids.campaign_grids(campaign, only=shown) if grids else ({}, {})
+    if grids and rows["instance"].nunique() > len(shown):
+        missing["*"] = grids_note(len(shown), rows["instance"].nunique())
     wins = virtual_best.wins(campaign, table) if virtual_best.applies(campaign) else pd.DataFrame()
     data = {
         "name": campaign.name, "limit": limit, "entrants": campaign.entrants, "families": campaign.families,
@@ -204,11 +219,19 @@ def page_data(campaign: analysis.Campaign, landscape: analysis.Campaign | None =
         "summary_columns": SUMMARY_COLUMNS, "summary": _records(_summary(campaign, table), SUMMARY_COLUMNS),
         "wins_columns": list(wins.columns), "wins": _records(wins, list(wins.columns)) if len(wins) else [],
         "frontier_columns": FRONTIER_COLUMNS, "frontier": frontier_rows(list(frontier)),
-        "meta": metadata(campaign), "warnings": warnings(campaign),
+        "meta": metadata(campaign) + ([["instance grids", missing["*"]]] if "*" in missing else []),
+        "warnings": warnings(campaign),
         "grids": instance_grids.pack(found),
         "grids_missing": missing if grids else {"*": "grids left out (--no-grids)"},
     }
     return data, {name: json.loads(fig.to_json()) for name, fig in figures.items()}
+
+
+def grids_note(shown: int, instances: int) -> str:
+    """What the page says of the grids it leaves out: it holds ``shown`` of ``instances``."""
+    return (f"the page holds the grids of the {shown:,} slowest of {instances:,} instances (censored "
+            f"first; a grid per instance would make the page too large); the others are their "
+            f"instance files")
 
 
 #: the static files of the page (``static/``): template, style, script, plotly.js
@@ -221,7 +244,7 @@ def packed_script(element_id: str, value) -> str:
     browser does not run (the page's script unpacks it): base64 holds no ``<``, ``&`` or
     quote, so no data can end the element or open another."""
     text = json.dumps(value, separators=(",", ":"), allow_nan=False).encode("utf-8")
-    body = base64.b64encode(gzip.compress(text, compresslevel=9, mtime=0)).decode("ascii")
+    body = base64.b64encode(gzip.compress(text, compresslevel=6, mtime=0)).decode("ascii")
     return f'<script type="application/json+gzip+base64" id="{element_id}">{body}</script>'
 
 

@@ -33,6 +33,9 @@ from experiments.analysis.figure_style import EntrantStyle, campaign_styles, cen
 HOVER_COUNTERS = ("nodes", "updates", "conflicts", "decisions", "propagations")
 #: where a work median of 0 sits on a log axis (labelled "0")
 ZERO_AT = 0.3
+#: plotly's check of a trace's properties, off for the traces of one point per instance: it
+#: looks at each element of their arrays (seconds at 100,000 points), which this module builds
+UNCHECKED = False
 #: pixels between two rows of the censored strip (its markers are 10 pixels, with a line)
 ROW_PIXELS = 14.0
 
@@ -88,6 +91,33 @@ def instance_hover(row: pd.Series | dict, limit: float) -> str:
         if value is not None and not (isinstance(value, float) and math.isnan(value)):
             lines.append(f"{counter} {int(value):,}")
     return "<br>".join(lines)
+
+
+def _escaped(values: pd.Series) -> np.ndarray:
+    """:func:`markup` of each value, computed once per distinct value."""
+    codes, uniques = pd.factorize(values.astype(object), use_na_sentinel=False)
+    return np.array([markup(u) for u in uniques], dtype=object)[codes] if len(uniques) else \
+        np.array([], dtype=object)
+
+
+def instance_hovers(rows: pd.DataFrame, limit: float) -> np.ndarray:
+    """:func:`instance_hover` of every row of ``rows``, column by column (no loop per row
+    but the formatting of each number)."""
+    if not len(rows):
+        return np.array([], dtype=object)
+    times = [seconds(t, limit) for t in rows["time"].to_numpy(float).tolist()]
+    text = ("<b>" + _escaped(rows["entrant"]) + "</b><br>instance " + _escaped(rows["instance"]) + "<br>"
+            + _escaped(rows["family"]) + ", n = " + rows["n"].astype(str).to_numpy(object)
+            + "<br>status " + _escaped(rows["status"]) + "<br>time " + np.array(times, dtype=object))
+    for counter in HOVER_COUNTERS:
+        if counter not in rows.columns:
+            continue
+        values = pd.to_numeric(rows[counter], errors="coerce").to_numpy(float)
+        known = ~np.isnan(values)
+        if known.any():
+            text[known] = text[known] + np.array([f"<br>{counter} {int(v):,}" for v in values[known].tolist()],
+                                                 dtype=object)
+    return text
 
 
 def _jitter(count: int, index: int, entrants: int, seed: int) -> np.ndarray:
@@ -168,9 +198,9 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: 
                     showlegend=False, name=f"{name} (instances)",
                     marker={"color": st.colour, "size": 5, "opacity": 0.45,
                             "symbol": np.where(censored, f"{st.symbol}-open", st.symbol)},
-                    text=np.array([instance_hover(r, limit) for r in pts.to_dict("records")], dtype=object),
-                    customdata=pts["instance"].to_numpy(dtype=object), hovertemplate="%{text}<extra></extra>"),
-                    row=1, col=col)
+                    text=instance_hovers(pts, limit),
+                    customdata=pts["instance"].to_numpy(dtype=object), hovertemplate="%{text}<extra></extra>",
+                    _validate=UNCHECKED), row=1, col=col)
             hover = [f"<b>{name}</b><br>{markup(family)}, n = {int(r.n)}<br>solved {int(r.solved)}/{int(r.total)}"
                      f"<br>median {seconds(r.median_s, limit)}"
                      f"<br>95% CI {analysis.format_interval(r.median_lo, r.median_hi, limit)}"
@@ -248,13 +278,16 @@ def cactus_figure(campaign: analysis.Campaign, instances: pd.DataFrame,
         mine = frame[(frame["entrant"] == entrant) & np.isfinite(frame["time"].to_numpy(float))]
         mine = mine.sort_values("time", kind="mergesort")
         look = trace_style(styles[entrant])
-        text = [instance_hover(r, limit) + (f"<br>fastest: {markup(r['winner'])}" if r.get("winner") else "")
-                for r in mine.to_dict("records")]
+        text = instance_hovers(mine, limit)
+        if "winner" in mine.columns and len(mine):
+            winner = mine["winner"].fillna("").astype(str)
+            named = (winner != "").to_numpy()
+            text[named] = text[named] + "<br>fastest: " + _escaped(winner[named])
         fig.add_trace(go.Scatter(x=np.arange(1, len(mine) + 1), y=mine["time"], mode="lines+markers",
                                  name=markup(entrant), line={**look["line"], "shape": "hv"},
                                  marker={**look["marker"], "size": 5}, text=np.array(text, dtype=object),
                                  customdata=mine["instance"].to_numpy(dtype=object),
-                                 hovertemplate="%{text}<extra></extra>"))
+                                 hovertemplate="%{text}<extra></extra>", _validate=UNCHECKED))
     fig.add_hline(y=limit, line={"dash": "dash", "color": "#555", "width": 1})
     total = int(instances.groupby("entrant").size().max()) if len(instances) else 0
     fig.update_xaxes(title_text=f"instances solved (of {total}, all n)")
