@@ -25,10 +25,12 @@ def plot(results_dir: Path, out: Path | None) -> None:
     """
     from experiments.analysis import noise, plots, summary
     campaign = analysis.load(results_dir)
-    table = analysis.summary(campaign)
-    written = plots.plot_all(campaign, out if out is not None else campaign.path / "plots")
-    click.echo(summary.summary_text(campaign, table))
-    for warning in noise.warnings(campaign):
+    per_instance = analysis.instance_times(campaign.runs)
+    table = analysis.summary(campaign, per_instance)
+    written = plots.plot_all(campaign, out if out is not None else campaign.path / "plots",
+                             table=table, per_instance=per_instance)
+    click.echo(summary.summary_text(campaign, table, per_instance))
+    for warning in noise.warnings(campaign, per_instance=per_instance):
         click.echo(warning, err=True)
     for path in written:
         click.echo(f"wrote {path}")

@@ -252,7 +252,6 @@ def _vouched(instance: "pd.Series", sha: "pd.Series", plan: Plan) -> "np.ndarray
     for it, lists the file with that sha256, and the file was not modified after the manifest
     was written (the manifest holds the sha256 of its bytes then). One ``stat`` per file
     instead of reading and hashing it."""
-    import pandas as pd
     manifest = plan.manifest()
     if manifest is None:
         return np.zeros(len(instance), dtype=bool)

@@ -15,7 +15,6 @@ name) goes through :func:`markup` first, so it shows as written.
 
 from __future__ import annotations
 
-import html
 import math
 
 import numpy as np
@@ -28,9 +27,8 @@ from experiments.analysis import statistics as analysis
 from experiments.analysis import skipped_cells, virtual_best
 from experiments.harness.schema import Status
 from experiments.analysis.figure_style import EntrantStyle, campaign_styles, censored_rows, strip_top
+from experiments.report.hover_texts import HOVER_COUNTERS, escaped, instance_hover, instance_hovers, markup  # noqa: F401
 
-#: counters shown in hover texts and the work figure
-HOVER_COUNTERS = ("nodes", "updates", "conflicts", "decisions", "propagations")
 #: where a work median of 0 sits on a log axis (labelled "0")
 ZERO_AT = 0.3
 #: plotly's check of a trace's properties, off for the traces of one point per instance: it
@@ -38,11 +36,6 @@ ZERO_AT = 0.3
 UNCHECKED = False
 #: pixels between two rows of the censored strip (its markers are 10 pixels, with a line)
 ROW_PIXELS = 14.0
-
-
-def markup(text: object) -> str:
-    """``text`` with ``&``, ``<`` and ``>`` escaped: plotly shows it as written, never as markup."""
-    return html.escape(str(text), quote=False)
 
 
 def trace_style(style: EntrantStyle, width: float = 2.0) -> dict:
@@ -79,45 +72,6 @@ def _layout(fig: go.Figure, title: str, height: int = 420, legend_rows: int = 1,
 
 def seconds(value: float, limit: float) -> str:
     return analysis.format_seconds(value, limit)
-
-
-def instance_hover(row: pd.Series | dict, limit: float) -> str:
-    """instance, family, n, status, time and the counters it reports (one hover box)."""
-    lines = [f"<b>{markup(row['entrant'])}</b>", f"instance {markup(row['instance'])}",
-             f"{markup(row['family'])}, n = {row['n']}", f"status {markup(row['status'])}",
-             f"time {seconds(row['time'], limit)}"]
-    for counter in HOVER_COUNTERS:
-        value = row.get(counter)
-        if value is not None and not (isinstance(value, float) and math.isnan(value)):
-            lines.append(f"{counter} {int(value):,}")
-    return "<br>".join(lines)
-
-
-def _escaped(values: pd.Series) -> np.ndarray:
-    """:func:`markup` of each value, computed once per distinct value."""
-    codes, uniques = pd.factorize(values.astype(object), use_na_sentinel=False)
-    return np.array([markup(u) for u in uniques], dtype=object)[codes] if len(uniques) else \
-        np.array([], dtype=object)
-
-
-def instance_hovers(rows: pd.DataFrame, limit: float) -> np.ndarray:
-    """:func:`instance_hover` of every row of ``rows``, column by column (no loop per row
-    but the formatting of each number)."""
-    if not len(rows):
-        return np.array([], dtype=object)
-    times = [seconds(t, limit) for t in rows["time"].to_numpy(float).tolist()]
-    text = ("<b>" + _escaped(rows["entrant"]) + "</b><br>instance " + _escaped(rows["instance"]) + "<br>"
-            + _escaped(rows["family"]) + ", n = " + rows["n"].astype(str).to_numpy(object)
-            + "<br>status " + _escaped(rows["status"]) + "<br>time " + np.array(times, dtype=object))
-    for counter in HOVER_COUNTERS:
-        if counter not in rows.columns:
-            continue
-        values = pd.to_numeric(rows[counter], errors="coerce").to_numpy(float)
-        known = ~np.isnan(values)
-        if known.any():
-            text[known] = text[known] + np.array([f"<br>{counter} {int(v):,}" for v in values[known].tolist()],
-                                                 dtype=object)
-    return text
 
 
 def _jitter(count: int, index: int, entrants: int, seed: int) -> np.ndarray:
@@ -160,8 +114,8 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: 
     limit = campaign.timeout_s
     styles = styles or campaign_styles(campaign)
     left_out = skipped_cells.note(table)          # skipped: no time, so not drawn, named
+    table, entrants = plots.with_virtual_best(campaign, skipped_cells.drawn(table), instances)
     instances = instances[instances["status"] != Status.SKIPPED]
-    table, entrants = plots.with_virtual_best(campaign, skipped_cells.drawn(table))
     fig = make_subplots(rows=1, cols=len(families), shared_yaxes=True,
                         subplot_titles=[markup(plots.family_title(campaign, k)) for k in families])
     times = instances["time"].to_numpy(float)
@@ -235,12 +189,14 @@ def _rgba(hex_colour: str, alpha: float) -> str:
 
 
 def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame,
-                  styles: dict[str, EntrantStyle] | None = None) -> go.Figure:
-    """Share of instances solved within the limit vs n, one panel per family, the VBS too."""
+                  styles: dict[str, EntrantStyle] | None = None,
+                  instances: pd.DataFrame | None = None) -> go.Figure:
+    """Share of instances solved within the limit vs n, one panel per family, the VBS too
+    (``instances``: the campaign's :func:`analysis.instance_times`, when at hand)."""
     families = campaign.families
     styles = styles or campaign_styles(campaign)
     left_out = skipped_cells.note(table)          # skipped is not 0 % solved: not drawn, named
-    table, entrants = plots.with_virtual_best(campaign, skipped_cells.drawn(table))
+    table, entrants = plots.with_virtual_best(campaign, skipped_cells.drawn(table), instances)
     fig = make_subplots(rows=1, cols=len(families), shared_yaxes=True,
                         subplot_titles=[markup(plots.family_title(campaign, k)) for k in families])
     for col, family in enumerate(families, start=1):
@@ -282,7 +238,7 @@ def cactus_figure(campaign: analysis.Campaign, instances: pd.DataFrame,
         if "winner" in mine.columns and len(mine):
             winner = mine["winner"].fillna("").astype(str)
             named = (winner != "").to_numpy()
-            text[named] = text[named] + "<br>fastest: " + _escaped(winner[named])
+            text[named] = text[named] + "<br>fastest: " + escaped(winner[named])
         fig.add_trace(go.Scatter(x=np.arange(1, len(mine) + 1), y=mine["time"], mode="lines+markers",
                                  name=markup(entrant), line={**look["line"], "shape": "hv"},
                                  marker={**look["marker"], "size": 5}, text=np.array(text, dtype=object),

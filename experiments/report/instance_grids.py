@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from experiments.analysis import statistics as analysis
 from experiments.harness.identity import family_label
@@ -133,11 +134,10 @@ def _regenerate(instance: str, family_key: str, meta: dict, pool) -> bytes | Non
 GRID_LIMIT = 2000
 
 
-def slowest(rows: "pd.DataFrame", limit: int = GRID_LIMIT) -> list[str]:
+def slowest(rows: pd.DataFrame, limit: int = GRID_LIMIT) -> list[str]:
     """The ``limit`` instances of the per-instance table ``rows`` (``instance``, ``time``,
     ``inf`` = censored) slowest for the entrant slowest on them, censored first, ties in the
     order the instances first appear; all of them when there are at most ``limit``."""
-    import pandas as pd
     worst = pd.Series(rows["time"].to_numpy(float), index=rows["instance"].to_numpy()) \
         .groupby(level=0, sort=False).max()
     if len(worst) <= limit:
