@@ -225,3 +225,20 @@ def test_html_grids_of_a_set_imported_anywhere(tmp_path):
     found, missing = campaign_grids(campaign)
     assert missing == {} and len(found) == 12
     assert {g.source for g in found.values()} == {"file"}
+
+
+def test_a_slow_analysis_step_says_it_runs_and_a_quick_one_says_nothing():
+    import io
+    import time
+
+    from experiments.cli.run_progress import slow_step
+    quiet = io.StringIO()
+    with slow_step("reading the campaign", after=5.0, stream=quiet):
+        pass
+    assert quiet.getvalue() == ""
+    told = io.StringIO()
+    with slow_step("drawing the figures", after=0.05, stream=told):
+        time.sleep(0.3)
+    first, last = told.getvalue().splitlines()
+    assert first == "race: drawing the figures ..."
+    assert last.startswith("race: drawing the figures: ") and last.endswith(" s")

@@ -113,3 +113,36 @@ def progress(total: int, shown: bool | None, stream: TextIO | None = None):
     if stream.isatty():
         return _Bar(total, stream)
     return PlainProgress(total, stream)
+
+
+#: a step of an analysis command says it runs once it has taken this long (seconds)
+SLOW_S = 3.0
+
+
+class slow_step:
+    """``with slow_step("drawing the figures"):``: when the step still runs after ``after``
+    seconds, one line ``race: drawing the figures ...`` on ``stream`` (stderr), and one when
+    it ends (``race: drawing the figures: 12.3 s``); a quick step says nothing, so a small
+    campaign's output stays as it was."""
+
+    def __init__(self, what: str, after: float = SLOW_S, stream: TextIO | None = None) -> None:
+        self.what, self.after, self.stream = what, after, stream or sys.stderr
+        self.said = False
+
+    def _start(self) -> None:
+        self.said = True
+        print(f"race: {self.what} ...", file=self.stream, flush=True)
+
+    def __enter__(self) -> "slow_step":
+        import threading
+        self.started = time.monotonic()
+        self.timer = threading.Timer(self.after, self._start)
+        self.timer.daemon = True
+        self.timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.timer.cancel()
+        self.timer.join()
+        if self.said:
+            print(f"race: {self.what}: {time.monotonic() - self.started:.1f} s", file=self.stream, flush=True)
