@@ -242,3 +242,24 @@ def test_a_slow_analysis_step_says_it_runs_and_a_quick_one_says_nothing():
     first, last = told.getvalue().splitlines()
     assert first == "race: drawing the figures ..."
     assert last.startswith("race: drawing the figures: ") and last.endswith(" s")
+
+
+def test_merge_keeps_each_row_as_written_and_shifts_the_later_source_s_repeats(tmp_path):
+    import csv
+
+    from click.testing import CliRunner
+
+    from experiments.cli.main import main
+    a = synthetic_campaign.write(tmp_path / "a", 40, ("dlx", "backtracking"), repeats=2)
+    b = synthetic_campaign.write(tmp_path / "b", 40, ("dlx", "backtracking"), repeats=2, host="other")
+    out = tmp_path / "merged"
+    result = CliRunner().invoke(main, ["merge", str(a), str(b), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+
+    def rows(path):
+        with open(path / "runs.csv", newline="") as handle:
+            return list(csv.DictReader(handle))
+    first, second, merged = rows(a), rows(b), rows(out)
+    assert merged == first + [dict(r, repeat=str(int(r["repeat"]) + 2)) for r in second]
+    assert (out / "runs.csv").read_text().splitlines()[0] == ",".join(schema.COLUMNS)
+    assert len(analysis.load(out).runs) == 80
