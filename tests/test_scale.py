@@ -242,6 +242,18 @@ def test_a_slow_analysis_step_says_it_runs_and_a_quick_one_says_nothing():
     first, last = told.getvalue().splitlines()
     assert first == "race: drawing the figures ..."
     assert last.startswith("race: drawing the figures: ") and last.endswith(" s")
+    small = io.StringIO()                  # a small campaign: the same output on any machine
+    with slow_step("drawing the figures", after=0.05, stream=small, shown=False):
+        time.sleep(0.2)
+    assert small.getvalue() == ""
+
+
+def test_only_a_large_campaign_s_steps_may_speak(tmp_path, monkeypatch):
+    from experiments.cli import run_progress
+    root = synthetic_campaign.write(tmp_path, 30)
+    assert not run_progress.large(root) and not run_progress.large(tmp_path / "nowhere")
+    monkeypatch.setattr(run_progress, "LARGE_BYTES", (root / "runs.csv").stat().st_size)
+    assert run_progress.large(tmp_path / "nowhere", root) and run_progress.large(tmp_path)
 
 
 def test_merge_keeps_each_row_as_written_and_shifts_the_later_source_s_repeats(tmp_path):
