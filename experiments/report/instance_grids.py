@@ -136,10 +136,13 @@ GRID_LIMIT = 2000
 
 def slowest(rows: pd.DataFrame, limit: int = GRID_LIMIT) -> list[str]:
     """The ``limit`` instances of the per-instance table ``rows`` (``instance``, ``time``,
-    ``inf`` = censored) slowest for the entrant slowest on them, censored first, ties in the
-    order the instances first appear; all of them when there are at most ``limit``."""
-    worst = pd.Series(rows["time"].to_numpy(float), index=rows["instance"].to_numpy()) \
-        .groupby(level=0, sort=False).max()
+    ``inf`` = censored, ``status``) slowest for the entrant slowest on them, censored first (a
+    cell never raced, ``skipped``, is not slow: last), ties in the order the instances first
+    appear; all of them when there are at most ``limit``."""
+    times = rows["time"].to_numpy(float)
+    if "status" in rows.columns:
+        times = np.where((rows["status"] == "skipped").to_numpy(), -1.0, times)
+    worst = pd.Series(times, index=rows["instance"].to_numpy()).groupby(level=0, sort=False).max()
     if len(worst) <= limit:
         return list(worst.index)
     order = np.argsort(-worst.fillna(-1.0).to_numpy(), kind="stable")[:limit]
