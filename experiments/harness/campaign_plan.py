@@ -45,6 +45,10 @@ OTHER, OUTSIDE, MISMATCH = "of another campaign", "outside the plan", \
 PREFIX = "not this campaign's: "
 
 
+#: the last manifest read (:meth:`Plan.manifest`), by path, modification time, size and sha256
+_MANIFESTS: dict[tuple[str, int, int, str], "tuple[pd.Series, int]"] = {}
+
+
 class Plan:
     """What a campaign's meta.json says its cells are (each part None when it does not say),
     and where its instance files are."""
@@ -139,7 +143,10 @@ class Plan:
         import pandas as pd
         path = os.path.join(self.imported, "manifest.csv")
         try:
-            written = os.stat(path).st_mtime_ns
+            info = os.stat(path)
+            key = (path, info.st_mtime_ns, info.st_size, self.manifest_sha256)
+            if key in _MANIFESTS:                 # a resumed run reads the campaign twice
+                return _MANIFESTS[key]
             with open(path, "rb") as f:
                 data = f.read()
         except OSError:
@@ -151,7 +158,9 @@ class Plan:
         except (ValueError, UnicodeDecodeError, pd.errors.ParserError):
             return None
         listed = pd.Series(table["sha256"].to_numpy(), index=table["file"].to_numpy())
-        return listed[~listed.index.duplicated(keep=False)], written
+        _MANIFESTS.clear()
+        _MANIFESTS[key] = (listed[~listed.index.duplicated(keep=False)], info.st_mtime_ns)
+        return _MANIFESTS[key]
 
     def mismatch(self, row: dict[str, str]) -> bool:
         """True when the first instance file found for ``row`` has another sha256."""
