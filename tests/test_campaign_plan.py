@@ -103,3 +103,30 @@ def test_a_resume_sets_the_strays_aside_and_runs_the_forged_cell_again(strayed, 
     assert again.exit_code == 0 and "not this campaign's" not in again.stderr
     meta = json.loads((campaign / "meta.json").read_text())
     assert meta["runs_conditions"][-1]["cells"] == 0
+
+
+def test_an_imported_set_s_manifest_vouches_only_for_files_it_lists_unchanged(tmp_path, capsys):
+    """The rows of a campaign raced on an imported set: a file is not hashed when the set's
+    manifest.csv (the one meta.json recorded) lists it with the row's sha256 and it was not
+    modified since; a forged sha256, or a file rewritten after the manifest, is still a stray."""
+    import os
+
+    from experiments.analysis import campaign_data
+    from experiments.harness import synthetic_campaign
+    root = synthetic_campaign.write(tmp_path, 6)
+    assert len(campaign_data.load(root).runs) == 6 and capsys.readouterr().err == ""
+    rows = _rows(root / "runs.csv")
+    forged, edited = rows[1]["instance"], rows[4]["instance"]
+    rows[1]["instance_sha256"] = "0" * 64
+    with open(root / "runs.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    instances = tmp_path / "instances" / "synthetic"
+    path = instances / edited
+    path.write_text(path.read_text().replace("# line=5", "# line=50"))
+    later = os.stat(instances / "manifest.csv").st_mtime_ns + 10 ** 9
+    os.utime(path, ns=(later, later))
+    kept = campaign_data.load(root).runs
+    assert sorted(set(r["instance"] for r in rows) - set(kept["instance"])) == sorted([forged, edited])
+    assert "2 sha256 not that of the instance file" in capsys.readouterr().err

@@ -430,3 +430,19 @@ def test_the_page_fetches_nothing_in_chromium(browser, page):
     browser.get(page.as_uri())
     _wait(browser, "return document.body.dataset.ready === 'true'")
     assert browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)") == []
+
+
+def test_a_large_campaign_s_page_holds_the_grids_of_its_slowest_instances_and_says_so(tmp_path, monkeypatch):
+    from experiments.harness import synthetic_campaign
+    root = synthetic_campaign.write(tmp_path, 12, ("dlx",))
+    campaign = analysis.load(root)
+    monkeypatch.setattr(instance_grids, "GRID_LIMIT", 3)
+    rows = html_report.instance_rows(campaign)
+    slowest = rows.sort_values("time", ascending=False, kind="mergesort")["instance"].tolist()[:3]
+    assert instance_grids.slowest(rows, 3) == slowest
+    monkeypatch.setattr(instance_grids.slowest, "__defaults__", (3,))
+    data, _ = html_report.page_data(campaign)
+    assert sorted(data["grids"]["grids"]) == sorted(slowest)
+    note = data["grids_missing"]["*"]
+    assert "3 slowest of 12 instances" in note
+    assert ["instance grids", note] in data["meta"]

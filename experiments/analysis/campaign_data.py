@@ -137,7 +137,7 @@ def settle(runs: pd.DataFrame, root: Path | None = None) -> pd.DataFrame:
     n and file). With the campaign's directory ``root``, an ``unsat`` claim the referee
     did not rule on (blank ``referee``: recorded before it, or edited) is also checked
     against what its instance file records (:func:`_recorded_refutations`)."""
-    runs = runs.copy()
+    runs = runs.copy(deep=False)          # copy-on-write: the caller's table is never changed
     if root is not None:
         runs = _recorded_refutations(runs, root)
     ident = runs["instance_sha256"].astype(object).where(
@@ -243,7 +243,13 @@ def _campaign_rows(runs: pd.DataFrame, meta: dict, root: Path, csv_path: Path) -
 
 def _frame(runs: pd.DataFrame) -> pd.DataFrame:
     """The rows as a table (blank cells NaN, numbers numeric)."""
-    runs = runs.replace("", np.nan)
+    runs = runs.copy(deep=False)          # copy-on-write: only the columns changed are copied
+    for column in runs.columns:           # blank text -> NaN, column by column (no copy of the rest)
+        values = runs[column]
+        if values.dtype != float:
+            blank = (values == "").to_numpy(dtype=bool, na_value=False)
+            if blank.any():
+                runs[column] = values.where(~blank, np.nan)
     for column in (*schema.NUMERIC, "seed", "clues"):
         if runs[column].dtype != float:
             runs[column] = pd.to_numeric(runs[column], errors="coerce")

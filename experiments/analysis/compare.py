@@ -123,10 +123,15 @@ def paired_row(family: str, n: int | None, pairs: pd.DataFrame, tolerance: float
 
 
 def spread_warnings(campaign: analysis.Campaign, entrants: list[str],
-                    limit: float = SPREAD_LIMIT) -> list[str]:
+                    limit: float = SPREAD_LIMIT, per_instance: pd.DataFrame | None = None) -> list[str]:
     """pyperf-style warnings: per entrant, how many instances have repeats whose
-    coefficient of variation exceeds ``limit``; a note when nothing was repeated."""
-    times = analysis.instance_times(campaign.runs[campaign.runs["entrant"].isin(entrants)])
+    coefficient of variation exceeds ``limit``; a note when nothing was repeated.
+    ``per_instance``: the campaign's :func:`analysis.instance_times`, when at hand."""
+    if per_instance is None:
+        runs = campaign.runs
+        mine = runs["entrant"].isin(entrants)
+        per_instance = analysis.instance_times(runs if mine.all() else runs[mine])
+    times = per_instance[per_instance["entrant"].isin(entrants)]
     if (times["repeats"] <= 1).all():
         return ["note: 1 repeat per instance, so the run-to-run spread was not measured "
                 "(race run --repeats 3 measures it)"]

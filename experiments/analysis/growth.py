@@ -60,12 +60,13 @@ def growth(table: pd.DataFrame, entrant: str, family: str | None = None) -> Grow
     return Growth(entrant, ns, slope, factor, ratios)
 
 
-def growth_table(campaign: Campaign, table: pd.DataFrame | None = None) -> pd.DataFrame:
+def growth_table(campaign: Campaign, table: pd.DataFrame | None = None,
+                 per_instance: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per family and entrant: measured n range, slope, factor per n step with its
     bootstrap interval (``factor_lo``, ``factor_hi``; instances resampled within each n),
-    last step ratio."""
-    table = summary(campaign) if table is None else table
-    per_instance = instance_times(campaign.runs)
+    last step ratio. ``per_instance``: the campaign's :func:`instance_times`, when at hand."""
+    per_instance = instance_times(campaign.runs) if per_instance is None else per_instance
+    table = summary(campaign, per_instance) if table is None else table
     rows = []
     for family in campaign.families:
         for entrant in campaign.entrants:

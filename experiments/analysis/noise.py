@@ -98,10 +98,12 @@ def machine_warnings(campaign: analysis.Campaign, where: str = "") -> list[str]:
     return list(dict.fromkeys(w for w in found if w))
 
 
-def warnings(campaign: analysis.Campaign, where: str = "") -> list[str]:
+def warnings(campaign: analysis.Campaign, where: str = "", per_instance=None) -> list[str]:
     """Every noise warning of ``campaign``: the machine's, then the repeats' spread per
-    entrant (nothing when each instance ran once)."""
+    entrant (nothing when each instance ran once). ``per_instance``: the campaign's
+    :func:`analysis.instance_times`, when the caller has it."""
     from experiments.analysis.compare import spread_warnings
     spread = [w if not where else w.replace("WARNING: ", f"WARNING: {where}: ", 1)
-              for w in spread_warnings(campaign, campaign.entrants) if w.startswith("WARNING")]
+              for w in spread_warnings(campaign, campaign.entrants, per_instance=per_instance)
+              if w.startswith("WARNING")]
     return machine_warnings(campaign, where) + spread

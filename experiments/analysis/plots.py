@@ -132,25 +132,28 @@ def _lowest(table: pd.DataFrame, limit: float) -> float:
     return float(values.min()) / 1.6 if values.size else limit / 1e3
 
 
-def with_virtual_best(campaign: analysis.Campaign, table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+def with_virtual_best(campaign: analysis.Campaign, table: pd.DataFrame,
+                      per_instance: pd.DataFrame | None = None) -> tuple[pd.DataFrame, list[str]]:
     """``table`` with the virtual best solver's rows appended and the entrants to draw
-    (the VBS last, so it takes the next style) when the campaign has two entrants or more.
-    A VBS row where every entrant was skipped is left out, like theirs."""
+    (the VBS last, so it takes the next style) when the campaign has two entrants or more;
+    ``per_instance``: the campaign's :func:`analysis.instance_times`, when at hand. A VBS row
+    where every entrant was skipped is left out, like theirs."""
     entrants = list(campaign.entrants)
     if not virtual_best.applies(campaign):
         return table, entrants
-    best = skipped_cells.drawn(virtual_best.summary(campaign))
+    best = skipped_cells.drawn(virtual_best.summary(campaign, per_instance))
     return pd.concat([table, best], ignore_index=True), entrants + [virtual_best.NAME]
 
 
-def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
+def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
+                   per_instance: pd.DataFrame | None = None) -> Figure:
     """Median wall time per solve vs n (log y), IQR band, the limit as a dashed line; a
     censored median is a hollow marker in its entrant's row of the shaded strip above the
     limit, joined by a thin dotted line; one panel per instance family."""
     table = analysis.summary(campaign) if table is None else table
     limit = campaign.timeout_s
     left_out = textwrap.fill(skipped_cells.note(table), 60)    # a legend entry: no wider
-    table, entrants = with_virtual_best(campaign, skipped_cells.drawn(table))
+    table, entrants = with_virtual_best(campaign, skipped_cells.drawn(table), per_instance)
     styles = campaign_styles(campaign)
     censored = [e for e in entrants if np.isinf(table.loc[table["entrant"] == e, "median_s"].to_numpy(float)).any()]
     low = _lowest(table, limit)
@@ -183,11 +186,12 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = Non
     return fig
 
 
-def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
+def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
+                  per_instance: pd.DataFrame | None = None) -> Figure:
     """Fraction of instances solved (verified) within the limit vs n, one panel per family."""
     table = analysis.summary(campaign) if table is None else table
     left_out = textwrap.fill(skipped_cells.note(table), 60)    # a legend entry: no wider
-    table, entrants = with_virtual_best(campaign, skipped_cells.drawn(table))
+    table, entrants = with_virtual_best(campaign, skipped_cells.drawn(table), per_instance)
     styles = campaign_styles(campaign)
     fig, panels = _family_axes(campaign, 3.9, 2.8)
     for family, ax in panels:
@@ -209,9 +213,10 @@ def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None
     return fig
 
 
-def cactus_figure(campaign: analysis.Campaign) -> Figure:
-    """Cactus plot: for each entrant, the k-th fastest solved instance (all n) at x = k."""
-    per_instance = analysis.instance_times(campaign.runs)
+def cactus_figure(campaign: analysis.Campaign, per_instance: pd.DataFrame | None = None) -> Figure:
+    """Cactus plot: for each entrant, the k-th fastest solved instance (all n) at x = k
+    (``per_instance``: the campaign's :func:`analysis.instance_times`, when at hand)."""
+    per_instance = analysis.instance_times(campaign.runs) if per_instance is None else per_instance
     entrants = list(campaign.entrants)
     if virtual_best.applies(campaign):
         best = virtual_best.best_times(per_instance, entrants).assign(entrant=virtual_best.NAME)
@@ -320,21 +325,25 @@ def _work_panel(ax, table: pd.DataFrame, family: str, counter: str, entrants: li
 
 
 def plot_all(campaign: analysis.Campaign, outdir: str | Path,
-             formats: tuple[str, ...] = ("pdf", "png")) -> list[Path]:
-    """Write every figure of :data:`FIGURES` as ``outdir/<name>.<fmt>``; return the paths."""
+             formats: tuple[str, ...] = ("pdf", "png"), table: pd.DataFrame | None = None,
+             per_instance: pd.DataFrame | None = None) -> list[Path]:
+    """Write every figure of :data:`FIGURES` as ``outdir/<name>.<fmt>``; return the paths.
+    ``table`` and ``per_instance``: the campaign's :func:`analysis.summary` and
+    :func:`analysis.instance_times`, when the caller has them (computed here otherwise)."""
     out = Path(outdir)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise RaceError(f"{out}: cannot create output directory ({write_reason(exc)})") from None
     from experiments.analysis import head_to_head
-    table = analysis.summary(campaign)
+    per_instance = analysis.instance_times(campaign.runs) if per_instance is None else per_instance
+    table = analysis.summary(campaign, per_instance) if table is None else table
     written: list[Path] = []
     with plt.rc_context(STYLE):
         builders = {
-            "runtime": lambda: runtime_figure(campaign, table),
-            "solved": lambda: solved_figure(campaign, table),
-            "cactus": lambda: cactus_figure(campaign),
+            "runtime": lambda: runtime_figure(campaign, table, per_instance),
+            "solved": lambda: solved_figure(campaign, table, per_instance),
+            "cactus": lambda: cactus_figure(campaign, per_instance),
             "work": lambda: work_figure(campaign, table),
             "phases": lambda: phases_figure(campaign, table),
             "scatter": lambda: head_to_head.scatter_figure(campaign),

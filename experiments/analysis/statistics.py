@@ -140,14 +140,15 @@ def instance_times(runs: pd.DataFrame) -> pd.DataFrame:
         "repeats": counts, "spread": spread}, columns=INSTANCE_COLUMNS)
 
 
-def summary(campaign: Campaign) -> pd.DataFrame:
+def summary(campaign: Campaign, per_instance: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per family, entrant and n (families and entrants in campaign order, n ascending)
     the statistics described in the module docstring, with ``median_lo`` and
     ``median_hi``, the interval of the median (:func:`experiments.analysis.bootstrap.median_interval`).
     Times in seconds; ``inf`` = censored. One pass over the runs: each group's rows are
-    taken by index, never by a mask over all runs."""
+    taken by index, never by a mask over all runs. ``per_instance``: the campaign's
+    :func:`instance_times` when the caller has it already (computed here otherwise)."""
     runs = campaign.runs
-    per_instance = instance_times(runs)
+    per_instance = instance_times(runs) if per_instance is None else per_instance
     ok = answered(runs).to_numpy()
     run_groups = runs.groupby(["family", "entrant", "n"], sort=False).indices
     inst_groups = per_instance.groupby(["family", "entrant", "n"], sort=False).indices

@@ -22,18 +22,21 @@ from experiments.analysis import multicore, virtual_best
 from experiments.harness.schema import FAILURES, Status
 
 
-def summary_text(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> str:
+def summary_text(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
+                 per_instance: pd.DataFrame | None = None) -> str:
     """The summary table of ``campaign`` (``table``: its :func:`analysis.summary`, computed
     when None), one block per instance family when there are several, the growth factors
-    with their intervals, then the loud warnings."""
-    table = analysis.summary(campaign) if table is None else table
+    with their intervals, then the loud warnings. ``per_instance``: the campaign's
+    :func:`analysis.instance_times`, when the caller has it (computed once here otherwise)."""
+    per_instance = analysis.instance_times(campaign.runs) if per_instance is None else per_instance
+    table = analysis.summary(campaign, per_instance) if table is None else table
     width = max([26, *(len(str(e)) + 2 for e in table["entrant"])]) if len(table) else 26
     widths = _widths(table)
     n_w, solved_w = widths
     head = (f"{'entrant':<{width}}{'n':>{n_w}}{'solved':>{solved_w}}{'median':>11}{'95% CI':>22}{'IQR':>23}"
             + "".join(f"{s:>9}" for s in FAILURES) + f"{'WRONG':>7}")
     lines = [head, "-" * len(head)]
-    vbs = virtual_best.summary(campaign) if virtual_best.applies(campaign) else pd.DataFrame()
+    vbs = virtual_best.summary(campaign, per_instance) if virtual_best.applies(campaign) else pd.DataFrame()
     families = campaign.families
     for family in families:
         if len(families) > 1:
@@ -46,8 +49,8 @@ def summary_text(campaign: analysis.Campaign, table: pd.DataFrame | None = None)
         from experiments.analysis.skipped_cells import COUNTING
         lines.append(f"skipped: {COUNTING}")
     lines += multicore.summary_lines(campaign)
-    lines += _growth_block(campaign, table)
-    lines += _wins_block(campaign, table)
+    lines += _growth_block(campaign, table, per_instance)
+    lines += _wins_block(campaign, table, per_instance)
     lines += _wrong_block(campaign)
     return "\n".join(lines)
 
@@ -88,12 +91,12 @@ def _vbs_rows(rows: pd.DataFrame, width: int = 26, widths: tuple[int, int] = (3,
     return out
 
 
-def _wins_block(campaign: analysis.Campaign, table: pd.DataFrame) -> list[str]:
+def _wins_block(campaign: analysis.Campaign, table: pd.DataFrame, per_instance: pd.DataFrame) -> list[str]:
     """Who wins where: per family and n, the instances each entrant answered fastest,
     those nobody answered, and the VBS's speed-up over the best single entrant."""
     if not virtual_best.applies(campaign):
         return []
-    wins = virtual_best.wins(campaign, table)
+    wins = virtual_best.wins(campaign, table, per_instance)
     if not wins.empty:   # the (family, n) of the table it is given
         families = table["family"] if "family" in table.columns else campaign.families[:1] * len(table)
         shown = set(zip(families, table["n"]))
@@ -120,9 +123,9 @@ def _wins_block(campaign: analysis.Campaign, table: pd.DataFrame) -> list[str]:
     return out
 
 
-def _growth_block(campaign: analysis.Campaign, table: pd.DataFrame) -> list[str]:
+def _growth_block(campaign: analysis.Campaign, table: pd.DataFrame, per_instance: pd.DataFrame) -> list[str]:
     """The fitted growth factor per step of n with its bootstrap interval, per family."""
-    growth = growth_fit.growth_table(campaign, table)
+    growth = growth_fit.growth_table(campaign, table, per_instance)
     growth = growth[growth["points"] >= 2]
     if growth.empty:
         return []

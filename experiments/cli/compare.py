@@ -136,11 +136,17 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
 def _campaigns(args, n_values, families, tolerance, renames, fail_above, fmt, normalise,
                allow_missing: bool = False, force: bool = False) -> None:
     from experiments.analysis import campaign_diff, noise, regression_gate, wrong_answers
-    old, new = analysis.load(Path(args[0])), analysis.load(Path(args[1]))
+    from experiments.cli.run_progress import large, slow_step
+    shown = large(*args[:2])
+    with slow_step("reading the campaigns", shown=shown):
+        old = analysis.load(Path(args[0]))
+        same = analysis.campaign_root(Path(args[0])).resolve() == analysis.campaign_root(Path(args[1])).resolve()
+        new = old if same else analysis.load(Path(args[1]))       # read-only: one read is enough
     _known_families(families, [old, new])
     entrants, pairs_as = list(args[2:]), campaign_diff.parse_renames(renames)
-    result = campaign_diff.diff(old, new, entrants, pairs_as, n_values, families, tolerance,
-                                normalise)
+    with slow_step("comparing them", shown=shown):
+        result = campaign_diff.diff(old, new, entrants, pairs_as, n_values, families, tolerance,
+                                    normalise)
     show = {"text": campaign_diff.diff_text, "markdown": campaign_diff.diff_markdown,
             "json": campaign_diff.diff_json}[fmt]
     click.echo(show(result, fail_above))

@@ -135,7 +135,10 @@ def export(results_dir: Path, fmt: str, table: str | None, out: str) -> None:
       race export results/reference-n2-10 -f parquet -o runs.parquet
       race export results/reference-n2-10 -f csv --table summary -o summary.csv
     """
-    campaign = load_campaign(results_dir)
+    from experiments.cli.run_progress import large, slow_step
+    shown = large(results_dir)
+    with slow_step("reading the campaign", shown=shown):
+        campaign = load_campaign(results_dir)
     table = table or ("summary" if fmt == "markdown" else "runs")
     if fmt == "markdown":
         if table == "summary":

@@ -24,11 +24,20 @@ def plot(results_dir: Path, out: Path | None) -> None:
       race plot results/reference-n2-10 -o /tmp/plots
     """
     from experiments.analysis import noise, plots, summary
-    campaign = analysis.load(results_dir)
-    table = analysis.summary(campaign)
-    written = plots.plot_all(campaign, out if out is not None else campaign.path / "plots")
-    click.echo(summary.summary_text(campaign, table))
-    for warning in noise.warnings(campaign):
+    from experiments.cli.run_progress import large, slow_step
+    shown = large(results_dir)
+    with slow_step("reading the campaign", shown=shown):
+        campaign = analysis.load(results_dir)
+    with slow_step("computing the summary", shown=shown):
+        per_instance = analysis.instance_times(campaign.runs)
+        table = analysis.summary(campaign, per_instance)
+    with slow_step("drawing the figures", shown=shown):
+        written = plots.plot_all(campaign, out if out is not None else campaign.path / "plots",
+                                 table=table, per_instance=per_instance)
+    with slow_step("writing the summary", shown=shown):
+        text = summary.summary_text(campaign, table, per_instance)
+    click.echo(text)
+    for warning in noise.warnings(campaign, per_instance=per_instance):
         click.echo(warning, err=True)
     for path in written:
         click.echo(f"wrote {path}")
@@ -99,8 +108,11 @@ def report(results_dir: Path, report_dir: Path | None, no_pdf: bool, landscape: 
         if report_dir is not None or no_pdf or paper:
             click.echo("race: note: --report-dir, --no-pdf and --paper concern the LaTeX report; ignored "
                        "with --html", err=True)
-        path = html_report.write(results_dir, out if out is not None else results_dir / "report.html",
-                                 landscape, grids=not no_grids, frontier=frontier)
+        from experiments.cli.run_progress import large, slow_step
+        shown = large(results_dir)
+        with slow_step("reading the campaign and writing the HTML page", shown=shown):
+            path = html_report.write(results_dir, out if out is not None else results_dir / "report.html",
+                                     landscape, grids=not no_grids, frontier=frontier)
         click.echo(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
         return
     if out is not None or no_grids:

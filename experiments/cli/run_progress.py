@@ -113,3 +113,57 @@ def progress(total: int, shown: bool | None, stream: TextIO | None = None):
     if stream.isatty():
         return _Bar(total, stream)
     return PlainProgress(total, stream)
+
+
+#: a step of an analysis command says it runs once it has taken this long (seconds) ...
+SLOW_S = 3.0
+#: ... when the campaign's runs.csv is at least this large (bytes; about 40,000 rows): a small
+#: campaign's output is the same on a busy machine as on a quiet one
+LARGE_BYTES = 10_000_000
+
+
+def large(*campaigns: Any) -> bool:
+    """Whether any of the campaign directories ``campaigns`` holds a runs.csv of at least
+    :data:`LARGE_BYTES` (its steps may take seconds: :class:`slow_step` may speak)."""
+    import os
+    from experiments.analysis.campaign_data import campaign_root
+    for campaign in campaigns:
+        try:
+            if os.stat(campaign_root(campaign) / "runs.csv").st_size >= LARGE_BYTES:
+                return True
+        except Exception:                  # noqa: BLE001 - no campaign there: the command says so
+            continue
+    return False
+
+
+class slow_step:
+    """``with slow_step("drawing the figures"):``: when the step still runs after ``after``
+    seconds, one line ``race: drawing the figures ...`` on ``stream`` (stderr), and one when
+    it ends (``race: drawing the figures: 12.3 s``); a quick step says nothing. ``shown``
+    False (a small campaign: :func:`large`): never a word, so its output is the same on any
+    machine."""
+
+    def __init__(self, what: str, after: float = SLOW_S, stream: TextIO | None = None,
+                 shown: bool = True) -> None:
+        self.what, self.after, self.stream = what, after if shown else float("inf"), stream or sys.stderr
+        self.said = False
+
+    def _start(self) -> None:
+        self.said = True
+        print(f"race: {self.what} ...", file=self.stream, flush=True)
+
+    def __enter__(self) -> "slow_step":
+        import threading
+        self.started = time.monotonic()
+        self.timer = threading.Timer(self.after, self._start) if self.after != float("inf") else None
+        if self.timer is not None:
+            self.timer.daemon = True
+            self.timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer.join()
+        if self.said:
+            print(f"race: {self.what}: {time.monotonic() - self.started:.1f} s", file=self.stream, flush=True)

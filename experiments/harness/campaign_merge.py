@@ -29,24 +29,28 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from experiments.harness import campaign_plan, records
-from experiments.harness.identity import row_family
+from experiments.harness import campaign_plan, records, records_columnar
+from experiments.harness.schema import COLUMNS
 from experiments.harness.provenance import read_meta, utc_now
 from formats.errors import RaceError, printable
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: meta.json fields that change a cell's outcome, so merged campaigns must agree on them (the
 #: rest of :func:`conditions`: family options, programs and parameters, where both have them)
 SHARED = ("seed", "timeout_s", "memory_mb", "generator_options")
 
 
-def conditions(meta: dict[str, Any], rows: list[dict[str, str]]) -> dict[str, Any]:
+def conditions(meta: dict[str, Any], rows: "pd.DataFrame") -> dict[str, Any]:
     """What a campaign was raced under that changes a cell's outcome, by name: the limits,
     seed and generator options of meta.json (:data:`SHARED`), each family's options at each
-    n, each ``cmd`` entrant's program (sha256) and each entrant's parameters as its rows
-    record them (a node limit, a default that changed: the same spec is then another
-    entrant). Only names two campaigns both have are compared, except :data:`SHARED`."""
+    n, each ``cmd`` entrant's program (sha256) and each entrant's parameters as its ``rows``
+    (runs.csv's columns as text) record them first (a node limit, a default that changed: the
+    same spec is then another entrant). Only names two campaigns both have are compared,
+    except :data:`SHARED`."""
     found: dict[str, Any] = {key: meta.get(key) for key in SHARED}
     found["generator_options"] = meta.get("generator_options") or {}
     for family, value in (meta.get("families") or {}).items():
@@ -55,13 +59,13 @@ def conditions(meta: dict[str, Any], rows: list[dict[str, str]]) -> dict[str, An
     for spec, value in (meta.get("entrant_provenance") or {}).items():
         if isinstance(value, dict) and value.get("sha256"):
             found[f"{spec}'s program (sha256)"] = value["sha256"]
-    for row in rows:
-        if row.get("params"):
-            found.setdefault(f"{row['entrant']}'s parameters", row["params"])
+    given = rows[rows["params"] != ""].drop_duplicates("entrant")
+    for entrant, params in zip(given["entrant"].tolist(), given["params"].tolist()):
+        found.setdefault(f"{entrant}'s parameters", params)
     return found
 
 
-def _check_conditions(loaded: list[tuple[Path, list[dict[str, str]], dict[str, Any]]]) -> None:
+def _check_conditions(loaded: list[tuple[Path, "pd.DataFrame", dict[str, Any]]]) -> None:
     """RaceError naming the first condition (:func:`conditions`) a source was raced under
     that differs from the first source's: their cells would mix two races under one name."""
     first_source, first_rows, first_meta = loaded[0]
@@ -76,49 +80,118 @@ def _check_conditions(loaded: list[tuple[Path, list[dict[str, str]], dict[str, A
                                 "outcomes of two races would pass for one)")
 
 
-def _load(source: Path) -> tuple[list[dict[str, str]], dict[str, Any], list[records.Damaged]]:
-    """A source's valid rows, meta.json and damaged rows (RaceError when it cannot be read)."""
+def _load(source: Path) -> tuple["pd.DataFrame", dict[str, Any], list[records.Damaged]]:
+    """A source's valid rows (runs.csv's columns as written, blank ``""``), meta.json and damaged
+    rows (RaceError when it cannot be read). Read in columns
+    (:func:`experiments.harness.records_columnar.read_text`) when every row is valid, else row
+    by row."""
+    import pandas as pd
     runs, meta_path = source / "runs.csv", source / "meta.json"
     if not runs.is_file() or not meta_path.is_file():
         raise RaceError(f"{source}: not a campaign directory (expected runs.csv and meta.json in it)")
     meta = read_meta(meta_path)
-    found = records.scan(runs)
-    if found.header_problem:
-        raise RaceError(f"{found.header_problem}: not a runs table race merge can read",
-                        source=str(runs), line=1)
-    if not found.rows:
-        raise RaceError("no runs recorded" + (" (no valid row)" if found.damaged else ""),
-                        source=str(runs))
-    if found.damaged:
-        print(f"race: warning: {printable(str(runs))}: {len(found.damaged)} damaged row(s) "
-              f"go to the merged campaign's {records.DAMAGED_NAME}, not into its runs: "
-              f"{records.describe(found.damaged)}", file=sys.stderr)
-    rows, strays = campaign_plan.split(found, meta, source)
+    frame = records_columnar.read_text(runs)
+    if frame is not None:
+        damaged: list[records.Damaged] = []
+        frame, strays = campaign_plan.split_frame(frame, meta, source)
+    else:
+        found = records.scan(runs)
+        if found.header_problem:
+            raise RaceError(f"{found.header_problem}: not a runs table race merge can read",
+                            source=str(runs), line=1)
+        if not found.rows:
+            raise RaceError("no runs recorded" + (" (no valid row)" if found.damaged else ""),
+                            source=str(runs))
+        damaged = found.damaged
+        if damaged:
+            print(f"race: warning: {printable(str(runs))}: {len(damaged)} damaged row(s) "
+                  f"go to the merged campaign's {records.DAMAGED_NAME}, not into its runs: "
+                  f"{records.describe(damaged)}", file=sys.stderr)
+        rows, strays = campaign_plan.split(found, meta, source)
+        frame = pd.DataFrame({c: [str(row.get(c) or "") for row in rows] for c in COLUMNS},
+                             columns=list(COLUMNS))
     if strays:
         print(f"race: warning: {printable(str(runs))}: {campaign_plan.note(strays)} go to the "
               f"merged campaign's {records.DAMAGED_NAME}, not into its runs", file=sys.stderr)
-    if not rows:
+    if not len(frame):
         raise RaceError("no runs of this campaign recorded", source=str(runs))
-    return rows, meta, [records.Damaged(d.line, d.raw, f"{runs}: {d.reason}")
-                        for d in found.damaged + strays]
+    return frame.reset_index(drop=True), meta, [records.Damaged(d.line, d.raw, f"{runs}: {d.reason}")
+                                                for d in damaged + strays]
 
 
-def _measurement(row: dict[str, str]) -> tuple[str, ...] | None:
-    """What makes a row one measurement: where and when it ran, and what (None when the
-    row does not say where and when)."""
-    if not row.get("worker") or not row.get("started_at"):
-        return None
-    return (row["worker"], row["started_at"], row["entrant"], row_family(row), row["n"],
-            row["instance"])
+def _family(rows: "pd.DataFrame") -> "pd.Series":
+    """Each row's family key (:func:`experiments.harness.identity.row_family`), stripped."""
+    return rows["family"].astype(str).str.strip()
 
 
-def _key(row: dict[str, str]) -> tuple[str, str, int, str]:
-    return row["entrant"], row_family(row), int(row["n"]), row["instance"]
+def _check_measurements(loaded: list[tuple[Path, "pd.DataFrame", dict[str, Any]]]) -> None:
+    """RaceError when two sources hold the same measurement (where and when it ran, and what:
+    a campaign and its copy); rows that do not say where and when are not compared."""
+    import pandas as pd
+    parts = []
+    for index, (_, rows, _) in enumerate(loaded):
+        said = rows[(rows["worker"] != "") & (rows["started_at"] != "")]
+        parts.append(pd.DataFrame({"worker": said["worker"], "started_at": said["started_at"],
+                                   "entrant": said["entrant"], "family": _family(said), "n": said["n"],
+                                   "instance": said["instance"], "source": index}).drop_duplicates())
+    every = pd.concat(parts, ignore_index=True)
+    shared = every[every.duplicated(MEASUREMENT, keep=False)]
+    if len(shared):
+        row = shared.iloc[0]
+        first = int(row["source"])
+        other = int(shared[(shared[MEASUREMENT] == row[MEASUREMENT]).all(axis=1)
+                           & (shared["source"] != first)]["source"].iloc[0])
+        source, earlier = loaded[max(first, other)][0], loaded[min(first, other)][0]
+        raise RaceError(f"{source} and {earlier} hold the same measurement ("
+                        f"{row['entrant']} on {row['instance']}, run by {row['worker']} "
+                        f"at {row['started_at']}): a campaign and its copy; merged, its "
+                        "rows would pose as repeats")
+
+
+#: what makes a row one measurement: where and when it ran, and what
+MEASUREMENT = ["worker", "started_at", "entrant", "family", "n", "instance"]
+
+
+def _check_instances(loaded: list[tuple[Path, "pd.DataFrame", dict[str, Any]]]) -> None:
+    """RaceError for the first row whose instance (family, n, name) has another sha256 than
+    the one the first row naming it recorded: not the same instances."""
+    import pandas as pd
+    every = pd.concat([pd.DataFrame({"family": _family(rows), "n": rows["n"].astype(int),
+                                     "instance": rows["instance"], "sha": rows["instance_sha256"],
+                                     "source": index})
+                       for index, (_, rows, _) in enumerate(loaded)], ignore_index=True)
+    every = every[every["sha"] != ""]
+    first = every.groupby(["family", "n", "instance"], sort=False)[["sha", "source"]].transform("first")
+    differ = (every["sha"] != first["sha"]).to_numpy()
+    if differ.any():
+        k = int(differ.argmax())
+        row, seen = every.iloc[k], first.iloc[k]
+        raise RaceError(f"{loaded[int(row['source'])][0]}: instance {row['instance']} (n={row['n']}) has "
+                        f"sha256 {row['sha'][:12]}..., {loaded[int(seen['source'])][0]} has "
+                        f"{seen['sha'][:12]}...: not the same instances")
+
+
+def _shift_repeats(loaded: list[tuple[Path, "pd.DataFrame", dict[str, Any]]]) -> "pd.DataFrame":
+    """The rows of every source in order, each later source's repeats shifted past those the
+    earlier sources hold of the same (entrant, family, n, instance)."""
+    import pandas as pd
+    held = pd.Series(dtype="int64")                 # key -> repeats the sources so far hold
+    out = []
+    for _, rows, _ in loaded:
+        keys = pd.MultiIndex.from_arrays([rows["entrant"], _family(rows), rows["n"].astype(int),
+                                          rows["instance"]])
+        repeat = pd.to_numeric(rows["repeat"].replace("", "0")).astype("int64").to_numpy()
+        shift = held.reindex(keys).fillna(0).astype("int64").to_numpy() if len(held) else 0
+        shifted = repeat + shift
+        out.append(rows.assign(repeat=shifted.astype(str)))
+        mine = pd.Series(shifted + 1, index=keys).groupby(level=[0, 1, 2, 3]).max()
+        held = pd.concat([held, mine]).groupby(level=[0, 1, 2, 3]).max() if len(held) else mine
+    return pd.concat(out, ignore_index=True)
 
 
 def merge_campaigns(sources: list[Path], out: Path) -> tuple[int, dict[str, Any]]:
     """Merge ``sources`` into the new campaign directory ``out`` (module docstring); the
-    number of rows written and the merged meta.json."""
+    number of rows written and the merged meta.json. Columnar: no Python loop per row."""
     if len(sources) < 2:
         raise RaceError("race merge needs two campaigns or more: race merge A B -o C")
     if out.exists():
@@ -130,39 +203,10 @@ def merge_campaigns(sources: list[Path], out: Path) -> tuple[int, dict[str, Any]
             raise RaceError(f"{source}: given twice (as {same} too); each campaign merges once")
     full = [(source, *_load(source)) for source in sources]
     loaded = [(source, rows, meta) for source, rows, meta, _ in full]
-    measured: dict[tuple[str, ...], Path] = {}
-    for source, rows, _ in loaded:
-        mine: set[tuple[str, ...]] = set()
-        for row in rows:
-            key = _measurement(row)
-            if key is None:
-                continue
-            if key in measured and measured[key] != source:
-                raise RaceError(f"{source} and {measured[key]} hold the same measurement ("
-                                f"{row['entrant']} on {row['instance']}, run by {row['worker']} "
-                                f"at {row['started_at']}): a campaign and its copy; merged, its "
-                                "rows would pose as repeats")
-            mine.add(key)
-        measured.update((key, source) for key in mine)
+    _check_measurements(loaded)
     _check_conditions(loaded)
-    sha: dict[tuple[str, int, str], tuple[str, Path]] = {}
-    repeats: dict[tuple[str, str, int, str], int] = {}
-    merged: list[dict[str, str]] = []
-    for source, rows, _ in loaded:
-        shift = dict(repeats)               # the repeats the earlier sources already hold
-        for row in rows:
-            name = (row_family(row), int(row["n"]), row["instance"])
-            digest = row.get("instance_sha256", "")
-            if digest:
-                seen = sha.setdefault(name, (digest, source))
-                if seen[0] != digest:
-                    raise RaceError(f"{source}: instance {row['instance']} (n={row['n']}) has "
-                                    f"sha256 {digest[:12]}..., {seen[1]} has {seen[0][:12]}...: "
-                                    "not the same instances")
-            key = _key(row)
-            row = dict(row, repeat=str(int(row["repeat"] or 0) + shift.get(key, 0)))
-            repeats[key] = max(repeats.get(key, 0), int(row["repeat"]) + 1)
-            merged.append(row)
+    _check_instances(loaded)
+    merged = _shift_repeats(loaded)
     meta = _merged_meta(loaded, out)
     damaged = [d for _, _, _, found in full for d in found]
     try:
@@ -173,16 +217,11 @@ def merge_campaigns(sources: list[Path], out: Path) -> tuple[int, dict[str, Any]
         raise RaceError(f"cannot create the merged campaign: {exc.strerror}", source=str(out)) from None
     try:
         try:
-            with records.RunsWriter(work / "runs.csv") as writer:
-                for row in merged:
-                    writer.write(row)
+            merged.to_csv(work / "runs.csv", index=False, lineterminator="\n", encoding="utf-8")
             if damaged:
                 records.append_damaged(work / records.DAMAGED_NAME, damaged)
             (work / "meta.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
             os.rename(work, out)
-        except records.RecordWriteError as exc:     # names the file in the hidden work dir
-            raise RaceError(f"cannot write the merged campaign ({exc.message}); nothing was "
-                            "written", source=str(out)) from None
         except OSError as exc:
             raise RaceError(f"cannot write the merged campaign ({exc.strerror}); nothing was "
                             "written", source=str(out)) from None

@@ -21,6 +21,9 @@ their cells, when in the plan, are run again) and every reader leaves them out
 from __future__ import annotations
 
 import hashlib
+import io
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,6 +43,10 @@ OTHER, OUTSIDE, MISMATCH = "of another campaign", "outside the plan", \
     "sha256 not that of the instance file"
 #: how the reason of a stray set aside begins
 PREFIX = "not this campaign's: "
+
+
+#: the last manifest read (:meth:`Plan.manifest`), by path, modification time, size and sha256
+_MANIFESTS: dict[tuple[str, int, int, str], "tuple[pd.Series, int]"] = {}
 
 
 class Plan:
@@ -64,12 +71,13 @@ class Plan:
         self.repeats = meta.get("repeats") if isinstance(meta.get("repeats"), int) else None
         imported = meta.get("instance_set")
         self.imported = Path(str(imported.get("directory"))) if isinstance(imported, dict) else None
+        self.manifest_sha256 = str(imported.get("manifest_sha256") or "") if isinstance(imported, dict) else ""
         self.generated = self.imported is None and not meta.get("merged_from")
         self.instances = meta.get("instances") if isinstance(meta.get("instances"), int) else None
         self.seed = meta.get("seed")
         self.caches = [] if root is None else [d for d in (root.parent / "instances",
                                                            root / "instances") if d.is_dir()]
-        self._digests: dict[Path, str | None] = {}
+        self._digests: dict[str, str | None] = {}
         self._generated: dict[tuple[str, int], set[str]] = {}
 
     def outside(self, row: dict[str, str]) -> str | None:
@@ -98,27 +106,61 @@ class Plan:
                                           for i in range(self.instances or 0)}
         return self._generated[(kind, n)]
 
-    def files(self, row: dict[str, str]) -> list[Path]:
-        """Where the instance file ``row`` names may be."""
+    def files(self, row: dict[str, str]) -> list[str]:
+        """Where the instance file ``row`` names may be (paths as text: many are looked up)."""
         instance = row["instance"]
         if self.imported is not None:
-            return [self.imported / instance]
+            return [os.path.join(self.imported, instance)]
         kind = self.stems.get(row_family(row))
         found = []
         for cache in self.caches:
-            found.append(cache / instance)
+            found.append(os.path.join(cache, instance))
             if "/" not in instance and kind:
-                found.append(cache / f"{kind}-n{row['n']}-s{self.seed}" / instance)
+                found.append(os.path.join(cache, f"{kind}-n{row['n']}-s{self.seed}", instance))
         return found
 
-    def digest(self, path: Path) -> str | None:
+    def digest(self, path: str) -> str | None:
+        """The sha256 of the file ``path``, None when it is no readable file (computed once)."""
         if path not in self._digests:
+            self._digests[path] = None
+            try:                              # no stat first; never blocks on a pipe
+                fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+            except OSError:                   # missing, unreadable
+                return None
             try:
-                self._digests[path] = hashlib.sha256(path.read_bytes()).hexdigest() \
-                    if path.is_file() else None
+                with open(fd, "rb") as f:
+                    if stat.S_ISREG(os.fstat(fd).st_mode):
+                        self._digests[path] = hashlib.sha256(f.read()).hexdigest()
             except OSError:
-                self._digests[path] = None
+                pass
         return self._digests[path]
+
+    def manifest(self) -> "tuple[pd.Series, int] | None":
+        """The imported set's manifest.csv as file -> sha256 and when it was written (mtime
+        ns), when it hashes to the ``manifest_sha256`` meta.json recorded; else None."""
+        if self.imported is None or not self.manifest_sha256:
+            return None
+        import pandas as pd
+        path = os.path.join(self.imported, "manifest.csv")
+        try:
+            info = os.stat(path)
+            key = (path, info.st_mtime_ns, info.st_size, self.manifest_sha256)
+            if key in _MANIFESTS:                 # a resumed run reads the campaign twice
+                return _MANIFESTS[key]
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            return None
+        if hashlib.sha256(data).hexdigest() != self.manifest_sha256:
+            return None
+        try:
+            table = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, usecols=["file", "sha256"])
+        except (ValueError, UnicodeDecodeError, pd.errors.ParserError):
+            return None
+        listed = pd.Series(table["sha256"].to_numpy(), index=table["file"].to_numpy())
+        _MANIFESTS.clear()
+        _MANIFESTS[key] = (listed[~listed.index.duplicated(keep=False)], info.st_mtime_ns)
+        return _MANIFESTS[key]
 
     def mismatch(self, row: dict[str, str]) -> bool:
         """True when the first instance file found for ``row`` has another sha256."""
@@ -203,6 +245,7 @@ def _suspects(frame: "pd.DataFrame", plan: Plan) -> "np.ndarray":
     recorded = keyed[sha != ""]
     if len(recorded):
         firsts = recorded.drop_duplicates()
+        firsts = firsts[~_vouched(firsts["instance"], firsts["sha"], plan)]
         bad = {tuple(row) for row in firsts.itertuples(index=False)
                if plan.mismatch({"instance": row.instance, "n": row.n, "family": row.family,
                                  "instance_sha256": row.sha})}
@@ -210,6 +253,28 @@ def _suspects(frame: "pd.DataFrame", plan: Plan) -> "np.ndarray":
             keys = pd.MultiIndex.from_frame(keyed)
             suspect |= keys.isin(list(bad))
     return np.flatnonzero(suspect)
+
+
+def _vouched(instance: "pd.Series", sha: "pd.Series", plan: Plan) -> "np.ndarray":
+    """Which (``instance``, recorded ``sha``) pairs an imported set's manifest.csv vouches for,
+    so that the file need not be hashed: the manifest hashes to the sha256 meta.json recorded
+    for it, lists the file with that sha256, and the file was not modified after the manifest
+    was written (the manifest holds the sha256 of its bytes then). One ``stat`` per file
+    instead of reading and hashing it."""
+    manifest = plan.manifest()
+    if manifest is None:
+        return np.zeros(len(instance), dtype=bool)
+    listed, written = manifest
+    vouched = (instance.map(listed) == sha).to_numpy().copy()
+    directory = str(plan.imported)
+    names = instance.to_numpy(dtype=object)
+    for k in np.flatnonzero(vouched).tolist():
+        try:
+            modified = os.stat(os.path.join(directory, names[k])).st_mtime_ns
+        except OSError:
+            modified = None
+        vouched[k] = modified is not None and modified <= written
+    return vouched
 
 
 def split_frame(frame: "pd.DataFrame", meta: dict[str, Any], root: Path | None

@@ -14,7 +14,6 @@ sends it to the row-by-row reader, which decides.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 import numpy as np
@@ -25,8 +24,15 @@ from formats.grid import MAX_N
 
 _INTEGERS = ("n", "repeat", "seed", "clues", "cores")
 _VERIFIED = frozenset({"", "true", "false", "1", "0", "1.0", "0.0"})
-#: text the C reader would take for a float where the row-by-row reader rejects the row
-_SPECIAL = re.compile(rb"(?i)nan|inf")
+
+
+def _special(block: bytes) -> bool:
+    """Whether ``block`` holds ``nan`` or ``inf`` in any case: text the C reader would take for
+    a float where the row-by-row reader rejects the row (two substring searches, no regex)."""
+    low = block.lower()
+    return b"nan" in low or b"inf" in low
+
+
 #: columns read as floats by the C reader (the integer columns are checked as text)
 _FLOATS = tuple(c for c in NUMERIC if c not in _INTEGERS)
 #: bytes examined at once by the line check
@@ -43,7 +49,7 @@ def _lines_have_one_field_per_column(path: Path) -> tuple[bool, int]:
         while block := f.read(_BLOCK):
             last = block[-1:]
             a = np.frombuffer(block, dtype=np.uint8)
-            if (a == 0).any() or (a == 13).any() or _SPECIAL.search(block):
+            if (a == 0).any() or (a == 13).any() or _special(block):
                 return False, 0
             quotes = np.flatnonzero(a == 34)
             commas = np.flatnonzero(a == 44)
@@ -89,10 +95,18 @@ def forget() -> None:
     _LAST.clear()
 
 
-def _read_valid(path: Path) -> pd.DataFrame | None:
+def read_text(path: Path) -> pd.DataFrame | None:
+    """:func:`read_valid`'s rows of ``path`` with every column as written (text, blank = ``""``):
+    what a reader that writes the rows again (``race merge``) keeps; None when the file needs the
+    row-by-row reader."""
+    return _read_valid(Path(path), text=True)
+
+
+def _read_valid(path: Path, text: bool = False) -> pd.DataFrame | None:
     """The rows of ``path`` as a table of every column of :data:`~experiments.harness.schema.COLUMNS`
-    (the float columns as floats, blank = NaN; the others text, blank = ``""``), when every row is
-    valid (module docstring); None when the file needs the row-by-row reader."""
+    (the float columns as floats, blank = NaN, or with ``text`` as written; the others text,
+    blank = ``""``), when every row is valid (module docstring); None when the file needs the
+    row-by-row reader."""
     try:
         with open(path, "rb") as f:
             header = f.readline()
@@ -104,12 +118,14 @@ def _read_valid(path: Path) -> pd.DataFrame | None:
     if not ok or lines < 2:
         return None
     try:
-        frame = pd.read_csv(path, dtype={c: (float if c in _FLOATS else str) for c in COLUMNS},
-                            keep_default_na=False, na_values={c: [""] for c in _FLOATS},
+        frame = pd.read_csv(path, dtype={c: (float if c in _FLOATS and not text else str) for c in COLUMNS},
+                            keep_default_na=False, na_values={c: [""] for c in _FLOATS} if not text else None,
                             encoding="utf-8", encoding_errors="strict", engine="c")
+        typed = frame if not text else frame.assign(**{
+            c: pd.to_numeric(frame[c].where(frame[c] != "", np.nan)).astype(float) for c in _FLOATS})
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError):
         return None
-    if list(frame.columns) != list(COLUMNS) or len(frame) != lines - 1 or not _valid(frame):
+    if list(frame.columns) != list(COLUMNS) or len(frame) != lines - 1 or not _valid(typed):
         return None
     return frame
 

@@ -47,13 +47,13 @@ from formats.whole_file import write_whole
 COUNTERS = ("nodes", "updates", "conflicts", "decisions", "propagations")
 
 
-def instance_rows(campaign: analysis.Campaign) -> pd.DataFrame:
+def instance_rows(campaign: analysis.Campaign, per_instance: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per (entrant, family, n, instance): time (``inf`` censored) and status as in
-    :func:`analysis.instance_times`, the median of each work counter over the answered
-    repeats, ``work`` (the entrant's search counter: nodes, else conflicts), the share of
-    empty cells and the clues."""
+    :func:`analysis.instance_times` (``per_instance``, when at hand), the median of each work
+    counter over the answered repeats, ``work`` (the entrant's search counter: nodes, else
+    conflicts), the share of empty cells and the clues."""
     runs = campaign.runs
-    rows = analysis.instance_times(runs)
+    rows = analysis.instance_times(runs) if per_instance is None else per_instance
     ok = runs[analysis.answered(runs)]
     keys = ["entrant", "family", "n", "instance"]
     if len(ok):
@@ -81,16 +81,28 @@ def _clean(value):
     return value
 
 
+def _column(values: pd.Series) -> list:
+    """:func:`_clean` of each value of one column, the float columns converted at once."""
+    if values.dtype.kind == "f":
+        array = values.to_numpy(float)
+        out = np.where(np.isnan(array), None, np.where(np.isinf(array), "inf", array.astype(object)))
+        return [float(v) if isinstance(v, float) else v for v in out.tolist()]
+    if values.dtype.kind in "iub":
+        return values.to_numpy().tolist()
+    return [_clean(v) for v in values.tolist()]
+
+
 def _records(frame: pd.DataFrame, columns: list[str]) -> list[list]:
-    return [[_clean(v) for v in row] for row in frame[columns].itertuples(index=False, name=None)]
+    """The rows of ``frame``'s ``columns`` as JSON-safe lists (:func:`_clean`), column by column."""
+    return [list(row) for row in zip(*(_column(frame[c]) for c in columns))] if len(frame) else []
 
 
-def warnings(campaign: analysis.Campaign) -> list[str]:
+def warnings(campaign: analysis.Campaign, per_instance: pd.DataFrame | None = None) -> list[str]:
     """What a reader must know before trusting the numbers: wrong answers, disagreements,
     uncommitted changes, damaged rows set aside, and the noise warnings (busy machine,
     calibration drift, repeats that disagree: :func:`experiments.analysis.noise.warnings`)."""
     from experiments.analysis import noise
-    out = [w.removeprefix("WARNING: ") for w in noise.warnings(campaign)]
+    out = [w.removeprefix("WARNING: ") for w in noise.warnings(campaign, per_instance=per_instance)]
     runs = campaign.runs
     wrong = int((runs["status"] == Status.WRONG).sum())
     if wrong:
@@ -135,10 +147,11 @@ SUMMARY_COLUMNS = ["family", "entrant", "n", "solved", "total", "median_s", "med
                    "q75_s", "par2_s", "timeout", "memout", "error", "unknown", "skipped", "wrong", "runs"]
 
 
-def _summary(campaign: analysis.Campaign, table: pd.DataFrame) -> pd.DataFrame:
+def _summary(campaign: analysis.Campaign, table: pd.DataFrame, per_instance: pd.DataFrame | None = None
+             ) -> pd.DataFrame:
     rows = table
     if virtual_best.applies(campaign):
-        rows = pd.concat([table, virtual_best.summary(campaign)], ignore_index=True)
+        rows = pd.concat([table, virtual_best.summary(campaign, per_instance)], ignore_index=True)
         order = {k: i for i, k in enumerate(campaign.families)}
         rows = rows.assign(_k=rows["family"].map(order)).sort_values(["_k"], kind="mergesort").drop(columns="_k")
     for column in SUMMARY_COLUMNS:
@@ -179,13 +192,14 @@ def page_data(campaign: analysis.Campaign, landscape: analysis.Campaign | None =
     """The page's data (JSON-safe) and its figures (plotly JSON dicts, by figure name);
     ``frontier``: the frontier campaigns of the section "Where the methods stop", if any."""
     from experiments.analysis.head_to_head import head_to_head_pair
-    table = analysis.summary(campaign)
-    rows = instance_rows(campaign)
+    per_instance = analysis.instance_times(campaign.runs)
+    table = analysis.summary(campaign, per_instance)
+    rows = instance_rows(campaign, per_instance)
     limit = campaign.timeout_s
     styles = campaign_styles(campaign, *([landscape] if landscape is not None else []))
     figures = {
         "runtime": html_figures.runtime_figure(campaign, table, rows, styles),
-        "solved": html_figures.solved_figure(campaign, table, styles),
+        "solved": html_figures.solved_figure(campaign, table, styles, per_instance),
         "cactus": html_figures.cactus_figure(campaign, rows, styles),
         "work": html_figures.work_figure(campaign, table, styles),
         "phases": html_figures.phases_figure(campaign, table),
@@ -194,21 +208,32 @@ def page_data(campaign: analysis.Campaign, landscape: analysis.Campaign | None =
         figures["landscape"] = html_landscape.landscape_figure(landscape, styles)
     columns = ["entrant", "family", "n", "instance", "status", "time", "work", *COUNTERS, "holes", "clues",
                "repeats"]
-    found, missing = instance_grids.campaign_grids(campaign) if grids else ({}, {})
-    wins = virtual_best.wins(campaign, table) if virtual_best.applies(campaign) else pd.DataFrame()
+    shown = instance_grids.slowest(rows) if grids else []
+    found, missing = instance_grids.campaign_grids(campaign, only=shown) if grids else ({}, {})
+    if grids and rows["instance"].nunique() > len(shown):
+        missing["*"] = grids_note(len(shown), rows["instance"].nunique())
+    wins = virtual_best.wins(campaign, table, per_instance) if virtual_best.applies(campaign) else pd.DataFrame()
     data = {
         "name": campaign.name, "limit": limit, "entrants": campaign.entrants, "families": campaign.families,
         "vbs": virtual_best.NAME if virtual_best.applies(campaign) else None,
         "pair": list(head_to_head_pair(campaign) or campaign.entrants[:1] * 2),
         "columns": columns, "instances": _records(rows, columns),
-        "summary_columns": SUMMARY_COLUMNS, "summary": _records(_summary(campaign, table), SUMMARY_COLUMNS),
+        "summary_columns": SUMMARY_COLUMNS, "summary": _records(_summary(campaign, table, per_instance), SUMMARY_COLUMNS),
         "wins_columns": list(wins.columns), "wins": _records(wins, list(wins.columns)) if len(wins) else [],
         "frontier_columns": FRONTIER_COLUMNS, "frontier": frontier_rows(list(frontier)),
-        "meta": metadata(campaign), "warnings": warnings(campaign),
+        "meta": metadata(campaign) + ([["instance grids", missing["*"]]] if "*" in missing else []),
+        "warnings": warnings(campaign, per_instance),
         "grids": instance_grids.pack(found),
         "grids_missing": missing if grids else {"*": "grids left out (--no-grids)"},
     }
     return data, {name: json.loads(fig.to_json()) for name, fig in figures.items()}
+
+
+def grids_note(shown: int, instances: int) -> str:
+    """What the page says of the grids it leaves out: it holds ``shown`` of ``instances``."""
+    return (f"the page holds the grids of the {shown:,} slowest of {instances:,} instances (censored "
+            f"first; a grid per instance would make the page too large); the others are their "
+            f"instance files")
 
 
 #: the static files of the page (``static/``): template, style, script, plotly.js
@@ -221,7 +246,7 @@ def packed_script(element_id: str, value) -> str:
     browser does not run (the page's script unpacks it): base64 holds no ``<``, ``&`` or
     quote, so no data can end the element or open another."""
     text = json.dumps(value, separators=(",", ":"), allow_nan=False).encode("utf-8")
-    body = base64.b64encode(gzip.compress(text, compresslevel=9, mtime=0)).decode("ascii")
+    body = base64.b64encode(gzip.compress(text, compresslevel=6, mtime=0)).decode("ascii")
     return f'<script type="application/json+gzip+base64" id="{element_id}">{body}</script>'
 
 

@@ -15,7 +15,6 @@ name) goes through :func:`markup` first, so it shows as written.
 
 from __future__ import annotations
 
-import html
 import math
 
 import numpy as np
@@ -28,18 +27,15 @@ from experiments.analysis import statistics as analysis
 from experiments.analysis import skipped_cells, virtual_best
 from experiments.harness.schema import Status
 from experiments.analysis.figure_style import EntrantStyle, campaign_styles, censored_rows, strip_top
+from experiments.report.hover_texts import HOVER_COUNTERS, escaped, instance_hover, instance_hovers, markup  # noqa: F401
 
-#: counters shown in hover texts and the work figure
-HOVER_COUNTERS = ("nodes", "updates", "conflicts", "decisions", "propagations")
 #: where a work median of 0 sits on a log axis (labelled "0")
 ZERO_AT = 0.3
+#: plotly's check of a trace's properties, off for the traces of one point per instance: it
+#: looks at each element of their arrays (seconds at 100,000 points), which this module builds
+UNCHECKED = False
 #: pixels between two rows of the censored strip (its markers are 10 pixels, with a line)
 ROW_PIXELS = 14.0
-
-
-def markup(text: object) -> str:
-    """``text`` with ``&``, ``<`` and ``>`` escaped: plotly shows it as written, never as markup."""
-    return html.escape(str(text), quote=False)
 
 
 def trace_style(style: EntrantStyle, width: float = 2.0) -> dict:
@@ -76,18 +72,6 @@ def _layout(fig: go.Figure, title: str, height: int = 420, legend_rows: int = 1,
 
 def seconds(value: float, limit: float) -> str:
     return analysis.format_seconds(value, limit)
-
-
-def instance_hover(row: pd.Series | dict, limit: float) -> str:
-    """instance, family, n, status, time and the counters it reports (one hover box)."""
-    lines = [f"<b>{markup(row['entrant'])}</b>", f"instance {markup(row['instance'])}",
-             f"{markup(row['family'])}, n = {row['n']}", f"status {markup(row['status'])}",
-             f"time {seconds(row['time'], limit)}"]
-    for counter in HOVER_COUNTERS:
-        value = row.get(counter)
-        if value is not None and not (isinstance(value, float) and math.isnan(value)):
-            lines.append(f"{counter} {int(value):,}")
-    return "<br>".join(lines)
 
 
 def _jitter(count: int, index: int, entrants: int, seed: int) -> np.ndarray:
@@ -130,8 +114,8 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: 
     limit = campaign.timeout_s
     styles = styles or campaign_styles(campaign)
     left_out = skipped_cells.note(table)          # skipped: no time, so not drawn, named
+    table, entrants = plots.with_virtual_best(campaign, skipped_cells.drawn(table), instances)
     instances = instances[instances["status"] != Status.SKIPPED]
-    table, entrants = plots.with_virtual_best(campaign, skipped_cells.drawn(table))
     fig = make_subplots(rows=1, cols=len(families), shared_yaxes=True,
                         subplot_titles=[markup(plots.family_title(campaign, k)) for k in families])
     times = instances["time"].to_numpy(float)
@@ -168,9 +152,9 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: 
                     showlegend=False, name=f"{name} (instances)",
                     marker={"color": st.colour, "size": 5, "opacity": 0.45,
                             "symbol": np.where(censored, f"{st.symbol}-open", st.symbol)},
-                    text=np.array([instance_hover(r, limit) for r in pts.to_dict("records")], dtype=object),
-                    customdata=pts["instance"].to_numpy(dtype=object), hovertemplate="%{text}<extra></extra>"),
-                    row=1, col=col)
+                    text=instance_hovers(pts, limit),
+                    customdata=pts["instance"].to_numpy(dtype=object), hovertemplate="%{text}<extra></extra>",
+                    _validate=UNCHECKED), row=1, col=col)
             hover = [f"<b>{name}</b><br>{markup(family)}, n = {int(r.n)}<br>solved {int(r.solved)}/{int(r.total)}"
                      f"<br>median {seconds(r.median_s, limit)}"
                      f"<br>95% CI {analysis.format_interval(r.median_lo, r.median_hi, limit)}"
@@ -205,12 +189,14 @@ def _rgba(hex_colour: str, alpha: float) -> str:
 
 
 def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame,
-                  styles: dict[str, EntrantStyle] | None = None) -> go.Figure:
-    """Share of instances solved within the limit vs n, one panel per family, the VBS too."""
+                  styles: dict[str, EntrantStyle] | None = None,
+                  instances: pd.DataFrame | None = None) -> go.Figure:
+    """Share of instances solved within the limit vs n, one panel per family, the VBS too
+    (``instances``: the campaign's :func:`analysis.instance_times`, when at hand)."""
     families = campaign.families
     styles = styles or campaign_styles(campaign)
     left_out = skipped_cells.note(table)          # skipped is not 0 % solved: not drawn, named
-    table, entrants = plots.with_virtual_best(campaign, skipped_cells.drawn(table))
+    table, entrants = plots.with_virtual_best(campaign, skipped_cells.drawn(table), instances)
     fig = make_subplots(rows=1, cols=len(families), shared_yaxes=True,
                         subplot_titles=[markup(plots.family_title(campaign, k)) for k in families])
     for col, family in enumerate(families, start=1):
@@ -248,13 +234,16 @@ def cactus_figure(campaign: analysis.Campaign, instances: pd.DataFrame,
         mine = frame[(frame["entrant"] == entrant) & np.isfinite(frame["time"].to_numpy(float))]
         mine = mine.sort_values("time", kind="mergesort")
         look = trace_style(styles[entrant])
-        text = [instance_hover(r, limit) + (f"<br>fastest: {markup(r['winner'])}" if r.get("winner") else "")
-                for r in mine.to_dict("records")]
+        text = instance_hovers(mine, limit)
+        if "winner" in mine.columns and len(mine):
+            winner = mine["winner"].fillna("").astype(str)
+            named = (winner != "").to_numpy()
+            text[named] = text[named] + "<br>fastest: " + escaped(winner[named])
         fig.add_trace(go.Scatter(x=np.arange(1, len(mine) + 1), y=mine["time"], mode="lines+markers",
                                  name=markup(entrant), line={**look["line"], "shape": "hv"},
                                  marker={**look["marker"], "size": 5}, text=np.array(text, dtype=object),
                                  customdata=mine["instance"].to_numpy(dtype=object),
-                                 hovertemplate="%{text}<extra></extra>"))
+                                 hovertemplate="%{text}<extra></extra>", _validate=UNCHECKED))
     fig.add_hline(y=limit, line={"dash": "dash", "color": "#555", "width": 1})
     total = int(instances.groupby("entrant").size().max()) if len(instances) else 0
     fig.update_xaxes(title_text=f"instances solved (of {total}, all n)")

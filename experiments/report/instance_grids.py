@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from experiments.analysis import statistics as analysis
 from experiments.harness.identity import family_label
@@ -129,15 +130,38 @@ def _regenerate(instance: str, family_key: str, meta: dict, pool) -> bytes | Non
     return grid_text.format_native(grid, puzzle_meta).encode("utf-8")
 
 
-def campaign_grids(campaign: analysis.Campaign, regenerate: bool = True
+#: the most instances whose grids a page holds (the slowest first: :func:`slowest`)
+GRID_LIMIT = 2000
+
+
+def slowest(rows: pd.DataFrame, limit: int = GRID_LIMIT) -> list[str]:
+    """The ``limit`` instances of the per-instance table ``rows`` (``instance``, ``time``,
+    ``inf`` = censored, ``status``) slowest for the entrant slowest on them, censored first (a
+    cell never raced, ``skipped``, is not slow: last), ties in the order the instances first
+    appear; all of them when there are at most ``limit``."""
+    times = rows["time"].to_numpy(float)
+    if "status" in rows.columns:
+        times = np.where((rows["status"] == "skipped").to_numpy(), -1.0, times)
+    worst = pd.Series(times, index=rows["instance"].to_numpy()).groupby(level=0, sort=False).max()
+    if len(worst) <= limit:
+        return list(worst.index)
+    order = np.argsort(-worst.fillna(-1.0).to_numpy(), kind="stable")[:limit]
+    return list(worst.index[order])
+
+
+def campaign_grids(campaign: analysis.Campaign, regenerate: bool = True, only: "list[str] | None" = None
                    ) -> tuple[dict[str, InstanceGrid], dict[str, str]]:
-    """The grid of every instance of ``campaign`` by its ``instance`` path, and the reason
-    for each instance left out (no file, not regenerable, sha256 mismatch). The file is
-    looked for in the imported set's directory (meta.json's ``instance_set``, wherever it is) and
-    in the instance cache beside the campaign (``<out>/instances/``), by its path or in the
-    directory of its set, before it is regenerated."""
+    """The grid of every instance of ``campaign`` (or of those named in ``only``) by its
+    ``instance`` path, and the reason for each instance left out (no file, not regenerable,
+    sha256 mismatch). The file is looked for in the imported set's directory (meta.json's
+    ``instance_set``, wherever it is) and in the instance cache beside the campaign
+    (``<out>/instances/``), by its path or in the directory of its set, before it is
+    regenerated."""
     from generators.puzzle_set import CounterPool
-    runs = campaign.runs.drop_duplicates("instance")
+    runs = campaign.runs
+    if only is not None:
+        runs = runs[runs["instance"].isin(only)]
+    runs = runs.drop_duplicates("instance")[["instance", "instance_sha256", "family_key"]]
     roots = [campaign.path.parent / "instances", campaign.path / "instances"]
     imported = (campaign.meta.get("instance_set") or {}).get("directory")
     if isinstance(imported, str) and imported:      # race run --instances PATH: the set, anywhere
