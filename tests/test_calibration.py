@@ -99,3 +99,34 @@ def test_score_is_the_mean_of_the_readings():
     assert calibration.score(cal) == pytest.approx(0.02)
     assert calibration.score({"start": reading(0.001, 0.1)}) == pytest.approx(0.01)
     assert calibration.score({}) is None and calibration.score(None) is None
+
+
+def test_a_small_campaign_takes_fewer_samples_and_a_large_one_all(monkeypatch):
+    """The calibration fits the campaign: fewer than SMALL_CAMPAIGN cells to run take
+    SMALL_SAMPLES DLX samples (and half as many SAT ones, at least 2), larger ones SAMPLES."""
+    assert calibration.samples_for(calibration.SMALL_CAMPAIGN - 1) == calibration.SMALL_SAMPLES
+    assert calibration.samples_for(calibration.SMALL_CAMPAIGN) == calibration.SAMPLES
+    counts = {"dlx": 0, "sat": 0}
+
+    def sampler(name):
+        def sample():
+            counts[name] += 1
+            return 0.01, 0.01
+        return sample
+    monkeypatch.setattr(calibration, "_dlx_sampler", lambda: sampler("dlx"))
+    monkeypatch.setattr(calibration, "_sat_sampler", lambda: (sampler("sat"), {"conflicts": 7}))
+    reading = calibration.calibrate(calibration.SMALL_SAMPLES)
+    warm = calibration.WARMUP
+    assert reading["dlx"]["samples"] == calibration.SMALL_SAMPLES == counts["dlx"] - warm
+    assert reading["sat"]["samples"] == max(2, calibration.SMALL_SAMPLES // 2) == counts["sat"] - warm
+
+
+def test_a_campaign_passes_its_size_to_both_readings(tmp_path, monkeypatch):
+    from experiments.harness import conditions
+    from tests.test_harness import race
+    seen = []
+    monkeypatch.setattr(conditions, "_calibrate_on", lambda cpu, samples=None: seen.append(samples))
+    result = race(tmp_path / "out", "--n", "2", "--instances", "1", "--solvers", "dlx",
+                  "--timeout", "5", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    assert seen == [calibration.SMALL_SAMPLES, calibration.SMALL_SAMPLES]

@@ -51,7 +51,7 @@ def _stray(campaign):
 
 @pytest.fixture
 def strayed(tmp_path, monkeypatch):
-    monkeypatch.setattr(conditions, "_calibrate_on", lambda cpu: None)
+    monkeypatch.setattr(conditions, "_calibrate_on", lambda cpu, samples=None: None)
     for out in ("a", "b"):
         write_instances(tmp_path / out, 2, 2)
         assert race(tmp_path / out).exit_code == 0
@@ -86,7 +86,7 @@ def test_every_reader_leaves_the_strays_out_and_says_so(strayed):
 
 def test_a_resume_sets_the_strays_aside_and_runs_the_forged_cell_again(strayed, monkeypatch):
     root, rows = strayed
-    monkeypatch.setattr(conditions, "_calibrate_on", lambda cpu: None)
+    monkeypatch.setattr(conditions, "_calibrate_on", lambda cpu, samples=None: None)
     resumed = race(root / "a")
     assert resumed.exit_code == 0, resumed.output
     assert f"set aside {NOTE}" in resumed.stderr

@@ -67,7 +67,7 @@ def swapped(tmp_path_factory):
     program = root / "solver.py"
     _program(program, set())
     with pytest.MonkeyPatch.context() as patch:     # the calibration is not what is tested here
-        patch.setattr(conditions, "_calibrate_on", lambda cpu: None)
+        patch.setattr(conditions, "_calibrate_on", lambda cpu, samples=None: None)
         return _campaigns(root, program)
 
 

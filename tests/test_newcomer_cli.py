@@ -73,7 +73,7 @@ def _race(out, *extra):
 
 
 def test_a_log_shows_life_and_quiet_shows_none_and_no_lock_is_left(tmp_path, monkeypatch):
-    monkeypatch.setattr(conditions, "_calibrate_on", lambda cpu: None)
+    monkeypatch.setattr(conditions, "_calibrate_on", lambda cpu, samples=None: None)
     write_instances(tmp_path, 2, 2)
     result = _race(tmp_path, "-j", "999")
     assert result.exit_code == 0, result.output
@@ -88,7 +88,7 @@ def test_a_log_shows_life_and_quiet_shows_none_and_no_lock_is_left(tmp_path, mon
 
 
 def test_the_hard_family_is_called_hard_in_the_log(tmp_path, monkeypatch):
-    monkeypatch.setattr(conditions, "_calibrate_on", lambda cpu: None)
+    monkeypatch.setattr(conditions, "_calibrate_on", lambda cpu, samples=None: None)
     result = invoke("run", "--no-report", "--out", str(tmp_path), "--family", "hard", "--n", "2",
                     "--solvers", "slow:delay=0.01", "--instances", "1", "-j", "1",
                     obj={"registry": fake_registry()})

@@ -48,7 +48,7 @@ def stop(loop: subprocess.Popen) -> None:
 
 
 def test_repeats_that_disagree_warn_and_steady_ones_do_not(tmp_path, quiet, monkeypatch):
-    monkeypatch.setattr(conditions, "_calibrate_on", lambda cpu: None)     # not measured here
+    monkeypatch.setattr(conditions, "_calibrate_on", lambda cpu, samples=None: None)     # not measured here
     write_instances(tmp_path, 2, 2)
     jittery = race(tmp_path, "--solvers", "jittery:delay=0.05", "--instances", "2", "--repeats", "3",
                    "--jobs", "1", "--campaign", "jittery")
@@ -62,7 +62,7 @@ def test_repeats_that_disagree_warn_and_steady_ones_do_not(tmp_path, quiet, monk
 
 
 def test_a_busy_loop_makes_the_busy_warning_appear(tmp_path, monkeypatch):
-    monkeypatch.setattr(conditions, "_calibrate_on", lambda cpu: None)
+    monkeypatch.setattr(conditions, "_calibrate_on", lambda cpu, samples=None: None)
     write_instances(tmp_path, 2, 1)
     jobs = str(len(pinning.usable_cpus()))                 # every core in use: none left free
     loop = busy_loop()
@@ -79,7 +79,7 @@ def test_a_busy_loop_makes_the_busy_warning_appear(tmp_path, monkeypatch):
 
 
 def test_the_busy_warning_disappears_on_a_quiet_machine(tmp_path, quiet, monkeypatch):
-    monkeypatch.setattr(conditions, "_calibrate_on", lambda cpu: None)
+    monkeypatch.setattr(conditions, "_calibrate_on", lambda cpu, samples=None: None)
     write_instances(tmp_path, 2, 1)
     result = race(tmp_path, "--solvers", "slow:delay=0.01", "--instances", "1", "--campaign", "q")
     assert result.exit_code == 0 and warnings_of(result.output, "busy") == []
@@ -115,7 +115,7 @@ def test_compare_two_runs_names_the_busy_one_and_gates_the_slowed_entrant(tmp_pa
     """Two `race run` of the same command with different --out: the second with the fake
     entrant slowed down (and a busy loop): compare names the busy campaign, --fail-above
     1.2 is inconclusive (4), with --force exits 1; with the slowdown off it exits 0."""
-    monkeypatch.setattr(conditions, "_calibrate_on", lambda cpu: None)
+    monkeypatch.setattr(conditions, "_calibrate_on", lambda cpu, samples=None: None)
     outs = [tmp_path / name for name in ("first", "second", "third")]
     for out in outs:
         write_instances(out, 2, 6)
@@ -182,7 +182,7 @@ def test_a_resume_with_nothing_to_run_keeps_the_drift_warning_and_the_verdict(tm
     readings = iter([{"dlx": {"seconds": 0.0100}, "sat": {"seconds": 0.0100}},
                      {"dlx": {"seconds": 0.0093}, "sat": {"seconds": 0.0100}}])
     monkeypatch.setattr(conditions, "_calibrate_on",
-                        lambda cpu: next(readings, {"dlx": {"seconds": 0.0093},
+                        lambda cpu, samples=None: next(readings, {"dlx": {"seconds": 0.0093},
                                                     "sat": {"seconds": 0.0100}}))
     write_instances(tmp_path, 2, 2)
     command = ["--solvers", "slow:delay=0.01", "--instances", "2", "--jobs", "1",

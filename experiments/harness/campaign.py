@@ -127,7 +127,9 @@ def run_campaign(config: Config, executor: Any = None,
             try:
                 prepared = prepare(config, progress=progress)
                 work = bool(prepared.pending)           # nothing to run: no calibration to pay
-                started = conditions.begin(config, cpus, calibrate=work)
+                from experiments.harness.calibration import samples_for
+                samples = samples_for(len(prepared.pending))    # the readings the campaign affords
+                started = conditions.begin(config, cpus, calibrate=work, samples=samples)
                 conditions.record(config, started)
                 if getattr(runner, "min_time", 0.0) is None:       # the floor the campaign's size affords
                     from experiments.harness.worker import repetition_floor
@@ -137,7 +139,7 @@ def run_campaign(config: Config, executor: Any = None,
                 stats = run_cells(prepared, runner, on_row) if work else RunStats()
                 runner.close()
                 conditions.end(config, started, cpus, getattr(runner, "worker_cpus", None),
-                               cells=stats.ran, calibrate=work)
+                               cells=stats.ran, calibrate=work, samples=samples)
             except KeyboardInterrupt:
                 pass
     except records.RecordWriteError as exc:

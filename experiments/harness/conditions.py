@@ -37,15 +37,15 @@ def pinned_cpus(config: Config) -> list[int] | None:
     return pinning.allocate(config.jobs)
 
 
-def _calibrate_on(cpu: int | None) -> dict[str, Any] | None:
-    """A calibration reading, on ``cpu`` alone when given (as a pinned worker runs);
-    None when it cannot run here (the kernels' error is recorded instead)."""
+def _calibrate_on(cpu: int | None, samples: int = calibration.SAMPLES) -> dict[str, Any] | None:
+    """A calibration reading of ``samples`` DLX samples, on ``cpu`` alone when given (as a
+    pinned worker runs); None when it cannot run here (the kernels' error is recorded instead)."""
     before = None
     if cpu is not None:
         before = os.sched_getaffinity(0)
         os.sched_setaffinity(0, {cpu})
     try:
-        return calibration.calibrate()
+        return calibration.calibrate(samples)
     except Exception as exc:  # noqa: BLE001 - a missing kernel must not stop the race
         return {"error": f"{type(exc).__name__}: {exc}"}
     finally:
@@ -53,11 +53,14 @@ def _calibrate_on(cpu: int | None) -> dict[str, Any] | None:
             os.sched_setaffinity(0, before)
 
 
-def begin(config: Config, cpus: list[int] | None, calibrate: bool = True) -> dict[str, Any]:
-    """The start readings (machine, then calibration on the first worker's CPU)."""
+def begin(config: Config, cpus: list[int] | None, calibrate: bool = True,
+          samples: int = calibration.SAMPLES) -> dict[str, Any]:
+    """The start readings (machine, then calibration on the first worker's CPU, of
+    ``samples`` DLX samples: :func:`experiments.harness.calibration.samples_for`)."""
     state = machine.reading()
+    reading = _calibrate_on(cpus[0] if cpus else None, samples) if calibrate else None
     return {"machine_state": {"start": state},
-            "calibration": {"start": _calibrate_on(cpus[0] if cpus else None) if calibrate else None},
+            "calibration": {"start": reading},
             "pinning": {"enabled": cpus is not None or (config.executor == "dask" and config.pin),
                         "cpus": cpus},
             "order": {"mode": config.order, "seed": config.seed}}
@@ -65,11 +68,11 @@ def begin(config: Config, cpus: list[int] | None, calibrate: bool = True) -> dic
 
 def end(config: Config, started: dict[str, Any], cpus: list[int] | None,
         worker_cpus: dict[str, list[int]] | None = None, calibrate: bool = True,
-        cells: int | None = None) -> dict[str, Any]:
+        cells: int | None = None, samples: int = calibration.SAMPLES) -> dict[str, Any]:
     """The end readings (calibration first, while the machine is as the run left it, then
     the machine), merged with ``started`` into ``meta.json``, with the number of ``cells``
     the run measured (when given) in its ``runs_conditions`` entry; returns the conditions."""
-    cal_end = _calibrate_on(cpus[0] if cpus else None) if calibrate else None
+    cal_end = _calibrate_on(cpus[0] if cpus else None, samples) if calibrate else None
     conditions = dict(started)
     conditions["machine_state"] = {**started["machine_state"], "end": machine.reading()}
     conditions["calibration"] = {**started["calibration"], "end": cal_end}
