@@ -151,7 +151,9 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: 
                     y=np.where(censored, rows_above.get(entrant, limit), t), mode="markers", legendgroup=entrant,
                     showlegend=False, name=f"{name} (instances)",
                     marker={"color": st.colour, "size": 5, "opacity": 0.45,
-                            "symbol": np.where(censored, f"{st.symbol}-open", st.symbol)},
+                            # one symbol unless some are censored: plotly checks each one of an array
+                            "symbol": (np.where(censored, f"{st.symbol}-open", st.symbol)
+                                       if censored.any() else st.symbol)},
                     text=instance_hovers(pts, limit),
                     customdata=pts["instance"].to_numpy(dtype=object), hovertemplate="%{text}<extra></extra>",
                     _validate=UNCHECKED), row=1, col=col)
