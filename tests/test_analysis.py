@@ -173,6 +173,13 @@ def test_format_seconds():
     assert analysis.format_seconds(0.0123) == "12.3 ms"
     assert analysis.format_seconds(2.5e-5) == "25 µs"
     assert analysis.format_seconds(3.0) == "3 s"
+    # rounding to three digits may reach the next unit: never an exponent
+    assert analysis.format_seconds(0.00099964) == "1 ms"
+    assert analysis.format_seconds(0.99981) == "1 s"
+    assert analysis.format_seconds(9.9996e-7) == "1 µs"
+    assert analysis.format_seconds(4.2e-9) == "0.0042 µs"
+    assert analysis.format_seconds(3600.4) == "3600 s" and analysis.format_seconds(123456.0) == "123456 s"
+    assert analysis.format_seconds(0.000999) == "999 µs"
     assert analysis.format_seconds(math.inf, 20.0) == "> 20 s"
     assert analysis.format_seconds(math.nan) == "n/a"
 

@@ -224,7 +224,9 @@ def format_seconds(value: float, limit: float | None = None) -> str:
         return f"> {format_seconds(limit)}" if limit is not None and math.isfinite(limit) else "> limit"
     if value == 0:
         return "0 s"
+    rounded = float(f"{value:.3g}")           # 999.6 µs reads 1 ms, never 1e+03 µs
     for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
-        if value >= scale or unit == "µs":
-            return f"{value / scale:.3g} {unit}"
+        if rounded >= scale or unit == "µs":
+            shown = rounded / scale
+            return f"{shown:.3g} {unit}" if shown < 1000 else f"{value / scale:.0f} {unit}"
     return f"{value:.3g} s"
