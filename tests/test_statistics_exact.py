@@ -70,7 +70,7 @@ def test_answered_keeps_the_index():
 
 @pytest.mark.parametrize("value, limit, text", [
     (1.0, None, "1 s"), (0.999, None, "999 ms"), (1e-3, None, "1 ms"), (9.99e-4, None, "999 µs"),
-    (1e-6, None, "1 µs"), (1e-9, None, "0.001 µs"), (1234.5, None, "1.23e+03 s"), (0, None, "0 s"),
+    (1e-6, None, "1 µs"), (1e-9, None, "0.001 µs"), (1234.5, None, "1234 s"), (9.9996e-4, None, "1 ms"), (0, None, "0 s"),
     (0.0, None, "0 s"), (None, None, "n/a"), (math.nan, 5.0, "n/a"), (math.inf, None, "> limit"),
     (math.inf, math.inf, "> limit"), (math.inf, 0.5, "> 500 ms"), (math.inf, 60, "> 60 s"),
 ])
