@@ -20,10 +20,11 @@ def pytest_configure(config) -> None:
 #: the test files that take longest on 2 cores, longest first: they start first, so the workers
 #: (pytest-xdist, a file per worker at a time) end together instead of one finishing a long file
 #: alone at the end
-LONGEST_FIRST = ("test_scale.py", "test_report.py", "test_records_faults.py", "test_docs_examples.py",
-                 "test_campaign_report.py", "test_noise.py", "test_run_report.py", "test_auto.py",
-                 "test_race_families.py", "test_hostile_audit.py", "test_figure_style.py",
-                 "test_animate.py", "test_docs_site.py", "test_harness.py", "test_wheel_install.py")
+LONGEST_FIRST = ("test_docs_examples.py", "test_records_faults.py", "test_hostile_audit.py",
+                 "test_report.py", "test_campaign_report.py", "test_scale.py", "test_harness.py",
+                 "test_referee.py", "test_race_families.py", "test_generators.py",
+                 "test_html_report.py", "test_run_report.py", "test_noise.py", "test_parallel.py",
+                 "test_fuzz_readers.py", "test_wheel_install.py", "test_rules.py")
 
 
 def pytest_collection_modifyitems(session, config, items) -> None:

@@ -120,7 +120,9 @@ def test_the_campaign_caption_sits_under_every_label(synthetic, tmp_path, monkey
     plots.plot_all(families, tmp_path / "plots", formats=("png",))
     assert {name for name, _ in captured} == set(plots.FIGURES)
     for name, fig in captured:
-        renderer = FigureCanvasAgg(fig).get_renderer()          # plot_all closed the figure
+        canvas = FigureCanvasAgg(fig)                  # plot_all closed the figure
+        canvas.draw()                                  # where each text is drawn, as saved
+        renderer = canvas.get_renderer()
         texts = _texts(fig)
         (caption,) = [t for t in texts if t.get_text() == "campaign syn"]
         box = caption.get_window_extent(renderer)

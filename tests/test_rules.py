@@ -193,7 +193,7 @@ def test_propagation_agrees_with_brute_force_n2(seed, blanks, extra):
 @given(n=st.integers(2, 3), seed=st.integers(0, 2**32 - 1), blanks=st.floats(0.3, 0.9),
        wrong=st.booleans())
 def test_propagation_agrees_with_backtracking(n, seed, blanks, wrong):
-    from solvers.backtracking import Backtracking
+    from solvers.dlx import DLX
     rng = np.random.default_rng(seed)
     solution = full_grid(n, rng)
     puzzle = puzzle_from(solution, blanks, rng)
@@ -201,7 +201,7 @@ def test_propagation_agrees_with_backtracking(n, seed, blanks, wrong):
         holes = np.flatnonzero(puzzle.cells == 0)
         c = holes[rng.integers(holes.size)]
         puzzle.cells.reshape(-1)[c] = 1 + (solution.cells.reshape(-1)[c] + rng.integers(n * n - 1)) % (n * n)
-    truth = Backtracking().count(puzzle, limit=2, keep=2)      # Algorithm 1: the oracle
+    truth = DLX().count(puzzle, limit=2, keep=2)      # exact cover, another method: the oracle
     found = rules.propagate(puzzle.cells, n)
     if found.contradiction:
         assert truth.count == 0

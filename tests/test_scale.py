@@ -1,6 +1,6 @@
 """A campaign of many runs: the columnar reader, the per-instance statistics without a loop,
 the order-statistic interval, the repetition floor, the summary's columns at any size, the
-synthetic campaign writer, and every analysis command at 200,000 rows in bounded memory."""
+synthetic campaign writer, and every analysis command at 100,000 rows in bounded memory."""
 
 from __future__ import annotations
 
@@ -181,17 +181,18 @@ def run_measured(args: list[str], cwd: Path) -> tuple[int, str, float]:
     return proc.returncode, output, usage.ru_maxrss / 1024.0
 
 
-#: peak RSS (MB) every analysis command stays under at 200,000 rows (the rows alone are 70 MB of
-#: CSV; about 600 MB measured), ``race merge`` included (it reads its sources in columns, as
-#: text: about 560 MB measured)
-ROWS_200K_MB = 800
-MERGE_200K_MB = ROWS_200K_MB
+#: rows of the campaigns the analysis commands read (``make bench`` reads 1,000,000)
+ROWS = 100_000
+#: peak RSS (MB) every analysis command stays under at :data:`ROWS` rows (the rows alone are 35 MB
+#: of CSV; 350-460 MB measured, of which about 250 MB is the interpreter and its libraries),
+#: ``race merge`` included (it reads its sources in columns, as text: about 390 MB measured)
+ROWS_MB = 600
 
 
 @pytest.mark.slow
-def test_every_analysis_command_at_200k_rows_in_bounded_memory(tmp_path):
-    root = synthetic_campaign.write(tmp_path / "out", 200_000, ("dlx", "backtracking"), repeats=5)
-    other = synthetic_campaign.write(tmp_path / "other", 200_000, ("dlx", "backtracking"), repeats=5,
+def test_every_analysis_command_at_100k_rows_in_bounded_memory(tmp_path):
+    root = synthetic_campaign.write(tmp_path / "out", ROWS, ("dlx", "backtracking"), repeats=5)
+    other = synthetic_campaign.write(tmp_path / "other", ROWS, ("dlx", "backtracking"), repeats=5,
                                      campaign="synthetic", host="another")
     instances = str(tmp_path / "out" / "instances" / "synthetic")
     commands = {
@@ -211,8 +212,7 @@ def test_every_analysis_command_at_200k_rows_in_bounded_memory(tmp_path):
         assert code == 0, f"{what}: {output[-2000:]}"
         peaks[what] = peak
     print({k: round(v) for k, v in peaks.items()})
-    merge = peaks.pop("merge")
-    assert max(peaks.values()) <= ROWS_200K_MB and merge <= MERGE_200K_MB, (peaks, merge)
+    assert max(peaks.values()) <= ROWS_MB, peaks
 
 
 def test_html_grids_of_a_set_imported_anywhere(tmp_path):

@@ -199,8 +199,10 @@ def landscape_figure(campaign: analysis.Campaign, out_dir: Path) -> list[Path]:
         fig = landscape_plot(campaign)
         out_dir.mkdir(parents=True, exist_ok=True)
         paths = [out_dir / "landscape.pdf", out_dir / "landscape.png"]
+        box = plots.tight_box(fig)
         for path in paths:
-            plots.save_figure(fig, path, dpi=150, metadata={"CreationDate": None} if path.suffix == ".pdf" else None)
+            plots.save_figure(fig, path, dpi=150, bbox_inches=box,
+                              metadata={"CreationDate": None} if path.suffix == ".pdf" else None)
         plt.close(fig)
     return paths
 

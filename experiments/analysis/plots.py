@@ -30,7 +30,8 @@ from experiments.analysis import statistics as analysis  # noqa: E402
 from experiments.analysis import skipped_cells, virtual_best  # noqa: E402
 from experiments.analysis.figure_style import (STYLE, axes_height_points, campaign_styles,  # noqa: E402
                                                caption_below, censored_rows, family_title,
-                                               legend_below, log_scale, save_figure, strip_top)
+                                               legend_below, log_scale, save_figure, strip_top,
+                                               tight_box)
 from experiments.analysis.phase_plots import PHASE_NAMES, phases_figure  # noqa: E402,F401
 from formats.errors import RaceError, write_reason  # noqa: E402
 
@@ -351,9 +352,10 @@ def plot_all(campaign: analysis.Campaign, outdir: str | Path,
         for name, build in builders.items():
             fig = build()
             caption_below(fig, f"campaign {campaign.name}")
+            box = tight_box(fig)
             for fmt in formats:
                 path = out / f"{name}.{fmt}"
-                save_figure(fig, path, dpi=150 if fmt == "png" else None,
+                save_figure(fig, path, dpi=150 if fmt == "png" else None, bbox_inches=box,
                             metadata={"CreationDate": None} if fmt == "pdf" else None)
                 written.append(path)
             plt.close(fig)

@@ -33,7 +33,8 @@ def prepare(config: Config, progress: bool = False) -> Prepared:
     config.instance_names = names_of(previous_meta(config))
     recorded = records_columnar.read_valid(config.runs_path, remember=True)   # None: row by row
     check_rows(config, records.read_rows(config.runs_path) if recorded is None
-               else recorded[["campaign", "seed", "timeout_s"]].astype(str).replace("nan", "").to_dict("records"))
+               else recorded[["campaign", "seed", "timeout_s"]].drop_duplicates().astype(str)
+               .replace("nan", "").to_dict("records"))
     if config.instance_set is not None:         # race run --instances PATH: one family
         family = config.families[0]
         instances = {(family.key, n): config.instance_set.by_n[n] for n in config.n_values}

@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
 import stat
 import sys
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -277,10 +279,27 @@ def _vouched(instance: "pd.Series", sha: "pd.Series", plan: Plan) -> "np.ndarray
     return vouched
 
 
+#: the last table found free of strays and what it was checked against (:func:`split_frame`):
+#: a resume checks runs.csv as it starts, then its summary loads the same table (held weakly:
+#: kept no longer than its reader keeps it)
+_CLEAN: list[tuple[weakref.ref, str]] = []
+#: meta.json's keys a run rewrites as it goes (its readings), which no plan reads
+_READINGS = frozenset({"machine_state", "calibration", "pinning", "order", "runs_conditions"})
+
+
+def _checked_against(meta: dict[str, Any], root: Path | None) -> str:
+    return json.dumps([{k: v for k, v in meta.items() if k not in _READINGS}, str(root)],
+                      sort_keys=True, default=str)
+
+
 def split_frame(frame: "pd.DataFrame", meta: dict[str, Any], root: Path | None
                 ) -> tuple["pd.DataFrame", list[records.Damaged]]:
     """:func:`split` for runs.csv read into columns (``frame``, its rows in file order, the
-    first on line 2): the campaign's rows, and the strays as damaged lines."""
+    first on line 2): the campaign's rows, and the strays as damaged lines. The same table
+    found clean against the same plan a moment ago is not checked again."""
+    checked = _checked_against(meta, root)
+    if _CLEAN and _CLEAN[0][0]() is frame and _CLEAN[0][1] == checked:
+        return frame, []
     plan = Plan(meta, root)
     strays, drop = [], []
     columns = list(frame.columns)
@@ -295,6 +314,7 @@ def split_frame(frame: "pd.DataFrame", meta: dict[str, Any], root: Path | None
             strays.append(records.Damaged(int(position) + 2, records.encode_row(row),
                                           PREFIX + why[1]))
     if not drop:
+        _CLEAN[:] = [(weakref.ref(frame), checked)]
         return frame, strays
     keep = np.ones(len(frame), dtype=bool)
     keep[drop] = False

@@ -53,11 +53,18 @@ def _calibrate_on(cpu: int | None, samples: int = calibration.SAMPLES) -> dict[s
             os.sched_setaffinity(0, before)
 
 
+#: seconds over which the machine reading samples the other processes' CPU use when the run
+#: has no cell to run and so no calibration either (a resume with nothing left): its readings
+#: describe no measurement, a glance will do
+GLANCE_S = 0.05
+
+
 def begin(config: Config, cpus: list[int] | None, calibrate: bool = True,
           samples: int = calibration.SAMPLES) -> dict[str, Any]:
     """The start readings (machine, then calibration on the first worker's CPU, of
-    ``samples`` DLX samples: :func:`experiments.harness.calibration.samples_for`)."""
-    state = machine.reading()
+    ``samples`` DLX samples: :func:`experiments.harness.calibration.samples_for`); without
+    ``calibrate``, a glance at the machine (:data:`GLANCE_S`)."""
+    state = machine.reading() if calibrate else machine.reading(GLANCE_S)
     reading = _calibrate_on(cpus[0] if cpus else None, samples) if calibrate else None
     return {"machine_state": {"start": state},
             "calibration": {"start": reading},
@@ -74,7 +81,8 @@ def end(config: Config, started: dict[str, Any], cpus: list[int] | None,
     the run measured (when given) in its ``runs_conditions`` entry; returns the conditions."""
     cal_end = _calibrate_on(cpus[0] if cpus else None, samples) if calibrate else None
     conditions = dict(started)
-    conditions["machine_state"] = {**started["machine_state"], "end": machine.reading()}
+    conditions["machine_state"] = {**started["machine_state"],
+                                   "end": machine.reading() if calibrate else machine.reading(GLANCE_S)}
     conditions["calibration"] = {**started["calibration"], "end": cal_end}
     conditions["pinning"] = {**started["pinning"], "workers": dict(worker_cpus or {})}
     if cells is not None:

@@ -8,6 +8,7 @@ import hashlib
 import os
 import sys
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -17,15 +18,20 @@ from formats.errors import RaceError, printable
 
 @dataclass(frozen=True)
 class Instance:
-    """One puzzle file of a cached instance set."""
+    """One puzzle file of a cached instance set: ``file`` in ``directory``."""
     file: str
-    path: Path
+    directory: Path
     n: int
     kind: str
     seed: int
     index: int
     clues: int | None
     sha256: str
+
+    @cached_property
+    def path(self) -> Path:
+        """The puzzle file (made when first asked for: a set of 50,000 makes none up front)."""
+        return self.directory / self.file
 
 
 def instance_name(kind: str, n: int, seed: int, index: int) -> str:
@@ -48,8 +54,9 @@ def _instance(directory: Path, row: dict[str, str], manifest: Path, line: int,
     regular files directly in ``directory``, not links: :func:`plain_files`) is in the set
     without resolving its path."""
     name = row["file"]
-    path = directory / name if name in plain else member(directory, name, manifest, line)
-    return Instance(name, path, int(row["n"]),
+    if name not in plain:
+        member(directory, name, manifest, line)
+    return Instance(name, directory, int(row["n"]),
                     row["kind"], int(row["seed"]), int(row["index"]),
                     int(row["clues"]) if row.get("clues") else None, row["sha256"])
 
