@@ -8,11 +8,15 @@ STAMP  := $(VENV)/.installed
 
 # setup.py builds the C kernels (solvers/*_native.c) into the editable install: a new or edited
 # kernel installs again; then the numba kernels are compiled once into numba's cache
-# (experiments/cli/warm_up.py), so no race and no test starts by compiling them
+# (experiments/cli/warm_up.py), so no race and no test starts by compiling them, and the
+# project's modules into bytecode (where PYTHONDONTWRITEBYTECODE is set, every process would
+# compile them again)
+PACKAGES := formats solvers generators experiments
 $(STAMP): pyproject.toml setup.py $(wildcard solvers/*_native.c)
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'
 	$(PY) -m experiments.cli.warm_up
+	$(PY) -m compileall -q $(PACKAGES) > /dev/null
 	touch $(STAMP)
 
 ## race: the main job
@@ -21,13 +25,15 @@ race: $(STAMP)
 
 ## test: the lint (ruff), the type check (mypy), then the whole test suite on 3 workers
 ## (pytest-xdist, each test file on one worker; one more worker than this 2-core machine's cores,
-## since many tests spend their time waiting on a timeout or a killed process); installs LaTeX,
-## poppler, cadical, minisat first when root and missing
+## since many tests spend their time waiting on a timeout or a killed process), with Python's
+## bytecode cache on (the suite starts many Python processes: each would compile the
+## modules it imports again); installs LaTeX, poppler, cadical, minisat first when root and missing
 test: $(STAMP)
 	bash .ci/system-deps
 	$(PY) -m ruff check .
 	$(PY) -m mypy
-	$(PY) -m pytest -n 3 --dist loadfile
+	$(PY) -m compileall -q $(PACKAGES) tests > /dev/null
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 3 --dist loadfile
 
 ## bench: performance benchmarks (ratios against baselines measured in the same run); runs them
 ## all, lists every target at the end and fails if any target was missed

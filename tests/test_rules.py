@@ -1,3 +1,5 @@
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -131,20 +133,25 @@ def test_the_three_forms_of_canplace_agree(n, seed, blanks):
 
 
 # -- the propagation kernel against a brute-force oracle ----------------------------------
-def _solutions_n2() -> np.ndarray:
-    """All 288 solved 4x4 grids, by brute force over the 4!^4 row choices."""
+@functools.cache
+def solutions_n2() -> np.ndarray:
+    """All 288 solved 4x4 grids, by brute force over the 4!^4 row choices: every row a
+    permutation, kept when every column and every box holds 1..4 too (computed at first use)."""
     from itertools import permutations
     rows = np.array(list(permutations(range(1, 5))))
-    grids = np.array([[a, b, c, d] for a in rows for b in rows for c in rows for d in rows])
-    ok = [g for g in grids if rules.is_solved(Grid(2, g))]
-    return np.array(ok)
-
-
-SOLUTIONS_N2 = _solutions_n2()
+    pick = np.stack(np.meshgrid(*[np.arange(len(rows))] * 4, indexing="ij"), -1).reshape(-1, 4)
+    grids = rows[pick]                                           # (24^4, 4, 4)
+    boxes = grids.reshape(-1, 2, 2, 2, 2).transpose(0, 1, 3, 2, 4).reshape(-1, 4, 4)
+    whole = np.arange(1, 5)
+    ok = (np.sort(grids, axis=1) == whole[:, None]).all(axis=(1, 2)) \
+        & (np.sort(boxes, axis=2) == whole).all(axis=(1, 2))
+    return grids[ok]
 
 
 def test_there_are_288_solved_4x4_grids():
-    assert len(SOLUTIONS_N2) == 288
+    assert len(solutions_n2()) == 288
+    assert all(rules.is_solved(Grid(2, g)) for g in solutions_n2())
+    assert len({g.tobytes() for g in solutions_n2()}) == 288
 
 
 def _check_fixpoint(found: rules.Propagation, n: int) -> None:
@@ -168,11 +175,11 @@ def _check_fixpoint(found: rules.Propagation, n: int) -> None:
 @given(seed=st.integers(0, 2**32 - 1), blanks=st.floats(0.2, 1.0), extra=st.integers(0, 3))
 def test_propagation_agrees_with_brute_force_n2(seed, blanks, extra):
     rng = np.random.default_rng(seed)
-    puzzle = puzzle_from(Grid(2, SOLUTIONS_N2[rng.integers(288)]), blanks, rng)
+    puzzle = puzzle_from(Grid(2, solutions_n2()[rng.integers(288)]), blanks, rng)
     for _ in range(extra):                      # clues that may clash or leave no solution
         puzzle.cells.reshape(-1)[rng.integers(16)] = rng.integers(1, 5)
     given = puzzle.cells != 0
-    sols = SOLUTIONS_N2[np.all((SOLUTIONS_N2 == puzzle.cells) | ~given, axis=(1, 2))]
+    sols = solutions_n2()[np.all((solutions_n2() == puzzle.cells) | ~given, axis=(1, 2))]
     found = rules.propagate(puzzle.cells, 2)
     if len(sols):                               # sound: never a contradiction, never a wrong cell
         assert not found.contradiction

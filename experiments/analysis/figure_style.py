@@ -102,7 +102,9 @@ def _embed_fonts_without_layout_tables() -> None:
 def tight_box(fig: Figure, dpi: float = 150) -> "Bbox":
     """The box (inches) ``savefig(bbox_inches="tight")`` crops ``fig`` to, padded as it pads,
     with the text measured at ``dpi`` (the PNG's): measured once for every file the figure is
-    saved as (each save would measure it again, drawing the figure twice)."""
+    saved as (each save would measure it again, drawing the figure twice). The figure is laid
+    out for good: what ``tight_layout`` left (a layout engine that does nothing, which would
+    still cost every save a draw) goes."""
     import matplotlib
     shown = fig.dpi
     fig.set_dpi(dpi)
@@ -111,6 +113,7 @@ def tight_box(fig: Figure, dpi: float = 150) -> "Bbox":
         box = fig.get_tightbbox(fig.canvas.get_renderer())
     finally:
         fig.set_dpi(shown)
+    fig.set_layout_engine(None)
     return box.padded(matplotlib.rcParams["savefig.pad_inches"])
 
 
