@@ -477,7 +477,7 @@ def test_log_axes_label_ticks_as_plain_text_not_tex_source(tmp_path):
 
 
 def test_plain_log_formatter_names_decades_and_their_multiples():
-    from experiments.analysis.figure_style import PlainLogFormatter
+    from experiments.analysis.log_axes import PlainLogFormatter
     fmt = PlainLogFormatter()
     assert fmt._num_to_string(1e-4, 1e-5, 1) == "10\u207b\u2074"
     assert fmt._num_to_string(0.001, 1e-5, 1) == "10\u207b\u00b3"

@@ -138,6 +138,8 @@ def settle(runs: pd.DataFrame, root: Path | None = None) -> pd.DataFrame:
     did not rule on (blank ``referee``: recorded before it, or edited) is also checked
     against what its instance file records (:func:`_recorded_refutations`)."""
     runs = runs.copy(deep=False)          # copy-on-write: the caller's table is never changed
+    if not (runs["status"] == Status.UNSAT).any():      # no claim to settle
+        return runs
     if root is not None:
         runs = _recorded_refutations(runs, root)
     ident = runs["instance_sha256"].astype(object).where(

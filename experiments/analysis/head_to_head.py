@@ -53,7 +53,8 @@ def _scatter_panel(ax, part: pd.DataFrame, ns: list[int], low: float, limit: flo
                    names: tuple[str, str]) -> None:
     """One family's pairs: filled markers measured; a censored time hollow in the shaded
     strip beyond its limit line (spread out), with the counts of censored pairs written out."""
-    from experiments.analysis.figure_style import MARKERS, log_scale
+    from experiments.analysis.figure_style import MARKERS
+    from experiments.analysis.log_axes import log_scale
     counts = {"x": 0, "y": 0, "both": 0}
     for i, n in enumerate(ns):
         sub = part[part["n"] == n]
@@ -111,7 +112,8 @@ def scatter_figure(campaign: analysis.Campaign, a: str | None = None, b: str | N
     time sits in the shaded strip beyond the limit line of its axis (hollow marker, spread
     out; each panel counts them); marker shape and grey tone encode n; the diagonal marks
     equal times."""
-    import matplotlib.pyplot as plt
+    from experiments.analysis.figure_style import pyplot
+    plt = pyplot()
     from matplotlib.lines import Line2D
 
     from experiments.analysis.compare import paired_times

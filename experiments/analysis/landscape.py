@@ -191,7 +191,8 @@ def landscape_family(campaign: analysis.Campaign) -> str:
 def landscape_figure(campaign: analysis.Campaign, out_dir: Path) -> list[Path]:
     """Write :func:`landscape_plot` as ``landscape.pdf`` and ``landscape.png`` into
     ``out_dir``; return their paths."""
-    import matplotlib.pyplot as plt
+    from experiments.analysis.figure_style import pyplot
+    plt = pyplot()
 
     from experiments.analysis import plots
 
@@ -212,11 +213,13 @@ def landscape_plot(campaign: analysis.Campaign):
     style of every figure; censored medians as hollow markers in the entrant's row of the
     strip above the limit), the peak's interval shaded, the campaign named under it all
     (a matplotlib Figure; draw it inside ``plt.rc_context(plots.STYLE)``)."""
-    import matplotlib.pyplot as plt
+    from experiments.analysis.figure_style import pyplot
+    plt = pyplot()
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
     from experiments.analysis import plots
+    from experiments.analysis.log_axes import log_scale
     from experiments.analysis.figure_style import (axes_height_points, campaign_styles, caption_below,
                                                    censored_rows)
 
@@ -256,7 +259,7 @@ def landscape_plot(campaign: analysis.Campaign):
         if n in found:
             ax.axvspan(found[n]["low"] - 0.01, found[n]["high"] + 0.01, color="0.85", zorder=0)
         ax.axhline(limit, color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)
-        plots.log_scale(ax)
+        log_scale(ax)
         plots.censored_strip(ax, rows_above, limit, low)
         ax.set_title(f"n = {n} ({n * n}\u00d7{n * n})")
         ax.set_xlabel("fraction of empty cells")

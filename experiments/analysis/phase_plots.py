@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import warnings
 
-import matplotlib.pyplot as plt
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from experiments.analysis import statistics as analysis
-from experiments.analysis.figure_style import family_title
+from experiments.analysis.figure_style import family_title, pyplot
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 PHASE_NAMES = {"t_check": "check", "t_build": "build", "t_encode": "encode", "t_write": "write",
                "t_search": "search", "t_decode": "decode", "t_verify": "verify"}
@@ -34,6 +37,7 @@ def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None
     """One panel per SAT entrant: stacked bars of each phase's share of the median solve
     at every n, each bar labelled with the sum of the phase medians; the first family
     (the assignment's), named in the title."""
+    plt = pyplot()
     table = analysis.summary(campaign) if table is None else table
     family = campaign.families[0]
     if "family" in table.columns and len(table):

@@ -17,23 +17,23 @@ import textwrap
 
 from pathlib import Path
 
-import matplotlib
+from typing import TYPE_CHECKING
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.lines import Line2D  # noqa: E402
+import numpy as np
+import pandas as pd
 
-from experiments.analysis import statistics as analysis  # noqa: E402
-from experiments.analysis import skipped_cells, virtual_best  # noqa: E402
-from experiments.analysis.figure_style import (STYLE, axes_height_points, campaign_styles,  # noqa: E402
+from experiments.analysis import statistics as analysis
+from experiments.analysis import skipped_cells, virtual_best
+from experiments.analysis.figure_style import (STYLE, axes_height_points, campaign_styles,
                                                caption_below, censored_rows, family_title,
-                                               legend_below, log_scale, save_figure, strip_top,
+                                               legend_below, pyplot, save_figure, strip_top,
                                                tight_box)
-from experiments.analysis.phase_plots import PHASE_NAMES, phases_figure  # noqa: E402,F401
-from formats.errors import RaceError, write_reason  # noqa: E402
+from experiments.analysis.phase_plots import PHASE_NAMES, phases_figure  # noqa: F401
+from formats.errors import RaceError, write_reason
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
 
 #: figure name -> what it shows (the file stem of the PDF and PNG)
 FIGURES: dict[str, str] = {
@@ -65,6 +65,7 @@ def _n_axis(ax, ns: list[int]) -> None:
 
 def _family_axes(campaign: analysis.Campaign, width: float, height: float, sharey: bool = True):
     """A figure with one panel per family (one panel for a one-family campaign)."""
+    plt = pyplot()
     families = campaign.families
     fig, axes = plt.subplots(1, len(families), figsize=(width if len(families) == 1 else 0.62 * width * len(families),
                                                       height), sharey=sharey, squeeze=False)
@@ -82,6 +83,7 @@ def _runtime_panel(ax, table: pd.DataFrame, family: str, entrants: list[str], st
                    limit: float, rows_above: dict[str, float]) -> list:
     """One family's medians; a censored median sits in its entrant's row of the strip above
     the limit (``rows_above``: entrant -> y), joined to the measured ones by a thin dotted line."""
+    from experiments.analysis.log_axes import log_scale
     handles = []
     for i, entrant in enumerate(entrants):
         rows = _family_rows(table, family, entrant)
@@ -151,6 +153,7 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = Non
     """Median wall time per solve vs n (log y), IQR band, the limit as a dashed line; a
     censored median is a hollow marker in its entrant's row of the shaded strip above the
     limit, joined by a thin dotted line; one panel per instance family."""
+    from matplotlib.lines import Line2D
     table = analysis.summary(campaign) if table is None else table
     limit = campaign.timeout_s
     left_out = textwrap.fill(skipped_cells.note(table), 60)    # a legend entry: no wider
@@ -190,6 +193,7 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = Non
 def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
                   per_instance: pd.DataFrame | None = None) -> Figure:
     """Fraction of instances solved (verified) within the limit vs n, one panel per family."""
+    from matplotlib.lines import Line2D
     table = analysis.summary(campaign) if table is None else table
     left_out = textwrap.fill(skipped_cells.note(table), 60)    # a legend entry: no wider
     table, entrants = with_virtual_best(campaign, skipped_cells.drawn(table), per_instance)
@@ -217,6 +221,9 @@ def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None
 def cactus_figure(campaign: analysis.Campaign, per_instance: pd.DataFrame | None = None) -> Figure:
     """Cactus plot: for each entrant, the k-th fastest solved instance (all n) at x = k
     (``per_instance``: the campaign's :func:`analysis.instance_times`, when at hand)."""
+    from experiments.analysis.log_axes import log_scale
+    from matplotlib.lines import Line2D
+    plt = pyplot()
     per_instance = analysis.instance_times(campaign.runs) if per_instance is None else per_instance
     entrants = list(campaign.entrants)
     if virtual_best.applies(campaign):
@@ -261,6 +268,7 @@ def work_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) 
     """Median work counters over solved instances vs n, one panel per counter (log y;
     symlog when a median is 0; a note instead of a plot when every median is 0 or no
     entrant reports the counter) and one row of panels per instance family, one legend."""
+    plt = pyplot()
     table = analysis.summary(campaign) if table is None else table
     families = campaign.families
     styles = campaign_styles(campaign)
@@ -290,6 +298,8 @@ FEW = "hollow: median over fewer than half the instances (the others unsolved)"
 def _work_panel(ax, table: pd.DataFrame, family: str, counter: str, entrants: list[str], styles: dict,
                 shown: dict[str, Line2D]) -> bool:
     """Draw ``counter``'s medians of ``family``; True when there is a curve to read."""
+    from experiments.analysis.log_axes import log_scale
+    from matplotlib.lines import Line2D
     series = []
     for i, entrant in enumerate(entrants):
         rows = _family_rows(table, family, entrant)
@@ -331,6 +341,7 @@ def plot_all(campaign: analysis.Campaign, outdir: str | Path,
     """Write every figure of :data:`FIGURES` as ``outdir/<name>.<fmt>``; return the paths.
     ``table`` and ``per_instance``: the campaign's :func:`analysis.summary` and
     :func:`analysis.instance_times`, when the caller has them (computed here otherwise)."""
+    plt = pyplot()
     out = Path(outdir)
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -75,7 +75,8 @@ def summary_tabular(table: pd.DataFrame, family: str) -> str:
 def write_figures(campaign: analysis.Campaign, out: Path) -> list[Path]:
     """The report's figures as PDF in ``out``: runtime and solved always, the cactus plot when
     an entrant answered a puzzle."""
-    import matplotlib.pyplot as plt
+    from experiments.analysis.figure_style import pyplot
+    plt = pyplot()
 
     from experiments.analysis import plots
     from experiments.analysis.figure_style import STYLE, caption_below, save_figure

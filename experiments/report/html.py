@@ -107,8 +107,9 @@ def warnings(campaign: analysis.Campaign, per_instance: pd.DataFrame | None = No
     wrong = int((runs["status"] == Status.WRONG).sum())
     if wrong:
         out.append(f"{wrong} cell(s) returned a WRONG answer (status wrong)")
-    solved = set(runs.loc[runs["status"] == Status.SOLVED, "instance"])
-    unsat = runs[(runs["status"] == Status.UNSAT) & runs["instance"].isin(solved)]
+    unsat = runs[runs["status"] == Status.UNSAT]
+    if len(unsat):          # of those, the ones on an instance another entrant solved
+        unsat = unsat[unsat["instance"].isin(set(runs.loc[runs["status"] == Status.SOLVED, "instance"]))]
     if len(unsat):
         out.append(f"{len(unsat)} cell(s) claim unsat on an instance another entrant solved")
     commit = str(campaign.meta.get("git_commit") or "")
@@ -188,8 +189,8 @@ def frontier_rows(campaigns: list[analysis.Campaign]) -> list[list[str]]:
 
 
 def page_data(campaign: analysis.Campaign, landscape: analysis.Campaign | None = None,
-              grids: bool = True, frontier: list[analysis.Campaign] = ()) -> tuple[dict, dict]:
-    """The page's data (JSON-safe) and its figures (plotly JSON dicts, by figure name);
+              grids: bool = True, frontier: list[analysis.Campaign] = ()) -> tuple[dict, dict[str, str]]:
+    """The page's data (JSON-safe) and its figures (plotly's JSON text, by figure name);
     ``frontier``: the frontier campaigns of the section "Where the methods stop", if any."""
     from experiments.analysis.head_to_head import head_to_head_pair
     per_instance = analysis.instance_times(campaign.runs)
@@ -226,7 +227,7 @@ def page_data(campaign: analysis.Campaign, landscape: analysis.Campaign | None =
         "grids": instance_grids.pack(found),
         "grids_missing": missing if grids else {"*": "grids left out (--no-grids)"},
     }
-    return data, {name: json.loads(fig.to_json()) for name, fig in figures.items()}
+    return data, {name: fig.to_json(validate=False) for name, fig in figures.items()}
 
 
 def grids_note(shown: int, instances: int) -> str:
@@ -241,13 +242,20 @@ STATIC = ("report.html", "report.css", "report.js", "plotly-cartesian.min.js")
 PLACEHOLDER = re.compile(r"\{\{([A-Z]+)\}\}")
 
 
-def packed_script(element_id: str, value) -> str:
-    """``value`` as JSON, gzip-compressed and base64-encoded, in a ``<script>`` element the
-    browser does not run (the page's script unpacks it): base64 holds no ``<``, ``&`` or
-    quote, so no data can end the element or open another."""
-    text = json.dumps(value, separators=(",", ":"), allow_nan=False).encode("utf-8")
-    body = base64.b64encode(gzip.compress(text, compresslevel=6, mtime=0)).decode("ascii")
+def packed_script(element_id: str, value=None, text: str | None = None) -> str:
+    """``value`` as JSON (or ``text``, JSON already), gzip-compressed and base64-encoded, in a
+    ``<script>`` element the browser does not run (the page's script unpacks it): base64 holds
+    no ``<``, ``&`` or quote, so no data can end the element or open another."""
+    if text is None:
+        text = json.dumps(value, separators=(",", ":"), allow_nan=False)
+    body = base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
     return f'<script type="application/json+gzip+base64" id="{element_id}">{body}</script>'
+
+
+def figures_json(figures: dict[str, str]) -> str:
+    """One JSON object of the figures' JSON texts, by name (each written by plotly once, not
+    parsed and written again)."""
+    return "{" + ",".join(f"{json.dumps(name)}:{text}" for name, text in figures.items()) + "}"
 
 
 def fill(template: str, parts: dict[str, str]) -> str:
@@ -271,7 +279,7 @@ def render(campaign: analysis.Campaign, landscape: analysis.Campaign | None = No
         "TITLE": html_escape.escape(f"sudoku-race: {campaign.name}"),
         "STYLE": style,
         "PLOTLY": plotly,
-        "DATA": packed_script("race-data", data) + packed_script("race-figures", figures),
+        "DATA": packed_script("race-data", data) + packed_script("race-figures", text=figures_json(figures)),
         "SCRIPT": script,
     })
 
