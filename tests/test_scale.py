@@ -181,23 +181,25 @@ def run_measured(args: list[str], cwd: Path) -> tuple[int, str, float]:
     return proc.returncode, output, usage.ru_maxrss / 1024.0
 
 
-#: rows of the campaigns the analysis commands read (``make bench`` reads 1,000,000)
+#: rows of the campaigns the analysis commands read: 2 entrants x 10 repeats x 10,000 puzzles, the
+#: shape of ``make bench``'s 1,000,000 rows (2 x 10 x 50,000)
 ROWS = 200_000
+REPEATS = 10
 #: peak RSS (MB) every analysis command stays under at :data:`ROWS` rows (the rows alone are 70 MB
-#: of CSV; 460-680 MB measured, ``race compare`` of two campaigns the most), ``race merge``
+#: of CSV; 460-640 MB measured, ``race compare`` of two campaigns the most), ``race merge``
 #: included (it reads its sources in columns, as text: about 570 MB measured)
 ROWS_MB = 800
 
 
 @pytest.mark.slow
 def test_every_analysis_command_at_200k_rows_in_bounded_memory(tmp_path):
-    root = synthetic_campaign.write(tmp_path / "out", ROWS, ("dlx", "backtracking"), repeats=5)
-    other = synthetic_campaign.write(tmp_path / "other", ROWS, ("dlx", "backtracking"), repeats=5,
+    root = synthetic_campaign.write(tmp_path / "out", ROWS, ("dlx", "backtracking"), repeats=REPEATS)
+    other = synthetic_campaign.write(tmp_path / "other", ROWS, ("dlx", "backtracking"), repeats=REPEATS,
                                      campaign="synthetic", host="another")
     instances = str(tmp_path / "out" / "instances" / "synthetic")
     commands = {
         "resume (the run's summary)": ["run", "--instances", instances, "--solvers", "dlx,backtracking",
-                                       "--n", "3", "--repeats", "5", "--campaign", "synthetic",
+                                       "--n", "3", "--repeats", str(REPEATS), "--campaign", "synthetic",
                                        "--out", str(tmp_path / "out"), "--no-report"],
         "plot": ["plot", str(root)],
         "report --html": ["report", "--html", str(root)],
