@@ -27,6 +27,17 @@ LONGEST_FIRST = ("test_docs_examples.py", "test_records_faults.py", "test_hostil
                  "test_fuzz_readers.py", "test_wheel_install.py", "test_rules.py")
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Every pyplot figure a test left open is closed after it (a worker runs hundreds of tests:
+    figures built and never saved would pile up for its whole life)."""
+    yield
+    import sys
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:
+        pyplot.close("all")
+
+
 def pytest_collection_modifyitems(session, config, items) -> None:
     """Run the files of :data:`LONGEST_FIRST` first, in that order (each file's tests keep
     their order; the rest keep theirs): every worker collects the same order."""
