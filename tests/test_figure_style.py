@@ -247,3 +247,27 @@ def test_the_pages_censored_rows_are_a_marker_apart(reference, reference_table):
     pixels = html_figures._margins(page.layout.height)[2]
     steps = [pixels * (math.log10(b) - math.log10(a)) / (high - low) for a, b in zip(rows, rows[1:])]
     assert min(steps) >= 13, steps          # 10 px markers, their outline, a pixel between
+
+
+def test_a_box_measured_once_crops_as_savefig_tight_crops(reference, reference_table):
+    """plot_all measures each figure's tight box once for its PDF and PNG: the PNG is the same
+    pixels as ``savefig(bbox_inches="tight")`` makes, and so is a second file from one box."""
+    import io
+
+    from PIL import Image
+
+    from experiments.analysis.figure_style import caption_below, tight_box
+
+    def png(fig, **options) -> np.ndarray:
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=150, **options)
+        return np.asarray(Image.open(io.BytesIO(buffer.getvalue())).convert("RGB"))
+
+    with plt.rc_context(plots.STYLE):
+        fig = plots.runtime_figure(reference, reference_table)
+        caption_below(fig, "campaign box")
+        tight = png(fig)                                  # savefig's own tight box (STYLE)
+        box = tight_box(fig)
+        once, again = png(fig, bbox_inches=box), png(fig, bbox_inches=box)
+        plt.close(fig)
+    assert tight.shape == once.shape and np.array_equal(tight, once) and np.array_equal(once, again)

@@ -127,3 +127,16 @@ def test_the_exact_cover_commands_end_at_once_with_everything_written(tmp_path):
     assert empty.returncode == 1 and "no solution" in empty.stderr
     missing = _race_process(["cover", str(tmp_path / "missing.dlx")])
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "missing.dlx" in missing.stderr
+
+
+def test_commands_that_draw_no_matplotlib_figure_never_load_it(tmp_path):
+    """The HTML page (plotly), the markdown export and compare draw no matplotlib figure:
+    matplotlib is imported at the first figure drawn, never by these."""
+    from experiments.harness import synthetic_campaign
+    root = str(synthetic_campaign.write(tmp_path / "out", 40, ("dlx", "backtracking")))
+    for args in (["report", root, "--html", "-o", str(tmp_path / "page.html")],
+                 ["export", root, "-f", "markdown"], ["compare", root, root]):
+        loaded = _modules_after(args)
+        assert "pandas" in loaded and "matplotlib" not in loaded, args
+    assert (tmp_path / "page.html").stat().st_size > 10_000
+    assert "matplotlib" in _modules_after(["plot", root, "-o", str(tmp_path / "plots")])
