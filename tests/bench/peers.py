@@ -2,11 +2,17 @@
 
 ``SUDOKU_PEERS`` names a clone of tdoku (https://github.com/t-dillon/tdoku, BSD-2): its SIMD
 solver (``src/solver_dpll_triad_simd.cc``) is always built from it, and JCZSolve when the clone
-also holds ``other/jczsolve/JCZSolve.c``, which tdoku's own script fetches (its copyright is not
-specified, so it is never shipped here)::
+also holds ``other/jczsolve/JCZSolve.c`` (its copyright is not specified, so it is never shipped
+here). tdoku's own script fetches JCZSolve's zip from the New Sudoku Players' Forum and patches
+it; where that forum cannot be reached, the same zip (``JCZSolve10/``, 2016-01-25) is kept in the
+public repository https://github.com/shines77/gzSudoku as ``others/jczslover/jczsolve.zip``::
 
     git clone https://github.com/t-dillon/tdoku /path/to/tdoku
     (cd /path/to/tdoku/other && ./setup_jczsolve.sh)     # downloads and patches JCZSolve.c
+    # or, without the forum: the zip from gzSudoku, then tdoku's patch
+    cd /path/to/tdoku/other/jczsolve
+    curl -LO https://raw.githubusercontent.com/shines77/gzSudoku/master/others/jczslover/jczsolve.zip
+    unzip -jo jczsolve.zip 'JCZSolve10/JCZSolve.?' && patch JCZSolve.c JCZSolve.c.diff
     SUDOKU_PEERS=/path/to/tdoku .venv/bin/python tests/bench/bench_batch.py
 
 Each peer is linked with ``peer_driver.c`` (beside this file) into a program that does the work
