@@ -47,6 +47,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Hashable
 
+from experiments.harness import worker_zygote
 from experiments.harness.provenance import utc_now
 from experiments.harness.schema import Status
 from experiments.harness.worker_process import WorkerProcess, worker_env
@@ -85,13 +86,15 @@ class LocalExecutor:
     ``cpus`` (one per job, or None) pins worker slot i to ``cpus[i]``. ``keep_warm``: how
     many warm workers (of different entrants) a slot keeps, the idle ones parked, so that
     cells of several entrants interleaved pay no start-up (1: a slot's worker is stopped
-    when the slot switches entrant).
+    when the slot switches entrant). ``zygote``: start workers by forking them from a warm
+    zygote (:mod:`experiments.harness.worker_zygote`), milliseconds instead of about a second
+    each (a cell killed at its limit costs its worker); False: a fresh interpreter each.
     """
 
     def __init__(self, jobs: int, timeout_s: float, memory_mb: float | None = None,
                  min_time: float | None = None, die_with_parent: bool = True,
                  init_timeout_s: float = INIT_TIMEOUT_S, cpus: list[int] | None = None,
-                 keep_warm: int = 1) -> None:
+                 keep_warm: int = 1, zygote: bool = True) -> None:
         if jobs < 1:
             raise RaceError(f"--jobs must be >= 1, got {jobs}")
         if cpus is not None and len(cpus) != jobs:
@@ -109,6 +112,19 @@ class LocalExecutor:
         #: worker ident (host:pid) -> the CPUs it reported it may run on
         self.worker_cpus: dict[str, list[int]] = {}
         self._last_mem = 0.0
+        self._zygote: worker_zygote.Zygote | None = None
+        self._zygote_wanted = zygote
+
+    def _warm_start(self) -> worker_zygote.Zygote | None:
+        """The zygote that forks this executor's workers (started with the first); None when
+        it is not wanted or cannot start (then each worker is a fresh interpreter)."""
+        if self._zygote_wanted and (self._zygote is None or not self._zygote.alive()):
+            try:
+                self._zygote = worker_zygote.Zygote(self.env, self.die_with_parent)
+            except OSError:
+                self._zygote_wanted = False
+                self._zygote = None
+        return self._zygote
 
     # -- the executor interface ------------------------------------------------
     def free(self) -> int:
@@ -143,7 +159,8 @@ class LocalExecutor:
             slot.worker = wanted
         slot.key, slot.request, slot.rss_peak = key, request, 0.0
         if slot.worker is None:
-            slot.worker = WorkerProcess(request["init"], self.env, self.die_with_parent, slot.cpu)
+            slot.worker = WorkerProcess(request["init"], self.env, self.die_with_parent, slot.cpu,
+                                        zygote=self._warm_start())
             slot.phase, slot.deadline = "init", time.monotonic() + self.init_timeout_s
         else:
             self._send_solve(slot)
@@ -205,6 +222,9 @@ class LocalExecutor:
             for worker in slot.parked.values():
                 worker.stop()
             slot.parked.clear()
+        if self._zygote is not None:
+            self._zygote.close()
+            self._zygote = None
 
     # -- the state machine of a slot -------------------------------------------
     def _send_solve(self, slot: _Slot) -> None:

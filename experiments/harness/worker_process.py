@@ -16,7 +16,7 @@ import sys
 import tempfile
 from typing import Any
 
-from experiments.harness import worker_tmpdir
+from experiments.harness import worker_tmpdir, worker_zygote
 from solvers.limited_process import die_with_parent as die_with_parent_signal
 from solvers.process_tree import TreeMemory, descendants
 
@@ -53,14 +53,16 @@ class WorkerProcess:
     external SAT solver's DIMACS file, ...), so the parent does."""
 
     def __init__(self, init: dict[str, Any], env: dict[str, str] | None = None,
-                 die_with_parent: bool = True, cpu: int | None = None) -> None:
+                 die_with_parent: bool = True, cpu: int | None = None,
+                 zygote: worker_zygote.Zygote | None = None) -> None:
         self.entrant: str = init["spec"]
         self.ready: dict[str, Any] | None = None
         self._stderr = tempfile.TemporaryFile()
         self.tmpdir = worker_tmpdir.make()
         env = dict(env if env is not None else worker_env(), TMPDIR=self.tmpdir)
+        self.proc: subprocess.Popen[bytes] | worker_zygote.ForkedWorker
         try:
-            self.proc = subprocess.Popen(
+            self.proc = self._fork(zygote, env, die_with_parent, cpu) or subprocess.Popen(
                 [sys.executable, "-m", "experiments.harness.worker"], stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True,
                 env=env, bufsize=0, preexec_fn=_start_hook(die_with_parent, cpu))
@@ -70,6 +72,17 @@ class WorkerProcess:
         self._buf = b""
         self.memory = TreeMemory(self.proc.pid)
         self.send({"op": "init", **init})
+
+    def _fork(self, zygote: worker_zygote.Zygote | None, env: dict[str, str],
+              die_with_parent: bool, cpu: int | None) -> worker_zygote.ForkedWorker | None:
+        """The worker forked by ``zygote`` (warm: ready in milliseconds), or None when there
+        is none for this environment or it cannot fork (then a fresh interpreter starts)."""
+        if zygote is None or not zygote.alive() or not worker_zygote.matches(zygote, env):
+            return None
+        try:
+            return zygote.fork(env, die_with_parent, cpu, self._stderr)
+        except OSError:
+            return None
 
     @property
     def pid(self) -> int:

@@ -1,0 +1,291 @@
+"""Warm worker starts: a *zygote* process forks each measurement worker.
+
+A fresh worker (``python -m experiments.harness.worker``) spends about 1 s of CPU before its
+first cell: the interpreter, numpy, numba and its compiler, the solvers. A race replaces the
+worker of every cell killed at its limit, so on hard puzzles those starts add up (a campaign
+of 40 timeouts pays 40 s of them). The zygote pays them once: it imports what every worker
+imports, initialises numba's compiler, then waits. Each worker is ``fork()``-ed from it, in a
+session of its own, pinned to its CPU, asked to die with the zygote (which dies with the
+harness), with the pipes and stderr file the parent handed over (``SCM_RIGHTS``) as its fds 0,
+1 and 2; it then runs :func:`experiments.harness.worker.main` as a fresh worker would, and
+loads its entrant's own compiled kernels itself (no other entrant's code is in its memory
+beyond what every worker holds). Its CPU time and peak memory are its own (a forked process
+starts with zero CPU time; the harness resets its peak RSS before each cell).
+
+The parent talks to the zygote over a Unix socket, one JSON line each way: ``{"op": "fork",
+"cpu", "die_with_parent", "env"}`` with three fds -> ``{"op": "forked", "pid"}``; the zygote
+reaps its children and sends ``{"op": "exit", "pid", "code"}`` for each (``code`` as
+:attr:`subprocess.Popen.returncode`: negative for a signal). :class:`ForkedWorker` is the
+parent's handle, with the part of :class:`subprocess.Popen` the harness uses.
+
+The executor (:mod:`experiments.harness.executor`) starts its zygote with its first worker and
+ends it when it closes. If the zygote cannot start or fork, or a worker needs another
+environment, the worker is a fresh interpreter as before
+(:mod:`experiments.harness.worker_process`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from typing import IO, Any
+
+#: the environment variables a worker may have of its own (the rest is the zygote's)
+OWN_ENV = ("TMPDIR",)
+#: how long the zygote may take to import and initialise before the harness gives up on it
+START_TIMEOUT_S = 60.0
+
+
+def _env_key(env: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((k, v) for k, v in env.items() if k not in OWN_ENV))
+
+
+class Zygote:
+    """The parent's handle on one zygote process (started with ``env``; with
+    ``die_with_parent`` the kernel kills it when the thread that started it ends, and its
+    workers that ask to die with their parent die with it)."""
+
+    def __init__(self, env: dict[str, str], die_with_parent: bool = True) -> None:
+        from solvers.limited_process import die_with_parent as die_with_parent_signal
+        self.key = _env_key(env)
+        self.codes: dict[int, int] = {}
+        self._buf = b""
+        self._lock = threading.Lock()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "experiments.harness.worker_zygote", str(theirs.fileno())],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                pass_fds=(theirs.fileno(),), env=env, start_new_session=True,
+                preexec_fn=die_with_parent_signal if die_with_parent else None)
+        finally:
+            theirs.close()
+        self.sock = ours
+        reply = self._next(lambda m: m.get("op") == "ready", time.monotonic() + START_TIMEOUT_S)
+        if reply is None:
+            self.close()
+            raise OSError("the worker zygote did not start")
+
+    def _next(self, wanted, deadline: float | None) -> dict[str, Any] | None:
+        """Read the zygote's messages (recording exits) until one is ``wanted``; None at
+        EOF or past ``deadline`` (None: no wait beyond what is already there)."""
+        while True:
+            while b"\n" in self._buf:
+                line, self._buf = self._buf.split(b"\n", 1)
+                message = json.loads(line)
+                if message.get("op") == "exit":
+                    self.codes[int(message["pid"])] = int(message["code"])
+                if wanted(message):
+                    return message
+            left = 0.0 if deadline is None else max(0.0, deadline - time.monotonic())
+            if not select.select([self.sock], [], [], left)[0]:
+                return None
+            data = self.sock.recv(1 << 16)
+            if not data:
+                return None
+            self._buf += data
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def fork(self, env: dict[str, str], die_with_parent: bool, cpu: int | None,
+             stderr: IO[bytes]) -> ForkedWorker:
+        """A new worker forked by the zygote, with pipes to its stdin and stdout."""
+        child_in, to_child = os.pipe()
+        from_child, child_out = os.pipe()
+        request = {"op": "fork", "cpu": cpu, "die_with_parent": die_with_parent,
+                   "env": {k: env[k] for k in OWN_ENV if k in env}}
+        try:
+            with self._lock:
+                socket.send_fds(self.sock, [(json.dumps(request) + "\n").encode()],
+                                [child_in, child_out, stderr.fileno()])
+                reply = self._next(lambda m: m.get("op") in ("forked", "failed"),
+                                   time.monotonic() + START_TIMEOUT_S)
+        except OSError:
+            reply = None
+        finally:
+            os.close(child_in)
+            os.close(child_out)
+        if reply is None or reply["op"] != "forked":
+            os.close(to_child)
+            os.close(from_child)
+            raise OSError("the worker zygote did not fork" +
+                          (f": {reply['message']}" if reply else ""))
+        return ForkedWorker(self, int(reply["pid"]), os.fdopen(to_child, "wb", buffering=0),
+                            os.fdopen(from_child, "rb", buffering=0))
+
+    def code(self, pid: int, timeout: float | None) -> int | None:
+        """``pid``'s exit code once the zygote has reaped it (waiting up to ``timeout`` s,
+        None: as long as it takes); None if it has not (or the zygote is gone)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            while pid not in self.codes:
+                left = 3600.0 if deadline is None else max(0.0, deadline - time.monotonic())
+                if self._next(lambda m: m.get("op") == "exit" and int(m["pid"]) == pid,
+                              time.monotonic() + left) is None:
+                    break
+            return self.codes.pop(pid, None)
+
+    def close(self) -> None:
+        """End the zygote (its idle children are the executor's to stop first)."""
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class ForkedWorker:
+    """A worker forked by a :class:`Zygote`: what the harness uses of :class:`subprocess.Popen`
+    (``pid``, ``stdin``, ``stdout``, ``poll``, ``wait``, ``returncode``)."""
+
+    def __init__(self, zygote: Zygote, pid: int, stdin: IO[bytes], stdout: IO[bytes]) -> None:
+        self.zygote, self.pid, self.stdin, self.stdout = zygote, pid, stdin, stdout
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        return self.wait(timeout=0.0) if self.returncode is None else self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None:
+            code = self.zygote.code(self.pid, timeout)
+            if code is None and self.zygote.alive() and _exists(self.pid):
+                if timeout is not None and timeout > 0:
+                    raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout)
+                return None  # type: ignore[return-value]   # still running (poll)
+            self.returncode = code if code is not None else -signal.SIGKILL
+        return self.returncode
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+def matches(zygote: Zygote, env: dict[str, str]) -> bool:
+    """Whether ``zygote`` can fork a worker of environment ``env`` (the same but for
+    :data:`OWN_ENV`)."""
+    return zygote.key == _env_key(env)
+
+
+# -- the zygote's side ---------------------------------------------------------------------
+
+def _preload() -> None:
+    """Import what every worker imports and initialise numba's compiler (by loading one tiny
+    kernel): the part of a worker's start that does not depend on its entrant."""
+    import experiments.harness.worker  # noqa: F401
+    import solvers.registry  # noqa: F401
+    for name in ("solvers.backtracking", "solvers.dlx", "solvers.bitset", "solvers.sat"):
+        try:
+            __import__(name)
+        except ImportError:
+            pass
+    from solvers.rules.bitsets import popcount
+    popcount(7)
+
+
+def _child(request: dict[str, Any], fds: list[int], sock: socket.socket,
+           wake: tuple[int, int]) -> None:
+    """In the forked child: become a worker (never returns)."""
+    code = 1
+    try:
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        sock.close()
+        for fd in wake:
+            os.close(fd)
+        os.setsid()
+        if request.get("die_with_parent"):
+            from solvers.limited_process import die_with_parent
+            die_with_parent()
+        if request.get("cpu") is not None:
+            os.sched_setaffinity(0, {int(request["cpu"])})
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        os.environ.update(request.get("env") or {})
+        import tempfile
+        tempfile.tempdir = None                 # TMPDIR is the worker's own
+        from experiments.harness import worker
+        worker.main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:
+        import traceback
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def serve(fd: int) -> None:
+    """The zygote: preload, say ready, then fork a worker per request and report each exit,
+    until the parent closes the socket."""
+    sock = socket.socket(fileno=fd)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    _preload()
+    sock.sendall(b'{"op": "ready"}\n')
+    buf = b""
+    fds: list[int] = []
+    while True:
+        readable = select.select([sock, wake_r], [], [])[0]
+        if wake_r in readable:
+            os.read(wake_r, 4096)
+        while True:                             # reap every child that has ended
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+            sock.sendall((json.dumps({"op": "exit", "pid": pid, "code": code}) + "\n").encode())
+        if sock not in readable:
+            continue
+        data, got, _, _ = socket.recv_fds(sock, 1 << 16, 3)
+        if not data:
+            return
+        buf += data
+        fds += got
+        while b"\n" in buf and len(fds) >= 3:
+            line, buf = buf.split(b"\n", 1)
+            mine, fds = fds[:3], fds[3:]
+            request = json.loads(line)
+            try:
+                pid = os.fork()
+            except OSError as exc:
+                for f in mine:
+                    os.close(f)
+                sock.sendall((json.dumps({"op": "failed", "message": str(exc)}) + "\n").encode())
+                continue
+            if pid == 0:
+                _child(request, mine, sock, (wake_r, wake_w))
+            for f in mine:
+                os.close(f)
+            sock.sendall((json.dumps({"op": "forked", "pid": pid}) + "\n").encode())
+
+
+if __name__ == "__main__":
+    serve(int(sys.argv[1]))
