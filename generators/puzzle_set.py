@@ -252,8 +252,14 @@ def _cached(path: Path, ident: dict[str, str]) -> bytes | None:
     return data
 
 
+#: sets from this box size on are made by ``jobs`` processes at once (smaller sets take less
+#: than a process's start)
+PARALLEL_FROM_N = 5
+
+
 def write_set(kind: str, n: int, count: int, seed: int, out_dir: Path, progress: bool = False,
-              label: str | None = None, stem: str | None = None, **options) -> Path:
+              label: str | None = None, stem: str | None = None, jobs: int = 1,
+              **options) -> Path:
     """Write puzzles 0..count-1 of (kind, n, seed, options) into ``out_dir``
     (native format with ``# key=value`` metadata) and update ``manifest.csv``
     there (rows of other sets already listed are kept). A puzzle file already
@@ -261,7 +267,10 @@ def write_set(kind: str, n: int, count: int, seed: int, out_dir: Path, progress:
     Returns the manifest path (``label``: the family's name on the progress bar, by
     default ``kind``; ``stem``: the first part of the file names, by default ``kind``, e.g.
     ``hard`` for ``hard-n5-s0-0000.sudoku``; the manifest's ``kind`` column and the files'
-    metadata name the generator's kind either way). Raises RaceError for bad arguments or an unwritable directory."""
+    metadata name the generator's kind either way). ``jobs`` > 1: from n = :data:`PARALLEL_FROM_N`
+    on, the missing puzzles are made by that many processes at once (each puzzle comes from
+    its own seeded streams, so the files are the same). Raises RaceError for bad arguments or
+    an unwritable directory."""
     count = _check_int("count", count, 0)
     identity(kind, n, seed, 0, **options)           # validate before touching the disk
     out_dir = Path(out_dir)
@@ -283,14 +292,25 @@ def write_set(kind: str, n: int, count: int, seed: int, out_dir: Path, progress:
                         "write the set elsewhere (another -o directory or --seed) or remove those files first",
                         source=str(out_dir))
     rows: dict[str, dict[str, str]] = {}
-    indices = range(count)
+    bar = None
     if progress:
         from tqdm import tqdm
-        indices = tqdm(indices, desc=f"{label or kind} n={n}", unit="puzzle", leave=False)
+        bar = tqdm(total=count, desc=f"{label or kind} n={n}", unit="puzzle", leave=False)
+    missing = [i for i in range(count) if _cached(out_dir / puzzle_name(stem, n, seed, i),
+                                                  identity(kind, n, seed, i, **options)) is None]
+    if jobs > 1 and n >= PARALLEL_FROM_N and len(missing) > 1:
+        from generators import parallel_sets
+        rows.update(parallel_sets.make_rows(_set_row_alone, missing, min(jobs, len(missing)),
+                                            (kind, n, seed), (out_dir, options, stem), bar))
     with CounterPool() as pool:
-        for index in indices:
-            rows[puzzle_name(stem, n, seed, index)] = _set_row(kind, n, seed, index, out_dir, pool,
-                                                               options, stem)
+        for index in range(count):
+            name = puzzle_name(stem, n, seed, index)
+            if name not in rows:
+                rows[name] = _set_row(kind, n, seed, index, out_dir, pool, options, stem)
+                if bar is not None:
+                    bar.update(1)
+    if bar is not None:
+        bar.close()
     manifest = out_dir / MANIFEST
     for row in read_manifest(manifest):
         if row.get("file") not in rows and (out_dir / row.get("file", "")).is_file():
@@ -317,6 +337,13 @@ def _set_row(kind: str, n: int, seed: int, index: int, out_dir: Path, pool: Coun
         clues = grid_text.parse(data.decode("utf-8")).metadata["clues"]
     return {"file": name, "kind": kind, "n": str(n), "seed": str(seed), "index": str(index),
             "fill": ident["fill"], "clues": clues, "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def _set_row_alone(kind: str, n: int, seed: int, index: int, out_dir: Path, options: dict,
+                   stem: str) -> dict[str, str]:
+    """:func:`_set_row` with counters of its own (in a process of :mod:`generators.parallel_sets`)."""
+    with CounterPool() as pool:
+        return _set_row(kind, n, seed, index, out_dir, pool, options, stem)
 
 
 def read_manifest(path: Path) -> list[dict[str, str]]:

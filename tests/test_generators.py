@@ -330,6 +330,28 @@ def test_write_set_files_manifest_and_cache(tmp_path, monkeypatch):
     assert len(files) == 5 and "holes-n3-s5-0001.sudoku" in files
 
 
+def test_a_large_set_made_by_several_processes_is_the_same_set(tmp_path, monkeypatch):
+    # from n = 5 on, `jobs` processes make the missing puzzles at once: same files, same
+    # manifest, and a puzzle already there is kept, not made again
+    one = puzzle_set.write_set("holes", 5, 4, 3, tmp_path / "one", holes=0.55,
+                               pattern="balanced")
+    (tmp_path / "two").mkdir()
+    first = "holes-n5-s3-0002.sudoku"
+    (tmp_path / "two" / first).write_bytes((tmp_path / "one" / first).read_bytes())
+    import generators.parallel_sets as parallel_sets
+    seen = {}
+    real_rows = parallel_sets.make_rows
+    monkeypatch.setattr(parallel_sets, "make_rows",
+                        lambda *a, **k: seen.update(indices=a[1], jobs=a[2]) or real_rows(*a, **k))
+    two = puzzle_set.write_set("holes", 5, 4, 3, tmp_path / "two", jobs=2, holes=0.55,
+                               pattern="balanced")
+    assert seen == {"indices": [0, 1, 3], "jobs": 2}
+    assert one.read_bytes() == two.read_bytes()
+    for i in range(4):
+        name = f"holes-n5-s3-{i:04d}.sudoku"
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+
+
 def test_a_puzzle_of_other_options_under_the_same_name_is_never_replaced(tmp_path):
     """`race generate -o DIR` with other options (--holes 0.3, then 0.6) replaced the files of
     the first set that share a name, in silence (a campaign may have raced them). Now it is a

@@ -43,7 +43,7 @@ def prepare(config: Config, progress: bool = False) -> Prepared:
                                                        config.seed, progress=progress,
                                                        label=family.label,
                                                        stem=family.stem(config.instance_names),
-                                                       **family.options_for(n))
+                                                       jobs=config.jobs, **family.options_for(n))
                      for family in config.families for n in config.n_values}
     config.directory.mkdir(parents=True, exist_ok=True)
     if recorded is None:

@@ -108,13 +108,14 @@ def cached_instances(directory: Path, kind: str, n: int, seed: int) -> dict[int,
 
 def ensure_instances(out: Path, kind: str, n: int, count: int, seed: int,
                      progress: bool = False, label: str | None = None, stem: str | None = None,
-                     **options: Any) -> list[Instance]:
+                     jobs: int = 1, **options: Any) -> list[Instance]:
     """Instances 0..count-1 of ``kind`` at box size n with the generator ``options``:
     read from the cache, generated (by :func:`generators.puzzle_set.write_set`) when
     missing; the progress lines name the family by ``label`` (``hard``), the generator's
     kind and options after it. ``stem`` names the set's directory and files (default
-    ``kind``: ``hard`` for ``hard-n5-s0-holes0.55-balanced/hard-n5-s0-0000.sudoku``). Raises
-    RaceError for a bad kind or option (the generator validates them)."""
+    ``kind``: ``hard`` for ``hard-n5-s0-holes0.55-balanced/hard-n5-s0-0000.sudoku``); ``jobs``
+    processes make a large set's puzzles at once. Raises RaceError for a bad kind or option
+    (the generator validates them)."""
     directory = instance_dir(out, stem or kind, n, seed, options)
     have = cached_instances(directory, kind, n, seed)
     if all(i in have for i in range(count)):
@@ -133,7 +134,7 @@ def ensure_instances(out: Path, kind: str, n: int, count: int, seed: int,
         print(f"generating {count} {name} instance(s){made} with n={n} (seed {seed}) "
               f"in {directory}", file=sys.stderr, flush=True)
     puzzle_set.write_set(kind, n, count, seed, directory, progress=progress, label=name,
-                         stem=stem, **options)
+                         stem=stem, jobs=jobs, **options)
     have = cached_instances(directory, kind, n, seed)
     missing = [i for i in range(count) if i not in have]
     if missing:
