@@ -4,6 +4,7 @@ render is one line and loses no row; an interrupted run says where its rows are.
 
 from __future__ import annotations
 
+import os
 import signal
 from pathlib import Path
 
@@ -161,3 +162,26 @@ def test_an_interrupted_run_says_where_its_rows_are_and_draws_nothing(out):
     assert f"figures: none drawn (interrupted): race plot {out / 'cut'} draws them" in stdout
     assert "re-run the same command to resume" in stderr
     assert not (out / "cut" / "plots").exists()
+
+
+def test_the_page_is_written_beside_the_figures_by_a_forked_process(finished, monkeypatch, tmp_path):
+    # with two CPUs the HTML report is written in a forked process while the figures are drawn;
+    # with one, here; the paths and the failure lines are the same either way
+    from experiments.cli import run_report
+    from experiments.report import html
+    real = html.write
+    where = tmp_path / "pid"
+
+    def write(directory, path, *args, **kwargs):
+        where.write_text(str(os.getpid()))
+        return real(directory, path, *args, **kwargs)
+
+    monkeypatch.setattr(html, "write", write)
+    monkeypatch.setattr(run_report.os, "sched_getaffinity", lambda pid: {0, 1})
+    written, failed = run_report.write_report(finished[0] / "c")
+    assert failed == [] and finished[0] / "c" / "report.html" in written
+    assert int(where.read_text()) != os.getpid()
+    monkeypatch.setattr(run_report.os, "sched_getaffinity", lambda pid: {0})
+    again, failed = run_report.write_report(finished[0] / "c")
+    assert failed == [] and again == written
+    assert int(where.read_text()) == os.getpid()

@@ -13,6 +13,7 @@ import click
 from experiments.cli import params
 from experiments.cli.dataset import InstancesParam, instance_set_settings
 from experiments.cli.run_progress import estimate_line
+from experiments.cli.run_report import report_lines, write_report
 from experiments.cli.generate import family_options
 from experiments.cli.invocation import current_registry
 from experiments.harness.campaign import run_campaign
@@ -296,69 +297,6 @@ def race(config: Config, summarize=None, report: bool | None = None,
         sys.exit(done.exit_code)
     if failed:
         sys.exit(2)
-
-
-#: the figures ``race run`` draws at the end, as PNG (``race plot`` and ``race report`` also
-#: write the PDFs; PNG alone halves the time, see :func:`write_report`)
-FIGURE_FORMATS = ("png",)
-
-
-def write_report(directory: Path) -> tuple[list[Path], list[str]]:
-    """Draw the figures of the campaign in ``directory`` into ``directory/plots``
-    (:func:`experiments.analysis.plots.plot_all`, as ``race plot``) and write its HTML
-    report to ``directory/report.html`` (:func:`experiments.report.html.write`, as ``race
-    report --html``). Returns the paths written and, for each part that failed, one line
-    saying what and where (never raised: the rows are on disk already)."""
-    written: list[Path] = []
-    failed: list[str] = []
-    click.echo("drawing the figures and the HTML report ...", err=True)
-    try:
-        from experiments.analysis import plots, statistics
-        written += plots.plot_all(statistics.load(directory), directory / "plots", formats=FIGURE_FORMATS)
-    except Exception as exc:  # noqa: BLE001 - any renderer's failure is one line, the rows stay
-        failed.append(f"the figures were not drawn: {_reason(exc)}")
-    try:
-        from experiments.report import html
-        written.append(html.write(directory, directory / "report.html"))
-    except Exception as exc:  # noqa: BLE001 - as above
-        failed.append(f"the HTML report was not written: {_reason(exc)}")
-    return written, failed
-
-
-def _reason(exc: Exception) -> str:
-    if isinstance(exc, RaceError):
-        return str(exc)
-    if isinstance(exc, OSError) and exc.strerror:
-        return f"{exc.strerror}" + (f": {exc.filename}" if exc.filename else "")
-    return f"{type(exc).__name__}: {exc}"
-
-
-def report_lines(campaign, written: list[Path], why_none: str) -> list[str]:
-    """The last lines of ``race run``: the figures and the HTML report written (``written``;
-    ``why_none`` says why when there are none), and the commands that take the campaign
-    further."""
-    from experiments.analysis.head_to_head import head_to_head_pair
-    where = shlex.quote(str(campaign.path))
-    figures = [p for p in written if p.suffix != ".html"]
-    pages = [p for p in written if p.suffix == ".html"]
-    lines = []
-    if figures:
-        lines.append(f"figures: {figures[0]}")
-        lines += [f"         {p}" for p in figures[1:]]
-    if pages:
-        lines.append(f"report:  {pages[0]} (interactive, offline: open it in a browser)")
-    if not figures:
-        lines.append(f"figures: none drawn ({why_none}): race plot {where} draws them")
-    pair = head_to_head_pair(campaign)
-    lines.append("next:")
-    commands = [(f"race report {where}", "the PDF report (LaTeX), its figures as PDF")]
-    if pair:
-        commands.append((f"race compare {where} {shlex.quote(pair[0])} {shlex.quote(pair[1])}",
-                         "two entrants head to head"))
-    commands.append((f"race export {where} -f markdown", "the summary as a table to paste"))
-    width = max(len(c) for c, _ in commands)
-    lines += [f"  {c:<{width}}  # {what}" for c, what in commands]
-    return lines
 
 
 def resolve_families(family_labels: str, options_given: dict[str, str | None]

@@ -56,7 +56,7 @@ from formats.errors import RaceError
 #: seconds between two memory polls of a busy worker
 MEMORY_POLL_S = 0.05
 #: seconds a worker gets past its time limit before the kill (its reply may be in flight)
-GRACE_S = 0.25
+GRACE_S = 0.1
 #: seconds a worker may take to import and warm up its entrant
 INIT_TIMEOUT_S = 180.0
 
@@ -119,6 +119,8 @@ class LocalExecutor:
         """The zygote that forks this executor's workers (started with the first); None when
         it is not wanted or cannot start (then each worker is a fresh interpreter)."""
         if self._zygote_wanted and (self._zygote is None or not self._zygote.alive()):
+            if self._zygote is not None:                # ended under us: a new one
+                self._zygote.close()
             try:
                 self._zygote = worker_zygote.Zygote(self.env, self.die_with_parent)
             except OSError:
