@@ -81,24 +81,19 @@ def test_a_forked_workers_end_reaches_the_parent_as_popens_would():
 
 
 def test_without_a_zygote_or_when_it_cannot_start_workers_are_fresh_interpreters(monkeypatch):
-    ex = LocalExecutor(1, timeout_s=30.0, min_time=0.0, zygote=False)
-    try:
-        outcome = run_one(ex, "dlx")
-        assert outcome["status"] == Status.SOLVED and ex._zygote is None
-        assert parent_of(worker_pid(outcome)) == os.getpid()
-    finally:
-        ex.close()
-
     def cannot_start(*args, **kwargs):
         raise OSError("the worker zygote did not start")
-    monkeypatch.setattr(executor_module.worker_zygote, "Zygote", cannot_start)
-    ex = LocalExecutor(1, timeout_s=30.0, min_time=0.0)
-    try:
-        outcome = run_one(ex, "dlx")
-        assert outcome["status"] == Status.SOLVED and ex._zygote is None
-        assert parent_of(worker_pid(outcome)) == os.getpid()
-    finally:
-        ex.close()
+
+    for wanted in (False, True):
+        if wanted:
+            monkeypatch.setattr(executor_module.worker_zygote, "Zygote", cannot_start)
+        ex = LocalExecutor(1, timeout_s=30.0, min_time=0.0, zygote=wanted)
+        try:
+            outcome = run_one(ex, "dlx")
+            assert outcome["status"] == Status.SOLVED and ex._zygote is None
+            assert parent_of(worker_pid(outcome)) == os.getpid()
+        finally:
+            ex.close()
 
 
 def test_a_worker_of_another_environment_is_not_forked():
