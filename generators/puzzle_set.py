@@ -297,8 +297,9 @@ def write_set(kind: str, n: int, count: int, seed: int, out_dir: Path, progress:
         from tqdm import tqdm
         bar = tqdm(total=count, desc=f"{label or kind} n={n}", unit="puzzle", leave=False)
     missing = [i for i in range(count) if _cached(out_dir / puzzle_name(stem, n, seed, i),
-                                                  identity(kind, n, seed, i, **options)) is None]
-    if jobs > 1 and n >= PARALLEL_FROM_N and len(missing) > 1:
+                                                  identity(kind, n, seed, i, **options)) is None] \
+        if jobs > 1 and n >= PARALLEL_FROM_N else []
+    if len(missing) > 1:
         from generators import parallel_sets
         rows.update(parallel_sets.make_rows(_set_row_alone, missing, min(jobs, len(missing)),
                                             (kind, n, seed), (out_dir, options, stem), bar))

@@ -155,15 +155,21 @@ class ForkedWorker:
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
-        return self.wait(timeout=0.0) if self.returncode is None else self.returncode
+        """The exit code if the worker has ended (reaped by the zygote), else None."""
+        if self.returncode is None:
+            code = self.zygote.code(self.pid, 0.0)
+            if code is not None:
+                self.returncode = code
+            elif not self.zygote.alive() or not _exists(self.pid):
+                self.returncode = -signal.SIGKILL       # no zygote left to say: killed with it
+        return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
+        """The exit code, waiting up to ``timeout`` s (None: as long as it takes)."""
         if self.returncode is None:
             code = self.zygote.code(self.pid, timeout)
             if code is None and self.zygote.alive() and _exists(self.pid):
-                if timeout is not None and timeout > 0:
-                    raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout)
-                return None  # type: ignore[return-value]   # still running (poll)
+                raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout or 0.0)
             self.returncode = code if code is not None else -signal.SIGKILL
         return self.returncode
 
