@@ -116,9 +116,16 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
         if given:
             raise RaceError(f"{flag} compares two campaigns: race compare OLD NEW [ENTRANT...] "
                             f"({args[1] if len(args) > 1 else '?'} is not a campaign directory)")
-    if len(args) >= 2 and Path(args[1]).is_dir():
-        raise RaceError(f"{args[1]}: a directory, but no campaign in it (expected runs.csv and "
+    # only OLD NEW takes two arguments: name the one that is not a campaign
+    other = next((a for a in args[:2] if not is_campaign(a)), args[1]) if len(args) == 2 else \
+        args[1] if len(args) > 2 and not is_campaign(args[1]) else None
+    if other is not None and Path(other).is_dir():
+        raise RaceError(f"{other}: a directory, but no campaign in it (expected runs.csv and "
                         "meta.json, or one campaign directory below it)")
+    if len(args) == 2:
+        what = "not a campaign directory" if Path(other).exists() else "no such directory"
+        raise RaceError(f"{other}: {what} (race compare OLD NEW takes two campaign directories; "
+                        "RESULTS A B a campaign and two of its entrants)")
     if len(args) != 3:
         raise RaceError("expected RESULTS A B (a campaign and two of its entrants) or OLD NEW "
                         f"[ENTRANT...] (two campaign directories), got {len(args)} argument(s)")

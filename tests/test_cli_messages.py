@@ -1,0 +1,29 @@
+"""What the command line says where a reader could be misled: the argument it names, the
+choices it offers, the puzzles it did not count."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from experiments.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ROOT / "results" / "reference-n2-10"
+
+
+def run(*args: str, input: str | None = None):
+    return CliRunner().invoke(main, list(args), input=input)
+
+
+def test_compare_names_the_missing_folder_not_the_argument_count(tmp_path):
+    missing = tmp_path / "nosuch-dir"
+    for args in ((str(REFERENCE), str(missing)), (str(missing), str(REFERENCE))):
+        r = run("compare", *args)
+        assert r.exit_code == 2
+        assert f"{missing}: no such directory" in r.output and "argument(s)" not in r.output
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r = run("compare", str(REFERENCE), str(empty))
+    assert r.exit_code == 2 and f"{empty}: a directory, but no campaign in it" in r.output
