@@ -27,3 +27,18 @@ def test_compare_names_the_missing_folder_not_the_argument_count(tmp_path):
     empty.mkdir()
     r = run("compare", str(REFERENCE), str(empty))
     assert r.exit_code == 2 and f"{empty}: a directory, but no campaign in it" in r.output
+
+
+def test_a_race_of_1x1_grids_is_refused_in_one_line(tmp_path):
+    """n = 1 is one cell with its one value: nothing to race, said before any work."""
+    import pytest
+
+    from experiments.harness.config import parse_n
+    from formats.errors import RaceError
+    for text in ("1..3", "1", "3,1"):
+        with pytest.raises(RaceError, match="n = 1 is a 1x1 grid"):
+            parse_n(text)
+    assert parse_n("2..3") == [2, 3]
+    r = run("run", "--n", "1..3", "--solvers", "dlx", "--out", str(tmp_path))
+    assert r.exit_code == 2 and "n = 1 is a 1x1 grid" in r.output
+    assert len(r.output.strip().splitlines()) == 1 and not any(tmp_path.iterdir())

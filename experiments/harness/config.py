@@ -29,7 +29,8 @@ LANDSCAPE_DEFAULTS: dict[str, Any] = {"n": "3..6", "holes": "0.30..0.80:0.05",
 def parse_n(text: str) -> list[int]:
     """Box sizes from ``2..5``, ``3``, ``2,4,6`` or a mix (``2..3,5``): sorted, distinct.
 
-    Raises RaceError for anything else, or for n outside 1..MAX_N."""
+    Raises RaceError for anything else, or for n outside 2..MAX_N (n = 1, a grid of one
+    cell, has nothing to race)."""
     values: set[int] = set()
     for part in str(text).split(","):
         part = part.strip()
@@ -43,7 +44,10 @@ def parse_n(text: str) -> list[int]:
             raise RaceError(f"--n {text!r}: empty range {lo}..{hi}")
         for n in (lo, hi):
             if not 1 <= n <= MAX_N:
-                raise RaceError(f"--n {text!r}: box size {n} is out of range 1..{MAX_N}")
+                raise RaceError(f"--n {text!r}: box size {n} is out of range 2..{MAX_N}")
+        if lo == 1:     # one cell, its one value: no search for an entrant to race on
+            raise RaceError(f"--n {text!r}: n = 1 is a 1x1 grid, one cell and no search to "
+                            "race; box sizes start at 2")
         values.update(range(lo, hi + 1))
     return sorted(values)
 
