@@ -32,6 +32,7 @@ import numpy as np
 
 from formats.errors import RaceError, is_interrupt
 from formats.grid import Grid
+from formats.suggestions import did_you_mean
 from solvers import rules
 
 SOLVED, UNSAT, UNKNOWN, WRONG = "solved", "unsat", "unknown", "wrong"
@@ -122,6 +123,13 @@ class Solver:
         return ""
 
     @property
+    def starts_processes(self) -> bool:
+        """Whether its cells start processes of their own (an outside program, members in
+        processes): then the harness reads the memory of the worker's whole process tree,
+        otherwise the worker's alone (:mod:`solvers.process_tree`). Default: no."""
+        return False
+
+    @property
     def cores(self) -> int:
         """The cores one of its cells holds in ``race run`` (the scheduler and the pinning
         give it that many): 1, except for an entrant that runs several searches at once."""
@@ -150,12 +158,13 @@ class Solver:
         for key, value in params.items():
             if key not in self.parameters:
                 known = ", ".join(self.parameters) or "none"
-                raise RaceError(f"solver {self.name!r} has no parameter {key!r} (parameters: {known})")
+                raise RaceError(f"solver {self.name!r} has no parameter {key!r}"
+                                f"{did_you_mean(key, self.parameters)} (parameters: {known})")
             default, choices = self.parameters[key]
             value = _convert(self.name, key, value, default)
             if choices is not None and value not in choices:
                 raise RaceError(f"solver {self.name!r}: {key}={value!r} is not one of "
-                                f"{', '.join(map(str, choices))}")
+                                f"{', '.join(map(str, choices))}{did_you_mean(value, choices)}")
             self.params[key] = value
 
     @property

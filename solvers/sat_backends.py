@@ -80,7 +80,8 @@ def backend(name: str, negative_phase: bool = False, config: str = "default", se
     ``seed`` (0, the solvers' own default, .. :data:`MAX_SEED`) is the solver's random seed:
     CaDiCaL's ``seed`` option in-process, ``--seed=`` of the kissat and cadical binaries."""
     if config not in CADICAL_CONFIGS:
-        raise RaceError(f"unknown SAT configuration {config!r} "
+        from formats.suggestions import did_you_mean
+        raise RaceError(f"unknown SAT configuration {config!r}{did_you_mean(config, CADICAL_CONFIGS)} "
                         f"(known: {', '.join(CADICAL_CONFIGS)})")
     canonical = _pysat_names().get(name)
     if config != "default" and name != "kissat" and not configurable(name):
@@ -97,7 +98,12 @@ def backend(name: str, negative_phase: bool = False, config: str = "default", se
         refuse_broken_pysat(name)
         options = dict(CADICAL_CONFIGS[config], **({"seed": seed} if seed else {}))
         return PySATBackend(name, negative_phase, options)
-    return ExternalBackend(find_binary(name), Path(name).name, negative_phase, seed)
+    try:
+        path = find_binary(name)
+    except RaceError as exc:
+        from formats.suggestions import did_you_mean
+        raise RaceError(f"{exc}{did_you_mean(name, ['kissat', *_pysat_names()])}") from None
+    return ExternalBackend(path, Path(name).name, negative_phase, seed)
 
 
 # -- in-process ----------------------------------------------------------------------
