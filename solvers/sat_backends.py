@@ -70,7 +70,8 @@ def configurable(name: str) -> bool:
 MAX_SEED = 2**31 - 1
 
 
-def backend(name: str, negative_phase: bool = False, config: str = "default", seed: int = 0):
+def backend(name: str, negative_phase: bool = False, config: str = "default", seed: int = 0,
+            options: tuple[str, ...] = ()):
     """The backend called ``name`` (see the module docstring); ``negative_phase``
     makes the solver try every variable false first (PySAT: ``set_phases``;
     kissat: ``--phase=false``; other binaries: ignored); ``config``, one of
@@ -78,7 +79,14 @@ def backend(name: str, negative_phase: bool = False, config: str = "default", se
     the same names (``--sat``: ``--target=2 --restartint=50``; ``--unsat``: ``--stable=0``;
     other backends: only ``default``);
     ``seed`` (0, the solvers' own default, .. :data:`MAX_SEED`) is the solver's random seed:
-    CaDiCaL's ``seed`` option in-process, ``--seed=`` of the kissat and cadical binaries."""
+    CaDiCaL's ``seed`` option in-process, ``--seed=`` of the kissat and cadical binaries;
+    ``options``: a solver binary's own command-line options (``--restartint=100``), after the
+    race's and before the formula; RaceError for an in-process backend, or a word that is not
+    an option (it would be read as the formula's file)."""
+    bad = next((o for o in options if not o.startswith("-") or o in ("-", "--")), None)
+    if bad is not None:
+        raise RaceError(f"{name}'s options: {bad!r} is not an option (each starts with - or --; "
+                        "the race gives the formula's file)")
     if config not in CADICAL_CONFIGS:
         from formats.suggestions import did_you_mean
         raise RaceError(f"unknown SAT configuration {config!r}{did_you_mean(config, CADICAL_CONFIGS)} "
@@ -93,8 +101,11 @@ def backend(name: str, negative_phase: bool = False, config: str = "default", se
         raise RaceError(f"seed={seed} needs backend=cadical195 (in-process), kissat or a cadical "
                         f"binary, not {name!r}")
     if name == "kissat":
-        return ExternalBackend(find_kissat(), "kissat", negative_phase, seed, config)
+        return ExternalBackend(find_kissat(), "kissat", negative_phase, seed, config, options)
     if canonical is not None:
+        if options:
+            raise RaceError(f"{name} runs in-process (PySAT): it takes no command-line options; "
+                            "they go to a solver binary such as kissat")
         refuse_broken_pysat(name)
         options = dict(CADICAL_CONFIGS[config], **({"seed": seed} if seed else {}))
         return PySATBackend(name, negative_phase, options)
@@ -103,7 +114,7 @@ def backend(name: str, negative_phase: bool = False, config: str = "default", se
     except RaceError as exc:
         from formats.suggestions import did_you_mean
         raise RaceError(f"{exc}{did_you_mean(name, ['kissat', *_pysat_names()])}") from None
-    return ExternalBackend(path, Path(name).name, negative_phase, seed)
+    return ExternalBackend(path, Path(name).name, negative_phase, seed, options=options)
 
 
 # -- in-process ----------------------------------------------------------------------

@@ -170,11 +170,13 @@ class ExternalBackend:
     external = True
 
     def __init__(self, path: str, flavour: str, negative_phase: bool = False, seed: int = 0,
-                 config: str = "default") -> None:
+                 config: str = "default", options: tuple[str, ...] = ()) -> None:
         self.path = path
         self.negative_phase = negative_phase
         self.seed = seed
         self.config = config
+        #: the program's own options, given as they are after the race's (kissat's last wins)
+        self.options = tuple(options)
         self.flavour = "minisat" if "minisat" in flavour else "cadical" if "cadical" in flavour \
             else "kissat" if "kissat" in flavour else flavour
 
@@ -184,12 +186,13 @@ class ExternalBackend:
         if self.flavour == "kissat":
             return [self.path, *([f"--time={seconds}"] if seconds else []),
                     *(["--phase=false"] if self.negative_phase else []), *seed,
-                    *([f"--{self.config}"] if self.config != "default" else []), cnf]
+                    *([f"--{self.config}"] if self.config != "default" else []), *self.options, cnf]
         if self.flavour == "cadical":
-            return [self.path, *(["-t", seconds] if seconds else []), *seed, cnf]
+            return [self.path, *(["-t", seconds] if seconds else []), *seed, *self.options, cnf]
         if self.flavour == "minisat":
-            return [self.path, *([f"-cpu-lim={seconds}"] if seconds else []), cnf, result]
-        return [self.path, cnf]
+            return [self.path, *([f"-cpu-lim={seconds}"] if seconds else []), *self.options, cnf,
+                    result]
+        return [self.path, *self.options, cnf]
 
     def solve_file(self, cnf: str, nvars: int | None, timeout: float = 0.0,
                    workdir: str | None = None

@@ -65,3 +65,41 @@ def test_did_you_mean_offers_only_a_near_choice():
     assert closest("KISAT", ["kissat", "minisat22"]) == "kissat"
     assert did_you_mean("first", ["mrv", "first"]) == ""          # the choice itself: no guess
     assert did_you_mean("qqq", ["mrv", "first"]) == ""
+
+
+def test_kissat_args_reach_kissat(tmp_path):
+    """--kissat-args goes to the binary: its --quiet drops the statistics lines, an option it
+    does not know is its own error; a word that is not an option, or another backend, is ours."""
+    cnf = tmp_path / "e.cnf"
+    assert run("encode", str(ROOT / "tests" / "data" / "empty4.sudoku"), "-o", str(cnf)).exit_code == 0
+    plain = run("sat-solve", "--backend", "kissat", str(cnf))
+    quiet = run("sat-solve", "--backend", "kissat", "--kissat-args", "--seed=7 --quiet", str(cnf))
+    assert plain.exit_code == quiet.exit_code == 10
+    assert "c conflicts" in plain.output and "c conflicts" not in quiet.output
+    assert quiet.output.startswith("s SATISFIABLE")
+    r = run("sat-solve", "--backend", "kissat", "--kissat-args", "--nosuch", str(cnf))
+    assert r.exit_code == 2 and "invalid long option '--nosuch'" in r.output
+    r = run("sat-solve", "--backend", "kissat", "--kissat-args", "nosuch.cnf", str(cnf))
+    assert r.exit_code == 2 and "'nosuch.cnf' is not an option" in r.output
+    r = run("sat-solve", "--backend", "glucose4", "--kissat-args", "--quiet", str(cnf))
+    assert r.exit_code == 2 and "--kissat-args goes with --backend kissat" in r.output
+
+
+def test_race_solvers_says_where_each_sat_program_is(monkeypatch, tmp_path):
+    """kissat from the wheel (or $KISSAT, or PATH) with its version; a program missing from
+    the PATH is said missing with how to install it."""
+    from solvers.sat_binaries import locate
+    from solvers.sat_programs import find_kissat
+    monkeypatch.delenv("KISSAT", raising=False)
+    r = run("solvers")
+    assert r.exit_code == 0
+    kissat = locate("kissat")
+    programs = r.output.split("SAT programs")[1].splitlines()
+    line = next(line for line in programs if line.startswith("  kissat "))
+    assert kissat.path == find_kissat() and kissat.path in line and kissat.version
+    assert kissat.version in line
+    if "sage_wheels" in kissat.path:
+        assert "(the passagemath-kissat wheel)" in line
+    monkeypatch.setenv("PATH", str(tmp_path))           # nothing on it
+    missing = locate("cadical")
+    assert missing.path is None and "apt-get install cadical" in missing.line()

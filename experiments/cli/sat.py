@@ -155,7 +155,11 @@ def _formula_for(grid: Grid, encoding: str, amo: str, model, name: str) -> sudok
               help="A PySAT solver name, kissat, or a DIMACS solver binary (see `race solvers`).")
 @click.option("--timeout", "-t", type=params.Number(0.0, max=1e6), default=0.0, show_default=True,
               help="Seconds before giving up with s UNKNOWN (0 = none).")
-def sat_solve(cnf: str, backend: str, timeout: float) -> None:
+@click.option("--kissat-args", "kissat_args", default="", metavar="ARGS",
+              help="kissat's own options, one string split as a shell would (no shell runs), "
+                   "given after the race's: e.g. \"--seed=7 --restartint=100\" "
+                   "(kissat --help lists them). Only with --backend kissat.")
+def sat_solve(cnf: str, backend: str, timeout: float, kissat_args: str) -> None:
     """Solve a DIMACS CNF file (- = stdin) with one of the race's SAT backends
     and print the answer in the competition format (s and v lines); exit 10
     (satisfiable), 20 (unsatisfiable) or 0 (unknown). The file is checked
@@ -167,8 +171,18 @@ def sat_solve(cnf: str, backend: str, timeout: float) -> None:
       race encode p.sudoku | race sat-solve - > out.txt
       race decode p.sudoku out.txt
       race sat-solve --backend glucose4 formula.cnf
+      race sat-solve --backend kissat --kissat-args "--seed=7" formula.cnf
     """
+    import shlex
+
     from solvers import sat_backends
+    try:
+        options = tuple(shlex.split(kissat_args))
+    except ValueError as exc:
+        raise RaceError(f"--kissat-args {kissat_args!r}: {exc}") from None
+    if options and backend != "kissat":
+        raise RaceError(f"--kissat-args goes with --backend kissat, not --backend {backend}")
+    solver = sat_backends.backend(backend, options=options)     # a bad option: before reading
     parsed = dimacs.read(cnf)
     if parsed.nvars > MAX_SAT_SOLVE_VARS:
         raise RaceError(f"the preamble declares {parsed.nvars} variables, more than the "
@@ -176,7 +190,7 @@ def sat_solve(cnf: str, backend: str, timeout: float) -> None:
                         f"in the model)", source="<stdin>" if cnf == "-" else cnf)
     formula = sudoku_cnf.Formula(0, "dimacs", parsed.nvars, parsed.blocks(), None,
                                  comments=parsed.comments)
-    found = sat_backends.backend(backend).enumerate(formula, 1, timeout)
+    found = solver.enumerate(formula, 1, timeout)
     false = parsed.first_false_clause(found.models[0]) if found.models else None
     if false is not None:
         raise RaceError(f"backend {backend} said SATISFIABLE, but its model leaves clause "

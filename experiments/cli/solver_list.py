@@ -15,7 +15,8 @@ def parameter_text(cls, fixed: dict[str, str]) -> str:
 @click.command("solvers")
 def list_solvers() -> None:
     """List the registered solvers (built-in and installed plugins) and their
-    parameters. An entrant spec is NAME or NAME:key=value,...
+    parameters, then where each SAT program (kissat, cadical, minisat) is, where it
+    came from and its version. An entrant spec is NAME or NAME:key=value,...
 
     \b
     Examples:
@@ -70,6 +71,10 @@ def list_solvers() -> None:
         click.echo(f"{name:14s} {doc}{alias}{origin}")
         if params:
             click.echo(f"{'':14s}   parameters: {params}")
+    from solvers.sat_binaries import PROGRAMS, locate
+    click.echo("\nSAT programs (sat:backend=NAME, race sat-solve --backend NAME):")
+    for program in PROGRAMS:
+        click.echo(f"  {locate(program).line()}")
 
 
 COMMANDS: list = [list_solvers]
