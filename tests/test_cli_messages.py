@@ -103,3 +103,22 @@ def test_race_solvers_says_where_each_sat_program_is(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))           # nothing on it
     missing = locate("cadical")
     assert missing.path is None and "apt-get install cadical" in missing.line()
+
+
+def test_race_import_says_which_puzzles_it_did_not_count(tmp_path, monkeypatch):
+    """A puzzle whose count ran out of the node budget is not a zero in the tally: a line
+    says how many were not counted, at which n, and why."""
+    from experiments.harness import instances
+    sample = ROOT / "tests" / "data" / "sample_collection.txt"
+    r = run("import", str(sample), "-o", str(tmp_path / "all"))
+    assert r.exit_code == 0 and "not counted" not in r.output
+    monkeypatch.setattr(instances, "COUNT_NODE_LIMIT", 5)    # too few nodes for a 17-clue 9x9
+    r = run("import", str(sample), "-o", str(tmp_path / "few"))
+    assert r.exit_code == 0, r.output
+    manifest = (tmp_path / "few" / "manifest.csv").read_text()
+    unchecked = manifest.count(",unchecked")
+    assert unchecked >= 1
+    assert f"not counted: {unchecked} (n=" in r.output
+    assert "budget of 5 DLX nodes per puzzle" in r.output
+    r = run("import", str(sample), "-o", str(tmp_path / "none"), "--no-count")
+    assert r.exit_code == 0 and "solutions not counted (--no-count)" in r.output

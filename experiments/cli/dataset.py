@@ -14,8 +14,9 @@ from formats.errors import RaceError
 def count_solutions(puzzles: list[datasets.DatasetPuzzle]) -> list[str]:
     """"0", "1", "many" or "unchecked" per puzzle
     (:func:`experiments.harness.instances.count_solutions`: a search budget per puzzle)."""
-    from experiments.harness.instances import count_solutions as count
-    return count([p.grid for p in puzzles], progress=True)
+    from experiments.harness import instances
+    return instances.count_solutions([p.grid for p in puzzles], instances.COUNT_NODE_LIMIT,
+                                     progress=True)
 
 
 @click.command("import")
@@ -31,7 +32,9 @@ def import_dataset(source: Path, out: Path, no_count: bool) -> None:
     files, a file of one-line puzzles (9x9 lists: '.' or '0' empty; CSV rows
     'puzzle,solution' and trailing comments allowed) or whitespace-separated
     numeric grids (optionally headed by n or the side). Each puzzle's solutions
-    are counted with DLX up to 2: 0 (none), 1 (unique) or many.
+    are counted with DLX up to 2: 0 (none), 1 (unique) or many; a puzzle whose
+    count runs out of its budget (2,000,000 DLX nodes, about a second) is said
+    not counted, 'unchecked' in the manifest.
 
     \b
     Example:
@@ -48,9 +51,18 @@ def import_dataset(source: Path, out: Path, no_count: bool) -> None:
     tally = Counter(words)
     by_n = ", ".join(f"n={n}: {k}" for n, k in sorted(sizes.items()))
     click.echo(f"imported {len(puzzles)} puzzles ({by_n}) from {source} into {out}")
-    if not no_count:
-        click.echo(f"  unique: {tally['1']}, several solutions: {tally['many']}, "
-                   f"no solution: {tally['0']}")
+    if no_count:
+        click.echo("  solutions not counted (--no-count): the manifest says 'unchecked'")
+        return
+    click.echo(f"  unique: {tally['1']}, several solutions: {tally['many']}, "
+               f"no solution: {tally['0']}")
+    if tally["unchecked"]:
+        from experiments.harness.instances import COUNT_NODE_LIMIT
+        not_counted = Counter(p.grid.n for p, word in zip(puzzles, words) if word == "unchecked")
+        where = ", ".join(f"n={n}: {k}" for n, k in sorted(not_counted.items()))
+        click.echo(f"  not counted: {tally['unchecked']} ({where}): the count ran out of its "
+                   f"budget of {COUNT_NODE_LIMIT:,} DLX nodes per puzzle; the manifest says "
+                   "'unchecked', and they race as puzzles of unknown count")
 
 
 COMMANDS: list = [import_dataset]
