@@ -315,7 +315,9 @@ def diff_json(result: CampaignDiff, above: float | None = None) -> str:
                        "normalised": result.normalised, "factor": json_number(result.factor),
                        "tolerance": result.tolerance, "fail_above": above, "rows": rows,
                        "faults": [{"entrant": f.entrant, "wrong": [list(c) for c in f.wrong],
-                                   "errors": [list(c) for c in f.errors]}
+                                   "errors": [list(c) for c in f.errors],
+                                   "unanswered": {status: [list(c) for c in cells]
+                                                  for status, cells in f.unanswered.items()}}
                                   for f in result.faults if f],
                        "warnings": result.warnings}, indent=2)
 

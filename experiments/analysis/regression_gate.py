@@ -3,20 +3,24 @@ compared, and it does not fail on noise it has detected itself.
 
 In order, the verdict (:func:`verdict`) is:
 
-0. **wrong** (exit 1): NEW answered wrong, or ended in an error where OLD answered, on some
-   instance (:mod:`experiments.analysis.wrong_answers`): one line per entrant naming the
-   instances. Correctness comes first: a wrong answer is never inconclusive, whatever the
-   noise, and never passes because its time was fast.
-1. **missing** (exit 1): an entrant, a family or an n that OLD ran (within ``--n`` and
-   ``--family``) is absent from NEW, so the gate would pass on what it never compared
-   (:func:`missing`); unless ``--allow-missing`` says that is intended.
-2. **inconclusive** (exit :data:`INCONCLUSIVE_EXIT`): either campaign carries a busy-machine
+0. **correctness** (exit 1), before any timing question: on some instance NEW answered
+   wrong, or left unanswered where OLD answered (an error, a memout, a timeout, unknown,
+   skipped: :mod:`experiments.analysis.wrong_answers`), one line per entrant naming the
+   instances; or an instance OLD ran (within ``--n`` and ``--family``) is missing from NEW:
+   an entrant, a family, an n, or some instances of a family and n (a NEW interrupted
+   part-way, a family raced on other instances), so the gate would pass on what it never
+   compared (:func:`missing`), one line naming each entrant, family, n and its instances.
+   A wrong or unanswered instance is never inconclusive, whatever the noise, and never
+   passes because the median ratio hid it (one censored instance in four leaves the
+   median where it was). With ``--partial`` (``--allow-missing`` is its older name) the
+   missing instances are named and left out of the gate instead.
+1. **inconclusive** (exit :data:`INCONCLUSIVE_EXIT`): either campaign carries a busy-machine
    or calibration-drift warning (:func:`experiments.analysis.noise.machine_warnings`), so a
    ratio may be the machine's, not the code's (two runs of one commit under load differed
    1.2-3.2x with p around 1e-6); unless ``--force``.
-3. **regression** (exit 1): some entrant, family and n is slower than R with its interval's
+2. **regression** (exit 1): some entrant, family and n is slower than R with its interval's
    lower end above 1 (:func:`experiments.analysis.campaign_diff.regressions`).
-4. otherwise it passes (exit 0).
+3. otherwise it passes (exit 0).
 """
 
 from __future__ import annotations
@@ -37,15 +41,30 @@ class Verdict:
     line: str = ""
 
 
-def _cells(campaign: analysis.Campaign, entrant: str, n_values: list[int] | None,
-           families: list[str] | None) -> set[tuple[str, int]]:
-    """The (family, n) an entrant of ``campaign`` ran, within the filters."""
+def _instances(campaign: analysis.Campaign, entrant: str, n_values: list[int] | None,
+               families: list[str] | None) -> dict[tuple[str, int], dict[str, str]]:
+    """(family, n) -> {instance key: instance name} of what an entrant of ``campaign`` ran,
+    within the filters; the key is what pairs cells across campaigns (its sha256, else its
+    name: :func:`experiments.analysis.campaign_diff.paired_times`)."""
     runs = campaign.runs[campaign.runs["entrant"] == entrant]
     if n_values:
         runs = runs[runs["n"].isin(n_values)]
     if families:
         runs = runs[analysis.of_families(runs["family"], families)]
-    return {(str(f), int(n)) for f, n in zip(runs["family"], runs["n"])}
+    found: dict[tuple[str, int], dict[str, str]] = {}
+    for family, n, name, sha in zip(runs["family"], runs["n"], runs["instance"],
+                                    runs["instance_sha256"]):
+        key = str(name) if sha != sha or str(sha) in ("", "nan") else str(sha)
+        found.setdefault((str(family), int(n)), {})[key] = str(name)
+    return found
+
+
+def _listed(names: list[str]) -> str:
+    """Instance names, the first :data:`~experiments.analysis.wrong_answers.SHOWN` spelled out."""
+    from experiments.analysis.wrong_answers import SHOWN
+    names = sorted(names)
+    more = f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
+    return ", ".join(names[:SHOWN]) + more
 
 
 def missing(old: analysis.Campaign, new: analysis.Campaign, pairs: list[tuple[str, str]],
@@ -53,17 +72,33 @@ def missing(old: analysis.Campaign, new: analysis.Campaign, pairs: list[tuple[st
             named: bool = False) -> list[str]:
     """What OLD ran that NEW lacks, in words: each entrant of OLD that no pair (old spec,
     new spec) compares (unless the entrants were ``named``: the others are left out on
-    purpose), and for each pair the family and n OLD's entrant ran (within the filters
-    ``n_values`` and ``families``) that NEW's did not."""
+    purpose), and for each pair the instances OLD's entrant ran (within the filters
+    ``n_values`` and ``families``) that NEW's did not: a whole family, a whole n, or some
+    instances of a family and n (each named: entrant, family, n, instances)."""
     compared = {a for a, _ in pairs}
     found = [] if named else [f"entrant {e}" for e in old.entrants
-                              if e not in compared and _cells(old, e, n_values, families)]
+                              if e not in compared and _instances(old, e, n_values, families)]
     for a, b in pairs:
-        have = _cells(new, b, n_values, families)
-        lacking = sorted(_cells(old, a, n_values, families) - have, key=lambda c: (c[0], c[1]))
-        families_gone = sorted({f for f, _ in lacking} - {f for f, _ in have})
-        found += [f"{a} on family {f}" for f in families_gone]
-        found += [f"{a} {f} n={n}" for f, n in lacking if f not in families_gone]
+        theirs = _instances(old, a, n_values, families)
+        mine = _instances(new, b, n_values, families)
+        gone = sorted({f for f, _ in theirs} - {f for f, _ in mine})
+        for family in gone:
+            lost = [name for (f, _), cells in theirs.items() if f == family
+                    for name in cells.values()]
+            found.append(f"{a} on family {family} ({len(lost)} instance(s): {_listed(lost)})")
+        for (family, n), cells in sorted(theirs.items()):
+            have = mine.get((family, n))
+            lost = [name for key, name in cells.items() if key not in (have or {})]
+            if family in gone or not lost:
+                continue
+            if have is None:
+                found.append(f"{a} {family} n={n} ({len(lost)} instance(s): {_listed(lost)})")
+            elif len(lost) == len(cells):
+                found.append(f"{a} {family} n={n}: no instance in both, none of OLD's "
+                             f"{len(lost)} paired ({_listed(lost)})")
+            else:
+                found.append(f"{a} {family} n={n}: {len(lost)} of OLD's {len(cells)} "
+                             f"instance(s) ({_listed(lost)})")
     return found
 
 
@@ -77,25 +112,33 @@ def _named(warning: str) -> str:
 
 
 def verdict(slower: list, above: float, lacking: list[str], noise: list[str],
-            allow_missing: bool = False, force: bool = False,
+            partial: bool = False, force: bool = False,
             wrong: list[str] | None = None) -> Verdict:
     """The gate's verdict (module docstring) from the rows ``slower`` than ``above``, what
     NEW lacks (:func:`missing`), the campaigns' machine warnings ``noise`` and the lines
-    naming NEW's ``wrong`` answers (:func:`experiments.analysis.wrong_answers.fault_lines`)."""
-    if wrong:
-        return Verdict(FAIL, "\n".join(wrong))
-    if lacking and not allow_missing:
-        return Verdict(FAIL, f"race compare: NEW lacks what OLD ran, so the gate did not compare "
-                             f"it: {', '.join(lacking)} (--allow-missing gates on what both ran)")
+    naming NEW's ``wrong`` and unanswered instances
+    (:func:`experiments.analysis.wrong_answers.fault_lines`). With ``partial`` what NEW
+    lacks is named in the verdict's line but does not fail it."""
+    failures, notes = list(wrong or []), []
+    if lacking:
+        text = (f"race compare: missing: NEW lacks what OLD ran, so the gate did not compare "
+                f"it: {'; '.join(lacking)}")
+        if partial:
+            notes.append(text + " (--partial: the gate is on what both ran)")
+        else:
+            failures.append(text + " (--partial gates on what both ran)")
+    if failures:
+        return Verdict(FAIL, "\n".join(failures))
     if noise and not force:
-        return Verdict(INCONCLUSIVE_EXIT,
-                       f"race compare: inconclusive: the measurements are noisy "
-                       f"({'; '.join(_named(w) for w in noise)}), so a ratio may be the "
-                       "machine's, not the code's; rerun on a quiet machine, or --force to "
-                       "gate anyway")
+        return Verdict(INCONCLUSIVE_EXIT, "\n".join(notes + [
+            f"race compare: inconclusive: the measurements are noisy "
+            f"({'; '.join(_named(w) for w in noise)}), so a ratio may be the "
+            "machine's, not the code's; rerun on a quiet machine, or --force to "
+            "gate anyway"]))
     if slower:
         where = ", ".join(f"{r.entrant} {r.family} n={r.n} ({r.ratio.estimate:.3g})"
                           for r in slower)
-        return Verdict(FAIL, f"race compare: regression: NEW slower than {above:g}x OLD with "
-                             f"the interval above 1 at {where}")
-    return Verdict(PASS)
+        return Verdict(FAIL, "\n".join(notes + [
+            f"race compare: regression: NEW slower than {above:g}x OLD with the interval "
+            f"above 1 at {where}"]))
+    return Verdict(PASS, "\n".join(notes))

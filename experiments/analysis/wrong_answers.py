@@ -6,10 +6,14 @@ which NEW's entrant
 
 * answered **wrong** (a row with status ``wrong``: a grid that failed IsSolved or the
   clues, or a "no solution" refuted by a verified grid), or
-* ended in an **error** where OLD's entrant answered (a verified solution or a proof);
+* ended without an answer where OLD's entrant answered (a verified solution or a proof):
+  in an **error**, out of **memory** (memout), out of **time** (timeout), with no answer
+  (unknown), or **skipped** (its median at a smaller n was censored);
 
 and says them in one line per entrant (:func:`fault_lines`), which the regression gate
-(:mod:`experiments.analysis.regression_gate`) reports before it looks at noise or time.
+(:mod:`experiments.analysis.regression_gate`) reports before it looks at noise or time: a
+ratio only says "censored" for these, and one censored instance in four leaves the median
+ratio, and so the timing question, untouched.
 """
 
 from __future__ import annotations
@@ -25,16 +29,28 @@ from experiments.harness.schema import Status
 SHOWN = 10
 
 
+#: the statuses of NEW that fail where OLD answered, and how a line says each
+UNANSWERED: dict[str, str] = {
+    Status.ERROR.value: "ended in an error", Status.MEMOUT.value: "ran out of memory",
+    Status.TIMEOUT.value: "ran out of time", Status.UNKNOWN.value: "gave no answer (unknown)",
+    Status.SKIPPED.value: "was skipped"}
+
+
 @dataclass
 class Faults:
-    """One compared entrant's faults in NEW: (family, n, instance) of each wrong answer and
-    of each error where OLD answered."""
+    """One compared entrant's faults in NEW: (family, n, instance) of each wrong answer, and
+    per status of :data:`UNANSWERED` of each instance where NEW ended so and OLD answered."""
     entrant: str
     wrong: list[tuple[str, int, str]] = field(default_factory=list)
-    errors: list[tuple[str, int, str]] = field(default_factory=list)
+    unanswered: dict[str, list[tuple[str, int, str]]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
-        return bool(self.wrong or self.errors)
+        return bool(self.wrong or any(self.unanswered.values()))
+
+    @property
+    def errors(self) -> list[tuple[str, int, str]]:
+        """The instances where NEW ended in an error and OLD answered."""
+        return self.unanswered.get(Status.ERROR.value, [])
 
     def wrong_at(self, family: str, n: int) -> int:
         """How many instances of ``family`` at ``n`` NEW answered wrong."""
@@ -66,31 +82,40 @@ def _where(runs: pd.DataFrame) -> list[tuple[str, int, str]]:
 def faults(old: analysis.Campaign, new: analysis.Campaign, old_entrant: str, new_entrant: str,
            n_values: list[int] | None = None, families: list[str] | None = None,
            label: str | None = None) -> Faults:
-    """NEW's wrong answers and its errors where OLD answered (module docstring), for the
-    entrant ``old_entrant`` of OLD paired with ``new_entrant`` of NEW, within the filters."""
+    """NEW's wrong answers and what it left unanswered where OLD answered (module docstring),
+    for the entrant ``old_entrant`` of OLD paired with ``new_entrant`` of NEW, within the
+    filters."""
     mine = _runs(new, new_entrant, n_values, families)
     theirs = _runs(old, old_entrant, n_values, families)
     wrong = mine[mine["status"] == Status.WRONG]
     answered_before = set(_key(theirs)[analysis.answered(theirs)])
-    failed = mine[(mine["status"] == Status.ERROR) & _key(mine).isin(answered_before)]
-    return Faults(label or old_entrant, _where(wrong), _where(failed))
+    where_old_answered = mine[_key(mine).isin(answered_before)]
+    unanswered = {status: _where(where_old_answered[where_old_answered["status"] == status])
+                  for status in UNANSWERED}
+    return Faults(label or old_entrant, _where(wrong),
+                  {status: cells for status, cells in unanswered.items() if cells})
 
 
-def _names(cells: list[tuple[str, int, str]]) -> str:
+def names(cells: list[tuple[str, int, str]]) -> str:
+    """``cells`` (family, n, instance) in words, the first :data:`SHOWN` of them spelled out."""
     shown = [f"{instance} ({family} n={n})" for family, n, instance in cells[:SHOWN]]
     more = f" and {len(cells) - SHOWN} more" if len(cells) > SHOWN else ""
     return ", ".join(shown) + more
 
 
 def fault_line(found: Faults) -> str:
-    """One line naming what ``found`` holds: the wrong answers, then the errors."""
+    """One line naming what ``found`` holds: the wrong answers, then each instance NEW left
+    unanswered where OLD answered, by status."""
     parts = []
     if found.wrong:
-        parts.append(f"answered WRONG on {len(found.wrong)} instance(s): {_names(found.wrong)}")
-    if found.errors:
-        parts.append(f"ended in an error where OLD answered on {len(found.errors)} instance(s): "
-                     f"{_names(found.errors)}")
-    return f"race compare: wrong: NEW's {found.entrant} {'; '.join(parts)}"
+        parts.append(f"answered WRONG on {len(found.wrong)} instance(s): {names(found.wrong)}")
+    for status, words in UNANSWERED.items():
+        cells = found.unanswered.get(status)
+        if cells:
+            parts.append(f"{words} where OLD answered on {len(cells)} instance(s): "
+                         f"{names(cells)}")
+    head = "wrong" if found.wrong else "unanswered"
+    return f"race compare: {head}: NEW's {found.entrant} {'; '.join(parts)}"
 
 
 def fault_lines(all_faults: list[Faults]) -> list[str]:

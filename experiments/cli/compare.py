@@ -37,15 +37,16 @@ def is_campaign(text: str) -> bool:
 @click.option("--as", "renames", multiple=True, metavar="OLD=NEW",
               help="Two campaigns: pair OLD's entrant OLD with NEW's entrant NEW (renamed; repeatable).")
 @click.option("--fail-above", "fail_above", type=params.Number(0.0, open=True, max=1e6), default=None,
-              help="Two campaigns: exit 1 when NEW answered wrong (or ended in an error where "
-                   "OLD answered) on some instance, checked first; when an entrant, family and n "
-                   "is slower than this ratio NEW/OLD with its interval's lower end above 1 (a "
-                   "regression gate for CI); or when NEW lacks an entrant, family or n of OLD; "
-                   "exit 4 (inconclusive) when either campaign was measured on a busy machine or "
-                   "its calibration drifted.")
-@click.option("--allow-missing", is_flag=True,
-              help="With --fail-above: an entrant, family or n of OLD that NEW lacks is left out "
-                   "of the gate (named), not a failure.")
+              help="Two campaigns: a regression gate for CI. Exit 1, checked first, when on "
+                   "some instance NEW answered wrong, or ended in an error, a memout, a timeout, "
+                   "unknown or skipped where OLD answered, or when NEW lacks an instance OLD ran "
+                   "(each named); then when an entrant, family and n is slower than this ratio "
+                   "NEW/OLD with its interval's lower end above 1; exit 4 (inconclusive) when "
+                   "either campaign was measured on a busy machine or its calibration drifted.")
+@click.option("--partial", "--allow-missing", "partial", is_flag=True,
+              help="With --fail-above: the instances of OLD that NEW lacks (an entrant, a family, "
+                   "an n, or part of one: an interrupted NEW) are named and left out of the gate, "
+                   "not a failure. --allow-missing is its older name.")
 @click.option("--force", is_flag=True,
               help="With --fail-above: gate on noisy measurements too (busy machine, calibration "
                    "drift) instead of exiting 4.")
@@ -56,7 +57,7 @@ def is_campaign(text: str) -> bool:
 @click.option("--normalise", is_flag=True,
               help="Two campaigns: divide each campaign's times by its calibration score first.")
 def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, tolerance: float,
-            renames: tuple[str, ...], fail_above: float | None, allow_missing: bool, force: bool,
+            renames: tuple[str, ...], fail_above: float | None, partial: bool, force: bool,
             fmt: str | None, markdown: bool, normalise: bool) -> None:
     """Compare two entrants of one campaign, or two campaigns.
 
@@ -75,15 +76,17 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
     versions, limits, calibration).
 
     \b
-    --fail-above R is a regression gate that checks correctness first. Exit
-    status: 0 passed; 1 NEW answered wrong or ended in an error where OLD
-    answered (one line per entrant naming the instances; never
-    inconclusive), a regression (some entrant, family and n slower than R,
-    its interval's lower end above 1), or NEW lacks an entrant, family or n
-    that OLD ran (it was not compared; --allow-missing gates on what both
-    ran); 4 inconclusive: either campaign carries a busy-machine or
-    calibration-drift warning, so a ratio may be the machine's (--force gates
-    anyway); 2 an error.
+    --fail-above R is a regression gate that checks correctness first, before
+    any timing question. Exit status: 1 when on some instance OLD answered,
+    NEW answered WRONG, or ended in an error, a memout, a timeout, unknown or
+    skipped (one line per entrant naming each family, n and instance; never
+    inconclusive), or when an instance OLD ran is missing from NEW (an
+    entrant, a family, an n or part of one, each named: it was not compared;
+    --partial gates on what both ran, still naming it); then 4 inconclusive:
+    either campaign carries a busy-machine or calibration-drift warning, so a
+    ratio may be the machine's (--force gates anyway); then 1 a regression:
+    some entrant, family and n slower than R, its interval's lower end above
+    1; else 0 passed. 2 an error.
 
     \b
     Both warn, one line each, when a machine was busy, the calibration
@@ -104,13 +107,13 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
     fmt = "markdown" if markdown else fmt or "text"
     n_values = parse_n(n_text) if n_text else None
     families = [k.strip() for k in family_text.split(",") if k.strip()] if family_text else None
-    for flag, given in (("--allow-missing", allow_missing), ("--force", force)):
+    for flag, given in (("--partial", partial), ("--force", force)):
         if given and fail_above is None:
             raise RaceError(f"{flag} goes with --fail-above (it sets how the regression gate "
                             "decides)")
     if len(args) >= 2 and is_campaign(args[0]) and is_campaign(args[1]):
         _campaigns(args, n_values, families, tolerance, renames, fail_above, fmt, normalise,
-                   allow_missing, force)
+                   partial, force)
         return
     for flag, given in (("--as", renames), ("--fail-above", fail_above), ("--normalise", normalise)):
         if given:
@@ -141,7 +144,7 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
 
 
 def _campaigns(args, n_values, families, tolerance, renames, fail_above, fmt, normalise,
-               allow_missing: bool = False, force: bool = False) -> None:
+               partial: bool = False, force: bool = False) -> None:
     from experiments.analysis import campaign_diff, noise, regression_gate, wrong_answers
     from experiments.cli.run_progress import large, slow_step
     shown = large(*args[:2])
@@ -164,7 +167,7 @@ def _campaigns(args, n_values, families, tolerance, renames, fail_above, fmt, no
                   + noise.machine_warnings(new, f"NEW {new.name}"))
         wrong = wrong_answers.fault_lines(result.faults)
         gate = regression_gate.verdict(campaign_diff.regressions(result, fail_above), fail_above,
-                                       lacking, warned, allow_missing, force, wrong)
+                                       lacking, warned, partial, force, wrong)
         if gate.line:
             click.echo(gate.line, err=True)
         sys.exit(gate.code)

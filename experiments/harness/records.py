@@ -9,7 +9,9 @@ valid line naming every required column (:data:`experiments.harness.schema.REQUI
 other columns missing from an older file read as empty); a row must be one
 line of valid UTF-8 without NUL, with one field per column, a known status, an
 integer n in 1..MAX_N, an integer repeat and numbers in the numeric columns; a
-second row of the same cell is a duplicate. A row failing any of this is
+second row of the same cell is a duplicate (the same outcome) or a conflict (another
+outcome: the worse record counts, so a wrong answer is never hidden behind a solved row
+of its cell, and the other is set aside naming both). A row failing any of this is
 *damaged*: readers skip it (so its cell counts as not done and is re-run, and no
 summary counts it), and :func:`set_aside` -- called when a run opens the file --
 moves it to ``runs.damaged.csv`` with the reason, reporting one line on stderr.
@@ -32,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from experiments.harness.identity import CellKey, row_key, upgrade_row
 from experiments.harness.provenance import utc_now
 from experiments.harness.schema import (COLUMNS, LIMIT_STATUSES, NUMERIC, PHASES, REQUIRED,
-                                        STATUSES, WORK_COUNTERS, Status)
+                                        SEVERITY, STATUSES, WORK_COUNTERS, Status)
 from formats.errors import RaceError, printable
 from formats.grid import MAX_N
 from formats.whole_file import write_whole
@@ -161,15 +163,23 @@ def scan(path: Path) -> Scan:
                           enumerate(lines + ([cut] if cut else []))]
         return result
     result.canonical = result.canonical and tuple(names) == COLUMNS
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple, int] = {}                         # cell -> its place in rows
     for number, raw in enumerate(lines[1:], start=2):
         row, why = _row(raw, names)
         if row is not None:
             key = cell_key(row)
-            if key in seen:
-                row, why = None, f"duplicate of the cell on line {seen[key]}"
-            else:
-                seen[key] = number
+            if key not in seen:
+                seen[key] = len(result.rows)
+            else:                                       # a second record of the cell
+                kept = seen[key]
+                first, line = result.rows[kept], result.lines[kept]
+                why = _conflict(first, line, row)
+                if why is None:                         # the later, worse row counts
+                    result.damaged.append(Damaged(line, lines[line - 1],
+                                                  _conflict(row, number, first) or ""))
+                    result.rows[kept], result.lines[kept] = row, number
+                    continue
+                row = None
         if row is None:
             result.damaged.append(Damaged(number, raw, why))
         else:
@@ -177,8 +187,28 @@ def scan(path: Path) -> Scan:
             result.lines.append(number)
     if cut:
         result.damaged.append(Damaged(len(lines) + 1, cut, "cut short (no newline at the end)"))
+    result.damaged.sort(key=lambda d: d.line)
     result.canonical = result.canonical and not result.damaged
     return result
+
+
+def _worse(row: dict[str, str]) -> tuple[int, bool]:
+    """How bad a record's outcome is: its status's place in
+    :data:`~experiments.harness.schema.SEVERITY`, then unverified after verified."""
+    return SEVERITY.index(row["status"]), row["verified"].strip().lower() not in ("true", "1", "1.0")
+
+
+def _conflict(first: dict[str, str], line: int, row: dict[str, str]) -> str | None:
+    """Why ``row``, a second record of the cell ``first`` (on line ``line``) records, is set
+    aside: a duplicate (the same outcome), or a conflict in which it is not the worse; None
+    when ``row`` is the worse and counts instead. The worse record of a cell counts, whichever
+    came first: a wrong answer is never hidden behind a solved row of its cell."""
+    if _worse(row) == _worse(first):
+        return f"duplicate of the cell on line {line}"
+    if _worse(row) < _worse(first):
+        return (f"{row['status']}, conflicts with {first['status']} on line {line}: the "
+                "cell's worse record counts")
+    return None
 
 
 def _row(raw: bytes, names: list[str]) -> tuple[dict[str, str] | None, str | None]:
