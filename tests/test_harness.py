@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 META_KEYS = {"campaign", "command", "commands", "created_at", "n_values", "entrants", "family_labels", "seed", "instances",
              "repeats", "timeout_s", "memory_mb", "jobs", "executor", "git_commit", "python",
              "packages", "kissat_version", "machine", "families", "order", "pinning",
-             "machine_state", "calibration", "runs_conditions", "instance_names"}
+             "machine_state", "calibration", "runs_conditions", "instance_names", "entrant_code"}
 
 
 def write_instances(out: Path, n: int, count: int, kind: str = "unique", seed: int = 0) -> Path:

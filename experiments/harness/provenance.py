@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from experiments.harness import code_identity
 from experiments.harness.config import Config
 from experiments.harness.instance_families import BY_KIND, NAMES_KEY, families_meta, names_of
 from experiments.harness.identity import meta_family_labels
@@ -128,7 +129,9 @@ def instance_set_meta(instance_set: Any) -> dict[str, Any]:
 def previous_meta(config: Config) -> dict[str, Any]:
     """The campaign's existing ``meta.json`` ({} for a new campaign). Raises RaceError
     when it was run with another seed, limits or generator options, or with a family
-    the new command drops (its rows would not compare); adding families is a resume."""
+    the new command drops (its rows would not compare), or when an entrant's code differs
+    from the code that measured its rows (:func:`experiments.harness.code_identity.merge`;
+    ``race run --mixed`` / ``--rerun`` settle that first); adding families is a resume."""
     path = config.directory / "meta.json"
     if not path.exists():
         return {}
@@ -150,6 +153,8 @@ def previous_meta(config: Config) -> dict[str, Any]:
             raise RaceError(f"campaign {config.campaign!r} was run with {key}={old[key]!r}, "
                             f"not {value!r}; choose another --campaign name", source=str(path))
     _check_families(config, old.get("families", {}), path)
+    code_identity.merge(_recorded_code(old), code_identity.current(config.entrants), "",
+                        config.campaign, str(path))      # refuses an entrant whose code changed
     return old
 
 
@@ -159,7 +164,8 @@ RESUME_ADVICE = "move it aside to resume from runs.csv, or choose another --camp
 #: the types meta.json's fields must have for the commands that read them (when present)
 _SHAPE = {"campaign": str, "command": str, "created_at": str, "family_labels": str, "kind": str,
           "families": dict, "commands": list, "entrants": list, "n_values": list,
-          "generator_options": dict, "entrant_provenance": dict, "instances": int, "repeats": int}
+          "generator_options": dict, "entrant_provenance": dict, "entrant_code": dict,
+          "instances": int, "repeats": int}
 #: fields that may also be null (what `race run` writes when it has nothing to record)
 _NULLABLE = {"machine": dict, "packages": dict, "machine_state": dict, "calibration": dict,
              "merged_from": list, "machines": list, "warnings": list}
@@ -338,6 +344,8 @@ def write_meta(config: Config) -> dict[str, Any]:
     earlier runs' readings (:data:`RUN_READINGS`) are kept."""
     path = config.directory / "meta.json"
     old = previous_meta(config)
+    code = code_identity.merge(_recorded_code(old), code_identity.current(config.entrants),
+                               utc_now(), config.campaign, str(path))
     entrants = list(dict.fromkeys([*old.get("entrants", []), *(e.spec for e in config.entrants)]))
     meta = {
         "campaign": config.campaign,
@@ -362,6 +370,7 @@ def write_meta(config: Config) -> dict[str, Any]:
         "kissat_version": kissat_version(),
         **({"entrant_provenance": extra} if (extra := _provenance_history(
             old.get("entrant_provenance", {}), entrant_provenance(config.entrants))) else {}),
+        code_identity.KEY: code,
         **({"instance_set": instance_set_meta(config.instance_set)} if config.instance_set else {}),
         # how the instance files are named; a campaign made before says nothing (the kind)
         **({NAMES_KEY: names} if (names := names_of(old)) != BY_KIND else {}),
@@ -370,6 +379,15 @@ def write_meta(config: Config) -> dict[str, Any]:
     }
     save_meta(path, meta)
     return meta
+
+
+def _recorded_code(old: dict[str, Any]) -> dict[str, Any]:
+    """The code identities meta.json recorded per entrant: ``entrant_code``, or for a campaign
+    written before it, each outside program's sha256 (``entrant_provenance``)."""
+    specs = dict.fromkeys([*(old.get(code_identity.KEY) or {}),
+                           *(old.get("entrant_provenance") or {})])
+    return {spec: found for spec in specs
+            if (found := code_identity.recorded(old, spec)) is not None}
 
 
 def save_meta(path: Path, meta: dict[str, Any]) -> None:
