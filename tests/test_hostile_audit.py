@@ -174,7 +174,7 @@ def test_l4_an_edited_program_is_recorded_both_ways_with_a_warning(tmp_path):
     assert result.exit_code == 0
     meta = json.loads((tmp_path / "c" / "meta.json").read_text())
     assert meta["entrant_provenance"][f"cmd:path={program}"]["sha256"] == first   # kept
-    result = invoke(*args, "--solvers", f"cmd:path={program}")
+    result = invoke(*args, "--solvers", f"cmd:path={program}", "--mixed")
     meta = json.loads((tmp_path / "c" / "meta.json").read_text())
     entry = meta["entrant_provenance"][f"cmd:path={program}"]
     assert entry["sha256"] != first and entry["earlier"][0]["sha256"] == first
@@ -197,7 +197,7 @@ def test_an_edited_program_is_said_once_on_resume_naming_it_and_both_hashes(tmp_
     with open(program, "a") as f:
         f.write("# edited\n")
     now = hashlib.sha256(program.read_bytes()).hexdigest()
-    resumed = invoke(*args)
+    resumed = invoke(*args, "--mixed")
     assert resumed.exit_code == 0, resumed.output
     said = [line for line in resumed.stderr.splitlines() if "changed since" in line]
     assert said == [f"race: warning: the program {program} changed since this campaign's earlier "

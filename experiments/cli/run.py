@@ -69,11 +69,17 @@ from formats.errors import RaceError
               help="Show the cells going by on stderr: a bar on a terminal, else a line every "
                    "30 s or 10% of the cells [default: on].")
 @click.option("--quiet", "-q", is_flag=True, help="The same as --no-progress.")
+@click.option("--mixed", is_flag=True,
+              help="Resume although an entrant's code differs from the code that measured its "
+                   "rows: keep them, and record in meta.json which code measured which.")
+@click.option("--rerun", "rerun", multiple=True, metavar="ENTRANT",
+              help="Run ENTRANT's cells again: its rows move to runs.replaced.csv beside "
+                   "runs.csv (repeatable).")
 def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int, timeout: float,
         memory: float, repeats: int, jobs: int | None, out: str, executor: str,
         scheduler: str | None, name: str | None, order: str = "random", pin: bool = True,
         no_report: bool = False, progress: bool | None = None, quiet: bool = False,
-        **options_given: str | None) -> None:
+        mixed: bool = False, rerun: tuple[str, ...] = (), **options_given: str | None) -> None:
     """Race the entrants on generated instances for each box size n and record
     every measurement in OUT/CAMPAIGN/runs.csv (+ meta.json); then draw the
     campaign's figures (OUT/CAMPAIGN/plots/*.png: time, solved and work vs n,
@@ -183,6 +189,9 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
                     n_text=n_text, solvers_text=solvers, jobs_given=jobs, order=order, pin=pin)
     config.command = (" ".join(shlex.quote(a) for a in ["race", *argv[1:]])
                       if argv and Path(argv[0]).name == "race" else "")
+    from experiments.harness.code_identity import settle
+    for line in settle(config, mixed, rerun):
+        click.echo(line, err=True)
     race(config, report=not no_report, progress=False if quiet else progress)
 
 
