@@ -64,6 +64,9 @@ class CampaignDiff:
     tolerance: float = TOLERANCE
     warnings: list[str] = field(default_factory=list)
     faults: list[Faults] = field(default_factory=list)
+    #: ``ENTRANT [old..] vs [new..]`` for each pair whose sides ran other code (or one side's
+    #: is not recorded): :mod:`experiments.analysis.code_pairing`
+    code: list[str] = field(default_factory=list)
 
 
 def parse_renames(pairs: tuple[str, ...] | list[str]) -> dict[str, str]:
@@ -158,10 +161,31 @@ def _lookup(meta: dict, path: tuple[str, ...]) -> object:
     return value
 
 
+def load(meta: dict) -> str | None:
+    """The machine's load while the campaign ran: the 1-minute load average at the start and
+    the end of its latest run, and the CPU other processes used (cores): ``1.09..1.92 (others
+    0.00..0.03 cores)``; None when not recorded."""
+    state = meta.get("machine_state")
+    if not isinstance(state, dict):
+        return None
+    ends = [state.get(key) if isinstance(state.get(key), dict) else {} for key in ("start", "end")]
+    average = [(e.get("load_avg") or [None])[0] for e in ends]
+    others = [e.get("others_busy_cores") for e in ends]
+
+    def span(values: list) -> str:
+        return "..".join("?" if v is None else f"{float(v):.2f}" for v in values)
+
+    if all(v is None for v in average + others):
+        return None
+    return f"{span(average)} (others {span(others)} cores)"
+
+
 def meta_differences(old: dict, new: dict) -> list[tuple[str, object, object]]:
     """(label, old value, new value) for the metadata that differ: commit, machine,
-    versions (python, packages, kissat), limits, order, pinning and the calibration."""
+    versions (python, packages, kissat), limits, order, pinning, the load (:func:`load`) and
+    the calibration."""
     found = [(label, _lookup(old, path), _lookup(new, path)) for label, path in META_KEYS]
+    found.append(("load", load(old), load(new)))
     for name in sorted(set(old.get("packages") or {}) | set(new.get("packages") or {})):
         found.append((name, (old.get("packages") or {}).get(name),
                       (new.get("packages") or {}).get(name)))
@@ -191,14 +215,19 @@ def normalise_factor(old: analysis.Campaign, new: analysis.Campaign) -> float:
 def diff(old: analysis.Campaign, new: analysis.Campaign, entrants: list[str] | None = None,
          renames: dict[str, str] | None = None, n_values: list[int] | None = None,
          families: list[str] | None = None, tolerance: float = TOLERANCE,
-         normalise: bool = False) -> CampaignDiff:
+         normalise: bool = False, pair_different: bool = False) -> CampaignDiff:
     """Compare NEW against OLD (module docstring). Raises RaceError for an unknown
-    entrant, a missing calibration with ``normalise``, or when no cell pairs up."""
-    from experiments.analysis import noise
+    entrant, a missing calibration with ``normalise``, when no cell pairs up, or when an
+    entrant's code differs between the two and ``pair_different`` is False
+    (:func:`experiments.analysis.code_pairing.check`)."""
+    from experiments.analysis import code_pairing, noise
     renames = renames or {}
+    chosen = entrant_pairs(old, new, entrants or [], renames)
+    code = code_pairing.check(code_pairing.code_pairs(old.meta, new.meta, chosen),
+                              f"OLD {old.name}", f"NEW {new.name}", pair_different)
     factor = normalise_factor(old, new) if normalise else 1.0
     rows, found = [], []
-    for old_entrant, new_entrant in entrant_pairs(old, new, entrants or [], renames):
+    for old_entrant, new_entrant in chosen:
         label = old_entrant if old_entrant == new_entrant else f"{old_entrant}={new_entrant}"
         pairs = paired_times(old, new, old_entrant, new_entrant, n_values, families)
         found.append(faults(old, new, old_entrant, new_entrant, n_values, families, label))
@@ -221,7 +250,7 @@ def diff(old: analysis.Campaign, new: analysis.Campaign, entrants: list[str] | N
                 warnings.append(f"not compared: {', '.join(alone)} (only {side} {campaign.name} "
                                 "ran it; --as OLD=NEW pairs renamed entrants)")
     return CampaignDiff(old.name, new.name, rows, meta_differences(old.meta, new.meta),
-                        normalise, factor, tolerance, warnings, found)
+                        normalise, factor, tolerance, warnings, found, code)
 
 
 def regressions(result: CampaignDiff, above: float) -> list[DiffRow]:
@@ -249,6 +278,7 @@ def _header_lines(result: CampaignDiff) -> list[str]:
         lines.append(f"differs: {label}: {a} -> {b}")
     if not result.differences:
         lines.append("differs: nothing recorded (same commit, machine, versions)")
+    lines += [f"code: {line}" for line in result.code]
     if result.normalised:
         lines.append(f"normalised by calibration: NEW times x {result.factor:.4g} "
                      "(calibration score OLD / NEW)")
@@ -312,6 +342,7 @@ def diff_json(result: CampaignDiff, above: float | None = None) -> str:
     return json.dumps({"old": result.old, "new": result.new,
                        "differences": [{"what": label, "old": str(a), "new": str(b)}
                                        for label, a, b in result.differences],
+                       "code": result.code,
                        "normalised": result.normalised, "factor": json_number(result.factor),
                        "tolerance": result.tolerance, "fail_above": above, "rows": rows,
                        "faults": [{"entrant": f.entrant, "wrong": [list(c) for c in f.wrong],

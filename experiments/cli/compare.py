@@ -56,9 +56,14 @@ def is_campaign(text: str) -> bool:
 @click.option("--markdown", is_flag=True, hidden=True, help="The same as --format markdown.")
 @click.option("--normalise", is_flag=True,
               help="Two campaigns: divide each campaign's times by its calibration score first.")
+@click.option("--pair-different", is_flag=True,
+              help="Two campaigns: compare an entrant whose code differs between them (another "
+                   "program, other sources, rows of mixed code), naming both sides' code; "
+                   "without it such a pair is refused.")
 def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, tolerance: float,
             renames: tuple[str, ...], fail_above: float | None, partial: bool, force: bool,
-            fmt: str | None, markdown: bool, normalise: bool) -> None:
+            fmt: str | None, markdown: bool, normalise: bool,
+            pair_different: bool = False) -> None:
     """Compare two entrants of one campaign, or two campaigns.
 
     \b
@@ -73,7 +78,10 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
     with the same spec (or --as OLD=NEW); per entrant, family and n the median
     ratio NEW/OLD with its 95% interval, the paired signed-rank p and
     wins/losses/ties, under the metadata the two differ in (commit, machine,
-    versions, limits, calibration).
+    load, versions, limits, calibration). An entrant whose code differs
+    between them (meta.json's entrant_code: a program's sha256, the
+    sources' digest) is refused unless --pair-different is given; then the
+    lines above the table name both sides, ENTRANT [aa9714..] vs [d4e228..].
 
     \b
     --fail-above R is a regression gate that checks correctness first, before
@@ -113,9 +121,10 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
                             "decides)")
     if len(args) >= 2 and is_campaign(args[0]) and is_campaign(args[1]):
         _campaigns(args, n_values, families, tolerance, renames, fail_above, fmt, normalise,
-                   partial, force)
+                   partial, force, pair_different)
         return
-    for flag, given in (("--as", renames), ("--fail-above", fail_above), ("--normalise", normalise)):
+    for flag, given in (("--as", renames), ("--fail-above", fail_above), ("--normalise", normalise),
+                        ("--pair-different", pair_different)):
         if given:
             raise RaceError(f"{flag} compares two campaigns: race compare OLD NEW [ENTRANT...] "
                             f"({args[1] if len(args) > 1 else '?'} is not a campaign directory)")
@@ -144,7 +153,8 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
 
 
 def _campaigns(args, n_values, families, tolerance, renames, fail_above, fmt, normalise,
-               partial: bool = False, force: bool = False) -> None:
+               partial: bool = False, force: bool = False,
+               pair_different: bool = False) -> None:
     from experiments.analysis import campaign_diff, noise, regression_gate, wrong_answers
     from experiments.cli.run_progress import large, slow_step
     shown = large(*args[:2])
@@ -156,7 +166,7 @@ def _campaigns(args, n_values, families, tolerance, renames, fail_above, fmt, no
     entrants, pairs_as = list(args[2:]), campaign_diff.parse_renames(renames)
     with slow_step("comparing them", shown=shown):
         result = campaign_diff.diff(old, new, entrants, pairs_as, n_values, families, tolerance,
-                                    normalise)
+                                    normalise, pair_different)
     show = {"text": campaign_diff.diff_text, "markdown": campaign_diff.diff_markdown,
             "json": campaign_diff.diff_json}[fmt]
     click.echo(show(result, fail_above))
