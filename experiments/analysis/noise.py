@@ -100,10 +100,13 @@ def machine_warnings(campaign: analysis.Campaign, where: str = "") -> list[str]:
 
 def warnings(campaign: analysis.Campaign, where: str = "", per_instance=None) -> list[str]:
     """Every noise warning of ``campaign``: the machine's, then the repeats' spread per
-    entrant (nothing when each instance ran once). ``per_instance``: the campaign's
+    entrant (nothing when each instance ran once), then rows of mixed code or machines
+    (:func:`experiments.analysis.mixed_campaign.warnings`). ``per_instance``: the campaign's
     :func:`analysis.instance_times`, when the caller has it."""
     from experiments.analysis.compare import spread_warnings
+    from experiments.analysis.mixed_campaign import warnings as mixing
     spread = [w if not where else w.replace("WARNING: ", f"WARNING: {where}: ", 1)
               for w in spread_warnings(campaign, campaign.entrants, per_instance=per_instance)
               if w.startswith("WARNING")]
-    return machine_warnings(campaign, where) + spread
+    mixed = [f"WARNING: {where + ': ' if where else ''}{line}" for line in mixing(campaign)]
+    return machine_warnings(campaign, where) + spread + mixed
