@@ -170,6 +170,9 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
                                 options)
     if not name or "/" in name or name.startswith("."):
         raise RaceError(f"--campaign {name!r}: expected a plain directory name")
+    if not name.isprintable():        # its rows would carry it escaped: never the campaign's
+        raise RaceError(f"--campaign {name!r}: a character that is not printable (such as a "
+                        "no-break space); type the name with plain characters")
     argv = sys.argv
     local_jobs = jobs or os.cpu_count() or 1
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

@@ -77,6 +77,9 @@ def parse_entrants(text: str | Iterable[str],
     entrants: list[Entrant] = []
     left_out: list[str] = []
     for spec in dict.fromkeys(specs):
+        if not spec.isprintable():    # its rows would carry it escaped: never the campaign's
+            raise RaceError(f"--solvers: entrant {spec!r}: a character that is not printable "
+                            "(such as a no-break space); type the spec with plain characters")
         try:
             solver = registry.create(spec)
         except solver_registry.Unavailable as exc:
