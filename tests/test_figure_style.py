@@ -166,19 +166,20 @@ def test_a_counter_that_is_zero_everywhere_is_said_not_plotted(reference, refere
     assert not [t for t in page.data if t.xaxis == "x3"]           # unique: conflicts is the 3rd panel
 
 
-def test_censored_medians_get_a_row_per_entrant_above_the_limit(reference, reference_table):
+def test_censored_medians_are_drawn_at_the_limit(reference, reference_table):
     """The hard family: every entrant's median is censored from n = 6: a hollow marker per
-    entrant and one for the virtual best per n, each in its own row above the limit, none on
-    another."""
+    entrant and one for the virtual best, each on the limit line (as the caption says), set
+    apart along x only."""
     with plt.rc_context(plots.STYLE):
         fig = plots.runtime_figure(reference, reference_table)
     hard = next(ax for ax in fig.axes if ax.get_title() == "hard puzzles")
     limit = reference.timeout_s
     hollow = [line for line in hard.get_lines() if line.get_markerfacecolor() == "white"]
-    rows = {float(np.unique(line.get_ydata())[0]) for line in hollow}
     rivals = len(reference.entrants) + 1                            # and the virtual best
-    assert len(hollow) == rivals and len(rows) == rivals and min(rows) > limit
-    assert max(rows) < hard.get_ylim()[1]
+    assert len(hollow) == rivals
+    assert {float(y) for line in hollow for y in line.get_ydata()} == {limit}
+    assert len({float(line.get_xdata()[0]) for line in hollow}) == rivals
+    assert limit < hard.get_ylim()[1]                                # the markers whole in view
     assert all(t <= limit * 1.0001 for t in hard.get_yticks())        # no tick claims a time > limit
     plt.close(fig)
 
@@ -234,14 +235,19 @@ def test_the_pages_work_panels_tick_decades_alike(reference, reference_table):
     assert any("0" in a.ticktext for a in plotted)    # the hard family's conflicts start at 0
 
 
-def test_the_pages_censored_rows_are_a_marker_apart(reference, reference_table):
-    """The strip above the limit on the page: each entrant's row at least one censored
+def test_the_pages_censored_medians_at_the_limit_and_instances_a_marker_apart(reference, reference_table):
+    """The page agrees with the static figure: a censored median hollow on the limit line; a
+    censored instance in its entrant's row of the strip above the limit, each row at least one
     marker (10 px and its outline) above the one below, on the figure's own log axis."""
     import math
     page = html_figures.runtime_figure(reference, reference_table, analysis.instance_times(reference.runs))
-    hollow = [t for t in page.data if str(t.marker.symbol).endswith("-open") and t.xaxis == "x2"]
-    rows = sorted({float(t.y[0]) for t in hollow})
-    assert len(rows) == len(reference.entrants) + 1   # each entrant and the virtual best
+    limit = reference.timeout_s
+    medians = [t for t in page.data if t.xaxis == "x2" and str(t.name).endswith("(median > limit)")]
+    assert len(medians) == len(reference.entrants) + 1   # each entrant and the virtual best
+    assert {float(y) for t in medians for y in t.y} == {limit}
+    points = [t for t in page.data if t.xaxis == "x2" and str(t.name).endswith("(instances)")]
+    rows = sorted({float(y) for t in points for y in t.y if y > limit})
+    assert len(rows) >= 2
     axis = page.layout.yaxis2 if page.layout.yaxis2.range else page.layout.yaxis
     low, high = axis.range
     pixels = html_figures._margins(page.layout.height)[2]

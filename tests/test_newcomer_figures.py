@@ -49,10 +49,12 @@ def test_the_phase_split_says_what_the_number_above_a_bar_is(quick):
 
 
 def test_entrants_at_100_percent_are_told_apart(quick):
+    """Apart along x only: each share drawn where it is (100 % at 100, not lifted or lowered)."""
     fig = plots.solved_figure(quick)
-    tops = {line.get_label(): line.get_ydata()[0] for ax in fig.axes for line in ax.get_lines()
-            if line.get_label() in ("s", "d", "b")}
-    assert len(set(tops.values())) == 3 and all(97 <= y <= 103 for y in tops.values())
+    lines = {line.get_label(): line for ax in fig.axes for line in ax.get_lines()
+             if line.get_label() in ("s", "d", "b")}
+    assert {line.get_ydata()[0] for line in lines.values()} == {100.0}
+    assert len({line.get_xdata()[0] for line in lines.values()}) == 3
 
 
 def test_the_censored_marker_is_in_a_legend_only_when_drawn(quick, tmp_path):

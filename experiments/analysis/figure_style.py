@@ -111,8 +111,26 @@ def save_figure(fig: Figure, path: Path, **options: object) -> None:
         with replacing(path) as temporary:
             fig.savefig(temporary, format=path.suffix.lstrip(".") or None, **options)
     except Exception as exc:      # noqa: BLE001 - OSError, zlib.error, a backend's own
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else f"{type(exc).__name__}: {exc}"
-        raise RaceError(f"cannot write the figure ({why}; is the disk full?)", source=str(path)) from None
+        raise RaceError(f"cannot write the figure ({save_failure(exc, fig)})", source=str(path)) from None
+
+
+def save_failure(exc: BaseException, fig: "Figure | None" = None) -> str:
+    """Why a figure was not saved, in words that name the cause: the disk (an OSError, or
+    zlib's "buffer error" when the PDF backend ran out of room), or a figure too large to draw
+    (a MemoryError, or the backend's "image size" / "too large" refusal), with its size."""
+    import zlib
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    if isinstance(exc, zlib.error):
+        return f"zlib: {exc}; is the disk full?"
+    size = ""
+    if fig is not None:
+        width, height = fig.get_size_inches()
+        size = f" ({width:.1f} x {height:.1f} in before cropping)"
+    if isinstance(exc, MemoryError) or "too large" in str(exc).lower() or "image size" in str(exc).lower():
+        return (f"the figure is too large to draw{size}: {type(exc).__name__}"
+                f"{': ' + str(exc) if str(exc) else ''}; a label or title too long?")
+    return f"{type(exc).__name__}: {exc}"
 
 
 @dataclass(frozen=True)
@@ -180,19 +198,105 @@ def legend_below(fig: Figure, handles: list, labels: list, columns: int) -> None
     with warnings.catch_warnings():     # "Tight layout not applied": the figure is still drawn
         warnings.simplefilter("ignore", UserWarning)
         fig.tight_layout()
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=columns,
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=max(1, columns),
                frameon=False, handlelength=3.2, columnspacing=1.4)
 
 
 def caption_below(fig: Figure, text: str, size: float = 5.5) -> None:
     """``text`` (e.g. the campaign's name) in small grey type under everything the figure
     draws (axes, labels, a legend below them), right-aligned: never over a label. Call it
-    last; ``savefig(bbox_inches="tight")`` keeps it in the picture."""
+    last; ``savefig(bbox_inches="tight")`` keeps it in the picture. A text longer than
+    the figure is wide is wrapped."""
     renderer = fig.canvas.get_renderer()
     box = fig.get_tightbbox(renderer)                     # inches, legends included
     width, height = fig.get_size_inches()
     fig.text(box.x1 / width, (box.y0 - 0.04) / height, text, ha="right", va="top", fontsize=size,
-             color="0.4")
+             color="0.4", wrap=True)
+
+
+#: the smallest and largest type, in points, of a figure drawn for a given width (``--width``):
+#: read at that width in a column or on a page
+PRINT_SIZES = (8.0, 10.0)
+
+
+#: the units ``--width`` takes, in inches
+WIDTH_UNITS = {"in": 1.0, "cm": 1 / 2.54, "mm": 1 / 25.4, "pt": 1 / 72.27, "bp": 1 / 72}
+#: the narrowest and widest figure ``--width`` draws, in inches
+WIDTH_RANGE = (1.5, 20.0)
+
+
+def parse_width(text: str) -> float:
+    """A figure's width as written on the command line (``3.3in``, ``8.4cm``, ``240pt``; a bare
+    number is inches) in inches. Raises RaceError naming the text when it is no such length or
+    lies outside :data:`WIDTH_RANGE`."""
+    import re
+
+    from formats.errors import RaceError
+    found = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(in|cm|mm|pt|bp)?\s*", str(text))
+    if not found:
+        raise RaceError(f"--width {text!r}: expected a length such as 3.3in, 6.8in, 8.4cm or 240pt")
+    inches = float(found.group(1)) * WIDTH_UNITS[found.group(2) or "in"]
+    low, high = WIDTH_RANGE
+    if not low <= inches <= high:
+        raise RaceError(f"--width {text!r}: a figure from {low:g} to {high:g} inches wide, please "
+                        f"(3.3in: a column, 6.8in: a page)")
+    return inches
+
+
+def fit_width(fig: Figure, width: float, rounds: int = 6) -> None:
+    """Lay ``fig`` out to be at most ``width`` inches wide as saved (``bbox_inches`` the tight
+    box), its type between :data:`PRINT_SIZES` points: included at that width the text reads
+    at its own size, never shrunk. The figure takes the width; titles wrap; a legend below
+    the axes loses columns until it fits; then the figure narrows by what still sticks out
+    (a tick label, the legend), a few rounds. Call it before :func:`caption_below`."""
+    from matplotlib.text import Text
+    low, high = PRINT_SIZES
+    for text in fig.findobj(Text):
+        if text.get_text():
+            text.set_fontsize(min(max(text.get_fontsize(), low), high))
+    for ax in fig.axes:
+        ax.title.set_wrap(True)
+    if fig._suptitle is not None:
+        fig._suptitle.set_wrap(True)
+        fig._suptitle.set_y(0.99)                         # in the figure: the layout makes room
+    import matplotlib
+    _, height = fig.get_size_inches()
+    width -= 2 * matplotlib.rcParams["savefig.pad_inches"]      # the tight box's padding
+    fig.set_size_inches(width, height)
+    fixed_aspect = any(ax.get_aspect() != "auto" for ax in fig.axes)
+    shown = fig.dpi
+    fig.set_dpi(150)                                      # text measured as tight_box measures it
+    try:
+        for _ in range(rounds):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                fig.tight_layout()
+            _fit_legends(fig, width)
+            box = fig.get_tightbbox(fig.canvas.get_renderer())
+            excess = box.width - width
+            if excess <= 0.005:
+                return
+            now = fig.get_size_inches()[0]
+            narrower = max(now - excess - 0.01, 1.0)
+            if fixed_aspect:                              # square panels: narrower ones are lower
+                height *= narrower / now
+            fig.set_size_inches(narrower, height)
+    finally:
+        fig.set_dpi(shown)
+
+
+def _fit_legends(fig: Figure, width: float) -> None:
+    """Each legend under the axes (:func:`legend_below`'s) with as many columns as fit
+    ``width`` inches, one at least: drawn again with one column less until it fits."""
+    renderer = fig.canvas.get_renderer()
+    for legend in list(fig.legends):
+        columns = legend._ncols
+        while columns > 1 and legend.get_window_extent(renderer).width / fig.dpi > width:
+            columns -= 1
+            handles, labels = legend.legend_handles, [t.get_text() for t in legend.texts]
+            legend.remove()
+            legend = fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                                ncol=columns, frameon=False, handlelength=3.2, columnspacing=1.4)
 
 
 def campaign_styles(*campaigns) -> dict[str, EntrantStyle]:

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.analysis import statistics as analysis
+from experiments.analysis.entrant_labels import short_label
 from experiments.analysis.figure_style import family_title, pyplot
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None
         ax.set_xticks(range(len(ns)))
         ax.set_xticklabels([str(n) for n in ns])
         ax.set_xlabel("box size n")
-        ax.set_title(entrant, fontsize=8, pad=30)
+        ax.set_title(short_label(entrant), fontsize=8, pad=30)
         ax.set_ylim(0, 100)
         ax.grid(axis="x", visible=False)
         ax.set_xlim(-0.6, max(len(ns), 1) - 0.4)

@@ -1,4 +1,5 @@
-"""``race export``: a campaign's runs (or its summary) as parquet, JSON lines, CSV or markdown."""
+"""``race export``: a campaign's runs (or its summary) as parquet, JSON lines, CSV, markdown or a
+LaTeX (booktabs) table."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import click
 
 from formats.errors import RaceError
 
-FORMATS = ("parquet", "jsonl", "csv", "markdown")
+FORMATS = ("parquet", "jsonl", "csv", "markdown", "latex")
+#: the formats that print the summary table as a person reads it (no table of every run)
+TABLE_FORMATS = ("markdown", "latex")
 TABLES = ("runs", "summary")
 
 
@@ -119,19 +122,23 @@ def _write_text(text: str, out: str) -> None:
 @click.command("export")
 @click.argument("results_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), required=True,
-              help="Output format (markdown: the summary table, ready to paste).")
+              help="Output format (markdown: the summary table, ready to paste; latex: the summary "
+                   "as a booktabs tabular, one block per family, for \\input in a table "
+                   "environment; needs only \\usepackage{booktabs}).")
 @click.option("--table", type=click.Choice(TABLES), default=None,
-              help="What to export [default: runs; summary for markdown].")
+              help="What to export [default: runs; summary for markdown and latex].")
 @click.option("--out", "-o", "out", default="-", show_default=True,
               help="Output file, or - for stdout (parquet needs a file).")
 def export(results_dir: Path, fmt: str, table: str | None, out: str) -> None:
     """Export the campaign in RESULTS_DIR (runs.csv + meta.json): every run,
-    or the per-entrant, per-n summary, as parquet, JSON lines, CSV or a
-    markdown table.
+    or the per-entrant, per-n summary, as parquet, JSON lines, CSV, a
+    markdown table or a LaTeX table (the summary only: a booktabs tabular that
+    a plain article with \\usepackage{booktabs} can \\input).
 
     \b
     Example:
       race export results/reference-n2-10 --format markdown   # to paste
+      race export results/reference-n2-10 -f latex -o summary.tex
       race export results/reference-n2-10 -f parquet -o runs.parquet
       race export results/reference-n2-10 -f csv --table summary -o summary.csv
     """
@@ -139,7 +146,15 @@ def export(results_dir: Path, fmt: str, table: str | None, out: str) -> None:
     shown = large(results_dir)
     with slow_step("reading the campaign", shown=shown):
         campaign = load_campaign(results_dir)
-    table = table or ("summary" if fmt == "markdown" else "runs")
+    table = table or ("summary" if fmt in TABLE_FORMATS else "runs")
+    if fmt == "latex":
+        if table != "summary":
+            raise RaceError("--format latex writes the summary table only (--table summary); "
+                            "every run goes to csv, jsonl or parquet")
+        from experiments.analysis import statistics
+        from experiments.report.campaign_report import campaign_tabular
+        _write_text(campaign_tabular(campaign, statistics.summary(campaign)), out)
+        return
     if fmt == "markdown":
         if table == "summary":
             header, rows = summary_rows(campaign)

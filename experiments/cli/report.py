@@ -13,7 +13,14 @@ from experiments.analysis import statistics as analysis
 @click.argument("results_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--out", "-o", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where to write the figures [default: RESULTS_DIR/plots].")
-def plot(results_dir: Path, out: Path | None) -> None:
+@click.option("--width", "width", default=None, metavar="LENGTH",
+              help="Lay each figure out for this width (3.3in: a column, 6.8in: a page; also cm, mm, "
+                   "pt): type of 8 to 10 pt when included at that width [default: the size each "
+                   "figure needs].")
+@click.option("--only", "only", multiple=True, metavar="NAME",
+              help="Draw only this figure (runtime, solved, cactus, work, phases, scatter); "
+                   "repeatable, or comma-separated.")
+def plot(results_dir: Path, out: Path | None, width: str | None, only: tuple[str, ...]) -> None:
     """Plot the campaign in RESULTS_DIR (runs.csv + meta.json): runtime vs n,
     fraction solved vs n, cactus plot, work counters vs n and the SAT phase
     split, each as PDF and PNG. Prints the summary table, the noise warnings
@@ -22,7 +29,12 @@ def plot(results_dir: Path, out: Path | None) -> None:
     \b
     Example:
       race plot results/reference-n2-10 -o /tmp/plots
+      race plot results/reference-n2-10 --width 3.3in --only runtime,solved
     """
+    from experiments.analysis.figure_style import parse_width
+    from experiments.analysis.plots import chosen_figures
+    inches = parse_width(width) if width is not None else None
+    names = chosen_figures([n.strip() for item in only for n in item.split(",") if n.strip()])
     from experiments.analysis import noise, plots, summary
     from experiments.cli.run_progress import large, slow_step
     shown = large(results_dir)
@@ -33,7 +45,7 @@ def plot(results_dir: Path, out: Path | None) -> None:
         table = analysis.summary(campaign, per_instance)
     with slow_step("drawing the figures", shown=shown):
         written = plots.plot_all(campaign, out if out is not None else campaign.path / "plots",
-                                 table=table, per_instance=per_instance)
+                                 table=table, per_instance=per_instance, width=inches, only=names)
     with slow_step("writing the summary", shown=shown):
         text = summary.summary_text(campaign, table, per_instance)
     click.echo(text)

@@ -69,6 +69,19 @@ def find_landscape(campaign_dir: Path, landscape: Path | None = None) -> Path | 
     return None
 
 
+#: the paper's text width in inches (report.tex: A4, margins of 2.3 cm)
+PAPER_TEXT_WIDTH = (21.0 - 2 * 2.3) / 2.54
+
+
+def paper_widths(families: int) -> dict[str, float]:
+    """The width (inches) each figure is set at in report.tex, which it is drawn for: its type
+    then reads at 8 to 10 points (the shares of the text width are report.tex's)."""
+    several = families > 1
+    shares = {"runtime": 1.0, "work": 1.0, "scatter": 1.0 if several else 0.62,
+              "solved": 1.0 if several else 0.49, "cactus": 0.48 if several else 0.49, "phases": 0.8}
+    return {name: share * PAPER_TEXT_WIDTH for name, share in shares.items()}
+
+
 def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT_DIR,
                     landscape: Path | None = None,
                     frontier: list[analysis.Campaign] | None = None) -> list[Path]:
@@ -81,7 +94,7 @@ def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT
     wanted = used_names(source.read_text(encoding="utf-8")) if source.is_file() else None
     table = analysis.summary(campaign)
     growth = growth_fit.growth_table(campaign, table)
-    written = plots.plot_all(campaign, out)
+    written = plots.plot_all(campaign, out, width=paper_widths(len(campaign.families)))
     entrants = campaign.entrants
     sat = phase_plots.sat_entrants(campaign)
     ns = sorted(set(campaign.n_values) | set(CANONICAL_N))

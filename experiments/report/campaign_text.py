@@ -17,6 +17,7 @@ import re
 import pandas as pd
 
 from experiments.analysis import statistics as analysis
+from experiments.analysis.entrant_labels import short_label
 from experiments.report.tex import escape, tex_int
 from solvers import methods
 
@@ -30,15 +31,27 @@ def seconds(value: float) -> str | None:
 
 def entrant_name(entrant: str) -> str:
     """The entrant in typewriter type, a line break allowed after ``/:=,+`` (an outside
-    program's entrant names its path)."""
-    return "\\texttt{" + re.sub(r"([/:=,+])", r"\1\\allowbreak{}", escape(entrant)) + "}"
+    program's entrant names its path); a name longer than
+    :data:`experiments.analysis.entrant_labels.LABEL_CHARS` characters is cut
+    (:func:`short_label`), the whole of it in :func:`entrant_footnote`."""
+    return "\\texttt{" + re.sub(r"([/:=,+])", r"\1\\allowbreak{}", escape(short_label(entrant))) + "}"
+
+
+def entrant_footnote(entrant: str) -> str:
+    """A footnote with the whole name of an entrant :func:`entrant_name` cuts ("" for another):
+    typewriter type that may break after any character, so that no name runs off the page."""
+    if short_label(entrant) == entrant:
+        return ""
+    whole = "\\allowbreak{}".join(escape(ch) for ch in entrant)
+    return f"\\footnote{{The whole name of {entrant_name(entrant)}: \\texttt{{{whole}}}}}"
 
 
 def entrant_with_method(entrant: str) -> str:
     """``\\texttt{sat} (SAT)``; an entrant that is no method of its own says what it is; an
-    entrant named like its method is named once."""
+    entrant named like its method is named once; a name cut short gets its whole in a footnote."""
     what = methods.what(entrant)
-    return entrant_name(entrant) if what == entrant else f"{entrant_name(entrant)} ({escape(what)})"
+    name = entrant_name(entrant) + entrant_footnote(entrant)
+    return name if what == entrant else f"{name} ({escape(short_label(what))})"
 
 
 def n_list(ns: list[int]) -> str:

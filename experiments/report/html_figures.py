@@ -3,9 +3,9 @@
 Each function returns a plotly Figure from a campaign; every entrant keeps the colour,
 marker and dash :mod:`experiments.analysis.figure_style` gives it in every figure, static
 or interactive (``styles``: the page's styles, the landscape's entrants included).
-Censoring is shown, never hidden: a censored median or instance sits in its entrant's row
-of the shaded strip above the time-limit line as a hollow marker, and its hover text says
-"> limit". Hovering an instance's point shows the instance, its status, time and work
+Censoring is shown, never hidden: a censored median is a hollow marker drawn at the limit
+(as in the static figure), a censored instance a hollow point in its entrant's row of the
+shaded strip above the time-limit line, and the hover text of each says "> limit". Hovering an instance's point shows the instance, its status, time and work
 counters.
 
 plotly reads a trace's name, hover text and titles as markup (``<b>``, ``<span style>``):
@@ -22,7 +22,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from experiments.analysis import figure_style, phase_plots, plots
+from experiments.analysis import phase_plots, plots
 from experiments.analysis import statistics as analysis
 from experiments.analysis import skipped_cells, virtual_best
 from experiments.harness.schema import Status
@@ -108,8 +108,8 @@ RUNTIME_HEIGHT = 500
 def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: pd.DataFrame,
                    styles: dict[str, EntrantStyle] | None = None) -> go.Figure:
     """Time vs n per family: every instance as a faint point, the median as a line with its
-    IQR band, the virtual best solver as its own line; censored medians and instances hollow
-    in their entrant's row of the strip above the limit."""
+    IQR band, the virtual best solver as its own line; a censored median hollow at the limit,
+    a censored instance hollow in its entrant's row of the strip above the limit."""
     families = campaign.families
     limit = campaign.timeout_s
     styles = styles or campaign_styles(campaign)
@@ -119,9 +119,7 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: 
     fig = make_subplots(rows=1, cols=len(families), shared_yaxes=True,
                         subplot_titles=[markup(plots.family_title(campaign, k)) for k in families])
     times = instances["time"].to_numpy(float)
-    censored_entrants = [e for e in entrants if
-                         np.isinf(table.loc[table["entrant"] == e, "median_s"].to_numpy(float)).any()
-                         or np.isinf(times[instances["entrant"].to_numpy() == e]).any()]
+    censored_entrants = [e for e in entrants if np.isinf(times[instances["entrant"].to_numpy() == e]).any()]
     low = _lowest(np.concatenate([times, table["q25_s"].to_numpy(float)]), limit)
     rows_above = _strip_rows(censored_entrants, limit, low, RUNTIME_HEIGHT)
     for col, family in enumerate(families, start=1):
@@ -170,7 +168,7 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: 
                 text=hover, hovertemplate="%{text}<extra></extra>"), row=1, col=col)
             if (~finite).any():
                 fig.add_trace(go.Scatter(
-                    x=x[~finite], y=np.full((~finite).sum(), rows_above[entrant]), mode="markers",
+                    x=x[~finite], y=np.full((~finite).sum(), limit), mode="markers",
                     legendgroup=entrant, showlegend=False, name=f"{name} (median > limit)",
                     marker={"symbol": f"{st.symbol}-open", "size": 10, "color": st.colour,
                             "line": {"width": 2}},
@@ -180,8 +178,9 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: 
         fig.update_xaxes(title_text="box size n", dtick=1, row=1, col=col)
     _censored_axis(fig, rows_above, limit, low, len(families))
     fig.update_yaxes(title_text="wall time per solve (s)", row=1, col=1)
-    return _layout(fig, f"Time per instance vs n (median line, IQR band, points: instances; hollow in the "
-                        f"shaded strip: > limit {seconds(limit, None)}, a row per entrant)", RUNTIME_HEIGHT,
+    return _layout(fig, f"Time per instance vs n (median line, IQR band, points: instances; hollow: "
+                        f"> limit {seconds(limit, None)}, a median drawn at the limit, an instance in "
+                        f"the shaded strip, a row per entrant)", RUNTIME_HEIGHT,
                    subtitle=markup(left_out))
 
 

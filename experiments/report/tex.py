@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 
 from experiments.analysis.statistics import format_seconds
 
@@ -36,12 +37,76 @@ def macro_name(*parts: str) -> str:
 
 
 _ESCAPES = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-            "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+            "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+            # < and > are no text glyphs of the default (OT1) fonts: "> 10 s" would print "¡ 10 s"
+            "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
+
+#: characters outside ASCII that plain LaTeX (pdflatex, no font package) prints
+_SYMBOLS = {"\u00b5": r"\ensuremath{\mu}", "\u03bc": r"\ensuremath{\mu}", "\u00d7": r"\ensuremath{\times}",
+            "\u00b1": r"\ensuremath{\pm}", "\u00b7": r"\ensuremath{\cdot}", "\u00b0": r"\ensuremath{^\circ}",
+            "\u2026": r"\ldots{}", "\u2013": "--", "\u2014": "---", "\u2018": "`", "\u2019": "'",
+            "\u201c": "``", "\u201d": "''", "\u00a0": "~", "\u00df": r"\ss{}", "\u00e6": r"\ae{}",
+            "\u00c6": r"\AE{}", "\u0153": r"\oe{}", "\u0152": r"\OE{}", "\u00f8": r"\o{}", "\u00d8": r"\O{}",
+            "\u0142": r"\l{}", "\u0141": r"\L{}", "\u0131": r"\i{}", "\u00a7": r"\S{}", "\u00b6": r"\P{}",
+            "\u00a9": r"\copyright{}", "\u00a3": r"\pounds{}", "\u00f0": "d", "\u00d0": "D", "\u00fe": "th",
+            "\u00de": "Th", "\u2212": "-", "\u00ab": r"\textless{}\textless{}",
+            "\u00bb": r"\textgreater{}\textgreater{}"}
+#: combining accents (after NFD) as LaTeX's text accents
+_ACCENTS = {"\u0301": "'", "\u0300": "`", "\u0302": "^", "\u0308": '"', "\u0303": "~", "\u0327": "c",
+            "\u030c": "v", "\u030a": "r", "\u0304": "=", "\u0306": "u", "\u0307": ".", "\u030b": "H"}
+#: Greek capitals drawn like Latin ones (TeX has no command for them)
+_GREEK_LATIN = {"ALPHA": "A", "BETA": "B", "EPSILON": "E", "ZETA": "Z", "ETA": "H", "IOTA": "I",
+                "KAPPA": "K", "MU": "M", "NU": "N", "OMICRON": "O", "RHO": "P", "TAU": "T", "CHI": "X"}
+_GREEK_TEX = {"LAMDA": "lambda", "FINAL SIGMA": "varsigma"}
+
+
+def _greek(name: str) -> str | None:
+    """A Greek letter (its Unicode name) in math italics, e.g. ``\\ensuremath{\\tau}``."""
+    match = re.fullmatch(r"GREEK (SMALL|CAPITAL) LETTER (.+)", name)
+    if not match:
+        return None
+    case, letter = match.groups()
+    if case == "CAPITAL" and letter in _GREEK_LATIN:
+        return _GREEK_LATIN[letter]
+    if case == "SMALL" and letter == "OMICRON":
+        return "o"
+    word = _GREEK_TEX.get(letter, letter.lower())
+    if not word.isalpha():
+        return None
+    return f"\\ensuremath{{\\{word.capitalize() if case == 'CAPITAL' else word}}}"
+
+
+def _plain(ch: str) -> str:
+    """One character of text as plain LaTeX prints it (pdflatex, no font or input package): ASCII
+    escaped, accented letters with accent commands, Greek letters in math, a few symbols by name;
+    any other character (a CJK ideograph, say) spelled as its code point, ``[U+6D4B]``, so that
+    every name builds: a character LaTeX has no glyph for stops a pdflatex run."""
+    if ch in _ESCAPES:
+        return _ESCAPES[ch]
+    if ch < "\x7f":
+        return ch if ch >= " " or ch in "\n\t" else " "
+    if ch in _SYMBOLS:
+        return _SYMBOLS[ch]
+    name = unicodedata.name(ch, "")
+    greek = _greek(name)
+    if greek is not None:
+        return greek
+    decomposed = unicodedata.normalize("NFD", ch)
+    base, marks = decomposed[:1], decomposed[1:]
+    if base != ch and marks:
+        text = _plain(base)
+        for mark in marks:
+            accent = _ACCENTS.get(mark)
+            if accent is not None:
+                text = "\\" + accent + "{" + ("\\i" if text == "i" else text) + "}"   # i: dotless under it
+        return text
+    return f"[U+{ord(ch):04X}]"
 
 
 def escape(text: object) -> str:
-    """Text made safe for LaTeX (special characters escaped)."""
-    text = "".join(_ESCAPES.get(ch, ch) for ch in str(text)).replace("µ", r"$\mu$")
+    """Text made safe for LaTeX: special characters escaped and every character outside ASCII
+    written so that plain pdflatex prints it (:func:`_plain`)."""
+    text = "".join(map(_plain, str(text)))
     return text.replace("--", "-{}-")  # no en-dash ligature in command lines
 
 
@@ -50,7 +115,7 @@ def tex_seconds(value: float, limit: float | None = None) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return MISSING
     text = format_seconds(value, limit)
-    return escape(text).replace("> ", r"$>$\,").replace(" ", r"\,")
+    return escape(text).replace(r"\textgreater{} ", r"$>$\,").replace(" ", r"\,")
 
 
 def tex_int(value: float) -> str:
