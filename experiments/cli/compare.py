@@ -206,8 +206,8 @@ def merge(campaigns: tuple[Path, ...], out: Path) -> None:
 
     \b
     The campaigns must be raced under the same conditions (seed, time and
-    memory limits, generator and family options, each cmd entrant's program
-    and each entrant's parameters; the repeats may differ), and an instance
+    memory limits, generator and family options, each cmd entrant's program,
+    each entrant's code and parameters; the repeats may differ), and an instance
     name must have the same sha256 in all of them; a cell (entrant, family, n,
     instance, repeat) measured by several becomes that many repeats. A campaign
     given twice, or a copy of another (the same measurements), is refused: its

@@ -31,7 +31,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from experiments.harness import campaign_plan, records, records_columnar
+from experiments.harness import campaign_plan, code_identity, records, records_columnar
 from experiments.harness.schema import COLUMNS
 from experiments.harness.provenance import read_meta, utc_now
 from formats.errors import RaceError, printable
@@ -47,7 +47,8 @@ SHARED = ("seed", "timeout_s", "memory_mb", "generator_options")
 def conditions(meta: dict[str, Any], rows: "pd.DataFrame") -> dict[str, Any]:
     """What a campaign was raced under that changes a cell's outcome, by name: the limits,
     seed and generator options of meta.json (:data:`SHARED`), each family's options at each
-    n, each ``cmd`` entrant's program (sha256) and each entrant's parameters as its ``rows``
+    n, each ``cmd`` entrant's program (sha256), each entrant's code (meta.json's ``entrant_code``:
+    :mod:`experiments.harness.code_identity`) and each entrant's parameters as its ``rows``
     (runs.csv's columns as text) record them first (a node limit, a default that changed: the
     same spec is then another entrant). Only names two campaigns both have are compared,
     except :data:`SHARED`."""
@@ -59,6 +60,10 @@ def conditions(meta: dict[str, Any], rows: "pd.DataFrame") -> dict[str, Any]:
     for spec, value in (meta.get("entrant_provenance") or {}).items():
         if isinstance(value, dict) and value.get("sha256"):
             found[f"{spec}'s program (sha256)"] = value["sha256"]
+    for spec in meta.get(code_identity.KEY) or {}:
+        digests = code_identity.measured_by(meta, spec)
+        if digests:
+            found[f"{spec}'s code"] = "+".join(digests)
     given = rows[rows["params"] != ""].drop_duplicates("entrant")
     for entrant, params in zip(given["entrant"].tolist(), given["params"].tolist()):
         found.setdefault(f"{entrant}'s parameters", params)
@@ -245,6 +250,11 @@ def _merged_meta(loaded: list[tuple[Path, list, dict[str, Any]]], out: Path) -> 
     meta["families"] = families
     meta["repeats"] = sum(int(m.get("repeats") or 1) for m in metas)
     meta["machines"] = [m.get("machine") for m in metas]
+    code: dict[str, Any] = {}           # the same code per entrant (checked), whoever ran it
+    for m in metas:
+        code.update({k: v for k, v in (m.get(code_identity.KEY) or {}).items() if k not in code})
+    if code:
+        meta[code_identity.KEY] = code
     meta["merged_from"] = [
         {"campaign": m.get("campaign"), "path": str(source), "rows": len(rows),
          "machine": m.get("machine"), "git_commit": m.get("git_commit"), "jobs": m.get("jobs"),
