@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 # (experiments/cli/warm_up.py), so no race and no test starts by compiling them, and the
 # project's modules into bytecode (where PYTHONDONTWRITEBYTECODE is set, every process would
 # compile them again)
-PACKAGES := formats solvers generators experiments
+PACKAGES := formats solvers generators experiments sudoku_race
 $(STAMP): pyproject.toml setup.py $(wildcard solvers/*_native.c)
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'

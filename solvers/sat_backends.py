@@ -66,6 +66,12 @@ def configurable(name: str) -> bool:
     return name != "kissat" and _pysat_names().get(name) in CONFIGURABLE
 
 
+def runs_kissat(name: str) -> bool:
+    """Whether the backend called ``name`` runs the kissat binary (``kissat``, or a path to a
+    program of that name): the one whose options ``race sat-solve --kissat-args`` passes."""
+    return Path(name).name == "kissat"
+
+
 #: the largest random seed a backend takes (CaDiCaL's and kissat's option range)
 MAX_SEED = 2**31 - 1
 

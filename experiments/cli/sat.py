@@ -180,7 +180,7 @@ def sat_solve(cnf: str, backend: str, timeout: float, kissat_args: str) -> None:
         options = tuple(shlex.split(kissat_args))
     except ValueError as exc:
         raise RaceError(f"--kissat-args {kissat_args!r}: {exc}") from None
-    if options and backend != "kissat":
+    if options and not sat_backends.runs_kissat(backend):
         raise RaceError(f"--kissat-args goes with --backend kissat, not --backend {backend}")
     solver = sat_backends.backend(backend, options=options)     # a bad option: before reading
     parsed = dimacs.read(cnf)
