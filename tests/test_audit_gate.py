@@ -14,8 +14,11 @@ import pytest
 from click.testing import CliRunner
 
 from experiments.cli.main import main
+from experiments.harness import conditions, records
+from tests.fake_solvers import fake_registry
 from tests.test_analysis import write_campaign
 from tests.test_compare import cell
+from tests.test_harness import write_instances
 
 #: twelve instances, each answered in about 0.3 s by OLD
 KEYS = [f"i{k:02d}" for k in range(12)]
@@ -185,3 +188,175 @@ def test_R4_the_worse_record_of_a_cell_counts_whichever_came_first(tmp_path):
         assert "duplicate of the cell" in reasons[4] or "conflicts with" in reasons[4]
         other = 2 + order.index(solved)
         assert reasons[other].startswith("solved, conflicts with wrong on line")
+
+
+def _race(out, campaign="c", solvers="slow:delay=0.01"):
+    return CliRunner().invoke(main, ["run", "--no-report", "--out", str(out), "--family", "unique",
+                                     "--n", "2", "--timeout", "20", "--solvers", solvers,
+                                     "--instances", "4", "--jobs", "1", "--campaign", campaign],
+                              obj={"registry": fake_registry()})
+
+
+@pytest.fixture
+def raced(tmp_path, monkeypatch):
+    """A campaign of one fake entrant on 4 instances (the calibration is not what is tested)."""
+    monkeypatch.setattr(conditions, "_calibrate_on", lambda cpu, samples=None: None)
+    write_instances(tmp_path, 2, 4)
+    first = _race(tmp_path)
+    assert first.exit_code == 0, first.output
+    return tmp_path
+
+
+def _csv(path):
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_R6_a_hand_added_row_naming_a_path_is_set_aside_and_never_counted(raced):
+    """Two hand-added rows whose instance is a path (zzz/unique-n2-s0-0001.sudoku,
+    ../../../tmp/unique-n2-s0-0002.sudoku) with a made-up sha256 passed the foreign-row check
+    (only the last part of the name was checked, and no file was found to compare the sha256
+    with): the resume said "4 already recorded" and export counted 6 answers. Now an instance
+    is a file name of the set: both rows go to runs.damaged.csv, export has the 4."""
+    campaign = raced / "c"
+    rows = _csv(campaign / "runs.csv")
+    assert len(rows) == 4
+    added = [dict(rows[0], instance=name, instance_sha256="ab" * 32)
+             for name in ("zzz/unique-n2-s0-0001.sudoku", "../../../tmp/unique-n2-s0-0002.sudoku")]
+    buffer = io.StringIO()
+    csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n").writerows(added)
+    with open(campaign / "runs.csv", "a", newline="") as handle:
+        handle.write(buffer.getvalue())
+    export = CliRunner().invoke(main, ["export", str(campaign), "-f", "csv"])
+    assert export.exit_code == 0, export.output
+    assert "2 row(s) not this campaign's: 2 outside the plan" in export.stderr
+    assert len(list(csv.DictReader(io.StringIO(export.stdout)))) == 4
+    resumed = _race(raced)
+    assert resumed.exit_code == 0, resumed.output
+    assert "set aside 2 row(s) not this campaign's" in resumed.stderr
+    aside = _csv(campaign / records.DAMAGED_NAME)
+    assert sorted(r["reason"] for r in aside) == [
+        f"not this campaign's: outside the plan (instance {name}: not a file name of the set "
+        "(a path))" if name.startswith("..") else
+        f"not this campaign's: outside the plan (instance {name}: not in the set's directory)"
+        for name in sorted(r["instance"] for r in added)]
+    assert [r["instance"] for r in _csv(campaign / "runs.csv")] == [r["instance"] for r in rows]
+    again = CliRunner().invoke(main, ["export", str(campaign), "-f", "csv"])
+    assert again.stderr == "" and len(list(csv.DictReader(io.StringIO(again.stdout)))) == 4
+
+
+def test_R6_the_sha256_of_a_file_name_of_the_set_is_compared(raced):
+    """A row naming an instance file of the set under a made-up sha256 is set aside too."""
+    campaign = raced / "c"
+    rows = _csv(campaign / "runs.csv")
+    with open(campaign / "runs.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows([dict(rows[0], instance_sha256="ab" * 32), *rows[1:]])
+    export = CliRunner().invoke(main, ["export", str(campaign), "-f", "csv"])
+    assert "1 sha256 not that of the instance file" in export.stderr
+    assert len(list(csv.DictReader(io.StringIO(export.stdout)))) == 3
+
+
+def test_R5_a_campaign_name_with_a_non_printable_character_is_refused_at_the_start(raced):
+    """`race run --campaign 'a<NBSP>b'` wrote its rows under the escaped name, so each run
+    took its own rows for another campaign's: exit 2 "no runs of this campaign recorded",
+    and the resume set its own rows aside and ran them again. Now refused at the start, in
+    one line naming it, and nothing is written."""
+    before = sorted(p.name for p in raced.iterdir())
+    for _ in range(2):
+        refused = _race(raced, campaign="a\xa0b")
+        assert refused.exit_code == 2, refused.output
+        lines = refused.output.strip().splitlines()
+        assert len(lines) == 1 and "--campaign 'a\\xa0b'" in lines[0], refused.output
+        assert "not printable" in lines[0]
+    assert sorted(p.name for p in raced.iterdir()) == before
+
+
+def test_R5_an_entrant_spec_with_a_non_printable_character_is_refused_at_the_start(raced):
+    """The same for an entrant spec (here a `cmd:` program whose file name holds a no-break
+    space): refused in one line before anything is raced."""
+    import shutil
+    from pathlib import Path
+    program = raced / "solver\xa0one.py"
+    shutil.copy(Path(__file__).parent / "outside_solvers" / "backtrack_solver.py", program)
+    program.chmod(0o755)
+    for _ in range(2):
+        refused = _race(raced, campaign="p", solvers=f"cmd:path={program}")
+        assert refused.exit_code == 2, refused.output
+        lines = refused.output.strip().splitlines()
+        assert len(lines) == 1 and "\\xa0" in lines[0] and "not printable" in lines[0], \
+            refused.output
+    assert not (raced / "p").exists()
+
+
+#: a `cmd:` program: backtracking; a puzzle whose text the file beside it (faults.json) lists
+#: under "slow" sleeps 30 s, one it lists under "hog" takes 700 MB first (one program, its
+#: code the same in OLD and NEW: what it does is in the file)
+PROGRAM = """#!{python}
+import json, os, sys, time
+sys.path.insert(0, {solvers!r})
+from backtrack_solver import read, search
+faults = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "faults.json")))
+text = open(sys.argv[1]).read()
+if str(read(text)) in faults["slow"]:
+    time.sleep(30)
+if str(read(text)) in faults["hog"]:
+    hog = b"x" * (700 << 20)
+found = []
+search(read(text), round(len(read(text)) ** 0.5), 1, found)
+print("\\n".join(" ".join(map(str, row)) for row in found[0]))
+"""
+
+
+def _faults(directory, slow=(), hog=()):
+    (directory / "faults.json").write_text(json.dumps({"slow": sorted(slow), "hog": sorted(hog)}))
+
+
+@pytest.fixture(scope="module")
+def raced_cmd(tmp_path_factory):
+    """OLD: the program answering 12 puzzles of n=2; NEW (the same spec, the program edited)
+    sleeping 30 s on a quarter of them (timeout), or taking 700 MB under --memory 400."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parent / "outside_solvers"))
+    from backtrack_solver import read
+    root = tmp_path_factory.mktemp("cmd")
+    program = root / "solver.py"
+
+    def race(name, timeout=2):
+        result = CliRunner().invoke(main, [
+            "run", "--no-report", "--family", "unique", "--n", "2", "--instances", "12",
+            "--solvers", f"cmd:path={program}", "--timeout", str(timeout), "--memory", "400",
+            "-j", "2",
+            "--out", str(root / name), "--campaign", "c"])
+        assert result.exit_code == 0, result.output
+        return root / name / "c"
+
+    program.write_text(PROGRAM.format(python=sys.executable,
+                                      solvers=str(Path(__file__).parent / "outside_solvers")))
+    program.chmod(0o755)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(conditions, "_calibrate_on", lambda cpu, samples=None: None)
+        _faults(root)
+        old = race("old")
+        files = sorted((root / "old" / "instances").glob("*/*.sudoku"))
+        chosen = files[1::4]
+        texts = {str(read(f.read_text())) for f in chosen}
+        _faults(root, slow=texts)
+        slow = race("slow")
+        _faults(root, hog=texts)
+        hog = race("hog", timeout=20)            # the memory limit first, on a busy machine too
+    return old, {"timeout": slow, "memout": hog}, [f.name for f in chosen]
+
+
+@pytest.mark.parametrize("status, words", [("timeout", "ran out of time"),
+                                           ("memout", "ran out of memory")])
+def test_R1_a_cmd_program_out_of_time_or_memory_where_old_answered_fails(raced_cmd, status,
+                                                                         words):
+    old, new, names = raced_cmd
+    gate = _gate(old, new[status])
+    assert gate.exit_code == 1, gate.output
+    verdict = next(line for line in gate.stderr.splitlines() if words in line)
+    assert f"{words} where OLD answered on {len(names)} instance(s)" in verdict
+    assert all(name in verdict for name in names)

@@ -7,8 +7,11 @@ A row is a *stray* (:func:`stray_reason`) when
   ``commands`` gave (``--campaign NAME``: a campaign grown under a name, then renamed), nor,
   for a merged campaign, one of its sources' under ``merged_from``;
 * its cell is outside the campaign's plan: an entrant, n or family meta.json does not name,
-  a repeat past its repeats, or (for generated puzzles) an instance file that is not one of
-  the campaign's (its name is not the generator's name of an index below ``instances``);
+  a repeat past its repeats, an instance that is no file name of the set (a path: an empty,
+  ``.`` or ``..`` part, a backslash, or a directory other than the family's set directory at
+  that n, so that its file is never looked for elsewhere and its sha256 always compared), or
+  (for generated puzzles) an instance file that is not one of the campaign's (its name is not
+  the generator's name of an index below ``instances``);
 * its ``instance_sha256`` does not match the instance file it names, where that file is
   found (the ``instances/`` cache beside or inside the campaign, or the imported set's
   directory).
@@ -70,6 +73,9 @@ class Plan:
         names = names_of(meta)
         self.stems = {str(k): file_stem(str(v.get("label") or ""), self.generators[str(k)], names)
                       for k, v in families.items() if isinstance(v, dict)}
+        # per family and n, the suffix its generator options give the set's directory name
+        self.options = {str(k): _labels(v.get("options")) for k, v in families.items()
+                        if isinstance(v, dict) and isinstance(v.get("options"), dict)}
         self.repeats = meta.get("repeats") if isinstance(meta.get("repeats"), int) else None
         imported = meta.get("instance_set")
         self.imported = Path(str(imported.get("directory"))) if isinstance(imported, dict) else None
@@ -93,11 +99,51 @@ class Plan:
             return f"family {family}"
         if self.repeats is not None and int(row["repeat"] or 0) >= self.repeats:
             return f"repeat {row['repeat']}"
+        misnamed = self.misnamed(row)
+        if misnamed:
+            return f"instance {row['instance']}: {misnamed}"
         stem = self.stems.get(family)
         if self.generated and stem and self.instances is not None and isinstance(self.seed, int):
             if row["instance"].rsplit("/", 1)[-1] not in self._names(stem, n):
                 return f"instance {row['instance']}"
         return None
+
+    def misnamed(self, row: dict[str, str]) -> str | None:
+        """Why ``row``'s instance is no name the campaign gives an instance file, or None: a
+        file name, or (a family with generator options) its set's directory and a file name;
+        of an imported set, a relative name inside it."""
+        instance = row["instance"]
+        if not safe_name(instance):
+            return "not a file name of the set (a path)"
+        if self.imported is not None:
+            return None
+        directory, _, _ = instance.rpartition("/")
+        if directory and not self.directory_ok(row_family(row), int(row["n"]), directory):
+            return "not in the set's directory"
+        return None
+
+    def set_directory(self, family: str, n: int) -> str | None:
+        """The directory name of ``family``'s generated set at ``n``, "" when its instance names
+        carry none (no generator options), None when meta.json does not say."""
+        stem, labels = self.stems.get(family), self.options.get(family)
+        if not self.generated or not stem or not isinstance(self.seed, int) or labels is None \
+                or n not in labels:
+            return None
+        return f"{stem}-n{n}-s{self.seed}{labels[n]}" if labels[n] else ""
+
+    def directory_ok(self, family: str, n: int, directory: str) -> bool:
+        """Whether an instance named ``directory/FILE`` of ``family`` at ``n`` may be the
+        campaign's: the family's set directory at n (its beginning, when meta.json does not
+        record the generator options)."""
+        if "/" in directory:
+            return False
+        expected = self.set_directory(family, n)
+        if expected is not None:
+            return bool(expected) and directory == expected
+        stem = self.stems.get(family)
+        if not self.generated or not stem or not isinstance(self.seed, int):
+            return True
+        return directory.startswith(f"{stem}-n{n}-s{self.seed}")
 
     def _names(self, kind: str, n: int) -> set[str]:
         """The file names of the generated instances at ``n`` whose names begin with ``kind``
@@ -113,12 +159,18 @@ class Plan:
         instance = row["instance"]
         if self.imported is not None:
             return [os.path.join(self.imported, instance)]
+        if not safe_name(instance):                   # never looked for outside the set
+            return []
         kind = self.stems.get(row_family(row))
+        directory = self.set_directory(row_family(row), int(row["n"])) if "/" not in instance \
+            else None
         found = []
         for cache in self.caches:
             found.append(os.path.join(cache, instance))
             if "/" not in instance and kind:
                 found.append(os.path.join(cache, f"{kind}-n{row['n']}-s{self.seed}", instance))
+            if directory:
+                found.append(os.path.join(cache, directory, instance))
         return found
 
     def digest(self, path: str) -> str | None:
@@ -174,6 +226,21 @@ class Plan:
             if actual is not None:
                 return actual != recorded
         return False
+
+
+def safe_name(instance: str) -> bool:
+    """Whether ``instance`` is a relative name that stays inside its directory: no empty,
+    ``.`` or ``..`` part, no backslash, no NUL."""
+    return not ("\\" in instance or "\0" in instance
+                or any(part in ("", ".", "..") for part in instance.split("/")))
+
+
+def _labels(options: dict[str, Any]) -> dict[int, str]:
+    """Generator options per n (meta.json's ``families.KEY.options``) -> the suffix of the
+    set's directory name per n (:func:`experiments.harness.config.options_label`)."""
+    from experiments.harness.config import options_label
+    return {int(n): options_label(given) for n, given in options.items()
+            if str(n).isdigit() and isinstance(given, dict)}
 
 
 def _named_by(meta: dict[str, Any]) -> set[str]:
@@ -234,6 +301,18 @@ def _suspects(frame: "pd.DataFrame", plan: Plan) -> "np.ndarray":
         repeat = pd.to_numeric(text("repeat").replace("", "0"), errors="coerce")
         suspect |= ~(repeat < plan.repeats).to_numpy()
     instance = text("instance")
+    unsafe = (instance.str.contains("\\", regex=False)
+              | instance.str.contains(r"(?:^|/)\.{0,2}(?:/|$)", regex=True)).to_numpy()
+    suspect |= unsafe
+    if plan.imported is None:                 # a directory: the family's set's at that n?
+        nested = instance.str.contains("/", regex=False).to_numpy() & ~unsafe
+        if nested.any():
+            where = pd.DataFrame({"family": family, "n": n,
+                                  "directory": instance.str.rpartition("/")[0]})[nested]
+            for (fam, size, directory), rows in where.groupby(
+                    ["family", "n", "directory"], sort=False).groups.items():
+                if size != size or not plan.directory_ok(fam, int(size), directory):
+                    suspect[frame.index.get_indexer(rows)] = True
     if plan.generated and plan.instances is not None and isinstance(plan.seed, int):
         base = instance.str.rsplit("/", n=1).str[-1]
         for (fam, size), where in family.groupby([family, n], sort=False).groups.items():
@@ -244,7 +323,7 @@ def _suspects(frame: "pd.DataFrame", plan: Plan) -> "np.ndarray":
                     ~base.loc[rows].isin(plan._names(kind, int(size))).to_numpy()
     sha = text("instance_sha256")
     keyed = pd.DataFrame({"instance": instance, "n": text("n"), "family": family, "sha": sha})
-    recorded = keyed[sha != ""]
+    recorded = keyed[(sha != "").to_numpy() & ~unsafe]
     if len(recorded):
         firsts = recorded.drop_duplicates()
         firsts = firsts[~_vouched(firsts["instance"], firsts["sha"], plan)]
