@@ -106,22 +106,32 @@ def _module_name(path: Path) -> str:
     return path.stem
 
 
+#: (module name, the folder of its top-level package) -> its source file (None: not a module)
+_FILES: dict[tuple[str, Path], Path | None] = {}
+
+
 def _module_file(name: str, tops: dict[str, Path]) -> Path | None:
     """The source file of module ``name`` when its top-level package is one of ``tops``."""
     top = name.split(".")[0]
     if top not in tops:
         return None
-    base = tops[top].joinpath(*name.split("."))
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
+    key = (name, tops[top])
+    if key not in _FILES:
+        base = tops[top].joinpath(*name.split("."))
+        _FILES[key] = next((c for c in (base.with_suffix(".py"), base / "__init__.py")
+                            if c.is_file()), None)
+    return _FILES[key]
+
+
+_TOPS: dict[str, Path] = {}
 
 
 def _project_tops() -> dict[str, Path]:
     """The project's top-level packages (folders with ``__init__.py`` at its root)."""
-    root = _root()
-    return {p.name: root for p in root.iterdir() if (p / "__init__.py").is_file()}
+    if not _TOPS:
+        root = _root()
+        _TOPS.update({p.name: root for p in root.iterdir() if (p / "__init__.py").is_file()})
+    return dict(_TOPS)
 
 
 def _top_of(module: str) -> tuple[str, Path] | None:
@@ -179,6 +189,21 @@ def sources(module: str) -> tuple[list[Path], list[Path]]:
     return sorted(seen | (data - kernels)), sorted(kernels)
 
 
+#: path -> ((mtime_ns, size), sha256 of its bytes)
+_SHA256: dict[Path, tuple[tuple[int, int], str]] = {}
+
+
+def _file_digest(path: Path) -> str:
+    """sha256 of ``path``'s bytes, read again only when its time or size changed."""
+    stat = path.stat()
+    key = (stat.st_mtime_ns, stat.st_size)
+    known = _SHA256.get(path)
+    if known is None or known[0] != key:
+        known = (key, hashlib.sha256(path.read_bytes()).hexdigest())
+        _SHA256[path] = known
+    return known[1]
+
+
 def _digest(files: Iterable[Path], root: Path) -> str | None:
     """sha256 over (path relative to ``root``, sha256 of the bytes) of ``files``; None for none."""
     files = list(files)
@@ -190,7 +215,7 @@ def _digest(files: Iterable[Path], root: Path) -> str | None:
             name = str(path.relative_to(root))
         except ValueError:
             name = path.name
-        whole.update(f"{name}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\n".encode())
+        whole.update(f"{name}\0{_file_digest(path)}\n".encode())
     return whole.hexdigest()
 
 
@@ -237,16 +262,18 @@ def of_entrant(entrant: Any) -> dict[str, Any]:
     a program's sha256 when its solver runs one, else its module's sources. RaceError when it
     cannot be read (a program that vanished)."""
     from solvers.registry import Registry, parse_spec
-    solver = Registry({parse_spec(entrant.spec)[0]: (entrant.target, entrant.fixed)}
-                      ).create(entrant.spec)
-    program = getattr(solver, "program", None)
-    if isinstance(program, str) and os.path.isfile(program):
-        try:
-            return {"kind": "program", "digest": file_sha256(program), "path": program}
-        except OSError as exc:
-            raise RaceError(f"entrant {entrant.spec}: cannot read its program: {exc.strerror}",
-                            source=program) from None
-    return of_module(type(solver).__module__)
+    name = parse_spec(entrant.spec)[0]
+    registry = Registry({name: (entrant.target, entrant.fixed)})
+    cls = registry.solver_class(name)
+    if callable(getattr(cls, "provenance", None)):      # it may run a program of its own
+        program = getattr(registry.create(entrant.spec), "program", None)
+        if isinstance(program, str) and os.path.isfile(program):
+            try:
+                return {"kind": "program", "digest": file_sha256(program), "path": program}
+            except OSError as exc:
+                raise RaceError(f"entrant {entrant.spec}: cannot read its program: "
+                                f"{exc.strerror}", source=program) from None
+    return of_module(cls.__module__)
 
 
 def current(entrants: Iterable[Any]) -> dict[str, dict[str, Any]]:
