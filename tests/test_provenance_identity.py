@@ -221,6 +221,15 @@ def test_rerun_of_an_unchanged_entrant_measures_it_again(here):
     assert lines(Path("res/c/runs.replaced.csv")) == mine and len(lines(Path("res/c/runs.csv"))) == 3
 
 
+def test_rerun_moves_nothing_when_the_resume_is_refused_for_another_reason(here):
+    assert race("c").exit_code == 0
+    rows = Path("res/c/runs.csv").read_bytes()
+    refused = race("c", "--rerun", SPEC, "--seed", "1")
+    assert refused.exit_code == 2 and "seed=0, not 1" in refused.output, refused.output
+    assert Path("res/c/runs.csv").read_bytes() == rows
+    assert not Path("res/c/runs.replaced.csv").exists()
+
+
 def test_rerun_names_an_entrant_of_the_race(here):
     assert race("c").exit_code == 0
     result = race("c", "--rerun", "dlx")

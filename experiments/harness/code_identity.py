@@ -395,7 +395,9 @@ def settle(config: Any, mixed_code: bool = False, rerun: Iterable[str] = ()) -> 
 
 def _settle(config: Any, path: Path, mixed_code: bool, rerun: list[str]) -> list[str]:
     from experiments.harness import records, records_columnar
-    from experiments.harness.provenance import RESUME_ADVICE, read_meta, save_meta, utc_now
+    from experiments.harness.provenance import (RESUME_ADVICE, previous_meta, read_meta, save_meta,
+                                                utc_now)
+    previous_meta(config, code=False)         # another seed, limit, family: refused first
     meta = read_meta(path, advice=RESUME_ADVICE)
     code = dict(meta.get(KEY) or {})
     now = utc_now()
@@ -431,7 +433,7 @@ def _settle(config: Any, path: Path, mixed_code: bool, rerun: list[str]) -> list
         (meta.get("entrant_provenance") or {}).pop(spec, None)   # read afresh: its rows are gone
         said.append(f"race: note: {printable(spec)}: {len(moved)} row(s) measured by "
                     f"{label(measured_by(meta, spec))} moved to {runs.with_name(RERUN_NAME)}; "
-                    f"its cells run again with {short(identities[spec]['digest'])}")
+                    f"its cells run again with {short(identities[spec].get('digest'))}")
     for spec, identity in changed.items():
         if spec in rerun or not mixed_code:
             continue

@@ -126,12 +126,13 @@ def instance_set_meta(instance_set: Any) -> dict[str, Any]:
             "solutions": instance_set.tally(), "not_unique": instance_set.not_unique()}
 
 
-def previous_meta(config: Config) -> dict[str, Any]:
+def previous_meta(config: Config, code: bool = True) -> dict[str, Any]:
     """The campaign's existing ``meta.json`` ({} for a new campaign). Raises RaceError
     when it was run with another seed, limits or generator options, or with a family
     the new command drops (its rows would not compare), or when an entrant's code differs
     from the code that measured its rows (:func:`experiments.harness.code_identity.merge`;
-    ``race run --mixed`` / ``--rerun`` settle that first); adding families is a resume."""
+    ``race run --mixed`` / ``--rerun`` settle that first; ``code`` False: not checked);
+    adding families is a resume."""
     path = config.directory / "meta.json"
     if not path.exists():
         return {}
@@ -153,8 +154,9 @@ def previous_meta(config: Config) -> dict[str, Any]:
             raise RaceError(f"campaign {config.campaign!r} was run with {key}={old[key]!r}, "
                             f"not {value!r}; choose another --campaign name", source=str(path))
     _check_families(config, old.get("families", {}), path)
-    code_identity.merge(_recorded_code(old), code_identity.current(config.entrants), "",
-                        config.campaign, str(path))      # refuses an entrant whose code changed
+    if code:                                             # refuses an entrant whose code changed
+        code_identity.merge(_recorded_code(old), code_identity.current(config.entrants), "",
+                            config.campaign, str(path))
     return old
 
 
