@@ -133,6 +133,11 @@ def test_R3_a_family_without_a_shared_instance_is_named_and_fails(tmp_path):
     partial = _gate(old, new, "--partial")
     assert partial.exit_code == 0, partial.output
     assert "cmd:x hard n=2: no instance in both" in partial.stderr
+    plain = CliRunner().invoke(main, ["compare", str(old), str(new)])
+    assert plain.exit_code == 0, plain.output
+    assert "not compared: cmd:x hard n=2: no instance in both (OLD ran 12, NEW 12)" in \
+        plain.stdout.splitlines()
+    assert not any(line.startswith("cmd:x") and " hard " in line for line in plain.stdout.splitlines())
 
 
 def _runs_csv_with_wrong_after_solved(campaign, keys):

@@ -220,7 +220,7 @@ def diff(old: analysis.Campaign, new: analysis.Campaign, entrants: list[str] | N
     entrant, a missing calibration with ``normalise``, when no cell pairs up, or when an
     entrant's code differs between the two and ``pair_different`` is False
     (:func:`experiments.analysis.code_pairing.check`)."""
-    from experiments.analysis import code_pairing, noise
+    from experiments.analysis import code_pairing, noise, regression_gate
     renames = renames or {}
     chosen = entrant_pairs(old, new, entrants or [], renames)
     code = code_pairing.check(code_pairing.code_pairs(old.meta, new.meta, chosen),
@@ -241,6 +241,7 @@ def diff(old: analysis.Campaign, new: analysis.Campaign, entrants: list[str] | N
         raise RaceError(f"campaigns {old.name} and {new.name} share no instance for these "
                         "entrants (cells are paired by instance_sha256, family and n)")
     warnings = (noise.warnings(old, f"OLD {old.name}") + noise.warnings(new, f"NEW {new.name}"))
+    warnings += regression_gate.unpaired(old, new, chosen, n_values, families)
     if not entrants:                       # who is left out, and why
         paired = entrant_pairs(old, new, [], renames)
         for side, campaign, mine in (("OLD", old, {a for a, _ in paired}),

@@ -102,6 +102,24 @@ def missing(old: analysis.Campaign, new: analysis.Campaign, pairs: list[tuple[st
     return found
 
 
+def unpaired(old: analysis.Campaign, new: analysis.Campaign, pairs: list[tuple[str, str]],
+             n_values: list[int] | None = None, families: list[str] | None = None) -> list[str]:
+    """One line per compared entrant, family and n that OLD or NEW ran but no instance of
+    which both ran (raced on other instances, or by one side only): it has no row in the
+    table, so the line says it was not compared."""
+    lines = []
+    for a, b in pairs:
+        theirs = _instances(old, a, n_values, families)
+        mine = _instances(new, b, n_values, families)
+        label = a if a == b else f"{a}={b}"
+        for family, n in sorted(set(theirs) | set(mine)):
+            one, other = theirs.get((family, n), {}), mine.get((family, n), {})
+            if not set(one) & set(other):
+                lines.append(f"not compared: {label} {family} n={n}: no instance in both (OLD "
+                             f"ran {len(one)}, NEW {len(other)})")
+    return lines
+
+
 def _named(warning: str) -> str:
     """A noise warning's first words: whose, and what (busy, drifted)."""
     text = warning.removeprefix("WARNING: ")
