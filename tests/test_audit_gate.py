@@ -365,3 +365,15 @@ def test_R1_a_cmd_program_out_of_time_or_memory_where_old_answered_fails(raced_c
     verdict = next(line for line in gate.stderr.splitlines() if words in line)
     assert f"{words} where OLD answered on {len(names)} instance(s)" in verdict
     assert all(name in verdict for name in names)
+
+
+@pytest.mark.parametrize("name, words", [("a\xa0b", "not printable"),
+                                         ("../elsewhere", "expected a plain directory name")])
+def test_R5_race_landscape_refuses_such_a_campaign_name_too(tmp_path, name, words):
+    refused = CliRunner().invoke(main, ["landscape", "--n", "2", "--holes", "0.5", "--solvers",
+                                        "dlx", "--instances", "1", "--out", str(tmp_path),
+                                        "--campaign", name])
+    assert refused.exit_code == 2, refused.output
+    lines = refused.output.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0] and "--campaign" in lines[0]
+    assert list(tmp_path.iterdir()) == []

@@ -96,6 +96,11 @@ def landscape(n_text: str, holes_text: str, pattern: str, solvers: str, instance
     memory_mb = memory or None
     name = name or (f"landscape-n{n_label(n_values)}-{pattern}-s{seed}-i{instances}"
                     f"-t{timeout:g}")
+    if not name or "/" in name or name.startswith("."):     # as race run refuses them
+        raise RaceError(f"--campaign {name!r}: expected a plain directory name")
+    if not name.isprintable():
+        raise RaceError(f"--campaign {name!r}: a character that is not printable (such as a "
+                        "no-break space); type the name with plain characters")
     config = Config(n_values=n_values, entrants=entrants, family_labels="holes", seed=seed,
                     instances=instances, repeats=1, timeout_s=timeout, memory_mb=memory_mb,
                     jobs=jobs or os.cpu_count() or 1, out=Path(out), campaign=name,
