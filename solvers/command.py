@@ -1,8 +1,12 @@
 """The ``cmd`` entrant: race any executable, run without a shell, under limits.
 
 Spec: ``cmd:path=PROGRAM[,args=ARGS][,input=file|stdin][,format=native|oneline]
-[,timeout=SECONDS][,memory_mb=MB][,count_args=ARGS]``, e.g.
-``cmd:path=./my_solver,args=-q --fast,input=stdin,format=oneline,timeout=10``.
+[,timeout=SECONDS][,memory_mb=MB][,count_args=ARGS][,name=LABEL]``, e.g.
+``cmd:path=./my_solver,args=-q --fast,input=stdin,format=oneline,timeout=10,name=mine``.
+
+* ``name``: a short label (letters, digits, ``_.+-``, at most :data:`MAX_LABEL` characters)
+  the tables, figures and ``race compare`` call the entrant by instead of its whole spec
+  (:func:`solvers.registry.entrant_label`).
 
 * ``path``: the executable (a path, or a name looked up on ``PATH``).
 * ``args``: fixed arguments, split like a POSIX shell would (:func:`shlex.split`)
@@ -37,7 +41,8 @@ the puzzle). A program that times out gives ``unknown``; one that floods its
 output past ``max_output`` bytes, crashes, exits non-zero without an answer or
 prints something unreadable raises :class:`RaceError` (the harness records
 ``error``). :func:`binary_provenance` gives the path, sha256 and ``--version``
-line for ``meta.json``.
+line for ``meta.json``, and :meth:`Command.provenance` adds the program's start-up
+(:func:`startup_seconds`: its time on an empty 4x4 puzzle), which each of its times includes.
 """
 
 from __future__ import annotations
@@ -101,6 +106,13 @@ def binary_provenance(path: str) -> dict[str, str | None]:
 
 #: the largest memory_mb a cmd entrant accepts (1 PB: RLIMIT_AS in bytes stays an int64)
 MAX_MEMORY_MB = 1 << 30
+#: the longest ``name=`` label
+MAX_LABEL = 24
+_LABEL = re.compile(rf"[A-Za-z0-9][A-Za-z0-9_.+-]{{0,{MAX_LABEL - 1}}}")
+#: runs of the program on the empty 4x4 puzzle whose fastest is its start-up
+STARTUP_RUNS = 3
+#: seconds one of those runs may take
+STARTUP_TIMEOUT = 5.0
 
 
 class Command(Solver):
@@ -119,6 +131,7 @@ class Command(Solver):
         "memory_mb": (0, None),
         "max_output": (MAX_OUTPUT, None),
         "count_args": ("", None),
+        "name": ("", None),
     }
 
     def __init__(self, **params) -> None:
@@ -129,6 +142,10 @@ class Command(Solver):
         if int(self.params["max_output"]) < 1:    # unlike timeout=0 / memory_mb=0, not "none"
             raise RaceError("solver 'cmd': max_output=0 would refuse every answer; give the most "
                             f"bytes its stdout may print (default {MAX_OUTPUT})")
+        label = str(self.params["name"])
+        if label and not _LABEL.fullmatch(label):
+            raise RaceError(f"solver 'cmd': name={label!r}: expected a short label (a letter or "
+                            f"digit, then letters, digits or _.+-, at most {MAX_LABEL} characters)")
         self.program = resolve_program(str(self.params["path"]))
         try:
             self.args = shlex.split(str(self.params["args"]))
@@ -136,9 +153,10 @@ class Command(Solver):
         except ValueError as exc:
             raise RaceError(f"solver 'cmd': args: {exc}") from None
 
-    def provenance(self) -> dict[str, str | None]:
-        """Path, sha256 and version of the program (see :func:`binary_provenance`)."""
-        return binary_provenance(self.program)
+    def provenance(self) -> dict[str, str | float | None]:
+        """Path, sha256 and version of the program (see :func:`binary_provenance`), and
+        ``startup_s``, its start-up (:func:`startup_seconds`)."""
+        return {**binary_provenance(self.program), "startup_s": startup_seconds(self)}
 
     def command(self, puzzle_path: str, limit: int | None) -> list[str]:
         """The argument list for one run (``limit`` != 1 adds ``count_args``)."""
@@ -220,6 +238,34 @@ class Command(Solver):
             raise RaceError(f"{where}: exited with code {done.code} and no answer{_tail(done.stderr)}")
         cells = read_grid_lines(lines, grid.n, where)
         return (1 if count is None else count), cells
+
+
+def startup_seconds(solver: "Command") -> float | None:
+    """The fastest of :data:`STARTUP_RUNS` wall times of ``solver``'s program answering an
+    empty puzzle, 4x4 (else 9x9, for a program that takes no other): its interpreter's or
+    runtime's start, reading, a trivial search and exit, which each of its measured times
+    includes beyond its search. None when it answers neither with a verified grid within its
+    limits (at most :data:`STARTUP_TIMEOUT` a run; one run past it ends the measurement)."""
+    from solvers.interface import SOLVED, UNKNOWN
+    limit = float(solver.params["timeout"]) or STARTUP_TIMEOUT
+    probe = Command(**{**solver.params, "timeout": min(limit, STARTUP_TIMEOUT)})
+    for n in (2, 3):
+        empty = Grid(n, np.zeros((n * n, n * n), dtype=np.int32))
+        times = []
+        for _ in range(STARTUP_RUNS):
+            t0 = time.perf_counter()
+            try:
+                status = probe.solve(empty).status
+            except RaceError:
+                status = "error"
+            if status == UNKNOWN:               # out of time: not worth a second try
+                return None
+            if status != SOLVED:
+                break
+            times.append(time.perf_counter() - t0)
+        if len(times) == STARTUP_RUNS:
+            return min(times)
+    return None
 
 
 def _fill(argument: str, path: str) -> str:

@@ -222,6 +222,16 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name, params
 
 
+def entrant_label(spec: str) -> str:
+    """What tables and figures call the entrant ``spec``: the ``name=`` it gives itself (a
+    ``cmd`` entrant's short label, ``cmd:path=./solver.py,name=mine`` -> ``mine``), else
+    the spec as written."""
+    try:
+        return parse_spec(spec)[1].get("name") or spec
+    except RaceError:
+        return spec
+
+
 def create(spec: str) -> "Solver":
     """A built-in solver instance from an entrant spec."""
     return BUILTIN.create(spec)

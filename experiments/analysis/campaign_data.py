@@ -3,8 +3,9 @@
 :func:`load` turns a campaign directory into a :class:`Campaign`: the valid rows of runs.csv
 (a damaged row is named on stderr and left out, never counted), the metadata (read and checked
 by :func:`experiments.harness.provenance.read_meta`), each row's family under its name in the
-campaign, and every disagreement settled by the verified grid (:func:`settle`). Every reader of
-a campaign (plots, reports, compare, export, portfolio) starts here.
+campaign, each entrant under its label (a ``cmd`` entrant's ``name=``: :func:`entrant_labels`),
+and every disagreement settled by the verified grid (:func:`settle`). Every reader of a campaign
+(plots, reports, compare, export, portfolio) starts here.
 """
 
 from __future__ import annotations
@@ -52,7 +53,9 @@ class Campaign:
     @property
     def entrants(self) -> list[str]:
         """Entrants in the order the campaign declared them (then any others as they appear)."""
-        declared = [str(e) for e in self.meta.get("entrants") or []]
+        specs = [str(e) for e in self.meta.get("entrants") or []]
+        labels = entrant_labels(specs)
+        declared = [labels.get(e, e) for e in specs]
         seen = [str(e) for e in pd.unique(self.runs["entrant"].astype(str))]
         return [e for e in declared if e in seen] + [e for e in seen if e not in declared]
 
@@ -85,6 +88,16 @@ class Campaign:
         if value is None:
             value = pd.to_numeric(self.runs["timeout_s"], errors="coerce").max()
         return float(value)
+
+
+def entrant_labels(specs: list[str]) -> dict[str, str]:
+    """Entrant spec -> the label the analysis calls it by (:func:`solvers.registry.entrant_label`:
+    a ``cmd`` entrant's ``name=``), for each spec that has one no other of ``specs`` has."""
+    from solvers.registry import entrant_label
+    found = {spec: entrant_label(spec) for spec in dict.fromkeys(specs)}
+    taken = pd.Series(list(found.values())).value_counts()
+    return {spec: label for spec, label in found.items()
+            if label != spec and taken[label] == 1 and label not in found}
 
 
 def campaign_root(path: str | Path) -> Path:
@@ -122,6 +135,9 @@ def load(path: str | Path) -> Campaign:
     meta = read_meta(meta_path)
     runs = _frame(_campaign_rows(runs, meta, root, csv_path))
     runs["entrant"] = runs["entrant"].astype(str)
+    labels = entrant_labels([*map(str, meta.get("entrants") or []), *pd.unique(runs["entrant"])])
+    if labels:
+        runs["entrant"] = runs["entrant"].map(lambda spec: labels.get(spec, spec))
     default = meta_family_labels(meta).split(",")[0].strip() or "unique"
     keys = runs["family"].astype(object).where(runs["family"].notna(), default).astype(str).str.strip()
     runs["family_key"] = keys

@@ -158,12 +158,32 @@ def family_summaries(campaign: analysis.Campaign) -> str:
     (:attr:`experiments.analysis.statistics.Campaign.families`), each headed by its hole
     fraction per n when it has one (one table when there is one family)."""
     families = campaign.families
+    notes = "".join(f"\n{line}" for line in startup_notes(campaign))
     if len(families) <= 1:
-        return summary_text(campaign)
+        return summary_text(campaign) + notes
     blocks = []
     for family in families:
         holes = campaign.holes_by_n(family)
         detail = (" (" + ", ".join(f"n={n}: {h:.0%} holes" for n, h in sorted(holes.items())) + ")"
                   if holes else "")
         blocks.append(f"== {family}{detail}\n{summary_text(campaign.family(family))}")
-    return "\n\n".join(blocks)
+    return "\n\n".join(blocks) + notes
+
+
+def startup_notes(campaign: analysis.Campaign) -> list[str]:
+    """One note per outside program (a ``cmd`` entrant) whose start-up the campaign measured
+    (``startup_s`` in meta.json's ``entrant_provenance``: its answer to an empty puzzle): each
+    of its times includes that start, where an in-process entrant's include none."""
+    from experiments.analysis.campaign_data import entrant_labels
+    found = campaign.meta.get("entrant_provenance") or {}
+    labels = entrant_labels(list(found))
+    shown = set(campaign.entrants)
+    notes = []
+    for spec, said in found.items():
+        startup = said.get("startup_s") if isinstance(said, dict) else None
+        name = labels.get(spec, spec)
+        if isinstance(startup, (int, float)) and name in shown:
+            notes.append(f"note: {name} is an outside program: each of its times includes its "
+                         f"start, {analysis.format_seconds(float(startup))} (its answer to an "
+                         "empty puzzle, in meta.json's entrant_provenance)")
+    return notes

@@ -95,4 +95,11 @@ def parse_entrants(text: str | Iterable[str],
                                 max(int(getattr(solver, "cores", 1)), 1)))
     if not entrants:
         raise RaceError(f"--solvers: no entrant can run here ({', '.join(left_out)} cannot)")
+    named: dict[str, str] = {}
+    for entrant in entrants:                 # a name= label must name one entrant only
+        label = solver_registry.entrant_label(entrant.spec)
+        if label in named:
+            raise RaceError(f"--solvers: {entrant.spec!r} and {named[label]!r} are both "
+                            f"called {label!r} (give each cmd entrant a name= of its own)")
+        named[label] = entrant.spec
     return entrants
