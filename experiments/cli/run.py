@@ -192,7 +192,7 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
                     n_text=n_text, solvers_text=solvers, jobs_given=jobs, order=order, pin=pin)
     config.command = (" ".join(shlex.quote(a) for a in ["race", *argv[1:]])
                       if argv and Path(argv[0]).name == "race" else "")
-    from experiments.harness.code_identity import settle
+    from experiments.harness.code_change import settle
     for line in settle(config, mixed, rerun):
         click.echo(line, err=True)
     race(config, report=not no_report, progress=False if quiet else progress)
