@@ -333,3 +333,23 @@ def test_merge_keeps_the_shared_code_and_says_the_rows_mix_machines(tmp_path):
         "digest"] == "a" * 64
     assert mixed_campaign.warnings(analysis.load(tmp_path / "m")) == [
         "its rows were measured on 2 machines: alpha (3 rows), beta (3 rows)"]
+
+
+# -- an entrant under its label (a cmd entrant's name=) ---------------------------------------
+
+def test_a_labelled_entrant_is_checked_under_its_spec(here):
+    """``cmd:...,name=mine`` is called mine by the analysis; its code is still recorded (and
+    compared, and re-run) under its spec."""
+    labelled = f"{SPEC},name=mine"
+    assert race("old", solvers=labelled).exit_code == 0
+    edit(here / "mysolver.py")
+    assert race("new", solvers=labelled).exit_code == 0
+    refused = invoke("compare", "res/old", "res/new")
+    assert refused.exit_code == 2 and "entrant mine ran other code" in refused.output, \
+        refused.output
+    assert f"[{digest('old', labelled)[:6]}..] vs [{digest('new', labelled)[:6]}..]" \
+        in refused.output
+    edit(here / "mysolver.py")
+    done = race("new", "--rerun", "mine", solvers=labelled)
+    assert done.exit_code == 0, done.output
+    assert len(lines(Path("res/new/runs.replaced.csv"))) == 3

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from experiments.harness.code_identity import label, measured_by
+from experiments.harness.code_identity import KEY, label, measured_by
 from formats.errors import RaceError, printable
 
 
@@ -48,11 +48,21 @@ class CodePair:
         return f"{printable(self.entrant)} {old} vs {new}"
 
 
+def spec_of(meta: dict, entrant: str) -> str:
+    """The spec meta.json records an entrant under, for the name the analysis calls it by
+    (a ``cmd`` entrant's ``name=`` label: :func:`experiments.analysis.campaign_data.entrant_labels`)."""
+    from experiments.analysis.campaign_data import entrant_labels
+    specs = [*map(str, meta.get("entrants") or []), *(meta.get(KEY) or {})]
+    back = {label: spec for spec, label in entrant_labels(specs).items()}
+    return back.get(entrant, entrant)
+
+
 def code_pairs(old_meta: dict, new_meta: dict, pairs: list[tuple[str, str]]) -> list[CodePair]:
-    """The code of each (old spec, new spec) pair as the two meta.json record it."""
+    """The code of each (old entrant, new entrant) pair as the two meta.json record it."""
     found = []
     for old_spec, new_spec in pairs:
-        a, b = measured_by(old_meta, old_spec), measured_by(new_meta, new_spec)
+        a = measured_by(old_meta, spec_of(old_meta, old_spec))
+        b = measured_by(new_meta, spec_of(new_meta, new_spec))
         found.append(CodePair(old_spec, new_spec, tuple(a) if a else None,
                               tuple(b) if b else None))
     return found

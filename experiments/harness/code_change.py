@@ -40,12 +40,14 @@ def settle(config: Any, mixed_code: bool = False, rerun: Iterable[str] = ()) -> 
     resume :func:`experiments.harness.provenance.previous_meta` refuses (another seed, limit,
     family) and, when told either, for an entrant whose code changed and that is neither mixed
     nor re-run (:func:`merge`; without either, the preparation refuses it the same way)."""
+    from solvers.registry import entrant_label
     specs = [e.spec for e in config.entrants]
-    rerun = list(dict.fromkeys(rerun))
-    for spec in rerun:
-        if spec not in specs:
-            raise RaceError(f"--rerun {printable(spec)}: not an entrant of this race "
+    labels = {entrant_label(spec): spec for spec in specs}      # a cmd entrant's name= too
+    for given in rerun:
+        if given not in specs and given not in labels:
+            raise RaceError(f"--rerun {printable(given)}: not an entrant of this race "
                             f"(--solvers gives {', '.join(printable(s) for s in specs)})")
+    rerun = list(dict.fromkeys(given if given in specs else labels[given] for given in rerun))
     path = config.directory / "meta.json"
     if not path.is_file() or not (mixed_code or rerun):
         return []
