@@ -104,7 +104,7 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
     Example:
       race compare results/reference-n2-10 dlx sat
       race compare results/hard dlx sat --n 4..6 --family hard
-      race compare results/before results/after --fail-above 1.2
+      race compare results/before results/after --fail-above 1.2 --pair-different
       race compare results/laptop results/server dlx --normalise --format markdown
       race compare results/before results/after --format json > diff.json
       race compare results/old results/new --as dlx=dlx:heuristic=first
