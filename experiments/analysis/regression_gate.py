@@ -25,7 +25,10 @@ In order, the verdict (:func:`verdict`) is:
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
+
+import pandas as pd
 
 from experiments.analysis import statistics as analysis
 
@@ -41,21 +44,41 @@ class Verdict:
     line: str = ""
 
 
+#: the last tables of :func:`_instances` (the comparison's line and the gate ask for the same),
+#: each with the runs it was made from (held weakly: kept no longer than the campaign is)
+_MADE: dict[tuple, tuple[weakref.ref, dict[tuple[str, int], dict[str, str]]]] = {}
+
+
 def _instances(campaign: analysis.Campaign, entrant: str, n_values: list[int] | None,
                families: list[str] | None) -> dict[tuple[str, int], dict[str, str]]:
     """(family, n) -> {instance key: instance name} of what an entrant of ``campaign`` ran,
     within the filters; the key is what pairs cells across campaigns (its sha256, else its
     name: :func:`experiments.analysis.campaign_diff.paired_times`)."""
-    runs = campaign.runs[campaign.runs["entrant"] == entrant]
+    asked = (id(campaign.runs), entrant, tuple(n_values or ()), tuple(families or ()))
+    if asked in _MADE and _MADE[asked][0]() is campaign.runs:
+        return _MADE[asked][1]
+    if len(_MADE) > 16:
+        _MADE.clear()
+    _MADE[asked] = (weakref.ref(campaign.runs), _made(campaign.runs, entrant, n_values, families))
+    return _MADE[asked][1]
+
+
+def _made(runs: pd.DataFrame, entrant: str, n_values: list[int] | None,
+          families: list[str] | None) -> dict[tuple[str, int], dict[str, str]]:
+    runs = runs[runs["entrant"] == entrant]
     if n_values:
         runs = runs[runs["n"].isin(n_values)]
     if families:
         runs = runs[analysis.of_families(runs["family"], families)]
+    sha = runs["instance_sha256"].astype(object)
+    name = runs["instance"].astype(str)
+    keyed = pd.DataFrame({"family": runs["family"].astype(str), "n": runs["n"].astype(int),
+                          "key": name.where(sha.isna() | sha.astype(str).isin(["", "nan"]),
+                                            sha.astype(str)),
+                          "name": name}).drop_duplicates(["family", "n", "key"])
     found: dict[tuple[str, int], dict[str, str]] = {}
-    for family, n, name, sha in zip(runs["family"], runs["n"], runs["instance"],
-                                    runs["instance_sha256"]):
-        key = str(name) if sha != sha or str(sha) in ("", "nan") else str(sha)
-        found.setdefault((str(family), int(n)), {})[key] = str(name)
+    for family, n, key, instance in keyed.itertuples(index=False, name=None):
+        found.setdefault((family, int(n)), {})[key] = instance
     return found
 
 
