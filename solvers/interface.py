@@ -212,6 +212,10 @@ class Solver:
         return self._run(grid, limit=limit, keep=keep)
 
     def _run(self, grid: Grid, limit: int | None, keep: int) -> Result:
+        if not isinstance(grid, Grid):      # e.g. what formats.grid_text.read returns: a file
+            raise RaceError(f"solver {self.spec}: expected a formats.grid.Grid, got "
+                            f"{type(grid).__name__} (sudoku_race.puzzle reads one from text, a "
+                            "file, an array or rows)")
         times: dict[str, float] = {}
         try:
             loaded = self.load()

@@ -175,3 +175,14 @@ print("handler back:", signal.getsignal(signal.SIGINT) is before)
     rows = (tmp_path / "stop" / "runs.csv").read_text().splitlines()
     assert 2 <= len(rows) < 7                                  # header + the finished cells
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_solver_given_a_puzzle_file_says_what_it_takes():
+    """``registry.create("dlx").solve(grid_text.read(path))`` ended in an AttributeError
+    ('PuzzleFile' object has no attribute 'cells'); now one line names what it got and where
+    a Grid comes from."""
+    from solvers.registry import create
+    with pytest.raises(race.RaceError, match="expected a formats.grid.Grid, got PuzzleFile "
+                       r"\(sudoku_race.puzzle reads one"):
+        create("dlx").solve(grid_text.read(EMPTY4))
+    assert create("dlx").solve(race.puzzle(grid_text.read(EMPTY4))).status == "solved"
