@@ -353,3 +353,12 @@ def test_a_labelled_entrant_is_checked_under_its_spec(here):
     done = race("new", "--rerun", "mine", solvers=labelled)
     assert done.exit_code == 0, done.output
     assert len(lines(Path("res/new/runs.replaced.csv"))) == 3
+
+
+def test_merge_claims_no_code_for_rows_a_source_did_not_record(tmp_path):
+    one = _merge_source(tmp_path / "one", "a", "alpha:1")
+    rows = [cell("dlx", f"i{k}", 1.0 + k) | {"worker": "beta:1"} for k in range(3)]
+    older = write_campaign(tmp_path / "older", rows, {"entrants": ["dlx"]})
+    merged = invoke("merge", str(one), str(older), "-o", str(tmp_path / "m"))
+    assert merged.exit_code == 0, merged.output
+    assert "entrant_code" not in json.loads((tmp_path / "m" / "meta.json").read_text())

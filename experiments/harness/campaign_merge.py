@@ -250,9 +250,13 @@ def _merged_meta(loaded: list[tuple[Path, list, dict[str, Any]]], out: Path) -> 
     meta["families"] = families
     meta["repeats"] = sum(int(m.get("repeats") or 1) for m in metas)
     meta["machines"] = [m.get("machine") for m in metas]
-    code: dict[str, Any] = {}           # the same code per entrant (checked), whoever ran it
-    for m in metas:
-        code.update({k: v for k, v in (m.get(code_identity.KEY) or {}).items() if k not in code})
+    code: dict[str, Any] = {}      # an entrant's code (the same: checked) if every source records it
+    for spec in dict.fromkeys(e for m in metas for e in (m.get(code_identity.KEY) or {})):
+        found = [(m.get(code_identity.KEY) or {}).get(spec) for m in metas
+                 if spec in (m.get("entrants") or []) or spec in (m.get(code_identity.KEY) or {})]
+        if all(found):
+            code[spec] = found[0]
+    meta.pop(code_identity.KEY, None)
     if code:
         meta[code_identity.KEY] = code
     meta["merged_from"] = [
