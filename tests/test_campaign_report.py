@@ -61,9 +61,23 @@ def reports(tmp_path_factory) -> dict[str, dict]:
             "subject": re.search(r"^Subject:\s+(.*)$", info, flags=re.M).group(1).strip(),
             "author": re.search(r"^Author:\s+(.*)$", info, flags=re.M).group(1).strip(),
             "export": _export_rows(_run("export", str(campaign), "-f", "markdown")),
-            "tables": sorted((root / f"{shape}-report" / "generated").glob("table_family*.tex")),
+            "tables": sorted(p for p in (root / f"{shape}-report" / "generated").glob("table_*.tex")
+                             if p.name != "table_frontier.tex"),
+            "sentences": _without_figures(root / f"{shape}-report"),
         }
     return out
+
+
+def _without_figures(folder: Path) -> str:
+    """The report's text without the figures' own (tick labels, legends): report.tex built again
+    with every figure drawn as an empty box. The figures stand where they are cited, among the
+    sentences."""
+    source = (folder / "report.tex").read_text()
+    blank = "\\renewcommand{\\includegraphics}[2][]{\\fbox{figure}}\n\\begin{document}"
+    (folder / "sentences.tex").write_text(source.replace("\\begin{document}", blank, 1))
+    subprocess.run(["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "sentences.tex"],
+                   cwd=folder, capture_output=True, check=True, timeout=300)
+    return _pdftotext(folder / "sentences.pdf")
 
 
 def _pdftotext(pdf: Path, *options: str) -> str:
@@ -141,7 +155,7 @@ def test_every_time_the_text_quotes_is_one_the_export_prints(report):
     for row in report["export"]:
         for key in ("median", "IQR", "PAR-2"):
             known |= {_bare(f"{v} {u}") for v, u in TIME.findall(row[key])}
-    sentences = _before_figures(report["text"])            # the figures' own tick labels aside
+    sentences = report["sentences"]                         # the figures' own tick labels aside
     limit = re.search(r"limit of (\d+(?:\.\d+)? s)", _flat(sentences)).group(1)
     known.add(_bare(limit))
     quoted = {_bare(f"{v} {u}") for v, u in TIME.findall(sentences)}
@@ -149,16 +163,10 @@ def test_every_time_the_text_quotes_is_one_the_export_prints(report):
     assert quoted <= known, sorted(quoted - known)
 
 
-def _before_figures(text: str) -> str:
-    parts = re.split(r"(?:^|\f)\d+\s+Figures$", text, flags=re.M)
-    assert len(parts) == 2, "no Figures section"
-    return parts[0]
-
-
 def _sections(report) -> dict[str, str]:
     """The text of each family's subsection, by family name (an entrant's name that wraps at a
     line end made whole again)."""
-    flat = _flat(_before_figures(report["text"]))
+    flat = _flat(report["sentences"])
     for entrant in _entrants(report):
         wrapped = "".join(re.escape(c) + (r"\s?" if c in "/:=,+" else "") for c in entrant)
         flat = re.sub(wrapped, entrant, flat)

@@ -14,6 +14,7 @@ of that colour that no entrant of the same figure holds.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import warnings
@@ -202,6 +203,23 @@ def legend_below(fig: Figure, handles: list, labels: list, columns: int) -> None
                frameon=False, handlelength=3.2, columnspacing=1.4)
 
 
+@functools.lru_cache(maxsize=4)
+def _glyphs(family: str) -> frozenset[int]:
+    """The code points the font matplotlib draws ``family`` text in has a glyph for."""
+    from matplotlib import font_manager, ft2font
+    path = font_manager.findfont(font_manager.FontProperties(family=[family]))
+    return frozenset(ft2font.FT2Font(path).get_charmap())
+
+
+def drawable(text: str) -> str:
+    """``text`` with each character the figure font has no glyph for (a CJK ideograph in
+    DejaVu Sans) spelled as its code point, ``[U+6D4B]``, as the LaTeX report spells it: a
+    figure never shows an empty box where a name was."""
+    import matplotlib
+    glyphs = _glyphs(matplotlib.rcParams["font.family"][0])
+    return "".join(c if ord(c) in glyphs or c in "\n\t " else f"[U+{ord(c):04X}]" for c in str(text))
+
+
 def caption_below(fig: Figure, text: str, size: float = 5.5) -> None:
     """``text`` (e.g. the campaign's name) in small grey type under everything the figure
     draws (axes, labels, a legend below them), right-aligned: never over a label. Call it
@@ -210,8 +228,8 @@ def caption_below(fig: Figure, text: str, size: float = 5.5) -> None:
     renderer = fig.canvas.get_renderer()
     box = fig.get_tightbbox(renderer)                     # inches, legends included
     width, height = fig.get_size_inches()
-    fig.text(box.x1 / width, (box.y0 - 0.04) / height, text, ha="right", va="top", fontsize=size,
-             color="0.4", wrap=True)
+    fig.text(box.x1 / width, (box.y0 - 0.04) / height, drawable(text), ha="right", va="top",
+             fontsize=size, color="0.4", wrap=True)
 
 
 #: the smallest and largest type, in points, of a figure drawn for a given width (``--width``):

@@ -201,8 +201,7 @@ def family_section(campaign: analysis.Campaign, table: pd.DataFrame, family: str
     """One family's subsection: a paragraph per entrant, who was fastest per n, its table
     (``file``: the table's name in generated/), set where it is cited."""
     label = f"tab:{Path(file).stem.removeprefix('table_')}"
-    parts = [f"\\subsection{{{escape(family)} puzzles}}\n",
-             f"Table~\\ref{{{label}}} sums up the {escape(family)} puzzles.\n"]
+    parts = [f"\\subsection{{{escape(family)} puzzles}}\n"]
     for entrant in campaign.entrants:
         sentences = text.entrant_sentences(table, family, entrant)
         if sentences:
@@ -210,7 +209,8 @@ def family_section(campaign: analysis.Campaign, table: pd.DataFrame, family: str
     fastest = text.fastest_sentences(table, family)
     if fastest:
         parts.append(" ".join(fastest) + "\n")
-    parts.insert(2, f"\\begin{{table}}[!htb]\n\\centering\\small\n\\caption{{The {escape(family)} puzzles: "
+    parts.append(f"Table~\\ref{{{label}}} sums up the {escape(family)} puzzles.\n")
+    parts.append(f"\\begin{{table}}[!htb]\n\\centering\\small\n\\caption{{The {escape(family)} puzzles: "
                  "puzzles answered within the limit, the median wall time and its interquartile range "
                  "over all puzzles (an unanswered one counts as beyond the limit), PAR-2 (an unanswered "
                  "puzzle counts as twice the limit) and wrong answers.}\n"

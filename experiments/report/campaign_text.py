@@ -29,18 +29,23 @@ def seconds(value: float) -> str | None:
     return escape(analysis.format_seconds(value)).replace(" ", "\\,")
 
 
+#: the longest entrant name the sentences give whole (an outside program's path, say): it may
+#: break at a line end after ``/:=,+``
+TEXT_LABEL_CHARS = 80
+
+
 def entrant_name(entrant: str) -> str:
     """The entrant in typewriter type, a line break allowed after ``/:=,+`` (an outside
-    program's entrant names its path); a name longer than
-    :data:`experiments.analysis.entrant_labels.LABEL_CHARS` characters is cut
-    (:func:`short_label`), the whole of it in :func:`entrant_footnote`."""
-    return "\\texttt{" + re.sub(r"([/:=,+])", r"\1\\allowbreak{}", escape(short_label(entrant))) + "}"
+    program's entrant names its path); a name longer than :data:`TEXT_LABEL_CHARS` characters
+    is cut (:func:`short_label`), the whole of it in :func:`entrant_footnote`."""
+    return "\\texttt{" + re.sub(r"([/:=,+])", r"\1\\allowbreak{}",
+                                escape(short_label(entrant, TEXT_LABEL_CHARS))) + "}"
 
 
 def entrant_footnote(entrant: str) -> str:
     """A footnote with the whole name of an entrant :func:`entrant_name` cuts ("" for another):
     typewriter type that may break after any character, so that no name runs off the page."""
-    if short_label(entrant) == entrant:
+    if short_label(entrant, TEXT_LABEL_CHARS) == entrant:
         return ""
     whole = "\\allowbreak{}".join(escape(ch) for ch in entrant)
     return f"\\footnote{{The whole name of {entrant_name(entrant)}: \\texttt{{{whole}}}}}"
@@ -51,7 +56,7 @@ def entrant_with_method(entrant: str) -> str:
     entrant named like its method is named once; a name cut short gets its whole in a footnote."""
     what = methods.what(entrant)
     name = entrant_name(entrant) + entrant_footnote(entrant)
-    return name if what == entrant else f"{name} ({escape(short_label(what))})"
+    return name if what == entrant else f"{name} ({escape(short_label(what, TEXT_LABEL_CHARS))})"
 
 
 def n_list(ns: list[int]) -> str:
