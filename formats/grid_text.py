@@ -299,3 +299,25 @@ def parse_compact(text: str, n: int, name: str = "<compact grid>") -> Grid:
     if cells.max(initial=0) > side:
         raise RaceError(f"a value is above {side}", source=name)
     return Grid(n, cells.reshape(side, side))
+
+
+def single_character_cells(text: str) -> str | None:
+    """The cells of a file whose every cell is one character (n <= 3: native rows such as
+    ``. 2 . 4`` or a one-line grid), row by row as one line of n⁴ characters; None for any
+    other text (more or fewer cells than a grid, a wider token, several puzzles). A quick
+    reading for the harness's batch check of answers; :func:`parse` is the reader of record."""
+    for shape in _SINGLE_CELLS:
+        found = shape.fullmatch(text)
+        if found:
+            cells = "".join(found.group(1).split())
+            return cells if len(cells) in (16, 81) else None
+    return None
+
+
+#: comment and blank lines, then n² rows of n² one-character cells (n = 3, 2), or one line
+_HEAD = r"(?:[ \t]*(?:#[^\n]*)?\n)*"
+_SINGLE_CELLS = [re.compile(_HEAD + rows + r"[ \t\n]*") for rows in (
+    r"((?:[ \t]*\S(?:[ \t]+\S){8}[ \t]*(?:\n|\Z)){9})",
+    r"((?:[ \t]*\S(?:[ \t]+\S){3}[ \t]*(?:\n|\Z)){4})",
+    r"[ \t]*(\S+)")]
+

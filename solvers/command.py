@@ -134,6 +134,10 @@ class Command(Solver):
         "name": ("", None),
     }
 
+    @property
+    def starts_processes(self) -> bool:
+        return True                     # an outside program: the cell's memory is its tree's
+
     def __init__(self, **params) -> None:
         super().__init__(**params)
         if int(self.params["memory_mb"]) > MAX_MEMORY_MB:

@@ -64,6 +64,14 @@ def die_with_parent() -> None:
         pass
 
 
+def die_with(parent: int) -> None:
+    """In a forked child: die with ``parent`` (:func:`die_with_parent`), and at once if it is
+    gone already (ended between the fork and this call)."""
+    die_with_parent()
+    if os.getppid() != parent:
+        os._exit(1)
+
+
 def child_setup(memory_bytes: int = 0, file_bytes: int = 0):
     """A ``preexec_fn``: die with the parent, and cap the address space
     (``RLIMIT_AS``) and the size of any file written (``RLIMIT_FSIZE``) when > 0."""

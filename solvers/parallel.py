@@ -153,6 +153,10 @@ class Parallel(Solver):
     def cores(self) -> int:
         return len(self.members)
 
+    @property
+    def starts_processes(self) -> bool:
+        return True                     # each member searches in a process of its own
+
     def warmup(self) -> None:
         """Warm every member in this process: the members' processes are forked from it."""
         for member in self.members:

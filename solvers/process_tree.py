@@ -1,91 +1,183 @@
-"""A worker's process tree, read with psutil (Linux, macOS and the rest): the processes below
-a worker (to kill their process groups with it) and the resident memory they hold together
-(its memory limit and peak).
+"""A worker's process tree: the processes below a worker (to kill their process groups with it)
+and the resident memory they hold (its memory limit and peak).
 
-Two readings, of different cost. *Which* processes form the tree costs a pass over every
-process of the machine (psutil reads each one's parent); *how much* memory a known process
-holds costs one small read. A busy worker is polled every 50 ms, so :class:`TreeMemory`
-reads which processes are in the tree at most every :data:`TREE_REFRESH_S` and their memory
-at every poll. Measured on a 2-core machine with 143 processes, a worker with one child
-polled every 50 ms for 20 s in interleaved 1 s blocks, the poller's CPU time: the Linux-only
-walk of ``/proc/PID/task/*/children`` this replaced 0.22 ms a poll (0.45 % of a core),
-psutil's whole tree at every poll 2.8 ms (4.9 %), :class:`TreeMemory` 0.71 ms (1.4 %).
+Every reading here costs in proportion to the tree it reads, never to the machine: the
+children of a process are read from ``/proc/PID/task/*/children`` (Linux), walked down from the
+root; a process's resident memory from its ``/proc/PID/statm``, a file kept open and read again
+with one ``pread``. Where ``/proc`` has no ``children`` files (another system, or a kernel built
+without them) psutil answers instead, which reads every process of the machine: a fallback, not
+the way on Linux.
 
-Every process may end while it is read: it is then left out (psutil's ``NoSuchProcess``,
-``ZombieProcess``, ``AccessDenied``), never an error of the poller.
+:class:`TreeMemory` is what the harness polls every 50 ms for each busy worker: the worker's
+own memory only, unless its solver starts processes of its own (:attr:`solvers.interface.Solver.
+starts_processes`: ``cmd:``, an outside SAT binary, ``parallel``); then the tree's members are
+read again at most every :data:`TREE_REFRESH_S` and their memory at every poll.
+
+Every process may end while it is read: it is then left out, never an error of the poller.
 """
 
 from __future__ import annotations
 
+import os
 import time
-
-import psutil
 
 #: seconds between two readings of which processes form a busy worker's tree (their memory
 #: is read at every poll); a process that starts in between is counted from the next one
 TREE_REFRESH_S = 0.25
+_PAGE_MB = os.sysconf("SC_PAGE_SIZE") / 2**20 if hasattr(os, "sysconf") else 4096 / 2**20
+#: whether this system has /proc/PID/task/TID/children (Linux >= 3.5 built with it)
+_PROC_CHILDREN = os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
 
 
-def tree(pid: int) -> list[psutil.Process]:
-    """``pid`` and every process below it (parents before their children); empty when
-    ``pid`` is gone. A process that ends while the tree is read is not in it."""
+def children(pid: int) -> list[int]:
+    """The pids of ``pid``'s own children (empty when it is gone)."""
+    if not _PROC_CHILDREN:
+        return _psutil_children(pid)
+    found: list[int] = []
     try:
-        root = psutil.Process(pid)
-        return [root, *root.children(recursive=True)]
-    except psutil.Error:                        # gone (or a zombie) since it was named
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in threads:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                found += [int(p) for p in f.read().split()]
+        except (OSError, ValueError):
+            continue                            # the thread ended meanwhile
+    return found
+
+
+def _psutil_children(pid: int) -> list[int]:
+    import psutil
+    try:
+        return [p.pid for p in psutil.Process(pid).children()]
+    except psutil.Error:
         return []
+
+
+def tree(pid: int) -> list[int]:
+    """``pid`` and every process below it (parents before their children); empty when ``pid``
+    is gone. A process that ends while the tree is read is left out."""
+    if not _exists(pid):
+        return []
+    members, at = [pid], 0
+    while at < len(members):
+        members += [c for c in children(members[at]) if c not in members]
+        at += 1
+    return members
 
 
 def descendants(pid: int) -> list[int]:
     """The pids of every process below ``pid``."""
-    return [p.pid for p in tree(pid)[1:]]
+    return tree(pid)[1:]
 
 
-def rss_mb(processes: list[psutil.Process]) -> tuple[float, list[psutil.Process]]:
-    """The resident memory (MB) of ``processes`` together, and those still there."""
-    total, alive = 0, []
-    for process in processes:
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+class Rss:
+    """The resident memory of one process, read again from its ``statm`` kept open (one
+    ``pread``, a few microseconds); 0 once it is gone."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
         try:
-            total += process.memory_info().rss
-        except psutil.Error:                    # ended since it was found: nothing
-            continue
-        alive.append(process)
-    return total / 2**20, alive
+            self._fd: int | None = os.open(f"/proc/{pid}/statm", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            self._fd = None
+
+    def mb(self) -> float:
+        if self._fd is None:
+            return _psutil_rss_mb(self.pid)
+        try:
+            return int(os.pread(self._fd, 128, 0).split()[1]) * _PAGE_MB
+        except (OSError, IndexError, ValueError):      # gone (ESRCH) since it was opened
+            return 0.0
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def _psutil_rss_mb(pid: int) -> float:
+    if _PROC_CHILDREN:                  # /proc is there but this process is gone
+        return 0.0
+    import psutil
+    try:
+        return psutil.Process(pid).memory_info().rss / 2**20
+    except psutil.Error:
+        return 0.0
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory (MB) of process ``pid`` alone (0 if gone)."""
+    reader = Rss(pid)
+    try:
+        return reader.mb()
+    finally:
+        reader.close()
 
 
 def tree_rss_mb(pid: int) -> float:
     """Resident memory (MB) of process ``pid`` and all its descendants (0 if gone)."""
-    return rss_mb(tree(pid))[0]
+    return sum(rss_mb(p) for p in tree(pid))
 
 
 class TreeMemory:
-    """The resident memory of the tree below ``pid`` (module docstring): the members are
-    read again at the first poll after :meth:`reset` (a new cell, whose solver starts its
-    own processes) and then every :data:`TREE_REFRESH_S`."""
+    """The resident memory of the worker ``pid``: its own (``whole_tree`` False: a solver
+    that runs in the worker), or its and every process below it (``whole_tree`` True: the
+    members are read again at the first poll after :meth:`reset` and then every
+    :data:`TREE_REFRESH_S`). :meth:`split` gives the worker's own and the rest apart."""
 
-    def __init__(self, pid: int) -> None:
+    def __init__(self, pid: int, whole_tree: bool = False) -> None:
         self.pid = pid
-        self.members: list[psutil.Process] = []
+        self.whole_tree = whole_tree
+        self.own = Rss(pid)
+        self.members: dict[int, Rss] = {}
         self.read_at: float | None = None
 
     def reset(self) -> None:
-        """Read the members again at the next poll."""
+        """Read the members again at the next poll (a new cell, whose solver starts its own
+        processes)."""
         self.read_at = None
 
-    def rss_mb(self) -> float:
+    def split(self) -> tuple[float, float]:
+        """(the worker's own MB, the MB of the processes below it)."""
+        own = self.own.mb()
+        if not self.whole_tree:
+            return own, 0.0
         now = time.monotonic()
         if self.read_at is None or now - self.read_at >= TREE_REFRESH_S:
-            self.members, self.read_at = tree(self.pid), now
-        total, self.members = rss_mb(self.members)
-        return total
+            below = set(descendants(self.pid))
+            for pid in set(self.members) - below:
+                self.members.pop(pid).close()
+            for pid in below - set(self.members):
+                self.members[pid] = Rss(pid)
+            self.read_at = now
+        return own, sum(r.mb() for r in self.members.values())
+
+    def rss_mb(self) -> float:
+        own, below = self.split()
+        return own + below
+
+    def close(self) -> None:
+        self.own.close()
+        for reader in self.members.values():
+            reader.close()
+        self.members.clear()
 
 
 def child_pids() -> set[int]:
     """The pids of this process's own children (zombies included)."""
-    try:
-        return {p.pid for p in psutil.Process().children()}
-    except psutil.Error:
-        return set()
+    return set(children(os.getpid()))
 
 
 def kill_adopted(known: set[int], rounds: int = 10) -> float:
@@ -93,7 +185,6 @@ def kill_adopted(known: set[int], rounds: int = 10) -> float:
     child subreaper (a solver's program that double-forked and left with ``setsid``), with
     their process groups and everything below them, until none is left (an orphan's own
     children are adopted in turn when it dies). Returns their CPU seconds."""
-    import os
     import signal
     cpu = 0.0
     for _ in range(rounds):
@@ -119,7 +210,6 @@ def kill_adopted(known: set[int], rounds: int = 10) -> float:
 
 def _group(pid: int) -> int:
     """The process group of ``pid`` (0 when it is gone or is this process's own group)."""
-    import os
     try:
         group = os.getpgid(pid)
     except (ProcessLookupError, PermissionError):

@@ -117,6 +117,11 @@ class SAT(Solver):
                             f"1..{2 ** 31 - 1} conflicts (got backend={self.params['backend']}, "
                             f"presolve={self.params['presolve']})")
 
+    @property
+    def starts_processes(self) -> bool:
+        """An outside binary (kissat, cadical, ...) as the backend or the fallback."""
+        return any(getattr(b, "external", False) for b in (self.backend, self.fallback))
+
     def search(self, grid: Grid, limit: int | None, keep: int) -> RawAnswer:
         times: dict[str, float] = {}
         t0 = time.perf_counter()

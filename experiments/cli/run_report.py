@@ -59,7 +59,8 @@ def _page_in_child(directory: Path):
     try:
         context = multiprocessing.get_context("fork")
         ours, theirs = context.Pipe(duplex=False)
-        child = context.Process(target=_page_to_pipe, args=(directory, theirs), daemon=True)
+        child = context.Process(target=_page_to_pipe, args=(directory, theirs, os.getpid()),
+                                daemon=True)
         child.start()
     except (OSError, ValueError):
         return None
@@ -76,7 +77,9 @@ def _page_in_child(directory: Path):
     return wait
 
 
-def _page_to_pipe(directory: Path, pipe) -> None:
+def _page_to_pipe(directory: Path, pipe, parent: int) -> None:
+    from solvers.limited_process import die_with
+    die_with(parent)                    # a killed race leaves no page writer behind
     path, why = _page(directory)
     pipe.send((str(path) if path else "", why))
     pipe.close()

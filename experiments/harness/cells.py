@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from experiments.harness.config import Config
@@ -30,7 +31,7 @@ class Cell:
     instance: Instance | None = None
     family: str = ""
 
-    @property
+    @cached_property
     def key(self) -> CellKey:
         """The cell's identity (:func:`experiments.harness.identity.cell_key`)."""
         return cell_key(self.family, self.entrant, self.n, self.instance_file, self.repeat)

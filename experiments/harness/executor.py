@@ -64,18 +64,28 @@ INIT_TIMEOUT_S = 180.0
 @dataclass
 class _Slot:
     worker: WorkerProcess | None = None
-    key: Hashable = None
-    request: dict[str, Any] | None = None
+    #: the cells sent to the worker in one request, in the order it runs them
+    batch: list[tuple[Hashable, dict[str, Any]]] = field(default_factory=list)
+    #: the index in ``batch`` of the cell the worker is on
+    next: int = 0
     phase: str = "idle"            # idle | init | solve | held (lent to another slot's cell)
     deadline: float = 0.0
+    #: when the cell the worker is on started, as far as the parent can tell (monotonic)
     sent: float = 0.0
     started_at: str = ""
     rss_peak: float = 0.0
+    #: the worker's own memory when its batch began (a solver that starts processes: the
+    #: cell's memory is theirs and what the worker grows by, not the worker's baseline)
+    base_mb: float = 0.0
     cpu: int | None = None
     parked: dict[str, WorkerProcess] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
     #: the slots this slot's cell holds besides itself (a cell of several cores)
     holds: list["_Slot"] = field(default_factory=list)
+
+    @property
+    def key(self) -> Hashable:
+        """The key of the cell the worker is on (None when idle)."""
+        return self.batch[self.next][0] if self.next < len(self.batch) else None
 
 
 class LocalExecutor:
@@ -121,6 +131,7 @@ class LocalExecutor:
         if self._zygote_wanted and (self._zygote is None or not self._zygote.alive()):
             if self._zygote is not None:                # ended under us: a new one
                 self._zygote.close()
+                self._zygote = None
             try:
                 self._zygote = worker_zygote.Zygote(self.env, self.die_with_parent)
             except OSError:
@@ -139,9 +150,16 @@ class LocalExecutor:
         return warm | {e for s in self.slots if s.phase == "idle" for e in s.parked}
 
     def submit(self, key: Hashable, request: dict[str, Any]) -> None:
-        """Start the cell ``request`` on a free worker (one warm for its entrant if any). A
-        request of ``cores`` k > 1 (an entrant that runs k searches at once) holds k idle
-        slots: its worker runs on their k CPUs and no other cell runs on them meanwhile."""
+        """Start the cell ``request`` on a free worker (:meth:`submit_batch` of one cell)."""
+        self.submit_batch([(key, request)])
+
+    def submit_batch(self, cells: list[tuple[Hashable, dict[str, Any]]]) -> None:
+        """Start ``cells`` (``(key, request)`` pairs of one entrant and one ``cores``) on a free
+        worker (one warm for their entrant if any), which runs them one after the other and
+        answers each as it finishes; each keeps its own limits. A request of ``cores`` k > 1
+        (an entrant that runs k searches at once) holds k idle slots: its worker runs on their
+        k CPUs and no other cell runs on them meanwhile."""
+        request = cells[0][1]
         entrant = request["entrant"]
         cores = int(request.get("cores", 1) or 1)
         idle = [s for s in self.slots if s.phase == "idle"]
@@ -159,7 +177,7 @@ class LocalExecutor:
             if slot.worker is not None:
                 self._park(slot)
             slot.worker = wanted
-        slot.key, slot.request, slot.rss_peak = key, request, 0.0
+        slot.batch, slot.next, slot.rss_peak = list(cells), 0, 0.0
         if slot.worker is None:
             slot.worker = WorkerProcess(request["init"], self.env, self.die_with_parent, slot.cpu,
                                         zygote=self._warm_start())
@@ -171,6 +189,8 @@ class LocalExecutor:
         """Keep the slot's idle worker warm for a later cell of its entrant (at most
         ``keep_warm`` per slot, the longest unused stopped first)."""
         worker, slot.worker = slot.worker, None
+        if worker is None:
+            return
         if self.keep_warm <= 1:
             worker.stop()
             return
@@ -188,7 +208,9 @@ class LocalExecutor:
         return worker
 
     def poll(self, max_wait: float = 0.5) -> list[tuple[Hashable, dict[str, Any]]]:
-        """Wait up to ``max_wait`` s for cells to finish (or be killed); return them."""
+        """Wait up to ``max_wait`` s for cells to finish (or be killed); return them. A cell
+        whose outcome carries ``returned`` was not run (an earlier cell of its batch was
+        killed, or the harness failed under it): it is the caller's to send again."""
         done: list[tuple[Hashable, dict[str, Any]]] = []
         busy = [s for s in self.slots if s.phase in ("init", "solve")]
         if not busy:
@@ -197,10 +219,10 @@ class LocalExecutor:
         wait = min([max_wait] + [max(0.0, s.deadline - now) for s in busy])
         if self.memory_mb is not None:
             wait = min(wait, MEMORY_POLL_S)
-        readable, _, _ = select.select([s.worker for s in busy], [], [], wait)
-        for worker in readable:
-            slot = next(s for s in busy if s.worker is worker)
-            self._on_readable(slot, done)
+        by_fd = {s.worker.fileno(): s for s in busy if s.worker is not None}
+        readable, _, _ = select.select(list(by_fd), [], [], wait)
+        for fd in readable:
+            self._on_readable(by_fd[fd], done)
         now = time.monotonic()
         for slot in self.slots:
             if slot.phase in ("init", "solve") and now > slot.deadline:
@@ -220,7 +242,7 @@ class LocalExecutor:
                     slot.worker.stop()
                 else:
                     slot.worker.kill()
-            slot.worker, slot.phase, slot.holds = None, "idle", []
+            slot.worker, slot.phase, slot.holds, slot.batch = None, "idle", [], []
             for worker in slot.parked.values():
                 worker.stop()
             slot.parked.clear()
@@ -230,93 +252,155 @@ class LocalExecutor:
 
     # -- the state machine of a slot -------------------------------------------
     def _send_solve(self, slot: _Slot) -> None:
-        message = {"op": "solve", **slot.request["solve"], "timeout": self.timeout_s}
+        assert slot.worker is not None
+        message: dict[str, Any] = {
+            "op": "solve", "timeout": self.timeout_s,
+            "cells": [(i, r["solve"]["instance"], r["solve"]["text"])
+                      for i, (_, r) in enumerate(slot.batch)]}
         if self.min_time is not None:
             message["min_time"] = self.min_time
         if slot.cpu is not None:        # the worker runs on its slot's CPU and the held ones'
             message["cpus"] = sorted({slot.cpu, *(h.cpu for h in slot.holds if h.cpu is not None)})
-        slot.phase, slot.started_at = "solve", utc_now()
-        slot.sent = time.monotonic()
-        slot.deadline = slot.sent + self.timeout_s + GRACE_S
-        slot.worker.memory.reset()    # a new cell: the processes its solver starts
+        slot.phase = "solve"
+        if slot.worker.memory.whole_tree:
+            slot.worker.memory.reset()        # a new batch: the processes its solver starts
+            slot.base_mb = slot.worker.memory.split()[0]
+        self._started(slot, time.monotonic())
         slot.worker.send(message)     # a dead worker shows up as EOF on the next poll
 
-    def _finish(self, slot: _Slot, outcome: dict[str, Any], done: list, healthy: bool) -> None:
+    def _started(self, slot: _Slot, now: float) -> None:
+        """The worker is on the next cell of its batch from ``now`` (as the parent sees it)."""
+        slot.sent, slot.started_at, slot.rss_peak = now, utc_now(), 0.0
+        slot.deadline = now + self.timeout_s + GRACE_S
+
+    def _outcome(self, slot: _Slot, outcome: dict[str, Any]) -> dict[str, Any]:
         worker = slot.worker
         ready = (worker.ready or {}) if worker else {}
         outcome.setdefault("worker", ready.get("worker", f"?:{worker.pid if worker else '?'}"))
         outcome.setdefault("started_at", slot.started_at or utc_now())
-        if "solver" in ready:
-            outcome.setdefault("solver", ready["solver"])
-            outcome.setdefault("params", ready["params"])
         if "cpus" in ready:
             outcome.setdefault("cpus", ready["cpus"])
         outcome.setdefault("cores", 1 + len(slot.holds))
-        done.append((slot.key, outcome))
-        if not healthy and worker is not None:
-            worker.kill()
+        return outcome
+
+    def _finish(self, slot: _Slot, outcome: dict[str, Any], done: list, healthy: bool,
+                returned: str = "") -> None:
+        """The cell the worker is on ends with ``outcome`` (None: it is returned too); the rest
+        of the batch is returned (``returned`` says why) unless the worker goes on with it."""
+        key = slot.key
+        if key is not None:
+            done.append((key, self._outcome(slot, outcome)))
+            slot.next += 1
+        if healthy and slot.next < len(slot.batch):
+            self._started(slot, time.monotonic())
+            return
+        for key, _ in slot.batch[slot.next:]:
+            done.append((key, {"returned": True, "message": returned or "not run"}))
+        if not healthy and slot.worker is not None:
+            slot.worker.kill()
             slot.worker = None
-        slot.phase, slot.key, slot.request = "idle", None, None
+        slot.phase, slot.batch, slot.next = "idle", [], 0
         for held in slot.holds:
             held.phase = "idle"
         slot.holds = []
 
+    def _harness_fault(self, slot: _Slot) -> str:
+        """Why a worker's death is the harness's, not its entrant's ("" when it is not): a
+        forked worker dies with its zygote."""
+        worker = slot.worker
+        zygote = getattr(worker.proc, "zygote", None) if worker else None
+        if zygote is not None and not zygote.alive():
+            return "the worker zygote ended under it"
+        return ""
+
     def _on_readable(self, slot: _Slot, done: list) -> None:
+        assert slot.worker is not None
         replies = slot.worker.receive()
         if replies is None:                               # EOF: the worker died
+            fault = self._harness_fault(slot)
+            if fault:                                     # the cells are run again
+                for key, _ in slot.batch[slot.next:]:
+                    done.append((key, {"returned": True, "harness_fault": True,
+                                       "message": fault}))
+                slot.next = len(slot.batch)
+                self._finish(slot, {}, done, healthy=False)
+                return
             why = slot.worker.death()
-            outcome = {"status": Status.ERROR, "message": f"crashed: {why}"}
             if slot.phase == "init":
                 outcome = {"status": Status.ERROR, "message": f"entrant failed to start: {why}",
                            "start_failed": True}
-            self._finish(slot, outcome, done, healthy=False)
+                self._finish(slot, outcome, done, healthy=False, returned="entrant failed to start")
+                return
+            self._finish(slot, {"status": Status.ERROR, "message": f"crashed: {why}"}, done,
+                         healthy=False, returned="an earlier cell of its batch crashed the worker")
             return
         for reply in replies:
             if slot.phase == "init":
                 if reply.get("op") == "ready":
                     slot.worker.ready = reply
+                    slot.worker.memory.whole_tree = bool(reply.get("starts_processes"))
                     if "cpus" in reply:
                         self.worker_cpus[reply.get("worker", "?")] = reply["cpus"]
                     self._send_solve(slot)
                 else:
                     self._finish(slot, {"status": Status.ERROR, "start_failed": True,
                                         "message": "entrant failed to start: "
-                                        + str(reply.get("message"))}, done, healthy=False)
+                                        + str(reply.get("message"))}, done, healthy=False,
+                                 returned="entrant failed to start")
                     return
             elif slot.phase == "solve" and reply.get("op") == "result":
-                reply = {k: v for k, v in reply.items() if k != "op"}
+                reply.pop("op")
+                reply.pop("i", None)
                 if reply.get("cpus") and reply.get("worker"):    # a cell of several cores
                     self.worker_cpus[reply["worker"]] = reply["cpus"]
-                wall = reply.get("wall_s")
-                if wall is not None and wall > self.timeout_s:
-                    reply = {"status": Status.TIMEOUT, "peak_rss_mb": reply.get("peak_rss_mb"),
-                             "message": f"finished in {wall:.3g} s, over the {self.timeout_s:g} s limit"}
-                reply.setdefault("peak_rss_mb", slot.rss_peak or None)
-                peak = reply.get("peak_rss_mb")
-                if self.memory_mb and peak and peak > self.memory_mb:   # past it between polls
-                    reply = {"status": Status.MEMOUT, "peak_rss_mb": peak,
-                             "message": f"peak {peak:.0f} MB, over the {self.memory_mb:g} MB limit "
-                                        "(reached between two polls)"}
-                self._finish(slot, reply, done, healthy=True)
-                return
+                self._finish(slot, self._judge_limits(slot, reply), done, healthy=True)
+                if slot.phase != "solve":
+                    return
+
+    def _judge_limits(self, slot: _Slot, reply: dict[str, Any]) -> dict[str, Any]:
+        """A worker's measurement held to the limits: over the time limit it is a timeout,
+        over the memory limit (reached between two polls) a memout."""
+        wall = reply.get("wall_s")
+        if wall is not None and wall > self.timeout_s:
+            return {"status": Status.TIMEOUT, "peak_rss_mb": reply.get("peak_rss_mb"),
+                    "message": f"finished in {wall:.3g} s, over the {self.timeout_s:g} s limit"}
+        if reply.get("peak_rss_mb") is None:
+            reply["peak_rss_mb"] = slot.rss_peak or None
+        peak = reply["peak_rss_mb"]
+        if self.memory_mb and peak and peak > self.memory_mb:   # past it between polls
+            return {"status": Status.MEMOUT, "peak_rss_mb": peak,
+                    "message": f"peak {peak:.0f} MB, over the {self.memory_mb:g} MB limit "
+                               "(reached between two polls)"}
+        return reply
 
     def _on_deadline(self, slot: _Slot, done: list) -> None:
         if slot.phase == "init":
             self._finish(slot, {"status": Status.ERROR, "start_failed": True, "message":
                                 f"entrant did not warm up within {self.init_timeout_s:g} s"},
-                         done, healthy=False)
+                         done, healthy=False, returned="entrant failed to start")
             return
-        rss = max(slot.rss_peak, slot.worker.rss_mb())
+        rss = max(slot.rss_peak, self._cell_rss(slot))
         elapsed = time.monotonic() - slot.sent
         self._finish(slot, {"status": Status.TIMEOUT, "peak_rss_mb": rss or None,
                             "message": f"killed after {elapsed:.2f} s (limit {self.timeout_s:g} s)"},
-                     done, healthy=False)
+                     done, healthy=False, returned="an earlier cell of its batch timed out")
+
+    def _cell_rss(self, slot: _Slot) -> float:
+        """The memory of the cell the worker is on: the worker's own (a solver that runs in
+        it), or the processes below it and what the worker grew by since its batch began."""
+        assert slot.worker is not None
+        own, below = slot.worker.memory.split()
+        if not slot.worker.memory.whole_tree:
+            return own
+        return below + max(0.0, own - slot.base_mb)
 
     def _check_memory(self, slot: _Slot, done: list) -> None:
-        rss = slot.worker.rss_mb()
+        assert self.memory_mb is not None
+        rss = self._cell_rss(slot)
         slot.rss_peak = max(slot.rss_peak, rss)
         if rss > self.memory_mb:
             elapsed = time.monotonic() - slot.sent
             self._finish(slot, {"status": Status.MEMOUT, "peak_rss_mb": rss, "message":
                                 f"killed at {rss:.0f} MB after {elapsed:.2f} s "
-                                f"(limit {self.memory_mb:g} MB)"}, done, healthy=False)
+                                f"(limit {self.memory_mb:g} MB)"}, done, healthy=False,
+                         returned="an earlier cell of its batch ran out of memory")

@@ -27,6 +27,7 @@ import json
 import math
 import os
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,8 +52,12 @@ _VERIFIED = frozenset({"", "true", "false", "1", "0", "1.0", "0.0"})
 _INTEGERS = ("n", "repeat", "seed", "clues", "cores")
 
 
-#: the system call that appends a row (a seam for the disk-full tests)
+#: the system call that appends rows (a seam for the disk-full tests)
 _write = os.write
+#: a :class:`RunsWriter` writes what it holds at the latest once it holds this many rows ...
+FLUSH_ROWS = 512
+#: ... or once its first row held is this old (s)
+FLUSH_S = 0.5
 
 
 class RecordWriteError(RaceError):
@@ -305,27 +310,39 @@ def encode_row(row: dict[str, Any]) -> bytes:
 def _line(row: dict[str, Any]) -> bytes:
     """One record as one line: no field may hold a line break or NUL (a reader splits on
     newlines, so a damaged row can never swallow the next)."""
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerow([_field(row.get(c)) for c in COLUMNS])
-    return buffer.getvalue().encode("utf-8", "backslashreplace")
+    fields = []
+    for column in COLUMNS:                      # _field, inlined: a row per cell
+        value = row.get(column)
+        if value is None:
+            fields.append("")
+            continue
+        text = value if value.__class__ is str else \
+            f"{value:.9g}" if isinstance(value, float) else str(value)
+        fields.append(text if text.isprintable() else printable(text))
+    _LINE.seek(0)
+    _LINE.truncate()
+    _WRITER.writerow(fields)
+    return _LINE.getvalue().encode("utf-8", "backslashreplace")
 
 
-def _field(value: Any) -> str:
-    text = str(_cell(value))
-    if not text.isprintable():
-        text = printable(text)
-    return text
+_LINE = io.StringIO()
+_WRITER = csv.writer(_LINE, lineterminator="\n")
 
 
 class RunsWriter:
     """Appends rows to ``runs.csv``: on opening, sets damaged rows aside
-    (:func:`set_aside`) and writes the header of a new file; then one unbuffered
-    ``write`` per row. A failed write (ENOSPC, EIO) is cut off and raised as
-    :class:`RecordWriteError`; every row before it stays."""
+    (:func:`set_aside`) and writes the header of a new file; then the rows, held until
+    :meth:`flush` (the harness flushes after each round of finished cells), at most
+    :data:`FLUSH_ROWS` rows or :data:`FLUSH_S` seconds, in one ``write`` each time: a killed
+    campaign loses at most the rows of that round, whose cells the resume runs again. A
+    failed write (ENOSPC, EIO) is cut off and raised as :class:`RecordWriteError`; every row
+    before it stays."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._fd: int | None = None
+        self._held: list[bytes] = []
+        self._since = 0.0
         set_aside(path)
         try:
             self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
@@ -335,8 +352,19 @@ class RunsWriter:
             raise self._error(exc) from None
 
     def write(self, row: dict[str, Any]) -> None:
-        """Append one record (missing columns are written empty)."""
-        self._append(_line(row))
+        """Append one record (missing columns are written empty), held until :meth:`flush`
+        or until :data:`FLUSH_ROWS` rows or :data:`FLUSH_S` seconds are held."""
+        if not self._held:
+            self._since = time.monotonic()
+        self._held.append(_line(row))
+        if len(self._held) >= FLUSH_ROWS or time.monotonic() - self._since >= FLUSH_S:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the rows held, in one ``write``."""
+        if self._held:
+            data, self._held = b"".join(self._held), []
+            self._append(data)
 
     def _append(self, data: bytes) -> None:
         # one write(2) to the OS per row: survives a kill of this process (not a power cut,
@@ -359,22 +387,17 @@ class RunsWriter:
 
     def close(self) -> None:
         if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+            try:
+                self.flush()
+            finally:
+                os.close(self._fd)
+                self._fd = None
 
     def __enter__(self) -> "RunsWriter":
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def _cell(value: Any) -> Any:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return f"{value:.9g}"
-    return value
 
 
 def _number(value: Any) -> float | None:

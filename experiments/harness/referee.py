@@ -29,12 +29,15 @@ The confirmer (:mod:`experiments.harness.confirmer`) runs in a process of its ow
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Callable
 
 from formats.errors import RaceError, printable
 from formats.grid import Grid
-from formats.grid_text import PuzzleFile, parse, parse_compact
+from formats.grid_text import (PuzzleFile, parse, parse_compact, parse_one_line_many,
+                               single_character_cells)
 
 from experiments.harness.confirmer import (SOLVED, UNKNOWN, UNSAT, WRONG,  # noqa: F401
                                            MIN_CONFIRM_SECONDS, Confirmation, confirm,
@@ -164,16 +167,60 @@ def _second_solution(grid: Grid, first: Grid, text: str | None, name: str) -> bo
     return is_solution_of(grid, other) and other != first
 
 
-@dataclass
+#: a ``# key=value`` line of an instance's header
+_HEADER = re.compile(r"^#([^=\n]*)=([^\n]*)", re.M)
+#: the ``# key=value`` words of an instance's header that a verified grid can contradict
+_PROOF_KEYS = ("solution", "planted", "second")
+
+
 class _Case:
-    """What the referee knows of one instance: its puzzle and file name, what it records, a
-    verified grid seen in this run, and the confirmation of a no-solution claim once made."""
-    grid: Grid
-    truth: Truth
-    name: str = ""
-    found: Grid | None = None
-    found_by: str = ""
-    confirmations: dict[str, Confirmation] = field(default_factory=dict)
+    """What the referee knows of one instance: its text and file name (the puzzle and what it
+    records are read from it at first need), a verified grid seen in this run, and the
+    confirmation of a no-solution claim once made."""
+
+    def __init__(self, text: str, name: str = "", listed: str | None = None) -> None:
+        self.text, self.name, self.listed = text, name, listed
+        self.found: Grid | None = None
+        #: a verified grid seen in this run, as the one-line text it came in (before ``found``
+        #: is made of it)
+        self.found_text: str | None = None
+        self.found_by = ""
+        self.confirmations: dict[str, Confirmation] = {}
+        self._puzzle: PuzzleFile | None = None
+        self._truth: Truth | None = None
+        #: the puzzle's cells as one line when each is one character (the batch check)
+        self.cells = single_character_cells(text)
+
+    @property
+    def puzzle(self) -> PuzzleFile:
+        if self._puzzle is None:
+            self._puzzle = parse(self.text, self.name)
+        return self._puzzle
+
+    @property
+    def grid(self) -> Grid:
+        return self.puzzle.grids[0]
+
+    @property
+    def truth(self) -> Truth:
+        if self._truth is None:
+            self._truth = truth_of(self.puzzle, self.listed, self.name)
+        return self._truth
+
+    @cached_property
+    def plain(self) -> bool:
+        """Whether the file records nothing a verified grid could show wrong: no solution of
+        its own, no "none" (``kind=unsat``, ``solutions=0``), read from its header alone."""
+        meta = {key.strip(): value.strip() for key, value in _HEADER.findall(self.text)}
+        word = self.listed if self.listed not in (None, "", "unchecked") else meta.get("solutions")
+        return (not any(k in meta for k in _PROOF_KEYS) and meta.get("kind") != "unsat"
+                and word != "0" and meta.get("solutions") != "0")
+
+    def seen(self) -> Grid | None:
+        """The verified grid seen in this run, if any."""
+        if self.found is None and self.found_text is not None:
+            self.found = parse_compact(self.found_text, self.grid.n)
+        return self.found
 
 
 class Referee:
@@ -190,20 +237,46 @@ class Referee:
         self.wrong_records: dict[str, str] = {}
 
     def case(self, key: str, text: str, name: str, listed: str | None = None) -> _Case:
-        """The instance ``key`` (its sha256 or path), parsed from ``text`` once."""
+        """The instance ``key`` (its sha256 or path) of text ``text`` (read at first need)."""
         if key not in self.cases:
-            puzzle = parse(text, name)
-            self.cases[key] = _Case(puzzle.grids[0], truth_of(puzzle, listed, name), name)
+            self.cases[key] = _Case(text, name, listed)
         return self.cases[key]
 
-    def judge(self, case: _Case, outcome: dict[str, Any], entrant: str, method: str
-              ) -> dict[str, Any]:
+    @staticmethod
+    def check_many(answers: list[tuple[_Case, str]]) -> list[bool | None]:
+        """Whether each returned grid (one-line text) solves its case's puzzle, for many at
+        once (:func:`solvers.rules.are_solutions_of`, vectorised): True or False where the
+        puzzle's cells are one character each (:attr:`_Case.cells`), None where the check is
+        :meth:`judge`'s own."""
+        from solvers.rules import are_solutions_of
+        verdicts: list[bool | None] = [None] * len(answers)
+        groups: dict[int, list[int]] = {}
+        for at, (case, sent) in enumerate(answers):
+            if case.cells is not None and isinstance(sent, str) and len(sent) == len(case.cells):
+                groups.setdefault(len(sent), []).append(at)
+        for places in groups.values():
+            try:
+                solved = parse_one_line_many("\n".join(answers[a][1] for a in places))
+                puzzles = parse_one_line_many("\n".join(answers[a][0].cells or "" for a in places))
+            except RaceError:                   # a bad character: judged one by one
+                continue
+            if solved is None or puzzles is None or solved[0] != puzzles[0]:
+                continue
+            for at, good in zip(places, are_solutions_of(puzzles[1], solved[1], solved[0]).tolist()):
+                verdicts[at] = bool(good)
+        return verdicts
+
+    def judge(self, case: _Case, outcome: dict[str, Any], entrant: str, method: str,
+              checked: bool | None = None) -> dict[str, Any]:
         """The outcome of a cell of ``entrant`` (solver family ``method``) with its claim
-        checked: a new dict with ``status``, ``verified``, ``message`` and ``referee``."""
+        checked: a new dict with ``status``, ``verified``, ``message`` and ``referee``.
+        ``checked``: :meth:`check_many`'s verdict on its grid, where it gave one."""
         outcome = dict(outcome)
         sent = outcome.pop("solution", None)
         status = outcome.get("status")
         if status == SOLVED:
+            if checked is not None and (not checked or case.plain):
+                return self._checked(case, outcome, sent, entrant, checked)
             return self._solved(case, outcome, sent, entrant)
         if status == UNSAT:
             return self._unsat(case, outcome, method)
@@ -215,6 +288,19 @@ class Referee:
         self.wrong_records.setdefault(case.name, record_is_wrong(case.name, claim, why))
         return f"the instance's record is wrong (it says {claim})"
 
+    def _checked(self, case: _Case, outcome: dict[str, Any], sent: str, entrant: str,
+                 good: bool) -> dict[str, Any]:
+        """A returned grid checked by :meth:`check_many`, of a puzzle whose file records
+        nothing the grid could contradict (:attr:`_Case.plain`)."""
+        if not good:
+            return _wrong(outcome, "the harness could not verify the returned grid against the "
+                                   "puzzle")
+        if case.found is None and case.found_text is None:
+            case.found_text, case.found_by = sent, entrant
+        outcome["verified"] = True
+        outcome["referee"] = "verified grid"
+        return outcome
+
     def _solved(self, case: _Case, outcome: dict[str, Any], sent: Any, entrant: str
                 ) -> dict[str, Any]:
         from solvers.rules import is_solution_of
@@ -225,7 +311,7 @@ class Referee:
         if grid is None or not is_solution_of(case.grid, grid):
             return _wrong(outcome, "the harness could not verify the returned grid against the "
                                    "puzzle")
-        if case.found is None:
+        if case.seen() is None:
             case.found, case.found_by = grid, entrant
         outcome["verified"] = True
         truth = case.truth
@@ -242,7 +328,7 @@ class Referee:
         truth = case.truth
         if truth.proven:
             return _wrong(outcome, f"claimed no solution, but {truth.evidence}")
-        if case.found is not None:
+        if case.seen() is not None:
             return _wrong(outcome, f"claimed no solution, but {case.found_by} returned a verified "
                                    "solution of this instance in this run")
         # whatever the file says (kind=unsat, solutions=0 are claims), a second method decides
@@ -257,7 +343,7 @@ class Referee:
                                                         "that it has none")
             return outcome
         if verdict.status == SOLVED:
-            if case.found is None:
+            if case.seen() is None:
                 case.found, case.found_by = verdict.solution, f"the confirmer ({by})"
             if truth.count == 0:
                 self._flag(case, truth.claim, f"{by} found a verified solution")

@@ -34,22 +34,109 @@ Rules:
 
 from __future__ import annotations
 
+import math
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from experiments.harness import records
 from experiments.harness.cells import Cell, Prepared, interleave
 from experiments.harness.instances import read_instance
 from experiments.harness.provenance import utc_now
 from experiments.harness.referee import Referee
-from experiments.harness.schema import ANSWERED, Status
+from experiments.harness.schema import ANSWERED, LIMIT_STATUSES, Status
 
 
 #: an entrant whose worker fails to start this many times gets no more cells this run
 START_ATTEMPTS = 2
 #: the orders of ``race run --order``
 ORDERS = ("random", "fixed")
+#: the worker time (s) a batch of cells is made to take, once its cells' cost is known
+BATCH_S = 0.2
+#: never more cells than this in one batch
+MAX_BATCH = 256
+#: a cell the harness failed under (its worker's zygote died) is sent again at most this often
+RETRIES = 3
+
+
+class Queue:
+    """The pending cells in their order (:func:`interleave`'s or the fixed one), held per
+    entrant (a deque each, in that order), so that taking a batch of one entrant's cells costs
+    what the batch holds, whatever the campaign's size."""
+
+    def __init__(self, cells: list[Cell]) -> None:
+        self.by_entrant: dict[str, deque[tuple[int, Cell]]] = {}
+        for rank, cell in enumerate(cells):
+            self.by_entrant.setdefault(cell.entrant, deque()).append((rank, cell))
+        self.size = len(cells)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __iter__(self) -> Iterator[Cell]:
+        for queue in self.by_entrant.values():
+            for _, cell in queue:
+                yield cell
+
+    def keep(self, wanted: Callable[[Cell], bool]) -> None:
+        """Keep only the cells ``wanted`` says yes to."""
+        for entrant, queue in self.by_entrant.items():
+            self.by_entrant[entrant] = deque(x for x in queue if wanted(x[1]))
+        self.size = sum(map(len, self.by_entrant.values()))
+
+    def put_back(self, cells: list[tuple[int, Cell]]) -> None:
+        """Cells taken and not run: first in line again, in their order."""
+        for rank, cell in sorted(cells, key=lambda x: x[0], reverse=True):
+            self.by_entrant.setdefault(cell.entrant, deque()).appendleft((rank, cell))
+        self.size += len(cells)
+
+    def first(self, may_start: Callable[[Cell], bool], prefer: set[str] | None = None
+              ) -> tuple[int, Cell, int] | None:
+        """The first cell that may start, as (rank, cell, its place in its entrant's queue):
+        the first in the order, or with ``prefer``, the first of those entrants if any."""
+        best: tuple[int, Cell, int] | None = None
+        best_preferred: tuple[int, Cell, int] | None = None
+        for entrant, queue in self.by_entrant.items():
+            found = _startable(queue, may_start)
+            if found is None:
+                continue
+            if best is None or found[0] < best[0]:
+                best = found
+            if prefer and entrant in prefer and (best_preferred is None
+                                                 or found[0] < best_preferred[0]):
+                best_preferred = found
+        return best_preferred or best
+
+    def take(self, found: tuple[int, Cell, int], most: int) -> list[tuple[int, Cell]]:
+        """The cell ``found`` (:meth:`first`) and up to ``most`` - 1 of the same entrant,
+        family and n right behind it in its queue."""
+        rank, cell, at = found
+        queue = self.by_entrant[cell.entrant]
+        if at:                                  # behind cells that may not start yet: alone
+            del queue[at]
+            self.size -= 1
+            return [(rank, cell)]
+        batch = [queue.popleft()]
+        while queue and len(batch) < most and queue[0][1].n == cell.n \
+                and queue[0][1].family == cell.family:
+            batch.append(queue.popleft())
+        self.size -= len(batch)
+        return batch
+
+
+def _startable(queue: deque[tuple[int, Cell]], may_start: Callable[[Cell], bool]
+               ) -> tuple[int, Cell, int] | None:
+    """The first cell of ``queue`` that may start, with its place; the cells of one family and
+    n stand together, so one look per such group decides."""
+    group = None
+    for at, (rank, cell) in enumerate(queue):
+        if (cell.family, cell.n) == group:
+            continue
+        if may_start(cell):
+            return rank, cell, at
+        group = (cell.family, cell.n)
+    return None
 
 
 class Escalation:
@@ -137,9 +224,20 @@ class _Race:
             if key in cells and key not in pending_keys:
                 self.escalation.record(cells[key], row["status"])
         self.random = self.config.order == "random"
-        self.pending = (interleave(prepared.pending, self.config.seed) if self.random
-                        else list(prepared.pending))
-        self.inflight: dict[tuple, Cell] = {}
+        self.pending = Queue(interleave(prepared.pending, self.config.seed) if self.random
+                             else list(prepared.pending))
+        #: key -> (rank, cell) of each cell sent to the executor and not finished
+        self.inflight: dict[tuple, tuple[int, Cell]] = {}
+        #: (entrant, family, n) -> [cells measured, worker seconds they took]: a batch's size
+        self.cost: dict[tuple[str, str, int], list[float]] = {}
+        #: (entrant, family, n) -> its cells waiting in the queue
+        self.left: dict[tuple[str, str, int], int] = {}
+        for cell in self.pending:
+            group = (cell.entrant, cell.family, cell.n)
+            self.left[group] = self.left.get(group, 0) + 1
+        self.retried: dict[tuple, int] = {}     # key -> times the harness failed under it
+        self._holes: dict[tuple[str, int], float | None] = {}
+        self.batching = hasattr(executor, "submit_batch")
         self.texts: dict[Path, str] = {}
         self.referee = Referee(self.config.timeout_s)
         self.stats = RunStats(wrong_records=self.referee.wrong_records)
@@ -149,18 +247,15 @@ class _Race:
         #: what the last sweep of :meth:`drop_dead` decided on (None: sweep next time)
         self.swept: tuple | None = None
 
-    def emit(self, cell: Cell, outcome: dict[str, Any]) -> None:
-        """Write the row of a finished cell and update escalation and the stats."""
+    def emit(self, cell: Cell, outcome: dict[str, Any], checked: bool | None = None) -> None:
+        """Write the row of a finished cell and update escalation and the stats (``checked``:
+        the referee's batch check of its grid, :meth:`Referee.check_many`, where made)."""
         c = self.config
-        family = self.families[cell.family]
-        outcome = self.judge(cell, outcome)
+        outcome = self.judge(cell, outcome, checked)
         outcome.setdefault("cores", self.cores(cell))
         row = records.make_row(c.campaign, c.seed, c.timeout_s,
                                self.entrants[cell.entrant], cell, outcome)
-        row["holes"] = family.options_for(cell.n).get("holes")
-        if row["holes"] is None and family.kind == "holes":   # the generator's own default
-            from generators.kinds import GENERATORS
-            row["holes"] = GENERATORS["holes"][1]["holes"]
+        row["holes"] = self.holes(cell)
         self.writer.write(row)
         status = row["status"]
         self.escalation.record(cell, status)
@@ -170,22 +265,47 @@ class _Race:
             self.stats.skipped += 1
         else:
             self.stats.ran += 1
+        if status not in LIMIT_STATUSES and status != Status.SKIPPED:
+            cost = self.cost.setdefault((cell.entrant, cell.family, cell.n), [0, 0.0])
+            cost[0] += 1
+            cost[1] += (outcome.get("wall_s") or 0.0) * (outcome.get("iterations") or 1)
+        elif status in LIMIT_STATUSES:
+            cost = self.cost.setdefault((cell.entrant, cell.family, cell.n), [0, 0.0])
+            cost[0] += 1
+            cost[1] += c.timeout_s
         if self.on_row:
             self.on_row(row)
 
-    def judge(self, cell: Cell, outcome: dict[str, Any]) -> dict[str, Any]:
-        """The outcome with its claim checked by the referee (:mod:`experiments.harness.referee`)."""
+    def holes(self, cell: Cell) -> float | None:
+        """The hole fraction of the cell's family at its n (None where it has none)."""
+        key = (cell.family, cell.n)
+        if key not in self._holes:
+            family = self.families[cell.family]
+            holes = family.options_for(cell.n).get("holes")
+            if holes is None and family.kind == "holes":   # the generator's own default
+                from generators.kinds import GENERATORS
+                holes = GENERATORS["holes"][1]["holes"]
+            self._holes[key] = holes
+        return self._holes[key]
+
+    def case(self, cell: Cell):
+        """The referee's case of the cell's instance."""
         inst = cell.instance
-        if inst is None or outcome.get("status") not in ANSWERED:
-            outcome = dict(outcome)
-            outcome.pop("solution", None)
-            return outcome
         if inst.path not in self.texts:
             self.texts[inst.path] = read_instance(inst)
         instance_set = self.config.instance_set
         listed = instance_set.solutions.get(inst.file) if instance_set is not None else None
-        case = self.referee.case(inst.sha256, self.texts[inst.path], inst.file, listed)
-        return self.referee.judge(case, outcome, cell.entrant, self.entrants[cell.entrant].method)
+        return self.referee.case(inst.sha256, self.texts[inst.path], inst.file, listed)
+
+    def judge(self, cell: Cell, outcome: dict[str, Any], checked: bool | None = None
+              ) -> dict[str, Any]:
+        """The outcome with its claim checked by the referee (:mod:`experiments.harness.referee`)."""
+        if cell.instance is None or outcome.get("status") not in ANSWERED:
+            outcome = dict(outcome)
+            outcome.pop("solution", None)
+            return outcome
+        return self.referee.judge(self.case(cell), outcome, cell.entrant,
+                                  self.entrants[cell.entrant].method, checked)
 
     def drop_dead(self) -> None:
         """Record the pending cells that can no longer be worth running (escalation).
@@ -198,8 +318,7 @@ class _Race:
         if seen == self.swept:
             self.check_dead = False
             return
-        keep = []
-        for cell in self.pending:
+        def wanted(cell: Cell) -> bool:
             dead = dead_at.get((cell.entrant, cell.family))
             if cell.entrant in self.broken:
                 self.leave(cell)
@@ -209,23 +328,17 @@ class _Race:
                                  "message": f"{cell.entrant}'s median on {label} at n={dead} "
                                             "is censored (half or more of its cells unanswered)"})
             else:
-                keep.append(cell)
-        self.pending, self.check_dead, self.swept = keep, False, seen
+                return True
+            group = (cell.entrant, cell.family, cell.n)
+            self.left[group] -= 1
+            return False
+        self.pending.keep(wanted)
+        self.check_dead, self.swept = False, seen
 
     def leave(self, cell: Cell) -> None:
         """Leave a cell of an entrant that cannot start without a record (resume retries it)."""
         count, _ = self.stats.not_started.get(cell.entrant, (0, ""))
         self.stats.not_started[cell.entrant] = (count + 1, self.broken[cell.entrant])
-
-    def next_cell(self) -> Cell | None:
-        """The first pending cell that may start; in the fixed order, of a warm entrant if
-        possible (the random order keeps its order: every entrant is warm soon)."""
-        may_start = self.escalation.may_start
-        if self.random:
-            return next((c for c in self.pending if may_start(c)), None)
-        warm = self.executor.warm_entrants()
-        return (next((c for c in self.pending if c.entrant in warm and may_start(c)), None)
-                or next((c for c in self.pending if may_start(c)), None))
 
     def cores(self, cell: Cell) -> int:
         """The cores a cell holds: its entrant's (:attr:`Entrant.cores`), at most the
@@ -234,34 +347,87 @@ class _Race:
         capacity = getattr(self.executor, "jobs", None)
         return max(1, min(wanted, capacity) if capacity else wanted)
 
+    def batch_size(self, cell: Cell) -> int:
+        """How many cells of ``cell``'s entrant, family and n go out together: as many as take
+        :data:`BATCH_S` of a worker's time at what such cells took so far (one while none has
+        been measured, so the first cells of a harder n or family are never batched on the
+        estimate of an easier one), at most :data:`MAX_BATCH` and at most an even share of
+        what is left of them among the executor's slots (no worker idles at the end)."""
+        if not self.batching:
+            return 1
+        group = (cell.entrant, cell.family, cell.n)
+        cost = self.cost.get(group)
+        if not cost or not cost[0]:
+            return 1
+        each = max(cost[1] / cost[0], 1e-5)
+        share = math.ceil(self.left.get(group, 1) / max(1, getattr(self.executor, "jobs", 1)))
+        return max(1, min(int(BATCH_S / each), MAX_BATCH, share))
+
     def dispatch(self) -> None:
-        """Submit cells while the executor has room; a cell of k cores waits until k slots
-        are free (nothing is sent past it meanwhile, so it is never starved)."""
-        while self.executor.free() > 0 and self.pending:
-            cell = self.next_cell()
-            if cell is None or self.executor.free() < self.cores(cell):
+        """Submit batches of cells while the executor has room; a cell of k cores waits until
+        k slots are free (nothing is sent past it meanwhile, so it is never starved)."""
+        while self.executor.free() > 0 and len(self.pending):
+            prefer = None if self.random else self.executor.warm_entrants()
+            found = self.pending.first(self.escalation.may_start, prefer)
+            if found is None or self.executor.free() < self.cores(found[1]):
                 return
-            self.pending.remove(cell)
-            inst = cell.instance
-            if inst.path not in self.texts:
-                self.texts[inst.path] = read_instance(inst)
-            request = {"entrant": cell.entrant, "init": self.entrants[cell.entrant].init_request(),
-                       "solve": {"instance": inst.file, "text": self.texts[inst.path]},
-                       "cores": self.cores(cell), "group": (cell.family, cell.entrant, cell.n)}
-            self.executor.submit(cell.key, request)
-            self.inflight[cell.key] = cell
+            taken = self.pending.take(found, self.batch_size(found[1]))
+            entrant = self.entrants[found[1].entrant]
+            init, cores = entrant.init_request(), self.cores(found[1])
+            batch = []
+            for rank, cell in taken:
+                inst = cell.instance
+                if inst.path not in self.texts:
+                    self.texts[inst.path] = read_instance(inst)
+                self.left[(cell.entrant, cell.family, cell.n)] -= 1
+                batch.append((cell.key, {"entrant": cell.entrant, "init": init,
+                                         "solve": {"instance": inst.file,
+                                                   "text": self.texts[inst.path]},
+                                         "cores": cores,
+                                         "group": (cell.family, cell.entrant, cell.n)}))
+                self.inflight[cell.key] = (rank, cell)
+            if self.batching:
+                self.executor.submit_batch(batch)
+            else:
+                self.executor.submit(*batch[0])
 
     def collect(self) -> None:
-        """Record the cells the executor finished; count entrants that fail to start."""
-        for key, outcome in self.executor.poll(0.5):
-            cell = self.inflight.pop(key)
-            if outcome.get("start_failed"):
-                self.start_failed(cell, outcome)
-                continue
-            self.emit(cell, outcome)
+        """Record the cells the executor finished; count entrants that fail to start; put the
+        cells it returned unrun back in line."""
+        back: list[tuple[int, Cell]] = []
+        finished = self.executor.poll(0.5)
+        answers = [(self.case(self.inflight[key][1]), outcome.get("solution"), at)
+                   for at, (key, outcome) in enumerate(finished)
+                   if outcome.get("status") == Status.SOLVED and self.inflight[key][1].instance]
+        checked: dict[int, bool | None] = {}
+        if answers:                             # every returned grid checked in one pass
+            verdicts = self.referee.check_many([(case, sent) for case, sent, _ in answers])
+            checked = {at: verdict for (_, _, at), verdict in zip(answers, verdicts)}
+        for at, (key, outcome) in enumerate(finished):
+            rank, cell = self.inflight.pop(key)
+            if outcome.get("returned"):
+                if outcome.get("harness_fault"):
+                    self.retried[key] = self.retried.get(key, 0) + 1
+                    if self.retried[key] > RETRIES:
+                        self.emit(cell, {"status": Status.ERROR, "message":
+                                         f"the harness failed under this cell {RETRIES + 1} times: "
+                                         f"{outcome.get('message')}"})
+                        continue
+                back.append((rank, cell))
+            elif outcome.get("start_failed"):
+                if self.start_failed(cell, outcome):
+                    back.append((rank, cell))
+            else:
+                self.emit(cell, outcome, checked.get(at))
+        if back:
+            self.pending.put_back(back)
+            for _, cell in back:
+                self.left[(cell.entrant, cell.family, cell.n)] += 1
+            self.swept = None                   # the cells missed sweeps while in flight
+        self.writer.flush()
 
-    def start_failed(self, cell: Cell, outcome: dict[str, Any]) -> None:
-        """A worker did not start: the cell goes back to the queue, unless its entrant
+    def start_failed(self, cell: Cell, outcome: dict[str, Any]) -> bool:
+        """A worker did not start: the cell goes back to the queue (True), unless its entrant
         has now failed :data:`START_ATTEMPTS` times (then it is left for a resume)."""
         self.failures[cell.entrant] = self.failures.get(cell.entrant, 0) + 1
         if self.failures[cell.entrant] >= START_ATTEMPTS and cell.entrant not in self.broken:
@@ -269,19 +435,18 @@ class _Race:
             self.check_dead = True
         if cell.entrant in self.broken:
             self.leave(cell)
-        else:
-            self.pending.insert(0, cell)
-            self.swept = None                   # the cell missed sweeps while in flight
+            return False
+        return True
 
     def loop(self) -> None:
         """Run until every pending cell has a row."""
-        while self.pending or self.inflight:
+        while len(self.pending) or self.inflight:
             if self.check_dead:
                 self.drop_dead()
             self.dispatch()
             if self.inflight:
                 self.collect()
-            elif self.pending and not any(self.escalation.may_start(c) for c in self.pending):
+            elif len(self.pending) and self.pending.first(self.escalation.may_start) is None:
                 raise RuntimeError("scheduler stalled: no cell can start")  # a bug
 
 

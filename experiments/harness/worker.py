@@ -143,19 +143,27 @@ def _verdict(grid: Any, first: Any, results: list[Any]) -> tuple[str, str]:
 
 
 def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
-            max_iterations: int = MAX_ITERATIONS, rewarm_below: float = 0.0) -> dict[str, Any]:
+            max_iterations: int = MAX_ITERATIONS, rewarm_below: float = 0.0,
+            tree: bool = False) -> dict[str, Any]:
     """Solve ``grid`` with ``solver`` and measure it.
 
     Returns the measurement: ``status`` (solved / unsat / unknown / wrong),
     ``verified``, ``wall_s`` and ``cpu_s`` per solve (CPU includes waited-for
-    children, e.g. a kissat binary), ``peak_rss_mb`` (this process's peak during
-    the cell, plus the children's high-water mark when a child process ran: an
-    upper bound), ``iterations``, ``times``
+    children, e.g. a kissat binary), ``peak_rss_mb``, ``iterations``, ``times``
     (phase seconds per solve), ``counters`` and ``message``.
 
     A solve faster than ``min_time`` is repeated until the repeats add up to
     ``min_time`` (the first, calibrating solve is not counted) and the times
-    are averaged. When the first solve is shorter than ``rewarm_below`` (s) it is
+    are averaged.
+
+    ``peak_rss_mb`` is the memory of the solver's processes: for a solver that runs in this
+    process (``tree`` False), this process's peak during the cell; for one that starts
+    processes of its own (``tree`` True: ``cmd:``, an outside SAT binary), their peak (the
+    children's high-water mark, when a child of this cell raised it; else None and the
+    harness's own readings of the tree stand) plus what this process grew by during the
+    cell: the worker's own baseline, which holds no part of the search, is not the cell's.
+
+    When the first solve is shorter than ``rewarm_below`` (s) it is
     treated as a warm-up (it may have paid a per-n setup such as the DLX matrix
     of that size) and the measurement starts again. Every answer is re-verified with
     :func:`solvers.rules.is_solution_of`: the solver's own verdict is not trusted.
@@ -166,13 +174,14 @@ def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
     kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     kids_peak0, kids_cpu0 = kids0.ru_maxrss, kids0.ru_utime + kids0.ru_stime
     _reset_peak_rss()
+    base_kb = _peak_rss_kb() if tree else 0     # just reset: this process's RSS now
     cpu0 = _cpu_seconds()
     t0 = time.perf_counter()
     first = solver.solve(grid)
     wall = time.perf_counter() - t0
     cpu = _cpu_seconds() - cpu0
     if wall < rewarm_below and first.status != WRONG:
-        return measure(solver, grid, min_time, max_iterations)
+        return measure(solver, grid, min_time, max_iterations, tree=tree)
     results = [first]
     if wall < min_time and first.status != WRONG:
         results = []
@@ -186,10 +195,15 @@ def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
         wall = spent / len(results)
     self_peak = _peak_rss_kb()
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    # a child (e.g. kissat) ran during the cell when the children's CPU grew; the kernel
-    # keeps only the children's lifetime high-water mark, an upper bound for this cell's child
-    ran_child = kids.ru_utime + kids.ru_stime > kids_cpu0 or kids.ru_maxrss > kids_peak0
-    peak_kb = self_peak + (kids.ru_maxrss if ran_child else 0)
+    peak_mb: float | None = self_peak / 1024.0
+    if tree:
+        # the kernel keeps the children's lifetime high-water mark: it is this cell's child's
+        # peak when this cell raised it; otherwise unknown here (the parent's readings stand)
+        grew = max(0, self_peak - base_kb) / 1024.0
+        peak_mb = kids.ru_maxrss / 1024.0 + grew if kids.ru_maxrss > kids_peak0 else None
+    elif kids.ru_utime + kids.ru_stime > kids_cpu0 or kids.ru_maxrss > kids_peak0:
+        # a solver that said it starts no process ran one: its high-water mark counts too
+        peak_mb = (self_peak + kids.ru_maxrss) / 1024.0
 
     status, message = _verdict(grid, first, results)
     times: dict[str, float] = {}
@@ -205,7 +219,7 @@ def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
         "solution": format_compact(solution) if solution is not None else None,
         "wall_s": wall,
         "cpu_s": cpu,
-        "peak_rss_mb": peak_kb / 1024.0,
+        "peak_rss_mb": peak_mb,
         "iterations": len(results),
         "times": times,
         "counters": {k: int(v) for k, v in first.counters.items()},
@@ -228,11 +242,12 @@ class _Worker:
         self.ident = f"{socket.gethostname()}:{os.getpid()}"
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The reply to an ``init`` request (``solve``: :meth:`cells`)."""
         op = request.get("op")
         if op == "init":
             return self.init(request)
         if op == "solve":
-            return self.solve(request)
+            return self.solve(request)[-1]
         return {"op": "error", "message": f"unknown request {op!r}"}
 
     def init(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -247,33 +262,49 @@ class _Worker:
         except Exception as exc:  # noqa: BLE001 - reported to the parent as the cell's error
             return {"op": "error", "message": f"{type(exc).__name__}: {exc}"}
         return {"op": "ready", "worker": self.ident, "solver": self.solver.name,
-                "params": jsonable(self.solver.params), "cpus": allowed_cpus()}
+                "params": jsonable(self.solver.params), "cpus": allowed_cpus(),
+                "starts_processes": bool(getattr(self.solver, "starts_processes", False))}
 
-    def solve(self, request: dict[str, Any]) -> dict[str, Any]:
+    def solve(self, request: dict[str, Any]) -> list[dict[str, Any]]:
+        """The cells of a ``solve`` request, one reply each (:meth:`cells`); the replies of a
+        batch go out as each cell finishes (:func:`main`)."""
+        return list(self.cells(request))
+
+    def cells(self, request: dict[str, Any]):
+        """Solve and measure each cell of ``request`` in turn, yielding its reply: ``{"op":
+        "result", "i", <measurement>}`` (``i`` as the request named the cell)."""
         from formats.grid_text import parse
         if self.solver is None:
-            return {"op": "result", "status": Status.ERROR, "message": "worker not initialised"}
-        try:
-            cpus = request.get("cpus")
-            if cpus:
+            yield {"op": "result", "status": Status.ERROR, "message": "worker not initialised"}
+            return
+        cells = request.get("cells")
+        if cells is None:                       # one cell, written out
+            cells = [(None, request.get("instance", "<instance>"), request["text"])]
+        timeout = float(request.get("timeout", 0.0))
+        min_time = float(request.get("min_time", MIN_TIME))
+        cpus = request.get("cpus")
+        if cpus:
+            try:
                 os.sched_setaffinity(0, {int(c) for c in cpus})
-            grid = parse(request["text"], request.get("instance", "<instance>")).grids[0]
-            # the first cell of a size in this worker gets a warm-up solve when that is cheap
-            # (well inside the limit): per-size setup is not part of a measurement
-            timeout = float(request.get("timeout", 0.0))
-            rewarm = min(REWARM_BELOW, timeout / 10) if grid.n not in self.sizes else 0.0
-            self.sizes.add(grid.n)
-            out = measure(self.solver, grid, float(request.get("min_time", MIN_TIME)),
-                          rewarm_below=rewarm)
-        except Exception as exc:  # noqa: BLE001 - a solver crash is the cell's outcome
-            tail = traceback.format_exc(limit=-3).strip().splitlines()
-            print("\n".join(tail), file=sys.stderr)
-            return {"op": "result", "status": Status.ERROR, "worker": self.ident,
-                    "message": f"{type(exc).__name__}: {exc}"}
-        out.update(op="result", worker=self.ident)
-        if request.get("cpus"):
-            out["cpus"] = allowed_cpus()        # the CPUs this cell ran on
-        return out
+            except OSError:
+                cpus = None
+        tree = bool(getattr(self.solver, "starts_processes", False))
+        for index, instance, text in cells:
+            try:
+                grid = parse(text, instance or "<instance>").grids[0]
+                # the first cell of a size in this worker gets a warm-up solve when that is
+                # cheap (well inside the limit): per-size setup is not part of a measurement
+                rewarm = min(REWARM_BELOW, timeout / 10) if grid.n not in self.sizes else 0.0
+                self.sizes.add(grid.n)
+                out = measure(self.solver, grid, min_time, rewarm_below=rewarm, tree=tree)
+            except Exception as exc:  # noqa: BLE001 - a solver crash is the cell's outcome
+                tail = traceback.format_exc(limit=-3).strip().splitlines()
+                print("\n".join(tail), file=sys.stderr)
+                out = {"status": Status.ERROR, "message": f"{type(exc).__name__}: {exc}"}
+            out.update(op="result", i=index, worker=self.ident)
+            if cpus:
+                out["cpus"] = allowed_cpus()        # the CPUs this cell ran on
+            yield out
 
 
 def main() -> None:
@@ -284,8 +315,12 @@ def main() -> None:
     for line in sys.stdin:
         if not line.strip():
             continue
-        reply = worker.handle(json.loads(line))
-        proto.write(json.dumps(reply, default=str) + "\n")
+        request = json.loads(line)
+        if request.get("op") == "solve":
+            for reply in worker.cells(request):     # each as soon as its cell is done
+                proto.write(json.dumps(reply, default=str) + "\n")
+            continue
+        proto.write(json.dumps(worker.handle(request), default=str) + "\n")
 
 
 if __name__ == "__main__":

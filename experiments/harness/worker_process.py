@@ -126,6 +126,7 @@ class WorkerProcess:
                 pass
         self.proc.wait()
         self._close_files()
+        self.memory.close()
         worker_tmpdir.remove(self.tmpdir)
 
     def stop(self) -> None:

@@ -26,6 +26,7 @@ environment, the worker is a fresh interpreter as before
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import select
@@ -84,16 +85,21 @@ class Zygote:
                     self.codes[int(message["pid"])] = int(message["code"])
                 if wanted(message):
                     return message
-            left = 0.0 if deadline is None else max(0.0, deadline - time.monotonic())
-            if not select.select([self.sock], [], [], left)[0]:
+            if self.sock.fileno() < 0:          # closed: this zygote is gone for the harness
                 return None
-            data = self.sock.recv(1 << 16)
+            left = 0.0 if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                if not select.select([self.sock], [], [], left)[0]:
+                    return None
+                data = self.sock.recv(1 << 16)
+            except OSError:
+                return None
             if not data:
                 return None
             self._buf += data
 
     def alive(self) -> bool:
-        return self.proc.poll() is None
+        return self.sock.fileno() >= 0 and self.proc.poll() is None
 
     def fork(self, env: dict[str, str], die_with_parent: bool, cpu: int | None,
              stderr: IO[bytes]) -> ForkedWorker:
@@ -228,6 +234,7 @@ def _child(request: dict[str, Any], fds: list[int], sock: socket.socket,
         os.environ.update(request.get("env") or {})
         import tempfile
         tempfile.tempdir = None                 # TMPDIR is the worker's own
+        atexit._clear()                         # the zygote's exit handlers are not the worker's
         from experiments.harness import worker
         worker.main()
         code = 0
@@ -238,6 +245,8 @@ def _child(request: dict[str, Any], fds: list[int], sock: socket.socket,
         traceback.print_exc()
     finally:
         try:
+            atexit._run_exitfuncs()             # what its entrant registered, as at any exit
+            sys.stdout.flush()
             sys.stderr.flush()
         finally:
             os._exit(code)
