@@ -82,10 +82,10 @@ def load(path: str | Path) -> Results:
                    summary.family_summaries(campaign), campaign)
 
 
-def compare(results: Results | str | Path, a: str, b: str, n: Iterable[int] | None = None,
+def compare(results: Results | str | Path, a: str, b: str, n: int | Iterable[int] | None = None,
             family: str | None = None, tolerance: float = 0.05) -> Comparison:
     """Entrant ``b`` against entrant ``a`` of one campaign (a :class:`Results` or its
-    directory), paired on identical instances, optionally only at box sizes ``n`` and in one
+    directory), paired on identical instances, optionally only at box size(s) ``n`` and in one
     ``family``; times within ``tolerance`` (relative) are a tie. RaceError for an unknown
     entrant or family, or when they share no instance."""
     import pandas as pd
@@ -103,8 +103,8 @@ def compare(results: Results | str | Path, a: str, b: str, n: Iterable[int] | No
     if family and family not in campaign.families:
         raise RaceError(f"family {family!r} is not in campaign {loaded.name} "
                         f"(families: {', '.join(campaign.families)})")
-    found = comparison.compare(campaign, a, b, sorted(n) if n is not None else None, families,
-                               tolerance)
+    n_values = None if n is None else [n] if isinstance(n, int) else sorted(int(k) for k in n)
+    found = comparison.compare(campaign, a, b, n_values, families, tolerance)
     table = pd.DataFrame([{"family": r.family, "n": r.n, "pairs": r.pairs, "a_faster": r.a_wins,
                            "b_faster": r.b_wins, "ties": r.ties, "ratio": r.ratio.estimate,
                            "ratio_lo": r.ratio.low, "ratio_hi": r.ratio.high, "p": r.test.p}

@@ -140,7 +140,7 @@ def test_run_reports_progress_resumes_and_compares(tmp_path):
     again = race.run([2], ["dlx", "backtracking"], family="unique", instances=2, timeout=5,
                      jobs=1, out=tmp_path, campaign="api", progress=lambda *a: calls.append(a))
     assert len(calls) == 4 and len(again.runs) == 4            # resumed: nothing ran again
-    versus = race.compare(again, "dlx", "backtracking")
+    versus = race.compare(again, "dlx", "backtracking", n=2)
     assert versus.table["pairs"].tolist() == [2] and "A = dlx, B = backtracking" in str(versus)
     with pytest.raises(race.RaceError, match="did you mean dlx"):
         race.compare(tmp_path / "api", "dlxx", "backtracking")
