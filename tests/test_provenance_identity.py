@@ -362,3 +362,17 @@ def test_merge_claims_no_code_for_rows_a_source_did_not_record(tmp_path):
     merged = invoke("merge", str(one), str(older), "-o", str(tmp_path / "m"))
     assert merged.exit_code == 0, merged.output
     assert "entrant_code" not in json.loads((tmp_path / "m" / "meta.json").read_text())
+
+
+def test_race_landscape_refuses_other_code_too_and_takes_mixed(here):
+    args = ["landscape", "--n", "2", "--holes", "0.5", "--instances", "2", "--solvers", SPEC,
+            "--timeout", "10", "-j", "1", "--out", "res", "--campaign", "l", "--no-peaks"]
+    assert invoke(*args).exit_code == 0
+    rows = lines(Path("res/l/runs.csv"))
+    edit(here / "mysolver.py")
+    refused = invoke(*args)
+    assert refused.exit_code == 2 and f"the code of entrant {SPEC} changed" in refused.output
+    mixed = invoke(*args, "--mixed")
+    assert mixed.exit_code == 0, mixed.output
+    assert lines(Path("res/l/runs.csv")) == rows and len(rows) == 2
+    assert meta("l")["entrant_code"][SPEC]["earlier"][0]["rows"] == 2

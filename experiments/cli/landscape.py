@@ -68,9 +68,16 @@ def parse_fractions(text: str) -> list[float]:
                    "`race run --family hard` reads]. A row measured there on more instances "
                    "or with a longer limit is kept.")
 @click.option("--no-peaks", is_flag=True, help="Do not write the peak table.")
+@click.option("--mixed", is_flag=True,
+              help="Resume although an entrant's code differs from the code that measured its "
+                   "rows: keep them, and record in meta.json which code measured which.")
+@click.option("--rerun", "rerun", multiple=True, metavar="ENTRANT",
+              help="Run ENTRANT's cells again: its rows move to runs.replaced.csv beside "
+                   "runs.csv (repeatable).")
 def landscape(n_text: str, holes_text: str, pattern: str, solvers: str, instances: int, seed: int,
               timeout: float, memory: float, jobs: int | None, out: str, name: str | None,
-              peaks_path: str | None, no_peaks: bool) -> None:
+              peaks_path: str | None, no_peaks: bool, mixed: bool = False,
+              rerun: tuple[str, ...] = ()) -> None:
     """Measure how hard puzzles with a fraction of empty cells are, for each box size n
     and hole fraction, and locate the hardness peak per n.
 
@@ -120,6 +127,9 @@ def landscape(n_text: str, holes_text: str, pattern: str, solvers: str, instance
     def summarize(campaign) -> str:           # peaks only from a complete landscape
         return finish(campaign, pattern, target if len(campaign.runs) >= expected else None)
 
+    from experiments.harness.code_change import settle
+    for line in settle(config, mixed, rerun):
+        click.echo(line, err=True)
     race(config, summarize)
 
 

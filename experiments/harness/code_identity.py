@@ -333,8 +333,8 @@ class CodeChanged(RaceError):
 
 
 def _advice(spec: str) -> str:
-    return (f"race run --mixed keeps its rows and records both, --rerun {spec} moves its rows "
-            "aside and runs its cells again; or choose another --campaign name")
+    return (f"--mixed keeps its rows and records both, --rerun {spec} moves its rows aside and "
+            "runs its cells again; or choose another --campaign name")
 
 
 def merge(old: dict[str, Any], new: dict[str, dict[str, Any]], now: str, campaign: str = "",
