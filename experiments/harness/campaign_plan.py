@@ -301,18 +301,22 @@ def _suspects(frame: "pd.DataFrame", plan: Plan) -> "np.ndarray":
         repeat = pd.to_numeric(text("repeat").replace("", "0"), errors="coerce")
         suspect |= ~(repeat < plan.repeats).to_numpy()
     instance = text("instance")
-    unsafe = (instance.str.contains("\\", regex=False)
-              | instance.str.contains(r"(?:^|/)\.{0,2}(?:/|$)", regex=True)).to_numpy()
+    codes, distinct = pd.factorize(instance)           # each name looked at once
+    names = pd.Series(distinct, dtype=object)
+    unsafe_names = (names.str.contains("\\", regex=False)
+                    | names.str.contains(r"(?:^|/)\.{0,2}(?:/|$)", regex=True)).to_numpy(dtype=bool)
+    unsafe = unsafe_names[codes]
     suspect |= unsafe
-    if plan.imported is None:                 # a directory: the family's set's at that n?
-        nested = instance.str.contains("/", regex=False).to_numpy() & ~unsafe
-        if nested.any():
-            where = pd.DataFrame({"family": family, "n": n,
-                                  "directory": instance.str.rpartition("/")[0]})[nested]
-            for (fam, size, directory), rows in where.groupby(
-                    ["family", "n", "directory"], sort=False).groups.items():
+    nested_names = names.str.contains("/", regex=False).to_numpy(dtype=bool) & ~unsafe_names
+    if plan.imported is None and nested_names.any():   # the family's set directory at that n?
+        directories = names.str.rpartition("/")[0].to_numpy(dtype=object)
+        nested = nested_names[codes]
+        for (fam, size), where in family.groupby([family, n], sort=False).groups.items():
+            rows = frame.index.get_indexer(where)
+            rows = rows[nested[rows]]
+            for directory in set(directories[np.unique(codes[rows])]):
                 if size != size or not plan.directory_ok(fam, int(size), directory):
-                    suspect[frame.index.get_indexer(rows)] = True
+                    suspect[rows[directories[codes[rows]] == directory]] = True
     if plan.generated and plan.instances is not None and isinstance(plan.seed, int):
         base = instance.str.rsplit("/", n=1).str[-1]
         for (fam, size), where in family.groupby([family, n], sort=False).groups.items():
