@@ -289,7 +289,11 @@ def test_the_report_says_a_campaign_mixes_code(here):
     assert f"WARNING: {line}" in noise.warnings(campaign)           # race plot, the LaTeX report
     shown = invoke("report", "res/c", "--html", "-o", "page.html")
     assert shown.exit_code == 0, shown.output
-    assert line in _block(Path("page.html").read_text(), "race-data")["warnings"]
+    data = _block(Path("page.html").read_text(), "race-data")
+    assert line in data["warnings"]
+    code = meta("c")["entrant_code"][SPEC]
+    assert ["entrants' code", f"{SPEC} [{code['earlier'][0]['digest'][:6]}..]"
+            f"+[{code['digest'][:6]}..]"] in data["meta"]
 
 
 def test_the_report_says_a_campaign_mixes_machines(tmp_path):

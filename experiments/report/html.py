@@ -130,7 +130,8 @@ def metadata(campaign: analysis.Campaign) -> list[list[str]]:
     packages = meta.get("packages") or {}
     pairs = [("campaign", campaign.name), ("command", meta.get("command", "")),
              ("created", meta.get("created_at", "")), ("git commit", meta.get("git_commit", "")),
-             ("entrants", ", ".join(campaign.entrants)), ("families", ", ".join(campaign.families)),
+             ("entrants", ", ".join(campaign.entrants)), ("entrants' code", _code(campaign)),
+             ("families", ", ".join(campaign.families)),
              ("n", ", ".join(map(str, campaign.n_values))),
              ("time limit", analysis.format_seconds(campaign.timeout_s)),
              ("memory limit", f"{meta['memory_mb']:g} MB" if meta.get("memory_mb") else ""),
@@ -142,6 +143,16 @@ def metadata(campaign: analysis.Campaign) -> list[list[str]]:
              ("packages", ", ".join(f"{k} {v}" for k, v in packages.items())),
              ("cells recorded", str(len(campaign.runs)))]
     return [[k, str(v)] for k, v in pairs if v not in ("", None)]
+
+
+def _code(campaign: analysis.Campaign) -> str:
+    """Each entrant with the code that measured its rows (meta.json's ``entrant_code``):
+    ``dlx [1a42be..], mine [93b732..]+[83fe64..]``; "" when none is recorded."""
+    from experiments.analysis.code_pairing import spec_of
+    from experiments.harness.code_identity import label, measured_by
+    found = [(entrant, measured_by(campaign.meta, spec_of(campaign.meta, entrant)))
+             for entrant in campaign.entrants]
+    return ", ".join(f"{entrant} {label(digests)}" for entrant, digests in found if digests)
 
 
 SUMMARY_COLUMNS = ["family", "entrant", "n", "solved", "total", "median_s", "median_lo", "median_hi", "q25_s",
