@@ -46,6 +46,8 @@ def _gate(old, new, *extra):
     ("memout", "ran out of memory where OLD answered"),
     ("timeout", "ran out of time where OLD answered"),
     ("error", "ended in an error where OLD answered"),
+    ("unknown", "gave no answer (unknown) where OLD answered"),
+    ("skipped", "was skipped where OLD answered"),
 ])
 def test_R1_unanswered_where_old_answered_fails_the_gate_named(tmp_path, status, words):
     """NEW, the same spec, runs out of memory (or time) on a quarter of the puzzles OLD
