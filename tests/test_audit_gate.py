@@ -379,3 +379,13 @@ def test_R5_race_landscape_refuses_such_a_campaign_name_too(tmp_path, name, word
     lines = refused.output.strip().splitlines()
     assert len(lines) == 1 and words in lines[0] and "--campaign" in lines[0]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_R2_partial_still_names_what_is_missing_when_a_wrong_answer_fails_the_gate(tmp_path):
+    old = _old(tmp_path)
+    rows = [cell("cmd:x", key, t, status="wrong" if key == "i00" else None)
+            for key, t in zip(KEYS, TIMES) if key != "i11"]
+    gate = _gate(old, _new(tmp_path, rows), "--partial")
+    assert gate.exit_code == 1, gate.output
+    assert "answered WRONG on 1 instance(s): unique-i00.sudoku" in gate.stderr
+    assert "1 of OLD's 12 instance(s) (unique-i11.sudoku)" in gate.stderr

@@ -169,7 +169,7 @@ def verdict(slower: list, above: float, lacking: list[str], noise: list[str],
         else:
             failures.append(text + " (--partial gates on what both ran)")
     if failures:
-        return Verdict(FAIL, "\n".join(failures))
+        return Verdict(FAIL, "\n".join(failures + notes))
     if noise and not force:
         return Verdict(INCONCLUSIVE_EXIT, "\n".join(notes + [
             f"race compare: inconclusive: the measurements are noisy "
