@@ -57,6 +57,7 @@ def test_a_campaign_on_an_imported_one_line_dataset(tmp_path):
     assert block["manifest_sha256"] == hashlib.sha256(
         (imported / "manifest.csv").read_bytes()).hexdigest()
     program = meta["entrant_provenance"][spec]
+    assert program.pop("startup_s") > 0                        # its answer to an empty puzzle
     assert program == {"path": str(OUTSIDE.resolve()),
                        "sha256": hashlib.sha256(OUTSIDE.read_bytes()).hexdigest(),
                        "version": "backtrack-solver 1.0 (test fixture)"}
