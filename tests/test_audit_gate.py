@@ -103,6 +103,10 @@ def test_R2_an_interrupted_new_fails_the_gate_naming_what_was_never_compared(tmp
         named = [line for line in partial.stderr.splitlines() if "NEW lacks what OLD ran" in line]
         assert len(named) == 1 and "--partial" in named[0]
         assert all(f"unique-{key}.sudoku" in named[0] for key in KEYS if key not in done)
+    plain = CliRunner().invoke(main, ["compare", str(old), str(new)])
+    assert plain.exit_code == 0, plain.output
+    assert "not compared: cmd:x unique n=2: 7 of OLD's 12 instance(s), not in NEW" in \
+        plain.stdout.splitlines()
     alone = CliRunner().invoke(main, ["compare", str(old), str(new), "--partial"])
     assert alone.exit_code == 2 and "--partial goes with --fail-above" in alone.output
     helped = " ".join(CliRunner().invoke(main, ["compare", "--help"]).output.split())

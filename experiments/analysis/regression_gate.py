@@ -129,7 +129,8 @@ def unpaired(old: analysis.Campaign, new: analysis.Campaign, pairs: list[tuple[s
              n_values: list[int] | None = None, families: list[str] | None = None) -> list[str]:
     """One line per compared entrant, family and n that OLD or NEW ran but no instance of
     which both ran (raced on other instances, or by one side only): it has no row in the
-    table, so the line says it was not compared."""
+    table, so the line says it was not compared; and one per entrant, family and n of which
+    some instances OLD ran are not in NEW (an interrupted NEW): its row is on the others."""
     lines = []
     for a, b in pairs:
         theirs = _instances(old, a, n_values, families)
@@ -140,6 +141,10 @@ def unpaired(old: analysis.Campaign, new: analysis.Campaign, pairs: list[tuple[s
             if not set(one) & set(other):
                 lines.append(f"not compared: {label} {family} n={n}: no instance in both (OLD "
                              f"ran {len(one)}, NEW {len(other)})")
+            elif set(one) - set(other):
+                lines.append(f"not compared: {label} {family} n={n}: "
+                             f"{len(set(one) - set(other))} of OLD's {len(one)} instance(s), "
+                             "not in NEW")
     return lines
 
 
