@@ -152,8 +152,9 @@ def run(n: int | str | Iterable[int] = "2..3", solvers: str | Iterable[str] = "d
     memory = memory_mb or None
     name = campaign or default_name(n_values, labels, seed, instances, float(timeout), memory,
                                     DEFAULTS, options)
-    if not name or "/" in name or name.startswith("."):
-        raise RaceError(f"campaign {name!r}: expected a plain directory name")
+    if not name or "/" in name or name.startswith(".") or not name.isprintable():
+        raise RaceError(f"campaign {name!r}: expected a plain directory name (printable "
+                        "characters, no '/', not starting with '.')")
     config = Config(n_values=n_values, entrants=entrants, family_labels=labels, seed=seed,
                     instances=instances, repeats=repeats, timeout_s=float(timeout),
                     memory_mb=memory, jobs=jobs or os.cpu_count() or 1, out=Path(out),
