@@ -393,3 +393,17 @@ def test_R2_partial_still_names_what_is_missing_when_a_wrong_answer_fails_the_ga
     assert gate.exit_code == 1, gate.output
     assert "answered WRONG on 1 instance(s): unique-i00.sudoku" in gate.stderr
     assert "1 of OLD's 12 instance(s) (unique-i11.sudoku)" in gate.stderr
+
+
+def test_R5_a_campaign_name_with_spaces_around_it_is_refused_and_read_stripped(raced):
+    """`--campaign 'a '` had the same fault (its rows are read stripped: 'a'): refused at the
+    start; a campaign already named so reads its rows as its own."""
+    refused = _race(raced, campaign="a ")
+    assert refused.exit_code == 2 and "--campaign 'a ': expected a plain directory name" in \
+        refused.output, refused.output
+    assert not (raced / "a ").exists()
+    meta = json.loads((raced / "c" / "meta.json").read_text())
+    (raced / "c" / "meta.json").write_text(json.dumps(dict(meta, campaign="c ")))
+    export = CliRunner().invoke(main, ["export", str(raced / "c"), "-f", "csv"])
+    assert export.exit_code == 0 and export.stderr == "", export.output
+    assert len(list(csv.DictReader(io.StringIO(export.stdout)))) == 4

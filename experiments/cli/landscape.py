@@ -103,7 +103,8 @@ def landscape(n_text: str, holes_text: str, pattern: str, solvers: str, instance
     memory_mb = memory or None
     name = name or (f"landscape-n{n_label(n_values)}-{pattern}-s{seed}-i{instances}"
                     f"-t{timeout:g}")
-    if not name or "/" in name or name.startswith("."):     # as race run refuses them
+    # as race run refuses them
+    if not name or "/" in name or name.startswith(".") or name != name.strip():
         raise RaceError(f"--campaign {name!r}: expected a plain directory name")
     if not name.isprintable():
         raise RaceError(f"--campaign {name!r}: a character that is not printable (such as a "

@@ -168,7 +168,7 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
     memory_mb = memory or None
     name = name or default_name(n_values, family_labels, seed, instances, timeout, memory_mb, DEFAULTS,
                                 options)
-    if not name or "/" in name or name.startswith("."):
+    if not name or "/" in name or name.startswith(".") or name != name.strip():
         raise RaceError(f"--campaign {name!r}: expected a plain directory name")
     if not name.isprintable():        # its rows would carry it escaped: never the campaign's
         raise RaceError(f"--campaign {name!r}: a character that is not printable (such as a "

@@ -63,6 +63,7 @@ class Plan:
             str(part.get("campaign")) for part in meta.get("merged_from") or []
             if isinstance(part, dict)}
         self.names |= _named_by(meta)
+        self.names = {name.strip() for name in self.names}    # as a row's is read: stripped
         self.names.discard("")
         self.entrants = set(map(str, meta.get("entrants") or [])) or None
         self.n_values = {int(n) for n in meta.get("n_values") or []} or None
