@@ -39,7 +39,8 @@ PASS, FAIL = 0, 1
 
 @dataclass
 class Verdict:
-    """The gate's exit status and the one line that says why (empty when it passes)."""
+    """The gate's exit status and the lines that say why, one per finding (empty when it
+    passes with nothing left out)."""
     code: int
     line: str = ""
 
