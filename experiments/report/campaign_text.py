@@ -38,8 +38,21 @@ def entrant_name(entrant: str) -> str:
     """The entrant in typewriter type, a line break allowed after ``/:=,+`` (an outside
     program's entrant names its path); a name longer than :data:`TEXT_LABEL_CHARS` characters
     is cut (:func:`short_label`), the whole of it in :func:`entrant_footnote`."""
-    return "\\texttt{" + re.sub(r"([/:=,+])", r"\1\\allowbreak{}",
-                                escape(short_label(entrant, TEXT_LABEL_CHARS))) + "}"
+    parts = re.split(r"([/:=,+])", short_label(entrant, TEXT_LABEL_CHARS))
+    text = "".join(f"{escape(part)}\\allowbreak{{}}" if i % 2 else _breakable(part) for i, part in enumerate(parts))
+    return "\\texttt{" + text + "}"
+
+
+#: the longest run of characters a name keeps on one line without a cost
+UNBROKEN = 16
+
+
+def _breakable(part: str) -> str:
+    """``part`` escaped; longer than :data:`UNBROKEN` characters, with a line break allowed (at a
+    cost, so a break after ``/:=,+`` comes first) after each character: no run overfills a line."""
+    if len(part) <= UNBROKEN:
+        return escape(part)
+    return "\\penalty500{}".join(escape(ch) for ch in part)
 
 
 def entrant_footnote(entrant: str) -> str:
