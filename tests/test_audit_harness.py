@@ -5,7 +5,9 @@ when the race is killed, and what the parent reads of the machine per cell."""
 from __future__ import annotations
 
 import os
+
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -114,3 +116,87 @@ def test_G1_the_processes_making_a_large_set_die_with_a_killed_race(tmp_path):
     proc.communicate(timeout=30)
     gone, alive = psutil.wait_procs(makers, timeout=10)
     assert not alive, f"{len(alive)} set-making processes outlived the race"
+
+
+def test_a_sleeping_cell_is_killed_within_a_quarter_second_of_its_limit_under_load(tmp_path):
+    """With the parent busy (one worker answering batches of fast cells as quickly as it can),
+    a cell that sleeps on the other worker is killed at most 0.25 s past its limit, counted
+    from when its search really began."""
+    from experiments.harness.executor import LocalExecutor
+    from experiments.harness.schema import Status
+    from tests.test_executor import request, run_one
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    limit = 1.0
+    ex = LocalExecutor(2, timeout_s=limit, min_time=0.0, cpus=[0, 1 % os.cpu_count()],
+                       keep_warm=2)
+    fast = request("dlx")
+    sleeper = f"slow:delay=30,marks={marks}"
+    try:
+        run_one(ex, "dlx")                              # both workers warm
+        ex.submit("warm", request("dlx"))
+        while ex.free() < 2:
+            ex.poll(0.1)
+        ex.submit("sleeper", request(sleeper))
+        ended = None
+        busy = 0
+        while ended is None:
+            if ex.free():
+                ex.submit_batch([(("fast", busy, k), fast) for k in range(200)])
+                busy += 1
+            for key, outcome in ex.poll(0.5):
+                if key == "sleeper":
+                    ended = time.monotonic_ns(), outcome
+        (mark,) = list(marks.iterdir())
+        began = int(mark.name.rsplit("-", 1)[1])
+        late = (ended[0] - began) / 1e9 - limit
+        assert ended[1]["status"] == Status.TIMEOUT
+        assert busy >= 2, "the parent was not kept busy"
+        assert late <= 0.25, f"killed {late:.3f} s past the limit"
+    finally:
+        ex.close()
+
+
+def test_the_parent_reads_no_other_process_of_the_machine_per_cell(tmp_path):
+    """A race of 200 cells reads ``/proc/PID/stat`` of a process outside its own tree only for
+    the machine's load before and after the campaign (a few times per process: 7 to 9 here),
+    never per cell: what the parent reads per cell does not grow with the machine's
+    processes."""
+    write_instances(tmp_path, 2, 100)
+    strangers = [subprocess.Popen(["sleep", "600"]) for _ in range(20)]
+    code = f"""
+import builtins, collections, io, os, re, sys
+opened = collections.Counter()
+real_open, real_os_open = builtins.open, os.open
+def spy(path, *a, **k):
+    opened[str(path)] += 1
+    return real_open(path, *a, **k)
+def spy_os(path, *a, **k):
+    opened[str(path)] += 1
+    return real_os_open(path, *a, **k)
+builtins.open, io.open, os.open = spy, spy, spy_os
+from tests.fake_solvers import fake_registry
+from experiments.cli.main import main
+sys.argv = ['race', 'run', '--no-report', '--out', {str(tmp_path)!r}, '--kind', 'unique', '--n', '2',
+            '--solvers', 'dlx', '--instances', '100', '--repeats', '2', '--jobs', '2',
+            '--campaign', 'scan', '--quiet']
+try:
+    main(obj={{'registry': fake_registry()}})
+except SystemExit:
+    pass
+print('STATS', {{int(p.split('/')[2]): k for p, k in opened.items()
+                if re.fullmatch(r'/proc/[0-9]+/stat', p)}})
+"""
+    try:
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              cwd=Path(__file__).resolve().parents[1], timeout=300)
+    finally:
+        for stranger in strangers:
+            stranger.kill()
+            stranger.wait()
+    assert len(records.read_rows(tmp_path / "scan" / "runs.csv")) == 200, proc.stderr[-2000:]
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("STATS "))
+    reads = eval(line.split(" ", 1)[1])                 # {pid: opens of its /proc/PID/stat}
+    for stranger in strangers:                          # a scan per cell would be >= 200
+        assert reads.get(stranger.pid, 0) <= 20, \
+            f"/proc/{stranger.pid}/stat read {reads[stranger.pid]} times in a race of 200 cells"

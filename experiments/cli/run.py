@@ -278,6 +278,10 @@ def race(config: Config, summarize=None, report: bool | None = None,
         for warning in noise.warnings(campaign):
             click.echo(warning, err=True)
     stats = done.stats
+    if stats is not None and stats.ran + stats.skipped and stats.seconds > 0:
+        ran = stats.ran + stats.skipped
+        click.echo(f"raced {ran} cell(s) in {stats.seconds:.1f} s ({ran / stats.seconds:.0f} "
+                   "cells/s, from the first cell sent to the last row written)", err=True)
     for entrant, (count, why) in (stats.not_started if stats else {}).items():
         click.echo(f"race: warning: {entrant} did not start ({why}); its {count} cell(s) are not "
                    f"recorded: re-run the same command to retry them: {done.resume}", err=True)

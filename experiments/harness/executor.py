@@ -57,6 +57,8 @@ from formats.errors import RaceError
 MEMORY_POLL_S = 0.05
 #: seconds a worker gets past its time limit before the kill (its reply may be in flight)
 GRACE_S = 0.1
+#: at most one round of finished cells this often (s), while no worker waits for a batch
+POLL_S = 0.05
 #: seconds a worker may take to import and warm up its entrant
 INIT_TIMEOUT_S = 180.0
 
@@ -122,6 +124,7 @@ class LocalExecutor:
         #: worker ident (host:pid) -> the CPUs it reported it may run on
         self.worker_cpus: dict[str, list[int]] = {}
         self._last_mem = 0.0
+        self._last_poll = 0.0
         self._zygote: worker_zygote.Zygote | None = None
         self._zygote_wanted = zygote
 
@@ -220,7 +223,20 @@ class LocalExecutor:
         if self.memory_mb is not None:
             wait = min(wait, MEMORY_POLL_S)
         by_fd = {s.worker.fileno(): s for s in busy if s.worker is not None}
+        # rounds at most every POLL_S, so each round's cells are handled together, unless a
+        # worker is on the last cell of its batch (it would idle until its next batch)
+        pause = min(self._last_poll + POLL_S - now, wait)
+        if pause > 0:
+            urgent = [fd for fd, s in by_fd.items() if s.phase == "init"
+                      or s.next >= len(s.batch) - 1]
+            if urgent:
+                if select.select(urgent, [], [], pause)[0]:
+                    wait = 0.0
+            else:
+                time.sleep(pause)
+            wait = max(0.0, wait - pause)
         readable, _, _ = select.select(list(by_fd), [], [], wait)
+        self._last_poll = time.monotonic()
         for fd in readable:
             self._on_readable(by_fd[fd], done)
         now = time.monotonic()

@@ -310,15 +310,15 @@ def encode_row(row: dict[str, Any]) -> bytes:
 def _line(row: dict[str, Any]) -> bytes:
     """One record as one line: no field may hold a line break or NUL (a reader splits on
     newlines, so a damaged row can never swallow the next)."""
-    fields = []
-    for column in COLUMNS:                      # _field, inlined: a row per cell
-        value = row.get(column)
-        if value is None:
-            fields.append("")
-            continue
-        text = value if value.__class__ is str else \
-            f"{value:.9g}" if isinstance(value, float) else str(value)
-        fields.append(text if text.isprintable() else printable(text))
+    fields = ["" if value is None else value if value.__class__ is str else
+              f"{value:.9g}" if isinstance(value, float) else str(value)
+              for value in map(row.get, COLUMNS)]
+    line = ",".join(fields)
+    if line.isprintable():
+        if '"' not in line and line.count(",") == len(COLUMNS) - 1:
+            return (line + "\n").encode("utf-8", "backslashreplace")     # nothing to quote
+    else:
+        fields = [text if text.isprintable() else printable(text) for text in fields]
     _LINE.seek(0)
     _LINE.truncate()
     _WRITER.writerow(fields)
@@ -401,7 +401,17 @@ class RunsWriter:
 
 
 def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    kind = value.__class__
+    if kind is float:
+        return value
+    return float(value) if kind is int or (isinstance(value, (int, float))
+                                             and not isinstance(value, bool)) else None
+
+
+#: the statuses by their words (a dict: a row per cell)
+_STATUS = {s.value: s for s in Status}
+#: an entrant's parameters as the ``params`` column holds them, by spec
+_PARAMS: dict[str, str] = {}
 
 
 def make_row(campaign: str, seed: int, timeout_s: float, entrant: "Entrant", cell: "Cell",
@@ -409,15 +419,21 @@ def make_row(campaign: str, seed: int, timeout_s: float, entrant: "Entrant", cel
     """The runs.csv row of a finished (or skipped) cell of campaign ``campaign`` run on
     instances of seed ``seed`` under the limit ``timeout_s``. A cell that
     hit the limit gets the limit in its time columns (the record contract)."""
-    try:
-        status = Status(outcome.get("status", Status.ERROR))
-    except ValueError:                                  # a status word outside the contract
-        outcome = {**outcome, "message": f"unknown status {outcome.get('status')!r}"}
-        status = Status.ERROR
+    word = outcome.get("status", Status.ERROR)
+    status = _STATUS.get(word) if word.__class__ is str else None
+    if status is None:
+        try:
+            status = Status(word)
+        except ValueError:                              # a status word outside the contract
+            outcome = {**outcome, "message": f"unknown status {outcome.get('status')!r}"}
+            status = Status.ERROR
+    params = _PARAMS.get(entrant.spec)
+    if params is None:
+        params = _PARAMS[entrant.spec] = json.dumps(entrant.params, sort_keys=True)
     inst = cell.instance
     row: dict[str, Any] = {
         "campaign": campaign, "entrant": entrant.spec, "solver": entrant.name,
-        "params": json.dumps(entrant.params, sort_keys=True), "n": cell.n,
+        "params": params, "n": cell.n,
         "family": cell.family, "referee": outcome.get("referee") or None,
         "seed": seed, "instance": cell.instance_file,
         "instance_sha256": inst.sha256 if inst else None, "clues": inst.clues if inst else None,

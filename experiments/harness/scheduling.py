@@ -35,9 +35,9 @@ Rules:
 from __future__ import annotations
 
 import math
+import time
 from collections import deque
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from experiments.harness import records
@@ -205,6 +205,9 @@ class RunStats:
     #: instance file -> the warning that a verified grid or the second method showed its
     #: record wrong (:attr:`experiments.harness.referee.Referee.wrong_records`)
     wrong_records: dict[str, str] = field(default_factory=dict)
+    #: seconds from the first cell sent to the last row written (the race itself, without
+    #: the preparation and the calibrations around it)
+    seconds: float = 0.0
 
 
 class _Race:
@@ -238,7 +241,8 @@ class _Race:
         self.retried: dict[tuple, int] = {}     # key -> times the harness failed under it
         self._holes: dict[tuple[str, int], float | None] = {}
         self.batching = hasattr(executor, "submit_batch")
-        self.texts: dict[Path, str] = {}
+        #: instance texts by sha256, each read once
+        self.texts: dict[str, str] = {}
         self.referee = Referee(self.config.timeout_s)
         self.stats = RunStats(wrong_records=self.referee.wrong_records)
         self.failures: dict[str, int] = {}      # entrant -> workers that failed to start
@@ -291,11 +295,15 @@ class _Race:
     def case(self, cell: Cell):
         """The referee's case of the cell's instance."""
         inst = cell.instance
-        if inst.path not in self.texts:
-            self.texts[inst.path] = read_instance(inst)
+        case = self.referee.cases.get(inst.sha256)
+        if case is not None:
+            return case
+        text = self.texts.get(inst.sha256)
+        if text is None:
+            text = self.texts[inst.sha256] = read_instance(inst)
         instance_set = self.config.instance_set
         listed = instance_set.solutions.get(inst.file) if instance_set is not None else None
-        return self.referee.case(inst.sha256, self.texts[inst.path], inst.file, listed)
+        return self.referee.case(inst.sha256, text, inst.file, listed)
 
     def judge(self, cell: Cell, outcome: dict[str, Any], checked: bool | None = None
               ) -> dict[str, Any]:
@@ -377,12 +385,12 @@ class _Race:
             batch = []
             for rank, cell in taken:
                 inst = cell.instance
-                if inst.path not in self.texts:
-                    self.texts[inst.path] = read_instance(inst)
+                text = self.texts.get(inst.sha256)
+                if text is None:
+                    text = self.texts[inst.sha256] = read_instance(inst)
                 self.left[(cell.entrant, cell.family, cell.n)] -= 1
                 batch.append((cell.key, {"entrant": cell.entrant, "init": init,
-                                         "solve": {"instance": inst.file,
-                                                   "text": self.texts[inst.path]},
+                                         "solve": {"instance": inst.file, "text": text},
                                          "cores": cores,
                                          "group": (cell.family, cell.entrant, cell.n)}))
                 self.inflight[cell.key] = (rank, cell)
@@ -460,7 +468,10 @@ def run(prepared: "Prepared", executor: Any,
     with records.RunsWriter(prepared.config.runs_path) as writer:
         try:
             race = _Race(prepared, executor, writer, on_row)
+            started = time.perf_counter()
             race.loop()
+            writer.flush()
+            race.stats.seconds = time.perf_counter() - started
         except BaseException:
             executor.close()
             raise
