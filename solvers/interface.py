@@ -34,8 +34,11 @@ from formats.errors import RaceError, is_interrupt
 from formats.grid import Grid
 from formats.suggestions import did_you_mean
 from solvers import rules
+from solvers.status import Status
 
-SOLVED, UNSAT, UNKNOWN, WRONG = "solved", "unsat", "unknown", "wrong"
+#: the statuses of an answer (plain words, the values of :class:`solvers.status.Status`)
+SOLVED, UNSAT, UNKNOWN, WRONG = (Status.SOLVED.value, Status.UNSAT.value, Status.UNKNOWN.value,
+                                 Status.WRONG.value)
 #: the message of an UNSAT found by the rules core itself (IsSolved/CanPlace), not a solver
 CLUES_CONFLICT = "the clues conflict"
 

@@ -247,3 +247,30 @@ def test_kind_names_only_a_generator_in_the_campaign_code():
     assert not found, found
     assert "kind" not in schema.COLUMNS and "family" in schema.COLUMNS
     assert "kind" not in harness_config.DEFAULTS
+
+
+def test_the_status_words_are_spelled_once():
+    """One vocabulary of statuses: solvers.status.Status. The names solvers.interface and the
+    confirmer export (SOLVED, UNSAT, ...) are its words, and no other module binds a name to a
+    status word spelled out (``SOLVED = "solved"``)."""
+    from experiments.harness import confirmer
+    from solvers import interface
+    from solvers.status import Status
+    assert schema.Status is Status
+    for module in (interface, confirmer):
+        for name in ("SOLVED", "UNSAT", "UNKNOWN", "WRONG"):
+            assert getattr(module, name) == Status[name].value, f"{module.__name__}.{name}"
+    words = {s.value for s in Status}
+    spelled = []
+    for path, tree in sources(*LAYERS):
+        if path == ROOT / "solvers" / "status.py":
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            values = [v for v in ast.walk(node.value) if isinstance(v, ast.Constant)]
+            if names & set(Status.__members__) and any(v.value in words for v in values):
+                spelled.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}")
+    assert not spelled, "status words spelled outside solvers/status.py:\n" + "\n".join(spelled)

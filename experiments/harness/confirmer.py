@@ -16,8 +16,11 @@ from dataclasses import dataclass
 from formats.errors import RaceError
 from formats.grid import Grid
 from formats.grid_text import format_compact, parse_compact
+from solvers.status import Status
 
-SOLVED, UNSAT, UNKNOWN, WRONG = "solved", "unsat", "unknown", "wrong"
+#: the statuses of a confirmation (plain words, the values of :class:`solvers.status.Status`)
+SOLVED, UNSAT, UNKNOWN, WRONG = (Status.SOLVED.value, Status.UNSAT.value, Status.UNKNOWN.value,
+                                 Status.WRONG.value)
 
 #: the solver families (:attr:`solvers.interface.Solver.method`) and the independent
 #: method that confirms a no-solution claim of each: SAT checks everything but SAT,

@@ -1,6 +1,7 @@
 """The record schema of a campaign: the columns of ``runs.csv``, the phases, the work
-counters and the status of a cell. Every other module of ``experiments`` imports
-these names; none spells a column list or a status word itself.
+counters and the status of a cell (:class:`Status`, spelled once in :mod:`solvers.status`
+and imported here). Every other module of ``experiments`` imports these names; none spells a
+column list or a status word itself.
 
 Censoring is decided here, once: a cell counts as *answered* (its time is a
 measurement) only when its status is ``solved`` with ``verified`` true, or
@@ -10,27 +11,9 @@ measurement) only when its status is ``solved`` with ``verified`` true, or
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Any
 
-
-class Status(str, Enum):
-    """The outcome of one cell (the value is the word written to runs.csv)."""
-    SOLVED = "solved"
-    UNSAT = "unsat"
-    UNKNOWN = "unknown"
-    TIMEOUT = "timeout"
-    MEMOUT = "memout"
-    ERROR = "error"
-    WRONG = "wrong"
-    SKIPPED = "skipped"
-
-    def __str__(self) -> str:
-        return self.value
-
-    def __format__(self, spec: str) -> str:
-        return format(self.value, spec)
-
+from solvers.status import Status
 
 #: every status word, in the contract's order
 STATUSES: tuple[str, ...] = tuple(s.value for s in Status)
