@@ -15,7 +15,7 @@ import psutil
 
 from experiments.harness import records
 from solvers.interface import Solver
-from tests.test_records_faults import start, wait_rows
+from tests.test_records_faults import race, start, wait_rows
 from tests.test_harness import write_instances
 
 
@@ -200,3 +200,24 @@ print('STATS', {{int(p.split('/')[2]): k for p, k in opened.items()
     for stranger in strangers:                          # a scan per cell would be >= 200
         assert reads.get(stranger.pid, 0) <= 20, \
             f"/proc/{stranger.pid}/stat read {reads[stranger.pid]} times in a race of 200 cells"
+
+
+def test_Z3_a_cells_memory_is_its_solvers_processes_not_the_worker_twice(tmp_path):
+    """A ``cmd:`` program that holds 250 MB, under ``--memory 320``: the worker (about 80 MB)
+    waits for it and holds no part of its search, so the cell is solved and its peak is the
+    program's, not the program's plus the worker's (which would be over the limit)."""
+    program = tmp_path / "hog250.py"
+    solver = Path(__file__).resolve().parent / "outside_solvers" / "backtrack_solver.py"
+    program.write_text("#!/usr/bin/env python3\nimport runpy\n"
+                       "hog = b'x' * (250 << 20)\n"
+                       f"runpy.run_path({str(solver)!r}, run_name='__main__')\n")
+    program.chmod(0o755)
+    write_instances(tmp_path, 2, 2)
+    r = race(["run", "--no-report", "--out", str(tmp_path), "--kind", "unique", "--n", "2",
+              "--solvers", f"cmd:path={program}", "--instances", "2", "--jobs", "1",
+              "--timeout", "30", "--memory", "320", "--campaign", "hog"])
+    rows = records.read_rows(tmp_path / "hog" / "runs.csv")
+    assert r.exit_code == 0, r.output
+    assert [row["status"] for row in rows] == ["solved", "solved"], [row["message"] for row in rows]
+    for row in rows:
+        assert 250 <= float(row["peak_rss_mb"]) < 320, row["peak_rss_mb"]
