@@ -6,8 +6,10 @@ reproducible from the repository alone.
 The table is ``generators/hardness_peaks.csv``, one row per (n, pattern):
 ``n, pattern, holes`` (the peak), ``low, high`` (its bootstrap interval over instances),
 ``entrant`` and ``measure`` (whose censored median work or time located it), ``instances``, ``timeout_s`` and
-``campaign`` (where it was measured). ``race landscape`` writes it, never over a row measured
-on more instances or with a longer time limit (:func:`write_peaks`).
+``campaign`` (where it was measured). ``race landscape`` writes its peaks to the table its
+``--peaks`` names (``hardness_peaks.csv`` in the current directory unless told; this one with
+``--peaks generators/hardness_peaks.csv`` in a checkout), never over a row measured on more
+instances or with a longer time limit (:func:`write_peaks`).
 
 **Rule for an n the table lacks**: the peak of the nearest measured n (the smaller one
 on a tie). Above the table's largest n this extrapolates the last measured peak, which is
@@ -77,7 +79,7 @@ def weaker(new: dict[str, object], old: dict[str, object]) -> bool:
     return False
 
 
-def write_peaks(peaks: list[dict[str, object]], path: Path = PEAKS_PATH) -> list[tuple[str, int]]:
+def write_peaks(peaks: list[dict[str, object]], path: Path) -> list[tuple[str, int]]:
     """Add or replace the rows of ``peaks`` (keyed by n and pattern) in the table at
     ``path``; rows of other (n, pattern) are kept, and so is a row the new one is
     :func:`weaker` than (a quick landscape must not overwrite a better-measured peak; write it

@@ -2,7 +2,9 @@
 then lowest PAR-2) in the reference campaigns (the default of ``race solve`` and ``race count``).
 
 The rule is the committed table ``solvers/portfolio.csv`` (written by ``race portfolio
-CAMPAIGN``; :mod:`experiments.analysis.portfolio` says how it is learned): one row per
+CAMPAIGN... -o solvers/portfolio.csv`` in a checkout; without ``-o`` that command writes
+``portfolio.csv`` in the current directory; :mod:`experiments.analysis.portfolio` says how it
+is learned): one row per
 box size n and range of the share of empty cells, naming the entrant to run and why.
 A puzzle of box size n takes the rows of n (an n the table lacks: the nearest measured
 n, the smaller on a tie, as :mod:`generators.hardness_peaks` does) and the row whose
@@ -19,6 +21,7 @@ entrant that cannot run on this machine (the kissat binary missing, say) is repl
 from __future__ import annotations
 
 import csv
+import shlex
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +57,7 @@ def read_rules(path: str | Path = TABLE_PATH) -> list[Rule]:
         text = source.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise RaceError(f"cannot read the portfolio table ({exc}); write one with "
-                        f"`race portfolio CAMPAIGN`", source=str(source)) from None
+                        f"`race portfolio CAMPAIGN -o {shlex.quote(str(source))}`", source=str(source)) from None
     reader = csv.DictReader(text.splitlines())
     missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
     if missing:

@@ -340,3 +340,19 @@ def test_p2_a_table_whose_parallel_entrant_holds_auto_is_refused(tmp_path):
     result = CliRunner().invoke(cli, ["solve", "-s", f"auto:table={table}", str(HARD9)])
     assert result.exit_code == 2 and "RecursionError" not in result.output
     assert result.output.strip().count("\n") == 0
+
+
+def test_race_portfolio_by_default_writes_the_current_directory_not_the_package(tmp_path, monkeypatch):
+    """Without -o the table goes to ./portfolio.csv, named in the output; the installed
+    solvers/portfolio.csv (read-only in a system install, shared by every user otherwise) is
+    left as it was."""
+    before = (auto.TABLE_PATH.read_bytes(), auto.TABLE_PATH.stat().st_mtime_ns)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["portfolio", str(REFERENCE)])
+    assert result.exit_code == 0, result.output
+    assert (auto.TABLE_PATH.read_bytes(), auto.TABLE_PATH.stat().st_mtime_ns) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["portfolio.csv"]
+    assert "wrote portfolio.csv" in result.output
+    assert "auto:table=portfolio.csv" in result.output
+    expected = portfolio.learn([analysis.load(REFERENCE)])["entrant"].tolist()
+    assert [r.entrant for r in auto.read_rules(tmp_path / "portfolio.csv")] == expected

@@ -428,3 +428,23 @@ def test_a_committed_hard_campaign_keeps_its_holes_files_and_resumes_with_nothin
     assert "instance_names" not in resumed
     assert (resumed["campaign"], resumed["families"], resumed["seed"]) == \
         (meta["campaign"], meta["families"], meta["seed"])
+
+
+def test_landscape_by_default_writes_its_peaks_to_the_current_directory_not_the_package(
+        tmp_path, monkeypatch):
+    """Without --peaks the peak table is ./hardness_peaks.csv, named in the output; the
+    installed generators/hardness_peaks.csv (the one the hard family reads) is left as it was."""
+    from click.testing import CliRunner
+    from experiments.cli.main import main
+    committed = hardness_peaks.PEAKS_PATH
+    before = (committed.read_bytes(), committed.stat().st_mtime_ns)
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(main, ["landscape", "--n", "2", "--holes", "0.4,0.6", "--solvers",
+                                  "backtracking", "--instances", "1", "--timeout", "30", "-j", "1",
+                                  "--out", "res", "--campaign", "land"])
+    assert r.exit_code == 0, r.output
+    assert (committed.read_bytes(), committed.stat().st_mtime_ns) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hardness_peaks.csv", "res"]
+    assert "peaks of n=2 written to hardness_peaks.csv" in r.output
+    (peak,) = hardness_peaks.read_peaks(tmp_path / "hardness_peaks.csv").values()
+    assert peak["n"] == "2" and peak["campaign"] == "land" and float(peak["holes"]) in (0.4, 0.6)

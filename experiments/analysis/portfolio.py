@@ -1,6 +1,7 @@
 """Learn the rule of the ``auto`` entrant from one or more campaigns: per n and share of
 empty cells, the entrant that answers most, fastest (``race portfolio CAMPAIGN...`` writes it to
-``solvers/portfolio.csv``, which :mod:`solvers.auto` reads).
+``portfolio.csv`` in the current directory or where ``-o`` says; :mod:`solvers.auto` reads the
+committed ``solvers/portfolio.csv`` unless given another table).
 
 Per (family, n) of each campaign: the instances' shares of empty cells (from their clues)
 and each entrant's wins (fastest verified answer per instance,

@@ -18,6 +18,10 @@ from experiments.harness.instance_families import landscape_families
 from formats.errors import RaceError
 from generators import kinds as generator_kinds
 
+#: where the peaks go unless --peaks says: the current directory, never the installed package
+DEFAULT_PEAKS = Path("hardness_peaks.csv")
+
+
 def parse_fractions(text: str) -> list[float]:
     """Hole fractions from ``LO..HI:STEP`` (both ends included) or a comma-separated
     list: sorted, distinct, each in [0, 1]. Raises RaceError otherwise."""
@@ -64,8 +68,9 @@ def parse_fractions(text: str) -> list[float]:
 @click.option("--campaign", "name", default=None,
               help="Campaign name [default: derived from n, pattern, seed, instances, limit].")
 @click.option("--peaks", "peaks_path", default=None, type=click.Path(dir_okay=False),
-              help="Peak table to update [default: generators/hardness_peaks.csv, the table "
-                   "`race run --family hard` reads]. A row measured there on more instances "
+              help=f"Peak table to write or update [default: {DEFAULT_PEAKS} in the current "
+                   "directory; the hard family reads the installed "
+                   "generators/hardness_peaks.csv]. A row measured there on more instances "
                    "or with a longer limit is kept.")
 @click.option("--no-peaks", is_flag=True, help="Do not write the peak table.")
 @click.option("--mixed", is_flag=True,
@@ -88,15 +93,15 @@ def landscape(n_text: str, holes_text: str, pattern: str, solvers: str, instance
     each entrant's solved fraction, median time and median work (censored:
     "> limit"), the peak (largest censored median time of the best entrant)
     with a 90% bootstrap interval over instances, the figure landscape.pdf/png
-    in the campaign directory, and the peak per n written to the peak table.
+    in the campaign directory, and the peak per n written to the peak table
+    (--peaks; hardness_peaks.csv in the current directory unless told: the
+    committed table the hard family reads changes only when named there).
 
     \b
     Example:
       race landscape --n 3..4 --instances 5
       race landscape --n 5 --holes 0.45..0.65:0.05 --solvers dlx,sat --timeout 20
     """
-    from generators.hardness_peaks import PEAKS_PATH
-
     n_values = parse_n(n_text)
     fractions = parse_fractions(holes_text)
     entrants = parse_entrants(solvers, current_registry())
@@ -118,7 +123,7 @@ def landscape(n_text: str, holes_text: str, pattern: str, solvers: str, instance
                     landscape={"holes": holes_text, "pattern": pattern,
                                **({"peaks": "none"} if no_peaks else
                                   {"peaks": peaks_path} if peaks_path else {})})
-    target = None if no_peaks else Path(peaks_path) if peaks_path else PEAKS_PATH
+    target = None if no_peaks else Path(peaks_path) if peaks_path else DEFAULT_PEAKS
     if target is not None and target.exists() and not target.is_file():
         raise RaceError("--peaks: not a regular file (the peak table is read, then rewritten)",
                         source=str(target))

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import click
+
+#: where the table goes unless --out says: the current directory, never the installed package
+DEFAULT_OUT = Path("portfolio.csv")
 
 
 @click.command()
 @click.argument("results_dirs", nargs=-1, required=True,
                 type=click.Path(file_okay=False, path_type=Path))
-@click.option("--out", "-o", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Where to write the table [default: solvers/portfolio.csv, the one `auto` reads].")
-def portfolio(results_dirs: tuple[Path, ...], out: Path | None) -> None:
+@click.option("--out", "-o", "out", type=click.Path(dir_okay=False, path_type=Path),
+              default=DEFAULT_OUT, show_default=True,
+              help="Where to write the table (`race solve -s auto:table=PATH` uses it; `auto` "
+                   "alone reads the installed solvers/portfolio.csv).")
+def portfolio(results_dirs: tuple[Path, ...], out: Path) -> None:
     """Learn the rule of the `auto` entrant from the campaigns in RESULTS_DIRS: per n and
     share of empty cells, among the built-in entrants that answered the largest share of
     the instances they raced, the one with the lowest PAR-2 (mean time, a timeout counted
@@ -21,8 +27,9 @@ def portfolio(results_dirs: tuple[Path, ...], out: Path | None) -> None:
     with a longer limit on the hardest cells, or with another entrant, teaches what the
     main one could not. Where nobody answered a family
     at some n, the pick of that family at the nearest n is taken. Prints the rule and
-    writes it as CSV; `race solve -s auto:table=PATH` uses another table than the
-    committed one.
+    writes it as CSV to --out (portfolio.csv in the current directory unless told);
+    `race solve -s auto:table=PATH` uses it instead of the committed table, which no
+    command rewrites unless named with -o.
 
     \b
     Example:
@@ -32,17 +39,16 @@ def portfolio(results_dirs: tuple[Path, ...], out: Path | None) -> None:
           results/reference-hard-n5-fallback-s0 \\
           results/reference-hard-n5-config-s10 \\
           results/reference-hard-n5-config-s11 results/reference-hard-n6-config \\
-          # -> solvers/portfolio.csv
+          -o solvers/portfolio.csv         # the committed table, in a checkout
       race portfolio results/my-campaign -o my-portfolio.csv
       race solve -s auto:table=my-portfolio.csv --stats puzzle.sudoku
     """
     from experiments.analysis import portfolio as learned
     from experiments.analysis import statistics as analysis
-    from solvers.auto import TABLE_PATH
     table = learned.learn([analysis.load(d) for d in results_dirs])
-    path = learned.write(table, out if out is not None else TABLE_PATH)
+    path = learned.write(table, out)
     click.echo(learned.describe(table))
-    click.echo(f"wrote {path}")
+    click.echo(f"wrote {path} (race solve -s {shlex.quote(f'auto:table={path}')} uses it)")
 
 
 COMMANDS: list = [portfolio]
