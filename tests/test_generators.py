@@ -416,6 +416,26 @@ def test_cli_hard_family_writes_hard_files_of_the_peak_holes_puzzles(tmp_path):
     assert refused.exit_code == 2 and "hard fixes its holes and pattern" in refused.stderr
 
 
+def test_cli_hard_family_reads_the_peak_table_peaks_names(tmp_path):
+    """``race generate --family hard --peaks FILE`` takes the peak of n from FILE (a table
+    ``race landscape`` wrote), not from the committed one; --peaks with another family is a
+    one-line error."""
+    from generators.hardness_peaks import FIELDS, peak_holes
+    runner = CliRunner()
+    committed = peak_holes(3)
+    mine = 0.3 if abs(committed - 0.3) > 0.05 else 0.6
+    table = tmp_path / "my peaks.csv"
+    table.write_text(",".join(FIELDS) + f"\n3,balanced,{mine},,,dlx,work,5,10,mine\n")
+    out = runner.invoke(main, ["generate", "--n", "3", "--family", "hard", "--peaks", str(table)])
+    assert out.exit_code == 0, out.output
+    assert f"# holes={mine:g}" in out.stdout.splitlines()
+    assert grid_text.parse(out.stdout).grids[0].empties() == round(81 * mine)
+    default = runner.invoke(main, ["generate", "--n", "3", "--family", "hard"])
+    assert f"# holes={committed:g}" in default.stdout.splitlines()
+    refused = runner.invoke(main, ["generate", "--n", "3", "--peaks", str(table)])
+    assert refused.exit_code == 2 and refused.output.count("\n") == 1 and "--peaks" in refused.output
+
+
 @pytest.mark.parametrize("args", [
     ["--n", "0"], ["--n", "-3"], ["--n", "x"], ["--n", "3", "--instances", "0"], ["--n", "3", "--seed", "-1"],
     ["--n", "3", "--kind", "holes", "--holes", "1.5"], ["--n", "3", "--kind", "holes", "--holes", "lots"],

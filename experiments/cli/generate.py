@@ -89,11 +89,14 @@ def family_options(command: Callable) -> Callable:
 @click.option("--out", "-o", "out", default=None, type=click.Path(file_okay=False),
               help="Write one .sudoku file per puzzle and manifest.csv into this directory "
                    "[default: print to stdout].")
+@click.option("--peaks", "peaks_path", default=None, type=click.Path(dir_okay=False),
+              help="Peak table the hard family reads (one `race landscape --peaks` wrote) "
+                   "[default: the committed generators/hardness_peaks.csv].")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr [default: when stderr is a terminal].")
 def generate(n_text: str, instances_text: str, seed_text: str, kind: str, holes_text: str | None,
              pattern: str | None, base: str | None, fill: str, counter: str, out: str | None,
-             progress: bool | None) -> None:
+             progress: bool | None, peaks_path: str | None = None) -> None:
     """Generate seeded Sudoku instances with box size N.
 
     \b
@@ -142,6 +145,7 @@ def generate(n_text: str, instances_text: str, seed_text: str, kind: str, holes_
       race generate --n 5 --instances 3 --seed 1 -o /tmp/p5
       race generate --n 4 --family holes --holes 0.6 --pattern balanced
       race generate --n 15 --family holes --holes 0.33 --fill latin
+      race generate --n 4 --family hard --peaks hardness_peaks.csv  # your landscape's peaks
     """
     n = _int("n", n_text, 1)
     if n > MAX_N:
@@ -149,11 +153,14 @@ def generate(n_text: str, instances_text: str, seed_text: str, kind: str, holes_
     count = _int("instances", instances_text, 1)
     seed = _int("seed", seed_text, 0)
     label = kind
+    if peaks_path is not None and kind != HARD:
+        raise RaceError(f"--peaks: only the {HARD} family reads a peak table (not {kind})")
     if kind == HARD:                        # holes at the peak of n: the family race run races
         from experiments.harness.instance_families import parse_families
         given = {k: v for k, v in (("holes", holes_text), ("pattern", pattern), ("base", base))
                  if v is not None}
-        family = parse_families(HARD, given)[0]         # RaceError for --holes, --pattern, --base
+        family = parse_families(HARD, given,             # RaceError for --holes, --pattern, --base
+                                Path(peaks_path) if peaks_path else None)[0]
         # the fill as given: auto is resolved per n by make(), as for the other kinds
         kind, options = family.kind, {**family.options_for(n), "fill": fill}
     else:
