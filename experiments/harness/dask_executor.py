@@ -114,27 +114,38 @@ def run_batch(cells: list[tuple[Hashable, dict[str, Any]]], timeout_s: float,
     started again for its remaining cells: they get the last failure's outcome (the scheduler
     gives up on an entrant after as many failures, whichever cells they come from)."""
     executor = _slot_executor(timeout_s, memory_mb, min_time, pin, keep_warm)
-    done: list[tuple[Hashable, dict[str, Any]]] = []
-    seconds: list[float] = []
+    outcomes: dict[Hashable, dict[str, Any]] = {}
+    took: dict[Hashable, float] = {}
     failed: dict[str, list[dict[str, Any]]] = {}
-    for key, request in cells:
-        failures = failed.setdefault(request["entrant"], [])
-        started = time.monotonic()
+    queue = list(cells)
+    while queue:
+        entrant = queue[0][1]["entrant"]
+        run = 1                             # the cells of one entrant in a row: one worker batch
+        while run < len(queue) and queue[run][1]["entrant"] == entrant:
+            run += 1
+        batch, queue = queue[:run], queue[run:]
+        failures = failed.setdefault(entrant, [])
         if len(failures) >= START_ATTEMPTS:
-            done.append((key, dict(failures[-1])))
-            seconds.append(0.0)
+            for key, _ in batch:
+                outcomes[key], took[key] = dict(failures[-1]), 0.0
             continue
         # a cell of several cores runs in this one slot: its searches share the slot's CPU
-        executor.submit(key, {**request, "cores": 1})
-        finished: list[tuple[Hashable, dict[str, Any]]] = []
-        while not finished:
-            finished = executor.poll(1.0)
-        outcome = finished[0][1]
-        if outcome.get("start_failed"):
-            failures.append(outcome)
-        done.append((key, outcome))
-        seconds.append(time.monotonic() - started)
-    return done, seconds
+        executor.submit_batch([(key, {**request, "cores": 1}) for key, request in batch])
+        left = {key for key, _ in batch}
+        since = time.monotonic()
+        back = []
+        while left:
+            for key, outcome in executor.poll(1.0):
+                left.discard(key)
+                now = time.monotonic()
+                if outcome.get("returned"):         # not run: in line again
+                    back.append(next(c for c in batch if c[0] == key))
+                    continue
+                if outcome.get("start_failed"):
+                    failures.append(outcome)
+                outcomes[key], took[key], since = outcome, now - since, now
+        queue = back + queue
+    return [(key, outcomes[key]) for key, _ in cells], [took[key] for key, _ in cells]
 
 
 def _group(request: dict[str, Any]) -> Hashable:

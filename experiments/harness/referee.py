@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 from formats.errors import RaceError, printable
 from formats.grid import Grid
-from formats.grid_text import (PuzzleFile, parse, parse_compact, parse_one_line_many,
+from formats.grid_text import (PuzzleFile, one_line_cells, parse, parse_compact,
                                single_character_cells)
 
 from experiments.harness.confirmer import (SOLVED, UNKNOWN, UNSAT, WRONG,  # noqa: F401
@@ -254,15 +254,13 @@ class Referee:
         for at, (case, sent) in enumerate(answers):
             if case.cells is not None and isinstance(sent, str) and len(sent) == len(case.cells):
                 groups.setdefault(len(sent), []).append(at)
-        for places in groups.values():
-            try:
-                solved = parse_one_line_many("\n".join(answers[a][1] for a in places))
-                puzzles = parse_one_line_many("\n".join(answers[a][0].cells or "" for a in places))
-            except RaceError:                   # a bad character: judged one by one
+        for size, places in groups.items():
+            n = 3 if size == 81 else 2
+            solved = one_line_cells([answers[a][1] for a in places], n)
+            puzzles = one_line_cells([answers[a][0].cells or "" for a in places], n)
+            if solved is None or puzzles is None:       # a bad character: judged one by one
                 continue
-            if solved is None or puzzles is None or solved[0] != puzzles[0]:
-                continue
-            for at, good in zip(places, are_solutions_of(puzzles[1], solved[1], solved[0]).tolist()):
+            for at, good in zip(places, are_solutions_of(puzzles, solved, n).tolist()):
                 verdicts[at] = bool(good)
         return verdicts
 
