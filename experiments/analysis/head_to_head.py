@@ -106,12 +106,15 @@ def _raced(campaign: analysis.Campaign, pairs: pd.DataFrame,
     return pairs[~out], int(out.sum())
 
 
-def scatter_figure(campaign: analysis.Campaign, a: str | None = None, b: str | None = None) -> Figure:
+def scatter_figure(campaign: analysis.Campaign, a: str | None = None, b: str | None = None,
+                   width: float | None = None) -> Figure:
     """Per-instance head to head, log-log: A's time on x, B's on y, on the same instances
     (:func:`experiments.analysis.compare.paired_times`), one panel per family. A censored
     time sits in the shaded strip beyond the limit line of its axis (hollow marker, spread
     out; each panel counts them); marker shape and grey tone encode n; the diagonal marks
-    equal times."""
+    equal times. ``width`` (inches): the figure's width, its panels stacked when side by side
+    they would be narrower than 2.8 in; names longer than a legend's are cut (:func:`short_label`)."""
+    from experiments.analysis.entrant_labels import short_label
     from experiments.analysis.figure_style import pyplot
     plt = pyplot()
     from matplotlib.lines import Line2D
@@ -129,19 +132,26 @@ def scatter_figure(campaign: analysis.Campaign, a: str | None = None, b: str | N
     pairs, skipped = _raced(campaign, paired_times(campaign, a, b), (a, b))
     families = list(dict.fromkeys(pairs["family"])) or campaign.families[:1]
     limit = campaign.timeout_s
-    fig, axes = plt.subplots(1, len(families), figsize=(3.3 * len(families) + 0.3, 3.4), squeeze=False)
+    if width is not None and width / len(families) < 2.8:      # a column: the square panels stacked
+        fig, stacked = plt.subplots(len(families), 1, figsize=(width, 3.0 * len(families)), squeeze=False)
+        axes = stacked.T
+    else:
+        fig, axes = plt.subplots(1, len(families), figsize=(width or 3.3 * len(families) + 0.3, 3.4),
+                                 squeeze=False)
+    name_a, name_b = short_label(a), short_label(b)        # a whole command line is no axis label
     finite = np.concatenate([pairs["time_a"], pairs["time_b"]]).astype(float)
     finite = finite[np.isfinite(finite) & (finite > 0)]
     low = finite.min() / 2 if finite.size else limit / 1e3
     ns = sorted(pairs["n"].unique())
     for ax, family in zip(axes[0], families):
         part = pairs[pairs["family"] == family]
-        _scatter_panel(ax, part, ns, low, limit, (a, b))
-        ax.set_xlabel(f"{a}: wall time (s)")
-        ax.set_ylabel(f"{b}: wall time (s)")
+        _scatter_panel(ax, part, ns, low, limit, (name_a, name_b))
+        ax.set_xlabel(f"{name_a}: wall time (s)")
+        ax.set_ylabel(f"{name_b}: wall time (s)")
         above = int((part["time_b"] > part["time_a"]).sum())
-        ax.set_title(f"{family} ({len(part)} instances; {b} slower on {above})" if len(families) > 1
-                     else f"{b} vs {a} per instance, {family} puzzles ({b} slower on {above} of {len(part)})")
+        ax.set_title(f"{family} ({len(part)} instances; {name_b} slower on {above})" if len(families) > 1
+                     else f"{name_b} vs {name_a} per instance, {family} puzzles ({name_b} slower on {above} "
+                          f"of {len(part)})")
     handles = [Line2D([], [], linestyle="none", marker=MARKERS[i % len(MARKERS)], markersize=4.5,
                       markerfacecolor=N_GREYS[i % len(N_GREYS)], markeredgecolor="black") for i in range(len(ns))]
     labels = [f"n = {n}" for n in ns]

@@ -369,7 +369,7 @@ def figure_builders(campaign: analysis.Campaign, table: pd.DataFrame | None = No
         "cactus": lambda width: cactus_figure(campaign, per_instance, width),
         "work": lambda width: work_figure(campaign, table, width),
         "phases": lambda width: phases_figure(campaign, table),
-        "scatter": lambda width: head_to_head.scatter_figure(campaign),
+        "scatter": lambda width: head_to_head.scatter_figure(campaign, width=width),
     }
 
 

@@ -198,8 +198,8 @@ def _side_by_side(names: list[str]) -> str:
 
 
 def family_section(campaign: analysis.Campaign, table: pd.DataFrame, family: str, file: str) -> str:
-    """One family's subsection: a paragraph per entrant, who was fastest per n, its table
-    (``file``: the table's name in generated/), set where it is cited."""
+    """One family's subsection: its table (``file``: the table's name in generated/), a paragraph
+    per entrant, who was fastest per n and the sentence that cites the table."""
     label = f"tab:{Path(file).stem.removeprefix('table_')}"
     parts = [f"\\subsection{{{escape(family)} puzzles}}\n"]
     for entrant in campaign.entrants:
@@ -210,7 +210,8 @@ def family_section(campaign: analysis.Campaign, table: pd.DataFrame, family: str
     if fastest:
         parts.append(" ".join(fastest) + "\n")
     parts.append(f"Table~\\ref{{{label}}} sums up the {escape(family)} puzzles.\n")
-    parts.append(f"\\begin{{table}}[!htb]\n\\centering\\small\n\\caption{{The {escape(family)} puzzles: "
+    # the table first: set at the top of the section's page, or right under its heading
+    parts.insert(1, f"\\begin{{table}}[!htb]\n\\centering\\small\n\\caption{{The {escape(family)} puzzles: "
                  "puzzles answered within the limit, the median wall time and its interquartile range "
                  "over all puzzles (an unanswered one counts as beyond the limit), PAR-2 (an unanswered "
                  "puzzle counts as twice the limit) and wrong answers.}\n"
