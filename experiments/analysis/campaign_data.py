@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.harness import records, records_columnar, schema
+from experiments.harness import records, runs_cache, schema
 from experiments.harness.identity import family_label, family_names, meta_family_labels
 from experiments.harness.provenance import read_meta
 from experiments.harness.schema import Status
@@ -220,9 +220,10 @@ def _recorded_refutations(runs: pd.DataFrame, root: Path) -> pd.DataFrame:
 
 def _valid_runs(csv_path: Path) -> pd.DataFrame:
     """The valid rows of ``csv_path`` as a table (text columns, the float columns as floats
-    when read in columns): read in columns (:mod:`experiments.harness.records_columnar`) when
-    every row is valid, else row by row (:func:`_scan`), the damaged rows named on stderr."""
-    fast = records_columnar.read_valid(csv_path)
+    when read in columns): read in columns (:mod:`experiments.harness.runs_cache`, a large file
+    from its columns kept beside it) when every row is valid, else row by row (:func:`_scan`),
+    the damaged rows named on stderr."""
+    fast = runs_cache.read_valid(csv_path)
     if fast is not None:
         return fast
     found = _scan(csv_path)
