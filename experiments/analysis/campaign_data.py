@@ -139,7 +139,9 @@ def load(path: str | Path) -> Campaign:
     if labels:
         runs["entrant"] = runs["entrant"].map(lambda spec: labels.get(spec, spec))
     default = meta_family_labels(meta).split(",")[0].strip() or "unique"
-    keys = runs["family"].astype(object).where(runs["family"].notna(), default).astype(str).str.strip()
+    family = runs["family"]
+    keys = (family.fillna(default) if isinstance(family.dtype, pd.StringDtype)
+            else family.astype(object).where(family.notna(), default)).astype(str).str.strip()
     runs["family_key"] = keys
     runs["family"] = keys.map(family_names(pd.unique(keys)))
     return Campaign(root, settle(runs, root), meta)
@@ -271,7 +273,7 @@ def _frame(runs: pd.DataFrame) -> pd.DataFrame:
                 runs[column] = values.where(~blank, np.nan)
     for column in (*schema.NUMERIC, "seed", "clues"):
         if runs[column].dtype != float:
-            runs[column] = pd.to_numeric(runs[column], errors="coerce")
+            runs[column] = runs_cache.numbers(runs[column])
     runs["n"] = runs["n"].astype(int)
     runs["repeat"] = runs["repeat"].fillna(0).astype(int)
     return runs

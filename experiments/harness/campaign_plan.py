@@ -283,8 +283,13 @@ def _suspects(frame: "pd.DataFrame", plan: Plan) -> "np.ndarray":
     import numpy as np
     import pandas as pd
 
+    from experiments.harness.runs_cache import numbers
+
     def text(column: str) -> pd.Series:
-        return frame[column].astype(object).where(frame[column].notna(), "").astype(str)
+        values = frame[column]
+        if isinstance(values.dtype, pd.StringDtype):       # read in columns: no object copy
+            return values.fillna("")
+        return values.astype(object).where(values.notna(), "").astype(str)
 
     campaign = text("campaign").str.strip()
     suspect = np.zeros(len(frame), dtype=bool)
@@ -292,14 +297,14 @@ def _suspects(frame: "pd.DataFrame", plan: Plan) -> "np.ndarray":
         suspect |= ((campaign != "") & ~campaign.isin(plan.names)).to_numpy()
     if plan.entrants is not None:
         suspect |= ~text("entrant").isin(plan.entrants).to_numpy()
-    n = pd.to_numeric(text("n"), errors="coerce")
+    n = numbers(text("n"))
     if plan.n_values is not None:
         suspect |= ~n.isin(plan.n_values).to_numpy()
     family = text("family").str.strip() if "family" in frame else pd.Series("", index=frame.index)
     if plan.generators:
         suspect |= ((family != "") & ~family.isin(set(plan.generators))).to_numpy()
     if plan.repeats is not None:
-        repeat = pd.to_numeric(text("repeat").replace("", "0"), errors="coerce")
+        repeat = numbers(text("repeat").replace("", "0"))
         suspect |= ~(repeat < plan.repeats).to_numpy()
     instance = text("instance")
     codes, distinct = pd.factorize(instance)           # each name looked at once

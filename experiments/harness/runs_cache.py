@@ -211,3 +211,19 @@ def _frame(table) -> pd.DataFrame:
         if frame[column].dtype != np.float64:
             frame[column] = frame[column].astype(np.float64)
     return frame
+
+
+def numbers(values: pd.Series) -> pd.Series:
+    """``pd.to_numeric(values, errors="coerce")``: cast by arrow when ``values`` is arrow text
+    that casts whole (integers when none is blank, else floats: what pandas gives), else by
+    pandas."""
+    if isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "pyarrow":
+        import pyarrow as pa
+        text = pa.chunked_array(values.array._pa_array)
+        try:
+            numbers = text.cast(pa.int64() if text.null_count == 0 else pa.float64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            numbers = None
+        if numbers is not None:
+            return pd.Series(numbers.to_numpy(), index=values.index, name=values.name)
+    return pd.to_numeric(values, errors="coerce")
