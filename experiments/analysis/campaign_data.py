@@ -282,8 +282,8 @@ def _frame(runs: pd.DataFrame) -> pd.DataFrame:
 def answered(runs: pd.DataFrame) -> pd.Series:
     """Per run, whether it is a measured answer (:func:`experiments.harness.schema.answered`);
     every other run is censored."""
-    status = runs["status"].astype(object)
-    codes, values = pd.factorize(runs["verified"].astype(object), use_na_sentinel=False)
+    status = runs["status"]
+    codes, values = pd.factorize(runs["verified"], use_na_sentinel=False)
     true = np.array([schema.is_true(v) for v in values], dtype=bool)[codes] if len(values) else \
         np.zeros(len(runs), dtype=bool)
     return pd.Series((status == Status.UNSAT.value).to_numpy()

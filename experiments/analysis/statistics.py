@@ -96,9 +96,11 @@ def instance_times(runs: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=INSTANCE_COLUMNS)
     family = (runs["family"].fillna("unique").astype(str) if "family" in runs.columns
               else pd.Series("unique", index=runs.index))
-    keys = pd.DataFrame({"entrant": runs["entrant"].to_numpy(), "family": family.to_numpy(),
-                         "n": runs["n"].to_numpy(), "instance": runs["instance"].to_numpy()})
-    group = keys.groupby(["entrant", "family", "n", "instance"], sort=False, dropna=False).ngroup().to_numpy()
+    columns = (runs["entrant"], family, runs["n"], runs["instance"])
+    # the groups numbered as they first appear: by the codes of each column (no object copy)
+    codes = pd.DataFrame({k: pd.factorize(values, use_na_sentinel=False)[0]
+                          for k, values in enumerate(columns)})
+    group = codes.groupby(list(codes.columns), sort=False).ngroup().to_numpy()
     wall = pd.to_numeric(runs["wall_s"], errors="coerce").to_numpy(dtype=float)
     time = np.where(answered(runs).to_numpy() & ~np.isnan(wall), wall, np.inf)
     order = np.lexsort((time, group))                   # by group, then time (inf last)
@@ -110,8 +112,10 @@ def instance_times(runs: pd.DataFrame) -> pd.DataFrame:
     with np.errstate(invalid="ignore"):
         median = np.where(np.isinf(a) | np.isinf(b), np.inf, a + (b - a) * 0.5)
     first = np.unique(group, return_index=True)[1]      # the first row of each group
-    status = runs["status"].astype(str).to_numpy()
-    rank = pd.Series(status).map({s: i for i, s in enumerate(schema.SEVERITY)}).fillna(0).to_numpy(int)
+    status_codes, words = pd.factorize(runs["status"].astype(str), use_na_sentinel=False)
+    words = np.asarray(words, dtype=object)
+    severity = {s: i for i, s in enumerate(schema.SEVERITY)}
+    rank = np.array([severity.get(w, 0) for w in words], dtype=int)[status_codes]
     worst_rank = np.full(groups, -1, dtype=np.int64)
     np.maximum.at(worst_rank, group, rank)
     # the worst status: the first run (by position) of each group with the worst rank
@@ -126,17 +130,18 @@ def instance_times(runs: pd.DataFrame) -> pd.DataFrame:
     with np.errstate(invalid="ignore", divide="ignore"):
         spread = np.where((counts > 1) & all_finite & (mean > 0),
                           np.sqrt(squares / np.maximum(counts - 1, 1)) / mean, math.nan)
-    if "instance_sha256" in runs.columns:
-        sha = pd.Series(runs["instance_sha256"].to_numpy(), dtype=object).groupby(group).first()
-        shas = sha.reindex(range(groups)).fillna("").astype(str).to_numpy()
-    else:
-        shas = np.full(groups, "", dtype=object)
-    head = keys.iloc[first]
+    shas = np.full(groups, "", dtype=object)
+    if "instance_sha256" in runs.columns:        # each group's first sha256 that is not NaN
+        sha_codes, distinct = pd.factorize(runs["instance_sha256"])
+        known = np.flatnonzero(sha_codes >= 0)
+        at, where = np.unique(group[known], return_index=True)
+        shas[at] = [str(v) for v in np.asarray(distinct, dtype=object)[sha_codes[known[where]]]]
+    head = [values.iloc[first].to_numpy() for values in columns]
     return pd.DataFrame({
-        "entrant": head["entrant"].to_numpy(), "family": head["family"].to_numpy(),
-        "n": head["n"].to_numpy().astype(int), "instance": head["instance"].to_numpy(),
+        "entrant": head[0], "family": head[1],
+        "n": head[2].astype(int), "instance": head[3],
         "instance_sha256": shas, "time": median,
-        "status": np.where(np.isfinite(median), status[first], status[worst_row]),
+        "status": np.where(np.isfinite(median), words[status_codes[first]], words[status_codes[worst_row]]),
         "repeats": counts, "spread": spread}, columns=INSTANCE_COLUMNS)
 
 
@@ -151,6 +156,8 @@ def summary(campaign: Campaign, per_instance: pd.DataFrame | None = None) -> pd.
     per_instance = instance_times(runs) if per_instance is None else per_instance
     ok = answered(runs).to_numpy()
     run_groups = runs.groupby(["family", "entrant", "n"], sort=False).indices
+    # the columns a group's statistics read, taken by index (never every column of its runs)
+    needed = runs[["timeout_s", "status", "cpu_s", "peak_rss_mb", *COUNTERS, *PHASES]]
     inst_groups = per_instance.groupby(["family", "entrant", "n"], sort=False).indices
     times_all = per_instance["time"].to_numpy(dtype=float)
     rows = []
@@ -160,7 +167,7 @@ def summary(campaign: Campaign, per_instance: pd.DataFrame | None = None) -> pd.
             for n in ns:
                 at = run_groups[(family, entrant, n)]
                 times = times_all[inst_groups.get((family, entrant, n), np.array([], dtype=int))]
-                rows.append(_summary_row(runs.iloc[at], ok[at], times, campaign.timeout_s)
+                rows.append(_summary_row(needed.iloc[at], ok[at], times, campaign.timeout_s)
                             | {"family": family, "entrant": entrant, "n": int(n)})
     columns = ["family", "entrant", "n"]
     frame = pd.DataFrame(rows)
