@@ -113,7 +113,7 @@ def scatter_figure(campaign: analysis.Campaign, a: str | None = None, b: str | N
     time sits in the shaded strip beyond the limit line of its axis (hollow marker, spread
     out; each panel counts them); marker shape and grey tone encode n; the diagonal marks
     equal times. ``width`` (inches): the figure's width, its panels stacked when side by side
-    they would be narrower than 2.8 in; names longer than a legend's are cut (:func:`short_label`)."""
+    they would be narrower than 2 in; names longer than a legend's are cut (:func:`short_label`)."""
     from experiments.analysis.entrant_labels import short_label
     from experiments.analysis.figure_style import pyplot
     plt = pyplot()
@@ -132,7 +132,7 @@ def scatter_figure(campaign: analysis.Campaign, a: str | None = None, b: str | N
     pairs, skipped = _raced(campaign, paired_times(campaign, a, b), (a, b))
     families = list(dict.fromkeys(pairs["family"])) or campaign.families[:1]
     limit = campaign.timeout_s
-    if width is not None and width / len(families) < 2.8:      # a column: the square panels stacked
+    if width is not None and width / len(families) < 2.0:      # a column: the square panels stacked
         fig, stacked = plt.subplots(len(families), 1, figsize=(width, 3.0 * len(families)), squeeze=False)
         axes = stacked.T
     else:
