@@ -170,7 +170,8 @@ def _sections(report) -> dict[str, str]:
     for entrant in _entrants(report):
         wrapped = "".join(re.escape(c) + (r"\s?" if c in "/:=,+" else "") for c in entrant)
         flat = re.sub(wrapped, entrant, flat)
-    parts = re.split(r" (\S+) puzzles (?=\S+ answered )", flat)     # a heading, then its first sentence
+    # a heading, then its first sentence or its table (set under the heading, or at the top of the page)
+    parts = re.split(r" (\S+) puzzles (?=\S+ answered |Table \d+: The \1 puzzles: )", flat)
     return dict(zip(parts[1::2], parts[2::2]))
 
 
