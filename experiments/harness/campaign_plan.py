@@ -333,9 +333,10 @@ def _suspects(frame: "pd.DataFrame", plan: Plan) -> "np.ndarray":
                     ~base.loc[rows].isin(plan._names(kind, int(size))).to_numpy()
     sha = text("instance_sha256")
     keyed = pd.DataFrame({"instance": instance, "n": text("n"), "family": family, "sha": sha})
-    recorded = keyed[(sha != "").to_numpy() & ~unsafe]
-    if len(recorded):
-        firsts = recorded.drop_duplicates()
+    recorded = np.flatnonzero((sha != "").to_numpy() & ~unsafe)
+    if len(recorded):          # the first row of each distinct key, found by codes (no copy)
+        key_codes = pd.DataFrame({c: pd.factorize(keyed[c])[0][recorded] for c in keyed.columns})
+        firsts = keyed.iloc[recorded[~key_codes.duplicated().to_numpy()]]
         firsts = firsts[~_vouched(firsts["instance"], firsts["sha"], plan)]
         bad = {tuple(row) for row in firsts.itertuples(index=False)
                if plan.mismatch({"instance": row.instance, "n": row.n, "family": row.family,
