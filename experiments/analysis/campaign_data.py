@@ -68,12 +68,13 @@ class Campaign:
 
     def family(self, name: str) -> "Campaign":
         """The campaign restricted to the instances of the family named ``name``."""
-        runs = self.runs[self.runs["family"] == name].reset_index(drop=True)
+        mine = self.runs["family"] == name
+        runs = (self.runs if mine.all() else self.runs[mine]).reset_index(drop=True)
         return Campaign(self.path, runs, self.meta | {"family": name})
 
     def holes_by_n(self, name: str) -> dict[int, float]:
         """The hole fraction of the family ``name`` at each n (empty for families without holes)."""
-        runs = self.runs[self.runs["family"].astype(str) == name]
+        runs = self.runs[["n", "holes"]][self.runs["family"].astype(str) == name]
         holes = pd.to_numeric(runs["holes"], errors="coerce")
         return {int(n): float(h) for n, h in zip(runs["n"], holes) if pd.notna(h)}
 

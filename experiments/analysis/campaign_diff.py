@@ -110,7 +110,8 @@ def entrant_pairs(old: analysis.Campaign, new: analysis.Campaign, entrants: list
 
 
 def _times(campaign: analysis.Campaign, entrant: str, n_values, families) -> pd.DataFrame:
-    runs = campaign.runs[campaign.runs["entrant"] == entrant]
+    runs = analysis.instance_inputs(campaign.runs)
+    runs = runs[runs["entrant"] == entrant]
     if n_values:
         runs = runs[runs["n"].isin(n_values)]
     if families:

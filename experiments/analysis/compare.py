@@ -68,7 +68,7 @@ def paired_times(campaign: analysis.Campaign, a: str, b: str, n_values: list[int
         if name not in campaign.entrants:
             raise RaceError(f"entrant {name!r} is not in campaign {campaign.name} "
                             f"(its entrants: {', '.join(campaign.entrants)})")
-    runs = campaign.runs
+    runs = analysis.instance_inputs(campaign.runs)
     if n_values:
         runs = runs[runs["n"].isin(n_values)]
     if families:
@@ -128,7 +128,7 @@ def spread_warnings(campaign: analysis.Campaign, entrants: list[str],
     coefficient of variation exceeds ``limit``; a note when nothing was repeated.
     ``per_instance``: the campaign's :func:`analysis.instance_times`, when at hand."""
     if per_instance is None:
-        runs = campaign.runs
+        runs = analysis.instance_inputs(campaign.runs)
         mine = runs["entrant"].isin(entrants)
         per_instance = analysis.instance_times(runs if mine.all() else runs[mine])
     times = per_instance[per_instance["entrant"].isin(entrants)]

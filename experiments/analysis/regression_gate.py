@@ -66,6 +66,7 @@ def _instances(campaign: analysis.Campaign, entrant: str, n_values: list[int] | 
 
 def _made(runs: pd.DataFrame, entrant: str, n_values: list[int] | None,
           families: list[str] | None) -> dict[tuple[str, int], dict[str, str]]:
+    runs = analysis.instance_inputs(runs)                # what is read here, no other column
     runs = runs[runs["entrant"] == entrant]
     if n_values:
         runs = runs[runs["n"].isin(n_values)]

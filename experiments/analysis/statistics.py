@@ -83,6 +83,14 @@ def par2(times: np.ndarray | list[float], limit: float) -> float:
 
 INSTANCE_COLUMNS = ["entrant", "family", "n", "instance", "instance_sha256", "time", "status", "repeats",
                     "spread"]
+#: the columns of the runs :func:`instance_times` reads
+INSTANCE_INPUTS = ("entrant", "family", "n", "instance", "instance_sha256", "wall_s", "status", "verified")
+
+
+def instance_inputs(runs: pd.DataFrame) -> pd.DataFrame:
+    """``runs`` with only the columns :func:`instance_times` reads (those it has): what a caller
+    selects before taking some of the rows, so that the other columns are not copied."""
+    return runs[[c for c in INSTANCE_INPUTS if c in runs.columns]]
 
 
 def instance_times(runs: pd.DataFrame) -> pd.DataFrame:

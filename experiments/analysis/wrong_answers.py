@@ -59,7 +59,8 @@ class Faults:
 
 def _runs(campaign: analysis.Campaign, entrant: str, n_values: list[int] | None,
           families: list[str] | None) -> pd.DataFrame:
-    runs = campaign.runs[campaign.runs["entrant"] == entrant]
+    runs = analysis.instance_inputs(campaign.runs)       # what faults reads, no other column
+    runs = runs[runs["entrant"] == entrant]
     if n_values:
         runs = runs[runs["n"].isin(n_values)]
     if families:
