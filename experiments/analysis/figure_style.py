@@ -289,6 +289,7 @@ def fit_width(fig: Figure, width: float, rounds: int = 6) -> None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)
                 fig.tight_layout()
+            _fit_titles(fig)
             _fit_legends(fig, width)
             box = fig.get_tightbbox(fig.canvas.get_renderer())
             excess = box.width - width
@@ -303,15 +304,43 @@ def fit_width(fig: Figure, width: float, rounds: int = 6) -> None:
         fig.set_dpi(shown)
 
 
+def _fit_titles(fig: Figure) -> None:
+    """Each panel's title on as many lines as keep it within its panel's width (at spaces)."""
+    import textwrap
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        title = ax.title
+        text = " ".join(title.get_text().split())
+        room = ax.get_window_extent(renderer).width
+        if not text or " " not in text or title.get_window_extent(renderer).width <= room:
+            continue
+        chars = len(text)
+        while chars > 8:
+            chars -= 4
+            title.set_text(textwrap.fill(text, chars, break_long_words=False))
+            if title.get_window_extent(renderer).width <= room:
+                break
+
+
 def _fit_legends(fig: Figure, width: float) -> None:
     """Each legend under the axes (:func:`legend_below`'s) with as many columns as fit
     ``width`` inches, one at least: drawn again with one column less until it fits."""
+    import textwrap
     renderer = fig.canvas.get_renderer()
     for legend in list(fig.legends):
-        columns = legend._ncols
-        while columns > 1 and legend.get_window_extent(renderer).width / fig.dpi > width:
-            columns -= 1
-            handles, labels = legend.legend_handles, [t.get_text() for t in legend.texts]
+        columns, chars = legend._ncols, None
+        while legend.get_window_extent(renderer).width / fig.dpi > width:
+            labels = [t.get_text() for t in legend.texts]
+            if columns > 1:
+                columns -= 1
+            else:                     # one column and still too wide: a long note on more lines
+                longest = max(len(line) for label in labels for line in label.splitlines() or [""])
+                chars = min(chars or longest, longest) - 6
+                if chars < 20:
+                    break
+                labels = [textwrap.fill(" ".join(label.split()), chars) if len(label) > chars else label
+                          for label in labels]
+            handles = legend.legend_handles
             legend.remove()
             legend = fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0),
                                 ncol=columns, frameon=False, handlelength=3.2, columnspacing=1.4)

@@ -18,6 +18,7 @@ matplotlib Figure built from a :class:`experiments.analysis.statistics.Campaign`
 
 from __future__ import annotations
 
+import math
 import textwrap
 
 from pathlib import Path
@@ -61,13 +62,17 @@ GRID_SIZE_TICKS = 5
 
 #: the least room (inches) per tick for a tick that also names the grid size
 GRID_SIZE_ROOM = 0.45
+#: the least room (inches) per named tick: closer ticks name every second (third, ...) n
+TICK_ROOM = 0.17
 
 
 def _n_axis(ax, ns: list[int]) -> None:
     room = ax.get_position().width * ax.figure.get_size_inches()[0] / max(len(ns), 1)
     ax.set_xticks(ns)
+    step = max(1, math.ceil(TICK_ROOM / room)) if room > 0 else 1    # crowded: every step-th n named
     ax.set_xticklabels([f"{n}\n({n * n}×{n * n})" for n in ns]
-                       if len(ns) <= GRID_SIZE_TICKS and room >= GRID_SIZE_ROOM else [str(n) for n in ns])
+                       if len(ns) <= GRID_SIZE_TICKS and room >= GRID_SIZE_ROOM else
+                       [str(n) if k % step == 0 else "" for k, n in enumerate(ns)])
     ax.set_xlabel("box size n (grid n²×n²)" if room * max(len(ns), 1) >= 1.8 else "box size n")
     if ns:
         ax.set_xlim(min(ns) - 0.4, max(ns) + 0.4)
