@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from formats.errors import RaceError
-from solvers.process_tree import child_pids, is_subreaper, kill_adopted, set_subreaper
+from solvers.process_tree import child_pids, is_subreaper, kill_adopted, reap, set_subreaper
 
 #: default bound on the bytes read from a child's stdout (and, separately, stderr).
 MAX_OUTPUT = 16 << 20
@@ -129,12 +129,12 @@ def _run(command: list[str], stdin: BinaryIO | None, pass_fds: tuple[int, ...], 
             # its pipes are closed: let the program finish exiting before its group is
             # killed, or a plain `exit 1` is reported as "killed by signal 9"
             with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(EXIT_GRACE)
+                reap(proc, EXIT_GRACE)
         kill_group(proc.pid)
-        code = proc.wait()
+        code = reap(proc)
     except BaseException:
         kill_group(proc.pid)
-        proc.wait()
+        reap(proc)
         raise
     finally:
         proc.stdout.close()

@@ -175,6 +175,44 @@ class TreeMemory:
         self.members.clear()
 
 
+#: the largest peak RSS (kB) of a child reaped by :func:`reap` since :func:`reaped_peak_kb`
+#: was last reset
+_REAPED_KB = [0]
+
+
+def reap(proc, timeout: float | None = None) -> int:
+    """``proc.wait(timeout)`` for a :class:`subprocess.Popen`, reaped with ``wait4`` so its own
+    peak memory is kept (:func:`reaped_peak_kb`): a solver's program measured exactly, however
+    briefly it ran. Raises :class:`subprocess.TimeoutExpired` as ``wait`` does."""
+    import subprocess
+    if proc.returncode is not None:
+        return proc.returncode
+    deadline = None if timeout is None else time.monotonic() + timeout
+    pause = 0.0005
+    while True:
+        try:
+            pid, status, usage = os.wait4(proc.pid, 0 if deadline is None else os.WNOHANG)
+        except ChildProcessError:               # reaped already (by Popen itself)
+            return proc.wait()
+        if pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            _REAPED_KB[0] = max(_REAPED_KB[0], usage.ru_maxrss)
+            return proc.returncode
+        if deadline is not None and time.monotonic() >= deadline:
+            raise subprocess.TimeoutExpired(proc.args, timeout or 0.0)
+        time.sleep(pause)
+        pause = min(pause * 2, 0.02)
+
+
+def reaped_peak_kb(reset: bool = False) -> int:
+    """The largest peak RSS (kB) of the children :func:`reap` reaped since the last reset (0
+    when none); with ``reset``, start again from 0."""
+    peak = _REAPED_KB[0]
+    if reset:
+        _REAPED_KB[0] = 0
+    return peak
+
+
 def child_pids() -> set[int]:
     """The pids of this process's own children (zombies included)."""
     return set(children(os.getpid()))

@@ -24,6 +24,7 @@ import numpy as np
 from formats import dimacs, sat_output
 from formats.errors import RaceError
 from formats.source import decode_utf8
+from solvers.process_tree import reap
 from solvers.limited_process import child_setup, owned_temp_dir
 
 
@@ -123,17 +124,17 @@ def run_solver(command: list[str], timeout: float | None, workdir: str,
         except OSError as exc:
             raise RaceError(f"cannot run {command[0]}: {exc.strerror}") from None
     try:
-        code = proc.wait(timeout=timeout)
+        code = reap(proc, timeout)            # reaped with its peak memory (the cell's)
     except subprocess.TimeoutExpired:
         code = None
         _kill_group(proc, signal.SIGTERM)     # kissat and cadical print their statistics
         try:
-            proc.wait(timeout=TERM_GRACE)
+            reap(proc, TERM_GRACE)
         except subprocess.TimeoutExpired:
             pass
     finally:
         _kill_group(proc)
-        proc.wait()
+        reap(proc)
     stdout = _read_output(out_path, command[0], limit)
     stderr = _read_output(err_path, command[0], limit).decode("utf-8", "replace")
     return decode_utf8(stdout, f"output of {command[0]}"), stderr, code

@@ -195,7 +195,8 @@ print('STATS', {{int(p.split('/')[2]): k for p, k in opened.items()
             stranger.kill()
             stranger.wait()
     assert len(records.read_rows(tmp_path / "scan" / "runs.csv")) == 200, proc.stderr[-2000:]
-    line = next(x for x in proc.stdout.splitlines() if x.startswith("STATS "))
+    line = next((x for x in proc.stdout.splitlines() if x.startswith("STATS ")), "")
+    assert line, proc.stdout[-2000:] + proc.stderr[-3000:]
     reads = eval(line.split(" ", 1)[1])                 # {pid: opens of its /proc/PID/stat}
     for stranger in strangers:                          # a scan per cell would be >= 200
         assert reads.get(stranger.pid, 0) <= 20, \
@@ -219,5 +220,5 @@ def test_Z3_a_cells_memory_is_its_solvers_processes_not_the_worker_twice(tmp_pat
     rows = records.read_rows(tmp_path / "hog" / "runs.csv")
     assert r.exit_code == 0, r.output
     assert [row["status"] for row in rows] == ["solved", "solved"], [row["message"] for row in rows]
-    for row in rows:
-        assert 250 <= float(row["peak_rss_mb"]) < 320, row["peak_rss_mb"]
+    for row in rows:        # the program's high-water mark, or the harness's readings of it
+        assert 200 <= float(row["peak_rss_mb"]) < 320, row["peak_rss_mb"]

@@ -312,6 +312,7 @@ def test_disk_full_ends_the_run_with_one_line_and_loses_nothing(out, monkeypatch
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr(records, "_write", write_until_full)
+    monkeypatch.setattr(records, "FLUSH_ROWS", 1)        # a write per row, as each is held
     r = race(args)
     assert r.exit_code == 2
     assert r.output.count("race: error:") == 1

@@ -29,7 +29,6 @@ The confirmer (:mod:`experiments.harness.confirmer`) runs in a process of its ow
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Callable
@@ -167,8 +166,6 @@ def _second_solution(grid: Grid, first: Grid, text: str | None, name: str) -> bo
     return is_solution_of(grid, other) and other != first
 
 
-#: a ``# key=value`` line of an instance's header
-_HEADER = re.compile(r"^#([^=\n]*)=([^\n]*)", re.M)
 #: the ``# key=value`` words of an instance's header that a verified grid can contradict
 _PROOF_KEYS = ("solution", "planted", "second")
 
@@ -211,7 +208,11 @@ class _Case:
     def plain(self) -> bool:
         """Whether the file records nothing a verified grid could show wrong: no solution of
         its own, no "none" (``kind=unsat``, ``solutions=0``), read from its header alone."""
-        meta = {key.strip(): value.strip() for key, value in _HEADER.findall(self.text)}
+        meta = {}
+        for line in self.text.split("\n"):
+            if line[:1] == "#" and "=" in line:
+                key, _, value = line[1:].partition("=")
+                meta[key.strip()] = value.strip()
         word = self.listed if self.listed not in (None, "", "unchecked") else meta.get("solutions")
         return (not any(k in meta for k in _PROOF_KEYS) and meta.get("kind") != "unsat"
                 and word != "0" and meta.get("solutions") != "0")

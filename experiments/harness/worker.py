@@ -170,11 +170,14 @@ def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
     """
     from formats.grid_text import format_compact
     from solvers.interface import SOLVED, WRONG
+    from solvers.process_tree import reaped_peak_kb
 
     kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     kids_peak0, kids_cpu0 = kids0.ru_maxrss, kids0.ru_utime + kids0.ru_stime
     _reset_peak_rss()
     base_kb = _peak_rss_kb() if tree else 0     # just reset: this process's RSS now
+    if tree:
+        reaped_peak_kb(reset=True)
     cpu0 = _cpu_seconds()
     t0 = time.perf_counter()
     first = solver.solve(grid)
@@ -200,7 +203,8 @@ def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
         # the kernel keeps the children's lifetime high-water mark: it is this cell's child's
         # peak when this cell raised it; otherwise unknown here (the parent's readings stand)
         grew = max(0, self_peak - base_kb) / 1024.0
-        peak_mb = kids.ru_maxrss / 1024.0 + grew if kids.ru_maxrss > kids_peak0 else None
+        child_kb = max(reaped_peak_kb(), kids.ru_maxrss if kids.ru_maxrss > kids_peak0 else 0)
+        peak_mb = child_kb / 1024.0 + grew if child_kb else None
     elif kids.ru_utime + kids.ru_stime > kids_cpu0 or kids.ru_maxrss > kids_peak0:
         # a solver that said it starts no process ran one: its high-water mark counts too
         peak_mb = (self_peak + kids.ru_maxrss) / 1024.0
