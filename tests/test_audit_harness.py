@@ -220,5 +220,5 @@ def test_Z3_a_cells_memory_is_its_solvers_processes_not_the_worker_twice(tmp_pat
     rows = records.read_rows(tmp_path / "hog" / "runs.csv")
     assert r.exit_code == 0, r.output
     assert [row["status"] for row in rows] == ["solved", "solved"], [row["message"] for row in rows]
-    for row in rows:        # the program's high-water mark, or the harness's readings of it
-        assert 200 <= float(row["peak_rss_mb"]) < 320, row["peak_rss_mb"]
+    for row in rows:                        # the program's own peak, each time it ran
+        assert 250 <= float(row["peak_rss_mb"]) < 320, row["peak_rss_mb"]
