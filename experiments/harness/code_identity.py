@@ -225,10 +225,32 @@ def file_sha256(path: str | Path) -> str:
 
 # -- an entrant's identity -----------------------------------------------------------------
 
+#: module -> (its files with their modification times, its identity): worked out once per
+#: process while none of its files changes
+_KNOWN: dict[str, tuple[tuple[tuple[Path, int], ...], dict[str, Any]]] = {}
+
+
+def _stamp(path: Path) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return -1
+
+
 def of_module(module: str) -> dict[str, Any]:
     """The identity of the solver code in ``module`` (kind ``source``, or ``plugin`` when it
     lies outside the project: with its distribution and version)."""
+    known = _KNOWN.get(module)
+    if known is not None and all(_stamp(path) == stamp for path, stamp in known[0]):
+        return dict(known[1])
     python, kernels = sources(module)
+    stamps = tuple((path, _stamp(path)) for path in (*python, *kernels))
+    identity = _identity(module, python, kernels)
+    _KNOWN[module] = (stamps, identity)
+    return dict(identity)
+
+
+def _identity(module: str, python: list[Path], kernels: list[Path]) -> dict[str, Any]:
     own = _top_of(module)
     root = own[1] if own else _root()
     source = _digest(python, root)

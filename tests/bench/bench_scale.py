@@ -1,4 +1,4 @@
-"""A race of many runs: 49,151 puzzles x dlx, the analysis of 49k and 1,000,000 rows, and the dask
+"""A race of many runs: 49,151 puzzles x bitset at -j 2, the analysis of 49k and 1,000,000 rows, and the dask
 executor against the local one.
 
 The puzzles: Gordon Royle's 49,151 17-clue puzzles when ``RACE_17CLUE`` names the file
@@ -35,7 +35,7 @@ from experiments.harness import synthetic_campaign  # noqa: E402
 
 PUZZLES = 49_151
 #: seconds and MB: the bounds of each step (the issue's table)
-RUN_S, RUN_MB, RESUME_S = 180.0, 500.0, 5.0
+RUN_S, RUN_MB, RESUME_S = 60.0, 400.0, 2.0
 ANALYSIS_S, ANALYSIS_MB = 5.0, 500.0
 MILLION_S, MILLION_MB = 60.0, 2048.0
 DASK_RATIO = 0.9
@@ -82,11 +82,11 @@ def main() -> None:
                       "bound")
     instances, what = puzzle_set(work, PUZZLES)
     print(f"puzzles: {what}", flush=True)
-    run = ["run", "--instances", str(instances), "--solvers", "dlx", "--n", "3", "--out",
-           str(work / "out"), "--campaign", "c", "--no-report"]
+    run = ["run", "--instances", str(instances), "--solvers", "bitset", "--n", "3", "-j", "2",
+           "--out", str(work / "out"), "--campaign", "c", "--no-report"]
     wall, peak, _ = race(*run)
     print(f"race run: {PUZZLES / wall:.0f} cells/s", flush=True)
-    step(targets, "race run 49k dlx", wall, peak, RUN_S, RUN_MB)
+    step(targets, "race run 49k bitset -j 2", wall, peak, RUN_S, RUN_MB)
     wall, peak, _ = race(*run)
     targets.at_most("resume with nothing to run wall (s)", wall, RESUME_S, "seconds, one process")
     campaign = str(work / "out" / "c")
