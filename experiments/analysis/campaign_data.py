@@ -145,7 +145,9 @@ def load(path: str | Path) -> Campaign:
             else family.astype(object).where(family.notna(), default)).astype(str).str.strip()
     runs["family_key"] = keys
     runs["family"] = keys.map(family_names(pd.unique(keys)))
-    return Campaign(root, settle(runs, root), meta)
+    runs = settle(runs, root)
+    runs_cache.release()                  # what the checks and conversions held, given back
+    return Campaign(root, runs, meta)
 
 
 def settle(runs: pd.DataFrame, root: Path | None = None) -> pd.DataFrame:

@@ -75,6 +75,7 @@ def read_valid(path: Path) -> pd.DataFrame | None:
     written = _write(cache, table, identity)      # the text parsed, kept while it is checked
     if written is not None:
         del table                                 # read back mapped: no second copy in memory
+        release()
         table = _mapped(written)
     frame = _frame(table) if table is not None else None
     try:
@@ -99,6 +100,13 @@ def _kept(path: Path, info: os.stat_result) -> bool:
     """Whether :func:`records_columnar.read_valid` keeps the table of ``path`` as it is now
     (a run read it as it started: its summary takes that table, not a second one)."""
     return (str(path.resolve()), info.st_size, info.st_mtime_ns) in records_columnar._LAST
+
+
+def release() -> None:
+    """Give the memory arrow holds but no longer uses back to the system (its allocator keeps
+    what a large table freed)."""
+    import pyarrow as pa
+    pa.default_memory_pool().release_unused()
 
 
 def _remove(path: str | None) -> None:
@@ -189,7 +197,7 @@ def _parse(path: Path):
     floats = set(_floats())
     try:
         table = csv.read_csv(
-            path, read_options=csv.ReadOptions(block_size=1 << 24),
+            path, read_options=csv.ReadOptions(block_size=1 << 22),
             parse_options=csv.ParseOptions(quote_char=False, double_quote=False, escape_char=False,
                                            newlines_in_values=False, ignore_empty_lines=False),
             convert_options=csv.ConvertOptions(
@@ -205,10 +213,15 @@ def _parse(path: Path):
 
 def _frame(table) -> pd.DataFrame:
     """``table`` as records_columnar's table: text columns of pandas' string type, float columns
-    as float64 (null = NaN)."""
-    frame = table.to_pandas(split_blocks=True)
+    as float64 (null = NaN). A float column blank in every row (a counter or phase no entrant
+    reports) is one NaN repeated by a read-only view, not a column of NaN in memory."""
+    blank = [c for c in _floats() if table[c].null_count == table.num_rows]
+    frame = table.drop_columns(blank).to_pandas(split_blocks=True)
     for column in _floats():
-        if frame[column].dtype != np.float64:
+        if column in blank:
+            frame.insert(list(table.column_names).index(column), column, pd.Series(
+                np.broadcast_to(np.float64(np.nan), len(frame)), index=frame.index, copy=False))
+        elif frame[column].dtype != np.float64:
             frame[column] = frame[column].astype(np.float64)
     return frame
 

@@ -54,14 +54,14 @@ def instance_rows(campaign: analysis.Campaign, per_instance: pd.DataFrame | None
     conflicts), the share of empty cells and the clues."""
     runs = campaign.runs
     rows = analysis.instance_times(runs) if per_instance is None else per_instance
-    ok = runs[analysis.answered(runs)]
     keys = ["entrant", "family", "n", "instance"]
+    ok = runs[keys + list(COUNTERS)][analysis.answered(runs)]      # no other column copied
     if len(ok):
         counters = ok.groupby(keys)[list(COUNTERS)].median().reset_index()
         rows = rows.merge(counters, on=keys, how="left")
     else:
         rows = rows.assign(**{c: np.nan for c in COUNTERS})
-    extra = runs.drop_duplicates("instance")[["instance", "holes", "clues"]]
+    extra = runs[["instance", "holes", "clues"]].drop_duplicates("instance")
     rows = rows.merge(extra, on="instance", how="left")
     rows["work"] = rows["nodes"].where(rows["nodes"].notna(), rows["conflicts"])
     return rows
