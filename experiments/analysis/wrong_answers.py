@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from experiments.analysis import statistics as analysis
@@ -69,7 +70,17 @@ def _runs(campaign: analysis.Campaign, entrant: str, n_values: list[int] | None,
 
 
 def _key(runs: pd.DataFrame) -> pd.Series:
-    """An instance's identity across campaigns: its sha256, else family, n and file name."""
+    """An instance's identity across campaigns: its sha256, else family, n and file name
+    (:func:`_keys`), worked out once per distinct (sha256, family, n, file name)."""
+    columns = ["instance_sha256", "family", "n", "instance"]
+    codes = pd.DataFrame({c: pd.factorize(runs[c], use_na_sentinel=False)[0] for c in columns})
+    distinct = codes.groupby(columns, sort=False).ngroup().to_numpy()
+    first = np.unique(distinct, return_index=True)[1]
+    keys = _keys(runs[columns].iloc[first]).to_numpy(dtype=object)
+    return pd.Series(keys[distinct], index=runs.index, dtype=object, name="instance_sha256")
+
+
+def _keys(runs: pd.DataFrame) -> pd.Series:
     sha = runs["instance_sha256"].astype(object)
     named = runs["family"].astype(str) + "|" + runs["n"].astype(str) + "|" + runs["instance"].astype(str)
     return sha.where(sha.notna() & ~sha.astype(str).isin(["", "nan"]), named)
