@@ -10,8 +10,9 @@ than 17-clue ones). Each command runs in a process of its own; its wall time and
 campaign (2 entrants x 10 repeats x 50,000 instances); the first command reading it parses
 runs.csv and keeps its columns beside it (:mod:`experiments.harness.runs_cache`), the others
 map them. The dask figures are cells/s of a LocalCluster of 2 workers x 1 thread and of 1
-worker x 2 threads against the local executor (``-j 2``) on the same 5,000 cells, measured in the same run (the local executor's wall time
-is the mean of a run before the clusters and one after).
+worker x 2 threads against the local executor (``-j 2``) on the same 5,000 cells, measured in
+the same run (the local executor's wall time is the mean of a run before the clusters and one
+after).
 """
 
 from __future__ import annotations
