@@ -27,6 +27,7 @@ def test_the_table_is_the_pandas_readers_and_is_kept_beside_the_file(campaign, m
     assert expected is not None and parsed is not None
     pd.testing.assert_frame_equal(parsed, expected)
     assert (campaign / runs_cache.NAME).is_file()
+    assert (campaign / runs_cache.NAME).stat().st_mode == path.stat().st_mode      # as readable
     assert [p.name for p in campaign.iterdir() if p.name.startswith(f".{runs_cache.NAME}")] == []
 
     def no_parse(_path):

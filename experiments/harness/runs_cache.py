@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -72,7 +73,7 @@ def read_valid(path: Path) -> pd.DataFrame | None:
     table = _parse(path)
     if table is None:
         return records_columnar.read_valid(path)
-    written = _write(cache, table, identity)      # the text parsed, kept while it is checked
+    written = _write(cache, table, identity, info.st_mode)   # kept while it is checked
     if written is not None:
         del table                                 # read back mapped: no second copy in memory
         release()
@@ -149,9 +150,10 @@ def _schema():
     return pa.schema([(c, pa.float64() if c in floats else pa.large_string()) for c in COLUMNS])
 
 
-def _write(cache: Path, table, identity: dict[str, int]) -> str | None:
+def _write(cache: Path, table, identity: dict[str, int], mode: int) -> str | None:
     """``table``, recording ``identity``, written whole to a new file beside ``cache`` (its
-    path), or None when it cannot be written (a read-only directory, a full disk)."""
+    path), readable as runs.csv is (``mode``), or None when it cannot be written (a read-only
+    directory, a full disk)."""
     import pyarrow as pa
     import pyarrow.feather as feather
     table = table.replace_schema_metadata({_KEY: json.dumps(identity).encode()})
@@ -159,6 +161,7 @@ def _write(cache: Path, table, identity: dict[str, int]) -> str | None:
     try:
         fd, temporary = tempfile.mkstemp(prefix=f".{NAME}.", dir=cache.parent)
         os.close(fd)
+        os.chmod(temporary, stat.S_IMODE(mode) & 0o666)
         feather.write_feather(table, temporary, compression="uncompressed")
     except (OSError, pa.ArrowException):
         _remove(temporary)
