@@ -145,7 +145,7 @@ def generate(n_text: str, instances_text: str, seed_text: str, kind: str, holes_
       race generate --n 5 --instances 3 --seed 1 -o /tmp/p5
       race generate --n 4 --family holes --holes 0.6 --pattern balanced
       race generate --n 15 --family holes --holes 0.33 --fill latin
-      race generate --n 4 --family hard --peaks hardness_peaks.csv  # your landscape's peaks
+      race generate --n 4 --family hard --peaks hardness_peaks.csv  # your peaks
     """
     n = _int("n", n_text, 1)
     if n > MAX_N:

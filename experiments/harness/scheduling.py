@@ -243,6 +243,12 @@ class _Race:
         self.batching = hasattr(executor, "submit_batch")
         #: instance texts by sha256, each read once
         self.texts: dict[str, str] = {}
+        #: instance sha256 -> its cells still to record: its text and the referee's case are
+        #: let go with its last row (a campaign of 49,151 puzzles holds only those in flight)
+        self.uses: dict[str, int] = {}
+        for cell in self.pending:
+            if cell.instance is not None:
+                self.uses[cell.instance.sha256] = self.uses.get(cell.instance.sha256, 0) + 1
         self.referee = Referee(self.config.timeout_s)
         self.stats = RunStats(wrong_records=self.referee.wrong_records)
         self.failures: dict[str, int] = {}      # entrant -> workers that failed to start
@@ -256,6 +262,8 @@ class _Race:
         the referee's batch check of its grid, :meth:`Referee.check_many`, where made)."""
         c = self.config
         outcome = self.judge(cell, outcome, checked)
+        if cell.instance is not None:
+            self.done_with(cell.instance.sha256)
         outcome.setdefault("cores", self.cores(cell))
         row = records.make_row(c.campaign, c.seed, c.timeout_s,
                                self.entrants[cell.entrant], cell, outcome)
@@ -279,6 +287,16 @@ class _Race:
             cost[1] += c.timeout_s
         if self.on_row:
             self.on_row(row)
+
+    def done_with(self, sha256: str) -> None:
+        """One cell of the instance ``sha256`` is recorded: after its last, its text and case go."""
+        left = self.uses.get(sha256, 1) - 1
+        if left > 0:
+            self.uses[sha256] = left
+            return
+        self.uses.pop(sha256, None)
+        self.texts.pop(sha256, None)
+        self.referee.cases.pop(sha256, None)
 
     def holes(self, cell: Cell) -> float | None:
         """The hole fraction of the cell's family at its n (None where it has none)."""
@@ -416,10 +434,10 @@ class _Race:
             if outcome.get("returned"):
                 if outcome.get("harness_fault"):
                     self.retried[key] = self.retried.get(key, 0) + 1
-                    if self.retried[key] > RETRIES:
-                        self.emit(cell, {"status": Status.ERROR, "message":
-                                         f"the harness failed under this cell {RETRIES + 1} times: "
-                                         f"{outcome.get('message')}"})
+                    if self.retried[key] > RETRIES:     # not the entrant's: left for a resume
+                        count, _ = self.stats.not_started.get(cell.entrant, (0, ""))
+                        self.stats.not_started[cell.entrant] = (
+                            count + 1, f"the harness failed under its cells: {outcome.get('message')}")
                         continue
                 back.append((rank, cell))
             elif outcome.get("start_failed"):
