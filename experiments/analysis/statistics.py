@@ -164,8 +164,10 @@ def summary(campaign: Campaign, per_instance: pd.DataFrame | None = None) -> pd.
     per_instance = instance_times(runs) if per_instance is None else per_instance
     ok = answered(runs).to_numpy()
     run_groups = runs.groupby(["family", "entrant", "n"], sort=False).indices
-    # the columns a group's statistics read, taken by index (never every column of its runs)
-    needed = runs[["timeout_s", "status", "cpu_s", "peak_rss_mb", *COUNTERS, *PHASES]]
+    # the columns a group's statistics read, taken by index (never every column of its runs):
+    # the limit and status of every run, the measurements of the answered ones
+    needed = runs[["timeout_s", "status"]]
+    measured = runs[["cpu_s", "peak_rss_mb", *COUNTERS, *PHASES]]
     inst_groups = per_instance.groupby(["family", "entrant", "n"], sort=False).indices
     times_all = per_instance["time"].to_numpy(dtype=float)
     rows = []
@@ -175,17 +177,19 @@ def summary(campaign: Campaign, per_instance: pd.DataFrame | None = None) -> pd.
             for n in ns:
                 at = run_groups[(family, entrant, n)]
                 times = times_all[inst_groups.get((family, entrant, n), np.array([], dtype=int))]
-                rows.append(_summary_row(needed.iloc[at], ok[at], times, campaign.timeout_s)
+                rows.append(_summary_row(needed.iloc[at], measured.iloc[at[ok[at]]], times,
+                                         campaign.timeout_s)
                             | {"family": family, "entrant": entrant, "n": int(n)})
     columns = ["family", "entrant", "n"]
     frame = pd.DataFrame(rows)
     return frame[columns + [c for c in frame.columns if c not in columns]] if rows else frame
 
 
-def _summary_row(cells: pd.DataFrame, ok: np.ndarray, times: np.ndarray, limit: float) -> dict:
-    """The statistics of one (family, entrant, n): ``cells`` its runs (``ok``: which are
-    answered), ``times`` its per-instance times (``inf`` = censored)."""
-    solved_runs = cells[ok]
+def _summary_row(cells: pd.DataFrame, solved_runs: pd.DataFrame, times: np.ndarray,
+                 limit: float) -> dict:
+    """The statistics of one (family, entrant, n): ``cells`` its runs (their limit and status),
+    ``solved_runs`` the answered ones (their measurements), ``times`` its per-instance times
+    (``inf`` = censored)."""
     cell_limit = pd.to_numeric(cells["timeout_s"], errors="coerce").max()
     cell_limit = float(cell_limit) if pd.notna(cell_limit) else limit
     interval = bootstrap.median_interval(times)
