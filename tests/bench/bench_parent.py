@@ -35,9 +35,8 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
+import bench_scale  # noqa: E402
 from targets import Targets  # noqa: E402
-
-from experiments.harness import synthetic_campaign  # noqa: E402
 
 #: ``race run`` in this Python, reporting its own CPU (children excluded) as its last line
 PROGRAM = ("import atexit, json, resource, sys\n"
@@ -68,16 +67,8 @@ def race(*args: str) -> tuple[float, float, str]:
 
 
 def puzzle_set(work: Path, count: int) -> Path:
-    source = os.environ.get("RACE_17CLUE")
-    directory = work / f"set{count}"
-    if source:
-        lines = Path(source).read_text().splitlines()[:count]
-        one_line = work / f"puzzles{count}.txt"
-        one_line.write_text("\n".join(lines) + "\n")
-        race("import", str(one_line), "-o", str(directory))
-    else:
-        synthetic_campaign.write_instances(directory, count)
-    return directory
+    """The first ``count`` puzzles, as bench_scale makes them."""
+    return bench_scale.puzzle_set(work, count)[0]
 
 
 def campaign(work: Path, instances: Path, jobs: int, name: str) -> tuple[float, float, str]:
