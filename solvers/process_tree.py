@@ -58,7 +58,7 @@ def _psutil_children(pid: int) -> list[int]:
 def tree(pid: int) -> list[int]:
     """``pid`` and every process below it (parents before their children); empty when ``pid``
     is gone. A process that ends while the tree is read is left out."""
-    if not _exists(pid):
+    if not exists(pid):
         return []
     members, at = [pid], 0
     while at < len(members):
@@ -72,7 +72,8 @@ def descendants(pid: int) -> list[int]:
     return tree(pid)[1:]
 
 
-def _exists(pid: int) -> bool:
+def exists(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one that belongs to another user counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

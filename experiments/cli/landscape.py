@@ -73,12 +73,7 @@ def parse_fractions(text: str) -> list[float]:
                    "generators/hardness_peaks.csv]. A row measured there on more instances "
                    "or with a longer limit is kept.")
 @click.option("--no-peaks", is_flag=True, help="Do not write the peak table.")
-@click.option("--mixed", is_flag=True,
-              help="Resume although an entrant's code differs from the code that measured its "
-                   "rows: keep them, and record in meta.json which code measured which.")
-@click.option("--rerun", "rerun", multiple=True, metavar="ENTRANT",
-              help="Run ENTRANT's cells again: its rows move to runs.replaced.csv beside "
-                   "runs.csv (repeatable).")
+@params.code_change_options
 def landscape(n_text: str, holes_text: str, pattern: str, solvers: str, instances: int, seed: int,
               timeout: float, memory: float, jobs: int | None, out: str, name: str | None,
               peaks_path: str | None, no_peaks: bool, mixed: bool = False,

@@ -80,3 +80,16 @@ class Number(click.ParamType):
 SECONDS = Number(0.0, open=True, max=1e6)
 #: a memory limit in MB (0 = none; at most 1 PB)
 MEGABYTES = Number(0.0, max=1e9)
+
+
+def code_change_options(command):
+    """``--mixed`` and ``--rerun ENTRANT``: what a command that resumes a campaign does when an
+    entrant's code differs from the code that measured its rows
+    (:mod:`experiments.harness.code_change`)."""
+    command = click.option("--rerun", "rerun", multiple=True, metavar="ENTRANT",
+                           help="Run ENTRANT's cells again: its rows move to runs.replaced.csv "
+                                "beside runs.csv (repeatable).")(command)
+    return click.option("--mixed", is_flag=True,
+                        help="Resume although an entrant's code differs from the code that "
+                             "measured its rows: keep them, and record in meta.json which code "
+                             "measured which.")(command)

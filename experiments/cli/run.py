@@ -69,12 +69,7 @@ from formats.errors import RaceError
               help="Show the cells going by on stderr: a bar on a terminal, else a line every "
                    "30 s or 10% of the cells [default: on].")
 @click.option("--quiet", "-q", is_flag=True, help="The same as --no-progress.")
-@click.option("--mixed", is_flag=True,
-              help="Resume although an entrant's code differs from the code that measured its "
-                   "rows: keep them, and record in meta.json which code measured which.")
-@click.option("--rerun", "rerun", multiple=True, metavar="ENTRANT",
-              help="Run ENTRANT's cells again: its rows move to runs.replaced.csv beside "
-                   "runs.csv (repeatable).")
+@params.code_change_options
 def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int, timeout: float,
         memory: float, repeats: int, jobs: int | None, out: str, executor: str,
         scheduler: str | None, name: str | None, order: str = "random", pin: bool = True,

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from experiments.harness.provenance import utc_now
 from formats.errors import RaceError
+from solvers.process_tree import exists
 
 #: the lock file's name in a campaign directory
 LOCK_NAME = "run.lock"
@@ -32,16 +33,6 @@ def _holder(text: str) -> str:
     host = parts[1] if len(parts) > 1 else "?"
     since = f" (since {parts[2]})" if len(parts) > 2 else ""
     return f"pid {pid} on host {host}{since}"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class CampaignLock:
@@ -99,7 +90,7 @@ class CampaignLock:
     def _note_stale(self, previous: str) -> None:
         parts = previous.split()
         same_host = len(parts) > 1 and parts[1] == socket.gethostname()
-        gone = same_host and parts[0].isdigit() and not _alive(int(parts[0]))
+        gone = same_host and parts[0].isdigit() and not exists(int(parts[0]))
         why = "its process is gone" if gone else "it no longer holds the lock"
         print(f"race: note: {self.directory}: taking over the lock of a run that ended without "
               f"releasing it ({_holder(previous)}; {why})", file=sys.stderr)

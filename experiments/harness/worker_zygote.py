@@ -38,6 +38,8 @@ import threading
 import time
 from typing import IO, Any
 
+from solvers.process_tree import exists
+
 #: the environment variables a worker may have of its own (the rest is the zygote's)
 OWN_ENV = ("TMPDIR",)
 #: how long the zygote may take to import and initialise before the harness gives up on it
@@ -166,7 +168,7 @@ class ForkedWorker:
             code = self.zygote.code(self.pid, 0.0)
             if code is not None:
                 self.returncode = code
-            elif not self.zygote.alive() or not _exists(self.pid):
+            elif not self.zygote.alive() or not exists(self.pid):
                 self.returncode = -signal.SIGKILL       # no zygote left to say: killed with it
         return self.returncode
 
@@ -174,20 +176,10 @@ class ForkedWorker:
         """The exit code, waiting up to ``timeout`` s (None: as long as it takes)."""
         if self.returncode is None:
             code = self.zygote.code(self.pid, timeout)
-            if code is None and self.zygote.alive() and _exists(self.pid):
+            if code is None and self.zygote.alive() and exists(self.pid):
                 raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout or 0.0)
             self.returncode = code if code is not None else -signal.SIGKILL
         return self.returncode
-
-
-def _exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-        return True
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
 
 
 def matches(zygote: Zygote, env: dict[str, str]) -> bool:
