@@ -32,6 +32,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
+from typing import Any, overload
 
 _mode = threading.local()
 #: seconds this process spent loading compiled kernels (:meth:`Kernel.load`)
@@ -107,17 +108,17 @@ class Kernel:
     """A function compiled by ``numba.njit(**options)`` at its first call outside
     :func:`interpreted`; ``py_func`` is the function itself."""
 
-    def __init__(self, fn: Callable, options: dict[str, object]):
+    def __init__(self, fn: Callable[..., Any], options: dict[str, Any]) -> None:
         self.py_func = fn
         #: a search that may run for minutes (:func:`ctrl_c_stops_kernels`)
         self.long_running = bool(options.pop("long_running", False))
         self.options = options
-        self._dispatcher = None
-        self._pending = None
+        self._dispatcher: Any = None        # numba's dispatcher (numba has no type stubs)
+        self._pending: Any = None
         self._loaded = False        # compiled (or read from the cache) for a first signature
         functools.update_wrapper(self, fn)
 
-    def compiled(self):
+    def compiled(self) -> Any:
         """numba's dispatcher for this kernel (numba imported on first use)."""
         if self._dispatcher is not None:
             return self._dispatcher
@@ -137,7 +138,7 @@ class Kernel:
             self._dispatcher = self._pending
             return self._dispatcher
 
-    def load(self, *args) -> float:
+    def load(self, *args: Any) -> float:
         """Import numba and compile this kernel for the types of ``args`` (or read it from
         numba's cache), without running it: the seconds that took, 0.0 when that was done
         already. Every kernel does this at its first compiled call, so the time is also
@@ -155,7 +156,7 @@ class Kernel:
         _load_seconds += spent
         return spent
 
-    def __call__(self, *args):
+    def __call__(self, *args: Any) -> Any:
         if is_interpreted():
             return self.py_func(*args)
         if not self._loaded:
@@ -171,7 +172,12 @@ class Kernel:
         return f"<kernel {self.py_func.__module__}.{self.py_func.__qualname__} ({state})>"
 
 
-def kernel(fn: Callable | None = None, **options: object):
+@overload
+def kernel(fn: Callable[..., Any], **options: object) -> Kernel: ...
+@overload
+def kernel(fn: None = None, **options: object) -> Callable[[Callable[..., Any]], Kernel]: ...
+def kernel(fn: Callable[..., Any] | None = None,
+           **options: object) -> Kernel | Callable[[Callable[..., Any]], Kernel]:
     """Decorator: ``@kernel`` or ``@kernel(cache=True, nogil=True, ...)`` with numba
     ``njit`` options; see the module docstring. ``long_running=True`` (not numba's) marks a
     search that may take minutes (:func:`ctrl_c_stops_kernels`)."""

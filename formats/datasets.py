@@ -38,6 +38,7 @@ import hashlib
 import io
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -195,7 +196,7 @@ def instance_name(puzzle: DatasetPuzzle, index: int) -> str:
 
 
 def write_instance_set(puzzles: list[DatasetPuzzle], solutions: list[str], out_dir: str | Path,
-                       written=None) -> list[dict[str, str]]:
+                       written: Callable[[], object] | None = None) -> list[dict[str, str]]:
     """Write one native file per puzzle into ``out_dir`` plus ``manifest.csv``
     (:data:`MANIFEST_FIELDS`; ``solutions`` is "0", "1" or "many" per puzzle,
     as counted by the caller). Returns the manifest rows. RaceError when the

@@ -23,7 +23,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Iterable, Iterator
+from typing import BinaryIO, Iterable, Iterator, Protocol
 
 import numpy as np
 
@@ -126,7 +126,7 @@ def _write_to(out: BinaryIO, head: str, blocks: list[np.ndarray]) -> int:
                 total += len(text)
                 continue
             used = format_clauses(block[start:start + step], buffer)
-            out.write(memoryview(buffer)[:used])
+            out.write(buffer.data[:used])
             total += used
     out.flush()
     return total
@@ -159,7 +159,7 @@ class Dimacs:
         for c in range(self.nclauses):
             yield self.lits[self.offsets[c]:self.offsets[c + 1]].tolist()
 
-    def first_false_clause(self, true_vars) -> int | None:
+    def first_false_clause(self, true_vars: Iterable[int] | np.ndarray) -> int | None:
         """The 1-based number of the first clause that the model (the variables in
         ``true_vars`` true, every other false) leaves false, or None when it satisfies all:
         a solver's "satisfiable" is checked, never believed."""
@@ -215,7 +215,8 @@ def parse(data: bytes | str, name: str = "<dimacs>") -> Dimacs:
     comments: list[str] = []
     pos = 0
     line_no = 0
-    nvars = nclauses = None
+    nvars: int | None = None
+    nclauses = 0
     while pos < len(data):             # comments and the preamble
         end = data.find(b"\n", pos)
         end = len(data) if end < 0 else end
@@ -256,7 +257,8 @@ def _preamble(line: str, name: str, line_no: int) -> tuple[int, int]:
     return numbers[0], numbers[1]
 
 
-def _parse_body_fast(body: bytes, nvars: int, nclauses: int):
+def _parse_body_fast(body: bytes, nvars: int,
+                     nclauses: int) -> tuple[np.ndarray, np.ndarray] | None:
     """Vectorised parse of a clean body (ASCII numbers only); None if anything is odd."""
     if _ODD_BODY.search(body):
         return None
@@ -351,6 +353,14 @@ def _literal(token: str, nvars: int, name: str, line_no: int, column: int) -> in
     return lit
 
 
-def write_formula(target: str | Path | BinaryIO, formula) -> int:
+class _Formula(Protocol):
+    """What :func:`write_formula` reads of a :class:`solvers.sudoku_cnf.Formula`."""
+    nvars: int
+    blocks: list[np.ndarray]
+
+    def header(self) -> list[str]: ...
+
+
+def write_formula(target: str | Path | BinaryIO, formula: _Formula) -> int:
     """Write a :class:`solvers.sudoku_cnf.Formula` with its comment header."""
     return write(target, formula.nvars, formula.blocks, formula.header())

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from typing import TypedDict
 
 from formats.errors import RaceError
 from formats.source import BLANKS, reject_carriage_return, split_lines
@@ -195,6 +196,13 @@ def _item_line(tokens: list[str], index: dict[str, int], lower: array, upper: ar
     return items, bar
 
 
+class _Where(TypedDict):
+    """Where a bad token is, as :class:`RaceError` takes it."""
+    source: str
+    line: int
+    column: int
+
+
 def _option(raw: str, tokens: list[str], index: dict[str, int], primary: int,
             color_ids: dict[str, int], source: str, no: int) -> tuple[list[int], list[int] | None]:
     """One option line token by token: its items and their colors (None when it has none);
@@ -205,7 +213,7 @@ def _option(raw: str, tokens: list[str], index: dict[str, int], primary: int,
     for k, tok in enumerate(tokens):
         name, colon, color = tok.partition(":")
         i = index.get(name)
-        where = {"source": source, "line": no, "column": _column(raw, k)}
+        where: _Where = {"source": source, "line": no, "column": _column(raw, k)}
         if i is None:
             raise RaceError(f"unknown item {name[:40]!r} in an option", **where)
         if i in seen:

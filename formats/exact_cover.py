@@ -58,6 +58,7 @@ class ExactCover:
         if self.lower is None:
             ones = np.ones(self.primary, dtype=np.int64)
             return ones, ones.copy()
+        assert self.upper is not None               # the bounds are set together
         return self.lower, self.upper
 
     def entry_names(self, o: int) -> list[str]:
@@ -103,8 +104,9 @@ class ExactCover:
         out = DlxProblem(list(self.items), self.primary, int32(self.starts), int32(self.flat))
         if self.colors is not None and self.colors.any():
             out.colors, out.color_names = int32(self.colors), list(self.color_names)
-        if self.lower is not None and (np.any(self.lower != 1) or np.any(self.upper != 1)):
-            out.lower, out.upper = int32(self.lower), int32(self.upper)
+        lower, upper = self.bounds()
+        if self.lower is not None and (np.any(lower != 1) or np.any(upper != 1)):
+            out.lower, out.upper = int32(lower), int32(upper)
         return out
 
     @classmethod
@@ -214,7 +216,7 @@ def read(path_or_dash: str | Path) -> ExactCover:
 
 def format_dlx(problem: ExactCover, comment: str | None = None) -> str:
     """The problem in Knuth's dlx format (parse(format_dlx(p)) reproduces p)."""
-    out = []
+    out: list[str] = []
     if comment:
         out.extend(f"| {line}" for line in comment.splitlines())
     lower, upper = problem.bounds()

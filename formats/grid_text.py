@@ -30,6 +30,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
@@ -263,7 +264,7 @@ def format_grid(grid: Grid, fmt: str, metadata: dict[str, object] | None = None)
     return format_native(grid, metadata)
 
 
-def write(grid: Grid, fmt: str = NATIVE, out=None, metadata: dict[str, object] | None = None) -> None:
+def write(grid: Grid, fmt: str = NATIVE, out: TextIO | None = None, metadata: dict[str, object] | None = None) -> None:
     """Write the grid to ``out`` (default stdout)."""
     (out or sys.stdout).write(format_grid(grid, fmt, metadata))
 

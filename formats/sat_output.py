@@ -61,6 +61,7 @@ def parse(text: str, name: str = "<solver output>", nvars: int | None = None,
         raise RaceError(f"exit code {exit_code} means {EXIT_CODES[exit_code]} but the output "
                         f"says {out.status}", source=name)
     if out.status == SAT:
+        assert out.model is not None            # both parsers give a model with SAT
         _check_model(out.model, nvars, name)
     return out
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import BinaryIO, Literal, overload
 
 from formats.errors import RaceError
 
@@ -23,6 +24,12 @@ MAX_INPUT_BYTES = 256 << 20
 BLANKS = " \t\r\f\v"
 
 
+@overload
+def read_source(source: str | Path, *, binary: Literal[False] = False,
+                what: str = "an input file", limit: int = MAX_INPUT_BYTES) -> tuple[str, str]: ...
+@overload
+def read_source(source: str | Path, *, binary: Literal[True],
+                what: str = "an input file", limit: int = MAX_INPUT_BYTES) -> tuple[bytes, str]: ...
 def read_source(source: str | Path, *, binary: bool = False, what: str = "an input file",
                 limit: int = MAX_INPUT_BYTES) -> tuple[str | bytes, str]:
     """The content of ``source`` (a path, or ``-`` for stdin) and a name for
@@ -46,7 +53,7 @@ def read_source(source: str | Path, *, binary: bool = False, what: str = "an inp
     return (data if binary else decode_utf8(data, name)), name
 
 
-def _read_bounded(handle, name: str, limit: int, what: str) -> bytes:
+def _read_bounded(handle: BinaryIO, name: str, limit: int, what: str) -> bytes:
     """At most ``limit`` bytes, read in chunks; a NUL byte (never in a text
     file, always early in /dev/zero or /dev/urandom) ends the read at once."""
     chunks: list[bytes] = []
