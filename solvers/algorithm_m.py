@@ -49,7 +49,8 @@ from solvers.dancing_links import ROOT, DancingLinks, link_lr, link_ud, unlink_l
 
 
 @kernel(cache=True, inline="always")
-def _hide(U, D, C, S, first_node, stop_node, r, trail, top):
+def _hide(U: np.ndarray, D: np.ndarray, C: np.ndarray, S: np.ndarray, first_node: np.ndarray,
+          stop_node: np.ndarray, r: int, trail: np.ndarray, top: int) -> tuple[int, int]:
     """Unlink every node of option r; push r on the trail. Returns (new top, updates)."""
     for x in range(first_node[r], stop_node[r]):
         unlink_ud(U, D, x)
@@ -59,7 +60,8 @@ def _hide(U, D, C, S, first_node, stop_node, r, trail, top):
 
 
 @kernel(cache=True, inline="always")
-def _close(L, R, closed, trail, top, i):
+def _close(L: np.ndarray, R: np.ndarray, closed: np.ndarray, trail: np.ndarray, top: int,
+           i: int) -> int:
     """Take item i out of the root's list (no more of its options); push -i on the trail.
     Returns the new top (one update). :func:`_unwind` undoes it."""
     unlink_lr(L, R, i)
@@ -69,7 +71,9 @@ def _close(L, R, closed, trail, top, i):
 
 
 @kernel(cache=True)
-def _unwind(L, R, U, D, C, S, first_node, stop_node, closed, trail, top, to):
+def _unwind(L: np.ndarray, R: np.ndarray, U: np.ndarray, D: np.ndarray, C: np.ndarray,
+            S: np.ndarray, first_node: np.ndarray, stop_node: np.ndarray, closed: np.ndarray,
+            trail: np.ndarray, top: int, to: int) -> int:
     """Undo the trail down to height ``to`` (options unhidden, items relinked), last first."""
     while top > to:
         top -= 1
@@ -87,8 +91,11 @@ def _unwind(L, R, U, D, C, S, first_node, stop_node, closed, trail, top, to):
 
 
 @kernel(cache=True)
-def multiplicity_search(links, color, option_of, option_first, option_stop, lower, upper, last_primary,
-                        limit, node_limit, keep, chosen, depth, slack):
+def multiplicity_search(links: np.ndarray, color: np.ndarray, option_of: np.ndarray,
+                        option_first: np.ndarray, option_stop: np.ndarray, lower: np.ndarray,
+                        upper: np.ndarray, last_primary: int, limit: int, node_limit: int,
+                        keep: int, chosen: np.ndarray, depth: np.ndarray,
+                        slack: bool) -> tuple[int, int, int, bool]:
     """Count the solutions (up to ``limit``, 0 = all) of a problem with colors and
     multiplicities on the link block (restored before returning); stop before a
     branch once ``nodes`` reached ``node_limit`` (0 = none). ``lower``/``upper``
@@ -234,7 +241,8 @@ class MultiplicityProblem:
         self.lower = np.concatenate([[0], lower]).astype(np.int64)     # indexed by header
         self.upper = np.concatenate([[0], upper]).astype(np.int64)
 
-    def search(self, limit: int = 0, node_limit: int = 0, keep: int = 0, slack: bool = False):
+    def search(self, limit: int = 0, node_limit: int = 0, keep: int = 0,
+               slack: bool = False) -> tuple[int, int, int, bool, list[list[int]]]:
         """(solutions, nodes, updates, complete, chosen option lists of the first ``keep``);
         ``slack``: Knuth's θ for the choice of item (see the module docstring)."""
         chosen = np.zeros((max(keep, 1), max(len(self.problem), 1)), dtype=np.int64)

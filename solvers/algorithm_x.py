@@ -36,7 +36,8 @@ HEURISTICS = {"mrv": MRV, "first": FIRST}
 
 
 @kernel(cache=True, inline="always")
-def cover(L, R, U, D, C, S, c):
+def cover(L: np.ndarray, R: np.ndarray, U: np.ndarray, D: np.ndarray, C: np.ndarray, S: np.ndarray,
+          c: int) -> int:
     """Cover item c (Algorithm 5); returns the number of updates it made."""
     unlink_lr(L, R, c)
     k = 1
@@ -53,7 +54,8 @@ def cover(L, R, U, D, C, S, c):
 
 
 @kernel(cache=True, inline="always")
-def cover_counting_empty(L, R, U, D, C, S, c, last):
+def cover_counting_empty(L: np.ndarray, R: np.ndarray, U: np.ndarray, D: np.ndarray, C: np.ndarray,
+                         S: np.ndarray, c: int, last: int) -> tuple[int, int]:
     """:func:`cover`, also returning how it changed the number of active
     primary items of size 0 (primary items being headers 1..last): the search
     uses it so that Choose can stop early. Returns (updates, change)."""
@@ -77,7 +79,8 @@ def cover_counting_empty(L, R, U, D, C, S, c, last):
 
 
 @kernel(cache=True, inline="always")
-def uncover(L, R, U, D, C, S, c):
+def uncover(L: np.ndarray, R: np.ndarray, U: np.ndarray, D: np.ndarray, C: np.ndarray,
+            S: np.ndarray, c: int) -> None:
     """Undo cover(c): rows bottom to top, each right to left."""
     i = U[c]
     while i != c:
@@ -91,7 +94,8 @@ def uncover(L, R, U, D, C, S, c):
 
 
 @kernel(cache=True, inline="always")
-def uncover_option(L, R, U, D, C, S, r):
+def uncover_option(L: np.ndarray, R: np.ndarray, U: np.ndarray, D: np.ndarray, C: np.ndarray,
+                   S: np.ndarray, r: int) -> None:
     """Undo the covers of option r's other items, right to left (Algorithm 4, lines 16-17)."""
     j = L[r]
     while j != r:
@@ -100,7 +104,7 @@ def uncover_option(L, R, U, D, C, S, r):
 
 
 @kernel(cache=True, inline="always")
-def choose(R, S, heuristic, zeros):
+def choose(R: np.ndarray, S: np.ndarray, heuristic: int, zeros: int) -> int:
     """The item to branch on: first of minimal S (MRV), or simply R[h] (FIRST).
 
     ``zeros`` is the number of active primary items of size 0. When there is
@@ -121,7 +125,8 @@ def choose(R, S, heuristic, zeros):
 
 
 @kernel(cache=True, long_running=True)
-def dlx_search(links, heuristic, limit, node_limit, keep, chosen, depth):
+def dlx_search(links: np.ndarray, heuristic: int, limit: int, node_limit: int, keep: int,
+               chosen: np.ndarray, depth: np.ndarray) -> tuple[int, int, int, bool]:
     """DLX on the (6, size) link block, which is restored before returning.
 
     Counts exact covers up to ``limit`` (0 = all); stops before trying an

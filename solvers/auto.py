@@ -132,7 +132,7 @@ class Auto(Solver):
     phases = ("choose",)
     parameters = {"table": ("", None)}
 
-    def __init__(self, **params) -> None:
+    def __init__(self, **params: object) -> None:
         super().__init__(**params)
         self.rules = read_rules(self.params["table"] or TABLE_PATH)
         self._solvers: dict[str, Solver] = {}

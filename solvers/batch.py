@@ -36,7 +36,9 @@ from solvers.interface import SOLVED, UNKNOWN, UNSAT, WRONG, Result
 
 
 @kernel(cache=True, nogil=True)
-def _dlx_kernel(links, puzzles, n, limit, node_limit, solutions, counts, nodes, complete):
+def _dlx_kernel(links: np.ndarray, puzzles: np.ndarray, n: int, limit: int, node_limit: int,
+                solutions: np.ndarray, counts: np.ndarray, nodes: np.ndarray,
+                complete: np.ndarray) -> None:
     for p in range(puzzles.shape[0]):
         c, k, done = count_with_clues(links, puzzles[p], n, limit, node_limit, solutions[p])
         counts[p] = c

@@ -44,7 +44,7 @@ RESTART_BASE = 100
 
 
 @kernel(cache=True, nogil=True)
-def _grow(stack, levels):
+def _grow(stack: np.ndarray, levels: int) -> np.ndarray:
     """``stack`` with room for ``levels`` levels (its rows copied)."""
     bigger = np.empty((levels,) + stack.shape[1:], dtype=stack.dtype)
     bigger[:stack.shape[0]] = stack
@@ -52,7 +52,8 @@ def _grow(stack, levels):
 
 
 @kernel(cache=True, nogil=True)
-def branch(cand, done, units, cell_units, mode, randomize, counts, weights):
+def branch(cand: np.ndarray, done: np.ndarray, units: np.ndarray, cell_units: np.ndarray, mode: int,
+           randomize: bool, counts: np.ndarray, weights: np.ndarray) -> tuple[int, int, int]:
     """The guess to make: (cell, value, ways). ``mode`` 0: the open cell of fewest candidates
     (``ways`` of them; the first found, or with ``randomize`` one drawn among the ties), its
     lowest value (or one drawn). 1: the same, but a (unit, value) with fewer places than that
@@ -128,8 +129,10 @@ def branch(cand, done, units, cell_units, mode, randomize, counts, weights):
 
 
 @kernel(cache=True, nogil=True, long_running=True)
-def bitset_search(clues, n, units, cell_units, full, locked, mode, limit, node_limit, keep,
-                  out, work, restart_base, seed):
+def bitset_search(clues: np.ndarray, n: int, units: np.ndarray, cell_units: np.ndarray,
+                  full: np.ndarray, locked: bool, mode: int, limit: int, node_limit: int, keep: int,
+                  out: np.ndarray, work: np.ndarray, restart_base: int,
+                  seed: int) -> tuple[int, bool]:
     """Count the solutions of ``clues`` ((n⁴,) values, 0 = empty, consistent) up to
     ``limit`` (0 = all), copying the first ``keep`` into ``out`` (keep, n², n²). Stops
     before computing a node past ``node_limit`` (0 = none). ``work`` (len(WORK),) int64
@@ -228,7 +231,7 @@ def bitset_search(clues, n, units, cell_units, full, locked, mode, limit, node_l
 
 
 @kernel(cache=True, nogil=True)
-def luby(i):
+def luby(i: int) -> int:
     """The i-th term (1-based) of Luby's sequence 1 1 2 1 1 2 4 1 1 2 ..."""
     k = 1
     while (1 << k) - 1 < i:

@@ -30,9 +30,20 @@ from __future__ import annotations
 
 import ctypes
 import functools
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from formats.compiled import is_interpreted, kernel
+
+if TYPE_CHECKING:
+    from pysat.solvers import Solver
+
+#: clauses as :func:`load` takes them: a 2-D integer array (one clause per row) or a list of
+#: clauses
+Block = np.ndarray | list[list[int]]
+#: ``(read_dimacs, fmemopen, fclose)`` of :func:`cadical_read`
+_Reader = tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]]
 
 #: clauses handed to PySAT per call on the clause-by-clause path (bounds the
 #: Python lists alive at once)
@@ -45,14 +56,14 @@ _CADICAL_READ = "_ZN10CaDiCaL1956Solver11read_dimacsEP8_IO_FILEPKcRii"
 
 
 @kernel(cache=True)
-def _add_all(add, solver, literals):
+def _add_all(add: Callable[[int, int], None], solver: int, literals: np.ndarray) -> None:
     """``add(solver, x)`` for every x of ``literals``: clauses, each ended by a 0."""
     for i in range(literals.shape[0]):
         add(solver, literals[i])
 
 
 @functools.lru_cache(maxsize=1)
-def cadical_add():
+def cadical_add() -> Callable[[int, int], None] | None:
     """CaDiCaL 1.9.5's ``Solver::add(int)`` in PySAT's extension module as a ctypes
     function (this, literal), or None when that build does not export it."""
     try:
@@ -61,11 +72,13 @@ def cadical_add():
         address = ctypes.cast(getattr(library, _CADICAL_ADD), ctypes.c_void_p).value
     except (AttributeError, OSError, ImportError):
         return None
+    if address is None:
+        return None
     return ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32)(address)
 
 
 @functools.lru_cache(maxsize=1)
-def cadical_read():
+def cadical_read() -> _Reader | None:
     """(CaDiCaL 1.9.5's ``Solver::read_dimacs`` on a ``FILE *``, libc's ``fmemopen``,
     ``fclose``) as ctypes functions, or None when either library lacks them."""
     try:
@@ -76,6 +89,8 @@ def cadical_read():
         fmemopen, fclose = libc.fmemopen, libc.fclose
     except (AttributeError, OSError, ImportError):
         return None
+    if address is None:
+        return None
     fmemopen.restype, fmemopen.argtypes = ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_size_t,
                                                             ctypes.c_char_p]
     fclose.restype, fclose.argtypes = ctypes.c_int, [ctypes.c_void_p]
@@ -84,24 +99,24 @@ def cadical_read():
     return read, fmemopen, fclose
 
 
-def _pointer(capsule) -> int:
+def _pointer(capsule: object) -> int:
     """The C++ solver object behind the PyCapsule PySAT keeps (``Cadical195.cadical``)."""
     get = ctypes.pythonapi.PyCapsule_GetPointer
     get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
     return get(capsule, None)
 
 
-def bulk_capable(solver) -> bool:
+def bulk_capable(solver: Solver) -> bool:
     """True when :func:`load` adds ``solver``'s clauses with the compiled loop."""
     return _is_cadical(solver) and not is_interpreted() and cadical_add() is not None
 
 
-def _is_cadical(solver) -> bool:
+def _is_cadical(solver: Solver) -> bool:
     inner = getattr(solver, "solver", None)
     return type(inner).__name__ == "Cadical195" and getattr(inner, "cadical", None) is not None
 
 
-def text_capable(solver, blocks) -> bool:
+def text_capable(solver: Solver, blocks: list[Block]) -> bool:
     """True when :func:`load` with ``fresh`` hands ``blocks`` to CaDiCaL as DIMACS text:
     interpreted kernels, CaDiCaL 1.9.5 with its parser reachable, and every block a 2-D
     integer array of clauses of width >= 1 without a 0."""
@@ -110,7 +125,7 @@ def text_capable(solver, blocks) -> bool:
                     and b.shape[1] and b.all() for b in blocks))
 
 
-def load(solver, blocks, fresh: bool = False) -> None:
+def load(solver: Solver, blocks: Iterable[Block], fresh: bool = False) -> None:
     """Add every clause of ``blocks`` to the PySAT ``solver`` (a ``pysat.solvers.Solver``),
     in order: 2-D integer arrays of clauses of one width, or lists of clauses; in bulk
     (one compiled call per run of arrays) when :func:`bulk_capable`; as DIMACS text parsed
@@ -120,7 +135,7 @@ def load(solver, blocks, fresh: bool = False) -> None:
     if not isinstance(blocks, list):
         blocks = list(blocks)
     if fresh and text_capable(solver, blocks):
-        _read_text(solver, blocks)
+        _read_text(solver, [b for b in blocks if isinstance(b, np.ndarray)])   # all of them
         return
     bulk = bulk_capable(solver)
     run: list[np.ndarray] = []                    # arrays waiting for one bulk call
@@ -145,7 +160,7 @@ def load(solver, blocks, fresh: bool = False) -> None:
     _add_in_bulk(solver, run)
 
 
-def _read_text(solver, blocks: list[np.ndarray]) -> None:
+def _read_text(solver: Solver, blocks: list[np.ndarray]) -> None:
     """The clauses of ``blocks`` as one DIMACS text, parsed by the fresh CaDiCaL itself."""
     from formats import dimacs
     blocks = [b for b in blocks if b.shape[0]]
@@ -153,7 +168,9 @@ def _read_text(solver, blocks: list[np.ndarray]) -> None:
         return
     nvars = max(int(np.abs(b).max()) for b in blocks)
     text = dimacs.dumps(nvars, blocks)
-    read, fmemopen, fclose = cadical_read()
+    reader = cadical_read()
+    assert reader is not None                    # text_capable() found it
+    read, fmemopen, fclose = reader
     stream = fmemopen(text, len(text), b"r")
     if not stream:
         raise OSError(ctypes.get_errno(), "fmemopen failed")
@@ -166,7 +183,7 @@ def _read_text(solver, blocks: list[np.ndarray]) -> None:
         raise ValueError(f"CaDiCaL refused the DIMACS text: {error.decode(errors='replace')}")
 
 
-def _add_in_bulk(solver, blocks: list[np.ndarray]) -> None:
+def _add_in_bulk(solver: Solver, blocks: list[np.ndarray]) -> None:
     """The clauses of ``blocks`` (0-free arrays) in one compiled call, DIMACS style."""
     if not blocks:
         return

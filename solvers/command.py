@@ -138,7 +138,7 @@ class Command(Solver):
     def starts_processes(self) -> bool:
         return True                     # an outside program: the cell's memory is its tree's
 
-    def __init__(self, **params) -> None:
+    def __init__(self, **params: object) -> None:
         super().__init__(**params)
         if int(self.params["memory_mb"]) > MAX_MEMORY_MB:
             raise RaceError(f"solver 'cmd': memory_mb={self.params['memory_mb']} is above "

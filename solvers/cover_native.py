@@ -23,6 +23,8 @@ import ctypes
 from array import array
 from pathlib import Path
 
+from formats.dlx_format import DlxProblem
+
 from solvers.native_library import NativeLibrary
 
 MRV, FIRST = 0, 1               # as solvers.algorithm_x
@@ -125,10 +127,11 @@ class CoverKernel:
     def __init__(self, items: int, primary: int, starts: array, flat: array,
                  colors: array | None = None, lower: array | None = None,
                  upper: array | None = None, extended: bool = False) -> None:
-        self.handle = None
-        self.lib = library()
-        if self.lib is None:
+        self.handle: int | None = None
+        lib = library()
+        if lib is None:
             raise RuntimeError(f"no compiled exact cover kernel: {NATIVE.why_not}")
+        self.lib = lib
         self.items, self.primary = items, primary
         self.options = len(starts) - 1
         self.extended = extended
@@ -145,7 +148,7 @@ class CoverKernel:
             raise MemoryError("out of memory linking the problem")
 
     @classmethod
-    def from_dlx(cls, problem) -> "CoverKernel":
+    def from_dlx(cls, problem: DlxProblem) -> "CoverKernel":
         """The kernel of a :class:`formats.dlx_format.DlxProblem`: Algorithm X, or the search
         with colors and multiplicities when it has either."""
         return cls(len(problem.items), problem.primary, problem.starts, problem.flat,
@@ -209,7 +212,7 @@ class CoverKernel:
         found = [pieces[k * depth:(k + 1) * depth].tolist() for k in range(run.pieces_found)]
         return Outcome(run.count, run.nodes, run.updates, bool(run.complete)), found
 
-    def _run(self, heuristic: int = MRV, **fields) -> _Run:
+    def _run(self, heuristic: int = MRV, **fields: int | None) -> _Run:
         """One call of cover_search_x (or _m) with these fields of its run; the run back."""
         if self.extended:
             run = _Run(heuristic=SLACK if heuristic == SLACK else MRV, **fields)

@@ -23,8 +23,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import TypeVar
 
 from solvers.cover_native import MRV, CoverKernel, Outcome, StopFlag
+
+T = TypeVar("T")
 
 #: pieces wanted per thread before the split stops going deeper
 PIECES_PER_JOB = 64
@@ -32,7 +35,7 @@ PIECES_PER_JOB = 64
 MAX_DEPTH = 12
 
 
-def _in_thread(work: Callable[[], object], stop: StopFlag, threads: list[threading.Thread]):
+def _in_thread(work: Callable[[], T], stop: StopFlag, threads: list[threading.Thread]) -> T:
     """Start ``threads`` (daemons), wait for them; on Ctrl-C set ``stop``, let them end, re-raise."""
     for thread in threads:
         thread.daemon = True

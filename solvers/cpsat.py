@@ -35,6 +35,8 @@ from __future__ import annotations
 import importlib.util
 import threading
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,6 +44,12 @@ from formats.errors import RaceError
 from formats.grid import Grid
 from solvers import rules
 from solvers.interface import RawAnswer, Solver
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
+
+#: a solution's cells from CP-SAT's value lookup (``solver.value`` or a callback's ``value``)
+Decode = Callable[[Callable[[Any], int]], np.ndarray]
 
 #: the two models (module docstring)
 MODELS = ("int", "onehot")
@@ -81,7 +89,7 @@ class CPSAT(Solver):
     def unavailable(cls) -> str:
         return missing_ortools()
 
-    def __init__(self, **params) -> None:
+    def __init__(self, **params: object) -> None:
         super().__init__(**params)
         if not 1 <= int(self.params["workers"]) <= 1024:
             raise RaceError(f"solver 'cpsat': workers={self.params['workers']} must be in 1..1024")
@@ -96,7 +104,7 @@ class CPSAT(Solver):
         self.solve(Grid(3, rules.pattern_solution(3) * (np.arange(81).reshape(9, 9) % 3 == 0)))
 
     # -- the models ------------------------------------------------------------------------
-    def _build(self, grid: Grid):
+    def _build(self, grid: Grid) -> tuple[cp_model.CpModel, Decode]:
         """(the CpModel of ``grid``, a function from a solution (CP-SAT's value lookup) to its cells)."""
         from ortools.sat.python import cp_model
         n, side = grid.n, grid.n * grid.n
@@ -106,15 +114,15 @@ class CPSAT(Solver):
         model = cp_model.CpModel()
         open_cells = np.flatnonzero(cells == 0)
         if self.params["model"] == "int":
-            variables = {}
-            for c in open_cells:
+            variables: dict[int, cp_model.IntVar] = {}
+            for c in open_cells.tolist():
                 values = (np.flatnonzero(candidates[c]) + 1).tolist()
                 variables[int(c)] = model.new_int_var_from_domain(
                     cp_model.Domain.from_values(values), f"x{c}")
             for unit in units:
                 model.add_all_different([variables.get(int(c), int(cells[c])) for c in unit])
 
-            def decode(solver_values) -> np.ndarray:
+            def decode(solver_values: Callable[[Any], int]) -> np.ndarray:
                 out = cells.copy()
                 for c, var in variables.items():
                     out[c] = solver_values(var)
@@ -135,7 +143,7 @@ class CPSAT(Solver):
             for u, k in zip(*np.nonzero(missing)):
                 model.add_exactly_one(by_key.get((int(u), int(k)), []))
 
-            def decode(solver_values) -> np.ndarray:
+            def decode(solver_values: Callable[[Any], int]) -> np.ndarray:
                 out = cells.copy()
                 for var, c, k in zip(booleans, cell_of, value_of):
                     if solver_values(var):
@@ -174,7 +182,7 @@ class CPSAT(Solver):
         if status == cp_model.MODEL_INVALID:
             raise RaceError(f"solver {self.spec}: CP-SAT says the model is invalid: "
                             f"{model.validate()[:200]}")
-        if counting:
+        if collector is not None:
             found, solutions = collector.count, collector.solutions
             complete = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) or collector.reached
         elif status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -192,7 +200,7 @@ class CPSAT(Solver):
         return RawAnswer(found, solutions, complete, counters, times)
 
 
-def _restarts(solver) -> int:
+def _restarts(solver: cp_model.CpSolver) -> int:
     """CP-SAT's restarts, from its response (0 when it does not say)."""
     try:
         return int(solver.response_proto.num_restarts)
@@ -203,12 +211,13 @@ def _restarts(solver) -> int:
 class _Collector:
     """Counts the solutions CP-SAT enumerates, keeps ``keep`` of them, stops at ``limit``."""
 
-    def __init__(self, decode, limit: int | None, keep: int) -> None:
+    def __init__(self, decode: Decode, limit: int | None, keep: int) -> None:
         self.decode, self.limit, self.keep = decode, limit, keep
-        self.count, self.solutions, self.reached = 0, [], False
-        self.callback = None
+        self.count, self.reached = 0, False
+        self.solutions: list[np.ndarray] = []
+        self.callback: cp_model.CpSolverSolutionCallback | None = None
 
-    def make(self):
+    def make(self) -> cp_model.CpSolverSolutionCallback:
         from ortools.sat.python import cp_model
         collector = self
 
@@ -224,17 +233,19 @@ class _Collector:
         return self.callback
 
 
-def _solve_interruptibly(solver, model, collector: _Collector | None) -> int:
+def _solve_interruptibly(solver: cp_model.CpSolver, model: cp_model.CpModel,
+                         collector: _Collector | None) -> int:
     """``solver.solve(model)`` in a thread of its own, this thread waiting in short sleeps: a
     Stop or KeyboardInterrupt raised here by a signal handler stops CP-SAT and is re-raised
     once its thread has ended (no search is left running)."""
-    outcome: dict[str, object] = {}
+    statuses: list[cp_model.CpSolverStatus] = []
+    errors: list[BaseException] = []
 
     def run() -> None:
         try:
-            outcome["status"] = solver.solve(model, collector.make() if collector else None)
+            statuses.append(solver.solve(model, collector.make() if collector else None))
         except BaseException as exc:      # noqa: BLE001 - handed to the waiting thread
-            outcome["error"] = exc
+            errors.append(exc)
 
     thread = threading.Thread(target=run, name="cpsat-search", daemon=True)
     thread.start()
@@ -245,6 +256,6 @@ def _solve_interruptibly(solver, model, collector: _Collector | None) -> int:
         solver.stop_search()
         thread.join()
         raise
-    if "error" in outcome:
-        raise outcome["error"]          # type: ignore[misc]
-    return int(outcome["status"])        # type: ignore[arg-type]
+    if errors:
+        raise errors[0]
+    return int(statuses[0])

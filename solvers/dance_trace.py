@@ -20,7 +20,7 @@ step (use a copy of the structure).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterable, Iterator
 
 from solvers.algorithm_x import FIRST, MRV
 from solvers.dancing_links import ROOT, DancingLinks
@@ -36,7 +36,8 @@ class Step:
     updates: int | None = None    # cover: updates this cover made
     options: tuple[int, ...] = field(default=())   # solution: the chosen options
 
-    def describe(self, dl: DancingLinks | None = None, option_names=None) -> str:
+    def describe(self, dl: DancingLinks | None = None,
+                 option_names: Callable[[int], list[str]] | None = None) -> str:
         """One line: level, what happened, to which item or option."""
         head = f"L{self.level:<3d}{'  ' * self.level}"
         if self.action == "choose":
@@ -46,6 +47,7 @@ class Step:
         if self.action == "uncover":
             return f"{head}uncover {self.item}"
         if self.action == "try":
+            assert self.option is not None              # a try names its option
             names = " ".join(option_names(self.option)) if option_names else ""
             return f"{head}try option {self.option + 1} for {self.item}: {names}".rstrip(": ")
         return f"{head}solution: options {' '.join(str(o + 1) for o in self.options)}"
@@ -128,7 +130,7 @@ def trace(dl: DancingLinks, heuristic: int = MRV) -> Iterator[Step]:
     yield from search(0)
 
 
-def totals(steps) -> tuple[int, int, int]:
+def totals(steps: Iterable[Step]) -> tuple[int, int, int]:
     """(solutions, nodes, updates) of a complete trace, counted as Knuth counts them."""
     solutions = nodes = updates = 0
     nodes = 1
@@ -138,5 +140,6 @@ def totals(steps) -> tuple[int, int, int]:
         elif step.action == "try":
             nodes += 1
         elif step.action == "cover":
+            assert step.updates is not None              # a cover counts its updates
             updates += step.updates
     return solutions, nodes, updates

@@ -191,7 +191,8 @@ class DancingLinks:
 
 
 @kernel(cache=True)
-def _hook_all(links, option_of, n_items, ring, starts, flat):
+def _hook_all(links: np.ndarray, option_of: np.ndarray, n_items: int, ring: np.ndarray,
+              starts: np.ndarray, flat: np.ndarray) -> None:
     L, R, U, D, C, S = links[0], links[1], links[2], links[3], links[4], links[5]
     for x in range(n_items + 1):          # fresh nodes: every link to itself
         L[x] = R[x] = U[x] = D[x] = x

@@ -42,7 +42,8 @@ def full_links(n: int) -> np.ndarray:
 
 
 @kernel(cache=True, long_running=True)
-def count_with_clues(links, cells, n, limit, node_limit, out):
+def count_with_clues(links: np.ndarray, cells: np.ndarray, n: int, limit: int, node_limit: int,
+                     out: np.ndarray) -> tuple[int, int, bool]:
     """Count the solutions of ``cells`` on the full matrix ``links``: cover the
     items of each clue's option (inconsistent clues -> 0), run DLX (MRV), then
     uncover in reverse. The first solution found is written into ``out``

@@ -93,7 +93,8 @@ class Solver:
     #: the family of method the solver belongs to: ``search`` (backtracking), ``exact-cover``
     #: (DLX), ``sat``, ``external`` (an outside program), ``other`` (a plugin that does not
     #: say). The referee confirms a no-solution claim with a method of another family.
-    method: ClassVar[str] = "other"
+    #: A class attribute that an instance may narrow (a portfolio: its members' one family).
+    method: str = "other"
     # -- capabilities: what the solver declares, so no code outside solvers/ tests its name --
     #: the work counters it reports (names of :data:`experiments.harness.schema.WORK_COUNTERS`
     #: get a column of runs.csv; any other is kept in its ``extra`` JSON column, never dropped)
@@ -183,6 +184,11 @@ class Solver:
         """Search ``grid`` (whose clues are consistent) for solutions, stopping
         once ``limit`` are found (None = all). Return at most ``keep`` of them."""
         raise NotImplementedError
+
+    def pick_for(self, grid: Grid) -> tuple[str, str]:
+        """(the spec of the entrant it picks for ``grid``, why): an entrant that ``picks``
+        implements this; the others pick none."""
+        raise NotImplementedError(f"{self.name} picks no other entrant")
 
     def warmup(self) -> None:
         """Pay one-off costs (imports, JIT compilation) outside any measurement: the work

@@ -66,6 +66,8 @@ import os
 import re
 import select
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -77,6 +79,9 @@ from solvers.limited_process import kill_group
 from solvers.member_processes import (Member, alive, close_pipes, kill_pid, placement, reap,
                                       set_subreaper, spawn_all, write_all)
 from solvers.process_tree import child_pids, descendants, kill_adopted
+
+if TYPE_CHECKING:
+    from solvers.registry import Registry
 
 #: the most members one parallel entrant may have
 MAX_MEMBERS = 64
@@ -114,7 +119,7 @@ class Parallel(Solver):
     phases = ("start", "search", "stop")
     parameters = {"members": ("", None), "timeout": (0.0, None)}
 
-    def __init__(self, registry=None, **params) -> None:
+    def __init__(self, registry: Registry | None = None, **params: object) -> None:
         """``registry``: where the members are looked up (default: the built-ins and the
         installed plugins, :data:`solvers.registry.INSTALLED`)."""
         super().__init__(**params)
@@ -208,7 +213,8 @@ class _Race:
     """The processes of one puzzle's race, from fork to the last reaped one."""
 
     def __init__(self, members: list[Solver], grid: Grid, timeout: float,
-                 ready: list[Member] | None = None, prefork=None) -> None:
+                 ready: list[Member] | None = None,
+                 prefork: Callable[[], list[Member] | None] | None = None) -> None:
         self.solvers, self.grid = members, grid
         self.deadline = time.monotonic() + timeout if timeout > 0 else None
         self.ready, self.prefork = ready, prefork
@@ -347,6 +353,7 @@ class _Race:
         for member in self.members:
             counters[f"member_cpu_ms_{member.index}"] = int(round(member.cpu_s * 1000))
         if self.winner is not None:
+            assert self.winner.grid is not None      # set with the winner
             return RawAnswer(1, [self.winner.grid][:keep], True, counters, self.times)
         verdicts = [m.verdict for m in self.members]
         timed_out = not all(m.done for m in self.members)

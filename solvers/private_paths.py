@@ -105,7 +105,7 @@ def open_private_file(folder_fd: int, name: str) -> int:
 
 def read_all(fd: int) -> bytes:
     """The whole content of the open file ``fd``, read from its start."""
-    chunks = []
+    chunks: list[bytes] = []
     offset = 0
     while True:
         chunk = os.pread(fd, 1 << 20, offset)

@@ -23,7 +23,8 @@ import importlib
 import re
 import sys
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Mapping
 
 from formats.errors import RaceError
 
@@ -123,7 +124,8 @@ class Registry:
 BUILTIN = Registry()
 
 
-def with_plugins(base: Registry = BUILTIN, warn=None) -> Registry:
+def with_plugins(base: Registry = BUILTIN,
+                 warn: Callable[[str], None] | None = None) -> Registry:
     """``base`` plus the entrants of installed plugins (entry-point group
     :data:`PLUGIN_GROUP`). Each broken entry is skipped with one line given to
     ``warn`` (default: ``race: warning: ...`` on stderr). Plugin modules are not
@@ -170,7 +172,7 @@ class _Installed(Registry):
             self._loaded = with_plugins(BUILTIN)
         return self._loaded
 
-    def __getattr__(self, attribute: str):
+    def __getattr__(self, attribute: str) -> Any:
         if attribute in ("_entries", "plugins"):
             return getattr(self._registry(), attribute)
         raise AttributeError(attribute)

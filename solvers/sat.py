@@ -62,6 +62,7 @@ from formats.grid import Grid
 from solvers import at_most_one, sat_backends, sudoku_cnf
 from solvers.interface import RawAnswer, Solver
 from solvers.sat_counting import DEFAULT_BACKEND
+from solvers.sat_programs import Enumeration
 from solvers.sat_counting import IncrementalCounter  # noqa: F401  (API for the generators)
 
 #: the default encoding, chosen by the benchmark (tests/bench/bench_sat.py).
@@ -103,7 +104,7 @@ class SAT(Solver):
         "seed": (0, None),
     }
 
-    def __init__(self, **params) -> None:
+    def __init__(self, **params: object) -> None:
         super().__init__(**params)
         negative = self.params["phase"] == "false"
         self.backend = sat_backends.backend(str(self.params["backend"]), negative_phase=negative,
@@ -135,12 +136,14 @@ class SAT(Solver):
         counters = {"vars": formula.nvars, "clauses": formula.nclauses, **found.counters}
         return RawAnswer(found.count, solutions, found.complete, counters, times)
 
-    def _enumerate(self, formula, limit: int | None, timeout: float):
+    def _enumerate(self, formula: sudoku_cnf.Formula, limit: int | None,
+                   timeout: float) -> Enumeration:
         """The backend's enumeration; with a fallback, the backend for ``presolve`` conflicts
         per solver call (and within ``timeout``), then, when it did not finish, the fallback
         from scratch on the same formula for the time left (its models, not a mix of both)."""
         if self.fallback is None:
             return self.backend.enumerate(formula, limit, timeout)
+        assert isinstance(self.backend, sat_backends.PySATBackend)     # checked in __init__
         first = self.backend.enumerate(formula, limit, timeout, conflicts=int(self.params["presolve"]))
         if first.complete:
             first.counters["handed_over"] = 0
@@ -151,8 +154,8 @@ class SAT(Solver):
         second = self.fallback.enumerate(formula, limit, timeout - spent if timeout else 0.0)
         for key, value in first.counters.items():
             second.counters[key] = second.counters.get(key, 0) + value
-        for key, value in first.times.items():
-            second.times[key] = second.times.get(key, 0.0) + value
+        for phase, seconds in first.times.items():
+            second.times[phase] = second.times.get(phase, 0.0) + seconds
         second.counters["handed_over"] = 1
         return second
 

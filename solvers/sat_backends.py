@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -42,6 +43,11 @@ from solvers.sat_counting import enumerate_models, pysat_solver, refuse_broken_p
 from solvers.sat_programs import (BASE_OUTPUT_BYTES, KILL_GRACE, TERM_GRACE,  # noqa: F401
                                   Enumeration, ExternalBackend, find_binary, find_kissat, output_limit,
                                   run_solver, work_directory)
+
+if TYPE_CHECKING:
+    from pysat.solvers import Solver as PySATSolver
+
+    from solvers.sudoku_cnf import Formula
 
 def _pysat_names() -> dict[str, str]:
     from pysat.solvers import SolverNames
@@ -77,7 +83,7 @@ MAX_SEED = 2**31 - 1
 
 
 def backend(name: str, negative_phase: bool = False, config: str = "default", seed: int = 0,
-            options: tuple[str, ...] = ()):
+            options: tuple[str, ...] = ()) -> PySATBackend | ExternalBackend:
     """The backend called ``name`` (see the module docstring); ``negative_phase``
     makes the solver try every variable false first (PySAT: ``set_phases``;
     kissat: ``--phase=false``; other binaries: ignored); ``config``, one of
@@ -113,8 +119,8 @@ def backend(name: str, negative_phase: bool = False, config: str = "default", se
             raise RaceError(f"{name} runs in-process (PySAT): it takes no command-line options; "
                             "they go to a solver binary such as kissat")
         refuse_broken_pysat(name)
-        options = dict(CADICAL_CONFIGS[config], **({"seed": seed} if seed else {}))
-        return PySATBackend(name, negative_phase, options)
+        settings = dict(CADICAL_CONFIGS[config], **({"seed": seed} if seed else {}))
+        return PySATBackend(name, negative_phase, settings)
     try:
         path = find_binary(name)
     except RaceError as exc:
@@ -136,7 +142,7 @@ class PySATBackend:
         self.negative_phase = negative_phase
         self.options = dict(options or {})
 
-    def enumerate(self, formula, limit: int | None, timeout: float = 0.0,
+    def enumerate(self, formula: Formula, limit: int | None, timeout: float = 0.0,
                   conflicts: int = 0) -> Enumeration:
         """Up to ``limit`` models; incomplete when ``timeout`` seconds or, per solver call,
         ``conflicts`` conflicts (0: no bound) ran out first."""
@@ -164,7 +170,7 @@ class PySATBackend:
                            else f"no answer within {conflicts} conflicts")
 
 
-def solve_until(solver, assumptions: list[int], deadline: float | None,
+def solve_until(solver: PySATSolver, assumptions: list[int], deadline: float | None,
                 conflicts: int = 0) -> bool | None:
     """``solver.solve(assumptions)``, but give up (None) once ``deadline``
     (a ``perf_counter`` time) has passed, or after ``conflicts`` conflicts (0: no bound).

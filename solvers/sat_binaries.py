@@ -45,6 +45,7 @@ class Located:
 
 def locate(name: str) -> Located:
     """Where the program ``name`` (one of :data:`PROGRAMS`) is, its origin and version."""
+    path: str | None
     if name == "kissat":
         from solvers.sat_programs import find_kissat
         try:

@@ -19,13 +19,17 @@ solver (and everything it learnt about Sudoku) is reused across questions::
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from formats.errors import RaceError
 from formats.grid import Grid
 from solvers import clause_loading, sudoku_cnf
+
+if TYPE_CHECKING:
+    from pysat.solvers import Solver
 
 #: PySAT solver names that must never be used (python-sat 1.9.dev17: kissat404
 #: ignores assumptions and aborts the interpreter on a second solve).
@@ -51,7 +55,7 @@ def refuse_broken_pysat(name: str) -> None:
                         "on Sudoku formulas from 16x16 up; use maplecm, maplechrono or cadical195")
 
 
-def pysat_solver(name: str, clauses=None):
+def pysat_solver(name: str, clauses: Sequence[clause_loading.Block] | None = None) -> Solver:
     """A PySAT solver by name, refusing the broken in-process kissat, holding
     ``clauses`` (blocks: see :func:`solvers.clause_loading.load`)."""
     from pysat.solvers import Solver
@@ -65,9 +69,10 @@ def pysat_solver(name: str, clauses=None):
     return solver
 
 
-def enumerate_models(solver, nvars: int, limit: int | None, assumptions: list[int] = (),
-                     guard: int | None = None,
-                     solve: Callable | None = None) -> tuple[int, list[np.ndarray], bool]:
+def enumerate_models(solver: Solver, nvars: int, limit: int | None,
+                     assumptions: Sequence[int] = (), guard: int | None = None,
+                     solve: Callable[[Solver, list[int]], bool | None] | None = None
+                     ) -> tuple[int, list[np.ndarray], bool]:
     """Enumerate models of ``solver`` under ``assumptions`` with blocking clauses.
 
     Stops after ``limit`` models (None = all). Each blocking clause negates the
@@ -141,7 +146,7 @@ class IncrementalCounter:
     def __enter__(self) -> "IncrementalCounter":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __del__(self) -> None:

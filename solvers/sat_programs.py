@@ -18,6 +18,7 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,6 +27,9 @@ from formats.errors import RaceError
 from formats.source import decode_utf8
 from solvers.process_tree import reap
 from solvers.limited_process import child_setup, owned_temp_dir
+
+if TYPE_CHECKING:
+    from solvers.sudoku_cnf import Formula
 
 
 
@@ -233,7 +237,7 @@ class ExternalBackend:
             raise RaceError(f"{self.path} exited with code {code} and no answer: {tail[:200]}")
         return sat_output.parse(text, name, nvars, code), stats, seconds
 
-    def enumerate(self, formula, limit: int | None, timeout: float = 0.0) -> Enumeration:
+    def enumerate(self, formula: Formula, limit: int | None, timeout: float = 0.0) -> Enumeration:
         deadline = time.perf_counter() + timeout if timeout > 0 else None
         models: list[np.ndarray] = []
         blocking: list[np.ndarray] = []
@@ -259,6 +263,7 @@ class ExternalBackend:
                     return Enumeration(models, False, counters, times, "timeout")
                 if answer.status == sat_output.UNSAT:
                     return Enumeration(models, True, counters, times)
+                assert answer.model is not None         # SATISFIABLE comes with its model
                 true = answer.model[(answer.model > 0)
                                     & (answer.model <= formula.primary)].astype(np.int32)
                 models.append(true)

@@ -21,7 +21,8 @@ from solvers.dancing_links import ROOT, DancingLinks
 
 
 @kernel(cache=True, long_running=True)
-def profile_search(links, heuristic, level_nodes, level_updates):
+def profile_search(links: np.ndarray, heuristic: int, level_nodes: np.ndarray,
+                   level_updates: np.ndarray) -> int:
     """Count every solution; add the options tried at each level to ``level_nodes``
     and the updates made there to ``level_updates`` (both at least as long as
     the number of primary items + 1). Restores the links. Returns the solutions."""

@@ -218,7 +218,8 @@ def encode_reduced(grid: Grid, amo: str = amo_encodings.DEFAULT,
 
 
 @kernel(cache=True, nogil=True)
-def candidate_groups(cells, candidates, cell_units, side):
+def candidate_groups(cells: np.ndarray, candidates: np.ndarray, cell_units: np.ndarray,
+                     side: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The variables of the reduced encoding and their exactly-one groups, by counting sort.
 
     Variable v (1-based) is the v-th (open cell c, value index k) with
@@ -259,7 +260,8 @@ def candidate_groups(cells, candidates, cell_units, side):
     return var_cell, members, bounds
 
 
-def candidate_groups_vectorised(cells, candidates, cell_units, side):
+def candidate_groups_vectorised(cells: np.ndarray, candidates: np.ndarray, cell_units: np.ndarray,
+                                side: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`candidate_groups` with numpy (the same arrays: a stable sort by group key
     is the counting sort), for :func:`formats.compiled.interpreted` callers."""
     c, k = np.nonzero(candidates & (cells == 0)[:, None])
@@ -337,6 +339,8 @@ def decode(formula: Formula, model: np.ndarray | list[int]) -> Grid:
     undecided cell must get exactly one true variable, else :class:`RaceError`
     (never a wrong grid). Auxiliary variables and literals beyond
     ``formula.nvars`` are ignored."""
+    if formula.fixed is None:
+        raise ValueError(f"a {formula.encoding} formula holds no grid to decode")
     n, side = formula.n, formula.n * formula.n
     lits = np.asarray(model, dtype=np.int64).ravel()
     true = lits[(lits > 0) & (lits <= formula.primary)]

@@ -15,13 +15,15 @@ pass over the whole grid.
 
 from __future__ import annotations
 
+import numpy as np
 from formats.compiled import kernel
 
 from solvers.rules.bitsets import RECHECKS, hidden_singles, locked_candidates, place, set_size, touch
 
 
 @kernel(cache=True, nogil=True)
-def touch_all(done, cell_units, n, stack, flags, tops):
+def touch_all(done: np.ndarray, cell_units: np.ndarray, n: int, stack: np.ndarray,
+              flags: np.ndarray, tops: np.ndarray) -> None:
     """Queue every open cell, every unit and every band and stack."""
     side = n * n
     for c in range(done.size):
@@ -37,8 +39,10 @@ def touch_all(done, cell_units, n, stack, flags, tops):
 
 
 @kernel(cache=True, nogil=True)
-def fixpoint(cand, done, units, cell_units, full, n, locked, scratch, seg, decided, stack, flags,
-             tops, work):
+def fixpoint(cand: np.ndarray, done: np.ndarray, units: np.ndarray, cell_units: np.ndarray,
+             full: np.ndarray, n: int, locked: bool, scratch: np.ndarray, seg: np.ndarray,
+             decided: np.ndarray, stack: np.ndarray, flags: np.ndarray, tops: np.ndarray,
+             work: np.ndarray) -> int:
     """Apply the rules to ``cand``/``done`` where the queue (``stack``, ``flags``,
     ``tops``) says something changed, until it is empty: the singles, then (``locked``)
     the locked candidates. Returns 1 when every cell is placed (a solution), 0 when cells

@@ -75,7 +75,7 @@ def tables(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @kernel(cache=True, nogil=True)
-def popcount(x):
+def popcount(x: np.uint64) -> np.int64:
     """Set bits of the uint64 ``x``, as int64."""
     x = x - ((x >> _S1) & _M1)
     x = (x & _M2) + ((x >> _S2) & _M2)
@@ -84,7 +84,7 @@ def popcount(x):
 
 
 @kernel(cache=True, nogil=True)
-def set_size(cand, c):
+def set_size(cand: np.ndarray, c: int) -> int:
     """Candidates of cell ``c``."""
     total = 0
     for w in range(cand.shape[1]):
@@ -94,7 +94,7 @@ def set_size(cand, c):
 
 
 @kernel(cache=True, nogil=True)
-def value_of(cand, c):
+def value_of(cand: np.ndarray, c: int) -> int:
     """The lowest value (1-based) in cell ``c``'s set; 0 when it is empty."""
     for w in range(cand.shape[1]):
         x = cand[c, w]
@@ -104,7 +104,7 @@ def value_of(cand, c):
 
 
 @kernel(cache=True, nogil=True)
-def nth_value(cand, c, i):
+def nth_value(cand: np.ndarray, c: int, i: int) -> int:
     """The (i+1)-th smallest value (1-based) in cell ``c``'s set; 0 when it has fewer."""
     for w in range(cand.shape[1]):
         x = cand[c, w]
@@ -128,7 +128,8 @@ def queue(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @kernel(cache=True, nogil=True)
-def touch(p, cell_units, n, stack, flags, tops):
+def touch(p: int, cell_units: np.ndarray, n: int, stack: np.ndarray, flags: np.ndarray,
+          tops: np.ndarray) -> None:
     """Cell ``p`` lost a candidate: queue it (a naked single?), its three units (hidden
     singles?) and its band and stack (locked candidates?), each once."""
     side = n * n
@@ -148,7 +149,7 @@ def touch(p, cell_units, n, stack, flags, tops):
 
 
 @kernel(cache=True, nogil=True)
-def clear(n, stack, flags, tops):
+def clear(n: int, stack: np.ndarray, flags: np.ndarray, tops: np.ndarray) -> None:
     """Empty the queue (after a contradiction left it half done)."""
     side = n * n
     cells = side * side
@@ -164,7 +165,8 @@ def clear(n, stack, flags, tops):
 
 
 @kernel(cache=True, nogil=True)
-def place(c, cand, done, units, cell_units, n, stack, flags, tops, work):
+def place(c: int, cand: np.ndarray, done: np.ndarray, units: np.ndarray, cell_units: np.ndarray,
+          n: int, stack: np.ndarray, flags: np.ndarray, tops: np.ndarray, work: np.ndarray) -> bool:
     """Cell ``c`` holds one candidate: mark it placed and remove its value from its peers,
     touching each peer that lost it. False when a peer is left without a candidate."""
     side = units.shape[1]
@@ -195,8 +197,10 @@ def place(c, cand, done, units, cell_units, n, stack, flags, tops, work):
 
 
 @kernel(cache=True, nogil=True)
-def hidden_singles(u, cand, done, units, cell_units, full, n, once, twice, stack, flags, tops,
-                   work):
+def hidden_singles(u: int, cand: np.ndarray, done: np.ndarray, units: np.ndarray,
+                   cell_units: np.ndarray, full: np.ndarray, n: int, once: np.ndarray,
+                   twice: np.ndarray, stack: np.ndarray, flags: np.ndarray, tops: np.ndarray,
+                   work: np.ndarray) -> int:
     """In unit ``u``, place each value that has one place left there. Returns the cells
     placed, -1 on a contradiction."""
     side = units.shape[1]
@@ -247,7 +251,8 @@ def hidden_singles(u, cand, done, units, cell_units, full, n, once, twice, stack
 
 
 @kernel(cache=True, nogil=True)
-def _remove(cand, c, vals, cell_units, n, stack, flags, tops, work):
+def _remove(cand: np.ndarray, c: int, vals: np.ndarray, cell_units: np.ndarray, n: int,
+            stack: np.ndarray, flags: np.ndarray, tops: np.ndarray, work: np.ndarray) -> int:
     """Remove ``vals`` from cell ``c``: the candidates removed, -1 if none is left."""
     removed = 0
     left = ZERO
@@ -267,7 +272,7 @@ def _remove(cand, c, vals, cell_units, n, stack, flags, tops, work):
 
 
 @kernel(cache=True, nogil=True)
-def _meets(seg, ll, pos, vals):
+def _meets(seg: np.ndarray, ll: int, pos: int, vals: np.ndarray) -> bool:
     """Some of ``vals`` are candidates in segment (``ll``, ``pos``): only then is it visited."""
     for w in range(vals.size):
         if seg[ll, pos, w] & vals[w] != ZERO:
@@ -276,8 +281,10 @@ def _meets(seg, ll, pos, vals):
 
 
 @kernel(cache=True, nogil=True)
-def locked_candidates(cand, done, units, cell_units, n, kind, band, seg, decided, once, twice,
-                      vals, stack, flags, tops, work):
+def locked_candidates(cand: np.ndarray, done: np.ndarray, units: np.ndarray, cell_units: np.ndarray,
+                      n: int, kind: int, band: int, seg: np.ndarray, decided: np.ndarray,
+                      once: np.ndarray, twice: np.ndarray, vals: np.ndarray, stack: np.ndarray,
+                      flags: np.ndarray, tops: np.ndarray, work: np.ndarray) -> int:
     """Pointing and claiming between the n lines of ``kind`` (0 rows, 1 columns) in
     ``band`` and the n boxes they cross. ``seg`` (n, n, W) and ``decided`` (n, n, W) are
     scratch: the union of the candidates, and of the placed values, of each line-box

@@ -16,7 +16,7 @@ Time and memory of the whole-grid checks are linear in the number of cells
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 from formats.compiled import kernel
@@ -97,7 +97,8 @@ def candidate_table(cells: np.ndarray, n: int) -> np.ndarray:
     return free
 
 
-class Conflict(NamedTuple):
+@dataclass(frozen=True)
+class Conflict:
     """Value ``value`` occurs more than once in one unit (row/column/box)."""
     unit: str          # "row", "column" or "box"
     index: int         # 0-based index of the unit (boxes numbered row-major)
@@ -113,7 +114,8 @@ def _duplicates(grid: Grid) -> tuple[np.ndarray, np.ndarray]:
     """The (unit, value) pairs whose value occurs more than once, in unit order."""
     counts = unit_value_counts(grid.cells, grid.n)
     counts[:, 0] = 0
-    return np.nonzero(counts > 1)
+    units, values = np.nonzero(counts > 1)
+    return units, values
 
 
 def conflicts(grid: Grid, limit: int | None = None) -> list[Conflict]:

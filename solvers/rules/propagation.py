@@ -34,15 +34,16 @@ from solvers.rules.geometry import unit_tables
 
 
 @kernel(cache=True, nogil=True)
-def _enqueue(queue, ends, cell, value):
+def _enqueue(queue: np.ndarray, ends: np.ndarray, cell: int, value: int) -> None:
     queue[ends[1], 0] = cell
     queue[ends[1], 1] = value
     ends[1] += 1
 
 
 @kernel(cache=True, nogil=True)
-def eliminate(cell, k, cells, candidates, cell_count, place_count, placed, units, cell_units,
-              queue, ends) -> bool:
+def eliminate(cell: int, k: int, cells: np.ndarray, candidates: np.ndarray, cell_count: np.ndarray,
+              place_count: np.ndarray, placed: np.ndarray, units: np.ndarray,
+              cell_units: np.ndarray, queue: np.ndarray, ends: np.ndarray) -> bool:
     """Remove value k+1 (k 0-based) from the candidates of ``cell`` and queue
     the singles this creates. False on a contradiction."""
     if not candidates[cell, k]:
@@ -74,8 +75,9 @@ def eliminate(cell, k, cells, candidates, cell_count, place_count, placed, units
 
 
 @kernel(cache=True, nogil=True)
-def assign(cell, value, cells, candidates, cell_count, place_count, placed, units, cell_units,
-           queue, ends) -> bool:
+def assign(cell: int, value: int, cells: np.ndarray, candidates: np.ndarray, cell_count: np.ndarray,
+           place_count: np.ndarray, placed: np.ndarray, units: np.ndarray, cell_units: np.ndarray,
+           queue: np.ndarray, ends: np.ndarray) -> bool:
     """Decide ``cell`` = ``value`` (1-based): drop its other candidates, then
     eliminate the value from its peers. False on a contradiction. Does not
     drain the queue (see :func:`drain`)."""
@@ -105,7 +107,9 @@ def assign(cell, value, cells, candidates, cell_count, place_count, placed, unit
 
 
 @kernel(cache=True, nogil=True)
-def drain(cells, candidates, cell_count, place_count, placed, units, cell_units, queue, ends) -> bool:
+def drain(cells: np.ndarray, candidates: np.ndarray, cell_count: np.ndarray,
+          place_count: np.ndarray, placed: np.ndarray, units: np.ndarray, cell_units: np.ndarray,
+          queue: np.ndarray, ends: np.ndarray) -> bool:
     """Assign every queued (cell, value), and what those assignments queue, to
     the fixpoint. False on a contradiction (the state is then meaningless)."""
     while ends[0] < ends[1]:
@@ -121,8 +125,10 @@ def drain(cells, candidates, cell_count, place_count, placed, units, cell_units,
 
 
 @kernel(cache=True, nogil=True)
-def propagate_clues(clues, cells, candidates, cell_count, place_count, placed, units, cell_units,
-                    queue, ends) -> int:
+def propagate_clues(clues: np.ndarray, cells: np.ndarray, candidates: np.ndarray,
+                    cell_count: np.ndarray, place_count: np.ndarray, placed: np.ndarray,
+                    units: np.ndarray, cell_units: np.ndarray, queue: np.ndarray,
+                    ends: np.ndarray) -> int:
     """Set the state to the ``clues`` (flat, 0 = empty) in one pass: a clue
     decides its cell, an empty cell's candidates are the values CanPlace
     allows; queue the singles already present and drain. Returns the number
@@ -291,7 +297,7 @@ def propagate_vectorised(cells: np.ndarray, n: int) -> Propagation:
     values = flat[decided] - 1
     placements = np.bincount((cell_units[decided] * side + values[:, None]).ravel(),
                              minlength=3 * side * side)
-    placed = placements.reshape(3 * side, side).astype(np.bool_)
+    placed: np.ndarray = placements.reshape(3 * side, side).astype(np.bool_)
     candidates = ~(placed[rows] | placed[columns] | placed[boxes])
     candidates[decided] = False
     candidates[decided, values] = True
