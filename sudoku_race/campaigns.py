@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 from formats.errors import RaceError
 
 if TYPE_CHECKING:
+    from experiments.harness.rows import Row
     import pandas as pd
 
 #: what :func:`run` calls after each measurement: (cells done, cells to run, the row written
@@ -166,10 +167,10 @@ def run(n: int | str | Iterable[int] = "2..3", solvers: str | Iterable[str] = "d
     def on_start(prepared) -> None:
         counted["total"] = len(prepared.pending)
 
-    def on_row(row: dict) -> None:
+    def on_row(row: Row) -> None:
         counted["done"] += 1
         if progress is not None:
-            progress(counted["done"], counted["total"], dict(row))
+            progress(counted["done"], counted["total"], row.as_dict())
 
     with _own_signal_handlers():
         done = run_campaign(config, on_row=on_row, on_start=on_start)

@@ -17,6 +17,7 @@ from experiments.harness import records
 from solvers.interface import Solver
 from tests.test_records_faults import race, start, wait_rows
 from tests.test_harness import write_instances
+import dataclasses
 
 
 def zygote_of(pid: int) -> psutil.Process:
@@ -91,9 +92,9 @@ def test_Z4_a_plugins_exit_handlers_run_once_per_forked_worker(tmp_path):
     ex = LocalExecutor(2, timeout_s=30.0, min_time=0.0, cpus=[0, 0], keep_warm=1)
     try:
         first = run_one(ex, spec, registry=registry)
-        assert first["status"] == "solved"
+        assert first.status == "solved"
         assert ex._zygote is not None                 # the worker was forked
-        worker = int(first["worker"].rsplit(":", 1)[1])
+        worker = int(first.worker.rsplit(":", 1)[1])
     finally:
         ex.close()                                    # the worker ends as a fresh one would
     assert marks.read_text().split() == [str(worker)]
@@ -124,33 +125,35 @@ def test_a_sleeping_cell_is_killed_within_a_quarter_second_of_its_limit_under_lo
     from when its search really began."""
     from experiments.harness.executor import LocalExecutor
     from experiments.harness.schema import Status
-    from tests.test_executor import request, run_one
+    from tests.test_executor import key as key_of, request, run_one
     marks = tmp_path / "marks"
     marks.mkdir()
     limit = 1.0
     ex = LocalExecutor(2, timeout_s=limit, min_time=0.0, cpus=[0, 1 % os.cpu_count()],
                        keep_warm=2)
-    fast = request("dlx")
+    init, fast = request("dlx")
     sleeper = f"slow:delay=30,marks={marks}"
     try:
         run_one(ex, "dlx")                              # both workers warm
-        ex.submit("warm", request("dlx"))
+        ex.submit_batch(init, [request("dlx", name="warm")[1]])
         while ex.free() < 2:
             ex.poll(0.1)
-        ex.submit("sleeper", request(sleeper))
+        sleep_init, sleep_cell = request(sleeper, name="sleeper")
+        ex.submit_batch(sleep_init, [sleep_cell])
         ended = None
         busy = 0
         while ended is None:
             if ex.free():
-                ex.submit_batch([(("fast", busy, k), fast) for k in range(200)])
+                ex.submit_batch(init, [dataclasses.replace(fast, key=("fast", "dlx", busy, "p", k))
+                                       for k in range(200)])
                 busy += 1
             for key, outcome in ex.poll(0.5):
-                if key == "sleeper":
+                if key == key_of("sleeper"):
                     ended = time.monotonic_ns(), outcome
         (mark,) = list(marks.iterdir())
         began = int(mark.name.rsplit("-", 1)[1])
         late = (ended[0] - began) / 1e9 - limit
-        assert ended[1]["status"] == Status.TIMEOUT
+        assert ended[1].status == Status.TIMEOUT
         assert busy >= 2, "the parent was not kept busy"
         assert late <= 0.25, f"killed {late:.3f} s past the limit"
     finally:

@@ -13,6 +13,8 @@ from experiments.cli.main import main
 from experiments.harness import dask_executor, records
 from experiments.harness.synthetic_campaign import write_instances
 from tests.fake_solvers import fake_registry
+from experiments.harness.messages import Measurement, Request
+from solvers.status import Status
 
 distributed = pytest.importorskip("distributed")
 
@@ -67,9 +69,10 @@ def test_batched_cells_come_back_once_each_with_their_faults(tmp_path, monkeypat
 
 def _fake_batch(cells, timeout_s, memory_mb, min_time, pin=False, keep_warm=1):
     """A batch that fails as a lost dask task when it holds the cell ``"lost"``."""
-    if any(key == "lost" for key, _ in cells):
+    if any(request.key[3] == "lost" for _, request in cells):
         raise RuntimeError("worker gone")
-    return [(key, {"status": "solved", "worker": "w:1", "cpus": [0]}) for key, _ in cells], [0.001] * len(cells)
+    return ([(request.key, Measurement(Status.SOLVED, worker="w:1", cpus=[0])) for _, request in cells],
+            [0.001] * len(cells))
 
 
 def test_a_lost_task_ends_each_of_its_cells_as_an_error_and_no_other(monkeypatch):
@@ -79,21 +82,20 @@ def test_a_lost_task_ends_each_of_its_cells_as_an_error_and_no_other(monkeypatch
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
         executor = dask_executor.DaskExecutor(client, None, 1.0, batch=BATCH)
-        request = {"entrant": "x", "init": {}, "solve": {}, "cores": 1}
         pending, back = list(keys), []
         while pending or executor.tasks or executor.waiting:
             while pending and executor.free() > 0:
-                executor.submit(pending.pop(0), request)
+                executor.submit_batch({}, [Request(("f", "x", 2, pending.pop(0), 0), "x", "i", "")])
             back.extend(executor.poll(0.5))
         executor.close()
     assert executor.sent < executor.sent_cells
-    assert sorted(key for key, _ in back) == sorted(keys)            # each once
-    lost = {key for key, outcome in back if outcome["status"] == "error"}
+    assert sorted(key[3] for key, _ in back) == sorted(keys)            # each once
+    lost = {key[3] for key, outcome in back if outcome.status == "error"}
     # the batch of "lost": its BATCH cells in submission order, all errors, the others solved
     start = keys.index("lost") // BATCH * BATCH
     assert lost == set(keys[start:start + BATCH])
-    assert all("dask task failed: RuntimeError: worker gone" in o["message"]
-               for key, o in back if key in lost)
+    assert all("dask task failed: RuntimeError: worker gone" in o.message
+               for key, o in back if key[3] in lost)
     assert executor.held == 0 and executor.worker_cpus == {"w:1": [0]}
 
 
@@ -103,9 +105,9 @@ _BATCHES: list[list[int]] = []
 
 def _timed_batch(cells, timeout_s, memory_mb, min_time, pin=False, keep_warm=1):
     """A batch whose cells at n = 3 take 2 ms each, the others 1 s (recorded in _BATCHES)."""
-    _BATCHES.append([request["group"][2] for _, request in cells])
-    return ([(key, {"status": "solved"}) for key, _ in cells],
-            [0.002 if request["group"][2] == 3 else 1.0 for _, request in cells])
+    _BATCHES.append([request.key[2] for _, request in cells])
+    return ([(request.key, Measurement(Status.SOLVED)) for _, request in cells],
+            [0.002 if request.key[2] == 3 else 1.0 for _, request in cells])
 
 
 def test_batches_fill_to_a_quarter_second_of_measured_cells_and_an_unmeasured_group_goes_alone(monkeypatch):
@@ -118,7 +120,7 @@ def test_batches_fill_to_a_quarter_second_of_measured_cells_and_an_unmeasured_gr
         while pending or executor.tasks or executor.waiting:
             while pending and executor.free() > 0:
                 key, n = pending.pop(0)
-                executor.submit(key, {"entrant": "x", "group": ("f", "x", n), "cores": 1})
+                executor.submit_batch({}, [Request(("f", "x", n, key, 0), "x", "i", "", 1, ("f", "x", n))])
             back.extend(executor.poll(0.5))
         return back
 
@@ -130,8 +132,8 @@ def test_batches_fill_to_a_quarter_second_of_measured_cells_and_an_unmeasured_gr
         cells = [(f"easy{i}", 3) for i in range(70)] + [(f"hard{i}", 4) for i in range(3)]
         back = run(executor, cells)
         executor.close()
-    assert [key for key, _ in first] == ["probe"] and batches[0] == [3]   # nothing known: alone
-    assert sorted(key for key, _ in back) == sorted(key for key, _ in cells)
+    assert [key[3] for key, _ in first] == ["probe"] and batches[0] == [3]   # nothing known: alone
+    assert sorted(key[3] for key, _ in back) == sorted(key for key, _ in cells)
     # 2 ms cells: full batches of MAX_BATCH (64 ms of work, under the quarter second)
     assert max(len(b) for b in batches) == dask_executor.MAX_BATCH
     # the n = 4 cells, never measured when sent, and then 1 s each: never two in one batch

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from experiments.harness import config as harness_config
-from experiments.harness import records, schema
+from experiments.harness import schema
+from solvers.status import Status
 from solvers import registry
 from solvers.interface import RawAnswer, Solver
 
@@ -122,12 +123,14 @@ def test_counters_and_phases_beyond_the_schema_are_kept_in_extra():
     from experiments.harness.entrants import Entrant
     from experiments.harness.scheduling import Cell
     entrant = Entrant("rich", "rich", "x:Rich", {}, {})
-    row = records.make_row("c", 0, 1.0, entrant, Cell("rich", 2, "i", 0, None, "unique"),
-                           {"status": "solved", "verified": True, "wall_s": 0.1,
-                            "counters": {"nodes": 3, "restarts": 2}, "times": {"search": 0.1,
-                                                                               "tune": 0.01}})
-    assert row["nodes"] == 3 and row["t_search"] == 0.1
-    assert json.loads(row["extra"]) == {"restarts": 2, "t_tune": 0.01}
+    from experiments.harness.messages import Measurement
+    from experiments.harness.rows import make_row
+    row = make_row("c", 0, 1.0, entrant, Cell("rich", 2, "i", 0, None, "unique"),
+                   Measurement(Status.SOLVED, verified=True, wall_s=0.1,
+                               counters={"nodes": 3, "restarts": 2},
+                               times={"search": 0.1, "tune": 0.01}))
+    assert row.nodes == 3 and row.t_search == 0.1
+    assert json.loads(row.extra or "") == {"restarts": 2, "t_tune": 0.01}
     assert RawAnswer(0).counters == {}
 
 

@@ -10,6 +10,8 @@ import pytest
 from experiments.harness import executor
 from experiments.harness.entrants import parse_entrants
 from experiments.harness.executor import LocalExecutor
+from experiments.harness.identity import CellKey
+from experiments.harness.messages import Measurement, Request
 from experiments.harness.schema import Status
 from formats import grid_text
 from tests.conftest import full_grid, puzzle_from
@@ -21,25 +23,31 @@ from solvers.interface import RawAnswer, Solver
 from tests.conftest import process_alive
 
 
-def request(spec: str, n: int = 2, registry=None) -> dict:
-    """A cell's request for ``spec`` (from ``registry``, default the fakes) on a
-    half-blank n-puzzle."""
+def key(name: str) -> CellKey:
+    """A cell key named ``name``."""
+    return ("test", "entrant", 2, name, 0)
+
+
+def request(spec: str, n: int = 2, registry=None, name: str = "cell",
+            cores: int = 1) -> tuple[dict, Request]:
+    """The ``init`` request of ``spec`` (from ``registry``, default the fakes) and a cell's
+    request on a half-blank n-puzzle."""
     (entrant,) = parse_entrants(spec, registry or fake_registry())
     rng = np.random.default_rng(n)
     text = grid_text.format_native(puzzle_from(full_grid(n, rng), 0.5, rng), {})
-    return {"entrant": spec, "init": entrant.init_request(),
-            "solve": {"instance": f"p{n}.sudoku", "text": text}}
+    return entrant.init_request(), Request(key(name), spec, f"p{n}.sudoku", text, cores)
 
 
-def run_one(ex: LocalExecutor, spec: str, within: float = 60.0, registry=None) -> dict:
+def run_one(ex: LocalExecutor, spec: str, within: float = 60.0, registry=None) -> Measurement:
     """Submit one cell and poll until its outcome comes back."""
-    ex.submit("cell", request(spec, registry=registry))
+    init, cell = request(spec, registry=registry)
+    ex.submit_batch(init, [cell])
     end = time.monotonic() + within
     while time.monotonic() < end:
         done = ex.poll(0.1)
         if done:
-            ((key, outcome),) = done
-            assert key == "cell"
+            ((got, outcome),) = done
+            assert got == key("cell") and isinstance(outcome, Measurement)
             return outcome
     pytest.fail(f"no outcome for {spec} within {within} s")
 
@@ -50,11 +58,11 @@ def test_answer_after_the_limit_but_before_the_kill_is_a_timeout(monkeypatch):
     ex = LocalExecutor(1, timeout_s=0.3, min_time=0.0)
     try:
         late = run_one(ex, "slow:delay=0.6")
-        assert late["status"] == Status.TIMEOUT
-        assert late["message"].startswith("finished in ") and \
-            late["message"].endswith(" s, over the 0.3 s limit")
-        assert "wall_s" not in late and "verified" not in late
-        assert late["cores"] == 1 and late["started_at"] and late["worker"]
+        assert late.status == Status.TIMEOUT
+        assert late.message.startswith("finished in ") and \
+            late.message.endswith(" s, over the 0.3 s limit")
+        assert late.wall_s is None and late.verified is False
+        assert late.cores == 1 and late.started_at and late.worker
         assert ex.free() == 1 and ex.warm_entrants() == {"slow:delay=0.6"}  # the worker is kept
     finally:
         ex.close()
@@ -64,11 +72,11 @@ def test_answer_within_the_limit_is_solved_and_the_worker_stays_warm():
     ex = LocalExecutor(1, timeout_s=30.0, min_time=0.0)
     try:
         first = run_one(ex, "slow:delay=0.01")
-        assert first["status"] == Status.SOLVED and first["verified"] is True
-        assert first["iterations"] == 1 and first["message"] == ""
-        pid = first["worker"].split(":")[1]
+        assert first.status == Status.SOLVED and first.solution is not None
+        assert first.iterations == 1 and first.message == ""
+        pid = first.worker.split(":")[1]
         second = run_one(ex, "slow:delay=0.01")
-        assert second["status"] == Status.SOLVED and second["worker"].split(":")[1] == pid
+        assert second.status == Status.SOLVED and second.worker.split(":")[1] == pid
     finally:
         ex.close()
 
@@ -77,8 +85,8 @@ def test_a_busy_worker_is_killed_at_the_deadline():
     ex = LocalExecutor(1, timeout_s=0.5)
     try:
         outcome = run_one(ex, "hang")
-        assert outcome["status"] == Status.TIMEOUT
-        assert outcome["message"].startswith("killed after ") and outcome["message"].endswith(
+        assert outcome.status == Status.TIMEOUT
+        assert outcome.message.startswith("killed after ") and outcome.message.endswith(
             " s (limit 0.5 s)")
         assert ex.free() == 1 and ex.warm_entrants() == set()       # the killed worker is gone
     finally:
@@ -89,8 +97,8 @@ def test_entrant_that_cannot_start_reports_start_failed():
     ex = LocalExecutor(1, timeout_s=5.0)
     try:
         outcome = run_one(ex, "bad-warmup")
-        assert outcome["status"] == Status.ERROR and outcome["start_failed"] is True
-        assert outcome["message"] == ("entrant failed to start: RuntimeError: "
+        assert outcome.status == Status.ERROR and outcome.start_failed is True
+        assert outcome.message == ("entrant failed to start: RuntimeError: "
                                       "no engine in this worker")
         assert ex.warm_entrants() == set()
     finally:
@@ -140,7 +148,7 @@ REGISTRY = fake_registry().register("exits", f"{__name__}:Exits", {}) \
     .register("slow-warmup", f"{__name__}:SlowWarmup", {})
 
 
-def run_registered(ex: LocalExecutor, spec: str, within: float = 60.0) -> dict:
+def run_registered(ex: LocalExecutor, spec: str, within: float = 60.0) -> Measurement:
     """:func:`run_one` with the solvers of :data:`REGISTRY` registered."""
     return run_one(ex, spec, within, registry=REGISTRY)
 
@@ -149,9 +157,9 @@ def test_a_worker_that_exits_is_an_error_with_its_last_three_stderr_lines():
     ex = LocalExecutor(1, timeout_s=30.0)
     try:
         outcome = run_registered(ex, "exits")
-        assert outcome["status"] == Status.ERROR and "start_failed" not in outcome
-        assert outcome["message"] == "crashed: worker died (exit status 3): line 2 | line 3 | line 4"
-        assert outcome["cores"] == 1 and outcome["worker"]
+        assert outcome.status == Status.ERROR and not outcome.start_failed
+        assert outcome.message == "crashed: worker died (exit status 3): line 2 | line 3 | line 4"
+        assert outcome.cores == 1 and outcome.worker
         assert ex.free() == 1 and ex.warm_entrants() == set()
     finally:
         ex.close()
@@ -161,8 +169,8 @@ def test_a_worker_killed_by_a_signal_names_it():
     ex = LocalExecutor(1, timeout_s=30.0)
     try:
         outcome = run_registered(ex, "crash")
-        assert outcome["status"] == Status.ERROR
-        assert outcome["message"] == "crashed: worker died (killed by SIGSEGV)"     # nothing on stderr
+        assert outcome.status == Status.ERROR
+        assert outcome.message == "crashed: worker died (killed by SIGSEGV)"     # nothing on stderr
     finally:
         ex.close()
 
@@ -171,8 +179,8 @@ def test_a_warm_up_past_its_limit_is_a_start_failure():
     ex = LocalExecutor(1, timeout_s=30.0, init_timeout_s=0.5)
     try:
         outcome = run_registered(ex, "slow-warmup")
-        assert outcome["status"] == Status.ERROR and outcome["start_failed"] is True
-        assert outcome["message"] == "entrant did not warm up within 0.5 s"
+        assert outcome.status == Status.ERROR and outcome.start_failed is True
+        assert outcome.message == "entrant did not warm up within 0.5 s"
         assert ex.free() == 1 and ex.warm_entrants() == set()
     finally:
         ex.close()
@@ -182,9 +190,9 @@ def test_a_killed_busy_worker_reports_its_memory_and_the_time_it_had():
     ex = LocalExecutor(1, timeout_s=0.5)
     try:
         outcome = run_registered(ex, "hang")
-        assert outcome["status"] == Status.TIMEOUT
-        assert isinstance(outcome["peak_rss_mb"], float) and outcome["peak_rss_mb"] > 1.0
-        words = outcome["message"].split()           # "killed after 0.75 s (limit 0.5 s)"
+        assert outcome.status == Status.TIMEOUT
+        assert isinstance(outcome.peak_rss_mb, float) and outcome.peak_rss_mb > 1.0
+        words = outcome.message.split()           # "killed after 0.75 s (limit 0.5 s)"
         assert words[:2] == ["killed", "after"] and 0.5 <= float(words[2]) < 30.0
     finally:
         ex.close()
@@ -194,8 +202,8 @@ def test_a_worker_over_its_memory_limit_is_killed_with_a_message():
     ex = LocalExecutor(1, timeout_s=30.0, memory_mb=150)
     try:
         outcome = run_registered(ex, "hog:mb=400")
-        assert outcome["status"] == Status.MEMOUT and outcome["peak_rss_mb"] > 150
-        words = outcome["message"].split()          # "killed at 160 MB after 0.42 s (limit 150 MB)", MB rounded
+        assert outcome.status == Status.MEMOUT and outcome.peak_rss_mb > 150
+        words = outcome.message.split()          # "killed at 160 MB after 0.42 s (limit 150 MB)", MB rounded
         assert words[:2] == ["killed", "at"] and int(words[2]) >= 150 and words[3:5] == ["MB", "after"]
         assert 0.0 < float(words[5]) < 30.0 and words[6:] == ["s", "(limit", "150", "MB)"]
         assert ex.free() == 1 and ex.warm_entrants() == set()         # the worker is gone
@@ -293,8 +301,8 @@ def test_the_worker_gets_the_limit_and_warms_each_size_once():
     ex = LocalExecutor(1, timeout_s=30.0, min_time=0.0)
     try:
         first, second = run_registered(ex, "counts-calls"), run_registered(ex, "counts-calls")
-        assert (first["counters"]["nodes"], first["iterations"]) == (2, 1)
-        assert (second["counters"]["nodes"], second["iterations"]) == (3, 1)
+        assert (first.counters["nodes"], first.iterations) == (2, 1)
+        assert (second.counters["nodes"], second.iterations) == (3, 1)
     finally:
         ex.close()
 
@@ -329,8 +337,8 @@ def test_a_worker_inherits_the_environment_with_a_temp_dir_of_its_own(monkeypatc
     ex = LocalExecutor(1, timeout_s=30.0)
     try:
         outcome = run_registered(ex, "shows-env")
-        assert outcome["status"] == Status.ERROR
-        mark, tmp = outcome["message"].split("RuntimeError: ", 1)[1].split()
+        assert outcome.status == Status.ERROR
+        mark, tmp = outcome.message.split("RuntimeError: ", 1)[1].split()
         assert mark == "inherited" and tmp != tempfile.gettempdir() and os.path.isdir(tmp)
     finally:
         ex.close()
@@ -356,9 +364,9 @@ def test_a_worker_that_exits_cleanly_mid_solve_is_still_an_error():
     ex = LocalExecutor(1, timeout_s=30.0)
     try:
         outcome = run_registered(ex, "exits-cleanly")
-        assert outcome["status"] == Status.ERROR
+        assert outcome.status == Status.ERROR
         # the whole of stderr's only line, the byte that is not UTF-8 replaced
-        assert outcome["message"] == "crashed: worker died (exit status 0): \ufffdonly line"
+        assert outcome.message == "crashed: worker died (exit status 0): \ufffdonly line"
     finally:
         ex.close()
 
@@ -367,12 +375,13 @@ _ORPHAN_PARENT = """
 import select, sys, time
 from experiments.harness.worker_process import WorkerProcess
 from tests.test_executor import request
-cell = request("hang")
-worker = (WorkerProcess(cell["init"]) if sys.argv[1] == "default"
-          else WorkerProcess(cell["init"], die_with_parent=False))
+init, cell = request("hang")
+worker = (WorkerProcess(init) if sys.argv[1] == "default"
+          else WorkerProcess(init, die_with_parent=False))
 readable, _, _ = select.select([worker], [], [], 60.0)
 assert readable == [worker] and worker.receive()[0]["op"] == "ready"
-worker.send({"op": "solve", **cell["solve"], "timeout": 300.0})   # busy: it no longer reads stdin
+worker.send({"op": "solve", "wire": 1, "cells": [[0, cell.instance, cell.text]],
+             "timeout": 300.0})                                  # busy: it no longer reads stdin
 time.sleep(0.5)
 print(worker.pid, worker.tmpdir, flush=True)
 time.sleep(300)

@@ -24,6 +24,10 @@ from experiments.harness.instances import ensure_instances, instance_dir, instan
 from experiments.harness.scheduling import Cell, Escalation
 from experiments.cli.main import main
 from experiments.harness.worker import MIN_TIME, measure
+from experiments.harness.messages import Measurement
+from experiments.harness.referee import Referee
+from experiments.harness.rows import Row, make_row
+from solvers.status import Status
 from formats import grid_text
 from formats.errors import RaceError
 from formats.grid import MAX_N, Grid
@@ -258,12 +262,12 @@ def test_interrupted_campaign_resumes_without_rerunning(out, fakes):
 def test_cut_last_row_is_dropped_and_repaired(tmp_path):
     path = tmp_path / "runs.csv"
     with records.RunsWriter(path) as w:
-        w.write({"entrant": "a", "n": 2, "instance": "x", "repeat": 0, "status": "solved"})
+        w.write(Row(entrant="a", n=2, instance="x", repeat=0, status="solved"))
     with open(path, "a") as f:
         f.write("cam,b,b,{},2,unique,0,y,")           # a row cut by a kill
     assert [r["entrant"] for r in records.read_rows(path)] == ["a"]
     with records.RunsWriter(path) as w:
-        w.write({"entrant": "c", "n": 3, "instance": "z", "repeat": 1, "status": "timeout"})
+        w.write(Row(entrant="c", n=3, instance="z", repeat=1, status="timeout"))
     rows = records.read_rows(path)
     assert [(r["entrant"], r["status"]) for r in rows] == [("a", "solved"), ("c", "timeout")]
 
@@ -340,18 +344,19 @@ def test_holes_campaign_passes_the_options_to_the_generator(tmp_path):
 def test_rows_censor_at_the_limit_and_refuse_unknown_statuses():
     (entrant,) = parse_entrants("backtracking")
     cell = Cell("backtracking", 2, "i0", 0)
-    timeout = records.make_row("c", 0, 7.5, entrant, cell,
-                               {"status": "timeout", "wall_s": 9.9, "counters": {"nodes": 3}})
-    assert (timeout["status"], timeout["wall_s"], timeout["cpu_s"]) == ("timeout", 7.5, 7.5)
-    assert "nodes" not in timeout and timeout["verified"] is False
-    solved = records.make_row("c", 0, 7.5, entrant, cell,
-                              {"status": schema.Status.SOLVED, "verified": True, "wall_s": 0.25,
-                               "times": {"search": 0.5, "bogus": 1.0}, "counters": {"nodes": 3}})
-    assert (solved["status"], solved["wall_s"], solved["t_search"], solved["nodes"]) == \
-        ("solved", 0.25, 0.5, 3)
-    assert "t_bogus" not in solved
-    odd = records.make_row("c", 0, 7.5, entrant, cell, {"status": "maybe"})
-    assert odd["status"] == "error" and "'maybe'" in odd["message"]
+    timeout = make_row("c", 0, 7.5, entrant, cell,
+                       Measurement(Status.TIMEOUT, wall_s=9.9, counters={"nodes": 3}))
+    assert (timeout.status, timeout.wall_s, timeout.cpu_s) == ("timeout", 7.5, 7.5)
+    assert timeout.nodes is None and timeout.verified is False
+    solved = make_row("c", 0, 7.5, entrant, cell,
+                      Measurement(Status.SOLVED, verified=True, wall_s=0.25,
+                                  times={"search": 0.5, "bogus": 1.0}, counters={"nodes": 3}))
+    assert (solved.status, solved.wall_s, solved.t_search, solved.nodes) == ("solved", 0.25, 0.5, 3)
+    assert json.loads(solved.extra or "{}") == {"t_bogus": 1.0}
+    wire = Measurement(Status.SOLVED, wall_s=0.1).to_wire(0)
+    wire[2] = "maybe"
+    odd = Measurement.from_wire(wire)
+    assert odd.status is Status.ERROR and "'maybe'" in odd.message
     assert schema.answered("solved", "True") and schema.answered("unsat", "")
     assert not schema.answered("solved", "") and not schema.answered("solved", float("nan"))
     assert not schema.answered("timeout", True)
@@ -414,19 +419,20 @@ def test_escalation_waits_for_a_settled_median_then_skips():
     assert esc.dead_at("b") == 3
 
 
-def test_measure_calibrates_fast_solves_and_reverifies():
+def test_measure_calibrates_fast_solves_and_the_parent_verifies():
     rng = np.random.default_rng(7)
     solution = full_grid(2, rng)
     puzzle = puzzle_from(solution, 0.5, rng)
     solver = Backtracking()
     solver.warmup()
     m = measure(solver, puzzle, min_time=0.01)
-    assert m["status"] == "solved" and m["verified"]
-    assert m["iterations"] > 1 and m["wall_s"] * m["iterations"] >= 0.01
-    assert m["counters"] == solver.solve(puzzle).counters
-    assert set(m["times"]) == {"check", "build", "search", "verify"}
+    assert m.status is Status.SOLVED and m.solution is not None
+    assert m.iterations is not None and m.wall_s is not None
+    assert m.iterations > 1 and m.wall_s * m.iterations >= 0.01
+    assert m.counters == solver.solve(puzzle).counters
+    assert set(m.times) == {"check", "build", "search", "verify"}
     one = measure(solver, puzzle, min_time=0.0)
-    assert one["iterations"] == 1
+    assert one.iterations == 1
 
     class Liar(Backtracking):            # claims solved, but the grid breaks a clue
         def _run(self, grid, limit, keep):
@@ -438,8 +444,12 @@ def test_measure_calibrates_fast_solves_and_reverifies():
 
     assert Liar().solve(puzzle).status == "solved"     # the solver's own check passes it
     m = measure(Liar(), puzzle, min_time=0.0)
-    assert m["status"] == "wrong" and not m["verified"]
-    assert m["message"] == "the harness's re-verification rejected the returned grid"
+    assert m.status is Status.SOLVED and not m.verified     # the worker vouches for nothing
+    referee = Referee(1.0)
+    case = referee.case("sha", grid_text.format_native(puzzle), "p.sudoku")
+    judged = referee.judge(case, m, "liar", "backtracking")
+    assert judged.status is Status.WRONG and not judged.verified and judged.solution is None
+    assert judged.message == "the harness could not verify the returned grid against the puzzle"
 
 
 def test_instances_come_from_the_generator_and_are_cached(tmp_path):
@@ -477,7 +487,7 @@ def test_first_cell_of_a_size_gets_an_unmeasured_warm_up_solve():
     solver.warmup()
     Counting.calls = 0
     m = measure(solver, puzzle, min_time=0.0, rewarm_below=10.0)
-    assert Counting.calls == 2 and m["iterations"] == 1 and m["status"] == "solved"
+    assert Counting.calls == 2 and m.iterations == 1 and m.status is Status.SOLVED
     Counting.calls = 0
     measure(solver, puzzle, min_time=0.0)
     assert Counting.calls == 1
@@ -525,7 +535,8 @@ def test_the_peak_rss_of_a_cell_is_its_own_and_read_from_files_kept_open(rng):
     big = worker.measure(solver, puzzle, min_time=0.0)
     Greedy.grab = False
     small = worker.measure(solver, puzzle, min_time=0.0)
-    assert big["peak_rss_mb"] > small["peak_rss_mb"] + 150, (big["peak_rss_mb"], small["peak_rss_mb"])
+    assert big.peak_rss_mb is not None and small.peak_rss_mb is not None
+    assert big.peak_rss_mb > small.peak_rss_mb + 150, (big.peak_rss_mb, small.peak_rss_mb)
     if os.path.exists("/proc/self/clear_refs"):
         assert worker._PROC.pid == os.getpid() and worker._PROC.status is not None
 

@@ -101,13 +101,14 @@ def test_plain_progress_says_a_line_every_30_s_or_10_percent():
     import io
 
     from experiments.cli.run_progress import PlainProgress
+    from experiments.harness.rows import Row
     times = iter([0.0, 1.0, 31.5, 32.0] + [33.0] * 20)
     out = io.StringIO()
     shown = PlainProgress(100, out, clock=lambda: next(times))
-    shown.update({"entrant": "dlx", "n": 2, "status": "solved"})          # t = 1: quiet
-    shown.update({"entrant": "dlx", "n": 3, "status": "timeout"})         # t = 31.5: a line
+    shown.update(Row(entrant="dlx", n=2, status="solved"))          # t = 1: quiet
+    shown.update(Row(entrant="dlx", n=3, status="timeout"))         # t = 31.5: a line
     for _ in range(10):                                                   # 12 of 100: a line
-        shown.update({"entrant": "sat", "n": 3, "status": "solved"})
+        shown.update(Row(entrant="sat", n=3, status="solved"))
     shown.close()
     lines = out.getvalue().splitlines()
     assert lines[0] == "race run: 2/100 cells (2%), 0:00:31; last: dlx n=3: timeout"

@@ -23,6 +23,9 @@ from solvers.parallel import Parallel, split_members
 from solvers.registry import BUILTIN
 from tests.conftest import full_grid, process_alive, puzzle_from
 from tests.fake_solvers import fake_registry
+from experiments.harness.messages import Measurement, Request
+from experiments.harness.rows import make_row
+from solvers.status import Status
 
 PUZZLE9 = (Path(__file__).parent / "data" / "hard9.txt").read_text().splitlines()[2]
 
@@ -163,62 +166,68 @@ def _children_of_earlier_tests():
 
 # -- the harness: a cell of several cores ----------------------------------------------------------
 
-def _request(spec: str, cores: int) -> dict:
+def _request(spec: str, cores: int, name: str) -> tuple[dict, list[Request]]:
     (entrant,) = parse_entrants(spec)
     rng = np.random.default_rng(2)
     text = grid_text.format_native(puzzle_from(full_grid(2, rng), 0.5, rng), {})
-    return {"entrant": spec, "init": entrant.init_request(), "cores": cores,
-            "solve": {"instance": "p.sudoku", "text": text}}
+    return entrant.init_request(), [Request(("f", spec, 2, name, 0), spec, "p.sudoku", text, cores)]
 
 
 def test_the_executor_holds_as_many_slots_as_the_cell_has_cores():
     ex = LocalExecutor(2, timeout_s=60.0, min_time=0.0, cpus=None)
     try:
-        ex.submit("cell", _request("parallel:members=backtracking+dlx", 2))
+        ex.submit_batch(*_request("parallel:members=backtracking+dlx", 2, "cell"))
         assert ex.free() == 0                     # nothing else runs beside it
         with pytest.raises(RuntimeError):
-            ex.submit("other", _request("dlx", 1))
+            ex.submit_batch(*_request("dlx", 1, "other"))
         end = time.monotonic() + 120
         done = []
         while not done and time.monotonic() < end:
             done = ex.poll(0.1)
         ((key, outcome),) = done
-        assert outcome["status"] == SOLVED and outcome["cores"] == 2
+        assert isinstance(outcome, Measurement)
+        assert outcome.status == SOLVED and outcome.cores == 2
         assert ex.free() == 2
-        assert outcome["counters"]["members"] == 2 and outcome["counters"]["winner"] in (0, 1)
+        assert outcome.counters["members"] == 2 and outcome.counters["winner"] in (0, 1)
     finally:
         ex.close()
 
 
 class _CountingExecutor:
     """An executor that answers each cell at once (no process), recording how many cores were
-    in flight whenever a cell was submitted, and never more than its two slots."""
+    in flight whenever a batch was submitted, and never more than its two slots. A batch holds
+    its cells' cores until its last cell is answered, as a worker would."""
 
     jobs = 2
 
     def __init__(self) -> None:
-        self.inflight: dict = {}
-        self.seen: list[tuple[int, int]] = []    # (cores of the new cell, cores in flight)
+        self.batches: list[tuple[int, list]] = []   # (cores, its cells' keys not answered yet)
+        self.seen: list[tuple[int, int]] = []    # (cores of the new batch, cores in flight)
         self.worker_cpus: dict = {}
 
+    def busy(self) -> int:
+        return sum(cores for cores, _ in self.batches)
+
     def free(self) -> int:
-        return self.jobs - sum(self.inflight.values())
+        return self.jobs - self.busy()
 
     def warm_entrants(self) -> set:
         return set()
 
-    def submit(self, key, request) -> None:
-        cores = request["cores"]
-        assert cores <= self.free()
-        self.seen.append((cores, sum(self.inflight.values())))
-        self.inflight[key] = cores
+    def submit_batch(self, init, cells) -> None:
+        cores = cells[0].cores
+        assert all(c.cores == cores for c in cells) and cores <= self.free()
+        self.seen.append((cores, self.busy()))
+        self.batches.append((cores, [c.key for c in cells]))
 
     def poll(self, max_wait: float = 0.5):
-        if not self.inflight:
+        if not self.batches:
             return []
-        key = next(iter(self.inflight))       # the oldest finishes first
-        del self.inflight[key]
-        return [(key, {"status": "unknown", "wall_s": 0.01, "cpu_s": 0.01})]
+        cores, keys = self.batches[0]         # the oldest finishes first, a cell at a time
+        key = keys.pop(0)
+        if not keys:
+            self.batches.pop(0)
+        return [(key, Measurement(Status.UNKNOWN, wall_s=0.01, cpu_s=0.01, cores=cores))]
 
     def close(self) -> None:
         pass
@@ -236,7 +245,7 @@ def test_the_scheduler_runs_nothing_beside_a_cell_of_all_the_cores(tmp_path):
                     timeout_s=10.0, jobs=2, out=tmp_path, campaign="cores", command="test", pin=False)
     executor = _CountingExecutor()
     run(prepare(config), executor)
-    assert len(executor.seen) == 18
+    assert 3 <= len(executor.seen) <= 18                  # one batch or more per entrant
     assert all(cores == 1 or busy == 0 for cores, busy in executor.seen)   # alone on its cores
     rows = records.read_rows(config.runs_path)
     cores = {r["entrant"].split(":")[0] + str(len(r["entrant"].split("+"))): r["cores"] for r in rows}
@@ -247,9 +256,9 @@ def test_the_scheduler_runs_nothing_beside_a_cell_of_all_the_cores(tmp_path):
 def test_a_cell_of_two_cores_at_the_limit_records_twice_the_limit_as_cpu():
     from experiments.harness.cells import Cell
     (entrant,) = parse_entrants("parallel:members=sat+dlx")
-    row = records.make_row("c", 0, 5.0, entrant, Cell(entrant.spec, 2, "i", 0, None, "unique"),
-                           {"status": "timeout", "cores": 2})
-    assert row["wall_s"] == 5.0 and row["cpu_s"] == 10.0 and row["cores"] == 2
+    row = make_row("c", 0, 5.0, entrant, Cell(entrant.spec, 2, "i", 0, None, "unique"),
+                   Measurement(Status.TIMEOUT, cores=2))
+    assert row.wall_s == 5.0 and row.cpu_s == 10.0 and row.cores == 2
 
 
 def test_auto_holds_the_cores_of_the_widest_entrant_its_table_names(tmp_path):

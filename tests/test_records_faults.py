@@ -23,6 +23,7 @@ from experiments.cli.main import main
 from experiments.harness import records
 from experiments.harness.lock import LOCK_NAME
 from experiments.harness.scheduling import START_ATTEMPTS
+from experiments.harness.rows import Row
 from tests.fake_solvers import fake_registry
 from tests.test_harness import write_instances
 
@@ -418,7 +419,7 @@ def test_any_text_in_a_row_stays_one_valid_record(tmp_path, messages):
     path.unlink(missing_ok=True)
     with records.RunsWriter(path) as writer:
         for row in _rows(messages):
-            writer.write(row)
+            writer.write(Row(**row))
     found = records.scan(path)
     assert found.canonical and len(found.rows) == len(messages)
     assert [row["instance"] for row in found.rows] == [f"i{k}" for k in range(len(messages))]
@@ -435,7 +436,7 @@ def test_a_file_cut_anywhere_reads_as_a_prefix_of_its_rows(tmp_path, messages, c
     path.unlink(missing_ok=True)
     with records.RunsWriter(path) as writer:
         for row in _rows(messages):
-            writer.write(row)
+            writer.write(Row(**row))
     data = path.read_bytes()
     path.write_bytes(data[: int(cut * len(data))])
     found = records.scan(path)

@@ -18,6 +18,8 @@ from formats import grid_text
 from formats.grid import Grid
 from generators import puzzle_set
 from tests.fake_solvers import LIARS, fake_registry, pattern_grid
+from experiments.harness.messages import Measurement
+from solvers.status import Status
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -91,10 +93,15 @@ def test_a_manifest_that_contradicts_its_file_is_no_evidence():
 
 # -- the verdicts ------------------------------------------------------------------------
 
+def m(outcome: dict) -> Measurement:
+    """A worker's measurement of these fields (status, solution)."""
+    return Measurement(Status(outcome["status"]), solution=outcome.get("solution"))
+
+
 def judge(text: str, outcome: dict, confirm_fn=None, method: str = "external"):
     referee = Referee(1.0, confirm_fn or (lambda grid, by, t: pytest.fail("no confirmation needed")))
     case = referee.case("sha", text, "p.sudoku")
-    return referee, case, referee.judge(case, outcome, "liar", method)
+    return referee, case, referee.judge(case, m(outcome), "liar", method)
 
 
 def native(kind: str, **options) -> str:
@@ -104,8 +111,8 @@ def native(kind: str, **options) -> str:
 
 def test_a_false_no_solution_claim_is_wrong_and_names_the_evidence():
     _, _, out = judge(native("holes", holes=0.6), {"status": "unsat", "verified": False})
-    assert out["status"] == "wrong" and not out["verified"]
-    assert "claimed no solution" in out["message"] and "planted=" in out["message"]
+    assert out.status == "wrong" and not out.verified
+    assert "claimed no solution" in out.message and "planted=" in out.message
 
 
 def test_a_no_solution_claim_on_an_unsat_instance_is_still_confirmed_by_a_second_method():
@@ -116,7 +123,7 @@ def test_a_no_solution_claim_on_an_unsat_instance_is_still_confirmed_by_a_second
         asked.append(by)
         return Confirmation("unsat", by)
     _, _, out = judge(native("unsat"), {"status": "unsat"}, fake_confirm)
-    assert out["status"] == "unsat" and out["referee"] == "no solution confirmed by sat"
+    assert out.status == "unsat" and out.referee == "no solution confirmed by sat"
     assert asked == ["sat"]
 
 
@@ -133,9 +140,9 @@ def test_a_claim_nothing_records_is_confirmed_by_another_family(verdict, status)
 
     referee, case, out = judge(grid_text.format_native(grid), {"status": "unsat"}, fake_confirm,
                                method="sat")
-    assert asked == ["dlx"] and out["status"] == status
-    assert "dlx" in out["referee"]
-    referee.judge(case, {"status": "unsat"}, "other", "sat")
+    assert asked == ["dlx"] and out.status == status
+    assert "dlx" in out.referee
+    referee.judge(case, m({"status": "unsat"}), "other", "sat")
     assert asked == ["dlx"]                                 # once per instance and method
 
 
@@ -150,18 +157,18 @@ def test_a_verified_grid_of_one_entrant_refutes_a_later_no_solution_claim():
     referee = Referee(1.0, lambda *a: pytest.fail("the grid already refutes the claim"))
     case = referee.case("k", text, "empty")
     sent = grid_text.format_compact(Grid(2, pattern_grid(2)))
-    first = referee.judge(case, {"status": "solved", "verified": True, "solution": sent}, "dlx",
+    first = referee.judge(case, m({"status": "solved", "verified": True, "solution": sent}), "dlx",
                           "exact-cover")
-    assert first["status"] == "solved" and first["referee"] == "verified grid"
-    second = referee.judge(case, {"status": "unsat"}, "liar", "external")
-    assert second["status"] == "wrong" and "dlx returned a verified solution" in second["message"]
+    assert first.status == "solved" and first.referee == "verified grid"
+    second = referee.judge(case, m({"status": "unsat"}), "liar", "external")
+    assert second.status == "wrong" and "dlx returned a verified solution" in second.message
 
 
 @pytest.mark.parametrize("sent", [None, "1234", "garbage"])
 def test_a_solved_claim_without_a_grid_that_verifies_is_wrong(sent):
     _, _, out = judge(native("holes", holes=0.6),
                       {"status": "solved", "verified": True, "solution": sent})
-    assert out["status"] == "wrong" and "could not verify" in out["message"]
+    assert out.status == "wrong" and "could not verify" in out.message
 
 
 def test_the_real_confirmer_proves_and_refutes():
@@ -335,15 +342,15 @@ def test_the_referee_of_a_race_flags_a_record_a_verified_grid_or_the_second_meth
     lie.metadata = {"kind": "unsat"}
     case = referee.case("a", grid_text.format_native(lie.grids[0], lie.metadata), "a.sudoku")
     sent = grid_text.format_compact(truth_of(grid_text.parse(solvable)).solution)
-    out = referee.judge(case, {"status": "solved", "verified": True, "solution": sent}, "dlx",
+    out = referee.judge(case, m({"status": "solved", "verified": True, "solution": sent}), "dlx",
                         "exact-cover")
-    assert out["status"] == "solved" and out["verified"]
-    assert "the instance's record is wrong (it says no solution (kind=unsat))" in out["referee"]
+    assert out.status == "solved" and out.verified
+    assert "the instance's record is wrong (it says no solution (kind=unsat))" in out.referee
     assert "a.sudoku" in referee.wrong_records["a.sudoku"]
     none = grid_text.format_native(unsat_without_record(), {"solutions": "1"})
     case = referee.case("b", none, "b.sudoku")
-    out = referee.judge(case, {"status": "unsat"}, "dlx", "exact-cover")
-    assert out["status"] == "unsat" and "confirmed by sat" in out["referee"]
+    out = referee.judge(case, m({"status": "unsat"}), "dlx", "exact-cover")
+    assert out.status == "unsat" and "confirmed by sat" in out.referee
     assert "it says exactly one solution (solutions=1)" in referee.wrong_records["b.sudoku"]
 
 

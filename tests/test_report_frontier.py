@@ -18,6 +18,7 @@ from experiments.harness.provenance import save_meta
 from experiments.report import build as report
 from experiments.report import frontier as report_frontier
 from experiments.report.macros import campaign_macros
+from experiments.harness.rows import Row
 
 LIMIT = 60.0
 SAT, KISSAT, CPSAT = "sat:config=sat", "kissat:config=sat", "cpsat:model=int"
@@ -49,7 +50,7 @@ def frontier_campaign(root: Path, n: int = 6, name: str = "hard-n6", answers=ANS
                     row.update(status="solved", verified=False, wall_s=1.0, cpu_s=1.0)
                 else:
                     row.update(status="timeout", verified=False, wall_s=LIMIT, cpu_s=cores * LIMIT)
-                writer.write(row)
+                writer.write(Row(**row))
     save_meta(root / "meta.json", {
         "campaign": name, "command": f"race run --family hard --n {n} --instances 5 --timeout 60",
         "created_at": "2026-11-24T10:00:00.000Z", "n_values": [n], "entrants": list(answers),

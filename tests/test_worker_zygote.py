@@ -12,6 +12,7 @@ import time
 
 from experiments.harness import executor as executor_module
 from experiments.harness import worker_zygote
+from experiments.harness.messages import Measurement
 from experiments.harness.executor import LocalExecutor
 from experiments.harness.schema import Status
 from experiments.harness.worker_process import WorkerProcess, worker_env
@@ -26,15 +27,15 @@ def parent_of(pid: int) -> int:
         return int(f.read().rsplit(")", 1)[1].split()[1])
 
 
-def worker_pid(outcome: dict) -> int:
-    return int(outcome["worker"].rsplit(":", 1)[1])
+def worker_pid(outcome: Measurement) -> int:
+    return int(outcome.worker.rsplit(":", 1)[1])
 
 
 def test_the_executor_forks_each_worker_from_its_zygote_and_ends_it_on_close():
     ex = LocalExecutor(2, timeout_s=0.5, min_time=0.0, cpus=[0, 0])
     try:
         first = run_one(ex, "dlx")
-        assert first["status"] == Status.SOLVED and first["verified"]
+        assert first.status == Status.SOLVED and first.solution is not None
         zygote = ex._zygote
         assert zygote is not None and zygote.alive()
         pid = worker_pid(first)
@@ -42,9 +43,9 @@ def test_the_executor_forks_each_worker_from_its_zygote_and_ends_it_on_close():
         assert os.getsid(pid) == pid                    # a session of its own: killpg takes it
         assert os.sched_getaffinity(pid) == {0}         # pinned to its slot's CPU
         late = run_one(ex, "hang")                      # killed at its limit ...
-        assert late["status"] == Status.TIMEOUT and not process_alive(worker_pid(late))
+        assert late.status == Status.TIMEOUT and not process_alive(worker_pid(late))
         again = run_one(ex, "hang")                     # ... and the next worker is forked too
-        assert again["status"] == Status.TIMEOUT
+        assert again.status == Status.TIMEOUT
         assert worker_pid(again) != worker_pid(late)
         assert ex._zygote is zygote
     finally:
@@ -57,7 +58,7 @@ def test_a_forked_workers_end_reaches_the_parent_as_popens_would():
     from tests.test_executor import REGISTRY
     zygote = worker_zygote.Zygote(worker_env())
     try:
-        worker = WorkerProcess(request("hang")["init"], zygote=zygote)
+        worker = WorkerProcess(request("hang")[0], zygote=zygote)
         assert isinstance(worker.proc, worker_zygote.ForkedWorker)
         assert select.select([worker], [], [], 60.0)[0] == [worker]
         assert worker.receive()[0]["op"] == "ready"
@@ -67,10 +68,11 @@ def test_a_forked_workers_end_reaches_the_parent_as_popens_would():
         assert worker.death() == "worker died (killed by SIGKILL)"
         assert worker.proc.returncode == -signal.SIGKILL
         worker.kill()
-        exits = WorkerProcess(request("exits-cleanly", registry=REGISTRY)["init"], zygote=zygote)
+        init, cell = request("exits-cleanly", registry=REGISTRY)
+        exits = WorkerProcess(init, zygote=zygote)
         assert select.select([exits], [], [], 60.0)[0] == [exits]
         assert exits.receive()[0]["op"] == "ready"
-        exits.send({"op": "solve", **request("exits-cleanly", registry=REGISTRY)["solve"],
+        exits.send({"op": "solve", "wire": 1, "cells": [[0, cell.instance, cell.text]],
                     "timeout": 30.0})
         while (replies := exits.receive()) is not None:
             assert replies == []
@@ -90,7 +92,7 @@ def test_without_a_zygote_or_when_it_cannot_start_workers_are_fresh_interpreters
         ex = LocalExecutor(1, timeout_s=30.0, min_time=0.0, zygote=wanted)
         try:
             outcome = run_one(ex, "dlx")
-            assert outcome["status"] == Status.SOLVED and ex._zygote is None
+            assert outcome.status == Status.SOLVED and ex._zygote is None
             assert parent_of(worker_pid(outcome)) == os.getpid()
         finally:
             ex.close()
@@ -100,10 +102,10 @@ def test_a_worker_of_another_environment_is_not_forked():
     zygote = worker_zygote.Zygote(worker_env())
     try:
         other = dict(worker_env(), RACE_OTHER_MARK="1")
-        worker = WorkerProcess(request("dlx")["init"], env=other, zygote=zygote)
+        worker = WorkerProcess(request("dlx")[0], env=other, zygote=zygote)
         assert isinstance(worker.proc, subprocess.Popen)
         worker.stop()
-        same = WorkerProcess(request("dlx")["init"], env=dict(worker_env(), TMPDIR="/x"),
+        same = WorkerProcess(request("dlx")[0], env=dict(worker_env(), TMPDIR="/x"),
                              zygote=zygote)
         assert isinstance(same.proc, worker_zygote.ForkedWorker)   # TMPDIR is its own
         same.stop()
@@ -117,7 +119,7 @@ import sys, time
 from experiments.harness.executor import LocalExecutor
 from tests.test_executor import request
 ex = LocalExecutor(1, timeout_s=300.0)
-ex.submit("cell", request("hang"))
+ex.submit_batch(request("hang")[0], [request("hang")[1]])
 while ex.slots[0].phase != "solve":
     ex.poll(0.1)
 time.sleep(0.5)

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Callable, TextIO
+from typing import TYPE_CHECKING, Any, Callable, TextIO
+
+if TYPE_CHECKING:
+    from experiments.harness.rows import Row
 
 #: a plain progress line at least this often (seconds) ...
 EVERY_S = 30.0
@@ -47,9 +50,9 @@ class PlainProgress:
         self.started = self.said_at = clock()
         self.said_count = 0
 
-    def update(self, row: dict[str, Any]) -> None:
+    def update(self, row: "Row") -> None:
         self.done += 1
-        self.last = f"{row.get('entrant')} n={row.get('n')}: {row.get('status')}"
+        self.last = f"{row.entrant} n={row.n}: {row.status}"
         now = self.clock()
         step = max(1, int(self.total * STEP))
         if now - self.said_at >= EVERY_S or self.done - self.said_count >= step:
@@ -82,8 +85,8 @@ class _Bar:
     def write(self, line: str) -> None:
         self.bar.write(line, file=self.stream)
 
-    def update(self, row: dict[str, Any]) -> None:
-        self.bar.set_postfix_str(f"{row['entrant']} n={row['n']}: {row['status']}", refresh=False)
+    def update(self, row: "Row") -> None:
+        self.bar.set_postfix_str(f"{row.entrant} n={row.n}: {row.status}", refresh=False)
         self.bar.update(1)
 
     def close(self) -> None:
@@ -96,7 +99,7 @@ class _Silent:
     def write(self, line: str) -> None:
         pass
 
-    def update(self, row: dict[str, Any]) -> None:
+    def update(self, row: "Row") -> None:
         pass
 
     def close(self) -> None:

@@ -4,6 +4,7 @@ under the same limits as :class:`LocalExecutor` applies locally."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
 import threading
@@ -12,10 +13,12 @@ from pathlib import Path
 from typing import Any, Hashable
 
 from experiments.harness.executor import LocalExecutor
+from experiments.harness.identity import CellKey
+from experiments.harness.messages import Measurement, Outcome, Request, Returned
 from experiments.harness.provenance import utc_now
 from experiments.harness.scheduling import START_ATTEMPTS
-from experiments.harness.schema import Status
 from formats.errors import RaceError
+from solvers.status import Status
 
 _REMOTE = threading.local()
 #: the CPU slots this process holds (file descriptors of the locks, kept open for its lifetime)
@@ -100,59 +103,60 @@ def _slot_executor(timeout_s: float, memory_mb: float | None, min_time: float | 
     return executor
 
 
-def run_batch(cells: list[tuple[Hashable, dict[str, Any]]], timeout_s: float,
+def run_batch(cells: list[tuple[dict[str, Any], Request]], timeout_s: float,
               memory_mb: float | None, min_time: float | None, pin: bool = False,
-              keep_warm: int = 1) -> tuple[list[tuple[Hashable, dict[str, Any]]], list[float]]:
-    """Run ``cells`` (key, request) one after the other on this dask thread's slot, each in a
-    killable worker subprocess under the same limits as locally (:class:`LocalExecutor`: a
-    timeout, memout or crash ends that cell alone, and the next one gets a fresh worker),
-    pinned to a core of its own with ``pin`` (:func:`remote_cpu`). The subprocesses stay warm
-    for the next task (``keep_warm`` entrants per slot, as locally).
+              keep_warm: int = 1) -> tuple[list[tuple[CellKey, Measurement]], list[float]]:
+    """Run ``cells`` (each its entrant's ``init`` request and the cell's :class:`Request`) one
+    after the other on this dask thread's slot, each in a killable worker subprocess under
+    the same limits as locally (:class:`LocalExecutor`: a timeout, memout or crash ends that
+    cell alone, and the next one gets a fresh worker), pinned to a core of its own with
+    ``pin`` (:func:`remote_cpu`). The subprocesses stay warm for the next task (``keep_warm``
+    entrants per slot, as locally).
 
-    Returns one ``(key, outcome)`` per cell, in order, and the seconds each took here. An
+    Returns one ``(key, measurement)`` per cell, in order, and the seconds each took here. An
     entrant whose worker failed to start :data:`START_ATTEMPTS` times in this batch is not
-    started again for its remaining cells: they get the last failure's outcome (the scheduler
-    gives up on an entrant after as many failures, whichever cells they come from)."""
+    started again for its remaining cells: they get the last failure's measurement (the
+    scheduler gives up on an entrant after as many failures, whichever cells they come from)."""
     executor = _slot_executor(timeout_s, memory_mb, min_time, pin, keep_warm)
-    outcomes: dict[Hashable, dict[str, Any]] = {}
-    took: dict[Hashable, float] = {}
-    failed: dict[str, list[dict[str, Any]]] = {}
+    outcomes: dict[CellKey, Measurement] = {}
+    took: dict[CellKey, float] = {}
+    failed: dict[str, list[Measurement]] = {}
     queue = list(cells)
     while queue:
-        entrant = queue[0][1]["entrant"]
+        init, first = queue[0]
         run = 1                             # the cells of one entrant in a row: one worker batch
-        while run < len(queue) and queue[run][1]["entrant"] == entrant:
+        while run < len(queue) and queue[run][1].entrant == first.entrant:
             run += 1
         batch, queue = queue[:run], queue[run:]
-        failures = failed.setdefault(entrant, [])
+        failures = failed.setdefault(first.entrant, [])
         if len(failures) >= START_ATTEMPTS:
-            for key, _ in batch:
-                outcomes[key], took[key] = dict(failures[-1]), 0.0
+            for _, request in batch:
+                outcomes[request.key] = dataclasses.replace(failures[-1])
+                took[request.key] = 0.0
             continue
         # a cell of several cores runs in this one slot: its searches share the slot's CPU
-        executor.submit_batch([(key, {**request, "cores": 1}) for key, request in batch])
-        left = {key for key, _ in batch}
+        executor.submit_batch(init, [dataclasses.replace(r, cores=1) for _, r in batch])
+        left = {request.key for _, request in batch}
         since = time.monotonic()
         back = []
         while left:
             for key, outcome in executor.poll(1.0):
                 left.discard(key)
                 now = time.monotonic()
-                if outcome.get("returned"):         # not run: in line again
-                    back.append(next(c for c in batch if c[0] == key))
+                if isinstance(outcome, Returned):   # not run: in line again
+                    back.append(next(c for c in batch if c[1].key == key))
                     continue
-                if outcome.get("start_failed"):
+                if outcome.start_failed:
                     failures.append(outcome)
                 outcomes[key], took[key], since = outcome, now - since, now
         queue = back + queue
-    return [(key, outcomes[key]) for key, _ in cells], [took[key] for key, _ in cells]
+    return ([(r.key, outcomes[r.key]) for _, r in cells], [took[r.key] for _, r in cells])
 
 
-def _group(request: dict[str, Any]) -> Hashable:
+def _group(request: Request) -> Hashable:
     """The cells a request's cell is expected to cost like: its ``group`` (the scheduler's
     family, entrant and n), else its entrant."""
-    group = request.get("group")
-    return tuple(group) if isinstance(group, list) else group or request["entrant"]
+    return request.group or request.entrant
 
 
 class DaskExecutor:
@@ -192,9 +196,9 @@ class DaskExecutor:
         #: worker ident (host:pid) -> the CPUs it reported (as LocalExecutor.worker_cpus)
         self.worker_cpus: dict[str, list[int]] = {}
         #: task -> its cells (key, cores, group)
-        self.tasks: dict[Any, list[tuple[Hashable, int, Hashable]]] = {}
+        self.tasks: dict[Any, list[tuple[CellKey, int, Hashable]]] = {}
         #: the cells of the next task, not sent yet
-        self.waiting: list[tuple[Hashable, dict[str, Any]]] = []
+        self.waiting: list[tuple[dict[str, Any], Request]] = []
         self.held = 0                       # cores of the cells waiting or in flight
         #: seconds a cell takes on a slot: a moving average over the cells that came back, and
         #: one per group of cells
@@ -220,18 +224,19 @@ class DaskExecutor:
     def warm_entrants(self) -> set[str]:
         return set()
 
-    def submit(self, key: Hashable, request: dict[str, Any]) -> None:
-        """Add the cell to the next batch; a full batch goes out at once, a partial one at the
-        next :meth:`poll`."""
-        self.waiting.append((key, request))
-        self.held += int(request.get("cores", 1) or 1)
-        if self.batch:
-            full = len(self.waiting) >= self.batch_size()
-        else:
-            self.waiting_s += self.group_s.get(_group(request), BATCH_S)
-            full = self.waiting_s >= BATCH_S or len(self.waiting) >= MAX_BATCH
-        if full:
-            self._send()
+    def submit_batch(self, init: dict[str, Any], cells: list[Request]) -> None:
+        """Add the cells to the next batch; a full batch goes out at once, a partial one at
+        the next :meth:`poll`."""
+        for request in cells:
+            self.waiting.append((init, request))
+            self.held += max(1, request.cores)
+            if self.batch:
+                full = len(self.waiting) >= self.batch_size()
+            else:
+                self.waiting_s += self.group_s.get(_group(request), BATCH_S)
+                full = self.waiting_s >= BATCH_S or len(self.waiting) >= MAX_BATCH
+            if full:
+                self._send()
 
     def _send(self) -> None:
         if not self.waiting:
@@ -239,12 +244,12 @@ class DaskExecutor:
         cells, self.waiting, self.waiting_s = self.waiting, [], 0.0
         future = self.client.submit(run_batch, cells, self.timeout_s, self.memory_mb, self.min_time,
                                     self.pin, self.keep_warm, pure=False)
-        self.tasks[future] = [(key, int(request.get("cores", 1) or 1), _group(request))
-                              for key, request in cells]
+        self.tasks[future] = [(request.key, max(1, request.cores), _group(request))
+                              for _, request in cells]
         self.sent += 1
         self.sent_cells += len(cells)
 
-    def poll(self, max_wait: float = 0.5) -> list[tuple[Hashable, dict[str, Any]]]:
+    def poll(self, max_wait: float = 0.5) -> list[tuple[CellKey, Outcome]]:
         """Send the partial batch, wait up to ``max_wait`` s for batches to finish, and return
         each of their cells' (key, outcome)."""
         from distributed import wait
@@ -260,42 +265,42 @@ class DaskExecutor:
             results = dict(zip(ok, self.client.gather(ok))) if ok else {}
         except Exception:  # noqa: BLE001 - lost on the way back: each batch on its own below
             results = {}
-        done = []
+        done: list[tuple[CellKey, Outcome]] = []
         for future in finished:
             cells = self.tasks.pop(future)
             self.held -= sum(cores for _, cores, _ in cells)
             try:
                 outcomes, seconds = results[future] if future in results else future.result()
             except Exception as exc:  # noqa: BLE001 - a lost task is its cells' error
-                outcome = {"status": Status.ERROR, "message": f"dask task failed: {type(exc).__name__}: {exc}",
-                           "started_at": utc_now()}
-                done.extend((key, dict(outcome)) for key, _, _ in cells)
+                failed = f"dask task failed: {type(exc).__name__}: {exc}"
+                done.extend((key, Measurement(Status.ERROR, failed, started_at=utc_now()))
+                            for key, _, _ in cells)
                 continue
             self._learn(cells, seconds)
             done.extend(self._each_once(cells, outcomes))
         return done
 
-    def _learn(self, cells: list[tuple[Hashable, int, Hashable]], seconds: list[float]) -> None:
+    def _learn(self, cells: list[tuple[CellKey, int, Hashable]], seconds: list[float]) -> None:
         """Update the seconds per cell, overall and of each group, with a batch's cells."""
         for (_, _, group), spent in zip(cells, seconds):
             known = self.group_s.get(group)
             self.group_s[group] = spent if known is None else 0.8 * known + 0.2 * spent
             self.cell_s = spent if self.cell_s is None else 0.8 * self.cell_s + 0.2 * spent
 
-    def _each_once(self, cells: list[tuple[Hashable, int, Hashable]],
-                   outcomes: list[tuple[Hashable, dict[str, Any]]]) -> list[tuple[Hashable, dict[str, Any]]]:
+    def _each_once(self, cells: list[tuple[CellKey, int, Hashable]],
+                   outcomes: list[tuple[CellKey, Measurement]]) -> list[tuple[CellKey, Outcome]]:
         """One outcome per cell of a batch, in its order: the first the batch returned for it, an
         error for a cell it left out (none is ever waited for in vain), nothing for a key it
         did not hold."""
-        returned: dict[Hashable, dict[str, Any]] = {}
+        returned: dict[CellKey, Measurement] = {}
         for key, outcome in outcomes:
             returned.setdefault(key, outcome)
-        done = []
+        done: list[tuple[CellKey, Outcome]] = []
         for key, _, _ in cells:
-            outcome = returned.get(key) or {"status": Status.ERROR, "started_at": utc_now(),
-                                            "message": "dask task returned no outcome for this cell"}
-            if outcome.get("cpus") is not None and outcome.get("worker"):
-                self.worker_cpus[outcome["worker"]] = outcome["cpus"]
+            outcome = returned.get(key) or Measurement(
+                Status.ERROR, "dask task returned no outcome for this cell", started_at=utc_now())
+            if outcome.cpus is not None and outcome.worker:
+                self.worker_cpus[outcome.worker] = outcome.cpus
             done.append((key, outcome))
         return done
 

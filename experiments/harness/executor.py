@@ -1,16 +1,14 @@
 """Executors: run cells in killable worker processes, under time and memory limits.
 
-A *request* describes one cell for a worker (see :mod:`experiments.harness.worker`)::
-
-    {"entrant": spec, "init": {"name", "target", "fixed", "spec"},
-     "solve": {"instance", "text"}}
-
-An executor takes requests with :meth:`submit` (while :meth:`free` > 0) and
-hands back ``(key, outcome)`` pairs from :meth:`poll`. An outcome is the
-worker's measurement (status, verified, wall_s, cpu_s, peak_rss_mb, iterations,
-times, counters, message) plus ``worker``, ``solver``, ``params`` and
-``started_at``; the limits are enforced here, in the parent, never trusted to the
-worker:
+An executor (:class:`Executor`, the protocol both :class:`LocalExecutor` and
+:class:`experiments.harness.dask_executor.DaskExecutor` implement) takes batches of
+:class:`~experiments.harness.messages.Request` of one entrant with :meth:`submit_batch`
+(while :meth:`free` > 0, with the entrant's ``init`` request, see
+:mod:`experiments.harness.worker`) and hands back ``(key, outcome)`` pairs from
+:meth:`poll`: a :class:`~experiments.harness.messages.Measurement` (the worker's, with the
+``worker``, ``started_at`` and ``cores`` only the executor knows), or a
+:class:`~experiments.harness.messages.Returned` for a cell sent and not run. The limits are
+enforced here, in the parent, never trusted to the worker:
 
 * **timeout**: a worker still busy ``timeout_s`` (+ a small grace) after the
   request was sent is killed with its whole process group (so an external
@@ -22,13 +20,13 @@ worker:
   result whose peak (the worker's own reading, or the polls') is over the limit is a
   memout as well: a cell quicker than a poll is held to the limit too.
 * **error**: a worker that dies (crash, signal) or fails to start (then the
-  outcome carries ``start_failed``); the next cell gets a fresh worker.
+  measurement says ``start_failed``); the next cell gets a fresh worker.
 
-**Cells of several cores**: a request with ``"cores": k`` (an entrant such as ``parallel``
+**Cells of several cores**: a request of ``cores`` k (an entrant such as ``parallel``
 that runs k searches at once, :attr:`solvers.interface.Solver.cores`) holds k idle slots
 until it finishes: its worker runs on their k CPUs (sent with the solve request, see
 :mod:`experiments.harness.worker`) and nothing else runs on them meanwhile; :meth:`free`
-counts idle slots, so the scheduler waits until k are idle. The outcome carries ``cores``.
+counts idle slots, so the scheduler waits until k are idle. The measurement says ``cores``.
 
 **Pinning** (``cpus``): worker slot i runs on CPU ``cpus[i]`` alone (set before the
 worker's program starts, inherited by the solver binaries it runs; see
@@ -45,13 +43,15 @@ from __future__ import annotations
 import select
 import time
 from dataclasses import dataclass, field
-from typing import Any, Hashable
+from typing import Any, Protocol
 
 from experiments.harness import worker_zygote
+from experiments.harness.identity import CellKey
+from experiments.harness.messages import WIRE, Measurement, Outcome, Request, Returned
 from experiments.harness.provenance import utc_now
-from experiments.harness.schema import Status
 from experiments.harness.worker_process import WorkerProcess, worker_env
 from formats.errors import RaceError
+from solvers.status import Status
 
 #: seconds between two memory polls of a busy worker
 MEMORY_POLL_S = 0.05
@@ -63,11 +63,32 @@ POLL_S = 0.05
 INIT_TIMEOUT_S = 180.0
 
 
+class Executor(Protocol):
+    """What the scheduler needs of an executor (:mod:`experiments.harness.scheduling`)."""
+    #: how many cells may run at once (cores)
+    jobs: int
+
+    def free(self) -> int:
+        """How many more cells (slots) it takes now."""
+
+    def warm_entrants(self) -> set[str]:
+        """Entrants with an idle warm worker (their cells cost no start-up)."""
+
+    def submit_batch(self, init: dict[str, Any], cells: list[Request]) -> None:
+        """Start ``cells`` (of one entrant, whose worker ``init`` creates)."""
+
+    def poll(self, max_wait: float = 0.5) -> list[tuple[CellKey, Outcome]]:
+        """The cells finished (or returned unrun) within ``max_wait`` s."""
+
+    def close(self) -> None:
+        """Stop every worker."""
+
+
 @dataclass
 class _Slot:
     worker: WorkerProcess | None = None
     #: the cells sent to the worker in one request, in the order it runs them
-    batch: list[tuple[Hashable, dict[str, Any]]] = field(default_factory=list)
+    batch: list[Request] = field(default_factory=list)
     #: the index in ``batch`` of the cell the worker is on
     next: int = 0
     phase: str = "idle"            # idle | init | solve | held (lent to another slot's cell)
@@ -85,9 +106,9 @@ class _Slot:
     holds: list["_Slot"] = field(default_factory=list)
 
     @property
-    def key(self) -> Hashable:
+    def key(self) -> CellKey | None:
         """The key of the cell the worker is on (None when idle)."""
-        return self.batch[self.next][0] if self.next < len(self.batch) else None
+        return self.batch[self.next].key if self.next < len(self.batch) else None
 
 
 class LocalExecutor:
@@ -152,19 +173,14 @@ class LocalExecutor:
         warm = {s.worker.entrant for s in self.slots if s.phase == "idle" and s.worker}
         return warm | {e for s in self.slots if s.phase == "idle" for e in s.parked}
 
-    def submit(self, key: Hashable, request: dict[str, Any]) -> None:
-        """Start the cell ``request`` on a free worker (:meth:`submit_batch` of one cell)."""
-        self.submit_batch([(key, request)])
-
-    def submit_batch(self, cells: list[tuple[Hashable, dict[str, Any]]]) -> None:
-        """Start ``cells`` (``(key, request)`` pairs of one entrant and one ``cores``) on a free
-        worker (one warm for their entrant if any), which runs them one after the other and
-        answers each as it finishes; each keeps its own limits. A request of ``cores`` k > 1
-        (an entrant that runs k searches at once) holds k idle slots: its worker runs on their
-        k CPUs and no other cell runs on them meanwhile."""
-        request = cells[0][1]
-        entrant = request["entrant"]
-        cores = int(request.get("cores", 1) or 1)
+    def submit_batch(self, init: dict[str, Any], cells: list[Request]) -> None:
+        """Start ``cells`` (of one entrant, whose worker ``init`` creates, and one ``cores``)
+        on a free worker (one warm for their entrant if any), which runs them one after the
+        other and answers each as it finishes; each keeps its own limits. A cell of ``cores``
+        k > 1 (an entrant that runs k searches at once) holds k idle slots: its worker runs on
+        their k CPUs and no other cell runs on them meanwhile."""
+        entrant = cells[0].entrant
+        cores = max(1, cells[0].cores)
         idle = [s for s in self.slots if s.phase == "idle"]
         if not idle or cores > len(idle):
             raise RuntimeError("no free worker" if not idle else
@@ -182,7 +198,7 @@ class LocalExecutor:
             slot.worker = wanted
         slot.batch, slot.next, slot.rss_peak = list(cells), 0, 0.0
         if slot.worker is None:
-            slot.worker = WorkerProcess(request["init"], self.env, self.die_with_parent, slot.cpu,
+            slot.worker = WorkerProcess(init, self.env, self.die_with_parent, slot.cpu,
                                         zygote=self._warm_start())
             slot.phase, slot.deadline = "init", time.monotonic() + self.init_timeout_s
         else:
@@ -210,11 +226,11 @@ class LocalExecutor:
             return None
         return worker
 
-    def poll(self, max_wait: float = 0.5) -> list[tuple[Hashable, dict[str, Any]]]:
+    def poll(self, max_wait: float = 0.5) -> list[tuple[CellKey, Outcome]]:
         """Wait up to ``max_wait`` s for cells to finish (or be killed); return them. A cell
-        whose outcome carries ``returned`` was not run (an earlier cell of its batch was
+        whose outcome is :class:`Returned` was not run (an earlier cell of its batch was
         killed, or the harness failed under it): it is the caller's to send again."""
-        done: list[tuple[Hashable, dict[str, Any]]] = []
+        done: list[tuple[CellKey, Outcome]] = []
         busy = [s for s in self.slots if s.phase in ("init", "solve")]
         if not busy:
             return done
@@ -270,9 +286,8 @@ class LocalExecutor:
     def _send_solve(self, slot: _Slot) -> None:
         assert slot.worker is not None
         message: dict[str, Any] = {
-            "op": "solve", "timeout": self.timeout_s,
-            "cells": [(i, r["solve"]["instance"], r["solve"]["text"])
-                      for i, (_, r) in enumerate(slot.batch)]}
+            "op": "solve", "wire": WIRE, "timeout": self.timeout_s,
+            "cells": [(i, r.instance, r.text) for i, r in enumerate(slot.batch)]}
         if self.min_time is not None:
             message["min_time"] = self.min_time
         if slot.cpu is not None:        # the worker runs on its slot's CPU and the held ones'
@@ -289,29 +304,32 @@ class LocalExecutor:
         slot.sent, slot.started_at, slot.rss_peak = now, utc_now(), 0.0
         slot.deadline = now + self.timeout_s + GRACE_S
 
-    def _outcome(self, slot: _Slot, outcome: dict[str, Any]) -> dict[str, Any]:
+    def _outcome(self, slot: _Slot, outcome: Measurement) -> Measurement:
+        """The cell's measurement with what only the executor knows: its worker, when it
+        started, the cores it held and the CPUs its worker may use."""
         worker = slot.worker
         ready = (worker.ready or {}) if worker else {}
-        outcome.setdefault("worker", ready.get("worker", f"?:{worker.pid if worker else '?'}"))
-        outcome.setdefault("started_at", slot.started_at or utc_now())
-        if "cpus" in ready:
-            outcome.setdefault("cpus", ready["cpus"])
-        outcome.setdefault("cores", 1 + len(slot.holds))
+        outcome.worker = outcome.worker or ready.get("worker") or \
+            f"?:{worker.pid if worker else '?'}"
+        outcome.started_at = outcome.started_at or slot.started_at or utc_now()
+        if outcome.cpus is None and "cpus" in ready:
+            outcome.cpus = ready["cpus"]
+        outcome.cores = 1 + len(slot.holds)
         return outcome
 
-    def _finish(self, slot: _Slot, outcome: dict[str, Any], done: list, healthy: bool,
+    def _finish(self, slot: _Slot, outcome: Measurement | None, done: list, healthy: bool,
                 returned: str = "") -> None:
         """The cell the worker is on ends with ``outcome`` (None: it is returned too); the rest
         of the batch is returned (``returned`` says why) unless the worker goes on with it."""
         key = slot.key
-        if key is not None:
+        if key is not None and outcome is not None:
             done.append((key, self._outcome(slot, outcome)))
             slot.next += 1
         if healthy and slot.next < len(slot.batch):
             self._started(slot, time.monotonic())
             return
-        for key, _ in slot.batch[slot.next:]:
-            done.append((key, {"returned": True, "message": returned or "not run"}))
+        for request in slot.batch[slot.next:]:
+            done.append((request.key, Returned(returned or "not run")))
         if not healthy and slot.worker is not None:
             slot.worker.kill()
             slot.worker = None
@@ -335,70 +353,70 @@ class LocalExecutor:
         if replies is None:                               # EOF: the worker died
             fault = self._harness_fault(slot)
             if fault:                                     # the cells are run again
-                for key, _ in slot.batch[slot.next:]:
-                    done.append((key, {"returned": True, "harness_fault": True,
-                                       "message": fault}))
+                for request in slot.batch[slot.next:]:
+                    done.append((request.key, Returned(fault, harness_fault=True)))
                 slot.next = len(slot.batch)
-                self._finish(slot, {}, done, healthy=False)
+                self._finish(slot, None, done, healthy=False)
                 return
             why = slot.worker.death()
             if slot.phase == "init":
-                outcome = {"status": Status.ERROR, "message": f"entrant failed to start: {why}",
-                           "start_failed": True}
-                self._finish(slot, outcome, done, healthy=False, returned="entrant failed to start")
+                self._finish(slot, Measurement(Status.ERROR, f"entrant failed to start: {why}",
+                                               start_failed=True),
+                             done, healthy=False, returned="entrant failed to start")
                 return
-            self._finish(slot, {"status": Status.ERROR, "message": f"crashed: {why}"}, done,
+            self._finish(slot, Measurement(Status.ERROR, f"crashed: {why}"), done,
                          healthy=False, returned="an earlier cell of its batch crashed the worker")
             return
         for reply in replies:
             if slot.phase == "init":
-                if reply.get("op") == "ready":
+                if isinstance(reply, dict) and reply.get("op") == "ready" \
+                        and reply.get("wire") == WIRE:
                     slot.worker.ready = reply
                     slot.worker.memory.whole_tree = bool(reply.get("starts_processes"))
                     if "cpus" in reply:
                         self.worker_cpus[reply.get("worker", "?")] = reply["cpus"]
                     self._send_solve(slot)
                 else:
-                    self._finish(slot, {"status": Status.ERROR, "start_failed": True,
-                                        "message": "entrant failed to start: "
-                                        + str(reply.get("message"))}, done, healthy=False,
+                    why = (reply.get("message") if isinstance(reply, dict)
+                           and reply.get("op") == "error" else
+                           f"it speaks another wire format than {WIRE}")
+                    self._finish(slot, Measurement(Status.ERROR, f"entrant failed to start: {why}",
+                                                   start_failed=True), done, healthy=False,
                                  returned="entrant failed to start")
                     return
-            elif slot.phase == "solve" and reply.get("op") == "result":
-                reply.pop("op")
-                reply.pop("i", None)
-                if reply.get("cpus") and reply.get("worker"):    # a cell of several cores
-                    self.worker_cpus[reply["worker"]] = reply["cpus"]
-                self._finish(slot, self._judge_limits(slot, reply), done, healthy=True)
+            elif slot.phase == "solve" and isinstance(reply, list) and reply[:1] == ["result"]:
+                measured = Measurement.from_wire(reply)
+                if measured.cpus and slot.worker.ready:       # a cell of several cores
+                    self.worker_cpus[slot.worker.ready.get("worker", "?")] = measured.cpus
+                self._finish(slot, self._judge_limits(slot, measured), done, healthy=True)
                 if slot.phase != "solve":
                     return
 
-    def _judge_limits(self, slot: _Slot, reply: dict[str, Any]) -> dict[str, Any]:
+    def _judge_limits(self, slot: _Slot, reply: Measurement) -> Measurement:
         """A worker's measurement held to the limits: over the time limit it is a timeout,
         over the memory limit (reached between two polls) a memout."""
-        wall = reply.get("wall_s")
+        wall = reply.wall_s
         if wall is not None and wall > self.timeout_s:
-            return {"status": Status.TIMEOUT, "peak_rss_mb": reply.get("peak_rss_mb"),
-                    "message": f"finished in {wall:.3g} s, over the {self.timeout_s:g} s limit"}
-        if reply.get("peak_rss_mb") is None:
-            reply["peak_rss_mb"] = slot.rss_peak or None
-        peak = reply["peak_rss_mb"]
+            return Measurement(Status.TIMEOUT, f"finished in {wall:.3g} s, over the "
+                               f"{self.timeout_s:g} s limit", peak_rss_mb=reply.peak_rss_mb)
+        if reply.peak_rss_mb is None:
+            reply.peak_rss_mb = slot.rss_peak or None
+        peak = reply.peak_rss_mb
         if self.memory_mb and peak and peak > self.memory_mb:   # past it between polls
-            return {"status": Status.MEMOUT, "peak_rss_mb": peak,
-                    "message": f"peak {peak:.0f} MB, over the {self.memory_mb:g} MB limit "
-                               "(reached between two polls)"}
+            return Measurement(Status.MEMOUT, f"peak {peak:.0f} MB, over the {self.memory_mb:g} "
+                               "MB limit (reached between two polls)", peak_rss_mb=peak)
         return reply
 
     def _on_deadline(self, slot: _Slot, done: list) -> None:
         if slot.phase == "init":
-            self._finish(slot, {"status": Status.ERROR, "start_failed": True, "message":
-                                f"entrant did not warm up within {self.init_timeout_s:g} s"},
+            self._finish(slot, Measurement(Status.ERROR, "entrant did not warm up within "
+                                           f"{self.init_timeout_s:g} s", start_failed=True),
                          done, healthy=False, returned="entrant failed to start")
             return
         rss = max(slot.rss_peak, self._cell_rss(slot))
         elapsed = time.monotonic() - slot.sent
-        self._finish(slot, {"status": Status.TIMEOUT, "peak_rss_mb": rss or None,
-                            "message": f"killed after {elapsed:.2f} s (limit {self.timeout_s:g} s)"},
+        self._finish(slot, Measurement(Status.TIMEOUT, f"killed after {elapsed:.2f} s "
+                                       f"(limit {self.timeout_s:g} s)", peak_rss_mb=rss or None),
                      done, healthy=False, returned="an earlier cell of its batch timed out")
 
     def _cell_rss(self, slot: _Slot) -> float:
@@ -416,7 +434,7 @@ class LocalExecutor:
         slot.rss_peak = max(slot.rss_peak, rss)
         if rss > self.memory_mb:
             elapsed = time.monotonic() - slot.sent
-            self._finish(slot, {"status": Status.MEMOUT, "peak_rss_mb": rss, "message":
-                                f"killed at {rss:.0f} MB after {elapsed:.2f} s "
-                                f"(limit {self.memory_mb:g} MB)"}, done, healthy=False,
+            self._finish(slot, Measurement(Status.MEMOUT, f"killed at {rss:.0f} MB after "
+                                           f"{elapsed:.2f} s (limit {self.memory_mb:g} MB)",
+                                           peak_rss_mb=rss), done, healthy=False,
                          returned="an earlier cell of its batch ran out of memory")

@@ -41,6 +41,9 @@ from formats.grid_text import (PuzzleFile, one_line_cells, parse, parse_compact,
 from experiments.harness.confirmer import (SOLVED, UNKNOWN, UNSAT, WRONG,  # noqa: F401
                                            MIN_CONFIRM_SECONDS, Confirmation, confirm,
                                            confirmer_for)
+from experiments.harness.messages import Measurement
+from solvers.status import Status
+
 
 @dataclass(frozen=True)
 class Truth:
@@ -265,20 +268,20 @@ class Referee:
                 verdicts[at] = bool(good)
         return verdicts
 
-    def judge(self, case: _Case, outcome: dict[str, Any], entrant: str, method: str,
-              checked: bool | None = None) -> dict[str, Any]:
-        """The outcome of a cell of ``entrant`` (solver family ``method``) with its claim
-        checked: a new dict with ``status``, ``verified``, ``message`` and ``referee``.
-        ``checked``: :meth:`check_many`'s verdict on its grid, where it gave one."""
-        outcome = dict(outcome)
-        sent = outcome.pop("solution", None)
-        status = outcome.get("status")
+    def judge(self, case: _Case, outcome: Measurement, entrant: str, method: str,
+              checked: bool | None = None) -> Measurement:
+        """The measurement of a cell of ``entrant`` (solver family ``method``) with its claim
+        checked: its ``status``, ``verified``, ``message`` and ``referee`` set here, its grid
+        let go. ``checked``: :meth:`check_many`'s verdict on its grid, where it gave one."""
+        sent, outcome.solution = outcome.solution, None
+        status = outcome.status
         if status == SOLVED:
             if checked is not None and (not checked or case.plain):
                 return self._checked(case, outcome, sent, entrant, checked)
             return self._solved(case, outcome, sent, entrant)
         if status == UNSAT:
             return self._unsat(case, outcome, method)
+        outcome.verified = False
         return outcome
 
     def _flag(self, case: _Case, claim: str, why: str) -> str:
@@ -287,8 +290,8 @@ class Referee:
         self.wrong_records.setdefault(case.name, record_is_wrong(case.name, claim, why))
         return f"the instance's record is wrong (it says {claim})"
 
-    def _checked(self, case: _Case, outcome: dict[str, Any], sent: str, entrant: str,
-                 good: bool) -> dict[str, Any]:
+    def _checked(self, case: _Case, outcome: Measurement, sent: str | None, entrant: str,
+                 good: bool) -> Measurement:
         """A returned grid checked by :meth:`check_many`, of a puzzle whose file records
         nothing the grid could contradict (:attr:`_Case.plain`)."""
         if not good:
@@ -296,12 +299,12 @@ class Referee:
                                    "puzzle")
         if case.found is None and case.found_text is None:
             case.found_text, case.found_by = sent, entrant
-        outcome["verified"] = True
-        outcome["referee"] = "verified grid"
+        outcome.verified = True
+        outcome.referee = "verified grid"
         return outcome
 
-    def _solved(self, case: _Case, outcome: dict[str, Any], sent: Any, entrant: str
-                ) -> dict[str, Any]:
+    def _solved(self, case: _Case, outcome: Measurement, sent: str | None, entrant: str
+                ) -> Measurement:
         from solvers.rules import is_solution_of
         try:
             grid = parse_compact(sent, case.grid.n) if sent else None
@@ -312,18 +315,19 @@ class Referee:
                                    "puzzle")
         if case.seen() is None:
             case.found, case.found_by = grid, entrant
-        outcome["verified"] = True
+        outcome.verified = True
         truth = case.truth
-        outcome["referee"] = "verified grid"
+        outcome.referee = "verified grid"
         if truth.count == 0:                       # a verified grid outranks the header
-            outcome["referee"] += "; " + self._flag(case, truth.claim, f"{entrant} returned a "
-                                                    "verified solution")
+            outcome.referee += "; " + self._flag(case, truth.claim, f"{entrant} returned a "
+                                                 "verified solution")
         elif truth.count == 1 and truth.solution is not None and grid != truth.solution:
-            outcome["referee"] += "; " + self._flag(case, truth.claim, f"{entrant} returned "
-                                                    "another verified solution")
+            outcome.referee += "; " + self._flag(case, truth.claim, f"{entrant} returned "
+                                                 "another verified solution")
         return outcome
 
-    def _unsat(self, case: _Case, outcome: dict[str, Any], method: str) -> dict[str, Any]:
+    def _unsat(self, case: _Case, outcome: Measurement, method: str) -> Measurement:
+        outcome.verified = False
         truth = case.truth
         if truth.proven:
             return _wrong(outcome, f"claimed no solution, but {truth.evidence}")
@@ -336,10 +340,10 @@ class Referee:
             case.confirmations[by] = self.confirm(case.grid, by, self.timeout)
         verdict = case.confirmations[by]
         if verdict.status == UNSAT:
-            outcome["referee"] = f"no solution confirmed by {by}"
+            outcome.referee = f"no solution confirmed by {by}"
             if truth.at_least:
-                outcome["referee"] += "; " + self._flag(case, truth.claim, f"{by} confirmed "
-                                                        "that it has none")
+                outcome.referee += "; " + self._flag(case, truth.claim, f"{by} confirmed "
+                                                     "that it has none")
             return outcome
         if verdict.status == SOLVED:
             if case.seen() is None:
@@ -347,15 +351,16 @@ class Referee:
             if truth.count == 0:
                 self._flag(case, truth.claim, f"{by} found a verified solution")
             return _wrong(outcome, f"claimed no solution, but {by} found a verified solution")
-        outcome.update(status=UNKNOWN, verified=False,
-                       referee=f"no-solution claim not confirmed by {by}: {verdict.detail}",
-                       message="claimed no solution; the claim could not be confirmed "
-                               f"({by}: {verdict.detail}), so it does not count")
+        outcome.status, outcome.verified = Status.UNKNOWN, False
+        outcome.referee = f"no-solution claim not confirmed by {by}: {verdict.detail}"
+        outcome.message = ("claimed no solution; the claim could not be confirmed "
+                           f"({by}: {verdict.detail}), so it does not count")
         return outcome
 
 
-def _wrong(outcome: dict[str, Any], why: str) -> dict[str, Any]:
-    outcome.update(status=WRONG, verified=False, message=why, referee=why)
+def _wrong(outcome: Measurement, why: str) -> Measurement:
+    outcome.status, outcome.verified = Status.WRONG, False
+    outcome.message = outcome.referee = why
     return outcome
 
 

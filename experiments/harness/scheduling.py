@@ -38,14 +38,20 @@ import math
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from experiments.harness import records
 from experiments.harness.cells import Cell, Prepared, interleave
+from experiments.harness.identity import CellKey
 from experiments.harness.instances import read_instance
+from experiments.harness.messages import Measurement, Request, Returned
 from experiments.harness.provenance import utc_now
-from experiments.harness.referee import Referee
-from experiments.harness.schema import ANSWERED, LIMIT_STATUSES, Status
+from experiments.harness.referee import Referee, _Case
+from experiments.harness.rows import Row, make_row
+from experiments.harness.schema import ANSWERED, Status
+
+if TYPE_CHECKING:
+    from experiments.harness.executor import Executor
 
 
 #: an entrant whose worker fails to start this many times gets no more cells this run
@@ -160,12 +166,12 @@ class Escalation:
             ns.sort()
 
     def record(self, cell: Cell, status: str) -> None:
-        """Count a finished cell with this status."""
+        """Count a finished cell with this status (its word)."""
         group = (cell.entrant, cell.family, cell.n)
         self.finished[group] = self.finished.get(group, 0) + 1
         if status in ANSWERED:
             self.answered[group] = self.answered.get(group, 0) + 1
-        elif status != Status.WRONG:    # a wrong answer is no reason to stop: every lie is recorded
+        elif status != "wrong":         # a wrong answer is no reason to stop: every lie is recorded
             self.censored[group] = self.censored.get(group, 0) + 1
 
     def censored_median(self, group: tuple[str, str, int]) -> bool:
@@ -213,8 +219,8 @@ class RunStats:
 class _Race:
     """The state of one :func:`run`: pending and in-flight cells, escalation, start failures."""
 
-    def __init__(self, prepared: "Prepared", executor: Any, writer: records.RunsWriter,
-                 on_row: Callable[[dict[str, Any]], None] | None) -> None:
+    def __init__(self, prepared: "Prepared", executor: "Executor", writer: records.RunsWriter,
+                 on_row: Callable[[Row], None] | None) -> None:
         self.config = prepared.config
         self.executor, self.writer, self.on_row = executor, writer, on_row
         self.entrants = {e.spec: e for e in self.config.entrants}
@@ -230,7 +236,7 @@ class _Race:
         self.pending = Queue(interleave(prepared.pending, self.config.seed) if self.random
                              else list(prepared.pending))
         #: key -> (rank, cell) of each cell sent to the executor and not finished
-        self.inflight: dict[tuple, tuple[int, Cell]] = {}
+        self.inflight: dict[CellKey, tuple[int, Cell]] = {}
         #: (entrant, family, n) -> [cells measured, worker seconds they took]: a batch's size
         self.cost: dict[tuple[str, str, int], list[float]] = {}
         #: (entrant, family, n) -> its cells waiting in the queue
@@ -238,9 +244,8 @@ class _Race:
         for cell in self.pending:
             group = (cell.entrant, cell.family, cell.n)
             self.left[group] = self.left.get(group, 0) + 1
-        self.retried: dict[tuple, int] = {}     # key -> times the harness failed under it
+        self.retried: dict[CellKey, int] = {}   # key -> times the harness failed under it
         self._holes: dict[tuple[str, int], float | None] = {}
-        self.batching = hasattr(executor, "submit_batch")
         #: instance texts by sha256, each read once
         self.texts: dict[str, str] = {}
         #: instance sha256 -> its cells still to record: its text and the referee's case are
@@ -257,34 +262,29 @@ class _Race:
         #: what the last sweep of :meth:`drop_dead` decided on (None: sweep next time)
         self.swept: tuple | None = None
 
-    def emit(self, cell: Cell, outcome: dict[str, Any], checked: bool | None = None) -> None:
+    def emit(self, cell: Cell, outcome: Measurement, checked: bool | None = None) -> None:
         """Write the row of a finished cell and update escalation and the stats (``checked``:
         the referee's batch check of its grid, :meth:`Referee.check_many`, where made)."""
         c = self.config
         outcome = self.judge(cell, outcome, checked)
         if cell.instance is not None:
             self.done_with(cell.instance.sha256)
-        outcome.setdefault("cores", self.cores(cell))
-        row = records.make_row(c.campaign, c.seed, c.timeout_s,
-                               self.entrants[cell.entrant], cell, outcome)
-        row["holes"] = self.holes(cell)
+        row = make_row(c.campaign, c.seed, c.timeout_s, self.entrants[cell.entrant], cell,
+                       outcome, self.holes(cell))
         self.writer.write(row)
-        status = row["status"]
+        status = row.status
         self.escalation.record(cell, status)
         self.check_dead = True
         self.stats.statuses[status] = self.stats.statuses.get(status, 0) + 1
-        if status == Status.SKIPPED:
+        if status == "skipped":
             self.stats.skipped += 1
-        else:
+        else:       # what its cells cost a worker (a limit at the limit): a batch's size
             self.stats.ran += 1
-        if status not in LIMIT_STATUSES and status != Status.SKIPPED:
-            cost = self.cost.setdefault((cell.entrant, cell.family, cell.n), [0, 0.0])
+            cost = self.cost.get((cell.entrant, cell.family, cell.n))
+            if cost is None:
+                cost = self.cost[(cell.entrant, cell.family, cell.n)] = [0, 0.0]
             cost[0] += 1
-            cost[1] += (outcome.get("wall_s") or 0.0) * (outcome.get("iterations") or 1)
-        elif status in LIMIT_STATUSES:
-            cost = self.cost.setdefault((cell.entrant, cell.family, cell.n), [0, 0.0])
-            cost[0] += 1
-            cost[1] += c.timeout_s
+            cost[1] += row.wall_s * (row.iterations or 1) if row.wall_s is not None else 0.0
         if self.on_row:
             self.on_row(row)
 
@@ -310,9 +310,10 @@ class _Race:
             self._holes[key] = holes
         return self._holes[key]
 
-    def case(self, cell: Cell):
+    def case(self, cell: Cell) -> _Case:
         """The referee's case of the cell's instance."""
         inst = cell.instance
+        assert inst is not None
         case = self.referee.cases.get(inst.sha256)
         if case is not None:
             return case
@@ -323,12 +324,12 @@ class _Race:
         listed = instance_set.solutions.get(inst.file) if instance_set is not None else None
         return self.referee.case(inst.sha256, text, inst.file, listed)
 
-    def judge(self, cell: Cell, outcome: dict[str, Any], checked: bool | None = None
-              ) -> dict[str, Any]:
-        """The outcome with its claim checked by the referee (:mod:`experiments.harness.referee`)."""
-        if cell.instance is None or outcome.get("status") not in ANSWERED:
-            outcome = dict(outcome)
-            outcome.pop("solution", None)
+    def judge(self, cell: Cell, outcome: Measurement, checked: bool | None = None
+              ) -> Measurement:
+        """The measurement with its claim checked by the referee
+        (:mod:`experiments.harness.referee`)."""
+        if cell.instance is None or not outcome.answered:
+            outcome.solution, outcome.verified = None, False
             return outcome
         return self.referee.judge(self.case(cell), outcome, cell.entrant,
                                   self.entrants[cell.entrant].method, checked)
@@ -350,9 +351,10 @@ class _Race:
                 self.leave(cell)
             elif dead is not None and cell.n > dead:
                 label = self.families[cell.family].key
-                self.emit(cell, {"status": Status.SKIPPED, "started_at": utc_now(),
-                                 "message": f"{cell.entrant}'s median on {label} at n={dead} "
-                                            "is censored (half or more of its cells unanswered)"})
+                self.emit(cell, Measurement(
+                    Status.SKIPPED, f"{cell.entrant}'s median on {label} at n={dead} is "
+                    "censored (half or more of its cells unanswered)",
+                    started_at=utc_now(), cores=self.cores(cell)))
             else:
                 return True
             group = (cell.entrant, cell.family, cell.n)
@@ -379,8 +381,6 @@ class _Race:
         been measured, so the first cells of a harder n or family are never batched on the
         estimate of an easier one), at most :data:`MAX_BATCH` and at most an even share of
         what is left of them among the executor's slots (no worker idles at the end)."""
-        if not self.batching:
-            return 1
         group = (cell.entrant, cell.family, cell.n)
         cost = self.cost.get(group)
         if not cost or not cost[0]:
@@ -399,48 +399,45 @@ class _Race:
                 return
             taken = self.pending.take(found, self.batch_size(found[1]))
             entrant = self.entrants[found[1].entrant]
-            init, cores = entrant.init_request(), self.cores(found[1])
+            cores = self.cores(found[1])
             batch = []
             for rank, cell in taken:
                 inst = cell.instance
+                assert inst is not None
                 text = self.texts.get(inst.sha256)
                 if text is None:
                     text = self.texts[inst.sha256] = read_instance(inst)
                 self.left[(cell.entrant, cell.family, cell.n)] -= 1
-                batch.append((cell.key, {"entrant": cell.entrant, "init": init,
-                                         "solve": {"instance": inst.file, "text": text},
-                                         "cores": cores,
-                                         "group": (cell.family, cell.entrant, cell.n)}))
+                batch.append(Request(cell.key, cell.entrant, inst.file, text, cores,
+                                     (cell.family, cell.entrant, cell.n)))
                 self.inflight[cell.key] = (rank, cell)
-            if self.batching:
-                self.executor.submit_batch(batch)
-            else:
-                self.executor.submit(*batch[0])
+            self.executor.submit_batch(entrant.init_request(), batch)
 
     def collect(self) -> None:
         """Record the cells the executor finished; count entrants that fail to start; put the
         cells it returned unrun back in line."""
         back: list[tuple[int, Cell]] = []
         finished = self.executor.poll(0.5)
-        answers = [(self.case(self.inflight[key][1]), outcome.get("solution"), at)
+        answers = [(self.case(self.inflight[key][1]), outcome.solution, at)
                    for at, (key, outcome) in enumerate(finished)
-                   if outcome.get("status") == Status.SOLVED and self.inflight[key][1].instance]
+                   if isinstance(outcome, Measurement) and outcome.status is Status.SOLVED
+                   and self.inflight[key][1].instance]
         checked: dict[int, bool | None] = {}
         if answers:                             # every returned grid checked in one pass
             verdicts = self.referee.check_many([(case, sent) for case, sent, _ in answers])
             checked = {at: verdict for (_, _, at), verdict in zip(answers, verdicts)}
         for at, (key, outcome) in enumerate(finished):
             rank, cell = self.inflight.pop(key)
-            if outcome.get("returned"):
-                if outcome.get("harness_fault"):
+            if isinstance(outcome, Returned):
+                if outcome.harness_fault:
                     self.retried[key] = self.retried.get(key, 0) + 1
                     if self.retried[key] > RETRIES:     # not the entrant's: left for a resume
                         count, _ = self.stats.not_started.get(cell.entrant, (0, ""))
                         self.stats.not_started[cell.entrant] = (
-                            count + 1, f"the harness failed under its cells: {outcome.get('message')}")
+                            count + 1, f"the harness failed under its cells: {outcome.message}")
                         continue
                 back.append((rank, cell))
-            elif outcome.get("start_failed"):
+            elif outcome.start_failed:
                 if self.start_failed(cell, outcome):
                     back.append((rank, cell))
             else:
@@ -452,12 +449,12 @@ class _Race:
             self.swept = None                   # the cells missed sweeps while in flight
         self.writer.flush()
 
-    def start_failed(self, cell: Cell, outcome: dict[str, Any]) -> bool:
+    def start_failed(self, cell: Cell, outcome: Measurement) -> bool:
         """A worker did not start: the cell goes back to the queue (True), unless its entrant
         has now failed :data:`START_ATTEMPTS` times (then it is left for a resume)."""
         self.failures[cell.entrant] = self.failures.get(cell.entrant, 0) + 1
         if self.failures[cell.entrant] >= START_ATTEMPTS and cell.entrant not in self.broken:
-            self.broken[cell.entrant] = outcome.get("message") or "entrant failed to start"
+            self.broken[cell.entrant] = outcome.message or "entrant failed to start"
             self.check_dead = True
         if cell.entrant in self.broken:
             self.leave(cell)
@@ -476,11 +473,12 @@ class _Race:
                 raise RuntimeError("scheduler stalled: no cell can start")  # a bug
 
 
-def run(prepared: "Prepared", executor: Any,
-        on_row: Callable[[dict[str, Any]], None] | None = None) -> RunStats:
+def run(prepared: "Prepared", executor: "Executor",
+        on_row: Callable[[Row], None] | None = None) -> RunStats:
     """Run the pending cells on ``executor`` (see :mod:`experiments.harness.executor`),
     appending one row per cell to runs.csv as it finishes. Escalation turns cells
-    into ``skipped`` rows. ``on_row`` is called after each row is written (progress).
+    into ``skipped`` rows. ``on_row`` is called with each :class:`~experiments.harness.rows.Row`
+    as it is written (progress).
     On KeyboardInterrupt the executor is closed and the exception re-raised:
     every finished cell is already on disk."""
     with records.RunsWriter(prepared.config.runs_path) as writer:

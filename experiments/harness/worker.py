@@ -7,12 +7,14 @@ It speaks JSON lines: requests on stdin, replies on the real stdout (fd 1 is
 pointed at stderr once started, so nothing a solver prints can corrupt the
 protocol).
 
-Requests and replies::
+Requests and replies (wire format 1, :mod:`experiments.harness.messages`)::
 
-    {"op": "init", "name", "target", "fixed", "spec"}   -> {"op": "ready", "worker", "solver", "params", "cpus"}
-                                                          | {"op": "error", "message"}
-    {"op": "solve", "instance", "text", "min_time", "timeout", "cpus"}
-                                                        -> {"op": "result", <measurement>}
+    {"op": "init", "name", "target", "fixed", "spec"}
+        -> {"op": "ready", "wire": 1, "worker", "solver", "params", "cpus", "starts_processes"}
+         | {"op": "error", "message"}
+    {"op": "solve", "wire": 1, "timeout", "min_time", "cpus", "cells": [[i, instance, text], ...]}
+        -> one line per cell as it finishes: ["result", i, status, solution, wall_s, cpu_s,
+           peak_rss_mb, iterations, times, counters, message, cpus]
 
 ``cpus`` (optional): the CPUs the cell may use; the worker runs on exactly those for it (a
 cell of several cores gets one CPU per core, :mod:`experiments.harness.executor`).
@@ -34,9 +36,10 @@ import socket
 import sys
 import time
 import traceback
-from typing import Any
+from typing import Any, Iterator
 
-from experiments.harness.schema import Status
+from experiments.harness.messages import WIRE, Measurement
+from solvers.status import Status
 
 #: solves at least this long (s) are measured once; faster ones are repeated
 #: until this much measured time has accumulated (pyperf-style calibration)
@@ -127,28 +130,25 @@ def _peak_rss_kb() -> int:
     return peak if peak is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
-def _verdict(grid: Any, first: Any, results: list[Any]) -> tuple[str, str]:
-    """The cell's status and message: the first solve's, unless a solve is wrong, the
-    repeats disagree or a returned grid fails the harness's own verification."""
-    from solvers import rules
-    from solvers.interface import SOLVED, WRONG
+def _verdict(first: Any, results: list[Any]) -> tuple[Status, str]:
+    """The cell's status and message: the first solve's, unless a solve is wrong or the
+    repeats disagree. (A returned grid is verified by the solver's base class and again, in
+    the parent, by the referee: the worker adds no third check.)"""
     for r in results:
-        if r.status == WRONG:
-            return WRONG, r.message or "the solver's answer failed verification"
+        if r.status == Status.WRONG:
+            return Status.WRONG, r.message or "the solver's answer failed verification"
         if r.status != first.status:
-            return WRONG, f"repeated solves disagree: {first.status} then {r.status}"
-        if r.status == SOLVED and (r.solution is None or not rules.is_solution_of(grid, r.solution)):
-            return WRONG, "the harness's re-verification rejected the returned grid"
-    return first.status, first.message
+            return Status.WRONG, f"repeated solves disagree: {first.status} then {r.status}"
+    return Status(first.status), first.message
 
 
 def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
             max_iterations: int = MAX_ITERATIONS, rewarm_below: float = 0.0,
-            tree: bool = False) -> dict[str, Any]:
+            tree: bool = False) -> Measurement:
     """Solve ``grid`` with ``solver`` and measure it.
 
-    Returns the measurement: ``status`` (solved / unsat / unknown / wrong),
-    ``verified``, ``wall_s`` and ``cpu_s`` per solve (CPU includes waited-for
+    Returns the :class:`~experiments.harness.messages.Measurement`: ``status`` (solved /
+    unsat / unknown / wrong), ``wall_s`` and ``cpu_s`` per solve (CPU includes waited-for
     children, e.g. a kissat binary), ``peak_rss_mb``, ``iterations``, ``times``
     (phase seconds per solve), ``counters`` and ``message``.
 
@@ -165,11 +165,10 @@ def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
 
     When the first solve is shorter than ``rewarm_below`` (s) it is
     treated as a warm-up (it may have paid a per-n setup such as the DLX matrix
-    of that size) and the measurement starts again. Every answer is re-verified with
-    :func:`solvers.rules.is_solution_of`: the solver's own verdict is not trusted.
+    of that size) and the measurement starts again. The grid returned goes back to the
+    parent, whose referee verifies it: the solver's own verdict is not trusted.
     """
     from formats.grid_text import format_compact
-    from solvers.interface import SOLVED, WRONG
     from solvers.process_tree import reaped_peak_kb
 
     kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -183,10 +182,10 @@ def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
     first = solver.solve(grid)
     wall = time.perf_counter() - t0
     cpu = _cpu_seconds() - cpu0
-    if wall < rewarm_below and first.status != WRONG:
+    if wall < rewarm_below and first.status != Status.WRONG:
         return measure(solver, grid, min_time, max_iterations, tree=tree)
     results = [first]
-    if wall < min_time and first.status != WRONG:
+    if wall < min_time and first.status != Status.WRONG:
         results = []
         spent = 0.0
         cpu0 = _cpu_seconds()
@@ -209,26 +208,18 @@ def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
         # a solver that said it starts no process ran one: its high-water mark counts too
         peak_mb = (self_peak + kids.ru_maxrss) / 1024.0
 
-    status, message = _verdict(grid, first, results)
+    status, message = _verdict(first, results)
     times: dict[str, float] = {}
     for r in results:
         for phase, seconds in r.times.items():
             times[phase] = times.get(phase, 0.0) + seconds
     times = {p: s / len(results) for p, s in times.items()}
-    solution = first.solution if status == SOLVED else None
-    return {
-        "status": status,
-        "verified": status == SOLVED,
-        # the grid goes back to the parent, whose referee verifies it again
-        "solution": format_compact(solution) if solution is not None else None,
-        "wall_s": wall,
-        "cpu_s": cpu,
-        "peak_rss_mb": peak_mb,
-        "iterations": len(results),
-        "times": times,
-        "counters": {k: int(v) for k, v in first.counters.items()},
-        "message": message,
-    }
+    solution = first.solution if status is Status.SOLVED else None
+    return Measurement(status, message or "",
+                       # the grid goes back to the parent, whose referee verifies it again
+                       solution=format_compact(solution) if solution is not None else None,
+                       wall_s=wall, cpu_s=cpu, peak_rss_mb=peak_mb, iterations=len(results),
+                       times=times, counters={k: int(v) for k, v in first.counters.items()})
 
 
 def allowed_cpus() -> list[int] | None:
@@ -241,7 +232,7 @@ def allowed_cpus() -> list[int] | None:
 
 class _Worker:
     def __init__(self) -> None:
-        self.solver = None
+        self.solver: Any = None
         self.sizes: set[int] = set()      # box sizes this worker has solved at least once
         self.ident = f"{socket.gethostname()}:{os.getpid()}"
 
@@ -250,8 +241,6 @@ class _Worker:
         op = request.get("op")
         if op == "init":
             return self.init(request)
-        if op == "solve":
-            return self.solve(request)[-1]
         return {"op": "error", "message": f"unknown request {op!r}"}
 
     def init(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -265,25 +254,19 @@ class _Worker:
             self.solver.load()
         except Exception as exc:  # noqa: BLE001 - reported to the parent as the cell's error
             return {"op": "error", "message": f"{type(exc).__name__}: {exc}"}
-        return {"op": "ready", "worker": self.ident, "solver": self.solver.name,
+        return {"op": "ready", "wire": WIRE, "worker": self.ident, "solver": self.solver.name,
                 "params": jsonable(self.solver.params), "cpus": allowed_cpus(),
                 "starts_processes": bool(getattr(self.solver, "starts_processes", False))}
 
-    def solve(self, request: dict[str, Any]) -> list[dict[str, Any]]:
-        """The cells of a ``solve`` request, one reply each (:meth:`cells`); the replies of a
-        batch go out as each cell finishes (:func:`main`)."""
-        return list(self.cells(request))
-
-    def cells(self, request: dict[str, Any]):
-        """Solve and measure each cell of ``request`` in turn, yielding its reply: ``{"op":
-        "result", "i", <measurement>}`` (``i`` as the request named the cell)."""
+    def cells(self, request: dict[str, Any]) -> Iterator[list[Any]]:
+        """Solve and measure each cell of a ``solve`` request in turn, yielding its reply as
+        it finishes (:meth:`Measurement.to_wire`, with the cell's index in the request)."""
         from formats.grid_text import parse
+        cells = request.get("cells") or []
         if self.solver is None:
-            yield {"op": "result", "status": Status.ERROR, "message": "worker not initialised"}
+            for index, _, _ in cells:
+                yield Measurement(Status.ERROR, "worker not initialised").to_wire(index)
             return
-        cells = request.get("cells")
-        if cells is None:                       # one cell, written out
-            cells = [(None, request.get("instance", "<instance>"), request["text"])]
         timeout = float(request.get("timeout", 0.0))
         min_time = float(request.get("min_time", MIN_TIME))
         cpus = request.get("cpus")
@@ -304,11 +287,10 @@ class _Worker:
             except Exception as exc:  # noqa: BLE001 - a solver crash is the cell's outcome
                 tail = traceback.format_exc(limit=-3).strip().splitlines()
                 print("\n".join(tail), file=sys.stderr)
-                out = {"status": Status.ERROR, "message": f"{type(exc).__name__}: {exc}"}
-            out.update(op="result", i=index, worker=self.ident)
+                out = Measurement(Status.ERROR, f"{type(exc).__name__}: {exc}")
             if cpus:
-                out["cpus"] = allowed_cpus()        # the CPUs this cell ran on
-            yield out
+                out.cpus = allowed_cpus()           # the CPUs this cell ran on
+            yield out.to_wire(index)
 
 
 def main() -> None:

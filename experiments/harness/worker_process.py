@@ -99,14 +99,22 @@ class WorkerProcess:
         except (BrokenPipeError, OSError):
             return False
 
-    def receive(self) -> list[dict[str, Any]] | None:
-        """The complete replies available now (call when readable); None at EOF."""
+    def receive(self) -> list[Any] | None:
+        """The complete replies available now (call when readable), decoded in one pass;
+        None at EOF. A line that is not JSON (nothing but the worker writes there) ends the
+        protocol: :class:`ValueError`."""
         data = os.read(self.fileno(), 1 << 20)
         if not data:
             return None
         self._buf += data
         *lines, self._buf = self._buf.split(b"\n")
-        return [json.loads(line) for line in lines if line.strip()]
+        lines = [line for line in lines if line.strip()]
+        if not lines:
+            return []
+        try:
+            return json.loads(b"[" + b",".join(lines) + b"]")     # type: ignore[no-any-return]
+        except ValueError:
+            return [json.loads(line) for line in lines]
 
     def kill(self) -> None:
         """SIGKILL the worker's whole process group, and the groups of its descendants (an
