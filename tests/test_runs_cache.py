@@ -1,4 +1,4 @@
-"""runs_cache: a large runs.csv parsed by pyarrow gives records_columnar's table and steps aside
+"""runs_cache: a large runs.csv, once parsed, gives records_columnar's table and steps aside
 for whatever records_columnar steps aside for; its columns kept beside it are read only while
 the file is unchanged, and a cache of another file is never taken for it."""
 
@@ -30,9 +30,9 @@ def test_the_table_is_the_pandas_readers_and_is_kept_beside_the_file(campaign, m
     assert (campaign / runs_cache.NAME).stat().st_mode == path.stat().st_mode      # as readable
     assert [p.name for p in campaign.iterdir() if p.name.startswith(f".{runs_cache.NAME}")] == []
 
-    def no_parse(_path):
+    def no_parse(_path, text=False):
         raise AssertionError("parsed again")
-    monkeypatch.setattr(runs_cache, "_parse", no_parse)
+    monkeypatch.setattr(records_columnar, "parse", no_parse)
     pd.testing.assert_frame_equal(runs_cache.read_valid(path), expected)
 
 

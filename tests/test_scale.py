@@ -17,6 +17,7 @@ import pytest
 from experiments.analysis import bootstrap, statistics as analysis
 from experiments.cli.run_progress import estimate_line
 from experiments.harness import records, records_columnar, schema, synthetic_campaign
+from experiments.harness.runs_table import RunsTable
 from experiments.harness.worker import MIN_TIME, repetition_floor
 from formats import grid_text
 
@@ -108,7 +109,7 @@ def test_columnar_reader_gives_the_rows_scan_gives_and_steps_aside_for_damage(tm
     for column in ("entrant", "instance", "status", "repeat", "family"):
         assert frame[column].astype(str).tolist() == [r[column] for r in rows]
     assert np.allclose(frame["wall_s"].to_numpy(float), [float(r["wall_s"]) for r in rows])
-    assert records_columnar.cell_keys(frame) == {records.cell_key(r) for r in rows}
+    assert set(RunsTable(path).keys()) == {records.cell_key(r) for r in rows}
     text = path.read_text()
     lines = text.splitlines(keepends=True)
     damaged = {"cut": text[:-5], "extra field": text + lines[1].replace("\n", ",x\n"),
@@ -175,6 +176,7 @@ def run_measured(args: list[str], cwd: Path) -> tuple[int, str, float]:
     proc = subprocess.Popen([*RACE, *args], cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env={**os.environ, "MPLBACKEND": "Agg"})
+    assert proc.stdout is not None                 # stdout=PIPE
     output = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)

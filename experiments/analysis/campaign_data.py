@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.harness import records, runs_cache, schema
+from experiments.harness.runs_table import RunsTable
 from experiments.harness.identity import family_label, family_names, meta_family_labels
 from experiments.harness.provenance import read_meta
 from experiments.harness.schema import Status
@@ -116,13 +117,15 @@ def campaign_root(path: str | Path) -> Path:
     return inside[0] if inside else root
 
 
-def load(path: str | Path) -> Campaign:
+def load(path: str | Path, table: "RunsTable | None" = None) -> Campaign:
     """Load ``path/runs.csv`` and ``path/meta.json`` (``path``: see :func:`campaign_root`).
+    ``table``: that runs.csv as a command already read it (:class:`RunsTable`, read again
+    only when the file changed since).
 
     Raises RaceError when the directory or either file is missing, unreadable or
     malformed, when the header lacks a column, or when there are no valid rows.
-    Rows are validated by :func:`experiments.harness.records.scan`: a damaged row
-    is left out (and reported in one line on stderr), never counted.
+    Rows are validated as :class:`RunsTable` reads them: a damaged row is left out (and
+    reported in one line on stderr), never counted.
     """
     root = campaign_root(path)
     if not root.is_dir():
@@ -130,11 +133,13 @@ def load(path: str | Path) -> Campaign:
     csv_path, meta_path = root / "runs.csv", root / "meta.json"
     if not csv_path.is_file():
         raise RaceError(f"{csv_path}: missing (is {root} a campaign written by `race run`?)")
-    runs = _valid_runs(csv_path)
+    if table is None or table.path.resolve() != csv_path.resolve():
+        table = RunsTable(csv_path)
+    _check_read(table.fresh())
     if not meta_path.is_file():
         raise RaceError(f"{meta_path}: missing (is {root} a campaign written by `race run`?)")
     meta = read_meta(meta_path)
-    runs = _frame(_campaign_rows(runs, meta, root, csv_path))
+    runs = _frame(_campaign_rows(table, meta, root))
     runs["entrant"] = runs["entrant"].astype(str)
     labels = entrant_labels([*map(str, meta.get("entrants") or []), *pd.unique(runs["entrant"])])
     if labels:
@@ -223,45 +228,33 @@ def _recorded_refutations(runs: pd.DataFrame, root: Path) -> pd.DataFrame:
     return runs
 
 
-def _valid_runs(csv_path: Path) -> pd.DataFrame:
-    """The valid rows of ``csv_path`` as a table (text columns, the float columns as floats
-    when read in columns): read in columns (:mod:`experiments.harness.runs_cache`, a large file
-    from its columns kept beside it) when every row is valid, else row by row (:func:`_scan`),
-    the damaged rows named on stderr."""
-    fast = runs_cache.read_valid(csv_path)
-    if fast is not None:
-        return fast
-    found = _scan(csv_path)
-    return pd.DataFrame({c: [row[c] for row in found.rows] for c in schema.COLUMNS},
-                        columns=list(schema.COLUMNS))
-
-
-def _scan(csv_path: Path) -> records.Scan:
-    """The rows of ``csv_path`` (:func:`records.scan`); a damaged row is named on stderr."""
-    found = records.scan(csv_path)
-    if found.header_problem:
-        raise RaceError(f"{found.header_problem} (expected the runs.csv header: "
+def _check_read(table: RunsTable) -> None:
+    """RaceError when ``table``'s file is no runs table or holds no valid row; its damaged
+    rows named on stderr."""
+    csv_path = table.path
+    if table.header_problem:
+        raise RaceError(f"{table.header_problem} (expected the runs.csv header: "
                         f"{','.join(schema.COLUMNS[:6])},...)", source=str(csv_path), line=1)
-    if found.damaged:
-        print(f"race: warning: {printable(str(csv_path))}: left out {len(found.damaged)} damaged "
-              f"row(s): {records.describe(found.damaged)}", file=sys.stderr)
-    if not found.rows:
-        raise RaceError("no runs recorded" + (" (no valid row)" if found.damaged else ""),
+    if table.damaged:
+        print(f"race: warning: {printable(str(csv_path))}: left out {len(table.damaged)} damaged "
+              f"row(s): {records.describe(table.damaged)}", file=sys.stderr)
+    if not len(table.frame):
+        raise RaceError("no runs recorded" + (" (no valid row)" if table.damaged else ""),
                         source=str(csv_path))
-    return found
 
 
-def _campaign_rows(runs: pd.DataFrame, meta: dict, root: Path, csv_path: Path) -> pd.DataFrame:
-    """The rows of ``runs`` that are this campaign's; the others (another campaign's, outside
-    its plan, another instance file: :mod:`experiments.harness.campaign_plan`) are left out,
+def _campaign_rows(table: RunsTable, meta: dict, root: Path) -> pd.DataFrame:
+    """The rows of ``table`` that are this campaign's; the others (another campaign's, outside
+    its plan, another instance file: :mod:`experiments.harness.stray_rows`) are left out,
     named in one line on stderr."""
-    from experiments.harness import campaign_plan
-    kept, strays = campaign_plan.split_frame(runs, meta, root)
+    from experiments.harness import stray_rows
+    strays = table.strays(meta, root)
     if strays:
-        print(f"race: warning: {printable(str(csv_path))}: left out "
-              f"{campaign_plan.note(strays)}", file=sys.stderr)
+        print(f"race: warning: {printable(str(table.path))}: left out "
+              f"{stray_rows.note(strays)}", file=sys.stderr)
+    kept = table.campaign_frame(meta, root)
     if not len(kept):
-        raise RaceError("no runs of this campaign recorded", source=str(csv_path))
+        raise RaceError("no runs of this campaign recorded", source=str(table.path))
     return kept.reset_index(drop=True)
 
 

@@ -268,7 +268,7 @@ def race(config: Config, summarize=None, report: bool | None = None,
     campaign = None
     if _has_rows(directory / "runs.csv"):
         click.echo("summarising the campaign ...", err=True)
-        campaign = statistics.load(directory)
+        campaign = statistics.load(directory, table=done.table)     # read once: again only if changed
         click.echo((summarize or summary.family_summaries)(campaign))
         for warning in noise.warnings(campaign):
             click.echo(warning, err=True)

@@ -14,27 +14,26 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from experiments.harness import campaign_plan, records
+from experiments.harness import records
 from experiments.harness.config import Config, resume_command
 from experiments.harness.instance_families import names_of
 from experiments.harness.instances import ensure_instances
 from experiments.harness.provenance import check_rows, previous_meta, write_meta
 from experiments.harness.cells import Prepared, make_cells
+from experiments.harness.runs_table import RunsTable
 from formats.errors import RaceError
 
 
-def prepare(config: Config, progress: bool = False) -> Prepared:
+def prepare(config: Config, progress: bool = False, table: RunsTable | None = None) -> Prepared:
     """Make the campaign directory, the instances of every family and meta.json; find the
-    pending cells. A runs.csv written before a column was added gets the new header; its
-    damaged rows (:func:`records.set_aside`) and its rows not of this campaign
-    (:func:`experiments.harness.campaign_plan.set_aside`) are set aside."""
-    from experiments.harness import records_columnar     # pandas: not for `race run --help`
+    pending cells. runs.csv is read once (``table``: the campaign's, made when None); a file
+    written before a column was added gets the new header; its damaged rows and its rows not
+    of this campaign (:mod:`experiments.harness.stray_rows`) are set aside
+    (:meth:`RunsTable.set_aside_damaged`, :meth:`RunsTable.set_aside_strays`)."""
     # refuse an incompatible resume before any work; a resume keeps its files' names
     config.instance_names = names_of(previous_meta(config))
-    recorded = records_columnar.read_valid(config.runs_path, remember=True)   # None: row by row
-    check_rows(config, records.read_rows(config.runs_path) if recorded is None
-               else recorded[["campaign", "seed", "timeout_s"]].drop_duplicates().astype(str)
-               .replace("nan", "").to_dict("records"))
+    table = table if table is not None else RunsTable(config.runs_path)
+    check_rows(config, table.conditions())
     if config.instance_set is not None:         # race run --instances PATH: one family
         family = config.families[0]
         instances = {(family.key, n): config.instance_set.by_n[n] for n in config.n_values}
@@ -46,18 +45,14 @@ def prepare(config: Config, progress: bool = False) -> Prepared:
                                                        jobs=config.jobs, **family.options_for(n))
                      for family in config.families for n in config.n_values}
     config.directory.mkdir(parents=True, exist_ok=True)
-    if recorded is None:
-        records.set_aside(config.runs_path)     # damaged rows aside, older header upgraded
+    table.set_aside_damaged()                   # damaged rows aside, older header upgraded
     meta = write_meta(config)
-    if campaign_plan.set_aside(config.runs_path, meta, config.directory, recorded):
-        records_columnar.forget()               # rows not of this campaign set aside: re-read
-        recorded = None
+    table.set_aside_strays(meta, config.directory)
     cells = make_cells(config, instances)
-    done = records.done_keys(config.runs_path) if recorded is None else records_columnar.cell_keys(recorded)
-    pending = [c for c in cells if c.key not in done]
-    if pending:
-        records_columnar.forget()               # rows will be appended: the table is stale
-    return Prepared(config, cells, pending, meta)
+    recorded = table.statuses()
+    # a cell's key (Cell.key) spelled out: its fields are already of the key's types
+    pending = [c for c in cells if (c.family, c.entrant, c.n, c.instance_file, c.repeat) not in recorded]
+    return Prepared(config, cells, pending, meta, recorded)
 
 
 
@@ -67,12 +62,15 @@ def prepare(config: Config, progress: bool = False) -> Prepared:
 class CampaignRun:
     """What :func:`run_campaign` did: the prepared campaign (None when interrupted while
     preparing), the scheduler's stats (None when it did not finish), whether a signal
-    stopped it, and the command that resumes it."""
+    stopped it, the command that resumes it, and runs.csv as the preparation read it (a
+    reader after the run takes it: :meth:`RunsTable.fresh` reads it again when rows were
+    appended)."""
     config: Config
     prepared: Prepared | None
     stats: Any
     interrupted: bool
     resume: str
+    table: RunsTable | None = None
 
     @property
     def exit_code(self) -> int:
@@ -123,10 +121,11 @@ def run_campaign(config: Config, executor: Any = None,
         cpus, runner = getattr(executor, "cpus", None), executor
     stop = _Stop()
     prepared = stats = None
+    table = RunsTable(config.runs_path)
     try:
         with stop, CampaignLock(config.directory):
             try:
-                prepared = prepare(config, progress=progress)
+                prepared = prepare(config, progress=progress, table=table)
                 work = bool(prepared.pending)           # nothing to run: no calibration to pay
                 from experiments.harness.calibration import samples_for
                 samples = samples_for(len(prepared.pending))    # the readings the campaign affords
@@ -148,7 +147,7 @@ def run_campaign(config: Config, executor: Any = None,
                         f"resume: {resume}") from None
     finally:
         runner.close()
-    return CampaignRun(config, prepared, stats, stop.count > 0 or stats is None, resume)
+    return CampaignRun(config, prepared, stats, stop.count > 0 or stats is None, resume, table)
 
 
 class _Stop:

@@ -31,8 +31,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from experiments.harness import campaign_plan, code_identity, records, records_columnar
-from experiments.harness.schema import COLUMNS
+from experiments.harness import code_identity, records, stray_rows
+from experiments.harness.runs_table import RunsTable
 from experiments.harness.provenance import read_meta, utc_now
 from formats.errors import RaceError, printable
 
@@ -87,37 +87,28 @@ def _check_conditions(loaded: list[tuple[Path, "pd.DataFrame", dict[str, Any]]])
 
 def _load(source: Path) -> tuple["pd.DataFrame", dict[str, Any], list[records.Damaged]]:
     """A source's valid rows (runs.csv's columns as written, blank ``""``), meta.json and damaged
-    rows (RaceError when it cannot be read). Read in columns
-    (:func:`experiments.harness.records_columnar.read_text`) when every row is valid, else row
-    by row."""
-    import pandas as pd
+    rows (RaceError when it cannot be read), read once (:class:`RunsTable`)."""
     runs, meta_path = source / "runs.csv", source / "meta.json"
     if not runs.is_file() or not meta_path.is_file():
         raise RaceError(f"{source}: not a campaign directory (expected runs.csv and meta.json in it)")
     meta = read_meta(meta_path)
-    frame = records_columnar.read_text(runs)
-    if frame is not None:
-        damaged: list[records.Damaged] = []
-        frame, strays = campaign_plan.split_frame(frame, meta, source)
-    else:
-        found = records.scan(runs)
-        if found.header_problem:
-            raise RaceError(f"{found.header_problem}: not a runs table race merge can read",
-                            source=str(runs), line=1)
-        if not found.rows:
-            raise RaceError("no runs recorded" + (" (no valid row)" if found.damaged else ""),
-                            source=str(runs))
-        damaged = found.damaged
-        if damaged:
-            print(f"race: warning: {printable(str(runs))}: {len(damaged)} damaged row(s) "
-                  f"go to the merged campaign's {records.DAMAGED_NAME}, not into its runs: "
-                  f"{records.describe(damaged)}", file=sys.stderr)
-        rows, strays = campaign_plan.split(found, meta, source)
-        frame = pd.DataFrame({c: [str(row.get(c) or "") for row in rows] for c in COLUMNS},
-                             columns=list(COLUMNS))
+    table = RunsTable(runs, text=True)
+    if table.header_problem:
+        raise RaceError(f"{table.header_problem}: not a runs table race merge can read",
+                        source=str(runs), line=1)
+    damaged = table.damaged
+    if not len(table.frame):
+        raise RaceError("no runs recorded" + (" (no valid row)" if damaged else ""),
+                        source=str(runs))
+    if damaged:
+        print(f"race: warning: {printable(str(runs))}: {len(damaged)} damaged row(s) "
+              f"go to the merged campaign's {records.DAMAGED_NAME}, not into its runs: "
+              f"{records.describe(damaged)}", file=sys.stderr)
+    strays = table.strays(meta, source)
     if strays:
-        print(f"race: warning: {printable(str(runs))}: {campaign_plan.note(strays)} go to the "
+        print(f"race: warning: {printable(str(runs))}: {stray_rows.note(strays)} go to the "
               f"merged campaign's {records.DAMAGED_NAME}, not into its runs", file=sys.stderr)
+    frame = table.campaign_frame(meta, source)
     if not len(frame):
         raise RaceError("no runs of this campaign recorded", source=str(runs))
     return frame.reset_index(drop=True), meta, [records.Damaged(d.line, d.raw, f"{runs}: {d.reason}")

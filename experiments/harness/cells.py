@@ -5,7 +5,7 @@ box size n, one repeat), the order they go out in, and a campaign ready to run
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -83,3 +83,5 @@ class Prepared:
     cells: list[Cell]
     pending: list[Cell]
     meta: dict[str, Any]
+    #: the cells runs.csv already records -> the status of each record, in file order
+    recorded: dict[CellKey, str] = field(default_factory=dict)

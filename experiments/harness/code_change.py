@@ -17,9 +17,10 @@ import os
 from pathlib import Path
 from typing import Any, Iterable
 
-from experiments.harness import records, records_columnar
+from experiments.harness import records
 from experiments.harness.code_identity import KEY, current, label, measured_by, merge, recorded, short
 from experiments.harness.lock import CampaignLock
+from experiments.harness.runs_table import RunsTable
 from experiments.harness.provenance import (RESUME_ADVICE, previous_meta, read_meta, save_meta,
                                             utc_now)
 from experiments.harness.schema import COLUMNS
@@ -69,7 +70,11 @@ def _settle(config: Any, path: Path, mixed_code: bool, rerun: list[str]) -> list
         if spec not in rerun and not mixed_code:
             merge({spec: recorded(meta, spec)}, {spec: identity}, now, config.campaign, str(path))
     runs = config.runs_path
-    rows = records.set_aside(runs).rows if runs.is_file() and (changed or rerun) else []
+    rows: list[dict[str, str]] = []
+    if runs.is_file() and (changed or rerun):
+        table = RunsTable(runs, text=True)          # the rows as written: moved as they are
+        table.set_aside_damaged()
+        rows = table.rows()
     counts: dict[str, int] = {}
     for row in rows:
         counts[row.get("entrant", "")] = counts.get(row.get("entrant", ""), 0) + 1
@@ -81,7 +86,6 @@ def _settle(config: Any, path: Path, mixed_code: bool, rerun: list[str]) -> list
             _append_rows(side, moved)
             rows = [row for row in rows if row.get("entrant") != spec]
             records.rewrite(runs, rows)
-            records_columnar.forget()
         entry = {**identities[spec], "since": now}
         if before is not None:
             replaced = {k: v for k, v in before.items() if k not in ("replaced",)}

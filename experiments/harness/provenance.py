@@ -257,7 +257,7 @@ def check_rows(config: Config, rows: list[dict[str, str]]) -> None:
     """Refuse a resume whose runs.csv holds cells of another seed or time limit (what
     meta.json would have refused, when meta.json is missing or was replaced). A row of
     another campaign is not checked: the resume sets it aside
-    (:func:`experiments.harness.campaign_plan.set_aside`)."""
+    (:meth:`experiments.harness.runs_table.RunsTable.set_aside_strays`)."""
     for row in rows:
         if row.get("campaign") and row["campaign"] != config.campaign:
             continue

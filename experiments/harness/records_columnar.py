@@ -1,167 +1,191 @@
-"""``runs.csv`` read once into columns: the fast path of every reader of a campaign.
+"""``runs.csv`` parsed into columns: the fast path of :class:`experiments.harness.runs_table.RunsTable`.
 
-:func:`read_valid` parses the file with pandas' C reader and checks the whole of
+:func:`parse` reads the file with pyarrow's CSV reader and :func:`valid` checks the whole of
 :func:`experiments.harness.records.row_problem`'s contract column by column (the canonical
-header, one line per row with one field per column, no NUL or carriage return, UTF-8, a known
-status, integers and non-negative numbers where the schema says, no duplicate cell). A file
-passing every check gives exactly the rows :func:`experiments.harness.records.scan` would;
-anything else (a damaged row, an older header) returns None and the caller falls back to
+header, one line per row with one field per column, no NUL or carriage return, UTF-8, quotes
+only where a field begins or ends, a known status, integers and non-negative finite numbers
+where the schema says, no duplicate cell). A file passing every check gives exactly the rows
+:func:`experiments.harness.records.scan` would; anything else (a damaged row, an older
+header) gives None and the caller reads it row by row with
 :func:`~experiments.harness.records.scan`, which names each damaged line. The checks are
-conservative: any ``nan`` or ``inf`` in the file (which the C reader would take for a float)
-sends it to the row-by-row reader, which decides.
+conservative: what they cannot vouch for goes to the row-by-row reader, which decides.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from experiments.harness.schema import COLUMNS, NUMERIC, STATUSES
 from formats.grid import MAX_N
 
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
 _INTEGERS = ("n", "repeat", "seed", "clues", "cores")
 _VERIFIED = frozenset({"", "true", "false", "1", "0", "1.0", "0.0"})
-
-
-def _special(block: bytes) -> bool:
-    """Whether ``block`` holds ``nan`` or ``inf`` in any case: text the C reader would take for
-    a float where the row-by-row reader rejects the row (two substring searches, no regex)."""
-    low = block.lower()
-    return b"nan" in low or b"inf" in low
-
-
-#: columns read as floats by the C reader (the integer columns are checked as text)
-_FLOATS = tuple(c for c in NUMERIC if c not in _INTEGERS)
-#: bytes examined at once by the line check
+#: columns read as floats (the integer columns are checked as text)
+FLOATS = tuple(c for c in NUMERIC if c not in _INTEGERS)
+#: bytes examined at once by the byte checks
 _BLOCK = 1 << 24
+#: the canonical header line
+_HEADER = (",".join(COLUMNS) + "\n").encode()
+_COMMA, _NEWLINE, _QUOTE = 44, 10, 34
 
 
-def _lines_have_one_field_per_column(path: Path) -> tuple[bool, int]:
-    """Whether every line of ``path`` has ``len(COLUMNS) - 1`` delimiting commas (quotes
-    balanced on each line), no NUL and no carriage return, and ends with a newline; and the
-    number of lines. Reads the file in blocks (bounded memory)."""
-    want = len(COLUMNS) - 1
-    parity, before, at_last_end, lines, last = 0, 0, 0, 0, b""
+def _quotes_placed(a: np.ndarray) -> bool:
+    """Whether every quote of ``a[1:-1]`` (bytes with one byte of context on either side)
+    begins or ends a field or is doubled: a comma, line end or quote before or after it.
+    Anything else (``"x"y``) is left to the row-by-row reader, which is strict about it."""
+    quote = a[1:-1] == _QUOTE
+    if not quote.any():
+        return True
+    before, after = a[:-2], a[2:]
+    loose = quote & (before != _COMMA) & (before != _NEWLINE) & (before != _QUOTE) \
+        & (after != _COMMA) & (after != _NEWLINE) & (after != _QUOTE)
+    return not loose.any()
+
+
+def _plain_lines(path: Path) -> int | None:
+    """The number of lines of ``path`` when it begins with the canonical header, holds no NUL
+    or carriage return, places its quotes as fields do (:func:`_quotes_placed`) and ends with
+    a newline; else None. Reads the file in blocks (bounded memory)."""
+    lines, carry, last = 0, b"\n", b""
     with open(path, "rb") as f:
+        if f.read(len(_HEADER)) != _HEADER:
+            return None
+        f.seek(0)
         while block := f.read(_BLOCK):
-            last = block[-1:]
-            a = np.frombuffer(block, dtype=np.uint8)
-            if (a == 0).any() or (a == 13).any() or _special(block):
-                return False, 0
-            quotes = np.flatnonzero(a == 34)
-            commas = np.flatnonzero(a == 44)
-            ends = np.flatnonzero(a == 10)
-            delims = commas[(np.searchsorted(quotes, commas) + parity) % 2 == 0]
-            if len(ends):
-                if ((np.searchsorted(quotes, ends) + parity) % 2).any():
-                    return False, 0                   # a quoted field runs over a line end
-                at_ends = np.searchsorted(delims, ends) + before
-                if (np.diff(at_ends, prepend=at_last_end) != want).any():
-                    return False, 0
-                at_last_end = int(at_ends[-1])
-            parity, before = (parity + len(quotes)) % 2, before + len(delims)
-            lines += len(ends)
-    return last == b"\n", lines
+            if b"\0" in block or b"\r" in block:
+                return None
+            lines += block.count(b"\n")
+            if b'"' in block or carry[-1:] == b'"':
+                if not _quotes_placed(np.frombuffer(carry + block, dtype=np.uint8)):
+                    return None
+            carry, last = block[-2:], block[-1:]
+    return lines if last == b"\n" else None
 
 
-#: the last file read: (path, size, mtime_ns) -> its table (a resumed run reads it twice)
-_LAST: dict[tuple[str, int, int], pd.DataFrame | None] = {}
-
-
-def read_valid(path: Path, remember: bool = False) -> pd.DataFrame | None:
-    """:func:`_read_valid`'s table of ``path``. With ``remember`` it is kept for the next call
-    while the file is unchanged (same size and modification time: a resumed run reads the file
-    when it starts and again for its summary); a call without ``remember`` takes a kept table
-    and lets it go. The caller must not modify the table it gets."""
+def parse(path: Path, text: bool = False) -> "pa.Table | None":
+    """``path`` parsed by pyarrow into every column of :data:`~experiments.harness.schema.COLUMNS`
+    (text, and the :data:`FLOATS` as float64, blank = null; with ``text`` every column as
+    written) when its bytes pass :func:`_plain_lines` and every line is one row of one field per
+    column; else None."""
+    import pyarrow as pa
+    import pyarrow.csv as csv
     try:
-        info = os.stat(path)
+        lines = _plain_lines(path)
     except OSError:
         return None
-    key = (str(Path(path).resolve()), info.st_size, info.st_mtime_ns)
-    if key in _LAST:
-        return _LAST[key] if remember else _LAST.pop(key)
-    _LAST.clear()
-    frame = _read_valid(Path(path))
-    if remember:
-        _LAST[key] = frame
-    return frame
-
-
-def forget() -> None:
-    """Let a kept table go (its file is about to change)."""
-    _LAST.clear()
-
-
-def read_text(path: Path) -> pd.DataFrame | None:
-    """:func:`read_valid`'s rows of ``path`` with every column as written (text, blank = ``""``):
-    what a reader that writes the rows again (``race merge``) keeps; None when the file needs the
-    row-by-row reader."""
-    return _read_valid(Path(path), text=True)
-
-
-def _read_valid(path: Path, text: bool = False) -> pd.DataFrame | None:
-    """The rows of ``path`` as a table of every column of :data:`~experiments.harness.schema.COLUMNS`
-    (the float columns as floats, blank = NaN, or with ``text`` as written; the others text,
-    blank = ``""``), when every row is valid (module docstring); None when the file needs the
-    row-by-row reader."""
+    if lines is None or lines < 2:
+        return None
+    floats = set() if text else set(FLOATS)
     try:
-        with open(path, "rb") as f:
-            header = f.readline()
-    except OSError:
+        table = csv.read_csv(
+            path, read_options=csv.ReadOptions(block_size=1 << 22),
+            parse_options=csv.ParseOptions(newlines_in_values=False, ignore_empty_lines=False),
+            convert_options=csv.ConvertOptions(
+                column_types={c: pa.float64() if c in floats else pa.string() for c in COLUMNS},
+                null_values=[""], strings_can_be_null=False, quoted_strings_can_be_null=False,
+                check_utf8=True))
+    except (OSError, pa.ArrowException, ValueError):
         return None
-    if header.rstrip(b"\n").decode("utf-8", "replace") != ",".join(COLUMNS):
+    if table.column_names != list(COLUMNS) or table.num_rows != lines - 1:
         return None
-    ok, lines = _lines_have_one_field_per_column(path)
-    if not ok or lines < 2:
-        return None
-    try:
-        frame = pd.read_csv(path, dtype={c: (float if c in _FLOATS and not text else str) for c in COLUMNS},
-                            keep_default_na=False, na_values={c: [""] for c in _FLOATS} if not text else None,
-                            encoding="utf-8", encoding_errors="strict", engine="c")
-        typed = frame if not text else frame.assign(**{
-            c: pd.to_numeric(frame[c].where(frame[c] != "", np.nan)).astype(float) for c in _FLOATS})
-    except (ValueError, UnicodeDecodeError, pd.errors.ParserError):
-        return None
-    if list(frame.columns) != list(COLUMNS) or len(frame) != lines - 1 or not _valid(typed):
-        return None
-    return frame
+    return table if _finite(table, floats) else None
 
 
-def _valid(frame: pd.DataFrame) -> bool:
-    """Every row of ``frame`` passes :func:`experiments.harness.records.row_problem` and no
-    two rows record the same cell."""
-    for column in ("entrant", "instance", "status", "n"):
-        if (frame[column].str.strip() == "").any():
+def _finite(table: "pa.Table", floats: set[str]) -> bool:
+    """Whether the ``floats`` columns of ``table`` hold only blanks and finite numbers >= 0
+    (no ``nan`` or ``inf`` written: the row-by-row reader rejects those)."""
+    import pyarrow.compute as pc
+    for column in floats:
+        values = table[column]
+        if values.null_count == len(values):
+            continue
+        if pc.any(pc.or_(pc.invert(pc.is_finite(values)), pc.less(values, 0))).as_py():
             return False
-    if not frame["status"].isin(STATUSES).all():
+    return True
+
+
+def frame(table: "pa.Table") -> "pd.DataFrame":
+    """``table`` (:func:`parse`'s) as a pandas table: text columns of pandas' arrow string
+    type (no Python object per value), float columns as float64 (null = NaN). A float column
+    blank in every row (a counter or phase no entrant reports) is one NaN repeated by a
+    read-only view, not a column of NaN in memory."""
+    import pandas as pd
+    import pyarrow as pa
+    floats = [c for c in table.column_names if pa.types.is_floating(table.schema.field(c).type)]
+    blank = [c for c in floats if table[c].null_count == table.num_rows]
+    string = pd.StringDtype("pyarrow")
+    result = table.drop_columns(blank).to_pandas(
+        split_blocks=True, self_destruct=False,
+        types_mapper=lambda kind: string if pa.types.is_string(kind) or pa.types.is_large_string(kind)
+        else None)
+    for column in blank:
+        result.insert(list(table.column_names).index(column), column, pd.Series(
+            np.broadcast_to(np.float64(np.nan), len(result)), index=result.index, copy=False))
+    return result
+
+
+def read_valid(path: Path, text: bool = False) -> "pd.DataFrame | None":
+    """The rows of ``path`` as a table (:func:`frame`; with ``text`` every column as written,
+    blank = ``""``) when every row is valid (module docstring); None when the file needs the
+    row-by-row reader."""
+    table = parse(Path(path), text)
+    if table is None:
+        return None
+    result = frame(table)
+    del table
+    return result if valid(result) else None
+
+
+def _numbers(values: "pd.Series") -> np.ndarray:
+    """A text column of numbers as floats (blank = NaN); ``inf`` where a value is no number."""
+    import pandas as pd
+    numbers = pd.to_numeric(values.where(values != "", None), errors="coerce")
+    out = numbers.to_numpy(dtype=float, na_value=np.nan)
+    out[numbers.isna().to_numpy() & (values != "").to_numpy(dtype=bool)] = np.inf
+    return out
+
+
+def valid(table: "pd.DataFrame") -> bool:
+    """Every row of ``table`` (:func:`frame`'s) passes
+    :func:`experiments.harness.records.row_problem` and no two rows record the same cell."""
+    import pandas as pd
+    for column in ("entrant", "instance", "status", "n"):
+        if (table[column].str.strip() == "").any():
+            return False
+    if not table["status"].isin(STATUSES).all():
         return False
     for column in _INTEGERS:
-        text = frame[column]
-        if not (text.str.fullmatch(r"\d*")).all():
+        if not table[column].str.fullmatch(r"[0-9]*").all():
             return False
-    n = pd.to_numeric(frame["n"])
+    n = pd.to_numeric(table["n"])
     if ((n < 1) | (n > MAX_N)).any():
         return False
-    for column in _FLOATS:
-        values = frame[column].to_numpy(dtype=float)
-        if (np.isinf(values) | (values < 0)).any():
+    for column in FLOATS:
+        values = table[column]
+        if values.dtype == float:                 # checked as parsed (:func:`_finite`)
+            continue
+        if values.str.contains("[nN_]", regex=True).any():      # "nan", "inf": no numbers here
             return False
-    verified = pd.Series(frame["verified"].unique())
+        numbers = _numbers(values)
+        if (np.isinf(numbers) | (numbers < 0)).any():
+            return False
+    verified = pd.Series(table["verified"].unique())
     if not verified.str.strip().str.lower().isin(_VERIFIED).all():
         return False
-    keys = pd.DataFrame({"family": frame["family"].str.strip(), "entrant": frame["entrant"], "n": n,
-                         "instance": frame["instance"],
-                         "repeat": pd.to_numeric(frame["repeat"].replace("", "0"))})
-    return not keys.duplicated().any()
+    return not pd.DataFrame(_key_columns(table)).duplicated().any()
 
 
-def cell_keys(frame: pd.DataFrame) -> set[tuple[str, str, int, str, int]]:
-    """The cells (:func:`experiments.harness.identity.cell_key`) that the rows of ``frame``
-    (:func:`read_valid`'s) record."""
-    repeat = pd.to_numeric(frame["repeat"].replace("", "0")).astype(int)
-    return set(zip(frame["family"].astype(str).str.strip(), frame["entrant"].astype(str),
-                   pd.to_numeric(frame["n"]).astype(int).tolist(), frame["instance"].astype(str),
-                   repeat.tolist()))
+def _key_columns(table: "pd.DataFrame") -> dict[str, Any]:
+    """The columns of a cell's identity (:func:`experiments.harness.identity.cell_key`)."""
+    import pandas as pd
+    repeat = table["repeat"]
+    return {"family": table["family"].str.strip(), "entrant": table["entrant"],
+            "n": pd.to_numeric(table["n"]), "instance": table["instance"],
+            "repeat": pd.to_numeric(repeat.where(repeat != "", "0"))}

@@ -16,20 +16,19 @@ A row is a *stray* (:func:`stray_reason`) when
   found (the ``instances/`` cache beside or inside the campaign, or the imported set's
   directory).
 
-Strays are never counted: on resume they go to ``runs.damaged.csv`` (:func:`set_aside`, so
-their cells, when in the plan, are run again) and every reader leaves them out
-(:func:`split`), each saying so in one line naming how many and why (:func:`note`).
+Strays are never counted: :func:`split` finds them in runs.csv read into columns, once per
+table (:meth:`experiments.harness.runs_table.RunsTable.strays`); on resume they go to
+``runs.damaged.csv`` (:meth:`~experiments.harness.runs_table.RunsTable.set_aside_strays`, so
+their cells, when in the plan, are run again) and every reader leaves them out, each saying so
+in one line naming how many and why (:func:`note`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
-import json
 import os
 import stat
-import sys
-import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,10 +49,6 @@ OTHER, OUTSIDE, MISMATCH = "of another campaign", "outside the plan", \
 PREFIX = "not this campaign's: "
 
 
-#: the last manifest read (:meth:`Plan.manifest`), by path, modification time, size and sha256
-_MANIFESTS: dict[tuple[str, int, int, str], "tuple[pd.Series, int]"] = {}
-
-
 class Plan:
     """What a campaign's meta.json says its cells are (each part None when it does not say),
     and where its instance files are."""
@@ -67,7 +62,8 @@ class Plan:
         self.names.discard("")
         self.entrants = set(map(str, meta.get("entrants") or [])) or None
         self.n_values = {int(n) for n in meta.get("n_values") or []} or None
-        families = meta.get("families") if isinstance(meta.get("families"), dict) else {}
+        given = meta.get("families")
+        families: dict[Any, Any] = given if isinstance(given, dict) else {}
         self.generators = {str(k): str((v or {}).get("kind") or "") for k, v in families.items()
                       if isinstance(v, dict)}
         # the first part of each family's instance file names (hard-... or, made before, holes-...)
@@ -75,7 +71,7 @@ class Plan:
         self.stems = {str(k): file_stem(str(v.get("label") or ""), self.generators[str(k)], names)
                       for k, v in families.items() if isinstance(v, dict)}
         # per family and n, the suffix its generator options give the set's directory name
-        self.options = {str(k): _labels(v.get("options")) for k, v in families.items()
+        self.options = {str(k): _labels(v["options"]) for k, v in families.items()
                         if isinstance(v, dict) and isinstance(v.get("options"), dict)}
         self.repeats = meta.get("repeats") if isinstance(meta.get("repeats"), int) else None
         imported = meta.get("instance_set")
@@ -88,6 +84,7 @@ class Plan:
                                                            root / "instances") if d.is_dir()]
         self._digests: dict[str, str | None] = {}
         self._generated: dict[tuple[str, int], set[str]] = {}
+        self._manifest: "tuple[pd.Series, int] | None | bool" = False     # False: not read yet
 
     def outside(self, row: dict[str, str]) -> str | None:
         """What of ``row``'s cell is outside the plan, in a few words, or None."""
@@ -151,7 +148,7 @@ class Plan:
         (the family's file stem; computed once)."""
         if (kind, n) not in self._generated:
             from generators.puzzle_set import puzzle_name
-            self._generated[(kind, n)] = {puzzle_name(kind, n, self.seed, i)
+            self._generated[(kind, n)] = {puzzle_name(kind, n, int(self.seed or 0), i)
                                           for i in range(self.instances or 0)}
         return self._generated[(kind, n)]
 
@@ -192,16 +189,19 @@ class Plan:
 
     def manifest(self) -> "tuple[pd.Series, int] | None":
         """The imported set's manifest.csv as file -> sha256 and when it was written (mtime
-        ns), when it hashes to the ``manifest_sha256`` meta.json recorded; else None."""
+        ns), when it hashes to the ``manifest_sha256`` meta.json recorded; else None (read
+        once per plan)."""
+        if self._manifest is False:
+            self._manifest = self._read_manifest()
+        return self._manifest if not isinstance(self._manifest, bool) else None
+
+    def _read_manifest(self) -> "tuple[pd.Series, int] | None":
         if self.imported is None or not self.manifest_sha256:
             return None
         import pandas as pd
         path = os.path.join(self.imported, "manifest.csv")
         try:
             info = os.stat(path)
-            key = (path, info.st_mtime_ns, info.st_size, self.manifest_sha256)
-            if key in _MANIFESTS:                 # a resumed run reads the campaign twice
-                return _MANIFESTS[key]
             with open(path, "rb") as f:
                 data = f.read()
         except OSError:
@@ -213,9 +213,7 @@ class Plan:
         except (ValueError, UnicodeDecodeError, pd.errors.ParserError):
             return None
         listed = pd.Series(table["sha256"].to_numpy(), index=table["file"].to_numpy())
-        _MANIFESTS.clear()
-        _MANIFESTS[key] = (listed[~listed.index.duplicated(keep=False)], info.st_mtime_ns)
-        return _MANIFESTS[key]
+        return listed[~listed.index.duplicated(keep=False)], info.st_mtime_ns
 
     def mismatch(self, row: dict[str, str]) -> bool:
         """True when the first instance file found for ``row`` has another sha256."""
@@ -357,74 +355,56 @@ def _vouched(instance: "pd.Series", sha: "pd.Series", plan: Plan) -> "np.ndarray
     if manifest is None:
         return np.zeros(len(instance), dtype=bool)
     listed, written = manifest
-    vouched = (instance.map(listed) == sha).to_numpy().copy()
-    directory = str(plan.imported)
+    vouched = (instance.map(listed) == sha).to_numpy(dtype=bool, na_value=False).copy()
     names = instance.to_numpy(dtype=object)
-    for k in np.flatnonzero(vouched).tolist():
-        try:
-            modified = os.stat(os.path.join(directory, names[k])).st_mtime_ns
-        except OSError:
-            modified = None
-        vouched[k] = modified is not None and modified <= written
+    try:                                  # names looked up in the set's directory (no path joins)
+        directory = os.open(str(plan.imported), os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return np.zeros(len(instance), dtype=bool)
+    look = os.stat
+    try:
+        for k in np.flatnonzero(vouched).tolist():
+            try:
+                vouched[k] = look(names[k], dir_fd=directory).st_mtime_ns <= written
+            except OSError:
+                vouched[k] = False
+    finally:
+        os.close(directory)
     return vouched
 
 
-#: the last table found free of strays and what it was checked against (:func:`split_frame`):
-#: a resume checks runs.csv as it starts, then its summary loads the same table (held weakly:
-#: kept no longer than its reader keeps it)
-_CLEAN: list[tuple[weakref.ref, str]] = []
 #: meta.json's keys a run rewrites as it goes (its readings), which no plan reads
 _READINGS = frozenset({"machine_state", "calibration", "pinning", "order", "runs_conditions"})
 
 
-def _checked_against(meta: dict[str, Any], root: Path | None) -> str:
-    return json.dumps([{k: v for k, v in meta.items() if k not in _READINGS}, str(root)],
-                      sort_keys=True, default=str)
+def checked_against(meta: dict[str, Any], root: Path | None) -> tuple[dict[str, Any], str]:
+    """What a split of runs.csv depends on: meta.json without the readings a run rewrites as
+    it goes, and the campaign's directory (two splits against equal ones are the same)."""
+    return {k: v for k, v in meta.items() if k not in _READINGS}, str(root)
 
 
-def split_frame(frame: "pd.DataFrame", meta: dict[str, Any], root: Path | None
-                ) -> tuple["pd.DataFrame", list[records.Damaged]]:
-    """:func:`split` for runs.csv read into columns (``frame``, its rows in file order, the
-    first on line 2): the campaign's rows, and the strays as damaged lines. The same table
-    found clean against the same plan a moment ago is not checked again."""
-    checked = _checked_against(meta, root)
-    if _CLEAN and _CLEAN[0][0]() is frame and _CLEAN[0][1] == checked:
-        return frame, []
+def split(frame: "pd.DataFrame", meta: dict[str, Any], root: Path | None,
+          lines: "np.ndarray | None" = None) -> tuple["np.ndarray", list[records.Damaged]]:
+    """The strays of runs.csv read into columns (``frame``; ``lines``: the 1-based line of each
+    of its rows, None when they are lines 2, 3, ... in order): the positions of the rows that
+    are the campaign's, and the strays as damaged lines (their line, bytes and reason). The
+    rows are checked column by column (:func:`_suspects`), only the suspects one by one."""
     plan = Plan(meta, root)
     strays, drop = [], []
     columns = list(frame.columns)
     for position in _suspects(frame, plan):
         values = frame.iloc[int(position)]
         row = {c: ("" if not isinstance(v, str) and v != v else
-                   v if isinstance(v, str) else f"{v:g}" if isinstance(v, float) else str(v))
+                   v if isinstance(v, str) else f"{v:.9g}" if isinstance(v, float) else str(v))
                for c, v in zip(columns, values)}
         why = stray_reason(row, plan)
         if why is not None:
             drop.append(int(position))
-            strays.append(records.Damaged(int(position) + 2, records.encode_row(row),
-                                          PREFIX + why[1]))
-    if not drop:
-        _CLEAN[:] = [(weakref.ref(frame), checked)]
-        return frame, strays
+            line = int(lines[position]) if lines is not None else int(position) + 2
+            strays.append(records.Damaged(line, records.encode_row(row), PREFIX + why[1]))
     keep = np.ones(len(frame), dtype=bool)
     keep[drop] = False
-    return frame[keep], strays
-
-
-def split(found: records.Scan, meta: dict[str, Any],
-          root: Path | None) -> tuple[list[dict[str, str]], list[records.Damaged]]:
-    """The rows of ``found`` that are the campaign's, and the strays as damaged lines (their
-    line, bytes and reason)."""
-    plan = Plan(meta, root)
-    kept, strays = [], []
-    lines = found.lines or list(range(2, len(found.rows) + 2))
-    for line, row in zip(lines, found.rows):
-        why = stray_reason(row, plan)
-        if why is None:
-            kept.append(row)
-        else:
-            strays.append(records.Damaged(line, records.encode_row(row), PREFIX + why[1]))
-    return kept, strays
+    return np.flatnonzero(keep), strays
 
 
 def note(strays: list[records.Damaged]) -> str:
@@ -439,23 +419,3 @@ def note(strays: list[records.Damaged]) -> str:
     parts = ", ".join(f"{count} {kind}" for kind, count in counts.items() if count)
     return printable(f"{len(strays)} row(s) not this campaign's: {parts} "
                      f"(e.g. {records.describe(strays, 1)})")
-
-
-def set_aside(path: Path, meta: dict[str, Any], root: Path,
-              frame: "pd.DataFrame | None" = None) -> list[records.Damaged]:
-    """On resume (the campaign lock held): move the strays of ``path`` (runs.csv) to
-    ``runs.damaged.csv`` beside it, rewrite ``path`` without them and say so in one line on
-    stderr. Returns the strays. ``frame``: the file already read into columns (every row
-    valid), checked without a loop per row; the file is read row by row only when it holds
-    a stray."""
-    if frame is not None and not split_frame(frame, meta, root)[1]:
-        return []
-    found = records.scan(path)
-    kept, strays = split(found, meta, root)
-    if strays:
-        side = path.with_name(records.DAMAGED_NAME)
-        records.append_damaged(side, strays)
-        records.rewrite(path, kept)
-        print(f"race: warning: {printable(str(path))}: set aside {note(strays)} to "
-              f"{printable(str(side))}", file=sys.stderr)
-    return strays

@@ -1,0 +1,258 @@
+"""Who reads ``runs.csv``: :class:`RunsTable`, the one owner of a campaign's records as read.
+
+A command makes one RunsTable for the campaign's runs.csv and passes it to whoever needs the
+rows (the preparation of a run, the scheduler's escalation through
+:attr:`experiments.harness.cells.Prepared.recorded`, the summary, the analysis, ``race
+merge``). The table reads the file once, when first asked for its rows: in columns
+(:mod:`experiments.harness.records_columnar`; a large file through its columns kept beside it,
+:mod:`experiments.harness.runs_cache`) when every row is valid, else row by row
+(:func:`experiments.harness.records.scan`, which names each damaged line). It finds the rows
+of other campaigns and strays (:mod:`experiments.harness.stray_rows`) once per plan, sets the
+damaged rows and the strays aside to ``runs.damaged.csv`` once (:meth:`RunsTable.set_aside_damaged`,
+:meth:`RunsTable.set_aside_strays`), and knows when the file changed since it was read (its size,
+modification time or inode: :meth:`RunsTable.stale`); :meth:`RunsTable.fresh` reads it again then.
+The append side is :class:`experiments.harness.records.RunsWriter`'s.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from experiments.harness import records
+from experiments.harness.identity import CellKey
+from experiments.harness.schema import COLUMNS
+from formats.errors import printable
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+#: what says that the file changed: (size, modification time ns, inode, device); None: absent
+Stamp = tuple[int, int, int, int] | None
+
+
+def stamp(path: Path) -> Stamp:
+    """The :data:`Stamp` of ``path`` now."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev
+
+
+class RunsTable:
+    """The valid rows of one runs.csv, read once (module docstring).
+
+    ``text``: every column as written (what a reader that writes the rows again keeps, ``race
+    merge``); else the float columns of the schema are floats (blank = NaN) and the others text
+    (blank = ``""``). Nothing is read until the rows are first asked for."""
+
+    def __init__(self, path: Path, text: bool = False) -> None:
+        self.path = Path(path)
+        self.text = text
+        self._frame: pd.DataFrame | None = None
+        self._lines: np.ndarray | None = None
+        self._found: records.Scan | None = None
+        self._stamp: Stamp = None
+        #: the splits into the campaign's rows and the strays: (what they depend on, result)
+        self._splits: list[tuple[tuple[dict[str, Any], str], tuple[np.ndarray, list[records.Damaged]]]] = []
+
+    # -- reading -------------------------------------------------------------------------
+
+    def read(self) -> None:
+        """Read the file (again): in columns when every row is valid, else row by row."""
+        import numpy as np
+        before = stamp(self.path)
+        frame = self._columns()
+        found = None
+        if frame is None:
+            found = records.scan(self.path)
+            frame = _rows_frame(found.rows, self.text)
+        self._frame, self._found, self._stamp, self._splits = frame, found, before, []
+        self._lines = np.asarray(found.lines, dtype=np.int64) if found is not None else None
+
+    def _columns(self) -> "pd.DataFrame | None":
+        """The file read in columns, None when it needs the row-by-row reader (or is absent)."""
+        from experiments.harness import records_columnar, runs_cache
+        if self.text:
+            return records_columnar.read_valid(self.path, text=True)
+        return runs_cache.read_valid(self.path)
+
+    def _ensure(self) -> None:
+        if self._frame is None:
+            self.read()
+
+    @property
+    def frame(self) -> "pd.DataFrame":
+        """The valid rows, every column of :data:`~experiments.harness.schema.COLUMNS`, in file
+        order (read on first use). The caller must not modify it."""
+        if self._frame is None:
+            self.read()
+        assert self._frame is not None
+        return self._frame
+
+    @property
+    def damaged(self) -> list[records.Damaged]:
+        """The damaged lines found by the last read (none when read in columns)."""
+        self._ensure()
+        return self._found.damaged if self._found is not None else []
+
+    @property
+    def header_problem(self) -> str | None:
+        """Why the header is no valid runs.csv header, or None."""
+        self._ensure()
+        return self._found.header_problem if self._found is not None else None
+
+    @property
+    def canonical(self) -> bool:
+        """Whether the file is exactly what RunsWriter appends to (canonical header, nothing
+        damaged)."""
+        self._ensure()
+        return self._found is None or self._found.canonical
+
+    def stale(self) -> bool:
+        """Whether the file changed (or appeared, or went) since it was read."""
+        return self._frame is None or stamp(self.path) != self._stamp
+
+    def fresh(self) -> "RunsTable":
+        """This table, read again when the file changed since it was read."""
+        if self.stale():
+            self.read()
+        return self
+
+    # -- what the rows say ---------------------------------------------------------------
+
+    def keys(self) -> list[CellKey]:
+        """Each row's cell (:func:`experiments.harness.identity.cell_key`), in file order."""
+        frame = self.frame
+        if not len(frame):
+            return []
+        from experiments.harness.runs_cache import numbers
+        repeat = frame["repeat"].astype(str)
+        return list(zip(frame["family"].astype(str).str.strip().tolist(),
+                        frame["entrant"].astype(str).tolist(),
+                        numbers(frame["n"].astype(str)).astype(int).tolist(),
+                        frame["instance"].astype(str).tolist(),
+                        numbers(repeat.where(repeat != "", "0")).astype(int).tolist()))
+
+    def statuses(self) -> dict[CellKey, str]:
+        """Cell -> the status of its record, in file order."""
+        return dict(zip(self.keys(), self.frame["status"].astype(str).tolist()))
+
+    def rows(self, columns: tuple[str, ...] = COLUMNS) -> list[dict[str, str]]:
+        """The valid rows as column -> text (blank ``""``; a float as runs.csv writes it)."""
+        frame = self.frame
+        listed = {c: _texts(frame[c]) for c in columns}
+        return [dict(zip(columns, values)) for values in zip(*(listed[c] for c in columns))]
+
+    def conditions(self) -> list[dict[str, str]]:
+        """The distinct (campaign, seed, timeout_s) of the rows, as text: what a resume must
+        keep (:func:`experiments.harness.provenance.check_rows`)."""
+        frame = self.frame
+        if not len(frame):
+            return []
+        part = frame[["campaign", "seed", "timeout_s"]].drop_duplicates()
+        return [dict(zip(part.columns, values))
+                for values in zip(*(_texts(part[c]) for c in part.columns))]
+
+    # -- the campaign's rows and the strays ----------------------------------------------
+
+    def _split(self, meta: dict[str, Any], root: Path | None) -> tuple["np.ndarray", list[records.Damaged]]:
+        from experiments.harness import stray_rows
+        against = stray_rows.checked_against(meta, root)
+        for done, result in self._splits:
+            if done == against:
+                return result
+        result = stray_rows.split(self.frame, meta, root, self._lines)
+        self._splits.append((against, result))
+        return result
+
+    def strays(self, meta: dict[str, Any], root: Path | None) -> list[records.Damaged]:
+        """The rows that are not the campaign's that ``meta`` describes (in ``root``), as
+        damaged lines (:func:`experiments.harness.stray_rows.split`; found once per plan)."""
+        return self._split(meta, root)[1]
+
+    def campaign_frame(self, meta: dict[str, Any], root: Path | None) -> "pd.DataFrame":
+        """:attr:`frame` without the :meth:`strays`."""
+        keep, strays = self._split(meta, root)
+        return self.frame if not strays else self.frame.iloc[keep]
+
+    # -- setting rows aside (the campaign lock held) -------------------------------------
+
+    def set_aside_damaged(self) -> list[records.Damaged]:
+        """Move the damaged rows to ``runs.damaged.csv`` (with the time and reason) and rewrite
+        the file with the valid rows under the canonical header (an older header upgraded);
+        one line on stderr says what moved. Returns the damaged rows."""
+        self._ensure()
+        found = self._found
+        if found is None or found.canonical:
+            return []
+        if found.damaged:
+            side = self.path.with_name(records.DAMAGED_NAME)
+            records.append_damaged(side, found.damaged)
+            print(f"race: warning: {printable(str(self.path))}: set aside {len(found.damaged)} "
+                  f"damaged row(s) to {printable(str(side))}, their cells will be re-run: "
+                  f"{records.describe(found.damaged)}", file=sys.stderr)
+        records.rewrite(self.path, found.rows)
+        self._settled(None)
+        return found.damaged
+
+    def set_aside_strays(self, meta: dict[str, Any], root: Path) -> list[records.Damaged]:
+        """Move the :meth:`strays` to ``runs.damaged.csv``, rewrite the file without them and
+        say so in one line on stderr. Returns the strays."""
+        keep, strays = self._split(meta, root)
+        if not strays:
+            return []
+        self.set_aside_damaged()
+        side = self.path.with_name(records.DAMAGED_NAME)
+        records.append_damaged(side, strays)
+        kept = self.frame.iloc[keep].reset_index(drop=True)
+        self._frame = kept
+        records.rewrite(self.path, self.rows())
+        print(f"race: warning: {printable(str(self.path))}: set aside "
+              f"{_note(strays)} to {printable(str(side))}", file=sys.stderr)
+        self._settled(stray_free=(meta, root))
+        return strays
+
+    def _settled(self, stray_free: tuple[dict[str, Any], Path] | None) -> None:
+        """After this table rewrote the file: its rows are on lines 2, 3, ... in order, nothing
+        damaged, and (``stray_free``) no stray of that plan left."""
+        import numpy as np
+
+        from experiments.harness import stray_rows
+        self._found, self._lines, self._stamp = None, None, stamp(self.path)
+        self._splits = []
+        if stray_free is not None:
+            self._splits.append((stray_rows.checked_against(*stray_free),
+                                 (np.arange(len(self.frame)), [])))
+
+
+def _note(strays: list[records.Damaged]) -> str:
+    from experiments.harness.stray_rows import note
+    return note(strays)
+
+
+def _texts(values: "pd.Series") -> list[str]:
+    """A column as runs.csv holds it: text as it is, floats as written (blank ``""``)."""
+    if values.dtype == float:
+        return ["" if v != v else f"{v:.9g}" for v in values.tolist()]
+    return ["" if v is None or v != v else str(v) for v in values.tolist()]
+
+
+def _rows_frame(rows: list[dict[str, str]], text: bool) -> "pd.DataFrame":
+    """Rows read row by row as a table like the one read in columns."""
+    import numpy as np
+    import pandas as pd
+
+    from experiments.harness.records_columnar import FLOATS
+    frame = pd.DataFrame({c: pd.array([row[c] for row in rows], dtype=pd.StringDtype("pyarrow"))
+                          for c in COLUMNS}, columns=list(COLUMNS))
+    if not text:
+        for column in FLOATS:
+            values = frame[column]
+            frame[column] = pd.to_numeric(values.where(values != "", None)).astype(np.float64) \
+                if len(values) else values.astype(np.float64)
+    return frame

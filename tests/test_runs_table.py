@@ -1,0 +1,87 @@
+"""RunsTable owns the reading of runs.csv: a resume reads the file once (its preparation, the
+scheduler's escalation and the summary all take that one table), and a table whose file
+changed since it was read says so and reads it again."""
+
+from __future__ import annotations
+
+import os
+
+from click.testing import CliRunner
+
+from experiments.cli.main import main
+from experiments.harness import records, records_columnar
+from experiments.harness.runs_table import RunsTable
+from tests.fake_solvers import fake_registry
+
+
+def race(out, *more):
+    return CliRunner().invoke(main, ["run", "--no-report", "--out", str(out), "--kind", "unique",
+                                     "--n", "2", "--timeout", "20", "--solvers", "slow:delay=0.01",
+                                     "--instances", "3", "--jobs", "1", "--campaign", "c", *more],
+                              obj={"registry": fake_registry()})
+
+
+def _count_reads(monkeypatch) -> dict[str, int]:
+    """Count every read of a runs.csv: the table's, and the two readers under it (in columns,
+    row by row), whoever calls them."""
+    counts = {"table": 0, "columns": 0, "rows": 0}
+
+    def counted(name, real):
+        def call(*args, **kwargs):
+            counts[name] += 1
+            return real(*args, **kwargs)
+        return call
+    monkeypatch.setattr(RunsTable, "read", counted("table", RunsTable.read))
+    monkeypatch.setattr(records_columnar, "parse", counted("columns", records_columnar.parse))
+    monkeypatch.setattr(records, "scan", counted("rows", records.scan))
+    return counts
+
+
+def test_a_resume_reads_runs_csv_once(tmp_path, monkeypatch):
+    first = race(tmp_path)
+    assert first.exit_code == 0, first.output
+    runs = tmp_path / "c" / "runs.csv"
+    before = runs.read_bytes()
+    assert len(RunsTable(runs).frame) == 3
+    counts = _count_reads(monkeypatch)
+    again = race(tmp_path)                          # nothing to run: prepare, then the summary
+    assert again.exit_code == 0, again.output
+    assert "0 to run" in again.output and "3/3" in again.output
+    assert counts["table"] == 1, counts
+    assert counts["columns"] + counts["rows"] == 1, counts
+    assert runs.read_bytes() == before
+
+
+def test_a_resume_with_a_damaged_row_reads_once_and_sets_it_aside(tmp_path, monkeypatch):
+    assert race(tmp_path).exit_code == 0
+    runs = tmp_path / "c" / "runs.csv"
+    lines = runs.read_text().splitlines(keepends=True)
+    runs.write_text("".join(lines[:-1]) + lines[-1][:30])        # the last row cut short
+    counts = _count_reads(monkeypatch)
+    again = race(tmp_path)
+    assert again.exit_code == 0, again.output
+    assert "set aside 1 damaged row" in again.output
+    assert counts["table"] == 2, counts            # prepare's, then the summary's after the run
+    assert len(RunsTable(runs).frame) == 3
+    assert len(records.scan(runs.with_name(records.DAMAGED_NAME)).rows) == 0    # its own format
+
+
+def test_a_table_knows_when_its_file_changed_and_reads_it_again(tmp_path):
+    assert race(tmp_path).exit_code == 0
+    runs = tmp_path / "c" / "runs.csv"
+    table = RunsTable(runs)
+    rows = table.rows()
+    assert len(rows) == 3 and not table.stale()
+    grown = dict(rows[0], repeat="7")                # another cell: a repeat more
+    with open(runs, "ab") as f:
+        f.write(records.encode_row(grown))
+    assert table.stale()
+    assert len(table.frame) == 3                     # as read, until asked to read again
+    assert len(table.fresh().frame) == 4 and not table.stale()
+    assert (grown["family"], grown["entrant"], int(grown["n"]), grown["instance"], 7) in table.statuses()
+    info = runs.stat()
+    copy = runs.with_name("copy.csv")
+    copy.write_bytes(runs.read_bytes())
+    os.utime(copy, ns=(info.st_atime_ns, info.st_mtime_ns))
+    os.replace(copy, runs)                           # another file, same size and mtime
+    assert table.stale()
