@@ -19,14 +19,15 @@ import hashlib
 import math
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
+# a figure written to a file: what every figure module imports from here
+from experiments.analysis.figure_files import renderer_of, save_failure, save_figure, tight_box  # noqa: F401
 from experiments.analysis.virtual_best import NAME as VIRTUAL_BEST
 
 if TYPE_CHECKING:
+    from matplotlib.artist import Artist
     from matplotlib.figure import Figure
-    from matplotlib.transforms import Bbox
 
     from experiments.analysis.campaign_data import Campaign
 
@@ -64,74 +65,6 @@ def pyplot():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     return plt
-
-
-#: the tables of a TrueType font that a PDF never reads: the layout rules (ligatures, kerning,
-#: baselines) a text shaper applies, where matplotlib places each glyph itself
-LAYOUT_TABLES = ("GSUB", "GPOS", "GDEF", "kern", "BASE", "JSTF", "MATH")
-
-
-def _embed_fonts_without_layout_tables() -> None:
-    """The PDF backend embeds the subset of each font a figure uses (Type 42: the text stays
-    text, as publishers ask); its subsetter (fontTools) also keeps and subsets the layout
-    tables, which is most of its work (about 0.1 s per PDF for DejaVu Sans) for bytes no
-    PDF reader uses. They are left out of the embedded subsets."""
-    from fontTools import subset
-    default = subset.Options._drop_tables_default
-    subset.Options._drop_tables_default = [*default, *(t for t in LAYOUT_TABLES if t not in default)]
-
-
-def tight_box(fig: Figure, dpi: float = 150) -> "Bbox":
-    """The box (inches) ``savefig(bbox_inches="tight")`` crops ``fig`` to, padded as it pads,
-    with the text measured at ``dpi`` (the PNG's): measured once for every file the figure is
-    saved as (each save would measure it again, drawing the figure twice). The figure is laid
-    out for good: what ``tight_layout`` left (a layout engine that does nothing, which would
-    still cost every save a draw) goes."""
-    import matplotlib
-    shown = fig.dpi
-    fig.set_dpi(dpi)
-    try:
-        fig.draw_without_rendering()
-        box = fig.get_tightbbox(fig.canvas.get_renderer())
-    finally:
-        fig.set_dpi(shown)
-    fig.set_layout_engine(None)
-    return box.padded(matplotlib.rcParams["savefig.pad_inches"])
-
-
-def save_figure(fig: Figure, path: Path, **options: object) -> None:
-    """``fig.savefig(path, **options)``, whole or not at all: drawn into a file beside
-    ``path`` and renamed. A full disk (an OSError, or zlib's "buffer error" from the PDF
-    backend) is a one-line RaceError naming ``path``, and no cut figure is left."""
-    from formats.errors import RaceError
-    from formats.whole_file import replacing
-    path = Path(path)
-    if path.suffix == ".pdf":
-        _embed_fonts_without_layout_tables()
-    try:
-        with replacing(path) as temporary:
-            fig.savefig(temporary, format=path.suffix.lstrip(".") or None, **options)
-    except Exception as exc:      # noqa: BLE001 - OSError, zlib.error, a backend's own
-        raise RaceError(f"cannot write the figure ({save_failure(exc, fig)})", source=str(path)) from None
-
-
-def save_failure(exc: BaseException, fig: "Figure | None" = None) -> str:
-    """Why a figure was not saved, in words that name the cause: the disk (an OSError, or
-    zlib's "buffer error" when the PDF backend ran out of room), or a figure too large to draw
-    (a MemoryError, or the backend's "image size" / "too large" refusal), with its size."""
-    import zlib
-    if isinstance(exc, OSError):
-        return exc.strerror or str(exc)
-    if isinstance(exc, zlib.error):
-        return f"zlib: {exc}; is the disk full?"
-    size = ""
-    if fig is not None:
-        width, height = fig.get_size_inches()
-        size = f" ({width:.1f} x {height:.1f} in before cropping)"
-    if isinstance(exc, MemoryError) or "too large" in str(exc).lower() or "image size" in str(exc).lower():
-        return (f"the figure is too large to draw{size}: {type(exc).__name__}"
-                f"{': ' + str(exc) if str(exc) else ''}; a label or title too long?")
-    return f"{type(exc).__name__}: {exc}"
 
 
 @dataclass(frozen=True)
@@ -194,13 +127,15 @@ def entrant_styles(entrants: Iterable[str]) -> dict[str, EntrantStyle]:
     return {e: slot_style(slots[e]) for e in names}
 
 
-def legend_below(fig: Figure, handles: list, labels: list, columns: int) -> None:
-    """One legend under the axes, outside the data (lays the axes out first)."""
+def legend_below(fig: Figure, handles: list[Artist], labels: list[str], columns: int,
+                 handlelength: float = 3.2) -> None:
+    """One legend under the axes, outside the data (lays the axes out first); ``handlelength``
+    (in font sizes): how long a line's sample is drawn."""
     with warnings.catch_warnings():     # "Tight layout not applied": the figure is still drawn
         warnings.simplefilter("ignore", UserWarning)
         fig.tight_layout()
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=max(1, columns),
-               frameon=False, handlelength=3.2, columnspacing=1.4)
+               frameon=False, handlelength=handlelength, columnspacing=1.4)
 
 
 @functools.lru_cache(maxsize=4)
@@ -225,7 +160,7 @@ def caption_below(fig: Figure, text: str, size: float = 5.5) -> None:
     draws (axes, labels, a legend below them), right-aligned: never over a label. Call it
     last; ``savefig(bbox_inches="tight")`` keeps it in the picture. A text longer than
     the figure is wide is wrapped."""
-    renderer = fig.canvas.get_renderer()
+    renderer = renderer_of(fig)
     box = fig.get_tightbbox(renderer)                     # inches, legends included
     width, height = fig.get_size_inches()
     fig.text(box.x1 / width, (box.y0 - 0.04) / height, drawable(text), ha="right", va="top",
@@ -274,9 +209,10 @@ def fit_width(fig: Figure, width: float, rounds: int = 6) -> None:
             text.set_fontsize(min(max(text.get_fontsize(), low), high))
     for ax in fig.axes:
         ax.title.set_wrap(True)
-    if fig._suptitle is not None:
-        fig._suptitle.set_wrap(True)
-        fig._suptitle.set_y(0.99)                         # in the figure: the layout makes room
+    suptitle = vars(fig).get("_suptitle")
+    if suptitle is not None:
+        suptitle.set_wrap(True)
+        suptitle.set_y(0.99)                         # in the figure: the layout makes room
     import matplotlib
     _, height = fig.get_size_inches()
     width -= 2 * matplotlib.rcParams["savefig.pad_inches"]      # the tight box's padding
@@ -291,7 +227,7 @@ def fit_width(fig: Figure, width: float, rounds: int = 6) -> None:
                 fig.tight_layout()
             _fit_titles(fig)
             _fit_legends(fig, width)
-            box = fig.get_tightbbox(fig.canvas.get_renderer())
+            box = fig.get_tightbbox(renderer_of(fig))
             excess = box.width - width
             if excess <= 0.005:
                 return
@@ -307,7 +243,7 @@ def fit_width(fig: Figure, width: float, rounds: int = 6) -> None:
 def _fit_titles(fig: Figure) -> None:
     """Each panel's title on as many lines as keep it within its panel's width (at spaces)."""
     import textwrap
-    renderer = fig.canvas.get_renderer()
+    renderer = renderer_of(fig)
     for ax in fig.axes:
         title = ax.title
         text = " ".join(title.get_text().split())
@@ -326,9 +262,9 @@ def _fit_legends(fig: Figure, width: float) -> None:
     """Each legend under the axes (:func:`legend_below`'s) with as many columns as fit
     ``width`` inches, one at least: drawn again with one column less until it fits."""
     import textwrap
-    renderer = fig.canvas.get_renderer()
+    renderer = renderer_of(fig)
     for legend in list(fig.legends):
-        columns, chars = legend._ncols, None
+        columns, chars = int(vars(legend).get("_ncols", 1)), None
         while legend.get_window_extent(renderer).width / fig.dpi > width:
             labels = [t.get_text() for t in legend.texts]
             if columns > 1:
@@ -340,10 +276,11 @@ def _fit_legends(fig: Figure, width: float) -> None:
                     break
                 labels = [textwrap.fill(" ".join(label.split()), chars) if len(label) > chars else label
                           for label in labels]
-            handles = legend.legend_handles
+            kept = [(h, label) for h, label in zip(legend.legend_handles, labels) if h is not None]
+            length = legend.handlelength
             legend.remove()
-            legend = fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0),
-                                ncol=columns, frameon=False, handlelength=3.2, columnspacing=1.4)
+            legend = fig.legend([h for h, _ in kept], [label for _, label in kept], loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                                ncol=columns, frameon=False, handlelength=length, columnspacing=1.4)
 
 
 def campaign_styles(*campaigns) -> dict[str, EntrantStyle]:

@@ -1,4 +1,6 @@
-"""Figures of a race campaign (matplotlib, Agg backend), saved as PDF and PNG.
+"""Figures of a race campaign (matplotlib, Agg backend), saved as PDF and PNG: a thin
+renderer that draws the models of :mod:`experiments.analysis.figure_models` (what each
+figure shows is computed there, once, for this renderer and the HTML page's).
 
 Every figure reads in greyscale: each entrant keeps one marker, one line
 style and one colour across all figures; bars carry hatches. Axes are
@@ -18,28 +20,30 @@ matplotlib Figure built from a :class:`experiments.analysis.statistics.Campaign`
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import textwrap
-
 from pathlib import Path
-
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import numpy as np
 import pandas as pd
 
 from experiments.analysis import statistics as analysis
-from experiments.analysis import skipped_cells, virtual_best
-from experiments.analysis.entrant_labels import short_label
-from experiments.analysis.figure_style import (PRINT_SIZES, STYLE, campaign_styles, caption_below,
-                                               family_title, fit_width, legend_below, pyplot,
-                                               save_failure, save_figure, strip_top, tight_box)
+from experiments.analysis.figure_models import (FEW, WORK, FigureModel, Panel, Series,  # noqa: F401
+                                                cactus_model, runtime_model, solved_model,
+                                                with_virtual_best, work_model)
+from experiments.analysis.figure_style import (PRINT_SIZES, STYLE, EntrantStyle,  # noqa: F401
+                                               campaign_styles, caption_below, family_title, fit_width,
+                                               legend_below, pyplot, save_failure, save_figure, strip_top,
+                                               tight_box)
 from experiments.analysis.phase_plots import PHASE_NAMES, phases_figure  # noqa: F401
 from formats.errors import RaceError, write_reason
 
 if TYPE_CHECKING:
+    from matplotlib.artist import Artist
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
-    from matplotlib.lines import Line2D
 
 #: figure name -> what it shows (the file stem of the PDF and PNG)
 FIGURES: dict[str, str] = {
@@ -51,23 +55,18 @@ FIGURES: dict[str, str] = {
     "scatter": "per-instance head to head of two entrants (dlx vs sat by default), log-log",
 }
 
-def _dodge(index: int, count: int, width: float = 0.07) -> float:
-    """Small x offset so markers of different entrants at the same n do not hide each other."""
-    return (index - (count - 1) / 2) * width
-
-
 #: up to this many n on an axis, each tick also names the grid size (more would overlap)
 GRID_SIZE_TICKS = 5
-
-
 #: the least room (inches) per tick for a tick that also names the grid size
 GRID_SIZE_ROOM = 0.45
 #: the least room (inches) per named tick: closer ticks name every second (third, ...) n
 TICK_ROOM = 0.17
+#: the time-limit line
+LIMIT_LINE: dict[str, Any] = {"color": "0.3", "linestyle": (0, (6, 3)), "linewidth": 0.9}
 
 
-def _n_axis(ax, ns: list[int]) -> None:
-    room = ax.get_position().width * ax.figure.get_size_inches()[0] / max(len(ns), 1)
+def _n_axis(ax: Axes, ns: list[int]) -> None:
+    room = ax.get_position().width * ax.figure.bbox.width / ax.figure.dpi / max(len(ns), 1)
     ax.set_xticks(ns)
     step = max(1, math.ceil(TICK_ROOM / room)) if room > 0 else 1    # crowded: every step-th n named
     ax.set_xticklabels([f"{n}\n({n * n}×{n * n})" for n in ns]
@@ -78,57 +77,47 @@ def _n_axis(ax, ns: list[int]) -> None:
         ax.set_xlim(min(ns) - 0.4, max(ns) + 0.4)
 
 
-def _family_axes(campaign: analysis.Campaign, width: float, height: float, sharey: bool = True,
-                 fixed: float | None = None):
-    """A figure with one panel per family (one panel for a one-family campaign), ``fixed``
-    inches wide in all when given."""
+def _panel_ns(panel: Panel) -> list[int]:
+    return [int(n) for n in panel.x.ticks or ()]
+
+
+def _family_axes(count: int, width: float, height: float, fixed: float | None = None
+                 ) -> tuple[Figure, list[Axes]]:
+    """A figure with ``count`` panels side by side sharing y, ``fixed`` inches wide in all when given."""
     plt = pyplot()
-    families = campaign.families
     if fixed is not None:
         width = fixed
-    fig, axes = plt.subplots(1, len(families), figsize=(width if len(families) == 1 or fixed else 0.62 * width * len(families),
-                                                      height), sharey=sharey, squeeze=False)
-    return fig, list(zip(families, axes[0]))
+    fig, axes = plt.subplots(1, count, figsize=(width if count == 1 or fixed else 0.62 * width * count, height),
+                             sharey=True, squeeze=False)
+    return fig, list(axes[0])
 
 
-def _family_rows(table: pd.DataFrame, family: str, entrant: str) -> pd.DataFrame:
-    rows = table[table["entrant"] == entrant]
-    if "family" in rows.columns:
-        rows = rows[rows["family"] == family]
-    return rows.sort_values("n")
+def _line(ax: Axes, series: Series, style: EntrantStyle, limit: float | None) -> Artist:
+    """One entrant's series: its line, its censored points hollow on the limit line (joined by
+    a thin dotted line), its band, its other hollow points; the line returned for a legend."""
+    st = style.matplotlib()
+    x, y = series.drawn_x, series.y
+    (line,) = ax.plot(x, y, label=series.label, **st)
+    censored = series.marked(series.censored)
+    if censored.any() and limit is not None:
+        ax.plot(x, np.where(censored, limit, y), color=st["color"], linestyle=":", linewidth=0.9)
+        ax.plot(x[censored], np.full(int(censored.sum()), limit), linestyle="none", marker=st["marker"],
+                markersize=5, markerfacecolor="white", markeredgecolor=st["color"], markeredgewidth=1.2, zorder=3)
+    hollow = series.marked(series.hollow)
+    if hollow.any():
+        ax.plot(x[hollow], y[hollow], linestyle="none", marker=st["marker"], markersize=6,
+                markerfacecolor="white", markeredgecolor=st["color"], zorder=3)
+    if series.band is not None and np.isfinite(series.band[0]).any():
+        ax.fill_between(x, series.band[0], series.band[1], color=st["color"], alpha=0.15, linewidth=0)
+    return line
 
 
-def _runtime_panel(ax, table: pd.DataFrame, family: str, entrants: list[str], styles: dict,
-                   limit: float) -> list:
-    """One family's medians; a censored median is a hollow marker at the limit, joined to the
-    measured ones by a thin dotted line."""
-    from experiments.analysis.log_axes import log_scale
-    handles = []
-    for i, entrant in enumerate(entrants):
-        rows = _family_rows(table, family, entrant)
-        x = rows["n"].to_numpy(dtype=float) + _dodge(i, len(entrants))
-        med = rows["median_s"].to_numpy(dtype=float)
-        q25, q75 = rows["q25_s"].to_numpy(dtype=float), rows["q75_s"].to_numpy(dtype=float)
-        st = styles[entrant].matplotlib()
-        finite, censored = np.isfinite(med), np.isinf(med)
-        # the measured medians: a line that breaks where the median is censored
-        (line,) = ax.plot(x, np.where(finite, med, np.nan), **st)
-        handles.append(line)
-        if censored.any():
-            ax.plot(x, np.where(censored, limit, med), color=st["color"], linestyle=":", linewidth=0.9)
-            ax.plot(x[censored], np.full(censored.sum(), limit), linestyle="none", marker=st["marker"],
-                    markersize=5, markerfacecolor="white", markeredgecolor=st["color"],
-                    markeredgewidth=1.2, zorder=3)
-        band = np.isfinite(q25)
-        if band.any():
-            ax.fill_between(x, np.where(band, q25, np.nan), np.where(band, np.minimum(q75, limit), np.nan),
-                            color=st["color"], alpha=0.15, linewidth=0)
-    ax.axhline(limit, color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)
-    log_scale(ax)
-    return handles
+def _legend_handle(**style: Any) -> Artist:
+    from matplotlib.lines import Line2D
+    return Line2D([], [], **style)
 
 
-def censored_strip(ax, rows_above: dict[str, float], limit: float, low: float) -> None:
+def censored_strip(ax: Axes, rows_above: dict[str, float], limit: float, low: float) -> None:
     """Shade the strip above ``limit`` that holds censored values (one row per entrant of
     ``rows_above``), label it "> limit" and keep the y ticks to measured times (at most
     ``limit``), the axis from ``low`` up to the strip's top."""
@@ -145,24 +134,136 @@ def censored_strip(ax, rows_above: dict[str, float], limit: float, low: float) -
         axis_set(FixedLocator(ticks))
 
 
-def _lowest(table: pd.DataFrame, limit: float) -> float:
-    """The axis bottom for the medians and quartiles of ``table`` (half the smallest)."""
-    values = table[["median_s", "q25_s"]].to_numpy(dtype=float).ravel()
-    values = values[np.isfinite(values) & (values > 0)]
-    return float(values.min()) / 1.6 if values.size else limit / 1e3
+def _legend(fig: Figure, shown: dict[str, Artist], model: FigureModel, extra: list[tuple[Artist, str]],
+            columns: int) -> None:
+    """The entrants drawn (in model order), ``extra`` entries, then the model's notes (no handle)."""
+    order = sorted(shown, key=lambda key: model.keys.index(key) if key in model.keys else len(model.keys))
+    handles, labels = [shown[key] for key in order], [_label(model, key) for key in order]
+    for handle, label in extra:
+        handles.append(handle)
+        labels.append(label)
+    for note in model.notes:
+        handles.append(_legend_handle(linestyle="none"))
+        labels.append(note)
+    legend_below(fig, handles, labels, columns)
 
 
-def with_virtual_best(campaign: analysis.Campaign, table: pd.DataFrame,
-                      per_instance: pd.DataFrame | None = None) -> tuple[pd.DataFrame, list[str]]:
-    """``table`` with the virtual best solver's rows appended and the entrants to draw
-    (the VBS last, so it takes the next style) when the campaign has two entrants or more;
-    ``per_instance``: the campaign's :func:`analysis.instance_times`, when at hand. A VBS row
-    where every entrant was skipped is left out, like theirs."""
-    entrants = list(campaign.entrants)
-    if not virtual_best.applies(campaign):
-        return table, entrants
-    best = skipped_cells.drawn(virtual_best.summary(campaign, per_instance))
-    return pd.concat([table, best], ignore_index=True), entrants + [virtual_best.NAME]
+def _label(model: FigureModel, key: str) -> str:
+    return next(s.label for _, s in model.series if s.key == key)
+
+
+def draw_runtime(model: FigureModel, styles: dict[str, EntrantStyle], width: float | None = None) -> Figure:
+    """The runtime model: medians and bands, censored medians hollow at the limit, one panel
+    per family, the limit dashed."""
+    from experiments.analysis.log_axes import log_scale
+    limit = model.limit if model.limit is not None else math.inf
+    fig, axes = _family_axes(len(model.panels), 6.4, 3.4, fixed=width)
+    shown: dict[str, Artist] = {}
+    for panel, ax in zip(model.panels, axes):
+        for series in panel.series:
+            shown.setdefault(series.key, _line(ax, series, styles[series.key], limit))
+        ax.axhline(limit, **LIMIT_LINE)
+        log_scale(ax)
+        low = panel.y.limits[0] if panel.y.limits else limit / 1e3
+        censored_strip(ax, {}, limit, low)              # ticks up to the limit, room above it
+        _n_axis(ax, _panel_ns(panel))
+        if len(axes) > 1:
+            ax.set_title(panel.title)
+    axes[0].set_ylabel(model.panels[0].y.label)
+    extra = [(_legend_handle(**LIMIT_LINE), f"time limit ({analysis.format_seconds(limit)})")]
+    if model.has_censored():              # the censored marker only when one is drawn
+        extra.append((_legend_handle(linestyle="none", marker="o", markerfacecolor="white",
+                                     markeredgecolor="0.3", markersize=6),
+                      "median > limit (censored; drawn at the limit)"))
+    _legend(fig, shown, model, extra, 3 if len(axes) == 1 else 5)
+    if len(axes) == 1:
+        axes[0].set_title(model.title)
+    else:
+        fig.suptitle(model.title, y=1.02)
+    return fig
+
+
+def draw_solved(model: FigureModel, styles: dict[str, EntrantStyle], width: float | None = None) -> Figure:
+    """The solved model: the share solved per n, one panel per family."""
+    fig, axes = _family_axes(len(model.panels), 3.9, 2.8, fixed=width)
+    shown: dict[str, Artist] = {}
+    for panel, ax in zip(model.panels, axes):
+        for series in panel.series:
+            shown.setdefault(series.key, _line(ax, series, styles[series.key], None))
+        if panel.y.limits:
+            ax.set_ylim(*panel.y.limits)
+        _n_axis(ax, _panel_ns(panel))
+        ax.set_title(panel.title)
+    axes[0].set_ylabel(model.panels[0].y.label)
+    _legend(fig, shown, model, [], 2 if len(axes) == 1 else 4)
+    return fig
+
+
+def draw_cactus(model: FigureModel, styles: dict[str, EntrantStyle], width: float | None = None) -> Figure:
+    """The cactus model: each entrant's sorted answered times as a step line."""
+    from experiments.analysis.log_axes import log_scale
+    fig, ax = pyplot().subplots(figsize=(width or 3.9, 2.8))
+    (panel,) = model.panels
+    shown: dict[str, Artist] = {}
+    for series in panel.series:
+        st = styles[series.key].matplotlib()
+        if len(series.x):
+            ax.step(series.x, series.y, where="post", color=st["color"], linestyle=st["linestyle"],
+                    linewidth=st["linewidth"])
+            ax.plot(series.x, series.y, linestyle="none", marker=st["marker"], color=st["color"],
+                    markersize=3.5, markevery=max(1, len(series.x) // 6))
+        shown[series.key] = _legend_handle(**st)
+    if model.limit is not None:
+        ax.axhline(model.limit, **LIMIT_LINE)
+    if panel.x.limits:
+        ax.set_xlim(*panel.x.limits)
+    log_scale(ax)
+    ax.set_xlabel(panel.x.label)
+    ax.set_ylabel(panel.y.label)
+    _legend(fig, shown, model, [(_legend_handle(**LIMIT_LINE), "time limit")], 2)
+    ax.set_title(model.title, wrap=True)
+    return fig
+
+
+def draw_work(model: FigureModel, styles: dict[str, EntrantStyle], width: float | None = None) -> Figure:
+    """The work model: a row of counter panels per family (a column of them per family when
+    ``width`` is a column's), log y (symlog where a median is 0), a note for an empty panel."""
+    from experiments.analysis.log_axes import log_scale
+    plt = pyplot()
+    families = max(len(model.panels) // len(WORK), 1)
+    narrow = width is not None and width < 5.0      # a column: a row per counter, a column per family
+    if narrow and width is not None:
+        fig, by_counter = plt.subplots(len(WORK), families, figsize=(width, 1.9 * len(WORK)), squeeze=False)
+        grid = by_counter.T
+    else:
+        fig, grid = plt.subplots(families, len(WORK), figsize=(width or 7.0, 2.5 + 2.0 * (families - 1)),
+                                 squeeze=False)
+    shown: dict[str, Artist] = {}
+    for k, panel in enumerate(model.panels):
+        ax = grid[k // len(WORK)][k % len(WORK)]
+        for series in panel.series:
+            shown.setdefault(series.key, _line(ax, series, styles[series.key], None))
+        if panel.note:
+            ax.text(0.5, 0.5, panel.note, ha="center", va="center", transform=ax.transAxes, color="0.35")
+            ax.set_yticks([])
+            ax.grid(False)
+        elif panel.y.scale == "symlog":     # a median of 0 (no conflicts at small n) stays visible
+            log_scale(ax, symlog=True, linthresh=1)
+            ax.set_ylim(bottom=0)
+        else:
+            log_scale(ax)
+        ns = _panel_ns(panel)
+        _n_axis(ax, ns)
+        ax.set_xlabel(panel.x.label)
+        ax.set_xticklabels([str(n) for n in ns])
+        ax.set_title(panel.title)
+        ax.set_ylabel(panel.y.label)
+    fig.suptitle(model.title)
+    few = [(_legend_handle(linestyle="none", marker="o", markersize=5, markerfacecolor="white",
+                           markeredgecolor="0.3"), textwrap.fill(FEW, 40) if narrow else FEW)] if FEW in model.notes else []
+    shown_model = dataclasses.replace(model, notes=tuple(n for n in model.notes if n != FEW))
+    _legend(fig, shown, shown_model, few, 4)
+    return fig
 
 
 def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
@@ -170,115 +271,24 @@ def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = Non
     """Median wall time per solve vs n (log y), IQR band, the limit as a dashed line; a
     censored median is a hollow marker drawn at the limit, joined by a thin dotted line; one
     panel per instance family."""
-    from matplotlib.lines import Line2D
-    table = analysis.summary(campaign) if table is None else table
-    limit = campaign.timeout_s
-    left_out = textwrap.fill(skipped_cells.note(table), 60)    # a legend entry: no wider
-    table, entrants = with_virtual_best(campaign, skipped_cells.drawn(table), per_instance)
-    styles = campaign_styles(campaign)
-    censored = [e for e in entrants if np.isinf(table.loc[table["entrant"] == e, "median_s"].to_numpy(float)).any()]
-    low = _lowest(table, limit)
-    fig, panels = _family_axes(campaign, 6.4, 3.4, fixed=width)
-    handles: list = []
-    for family, ax in panels:
-        handles = _runtime_panel(ax, table, family, entrants, styles, limit) or handles
-        censored_strip(ax, {}, limit, low)              # ticks up to the limit, room above it
-        _n_axis(ax, campaign.family(family).n_values)
-        if len(panels) > 1:
-            ax.set_title(family_title(campaign, family))
-    panels[0][1].set_ylabel("wall time per solve (s, log scale)")
-    labels = [short_label(e) for e in entrants]
-    handles.append(Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9))
-    labels.append(f"time limit ({analysis.format_seconds(limit)})")
-    if censored:                          # the censored marker only when one is drawn
-        handles.append(Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
-                              markeredgecolor="0.3", markersize=6))
-        labels.append("median > limit (censored; drawn at the limit)")
-    if left_out:                          # a skipped cell is no censored time: not drawn, named
-        handles.append(Line2D([], [], linestyle="none"))
-        labels.append(left_out)
-    legend_below(fig, handles, labels, 3 if len(panels) == 1 else 5)
-    title = "Median time per instance (band: interquartile range)"
-    if len(panels) == 1:
-        panels[0][1].set_title(f"{title}, {family_title(campaign, panels[0][0])}")
-    else:
-        fig.suptitle(title, y=1.02)
-    return fig
+    per_instance = analysis.instance_times(campaign.runs) if per_instance is None else per_instance
+    table = analysis.summary(campaign, per_instance) if table is None else table
+    return draw_runtime(runtime_model(campaign, table, per_instance), campaign_styles(campaign), width)
 
 
 def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
                   per_instance: pd.DataFrame | None = None, width: float | None = None) -> Figure:
     """Fraction of instances solved (verified) within the limit vs n, one panel per family."""
-    from matplotlib.lines import Line2D
     table = analysis.summary(campaign) if table is None else table
-    left_out = textwrap.fill(skipped_cells.note(table), 60)    # a legend entry: no wider
-    table, entrants = with_virtual_best(campaign, skipped_cells.drawn(table), per_instance)
-    styles = campaign_styles(campaign)
-    fig, panels = _family_axes(campaign, 3.9, 2.8, fixed=width)
-    for family, ax in panels:
-        for i, entrant in enumerate(entrants):
-            rows = _family_rows(table, family, entrant)
-            # the share where it is; entrants at the same n apart along x only
-            ax.plot(rows["n"].to_numpy(dtype=float) + _dodge(i, len(entrants), 0.05),
-                    rows["solved_frac"].to_numpy(dtype=float) * 100, label=short_label(entrant),
-                    **styles[entrant].matplotlib())
-        ax.set_ylim(-5, 105)
-        _n_axis(ax, campaign.family(family).n_values)
-        ax.set_title(f"Solved within the limit, {family_title(campaign, family)}" if len(panels) == 1
-                     else f"{family}: solved")
-    panels[0][1].set_ylabel(f"solved within {analysis.format_seconds(campaign.timeout_s)} (%)")
-    handles, labels = panels[0][1].get_legend_handles_labels()
-    if left_out:                          # a skipped cell is not 0 % solved: not drawn, named
-        handles, labels = handles + [Line2D([], [], linestyle="none")], labels + [left_out]
-    legend_below(fig, handles, labels, 2 if len(panels) == 1 else 4)
-    return fig
+    return draw_solved(solved_model(campaign, table, per_instance), campaign_styles(campaign), width)
 
 
 def cactus_figure(campaign: analysis.Campaign, per_instance: pd.DataFrame | None = None,
                   width: float | None = None) -> Figure:
     """Cactus plot: for each entrant, the k-th fastest solved instance (all n) at x = k
     (``per_instance``: the campaign's :func:`analysis.instance_times`, when at hand)."""
-    from experiments.analysis.log_axes import log_scale
-    from matplotlib.lines import Line2D
-    plt = pyplot()
     per_instance = analysis.instance_times(campaign.runs) if per_instance is None else per_instance
-    entrants = list(campaign.entrants)
-    if virtual_best.applies(campaign):
-        best = virtual_best.best_times(per_instance, entrants).assign(entrant=virtual_best.NAME)
-        per_instance = pd.concat([per_instance, best[["entrant", *virtual_best.KEYS, "time"]]],
-                                 ignore_index=True)
-        entrants.append(virtual_best.NAME)
-    styles = campaign_styles(campaign)
-    fig, ax = plt.subplots(figsize=(width or 3.9, 2.8))
-    handles, labels = [], []
-    for entrant in entrants:
-        times = np.sort(per_instance.loc[per_instance["entrant"] == entrant, "time"].to_numpy(float))
-        times = times[np.isfinite(times)]
-        st = styles[entrant].matplotlib()
-        if times.size:
-            ax.step(np.arange(1, times.size + 1), times, where="post", color=st["color"],
-                    linestyle=st["linestyle"], linewidth=st["linewidth"])
-            ax.plot(np.arange(1, times.size + 1), times, linestyle="none", marker=st["marker"],
-                    color=st["color"], markersize=3.5, markevery=max(1, times.size // 6))
-        handles.append(Line2D([], [], **st))
-        labels.append(short_label(entrant))
-    ax.axhline(campaign.timeout_s, color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)
-    handles.append(Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9))
-    labels.append("time limit")
-    total = per_instance.groupby("entrant").size().max() if len(per_instance) else 0
-    ax.set_xlim(0, total + 1)
-    log_scale(ax)
-    ax.set_xlabel(f"instances solved (of {total}, all n)")
-    ax.set_ylabel("wall time per solve (s, log scale)")
-    legend_below(fig, handles, labels, 2)
-    families = campaign.families
-    ax.set_title(f"Cactus plot, {family_title(campaign, families[0])}" if len(families) == 1
-                 else f"Cactus plot, all families ({', '.join(families)})", wrap=True)
-    return fig
-
-
-WORK = [("nodes", "search-tree nodes"), ("updates", "DLX link updates"),
-        ("conflicts", "CDCL conflicts")]
+    return draw_cactus(cactus_model(campaign, per_instance), campaign_styles(campaign), width)
 
 
 def work_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
@@ -286,78 +296,8 @@ def work_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
     """Median work counters over solved instances vs n, one panel per counter (log y;
     symlog when a median is 0; a note instead of a plot when every median is 0 or no
     entrant reports the counter) and one row of panels per instance family, one legend."""
-    plt = pyplot()
     table = analysis.summary(campaign) if table is None else table
-    families = campaign.families
-    styles = campaign_styles(campaign)
-    narrow = width is not None and width < 5.0      # a column: a row per counter, a column per family
-    if narrow:
-        fig, by_counter = plt.subplots(len(WORK), len(families), figsize=(width, 1.9 * len(WORK)),
-                                       squeeze=False)
-        grid = by_counter.T
-    else:
-        fig, grid = plt.subplots(len(families), len(WORK), figsize=(width or 7.0, 2.5 + 2.0 * (len(families) - 1)),
-                                 squeeze=False)
-    shown: dict[str, Line2D] = {}
-    for row, family in enumerate(families):
-        ns = campaign.family(family).n_values
-        for ax, (counter, title) in zip(grid[row], WORK):
-            drawn = _work_panel(ax, table, family, counter, campaign.entrants, styles, shown)
-            _n_axis(ax, ns)
-            ax.set_xlabel("box size n")
-            ax.set_xticklabels([str(n) for n in ns])
-            ax.set_title(title if len(families) == 1 else f"{family}: {title}")
-            ax.set_ylabel(f"{counter} per solve" if drawn else "")
-    fig.suptitle("Work per solve (median over solved instances)"
-                 + (f", {family_title(campaign, families[0])}" if len(families) == 1 else ""))
-    order = [e for e in campaign.entrants if e in shown] + [FEW] * (FEW in shown)
-    few = textwrap.fill(FEW, 40) if narrow else FEW       # a column: the note on two lines
-    legend_below(fig, [shown[e] for e in order], [short_label(e) if e != FEW else few for e in order], 4)
-    return fig
-
-
-#: the work figure's legend entry for a median taken over fewer than half the instances
-FEW = "hollow: median over fewer than half the instances (the others unsolved)"
-
-
-def _work_panel(ax, table: pd.DataFrame, family: str, counter: str, entrants: list[str], styles: dict,
-                shown: dict[str, Line2D]) -> bool:
-    """Draw ``counter``'s medians of ``family``; True when there is a curve to read."""
-    from experiments.analysis.log_axes import log_scale
-    from matplotlib.lines import Line2D
-    series = []
-    for i, entrant in enumerate(entrants):
-        rows = _family_rows(table, family, entrant)
-        y = rows[counter].to_numpy(dtype=float)
-        keep = np.isfinite(y) & (y >= 0)
-        if keep.any():
-            few = rows["solved"].to_numpy(dtype=float) < rows["total"].to_numpy(dtype=float) / 2
-            series.append((i, entrant, rows["n"].to_numpy(dtype=float), np.where(keep, y, np.nan),
-                           few & keep))
-    values = np.concatenate([y[np.isfinite(y)] for *_, y, _ in series]) if series else np.array([])
-    if not values.size or not (values > 0).any():
-        who = ", ".join(entrant for _, entrant, *_ in series)
-        note = (f"no {counter}\n(every median is 0:\n{who})" if series
-                else f"no entrant reports\n{counter}")
-        ax.text(0.5, 0.5, note, ha="center", va="center", transform=ax.transAxes, color="0.35")
-        ax.set_yticks([])
-        ax.grid(False)
-        return False
-    for i, entrant, n, y, few in series:
-        x, st = n + _dodge(i, len(entrants), 0.05), styles[entrant].matplotlib()
-        (line,) = ax.plot(x, y, **st)
-        shown.setdefault(entrant, line)
-        if few.any():                     # a median of a few solved instances: marked hollow
-            shown.setdefault(FEW, Line2D([], [], linestyle="none", marker="o", markersize=5,
-                                         markerfacecolor="white", markeredgecolor="0.3"))
-            ax.plot(x[few], y[few], linestyle="none", marker=st["marker"], markersize=6,
-                    markerfacecolor="white", markeredgecolor=st["color"], zorder=3)
-    if (values == 0).any():      # a median of 0 (e.g. no conflicts at small n) stays visible on symlog
-        log_scale(ax, symlog=True, linthresh=1)
-        ax.set_ylim(bottom=0)
-    else:
-        log_scale(ax)
-    return True
+    return draw_work(work_model(campaign, table), campaign_styles(campaign), width)
 
 
 def figure_builders(campaign: analysis.Campaign, table: pd.DataFrame | None = None,

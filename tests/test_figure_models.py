@@ -1,0 +1,252 @@
+"""The figure models (experiments.analysis.figure_models, scatter_phase_models): each figure's
+series computed once from known rows, and the two renderers (matplotlib, plotly) drawing the
+same series, censoring marks and axis scales from them."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.colors import to_hex  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
+import plotly.graph_objects as go  # noqa: E402
+
+from experiments.analysis import figure_models, head_to_head, phase_plots, plots  # noqa: E402
+from experiments.analysis import scatter_phase_models  # noqa: E402
+from experiments.analysis import statistics as analysis  # noqa: E402
+from experiments.analysis.figure_style import campaign_styles  # noqa: E402
+from experiments.analysis.virtual_best import NAME as VBS  # noqa: E402
+from experiments.report import html_figures  # noqa: E402
+from tests.test_analysis import LIMIT, run, write_campaign  # noqa: E402
+
+STYLE: Any = plots.STYLE       # rcParams by name
+A_TIMES: dict[int, list[float | None]] = {2: [1.0, 2.0, 3.0], 3: [1.0, None, None]}          # None: a timeout
+B_TIMES: dict[int, list[float]] = {2: [0.1, 0.2, 0.4], 3: [0.5, 0.6, 0.8]}
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> analysis.Campaign:
+    """Entrants a (a search counter; two timeouts at n = 3) and b (a SAT entrant: encode 30 %,
+    search 70 % of each solve), the same three instances per n."""
+    rows: list[dict[str, Any]] = []
+    for n in (2, 3):
+        for k in range(3):
+            t = A_TIMES[n][k]
+            rows.append(run("a", n, f"i{n}{k}", "solved" if t else "timeout", t,
+                            **({"nodes": int(10 * t) + n} if t else {})))
+            t = B_TIMES[n][k]
+            rows.append(run("b", n, f"i{n}{k}", "solved", t, t_encode=0.3 * t, t_search=0.7 * t))
+    root = write_campaign(tmp_path_factory.mktemp("models") / "small", rows, {"entrants": ["a", "b"]})
+    return analysis.load(root)
+
+
+def _series(model: figure_models.FigureModel, key: str, panel: int = 0) -> figure_models.Series:
+    return next(s for s in model.panels[panel].series if s.key == key)
+
+
+def _runtime(campaign: analysis.Campaign) -> figure_models.FigureModel:
+    per_instance = analysis.instance_times(campaign.runs)
+    return figure_models.runtime_model(campaign, analysis.summary(campaign, per_instance), per_instance)
+
+
+def test_the_runtime_model_takes_medians_and_marks_censored_ones(small: analysis.Campaign) -> None:
+    model = _runtime(small)
+    a, b, best = (_series(model, key) for key in ("a", "b", VBS))
+    assert list(a.x) == [2.0, 3.0] and a.y[0] == pytest.approx(2.0) and math.isnan(a.y[1])
+    assert list(a.censored) == [False, True]                       # 2 of 3 timed out: > limit
+    assert b.y == pytest.approx([0.2, 0.6]) and not b.censored.any()
+    assert best.y == pytest.approx([0.2, 0.6])                     # per instance the faster one
+    assert a.band is not None and np.nanmax(a.band[1]) <= LIMIT                           # the band stops at the limit
+    points = next(p for p in model.panels[0].points if p.key == "a")
+    assert int(points.censored.sum()) == 2 and np.isnan(points.y[points.censored]).all()
+    assert model.panels[0].y.scale == "log" and model.panels[0].y.limits == (pytest.approx(0.1 / 1.6), LIMIT)
+    assert len({s.offset for s in model.panels[0].series}) == 3    # set apart along x only
+
+
+def test_the_solved_model_counts_answers_within_the_limit(small: analysis.Campaign) -> None:
+    model = figure_models.solved_model(small, analysis.summary(small))
+    assert _series(model, "a").y == pytest.approx([100.0, 100.0 / 3])
+    assert _series(model, "b").y == pytest.approx([100.0, 100.0])
+    assert model.panels[0].y.scale == "linear"
+
+
+def test_the_cactus_model_sorts_the_answered_times(small: analysis.Campaign) -> None:
+    model = figure_models.cactus_model(small, analysis.instance_times(small.runs))
+    a = _series(model, "a")
+    assert list(a.x) == [1.0, 2.0, 3.0, 4.0] and list(a.y) == [1.0, 1.0, 2.0, 3.0]   # no timeout on it
+    assert list(_series(model, VBS).y) == pytest.approx(sorted(B_TIMES[2] + B_TIMES[3]))
+    assert model.panels[0].x.label == "instances solved (of 6, all n)"
+
+
+def test_the_work_model_takes_medians_and_says_what_is_missing(small: analysis.Campaign) -> None:
+    model = figure_models.work_model(small, analysis.summary(small))
+    nodes = next(p for p in model.panels if p.key.endswith("/nodes"))
+    a = _series(model, "a", model.panels.index(nodes))
+    assert list(a.y) == [22.0, 13.0]            # median of 12, 22, 32; the one solved at n = 3
+    assert list(a.hollow) == [False, True]      # 1 of 3 solved: fewer than half
+    assert [s.key for s in nodes.series] == ["a"] and figure_models.FEW in model.notes
+    updates = next(p for p in model.panels if p.key.endswith("/updates"))
+    assert not updates.series and updates.note == "no entrant reports\nupdates"
+
+
+def test_the_phase_model_splits_the_median_solve(small: analysis.Campaign) -> None:
+    model = scatter_phase_models.phases_model(small, analysis.summary(small))
+    (panel,) = model.panels
+    assert panel.key == "b"
+    shares = {s.key: list(s.y) for s in panel.series}
+    assert shares["t_encode"] == pytest.approx([30.0, 30.0]) and shares["t_search"] == pytest.approx([70.0, 70.0])
+    assert [text for _, text in panel.labels] == [analysis.format_seconds(0.2), analysis.format_seconds(0.6)]
+
+
+def test_the_head_to_head_model_puts_censored_pairs_in_the_strip(small: analysis.Campaign) -> None:
+    model = scatter_phase_models.scatter_model(small, "a", "b")
+    (panel,) = model.panels
+    n3 = next(s for s in panel.series if s.key == "n = 3")
+    assert list(n3.censored) == [False, True, True]
+    assert all(LIMIT < x < LIMIT * scatter_phase_models.STRIP for x in n3.x[n3.censored])
+    assert list(n3.y) == B_TIMES[3]
+    assert scatter_phase_models.censored_counts(panel.series, LIMIT) == {"x": 2, "y": 0, "both": 0}
+    assert "b slower on 0 of 6" in panel.title
+
+
+# -- the two renderers draw the same series ------------------------------------------------------
+
+def _finite_equal(left: object, right: object) -> bool:
+    left, right = np.asarray(left, dtype=float), np.asarray(right, dtype=float)
+    return left.shape == right.shape and bool(np.allclose(left, right, equal_nan=True))
+
+
+def _static(fig: Figure, colours: dict[str, str]) -> dict[tuple[int, str], dict[str, np.ndarray]]:
+    """(panel, entrant) -> the line drawn ("x", "y") and its hollow marks ("hollow_x") in a
+    matplotlib figure, entrants told by colour."""
+    found: dict[tuple[int, str], dict[str, np.ndarray]] = {}
+    panels = [ax for ax in fig.axes if ax.get_lines()]
+    for p, ax in enumerate(panels):
+        for line in ax.get_lines():
+            hollow = line.get_markerfacecolor() == "white"
+            entrant = colours.get(to_hex(line.get_markeredgecolor() if hollow else line.get_color()).lower())
+            if entrant is None or line.get_linestyle() == ":":
+                continue
+            entry = found.setdefault((p, entrant), {})
+            if hollow:
+                entry["hollow_x"] = np.asarray(line.get_xdata(), dtype=float)
+            else:
+                entry.setdefault("x", np.asarray(line.get_xdata(), dtype=float))
+                entry.setdefault("y", np.asarray(line.get_ydata(), dtype=float))
+    return found
+
+
+def _interactive(fig: go.Figure, names: dict[str, str]) -> dict[tuple[int, str], dict[str, np.ndarray]]:
+    """The same from a plotly figure: each entrant's named trace per panel (x axis), its
+    "(median > limit)" trace or its open markers as the hollow marks."""
+    found: dict[tuple[int, str], dict[str, np.ndarray]] = {}
+    axes = sorted({t.xaxis or "x" for t in fig.data}, key=lambda a: int(a[1:] or 1))
+    for trace in fig.data:
+        name = str(trace.name)
+        p = axes.index(trace.xaxis or "x")
+        if name in names:
+            entry = found.setdefault((p, names[name]), {})
+            entry["x"], entry["y"] = np.asarray(trace.x, dtype=float), np.asarray(trace.y, dtype=float)
+            symbols = trace.marker.symbol
+            if not isinstance(symbols, str) and symbols is not None:
+                open_ = np.array([str(s).endswith("-open") for s in symbols])
+                if open_.any():
+                    entry["hollow_x"] = entry["x"][open_]
+        elif name.endswith(" (median > limit)") and name.removesuffix(" (median > limit)") in names:
+            entry = found.setdefault((p, names[name.removesuffix(" (median > limit)")]), {})
+            entry["hollow_x"] = np.asarray(trace.x, dtype=float)
+    return found
+
+
+def _scales_static(fig: Figure) -> list[str]:
+    return ["log" if ax.get_yscale() in ("log", "symlog") else ax.get_yscale()
+            for ax in fig.axes if ax.get_lines()]
+
+
+def _scales_interactive(fig: go.Figure) -> list[str]:
+    used = {("yaxis" + t.yaxis[1:]) if t.yaxis else "yaxis" for t in fig.data}
+    return ["log" if fig.layout[name].type == "log" else "linear"
+            for name in sorted(used, key=lambda a: int(a[5:] or 1))]
+
+
+@pytest.mark.parametrize("name", ["runtime", "solved", "cactus", "work"])
+def test_matplotlib_and_plotly_draw_the_same_series(small: analysis.Campaign, name: str) -> None:
+    """Both renderings of each model carry the model's series: the same x (offsets included)
+    and y per entrant and panel, the same censored and hollow marks, the same y scales."""
+    per_instance = analysis.instance_times(small.runs)
+    table = analysis.summary(small, per_instance)
+    styles = campaign_styles(small)
+    with plt.rc_context(STYLE):
+        static = {"runtime": lambda: plots.runtime_figure(small, table, per_instance),
+                  "solved": lambda: plots.solved_figure(small, table, per_instance),
+                  "cactus": lambda: plots.cactus_figure(small, per_instance),
+                  "work": lambda: plots.work_figure(small, table)}[name]()
+    page = {"runtime": lambda: html_figures.runtime_figure(small, table, per_instance, styles),
+            "solved": lambda: html_figures.solved_figure(small, table, styles, per_instance),
+            "cactus": lambda: html_figures.cactus_figure(small, per_instance, styles),
+            "work": lambda: html_figures.work_figure(small, table, styles)}[name]()
+    colours = {style.colour.lower(): entrant for entrant, style in styles.items()}
+    drawn, shown = _static(static, colours), _interactive(page, {e: e for e in styles})
+    model = {"runtime": lambda: figure_models.runtime_model(small, table, per_instance),
+             "solved": lambda: figure_models.solved_model(small, table, per_instance),
+             "cactus": lambda: figure_models.cactus_model(small, per_instance),
+             "work": lambda: figure_models.work_model(small, table)}[name]()
+    drawn_panels = [p for p in model.panels if p.series]
+    expected = {(p, s.key): s for p, panel in enumerate(drawn_panels) for s in panel.series}
+    assert set(drawn) == set(shown) == set(expected), name
+    for key, series in expected.items():
+        mine, theirs = drawn[key], shown[key]
+        assert _finite_equal(mine["x"], theirs["x"]) and _finite_equal(mine["x"], series.drawn_x), key
+        assert _finite_equal(mine["y"], theirs["y"]) and _finite_equal(mine["y"], series.y), key
+        marks = series.drawn_x[series.marked(series.censored) | series.marked(series.hollow)]
+        assert _finite_equal(mine.get("hollow_x", []), marks), key
+        assert _finite_equal(theirs.get("hollow_x", []), marks), key
+    assert _scales_static(static) == _scales_interactive(page), name
+    plt.close(static)
+
+
+def test_the_renderers_of_the_head_to_head_and_phases_draw_their_models(small: analysis.Campaign) -> None:
+    """The static head to head draws each model point where the model puts it (censored ones
+    hollow), and both phase figures stack the model's shares."""
+    model = scatter_phase_models.scatter_model(small, "a", "b")
+    with plt.rc_context(STYLE):
+        fig = head_to_head.scatter_figure(small, "a", "b", width=3.3)
+        static = phase_plots.phases_figure(small)
+    points = {(float(x), float(y)) for line in fig.axes[0].get_lines() if line.get_linestyle() == "None"
+              for x, y in zip(np.asarray(line.get_xdata(), dtype=float), np.asarray(line.get_ydata(), dtype=float))}
+    assert points == {(float(x), float(y)) for s in model.panels[0].series for x, y in zip(s.x, s.y)}
+    shares = scatter_phase_models.phases_model(small, analysis.summary(small)).panels[0].series
+    bars = [float(p.get_height()) for p in static.axes[0].patches if isinstance(p, Rectangle)]
+    assert bars == pytest.approx([v for s in shares for v in s.y])
+    page = html_figures.phases_figure(small, analysis.summary(small))
+    assert [list(t.y) for t in page.data if t.type == "bar"] == [pytest.approx(list(s.y)) for s in shares]
+    plt.close(fig)
+    plt.close(static)
+
+
+def test_the_head_to_head_reads_at_a_columns_width(small: analysis.Campaign) -> None:
+    """At 3.3 in the head to head names every second decade only (at its own width, every
+    decade) and its legend's lines are short."""
+    def named_ticks(width: float | None) -> tuple[list[float], list[str]]:
+        with plt.rc_context(STYLE):
+            fig = plots.draw(lambda w: head_to_head.scatter_figure(small, "a", "b", width=w), "campaign small",
+                             width)
+            fig.canvas.draw()
+            ticks = [float(t) for t in fig.axes[0].xaxis.get_major_locator().tick_values(1e-4, 1e2)
+                     if 1e-4 <= t <= 1e2]
+            labels = [t.get_text() for t in fig.legends[0].get_texts()]
+        plt.close(fig)
+        return ticks, labels
+
+    column, labels = named_ticks(3.3)
+    assert len(column) == 4 and all(b / a == pytest.approx(100) for a, b in zip(column, column[1:])), column
+    assert max(len(line) for t in labels for line in t.splitlines()) <= 22, labels
+    own, _ = named_ticks(None)
+    assert len(own) == 7 and all(b / a == pytest.approx(10) for a, b in zip(own, own[1:])), own
