@@ -550,3 +550,19 @@ def test_a_cell_quicker_than_a_memory_poll_is_held_to_the_limit_too(tmp_path):
     rows = rows_of(tmp_path)
     assert len(rows) == 4 and {r["status"] for r in rows} == {"memout"}
     assert all(float(r["peak_rss_mb"]) > 1 for r in rows)
+
+
+@given(st.lists(st.one_of(st.none(), st.integers(), st.floats(allow_nan=False),
+                          st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=0x2FF),
+                                  max_size=8).filter(str.isprintable)),
+                min_size=len(schema.COLUMNS), max_size=len(schema.COLUMNS)))
+def test_a_row_line_is_what_the_csv_module_writes(values):
+    """rows.encode quotes a field only where csv.writer would, the same way (printable text)."""
+    import io
+
+    from experiments.harness.rows import encode
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow(
+        ["" if v is None else v if isinstance(v, str) else f"{v:.9g}" if isinstance(v, float)
+         else str(v) for v in values])
+    assert encode(values).decode() == buffer.getvalue()

@@ -23,26 +23,23 @@ from __future__ import annotations
 import csv
 import errno
 import io
-import json
 import math
 import os
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from experiments.harness.identity import CellKey, row_key, upgrade_row
 from experiments.harness.provenance import utc_now
-from experiments.harness.schema import (COLUMNS, LIMIT_STATUSES, NUMERIC, PHASES, REQUIRED,
-                                        SEVERITY, STATUSES, WORK_COUNTERS, Status)
+from experiments.harness.schema import (COLUMNS, NUMERIC, REQUIRED,
+                                        SEVERITY, STATUSES)
+from experiments.harness.rows import Row, encode
 from formats.errors import RaceError, printable
 from formats.grid import MAX_N
 from formats.whole_file import write_whole
 
-if TYPE_CHECKING:
-    from experiments.harness.entrants import Entrant
-    from experiments.harness.cells import Cell
 
 #: where damaged rows go, next to runs.csv
 DAMAGED_NAME = "runs.damaged.csv"
@@ -290,7 +287,7 @@ def rewrite(path: Path, rows: list[dict[str, str]]) -> None:
 def _rewrite(path: Path, rows: list[dict[str, str]]) -> None:
     """Replace ``path`` by the canonical file of ``rows`` (atomically: a kill leaves
     the old file or the new one)."""
-    data = _header_line() + b"".join(_line(row) for row in rows)
+    data = _header_line() + b"".join(encode_row(row) for row in rows)
     try:
         write_whole(path, data)
     except OSError as exc:
@@ -303,47 +300,28 @@ def _header_line() -> bytes:
 
 
 def encode_row(row: dict[str, Any]) -> bytes:
-    """``row`` as the line runs.csv holds (what a row set aside keeps)."""
-    return _line(row)
-
-
-def _line(row: dict[str, Any]) -> bytes:
-    """One record as one line: no field may hold a line break or NUL (a reader splits on
-    newlines, so a damaged row can never swallow the next)."""
-    fields = ["" if value is None else value if value.__class__ is str else
-              f"{value:.9g}" if isinstance(value, float) else str(value)
-              for value in map(row.get, COLUMNS)]
-    line = ",".join(fields)
-    if line.isprintable():
-        if '"' not in line and line.count(",") == len(COLUMNS) - 1:
-            return (line + "\n").encode("utf-8", "backslashreplace")     # nothing to quote
-    else:
-        fields = [text if text.isprintable() else printable(text) for text in fields]
-    _LINE.seek(0)
-    _LINE.truncate()
-    _WRITER.writerow(fields)
-    return _LINE.getvalue().encode("utf-8", "backslashreplace")
-
-
-_LINE = io.StringIO()
-_WRITER = csv.writer(_LINE, lineterminator="\n")
+    """``row`` (as read back: column -> text) as the line runs.csv holds (what a row set aside
+    keeps)."""
+    return encode(map(row.get, COLUMNS))
 
 
 class RunsWriter:
     """Appends rows to ``runs.csv``: on opening, sets damaged rows aside
-    (:func:`set_aside`) and writes the header of a new file; then the rows, held until
+    (:func:`set_aside`; ``checked``: the caller's :class:`~experiments.harness.runs_table.RunsTable`
+    did, as a campaign's ``prepare`` does) and writes the header of a new file; then the rows, held until
     :meth:`flush` (the harness flushes after each round of finished cells), at most
     :data:`FLUSH_ROWS` rows or :data:`FLUSH_S` seconds, in one ``write`` each time: a killed
     campaign loses at most the rows of that round, whose cells the resume runs again. A
     failed write (ENOSPC, EIO) is cut off and raised as :class:`RecordWriteError`; every row
     before it stays."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, checked: bool = False) -> None:
         self.path = path
         self._fd: int | None = None
         self._held: list[bytes] = []
         self._since = 0.0
-        set_aside(path)
+        if not checked:
+            set_aside(path)
         try:
             self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
             if os.fstat(self._fd).st_size == 0:
@@ -351,12 +329,12 @@ class RunsWriter:
         except OSError as exc:
             raise self._error(exc) from None
 
-    def write(self, row: dict[str, Any]) -> None:
-        """Append one record (missing columns are written empty), held until :meth:`flush`
-        or until :data:`FLUSH_ROWS` rows or :data:`FLUSH_S` seconds are held."""
+    def write(self, row: Row) -> None:
+        """Append one record, held until :meth:`flush` or until :data:`FLUSH_ROWS` rows or
+        :data:`FLUSH_S` seconds are held."""
         if not self._held:
             self._since = time.monotonic()
-        self._held.append(_line(row))
+        self._held.append(row.line())
         if len(self._held) >= FLUSH_ROWS or time.monotonic() - self._since >= FLUSH_S:
             self.flush()
 
@@ -398,68 +376,3 @@ class RunsWriter:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def _number(value: Any) -> float | None:
-    kind = value.__class__
-    if kind is float:
-        return value
-    return float(value) if kind is int or (isinstance(value, (int, float))
-                                             and not isinstance(value, bool)) else None
-
-
-#: the statuses by their words (a dict: a row per cell)
-_STATUS = {s.value: s for s in Status}
-#: an entrant's parameters as the ``params`` column holds them, by spec
-_PARAMS: dict[str, str] = {}
-
-
-def make_row(campaign: str, seed: int, timeout_s: float, entrant: "Entrant", cell: "Cell",
-             outcome: dict[str, Any]) -> dict[str, Any]:
-    """The runs.csv row of a finished (or skipped) cell of campaign ``campaign`` run on
-    instances of seed ``seed`` under the limit ``timeout_s``. A cell that
-    hit the limit gets the limit in its time columns (the record contract)."""
-    word = outcome.get("status", Status.ERROR)
-    status = _STATUS.get(word) if word.__class__ is str else None
-    if status is None:
-        try:
-            status = Status(word)
-        except ValueError:                              # a status word outside the contract
-            outcome = {**outcome, "message": f"unknown status {outcome.get('status')!r}"}
-            status = Status.ERROR
-    params = _PARAMS.get(entrant.spec)
-    if params is None:
-        params = _PARAMS[entrant.spec] = json.dumps(entrant.params, sort_keys=True)
-    inst = cell.instance
-    row: dict[str, Any] = {
-        "campaign": campaign, "entrant": entrant.spec, "solver": entrant.name,
-        "params": params, "n": cell.n,
-        "family": cell.family, "referee": outcome.get("referee") or None,
-        "seed": seed, "instance": cell.instance_file,
-        "instance_sha256": inst.sha256 if inst else None, "clues": inst.clues if inst else None,
-        "repeat": cell.repeat, "status": status.value, "verified": bool(outcome.get("verified", False)),
-        "timeout_s": timeout_s, "worker": outcome.get("worker"),
-        "started_at": outcome.get("started_at"), "message": outcome.get("message") or None,
-        "peak_rss_mb": _number(outcome.get("peak_rss_mb")),
-        "cores": int(outcome.get("cores") or getattr(entrant, "cores", 1) or 1),
-    }
-    if status in LIMIT_STATUSES:          # the cell held its cores up to the limit
-        row["wall_s"], row["cpu_s"] = timeout_s, timeout_s * row["cores"]
-    elif status not in (Status.SKIPPED, Status.ERROR):
-        row["wall_s"] = _number(outcome.get("wall_s"))
-        row["cpu_s"] = _number(outcome.get("cpu_s"))
-        row["iterations"] = outcome.get("iterations")
-        extra: dict[str, Any] = {}
-        for phase, seconds in (outcome.get("times") or {}).items():
-            if phase in PHASES:
-                row[f"t_{phase}"] = _number(seconds)
-            else:
-                extra[f"t_{phase}"] = _number(seconds)
-        for name, value in (outcome.get("counters") or {}).items():
-            if name in WORK_COUNTERS:
-                row[name] = value
-            else:
-                extra[name] = value
-        if extra:                           # a solver's own counters are kept, not dropped
-            row["extra"] = json.dumps(extra, sort_keys=True, default=str)
-    return row

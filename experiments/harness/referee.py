@@ -212,7 +212,16 @@ class _Case:
         """Whether the file records nothing a verified grid could show wrong: no solution of
         its own, no "none" (``kind=unsat``, ``solutions=0``), read from its header alone."""
         meta = {}
-        for line in self.text.split("\n"):
+        text, at = self.text, 0
+        while text.startswith("#", at):        # the header: the lines before the grid ...
+            end = text.find("\n", at)
+            if end < 0:
+                end = len(text)
+            at = end + 1
+        lines = text[:at].split("\n")
+        if "#" in text[at:]:                    # ... unless a key line comes later too
+            lines = text.split("\n")
+        for line in lines:
             if line[:1] == "#" and "=" in line:
                 key, _, value = line[1:].partition("=")
                 meta[key.strip()] = value.strip()

@@ -89,16 +89,29 @@ def encode(values: Iterable[Any]) -> bytes:
              f"{value:.9g}" if value.__class__ is float else str(value) for value in values]
     line = ",".join(texts)
     if line.isprintable():
-        if '"' not in line and line.count(",") == len(COLUMNS) - 1:
-            return (line + "\n").encode("utf-8", "backslashreplace")     # nothing to quote
-    else:
-        texts = [text if text.isprintable() else printable(text) for text in texts]
+        if '"' in line or line.count(",") != len(COLUMNS) - 1:    # quote what needs it
+            line = ",".join([_quoted(text) if '"' in text or "," in text else text
+                             for text in texts])
+        return (line + "\n").encode("utf-8", "backslashreplace")
+    texts = [text if text.isprintable() else printable(text) for text in texts]
     _LINE.seek(0)
     _LINE.truncate()
     _WRITER.writerow(texts)
     return _LINE.getvalue().encode("utf-8", "backslashreplace")
 
 
+def _quoted(text: str) -> str:
+    """A field holding a comma or a quote as CSV writes it (the same few texts, e.g. an
+    entrant's parameters, come back in every row of a campaign: each is quoted once)."""
+    quoted = _QUOTED.get(text)
+    if quoted is None:
+        quoted = '"' + text.replace('"', '""') + '"'
+        if len(_QUOTED) < 4096:
+            _QUOTED[text] = quoted
+    return quoted
+
+
+_QUOTED: dict[str, str] = {}
 _LINE = io.StringIO()
 _WRITER = csv.writer(_LINE, lineterminator="\n")
 

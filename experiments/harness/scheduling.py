@@ -226,12 +226,11 @@ class _Race:
         self.entrants = {e.spec: e for e in self.config.entrants}
         self.families = {f.key: f for f in self.config.families}
         self.escalation = Escalation(prepared.cells)
-        pending_keys = {c.key for c in prepared.pending}
-        cells = {c.key: c for c in prepared.cells}
-        for row in records.read_rows(self.config.runs_path):
-            key = records.cell_key(row)
-            if key in cells and key not in pending_keys:
-                self.escalation.record(cells[key], row["status"])
+        if prepared.recorded:                   # the cells recorded before: as prepare read them
+            for cell in prepared.cells:
+                status = prepared.recorded.get(cell.key)
+                if status is not None:
+                    self.escalation.record(cell, status)
         self.random = self.config.order == "random"
         self.pending = Queue(interleave(prepared.pending, self.config.seed) if self.random
                              else list(prepared.pending))
@@ -481,7 +480,8 @@ def run(prepared: "Prepared", executor: "Executor",
     as it is written (progress).
     On KeyboardInterrupt the executor is closed and the exception re-raised:
     every finished cell is already on disk."""
-    with records.RunsWriter(prepared.config.runs_path) as writer:
+    # prepare read runs.csv and set its damaged and stray rows aside: not read again here
+    with records.RunsWriter(prepared.config.runs_path, checked=True) as writer:
         try:
             race = _Race(prepared, executor, writer, on_row)
             started = time.perf_counter()
