@@ -23,7 +23,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Iterable, Iterator, Protocol
+from typing import IO, Iterable, Iterator, Protocol
 
 import numpy as np
 
@@ -85,7 +85,7 @@ def _as_blocks(clauses: Iterable) -> Iterator[np.ndarray]:
             yield np.asarray(item, dtype=np.int32).reshape(1, -1)
 
 
-def write(target: str | Path | BinaryIO, nvars: int, blocks: Iterable,
+def write(target: str | Path | IO[bytes], nvars: int, blocks: Iterable,
           comments: Iterable[str] = ()) -> int:
     """Write a DIMACS CNF to ``target`` (a path, ``-`` for stdout, or a binary file).
 
@@ -107,7 +107,7 @@ def write(target: str | Path | BinaryIO, nvars: int, blocks: Iterable,
     return _write_to(target, head, blocks)
 
 
-def _write_to(out: BinaryIO, head: str, blocks: list[np.ndarray]) -> int:
+def _write_to(out: IO[bytes], head: str, blocks: list[np.ndarray]) -> int:
     data = head.encode()
     out.write(data)
     total = len(data)
@@ -361,6 +361,6 @@ class _Formula(Protocol):
     def header(self) -> list[str]: ...
 
 
-def write_formula(target: str | Path | BinaryIO, formula: _Formula) -> int:
+def write_formula(target: str | Path | IO[bytes], formula: _Formula) -> int:
     """Write a :class:`solvers.sudoku_cnf.Formula` with its comment header."""
     return write(target, formula.nvars, formula.blocks, formula.header())

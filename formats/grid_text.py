@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -243,7 +244,7 @@ def _one_line_table() -> np.ndarray:
 _ONE_LINE_VALUES = _one_line_table()
 
 
-def format_native(grid: Grid, metadata: dict[str, object] | None = None) -> str:
+def format_native(grid: Grid, metadata: Mapping[str, object] | None = None) -> str:
     """The grid in the native format, with ``# key=value`` lines first (the rows are
     ``str(grid)``)."""
     return "".join(f"# {k}={v}\n" for k, v in (metadata or {}).items()) + str(grid)
@@ -257,14 +258,15 @@ def format_one_line(grid: Grid) -> str:
     return "".join(table[grid.cells.ravel()].tolist())
 
 
-def format_grid(grid: Grid, fmt: str, metadata: dict[str, object] | None = None) -> str:
+def format_grid(grid: Grid, fmt: str, metadata: Mapping[str, object] | None = None) -> str:
     """The grid in ``fmt`` (``native`` or ``one-line``), ending with a newline."""
     if fmt == ONE_LINE:
         return format_one_line(grid) + "\n"
     return format_native(grid, metadata)
 
 
-def write(grid: Grid, fmt: str = NATIVE, out: TextIO | None = None, metadata: dict[str, object] | None = None) -> None:
+def write(grid: Grid, fmt: str = NATIVE, out: TextIO | None = None,
+          metadata: Mapping[str, object] | None = None) -> None:
     """Write the grid to ``out`` (default stdout)."""
     (out or sys.stdout).write(format_grid(grid, fmt, metadata))
 
