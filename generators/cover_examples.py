@@ -117,21 +117,22 @@ def build(name: str, param: str | None = None, knuth: bool = False, relaxed: boo
         raise RaceError("--relaxed applies to windowed-sudoku only")
     if x is not None and name != "scott":
         raise RaceError("--x applies to scott only")
+    arg = "" if param is None else param         # checked above for those that take one
     makers: dict[str, Callable[[], ExactCover]] = {
-        "queens": lambda: cover_problems.queens(_int(param, example)),
-        "toroidal-queens": lambda: cover_problems.toroidal_queens(_int(param, example)),
-        "rooks": lambda: cover_problems.rooks(_int(param, example)),
-        "latin": lambda: cover_problems.latin_square(_int(param, example)),
-        "pentominoes": lambda: polyominoes.pentomino_rectangle(*_dims(param, example), knuth=knuth),
+        "queens": lambda: cover_problems.queens(_int(arg, example)),
+        "toroidal-queens": lambda: cover_problems.toroidal_queens(_int(arg, example)),
+        "rooks": lambda: cover_problems.rooks(_int(arg, example)),
+        "latin": lambda: cover_problems.latin_square(_int(arg, example)),
+        "pentominoes": lambda: polyominoes.pentomino_rectangle(*_dims(arg, example), knuth=knuth),
         "scott": lambda: polyominoes.scott(knuth=knuth, x=x),
         "dudeney": lambda: polyominoes.dudeney(knuth=knuth),
-        "y-pentominoes": lambda: polyominoes.y_pentominoes(_int(param, example)),
+        "y-pentominoes": lambda: polyominoes.y_pentominoes(_int(arg, example)),
         "hexiamonds": lambda: polyiamonds.hexiamond_rhombus(knuth=knuth),
-        "one-sided": lambda: polyominoes.one_sided_rectangle(*_dims(param, example), knuth=knuth),
+        "one-sided": lambda: polyominoes.one_sided_rectangle(*_dims(arg, example), knuth=knuth),
         "tetrasticks": lambda: polysticks.tetrastick_grid(omit=omit, knuth=knuth),
-        "plus-noise": lambda: cover_problems.plus_noise(_int(param, example)),
+        "plus-noise": lambda: cover_problems.plus_noise(_int(arg, example)),
         "windowed-sudoku": lambda: cover_problems.windowed_sudoku(relaxed=relaxed, knuth=knuth),
-        "sudoku": lambda: cover_problems.sudoku_file(param),
+        "sudoku": lambda: cover_problems.sudoku_file(arg),
     }
     if knuth and not example.knuth:
         raise RaceError(f"{name} has no --knuth form (it is posed as the source poses it)")

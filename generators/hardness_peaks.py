@@ -21,6 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from formats.errors import RaceError
@@ -29,6 +30,10 @@ from formats.errors import RaceError
 PEAKS_PATH = Path(__file__).with_name("hardness_peaks.csv")
 FIELDS = ("n", "pattern", "holes", "low", "high", "entrant", "measure", "instances", "timeout_s",
           "campaign")
+
+
+#: a field of a peak row: text as read from the table, a number as measured
+Value = str | int | float
 
 
 def read_peaks(path: Path = PEAKS_PATH, pattern: str = "balanced") -> dict[int, dict[str, str]]:
@@ -67,7 +72,7 @@ def peak_holes(n: int, path: Path = PEAKS_PATH, pattern: str = "balanced") -> fl
     return float(rows[nearest]["holes"])
 
 
-def weaker(new: dict[str, object], old: dict[str, object]) -> bool:
+def weaker(new: Mapping[str, Value], old: Mapping[str, Value]) -> bool:
     """Is peak row ``new`` measured on less than ``old`` (fewer instances, or a shorter time
     limit)? A field either row lacks does not count."""
     for field in ("instances", "timeout_s"):
@@ -79,14 +84,14 @@ def weaker(new: dict[str, object], old: dict[str, object]) -> bool:
     return False
 
 
-def write_peaks(peaks: list[dict[str, object]], path: Path) -> list[tuple[str, int]]:
+def write_peaks(peaks: Sequence[Mapping[str, Value]], path: Path) -> list[tuple[str, int]]:
     """Add or replace the rows of ``peaks`` (keyed by n and pattern) in the table at
     ``path``; rows of other (n, pattern) are kept, and so is a row the new one is
     :func:`weaker` than (a quick landscape must not overwrite a better-measured peak; write it
     to another table instead). Rows are sorted by pattern, then n. Returns the (pattern, n)
     whose recorded row was kept."""
     path = Path(path)
-    rows: dict[tuple[str, int], dict[str, object]] = {}
+    rows: dict[tuple[str, int], Mapping[str, Value]] = {}
     if path.exists():
         for pattern in {r.get("pattern", "") for r in _raw_rows(path)}:
             rows.update({(pattern, n): r for n, r in read_peaks(path, pattern).items()})

@@ -40,7 +40,7 @@ Families that share the fill stream share the solved grid, so for one
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -129,6 +129,8 @@ def unsat(n: int, streams: Streams, counter: SolutionCounter | None, base: str =
     the first that propagation refutes; RaceError when none is proved unsat."""
     if base == "holes":
         return _unsat_from_holes(n, streams, counter, fill, holes)
+    if counter is None:
+        raise ValueError(f"an unsat puzzle on a {base} base needs a solution counter")
     r = _confirmed(generate_unique(n, streams.fill, streams.remove, counter,
                                    minimal=base == "minimal", fill=fill), n, f"{base} base puzzle")
     pairs = wrong_clues(r.puzzle, r.solution, n)
@@ -264,7 +266,7 @@ def balanced_holes(n: int, count: int, rng: np.random.Generator) -> np.ndarray:
 #: kind -> (function, options it accepts with defaults), the one list of the kinds (in the
 #: order the CLI lists them); ``fill`` "auto" is resolved per n by
 #: :func:`generators.unique.default_fill`.
-GENERATORS = {
+GENERATORS: dict[str, tuple[Callable[..., Puzzle], dict[str, object]]] = {
     "unique": (unique, {"fill": "auto"}),
     "minimal": (minimal, {"fill": "auto"}),
     "unsat": (unsat, {"base": "auto", "fill": "auto", "holes": 0.2}),

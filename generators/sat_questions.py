@@ -8,6 +8,8 @@ removal phase is about to visit, the window's clues as assumptions.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from formats.errors import RaceError
@@ -58,7 +60,7 @@ class ReducedSAT:
         finally:
             solver.delete()
 
-    def solvable(self, cells: np.ndarray, cell: int = -1, values: list[int] = (),
+    def solvable(self, cells: np.ndarray, cell: int = -1, values: Sequence[int] = (),
                  hint: np.ndarray | None = None) -> tuple[bool, np.ndarray | None]:
         """(has a solution, one solution); with ``cell`` >= 0 only solutions in
         which that flat cell holds one of ``values`` count. ``hint``, a solved
@@ -68,6 +70,7 @@ class ReducedSAT:
         # pairwise: the formulas of the removal phase are small (measured at n = 5)
         formula = self._cnf.encode_reduced(Grid(self.n, cells), "pairwise")
         extra: list[list[int]] = []
+        assert formula.fixed is not None and formula.var_cell is not None   # reduced: both set
         if cell >= 0:
             fixed = int(formula.fixed.reshape(-1)[cell])
             if fixed:
@@ -144,8 +147,9 @@ class WindowSAT:
         self.empty_cells = np.setdiff1d(np.flatnonzero(flat == 0), self.window)
         self._cnf = sudoku_cnf
         self.formula = sudoku_cnf.encode_reduced(Grid(n, base.reshape(side, side)), "pairwise")
-        self.fixed = self.formula.fixed.reshape(-1)
         var_cell = self.formula.var_cell
+        assert self.formula.fixed is not None and var_cell is not None   # reduced: both set
+        self.fixed = self.formula.fixed.reshape(-1)
         self.lookup = np.zeros(side * side * side, dtype=np.int64)   # (cell, value) -> variable
         self.lookup[var_cell[1:]] = np.arange(1, var_cell.size)
         self.next_var = self.formula.nvars + 1
@@ -233,6 +237,7 @@ class WindowSAT:
             self.solver.add_clause([-selector])        # this question's clause is done with
         if not sat:
             return False, None
+        assert model is not None                       # satisfiable: PySAT has its model
         found = self._cnf.decode(self.formula, model).cells.astype(np.int32)
         side = self.n * self.n
         if not (rules.is_solution_of(Grid(self.n, cells.reshape(side, side)), Grid(self.n, found))

@@ -179,10 +179,14 @@ class DLXCounter(SolutionCounter):
         return (False, None) if complete else None
 
     def _count(self, cells: np.ndarray, limit: int) -> int:
-        return self.try_count(cells, limit, 0)
+        found = self.try_count(cells, limit, 0)
+        assert found is not None                    # no node limit: always settled
+        return found
 
     def _solvable(self, cells: np.ndarray) -> tuple[bool, np.ndarray | None]:
-        return self.try_solvable(cells, 0)
+        answer = self.try_solvable(cells, 0)
+        assert answer is not None                   # no node limit: always settled
+        return answer
 
 
 class SATCounter(SolutionCounter):

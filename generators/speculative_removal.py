@@ -180,7 +180,7 @@ class SpeculativeRemoval:
 
     def run(self) -> list[bool]:
         import multiprocessing
-        from multiprocessing.connection import wait
+        from multiprocessing.connection import Connection, wait
         context = multiprocessing.get_context("fork")
         order, start = self.order, self.start
         total = order.size - start
@@ -189,7 +189,7 @@ class SpeculativeRemoval:
         # positions its premise needs decided a given way; see answered())
         held: dict[int, tuple[bool, set[int]]] = {}
         queue = list(range(total))                     # positions to ask (ascending)
-        flight: dict[object, int] = {}                 # connection -> position asked
+        flight: dict[Connection, int] = {}             # connection -> position asked
         filled: dict[int, set[int]] = {}               # position -> undecided cells assumed filled
         emptied: dict[int, set[int]] = {}              # position -> undecided cells assumed empty
         took: dict[int, float] = {}                    # position -> seconds its last answer took
@@ -197,7 +197,8 @@ class SpeculativeRemoval:
         before = order[:start][self.flat[order[:start]] != 0]   # kept before the workers began
         prefix = (self.flat[order[:start]] != 0)[::-1].tolist()  # its decisions, latest first
         values = self.solution.reshape(-1)
-        pipes, procs = [], []
+        pipes: list[Connection] = []
+        procs: list[multiprocessing.context.ForkProcess] = []
         finished = False
 
         def again(p: int) -> None:
@@ -254,7 +255,7 @@ class SpeculativeRemoval:
             recent += prefix[:RECENT - len(recent)]     # then the sequential loop's, latest first
             return len(recent) == RECENT and recent.count(False) >= EMPTY_PREMISE * RECENT
 
-        def ask(conn, p: int) -> None:
+        def ask(conn: Connection, p: int) -> None:
             undecided = [q for q in range(p) if keep[q] is None]
             gone = {q for q in undecided if likely_removed(q, p)}
             emptied[p], filled[p] = gone, set(undecided) - gone
@@ -289,8 +290,9 @@ class SpeculativeRemoval:
                 if not flight:   # pragma: no cover - nothing asked, nothing decided
                     raise AssertionError("speculative removal: no question in flight")
                 for conn in wait(list(flight)):
+                    assert isinstance(conn, Connection)         # wait() gives back what it got
                     try:
-                        status, p, answer, seconds = conn.recv()  # type: ignore[call-arg]
+                        status, p, answer, seconds = conn.recv()
                     except EOFError:
                         proc = procs[pipes.index(conn)]
                         proc.join(timeout=5)

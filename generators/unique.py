@@ -60,10 +60,13 @@ def default_fill(n: int) -> str:
     return "algorithm2" if n <= ALGORITHM2_MAX_N else "latin"
 
 
-def solved(n: int, rng: np.random.Generator, counter: SolutionCounter, fill: str,
+def solved(n: int, rng: np.random.Generator, counter: SolutionCounter | None, fill: str,
            stats: "FillStats | None" = None) -> np.ndarray:
-    """A random solved (n², n²) grid by ``fill`` (one of :data:`FILLS`), drawn from ``rng``."""
+    """A random solved (n², n²) grid by ``fill`` (one of :data:`FILLS`), drawn from ``rng``;
+    ``counter`` is needed by the ``algorithm2`` fill only."""
     if fill == "algorithm2":
+        if counter is None:
+            raise ValueError("the algorithm2 fill needs a solution counter")
         return fill_grid(n, rng, counter, stats)
     if fill not in FILLS:
         raise RaceError(f"unknown fill {fill!r} (fills: {', '.join(FILLS)})")
