@@ -131,7 +131,7 @@ def run(n: int | str | Iterable[int] = "2..3", solvers: str | Iterable[str] = "d
     import os
 
     from experiments.harness.campaign import run_campaign
-    from experiments.harness.config import DEFAULTS, Config, default_name, parse_n, resume_command
+    from experiments.harness.config import DEFAULTS, Config, Invocation, default_name, parse_n
     from experiments.harness.entrants import parse_entrants
     from experiments.harness.instance_families import parse_families
     from solvers.registry import INSTALLED
@@ -160,8 +160,7 @@ def run(n: int | str | Iterable[int] = "2..3", solvers: str | Iterable[str] = "d
                     instances=instances, repeats=repeats, timeout_s=float(timeout),
                     memory_mb=memory, jobs=jobs or os.cpu_count() or 1, out=Path(out),
                     campaign=name, generator_options=options, families=families,
-                    n_text=n_text, solvers_text=solvers_text, jobs_given=jobs)
-    config.command = resume_command(config)
+                    asked=Invocation(n_text=n_text, solvers_text=solvers_text, jobs_given=jobs))
     counted = {"done": 0, "total": 0}
 
     def on_start(prepared) -> None:

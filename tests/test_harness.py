@@ -504,7 +504,7 @@ def test_the_escalation_sweep_is_not_quadratic_in_the_campaign(out, monkeypatch)
     write_instances(out, 2, cells)
     config = Config(n_values=[2], entrants=parse_entrants("backtracking"), family_labels="unique",
                     instances=cells, timeout_s=10.0, memory_mb=4096.0, jobs=1, out=out,
-                    campaign="sweeps", command="test", order="fixed", pin=False)
+                    campaign="sweeps", order="fixed", pin=False)
     sweeps = []
     original = Escalation.dead_at
     monkeypatch.setattr(Escalation, "dead_at",

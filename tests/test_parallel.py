@@ -242,7 +242,7 @@ def test_the_scheduler_runs_nothing_beside_a_cell_of_all_the_cores(tmp_path):
     entrants = parse_entrants("dlx,parallel:members=backtracking+dlx,parallel:members=sat+dlx+backtracking")
     assert [e.cores for e in entrants] == [1, 2, 3]
     config = Config(n_values=[2], entrants=entrants, family_labels="unique", instances=6,
-                    timeout_s=10.0, jobs=2, out=tmp_path, campaign="cores", command="test", pin=False)
+                    timeout_s=10.0, jobs=2, out=tmp_path, campaign="cores", pin=False)
     executor = _CountingExecutor()
     run(prepare(config), executor)
     assert 3 <= len(executor.seen) <= 18                  # one batch or more per entrant

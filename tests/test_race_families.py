@@ -339,10 +339,11 @@ def test_the_landscape_resume_command_keeps_the_peak_table_and_the_jobs(given, e
     """Following the printed resume command must not write the committed peak table when the
     interrupted run was told --no-peaks or --peaks FILE."""
     import shlex
-    from experiments.harness.config import Config, resume_command
-    config = Config(n_values=[2], entrants=[], family_labels="holes", jobs_given=1, campaign="land",
-                    generator_options={"pattern": "balanced"}, n_text="2", solvers_text="dlx",
-                    landscape={"holes": "0.4,0.6", "pattern": "balanced", **given})
+    from experiments.harness.config import Config, Invocation, resume_command
+    config = Config(n_values=[2], entrants=[], family_labels="holes", campaign="land",
+                    generator_options={"pattern": "balanced"},
+                    asked=Invocation(n_text="2", solvers_text="dlx", jobs_given=1,
+                                     landscape={"holes": "0.4,0.6", "pattern": "balanced", **given}))
     words = shlex.split(resume_command(config))
     assert words[:2] == ["race", "landscape"] and words[words.index("--jobs") + 1] == "1"
     tail = words[words.index("--jobs") + 2:]

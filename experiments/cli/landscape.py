@@ -12,7 +12,7 @@ from experiments.cli import params
 from experiments.cli.invocation import current_registry
 from experiments.cli.run import race
 from experiments.harness.config import LANDSCAPE_DEFAULTS as DEFAULTS
-from experiments.harness.config import Config, n_label, parse_n
+from experiments.harness.config import Config, Invocation, n_label, parse_n
 from experiments.harness.entrants import DEFAULT_ENTRANTS, parse_entrants
 from experiments.harness.instance_families import landscape_families
 from formats.errors import RaceError
@@ -113,11 +113,11 @@ def landscape(n_text: str, holes_text: str, pattern: str, solvers: str, instance
                     instances=instances, repeats=1, timeout_s=timeout, memory_mb=memory_mb,
                     jobs=jobs or os.cpu_count() or 1, out=Path(out), campaign=name,
                     generator_options={"pattern": pattern},
-                    families=landscape_families(fractions, pattern), n_text=n_text,
-                    solvers_text=solvers, jobs_given=jobs,
-                    landscape={"holes": holes_text, "pattern": pattern,
-                               **({"peaks": "none"} if no_peaks else
-                                  {"peaks": peaks_path} if peaks_path else {})})
+                    families=landscape_families(fractions, pattern),
+                    asked=Invocation(n_text=n_text, solvers_text=solvers, jobs_given=jobs,
+                                     landscape={"holes": holes_text, "pattern": pattern,
+                                                **({"peaks": "none"} if no_peaks else
+                                                   {"peaks": peaks_path} if peaks_path else {})}))
     target = None if no_peaks else Path(peaks_path) if peaks_path else DEFAULT_PEAKS
     if target is not None and target.exists() and not target.is_file():
         raise RaceError("--peaks: not a regular file (the peak table is read, then rewritten)",

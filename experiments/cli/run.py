@@ -17,9 +17,10 @@ from experiments.cli.run_report import report_lines, write_report
 from experiments.cli.generate import family_options
 from experiments.cli.invocation import current_registry
 from experiments.harness.campaign import run_campaign
-from experiments.harness.config import DEFAULTS, Config, default_name, parse_n
+from experiments.harness.config import DEFAULTS, Config, Invocation, default_name, parse_n
 from experiments.harness.entrants import DEFAULT_ENTRANTS, parse_entrants
 from experiments.harness.instance_families import Family, parse_families
+from experiments.harness.rows import Row
 from experiments.harness.schema import Status
 from formats.errors import RaceError
 
@@ -184,9 +185,10 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
                     memory_mb=memory_mb, jobs=local_jobs if executor == "local" else (jobs or 0),
                     executor=executor, scheduler=scheduler, out=Path(out), campaign=name,
                     generator_options=options, families=families, instance_set=instance_set,
-                    n_text=n_text, solvers_text=solvers, jobs_given=jobs, order=order, pin=pin)
-    config.command = (" ".join(shlex.quote(a) for a in ["race", *argv[1:]])
-                      if argv and Path(argv[0]).name == "race" else "")
+                    order=order, pin=pin,
+                    asked=Invocation(" ".join(shlex.quote(a) for a in ["race", *argv[1:]])
+                                     if argv and Path(argv[0]).name == "race" else "",
+                                     n_text, solvers, jobs))
     from experiments.harness.code_change import settle
     for line in settle(config, mixed, rerun):
         click.echo(line, err=True)
@@ -220,9 +222,6 @@ def race(config: Config, summarize=None, report: bool | None = None,
     on stderr (:func:`experiments.cli.run_progress.progress`)."""
     from experiments.analysis import noise, statistics, summary
     from experiments.cli import run_progress
-    from experiments.harness.config import resume_command
-
-    config.command = config.command or resume_command(config)
     bar = None
 
     def on_start(prepared) -> None:
@@ -243,7 +242,7 @@ def race(config: Config, summarize=None, report: bool | None = None,
 
     clock = {"start": 0.0, "rows": 0, "told": False}
 
-    def on_row(row: dict) -> None:
+    def on_row(row: Row) -> None:
         bar.update(row)
         clock["rows"] += 1
         if not clock["told"]:

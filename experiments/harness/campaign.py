@@ -12,7 +12,7 @@ from __future__ import annotations
 import signal
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from experiments.harness import records
 from experiments.harness.config import Config, resume_command
@@ -21,7 +21,11 @@ from experiments.harness.instances import ensure_instances
 from experiments.harness.provenance import check_rows, previous_meta, write_meta
 from experiments.harness.cells import Prepared, make_cells
 from experiments.harness.runs_table import RunsTable
+from experiments.harness.rows import Row
 from formats.errors import RaceError
+
+if TYPE_CHECKING:
+    from experiments.harness.executor import Executor
 
 
 def prepare(config: Config, progress: bool = False, table: RunsTable | None = None) -> Prepared:
@@ -31,7 +35,7 @@ def prepare(config: Config, progress: bool = False, table: RunsTable | None = No
     of this campaign (:mod:`experiments.harness.stray_rows`) are set aside
     (:meth:`RunsTable.set_aside_damaged`, :meth:`RunsTable.set_aside_strays`)."""
     # refuse an incompatible resume before any work; a resume keeps its files' names
-    config.instance_names = names_of(previous_meta(config))
+    config = config.with_(instance_names=names_of(previous_meta(config)))
     table = table if table is not None else RunsTable(config.runs_path)
     check_rows(config, table.conditions())
     if config.instance_set is not None:         # race run --instances PATH: one family
@@ -81,24 +85,22 @@ class CampaignRun:
         return 1 if self.stats is not None and self.stats.not_started else 0
 
 
-def make_executor(config: Config, cpus: list[int] | None = None):
-    """The executor ``config`` asks for (for dask, ``config.jobs`` becomes the cluster's slots),
+def make_executor(config: Config, cpus: list[int] | None = None) -> "Executor":
+    """The executor ``config`` asks for (for dask, its ``jobs`` are the cluster's slots),
     its workers pinned to ``cpus`` (local) or to cores of their own machines (dask, with
     ``config.pin``); in the random order each slot keeps a warm worker per entrant."""
     keep_warm = len(config.entrants) if config.order == "random" else 1
     if config.executor == "dask":
         from experiments.harness.dask_executor import DaskExecutor
-        runner = DaskExecutor(config.scheduler, config.jobs_given, config.timeout_s, config.memory_mb,
-                              pin=config.pin, keep_warm=keep_warm)
-        config.jobs = runner.jobs
-        return runner
+        return DaskExecutor(config.scheduler, config.asked.jobs_given, config.timeout_s,
+                            config.memory_mb, pin=config.pin, keep_warm=keep_warm)
     from experiments.harness.executor import LocalExecutor
     return LocalExecutor(config.jobs, config.timeout_s, config.memory_mb, cpus=cpus,
                          keep_warm=keep_warm)
 
 
-def run_campaign(config: Config, executor: Any = None,
-                 on_row: Callable[[dict[str, Any]], None] | None = None,
+def run_campaign(config: Config, executor: "Executor | None" = None,
+                 on_row: Callable[[Row], None] | None = None,
                  on_start: Callable[[Prepared], None] | None = None,
                  progress: bool = False) -> CampaignRun:
     """Run the campaign ``config`` to the end: hold its lock, prepare it (instances,
@@ -117,6 +119,8 @@ def run_campaign(config: Config, executor: Any = None,
     if executor is None:
         cpus = conditions.pinned_cpus(config)
         runner = make_executor(config, cpus)
+        if config.executor == "dask":               # the cluster's slots
+            config = config.with_(jobs=runner.jobs)
     else:
         cpus, runner = getattr(executor, "cpus", None), executor
     stop = _Stop()
@@ -126,6 +130,7 @@ def run_campaign(config: Config, executor: Any = None,
         with stop, CampaignLock(config.directory):
             try:
                 prepared = prepare(config, progress=progress, table=table)
+                config = prepared.config
                 work = bool(prepared.pending)           # nothing to run: no calibration to pay
                 from experiments.harness.calibration import samples_for
                 samples = samples_for(len(prepared.pending))    # the readings the campaign affords

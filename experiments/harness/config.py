@@ -1,12 +1,13 @@
-"""What defines a campaign: :class:`Config`, and the command-line text behind it
-(box sizes, the campaign's default name)."""
+"""What defines a campaign: :class:`Config`, frozen once built from the command line, and
+the command-line text behind it, kept apart (:class:`Invocation`; box sizes, the campaign's
+default name, the command that resumes it)."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from experiments.harness.entrants import Entrant
 from experiments.harness.instance_families import BY_FAMILY, Family
@@ -52,12 +53,28 @@ def parse_n(text: str) -> list[int]:
     return sorted(values)
 
 
-@dataclass
+@dataclass(frozen=True)
+class Invocation:
+    """How a campaign was asked for, as typed: the command line (empty when it did not come
+    from a shell), the ``--n`` and ``--solvers`` texts, ``--jobs`` as given (None: the
+    default, one worker per core), and for ``race landscape`` its ``--holes``, ``--pattern``
+    and ``peaks`` (the ``--peaks`` file, "none" for ``--no-peaks``, absent for the default
+    table). What builds the command that resumes the campaign (:func:`resume_command`)."""
+    command: str = ""
+    n_text: str = ""
+    solvers_text: str = ""
+    jobs_given: int | None = None
+    landscape: Mapping[str, str] | None = None
+
+
+@dataclass(frozen=True)
 class Config:
-    """Everything that defines a campaign run. ``family_labels`` is the ``--family`` text
-    (family labels, comma-separated), ``generator_options`` the family options given on
-    the command line (e.g. ``holes``, ``pattern``) and ``families`` what they resolve to
-    (:func:`experiments.harness.instance_families.parse_families`)."""
+    """Everything that defines a campaign run, frozen once built (a step that learns more,
+    such as the cluster's slots, makes a new one: :meth:`with_`). ``family_labels`` is the
+    ``--family`` text (family labels, comma-separated), ``generator_options`` the family
+    options given on the command line (e.g. ``holes``, ``pattern``) and ``families`` what
+    they resolve to (:func:`experiments.harness.instance_families.parse_families`);
+    ``asked`` how it was asked for (:class:`Invocation`)."""
     n_values: list[int]
     entrants: list[Entrant]
     family_labels: str = DEFAULTS["families"]
@@ -71,21 +88,11 @@ class Config:
     scheduler: str | None = None
     out: Path = Path("results")
     campaign: str = ""
-    command: str = ""
     generator_options: dict[str, Any] = field(default_factory=dict)
     #: user-supplied instances (race run --instances PATH): an
     #: experiments.harness.instances.InstanceSet used instead of generated ones
     instance_set: Any = None
     families: list[Family] = field(default_factory=list)
-    #: how the campaign was asked for, to build the command that resumes it
-    #: (:func:`resume_command`): the ``--n`` and ``--solvers`` texts, and for ``race
-    #: landscape`` its ``--holes``, ``--pattern`` and ``peaks`` (the ``--peaks`` file, "none"
-    #: for ``--no-peaks``, absent for the default table)
-    n_text: str = ""
-    solvers_text: str = ""
-    landscape: dict[str, str] | None = None
-    #: ``--jobs`` as given (None: the default, one worker per core)
-    jobs_given: int | None = None
     #: the order cells go out: "random" (seeded, interleaved within each family and n) or
     #: "fixed" (entrant by entrant); see experiments.harness.scheduling
     order: str = "random"
@@ -94,11 +101,23 @@ class Config:
     #: how the generated instance files are named (experiments.harness.instance_families:
     #: after the family; a resumed campaign keeps what its meta.json says)
     instance_names: str = BY_FAMILY
+    asked: Invocation = Invocation()
 
     def __post_init__(self) -> None:
         if not self.families:
             from experiments.harness.instance_families import parse_families
-            self.families = parse_families(self.family_labels, self.generator_options)
+            object.__setattr__(self, "families",
+                               parse_families(self.family_labels, self.generator_options))
+
+    def with_(self, **changes: Any) -> "Config":
+        """This campaign with ``changes`` (a new Config: this one stays as it is)."""
+        return replace(self, **changes)
+
+    @property
+    def command(self) -> str:
+        """The command line that asked for the campaign: as typed, else the one that resumes
+        it (:func:`resume_command`)."""
+        return self.asked.command or resume_command(self)
 
     @property
     def directory(self) -> Path:
@@ -148,18 +167,19 @@ def resume_command(config: Config) -> str:
     ``race run`` and ``race landscape`` print it when interrupted or when a record cannot
     be written)."""
     import shlex
-    n_text = config.n_text or ",".join(map(str, config.n_values))
-    solvers = config.solvers_text or ",".join(e.spec for e in config.entrants)
+    asked = config.asked
+    n_text = asked.n_text or ",".join(map(str, config.n_values))
+    solvers = asked.solvers_text or ",".join(e.spec for e in config.entrants)
     memory = f"{config.memory_mb:g}" if config.memory_mb is not None else "0"
-    if config.landscape is not None:
-        parts = ["race", "landscape", "--n", n_text, "--holes", config.landscape["holes"],
-                 "--pattern", config.landscape["pattern"], "--solvers", solvers,
+    if asked.landscape is not None:
+        parts = ["race", "landscape", "--n", n_text, "--holes", asked.landscape["holes"],
+                 "--pattern", asked.landscape["pattern"], "--solvers", solvers,
                  "--instances", str(config.instances), "--seed", str(config.seed),
                  "--timeout", f"{config.timeout_s:g}", "--memory", memory,
                  "--out", str(config.out), "--campaign", config.campaign]
-        if config.jobs_given is not None:
-            parts += ["--jobs", str(config.jobs_given)]
-        peaks = config.landscape.get("peaks")
+        if asked.jobs_given is not None:
+            parts += ["--jobs", str(asked.jobs_given)]
+        peaks = asked.landscape.get("peaks")
         if peaks:
             parts += ["--no-peaks"] if peaks == "none" else ["--peaks", peaks]
         return " ".join(shlex.quote(p) for p in parts)
@@ -170,8 +190,8 @@ def resume_command(config: Config) -> str:
              "--family", config.family_labels, *given, "--seed", str(config.seed),
              "--timeout", f"{config.timeout_s:g}", "--memory", memory,
              "--repeats", str(config.repeats), "--out", str(config.out), "--campaign", config.campaign]
-    if config.jobs_given is not None:
-        parts += ["--jobs", str(config.jobs_given)]
+    if asked.jobs_given is not None:
+        parts += ["--jobs", str(asked.jobs_given)]
     if config.executor != "local":
         parts += ["--executor", config.executor, "--scheduler", str(config.scheduler)]
     if config.order != "random":

@@ -83,6 +83,7 @@ def pipe_round_trips(puzzles: list) -> list[float]:
     texts = [grid_text.format_native(g) for g in puzzles]
     child = subprocess.Popen([sys.executable, "-c", ECHO], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True, bufsize=1)
+    assert child.stdin is not None and child.stdout is not None     # both PIPE
     times = []
     try:
         for i, text in enumerate([texts[0]] + texts):           # the first trip starts the child
@@ -136,7 +137,7 @@ def campaign_overhead(count: int, interleaved: bool = False) -> tuple[list[float
         cpus = pinning.allocate(1) if interleaved else None
         config = Config(n_values=[2], entrants=parse_entrants(specs), family_labels="unique",
                         instances=instances, timeout_s=10.0, memory_mb=4096.0, jobs=1,
-                        out=out, campaign="bench", command="bench",
+                        out=out, campaign="bench",
                         order="random" if interleaved else "fixed", pin=interleaved)
         prepared = prepare(config)
         executor = LocalExecutor(1, 10.0, 4096.0, min_time=0.0, cpus=cpus,
