@@ -136,7 +136,7 @@ def run_campaign(config: Config, executor: "Executor | None" = None,
                 samples = samples_for(len(prepared.pending))    # the readings the campaign affords
                 started = conditions.begin(config, cpus, calibrate=work, samples=samples)
                 conditions.record(config, started)
-                if getattr(runner, "min_time", 0.0) is None:       # the floor the campaign's size affords
+                if runner.min_time is None:         # the floor the campaign's size affords
                     from experiments.harness.worker import repetition_floor
                     runner.min_time = repetition_floor(len(prepared.pending))
                 if on_start is not None:
@@ -166,7 +166,7 @@ class _Stop:
         self.count = 0
         self.previous: dict[int, Any] = {}
 
-    def handle(self, signum, frame) -> None:
+    def handle(self, signum: int, frame: object) -> None:
         self.count += 1
         if self.count == 1:
             for sig in (signal.SIGINT, signal.SIGTERM):
@@ -179,7 +179,7 @@ class _Stop:
                              for sig in (signal.SIGINT, signal.SIGTERM)}
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if not self.count:
             for sig, handler in self.previous.items():
                 signal.signal(sig, handler)

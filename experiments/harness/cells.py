@@ -52,7 +52,8 @@ def make_cells(config: Config, instances: dict[tuple[str, int], list[Instance]])
     for entrant in config.entrants:
         for family in config.families:
             for n in config.n_values:
-                given = instances.get((family.key, n)) or [None] * config.instances
+                given: list[Instance | None] = list(instances.get((family.key, n)) or []) \
+                    or [None] * config.instances
                 for index, inst in enumerate(given):
                     file = (cell_instance(family, inst) if inst
                             else instance_name(family.stem(config.instance_names), n, config.seed,

@@ -67,6 +67,9 @@ class Executor(Protocol):
     """What the scheduler needs of an executor (:mod:`experiments.harness.scheduling`)."""
     #: how many cells may run at once (cores)
     jobs: int
+    #: the repetition floor of a fast solve (s; :func:`experiments.harness.worker.measure`),
+    #: None until the campaign sets it from its size
+    min_time: float | None
 
     def free(self) -> int:
         """How many more cells (slots) it takes now."""
@@ -377,7 +380,7 @@ class LocalExecutor:
                         self.worker_cpus[reply.get("worker", "?")] = reply["cpus"]
                     self._send_solve(slot)
                 else:
-                    why = (reply.get("message") if isinstance(reply, dict)
+                    why = (str(reply.get("message")) if isinstance(reply, dict)
                            and reply.get("op") == "error" else
                            f"it speaks another wire format than {WIRE}")
                     self._finish(slot, Measurement(Status.ERROR, f"entrant failed to start: {why}",

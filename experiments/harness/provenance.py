@@ -65,7 +65,7 @@ def kissat_version() -> str | None:
     """``kissat --version`` of the binary the SAT solver would use, if there is one."""
     try:
         from solvers.sat_backends import find_kissat
-        binary = find_kissat()
+        binary: str | None = find_kissat()
     except Exception:  # noqa: BLE001 - no SAT module or no binary: just "no version"
         binary = shutil.which("kissat")
     if not binary:

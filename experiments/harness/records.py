@@ -158,8 +158,10 @@ def scan(path: Path) -> Scan:
     cut = lines.pop()                                   # b"" when the file ends with a newline
     result = Scan(canonical=not cut)
     names, problem = _fields(lines[0]) if lines else (None, "the header is cut short")
-    problem = problem or _header_problem(names)
-    if problem:
+    if names is None or problem:
+        problem = problem or "the header is not one CSV line"
+    problem = problem or _header_problem(names or [])
+    if problem or names is None:
         result.header_problem, result.canonical = problem, False
         result.damaged = [Damaged(k + 1, raw, f"line 1: {problem}") for k, raw in
                           enumerate(lines + ([cut] if cut else []))]
@@ -183,7 +185,7 @@ def scan(path: Path) -> Scan:
                     continue
                 row = None
         if row is None:
-            result.damaged.append(Damaged(number, raw, why))
+            result.damaged.append(Damaged(number, raw, why or "damaged"))
         else:
             result.rows.append(row)
             result.lines.append(number)
@@ -347,14 +349,17 @@ class RunsWriter:
     def _append(self, data: bytes) -> None:
         # one write(2) to the OS per row: survives a kill of this process (not a power cut,
         # by design: an fsync per row would cost more than the harness overhead budget)
-        size = os.fstat(self._fd).st_size
+        fd = self._fd
+        if fd is None:
+            raise RecordWriteError("the record is closed", source=str(self.path))
+        size = os.fstat(fd).st_size
         try:
             view = memoryview(data)
             while view:
-                view = view[_write(self._fd, view):]
+                view = view[_write(fd, view):]
         except OSError as exc:
             try:
-                os.ftruncate(self._fd, size)       # no half row left behind
+                os.ftruncate(fd, size)             # no half row left behind
             except OSError:
                 pass
             raise self._error(exc) from None
@@ -374,5 +379,5 @@ class RunsWriter:
     def __enter__(self) -> "RunsWriter":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

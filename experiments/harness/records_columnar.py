@@ -14,7 +14,7 @@ conservative: what they cannot vouch for goes to the row-by-row reader, which de
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -111,16 +111,37 @@ def _finite(table: "pa.Table", floats: set[str]) -> bool:
     return True
 
 
+#: text columns whose values repeat from row to row: kept as categories (one small integer a
+#: row) when they do (at most one distinct value per two rows)
+REPEATED = ("campaign", "entrant", "solver", "params", "family", "instance", "instance_sha256",
+            "status", "verified", "worker", "message", "referee", "extra")
+
+
+def encoded(table: "pa.Table") -> "pa.Table":
+    """``table`` with each :data:`REPEATED` text column whose values do repeat
+    dictionary-encoded (what :func:`frame` makes categorical)."""
+    import pyarrow as pa
+    for column in REPEATED:
+        values = table[column]
+        if not pa.types.is_string(values.type):
+            continue
+        dictionary = values.dictionary_encode().combine_chunks()
+        if 2 * len(dictionary.dictionary) <= max(len(values), 1):
+            table = table.set_column(table.column_names.index(column), column, dictionary)
+    return table
+
+
 def frame(table: "pa.Table") -> "pd.DataFrame":
     """``table`` (:func:`parse`'s) as a pandas table: text columns of pandas' arrow string
-    type (no Python object per value), float columns as float64 (null = NaN). A float column
+    type (no Python object per value) or, dictionary-encoded (:func:`encoded`), categorical,
+    float columns as float64 (null = NaN). A float column
     blank in every row (a counter or phase no entrant reports) is one NaN repeated by a
     read-only view, not a column of NaN in memory."""
     import pandas as pd
     import pyarrow as pa
     floats = [c for c in table.column_names if pa.types.is_floating(table.schema.field(c).type)]
     blank = [c for c in floats if table[c].null_count == table.num_rows]
-    string = pd.StringDtype("pyarrow")
+    string = pd.StringDtype("pyarrow", na_value=np.nan)     # pandas' "str"
     result = table.drop_columns(blank).to_pandas(
         split_blocks=True, self_destruct=False,
         types_mapper=lambda kind: string if pa.types.is_string(kind) or pa.types.is_large_string(kind)
@@ -138,54 +159,70 @@ def read_valid(path: Path, text: bool = False) -> "pd.DataFrame | None":
     table = parse(Path(path), text)
     if table is None:
         return None
-    result = frame(table)
+    result = frame(table if text else encoded(table))
     del table
     return result if valid(result) else None
 
 
-def _numbers(values: "pd.Series") -> np.ndarray:
-    """A text column of numbers as floats (blank = NaN); ``inf`` where a value is no number."""
+def _distinct(values: "pd.Series") -> tuple[np.ndarray, "pd.Series"]:
+    """Codes per row into the distinct values of a column (text; code -1 for a missing one)."""
     import pandas as pd
-    numbers = pd.to_numeric(values.where(values != "", None), errors="coerce")
+    codes, uniques = pd.factorize(values)
+    return codes, pd.Series(np.asarray(uniques, dtype=object), dtype=object).astype(str)
+
+
+def _numbers(texts: "pd.Series") -> np.ndarray:
+    """Text numbers as floats (blank = NaN); ``inf`` where a text is no number."""
+    import pandas as pd
+    numbers = pd.to_numeric(texts.where(texts != "", None), errors="coerce")
     out = numbers.to_numpy(dtype=float, na_value=np.nan)
-    out[numbers.isna().to_numpy() & (values != "").to_numpy(dtype=bool)] = np.inf
+    out[numbers.isna().to_numpy() & (texts != "").to_numpy(dtype=bool)] = np.inf
     return out
 
 
 def valid(table: "pd.DataFrame") -> bool:
     """Every row of ``table`` (:func:`frame`'s) passes
-    :func:`experiments.harness.records.row_problem` and no two rows record the same cell."""
-    import pandas as pd
+    :func:`experiments.harness.records.row_problem` and no two rows record the same cell.
+    Each text column is checked on its distinct values."""
+    checked = {"entrant", "instance", "status", "n", "verified", "family", *_INTEGERS, *FLOATS}
+    distinct = {c: _distinct(table[c]) for c in table.columns
+                if c in checked and table[c].dtype != float}
+    if any((codes < 0).any() for codes, _ in distinct.values()):
+        return False                              # a missing text: not what the reader gives
     for column in ("entrant", "instance", "status", "n"):
-        if (table[column].str.strip() == "").any():
+        if (distinct[column][1].str.strip() == "").any():
             return False
-    if not table["status"].isin(STATUSES).all():
+    if not distinct["status"][1].isin(STATUSES).all():
         return False
     for column in _INTEGERS:
-        if not table[column].str.fullmatch(r"[0-9]*").all():
+        if not distinct[column][1].str.fullmatch(r"[0-9]*").all():
             return False
-    n = pd.to_numeric(table["n"])
+    n = distinct["n"][1].astype(int)
     if ((n < 1) | (n > MAX_N)).any():
         return False
     for column in FLOATS:
-        values = table[column]
-        if values.dtype == float:                 # checked as parsed (:func:`_finite`)
+        if column not in distinct:                # checked as parsed (:func:`_finite`)
             continue
-        if values.str.contains("[nN_]", regex=True).any():      # "nan", "inf": no numbers here
+        texts = distinct[column][1]
+        if texts.str.contains("[nN_]", regex=True).any():       # "nan", "inf": no numbers here
             return False
-        numbers = _numbers(values)
+        numbers = _numbers(texts)
         if (np.isinf(numbers) | (numbers < 0)).any():
             return False
-    verified = pd.Series(table["verified"].unique())
-    if not verified.str.strip().str.lower().isin(_VERIFIED).all():
+    if not distinct["verified"][1].str.strip().str.lower().isin(_VERIFIED).all():
         return False
-    return not pd.DataFrame(_key_columns(table)).duplicated().any()
+    return not _duplicated(distinct)
 
 
-def _key_columns(table: "pd.DataFrame") -> dict[str, Any]:
-    """The columns of a cell's identity (:func:`experiments.harness.identity.cell_key`)."""
+def _duplicated(distinct: dict[str, tuple[np.ndarray, "pd.Series"]]) -> bool:
+    """Whether two rows record the same cell (:func:`experiments.harness.identity.cell_key`):
+    each key column's distinct values as the key takes them, combined into one number a row."""
     import pandas as pd
-    repeat = table["repeat"]
-    return {"family": table["family"].str.strip(), "entrant": table["entrant"],
-            "n": pd.to_numeric(table["n"]), "instance": table["instance"],
-            "repeat": pd.to_numeric(repeat.where(repeat != "", "0"))}
+    key = np.zeros(len(distinct["n"][0]), dtype=np.int64)
+    for column, convert in (("family", str.strip), ("entrant", str), ("n", int),
+                            ("instance", str), ("repeat", lambda text: int(text or 0))):
+        codes, texts = distinct[column]
+        values = [convert(text) for text in texts.tolist()]
+        same, _ = pd.factorize(pd.Series(values, dtype=object))    # "03" and "3" are one n
+        key, _ = pd.factorize(key * (int(same.max(initial=0)) + 1) + same[codes])
+    return bool(pd.Series(key).duplicated().any())

@@ -243,7 +243,8 @@ class Referee:
     instance whose record a verified grid or the second method showed wrong to the
     warning that says so (the run prints them; the rows' ``referee`` column says it too)."""
 
-    def __init__(self, timeout: float, confirm_fn=confirm) -> None:
+    def __init__(self, timeout: float,
+                 confirm_fn: Callable[[Grid, str, float], Confirmation] = confirm) -> None:
         self.timeout = max(float(timeout), MIN_CONFIRM_SECONDS)
         self.confirm = confirm_fn
         self.cases: dict[str, _Case] = {}

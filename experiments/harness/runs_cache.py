@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 #: the cache beside runs.csv
 NAME = "runs.cache.feather"
 #: files smaller than this are parsed each time (a cache would not pay)
-MIN_BYTES = 32 << 20
+MIN_BYTES = 1 << 20
 #: what a cache records of its file, and the version of its layout
 _KEY = b"sudoku_race.runs_csv"
 _LAYOUT = 2
@@ -66,6 +66,7 @@ def read_valid(path: Path) -> "pd.DataFrame | None":
     table = records_columnar.parse(path)
     if table is None:
         return None
+    table = records_columnar.encoded(table)
     written = _write(cache, table, identity, info.st_mode)   # kept while it is checked
     if written is not None:
         del table                                 # read back mapped: no second copy in memory
@@ -127,15 +128,27 @@ def _cached(cache: Path, identity: dict[str, int]) -> pd.DataFrame | None:
             return None
     except ValueError:
         return None
-    if table.schema != _schema().with_metadata(table.schema.metadata):
+    if not _laid_out(table.schema):
         return None
     return records_columnar.frame(table)
 
 
-def _schema() -> "pa.Schema":
+def _laid_out(schema: "pa.Schema") -> bool:
+    """Whether ``schema`` is a kept table's: every column in order, the float columns as
+    float64, the others text (dictionary-encoded or not)."""
     import pyarrow as pa
     floats = set(_floats())
-    return pa.schema([(c, pa.float64() if c in floats else pa.string()) for c in COLUMNS])
+    if schema.names != list(COLUMNS):
+        return False
+    for field in schema:
+        kind = field.type
+        if field.name in floats:
+            if kind != pa.float64():
+                return False
+        elif not (kind == pa.string() or pa.types.is_dictionary(kind)
+                  and kind.value_type == pa.string()):
+            return False
+    return True
 
 
 def _write(cache: Path, table: "pa.Table", identity: dict[str, int], mode: int) -> str | None:

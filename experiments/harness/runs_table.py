@@ -113,6 +113,10 @@ class RunsTable:
         self._ensure()
         return self._found is None or self._found.canonical
 
+    def release(self) -> None:
+        """Let the rows go (a reader that took what it needs); read again when next asked."""
+        self._frame, self._found, self._lines, self._splits = None, None, None, []
+
     def stale(self) -> bool:
         """Whether the file changed (or appeared, or went) since it was read."""
         return self._frame is None or stamp(self.path) != self._stamp
@@ -248,7 +252,8 @@ def _rows_frame(rows: list[dict[str, str]], text: bool) -> "pd.DataFrame":
     import pandas as pd
 
     from experiments.harness.records_columnar import FLOATS
-    frame = pd.DataFrame({c: pd.array([row[c] for row in rows], dtype=pd.StringDtype("pyarrow"))
+    frame = pd.DataFrame({c: pd.array([row[c] for row in rows],
+                                      dtype=pd.StringDtype("pyarrow", na_value=np.nan))
                           for c in COLUMNS}, columns=list(COLUMNS))
     if not text:
         for column in FLOATS:

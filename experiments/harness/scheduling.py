@@ -423,7 +423,7 @@ class _Race:
                    and self.inflight[key][1].instance]
         checked: dict[int, bool | None] = {}
         if answers:                             # every returned grid checked in one pass
-            verdicts = self.referee.check_many([(case, sent) for case, sent, _ in answers])
+            verdicts = self.referee.check_many([(case, sent or "") for case, sent, _ in answers])
             checked = {at: verdict for (_, _, at), verdict in zip(answers, verdicts)}
         for at, (key, outcome) in enumerate(finished):
             rank, cell = self.inflight.pop(key)

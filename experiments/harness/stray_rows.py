@@ -1,5 +1,5 @@
 """Only this campaign's cells: the rows of runs.csv that are valid records but do not belong to
-the campaign its meta.json describes.
+the campaign its meta.json describes (its plan: :class:`experiments.harness.campaign_plan.Plan`).
 
 A row is a *stray* (:func:`stray_reason`) when
 
@@ -25,18 +25,14 @@ in one line naming how many and why (:func:`note`).
 
 from __future__ import annotations
 
-import hashlib
-import io
 import os
-import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from experiments.harness import records
-from experiments.harness.identity import row_family
-from experiments.harness.instance_families import file_stem, names_of
+from experiments.harness.campaign_plan import Plan, safe_name
 from formats.errors import printable
 
 if TYPE_CHECKING:
@@ -47,218 +43,6 @@ OTHER, OUTSIDE, MISMATCH = "of another campaign", "outside the plan", \
     "sha256 not that of the instance file"
 #: how the reason of a stray set aside begins
 PREFIX = "not this campaign's: "
-
-
-class Plan:
-    """What a campaign's meta.json says its cells are (each part None when it does not say),
-    and where its instance files are."""
-
-    def __init__(self, meta: dict[str, Any], root: Path | None) -> None:
-        self.names = {str(meta.get("campaign") or "")} | {
-            str(part.get("campaign")) for part in meta.get("merged_from") or []
-            if isinstance(part, dict)}
-        self.names |= _named_by(meta)
-        self.names = {name.strip() for name in self.names}    # as a row's is read: stripped
-        self.names.discard("")
-        self.entrants = set(map(str, meta.get("entrants") or [])) or None
-        self.n_values = {int(n) for n in meta.get("n_values") or []} or None
-        given = meta.get("families")
-        families: dict[Any, Any] = given if isinstance(given, dict) else {}
-        self.generators = {str(k): str((v or {}).get("kind") or "") for k, v in families.items()
-                      if isinstance(v, dict)}
-        # the first part of each family's instance file names (hard-... or, made before, holes-...)
-        names = names_of(meta)
-        self.stems = {str(k): file_stem(str(v.get("label") or ""), self.generators[str(k)], names)
-                      for k, v in families.items() if isinstance(v, dict)}
-        # per family and n, the suffix its generator options give the set's directory name
-        self.options = {str(k): _labels(v["options"]) for k, v in families.items()
-                        if isinstance(v, dict) and isinstance(v.get("options"), dict)}
-        self.repeats = meta.get("repeats") if isinstance(meta.get("repeats"), int) else None
-        imported = meta.get("instance_set")
-        self.imported = Path(str(imported.get("directory"))) if isinstance(imported, dict) else None
-        self.manifest_sha256 = str(imported.get("manifest_sha256") or "") if isinstance(imported, dict) else ""
-        self.generated = self.imported is None and not meta.get("merged_from")
-        self.instances = meta.get("instances") if isinstance(meta.get("instances"), int) else None
-        self.seed = meta.get("seed")
-        self.caches = [] if root is None else [d for d in (root.parent / "instances",
-                                                           root / "instances") if d.is_dir()]
-        self._digests: dict[str, str | None] = {}
-        self._generated: dict[tuple[str, int], set[str]] = {}
-        self._manifest: "tuple[pd.Series, int] | None | bool" = False     # False: not read yet
-
-    def outside(self, row: dict[str, str]) -> str | None:
-        """What of ``row``'s cell is outside the plan, in a few words, or None."""
-        family, n = row_family(row), int(row["n"])
-        if self.entrants is not None and row["entrant"] not in self.entrants:
-            return f"entrant {row['entrant']}"
-        if self.n_values is not None and n not in self.n_values:
-            return f"n={n}"
-        if self.generators and family and family not in self.generators:
-            return f"family {family}"
-        if self.repeats is not None and int(row["repeat"] or 0) >= self.repeats:
-            return f"repeat {row['repeat']}"
-        misnamed = self.misnamed(row)
-        if misnamed:
-            return f"instance {row['instance']}: {misnamed}"
-        stem = self.stems.get(family)
-        if self.generated and stem and self.instances is not None and isinstance(self.seed, int):
-            if row["instance"].rsplit("/", 1)[-1] not in self._names(stem, n):
-                return f"instance {row['instance']}"
-        return None
-
-    def misnamed(self, row: dict[str, str]) -> str | None:
-        """Why ``row``'s instance is no name the campaign gives an instance file, or None: a
-        file name, or (a family with generator options) its set's directory and a file name;
-        of an imported set, a relative name inside it."""
-        instance = row["instance"]
-        if not safe_name(instance):
-            return "not a file name of the set (a path)"
-        if self.imported is not None:
-            return None
-        directory, _, _ = instance.rpartition("/")
-        if directory and not self.directory_ok(row_family(row), int(row["n"]), directory):
-            return "not in the set's directory"
-        return None
-
-    def set_directory(self, family: str, n: int) -> str | None:
-        """The directory name of ``family``'s generated set at ``n``, "" when its instance names
-        carry none (no generator options), None when meta.json does not say."""
-        stem, labels = self.stems.get(family), self.options.get(family)
-        if not self.generated or not stem or not isinstance(self.seed, int) or labels is None \
-                or n not in labels:
-            return None
-        return f"{stem}-n{n}-s{self.seed}{labels[n]}" if labels[n] else ""
-
-    def directory_ok(self, family: str, n: int, directory: str) -> bool:
-        """Whether an instance named ``directory/FILE`` of ``family`` at ``n`` may be the
-        campaign's: the family's set directory at n (its beginning, when meta.json does not
-        record the generator options)."""
-        if "/" in directory:
-            return False
-        expected = self.set_directory(family, n)
-        if expected is not None:
-            return bool(expected) and directory == expected
-        stem = self.stems.get(family)
-        if not self.generated or not stem or not isinstance(self.seed, int):
-            return True
-        return directory.startswith(f"{stem}-n{n}-s{self.seed}")
-
-    def _names(self, kind: str, n: int) -> set[str]:
-        """The file names of the generated instances at ``n`` whose names begin with ``kind``
-        (the family's file stem; computed once)."""
-        if (kind, n) not in self._generated:
-            from generators.puzzle_set import puzzle_name
-            self._generated[(kind, n)] = {puzzle_name(kind, n, int(self.seed or 0), i)
-                                          for i in range(self.instances or 0)}
-        return self._generated[(kind, n)]
-
-    def files(self, row: dict[str, str]) -> list[str]:
-        """Where the instance file ``row`` names may be (paths as text: many are looked up)."""
-        instance = row["instance"]
-        if self.imported is not None:
-            return [os.path.join(self.imported, instance)]
-        if not safe_name(instance):                   # never looked for outside the set
-            return []
-        kind = self.stems.get(row_family(row))
-        directory = self.set_directory(row_family(row), int(row["n"])) if "/" not in instance \
-            else None
-        found = []
-        for cache in self.caches:
-            found.append(os.path.join(cache, instance))
-            if "/" not in instance and kind:
-                found.append(os.path.join(cache, f"{kind}-n{row['n']}-s{self.seed}", instance))
-            if directory:
-                found.append(os.path.join(cache, directory, instance))
-        return found
-
-    def digest(self, path: str) -> str | None:
-        """The sha256 of the file ``path``, None when it is no readable file (computed once)."""
-        if path not in self._digests:
-            self._digests[path] = None
-            try:                              # no stat first; never blocks on a pipe
-                fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-            except OSError:                   # missing, unreadable
-                return None
-            try:
-                with open(fd, "rb") as f:
-                    if stat.S_ISREG(os.fstat(fd).st_mode):
-                        self._digests[path] = hashlib.sha256(f.read()).hexdigest()
-            except OSError:
-                pass
-        return self._digests[path]
-
-    def manifest(self) -> "tuple[pd.Series, int] | None":
-        """The imported set's manifest.csv as file -> sha256 and when it was written (mtime
-        ns), when it hashes to the ``manifest_sha256`` meta.json recorded; else None (read
-        once per plan)."""
-        if self._manifest is False:
-            self._manifest = self._read_manifest()
-        return self._manifest if not isinstance(self._manifest, bool) else None
-
-    def _read_manifest(self) -> "tuple[pd.Series, int] | None":
-        if self.imported is None or not self.manifest_sha256:
-            return None
-        import pandas as pd
-        path = os.path.join(self.imported, "manifest.csv")
-        try:
-            info = os.stat(path)
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError:
-            return None
-        if hashlib.sha256(data).hexdigest() != self.manifest_sha256:
-            return None
-        try:
-            table = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, usecols=["file", "sha256"])
-        except (ValueError, UnicodeDecodeError, pd.errors.ParserError):
-            return None
-        listed = pd.Series(table["sha256"].to_numpy(), index=table["file"].to_numpy())
-        return listed[~listed.index.duplicated(keep=False)], info.st_mtime_ns
-
-    def mismatch(self, row: dict[str, str]) -> bool:
-        """True when the first instance file found for ``row`` has another sha256."""
-        recorded = row.get("instance_sha256") or ""
-        if not recorded:
-            return False
-        for path in self.files(row):
-            actual = self.digest(path)
-            if actual is not None:
-                return actual != recorded
-        return False
-
-
-def safe_name(instance: str) -> bool:
-    """Whether ``instance`` is a relative name that stays inside its directory: no empty,
-    ``.`` or ``..`` part, no backslash, no NUL."""
-    return not ("\\" in instance or "\0" in instance
-                or any(part in ("", ".", "..") for part in instance.split("/")))
-
-
-def _labels(options: dict[str, Any]) -> dict[int, str]:
-    """Generator options per n (meta.json's ``families.KEY.options``) -> the suffix of the
-    set's directory name per n (:func:`experiments.harness.config.options_label`)."""
-    from experiments.harness.config import options_label
-    return {int(n): options_label(given) for n, given in options.items()
-            if str(n).isdigit() and isinstance(given, dict)}
-
-
-def _named_by(meta: dict[str, Any]) -> set[str]:
-    """The campaign names the commands that grew the campaign gave (``--campaign NAME``): a
-    campaign grown under another name, then renamed, holds their rows as its own."""
-    import shlex
-    texts = [str(c.get("command") or "") for c in meta.get("commands") or [] if isinstance(c, dict)]
-    names = set()
-    for text in texts + [str(meta.get("command") or "")]:
-        try:
-            words = shlex.split(text)
-        except ValueError:
-            continue
-        for k, word in enumerate(words):
-            if word == "--campaign" and k + 1 < len(words):
-                names.add(words[k + 1])
-            elif word.startswith("--campaign="):
-                names.add(word.split("=", 1)[1])
-    return names
 
 
 def stray_reason(row: dict[str, str], plan: Plan) -> tuple[str, str] | None:
@@ -274,75 +58,112 @@ def stray_reason(row: dict[str, str], plan: Plan) -> tuple[str, str] | None:
     return None
 
 
-def _suspects(frame: "pd.DataFrame", plan: Plan) -> "np.ndarray":
-    """Positions of the rows of ``frame`` (runs.csv's columns as text, blank ``""`` or NaN) that
-    may be strays: a superset of them, found column by column without a loop per row; the
-    instance files are hashed once per distinct instance."""
-    import numpy as np
+def _factorized(frame: "pd.DataFrame", column: str, strip: bool = False) -> tuple["np.ndarray", list[str]]:
+    """A column as codes into its distinct values as text (the last one ``""``: a blank,
+    NaN or absent value; code -1 points to it), each stripped with ``strip``."""
     import pandas as pd
+    if column not in frame:
+        return np.full(len(frame), -1, dtype=np.int64), [""]
+    codes, uniques = pd.factorize(frame[column])
+    names = [u if isinstance(u, str) else "" if u is None or u != u else
+             f"{u:.9g}" if isinstance(u, float) else str(u) for u in uniques] + [""]
+    return codes, [name.strip() for name in names] if strip else names
 
-    from experiments.harness.runs_cache import numbers
 
-    def text(column: str) -> pd.Series:
-        values = frame[column]
-        if isinstance(values.dtype, pd.StringDtype):       # read in columns: no object copy
-            return values.fillna("")
-        return values.astype(object).where(values.notna(), "").astype(str)
+def _integer(text: str) -> int | None:
+    """``text`` (a number as runs.csv holds it) as an integer, None when it is none."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return int(value) if value == value and value == int(value) else None
 
-    campaign = text("campaign").str.strip()
+
+def _flag(codes: "np.ndarray", names: list[str], bad: "Callable[[str], bool]") -> "np.ndarray":
+    """Per row, whether its value (``names[codes]``) is ``bad``: decided once per value."""
+    return np.array([bad(name) for name in names], dtype=bool)[codes]
+
+
+def _suspects(frame: "pd.DataFrame", plan: Plan) -> "np.ndarray":
+    """Positions of the rows of ``frame`` (runs.csv's columns as read) that may be strays: a
+    superset of them, found on each column's distinct values (codes per row, no text copied)
+    and on the distinct (family, n, instance) and (..., sha256) of the rows; the instance files
+    are hashed once per distinct instance."""
+    import pandas as pd
     suspect = np.zeros(len(frame), dtype=bool)
+    if not len(frame):
+        return np.flatnonzero(suspect)
     if plan.names:
-        suspect |= ((campaign != "") & ~campaign.isin(plan.names)).to_numpy()
+        suspect |= _flag(*_factorized(frame, "campaign", strip=True),
+                         lambda name: name != "" and name not in plan.names)
     if plan.entrants is not None:
-        suspect |= ~text("entrant").isin(plan.entrants).to_numpy()
-    n = numbers(text("n"))
+        entrants = plan.entrants
+        suspect |= _flag(*_factorized(frame, "entrant"), lambda spec: spec not in entrants)
+    n_codes, n_names = _factorized(frame, "n")
+    sizes = [_integer(text) for text in n_names]
     if plan.n_values is not None:
-        suspect |= ~n.isin(plan.n_values).to_numpy()
-    family = text("family").str.strip() if "family" in frame else pd.Series("", index=frame.index)
+        n_values = plan.n_values
+        suspect |= np.array([size not in n_values for size in sizes], dtype=bool)[n_codes]
+    f_codes, f_names = _factorized(frame, "family", strip=True)
     if plan.generators:
-        suspect |= ((family != "") & ~family.isin(set(plan.generators))).to_numpy()
+        suspect |= _flag(f_codes, f_names, lambda name: name != "" and name not in plan.generators)
     if plan.repeats is not None:
-        repeat = numbers(text("repeat").replace("", "0"))
-        suspect |= ~(repeat < plan.repeats).to_numpy()
-    instance = text("instance")
-    codes, distinct = pd.factorize(instance)           # each name looked at once
-    names = pd.Series(distinct, dtype=object)
-    unsafe_names = (names.str.contains("\\", regex=False)
-                    | names.str.contains(r"(?:^|/)\.{0,2}(?:/|$)", regex=True)).to_numpy(dtype=bool)
-    unsafe = unsafe_names[codes]
-    suspect |= unsafe
-    nested_names = names.str.contains("/", regex=False).to_numpy(dtype=bool) & ~unsafe_names
-    if plan.imported is None and nested_names.any():   # the family's set directory at that n?
-        directories = names.str.rpartition("/")[0].to_numpy(dtype=object)
-        nested = nested_names[codes]
-        for (fam, size), where in family.groupby([family, n], sort=False).groups.items():
-            rows = frame.index.get_indexer(where)
-            rows = rows[nested[rows]]
-            for directory in set(directories[np.unique(codes[rows])]):
-                if size != size or not plan.directory_ok(fam, int(size), directory):
-                    suspect[rows[directories[codes[rows]] == directory]] = True
-    if plan.generated and plan.instances is not None and isinstance(plan.seed, int):
-        base = instance.str.rsplit("/", n=1).str[-1]
-        for (fam, size), where in family.groupby([family, n], sort=False).groups.items():
-            kind = plan.stems.get(fam)
-            if kind and size == size:
-                rows = np.asarray(where)
-                suspect[frame.index.get_indexer(rows)] |= \
-                    ~base.loc[rows].isin(plan._names(kind, int(size))).to_numpy()
-    sha = text("instance_sha256")
-    keyed = pd.DataFrame({"instance": instance, "n": text("n"), "family": family, "sha": sha})
-    recorded = np.flatnonzero((sha != "").to_numpy() & ~unsafe)
-    if len(recorded):          # the first row of each distinct key, found by codes (no copy)
-        key_codes = pd.DataFrame({c: pd.factorize(keyed[c])[0][recorded] for c in keyed.columns})
-        firsts = keyed.iloc[recorded[~key_codes.duplicated().to_numpy()]]
-        firsts = firsts[~_vouched(firsts["instance"], firsts["sha"], plan)]
-        bad = {tuple(row) for row in firsts.itertuples(index=False)
-               if plan.mismatch({"instance": row.instance, "n": row.n, "family": row.family,
-                                 "instance_sha256": row.sha})}
-        if bad:
-            keys = pd.MultiIndex.from_frame(keyed)
-            suspect |= keys.isin(list(bad))
+        repeats = plan.repeats
+        suspect |= _flag(*_factorized(frame, "repeat"),
+                         lambda text: not ((_integer(text or "0") or 0) < repeats))
+    i_codes, i_names = _factorized(frame, "instance")
+    unsafe = np.array([not safe_name(name) for name in i_names], dtype=bool)
+    suspect |= unsafe[i_codes]
+    # the distinct (family, n, instance) of the rows: codes combined into one number each
+    f_codes, n_codes, i_codes = (c % len(names) for c, names in
+                                 ((f_codes, f_names), (n_codes, n_names), (i_codes, i_names)))
+    triple = (f_codes * len(n_names) + n_codes) * len(i_names) + i_codes
+    t_codes, t_keys = pd.factorize(triple)
+    t_keys = np.asarray(t_keys, dtype=np.int64)
+    t_family, t_rest = np.divmod(t_keys, len(n_names) * len(i_names))
+    t_size, t_instance = np.divmod(t_rest, len(i_names))
+    named = plan.imported is None or (plan.generated and plan.instances is not None
+                                      and isinstance(plan.seed, int))
+    if named:
+        bad = [_misnamed(plan, f_names[f], sizes[n], i_names[i]) if not unsafe[i] else False
+               for f, n, i in zip(t_family.tolist(), t_size.tolist(), t_instance.tolist())]
+        suspect |= np.array(bad, dtype=bool)[t_codes]
+    s_codes, s_names = _factorized(frame, "instance_sha256")
+    s_codes = s_codes % len(s_names)
+    quad = triple * len(s_names) + s_codes
+    q_codes, q_keys = pd.factorize(quad)
+    q_keys = np.asarray(q_keys, dtype=np.int64)
+    q_triple, q_sha = np.divmod(q_keys, len(s_names))
+    q_rest = q_triple % (len(n_names) * len(i_names))
+    q_family = q_triple // (len(n_names) * len(i_names))
+    q_size, q_instance = np.divmod(q_rest, len(i_names))
+    recorded = np.flatnonzero(np.array([s_names[k] != "" for k in q_sha.tolist()], dtype=bool)
+                              & ~unsafe[q_instance])
+    if len(recorded):
+        instances = pd.Series([i_names[k] for k in q_instance[recorded].tolist()], dtype=object)
+        shas = pd.Series([s_names[k] for k in q_sha[recorded].tolist()], dtype=object)
+        unvouched = recorded[~_vouched(instances, shas, plan)]
+        bad_quads = np.zeros(len(q_keys), dtype=bool)
+        for k in unvouched.tolist():
+            bad_quads[k] = plan.mismatch({"instance": i_names[int(q_instance[k])],
+                                          "n": n_names[int(q_size[k])],
+                                          "family": f_names[int(q_family[k])],
+                                          "instance_sha256": s_names[int(q_sha[k])]})
+        suspect |= bad_quads[q_codes]
     return np.flatnonzero(suspect)
+
+
+def _misnamed(plan: Plan, family: str, size: int | None, instance: str) -> bool:
+    """Whether the instance name ``instance`` of ``family`` at ``size`` may be no name of the
+    campaign's: not in its set's directory, or (generated puzzles) not the generator's."""
+    if plan.imported is None and "/" in instance:
+        if size is None or not plan.directory_ok(family, size, instance.rpartition("/")[0]):
+            return True
+    stem = plan.stems.get(family)
+    if plan.generated and stem and plan.instances is not None and isinstance(plan.seed, int) \
+            and size is not None:
+        return instance.rsplit("/", 1)[-1] not in plan._names(stem, size)
+    return False
 
 
 def _vouched(instance: "pd.Series", sha: "pd.Series", plan: Plan) -> "np.ndarray":

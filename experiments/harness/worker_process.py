@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from typing import Any
+from typing import IO, Any, Callable
 
 from experiments.harness import worker_tmpdir, worker_zygote
 from solvers.limited_process import die_with_parent as die_with_parent_signal
@@ -31,7 +31,7 @@ def worker_env() -> dict[str, str]:
     return env
 
 
-def _start_hook(die_with_parent: bool, cpu: int | None):
+def _start_hook(die_with_parent: bool, cpu: int | None) -> Callable[[], None] | None:
     """What the worker's child process does before its program starts: ask to die with
     the parent, and run on ``cpu`` alone (None: wherever the OS likes)."""
     if not die_with_parent and cpu is None:
@@ -69,6 +69,9 @@ class WorkerProcess:
         except BaseException:
             worker_tmpdir.remove(self.tmpdir)
             raise
+        assert self.proc.stdin is not None and self.proc.stdout is not None   # both piped
+        self.stdin: IO[bytes] = self.proc.stdin
+        self.stdout: IO[bytes] = self.proc.stdout
         self._buf = b""
         self.memory = TreeMemory(self.proc.pid)
         self.send({"op": "init", **init})
@@ -89,12 +92,12 @@ class WorkerProcess:
         return self.proc.pid
 
     def fileno(self) -> int:
-        return self.proc.stdout.fileno()
+        return self.stdout.fileno()
 
     def send(self, message: dict[str, Any]) -> bool:
         """Send one request; False when the worker is gone."""
         try:
-            self.proc.stdin.write((json.dumps(message) + "\n").encode())
+            self.stdin.write((json.dumps(message) + "\n").encode())
             return True
         except (BrokenPipeError, OSError):
             return False
@@ -140,14 +143,14 @@ class WorkerProcess:
     def stop(self) -> None:
         """Ask an idle worker to exit (closes its stdin); kill it if it lingers."""
         try:
-            self.proc.stdin.close()
+            self.stdin.close()
             self.proc.wait(timeout=2)
         except (subprocess.TimeoutExpired, OSError):
             pass
         self.kill()
 
     def _close_files(self) -> None:
-        for f in (self.proc.stdin, self.proc.stdout, self._stderr):
+        for f in (self.stdin, self.stdout, self._stderr):
             try:
                 f.close()
             except OSError:

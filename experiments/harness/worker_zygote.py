@@ -36,7 +36,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import IO, Any
+from typing import IO, Any, Callable
 
 from solvers.process_tree import exists
 
@@ -76,7 +76,8 @@ class Zygote:
             self.close()
             raise OSError("the worker zygote did not start")
 
-    def _next(self, wanted, deadline: float | None) -> dict[str, Any] | None:
+    def _next(self, wanted: Callable[[dict[str, Any]], bool], deadline: float | None
+              ) -> dict[str, Any] | None:
         """Read the zygote's messages (recording exits) until one is ``wanted``; None at
         EOF or past ``deadline`` (None: no wait beyond what is already there)."""
         while True:
@@ -257,7 +258,7 @@ def serve(fd: int) -> None:
     buf = b""
     fds: list[int] = []
     while True:
-        readable = select.select([sock, wake_r], [], [])[0]
+        readable = select.select([sock.fileno(), wake_r], [], [])[0]
         if wake_r in readable:
             os.read(wake_r, 4096)
         while True:                             # reap every child that has ended
@@ -269,7 +270,7 @@ def serve(fd: int) -> None:
                 break
             code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
             sock.sendall((json.dumps({"op": "exit", "pid": pid, "code": code}) + "\n").encode())
-        if sock not in readable:
+        if sock.fileno() not in readable:
             continue
         data, got, _, _ = socket.recv_fds(sock, 1 << 16, 3)
         if not data:
