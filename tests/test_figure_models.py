@@ -16,12 +16,13 @@ import pytest  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
 import plotly.graph_objects as go  # noqa: E402
 
 from experiments.analysis import figure_models, head_to_head, phase_plots, plots  # noqa: E402
 from experiments.analysis import scatter_phase_models  # noqa: E402
 from experiments.analysis import statistics as analysis  # noqa: E402
-from experiments.analysis.figure_style import campaign_styles  # noqa: E402
+from experiments.analysis.figure_style import PRINT_SIZES, campaign_styles  # noqa: E402
 from experiments.analysis.virtual_best import NAME as VBS  # noqa: E402
 from experiments.report import html_figures  # noqa: E402
 from tests.test_analysis import LIMIT, run, write_campaign  # noqa: E402
@@ -242,7 +243,10 @@ def test_the_head_to_head_reads_at_a_columns_width(small: analysis.Campaign) -> 
             ticks = [float(t) for t in fig.axes[0].xaxis.get_major_locator().tick_values(1e-4, 1e2)
                      if 1e-4 <= t <= 1e2]
             labels = [t.get_text() for t in fig.legends[0].get_texts()]
+            sizes = {float(t.get_fontsize()) for t in fig.findobj(Text) if t.get_text().strip()}
         plt.close(fig)
+        if width is not None:           # type that reads at the width it is printed at
+            assert min(sizes) >= PRINT_SIZES[0], sizes
         return ticks, labels
 
     column, labels = named_ticks(3.3)

@@ -192,10 +192,9 @@ def runtime_model(campaign: analysis.Campaign, table: pd.DataFrame,
             pts = instances[(instances["entrant"] == entrant) & (instances["family"] == family)]
             if len(pts):
                 t = pts["time"].to_numpy(float)
-                points.append(Series(entrant, short_label(entrant), pts["n"].to_numpy(float),
-                                     np.where(np.isfinite(t), t, np.nan), kind="points",
-                                     offset=0.0, censored=~np.isfinite(t), rows=pts))
-                points[-1] = _jittered(points[-1], _jitter(len(pts), i, len(entrants), col))
+                x = pts["n"].to_numpy(float) + _jitter(len(pts), i, len(entrants), col)   # spread about n
+                points.append(Series(entrant, short_label(entrant), x, np.where(np.isfinite(t), t, np.nan),
+                                     kind="points", censored=~np.isfinite(t), rows=pts))
         panels.append(Panel(family, family_title(campaign, family), _n_axis(campaign, family),
                             Axis("wall time per solve (s, log scale)", "log", (low, limit)),
                             tuple(series), points=tuple(points)))
@@ -204,12 +203,6 @@ def runtime_model(campaign: analysis.Campaign, table: pd.DataFrame,
         title = f"{title}, {panels[0].title}"
     notes = (textwrap.fill(left_out, 60),) if left_out else ()
     return FigureModel("runtime", title, tuple(panels), limit, notes, tuple(entrants))
-
-
-def _jittered(series: Series, jitter: np.ndarray) -> Series:
-    """``series`` with its x moved by ``jitter`` (one offset per point)."""
-    return Series(series.key, series.label, series.x + jitter, series.y, series.kind, series.offset,
-                  series.censored, series.hollow, series.band, series.rows)
 
 
 def solved_model(campaign: analysis.Campaign, table: pd.DataFrame,

@@ -170,6 +170,9 @@ def caption_below(fig: Figure, text: str, size: float = 5.5) -> None:
 #: the smallest and largest type, in points, of a figure drawn for a given width (``--width``):
 #: read at that width in a column or on a page
 PRINT_SIZES = (8.0, 10.0)
+#: the type, in points, of a note inside a panel ("> limit", a count) at a figure's own size
+#: (laid out for a width, it is raised to the smallest of PRINT_SIZES)
+NOTE_SIZE = 6.5
 
 
 #: the units ``--width`` takes, in inches

@@ -60,7 +60,7 @@ def _scatter_panel(ax: Axes, panel: Panel, order: list[str], limit: float, names
                    every: int) -> None:
     """One family's pairs: filled markers measured; a censored time hollow in the shaded
     strip beyond its limit line, with the counts of censored pairs written out."""
-    from experiments.analysis.figure_style import MARKERS
+    from experiments.analysis.figure_style import MARKERS, NOTE_SIZE
     from experiments.analysis.log_axes import log_scale
     from experiments.analysis.scatter_phase_models import censored_counts
     for series in panel.series:
@@ -90,7 +90,7 @@ def _scatter_panel(ax: Axes, panel: Panel, order: list[str], limit: float, names
     said = [t for t in said if t]
     if said:
         ax.text(0.03, 0.97, "> limit (shaded strips)\n" + "\n".join(said), transform=ax.transAxes,
-                ha="left", va="top", fontsize=6.5, color="0.25",
+                ha="left", va="top", fontsize=NOTE_SIZE, color="0.25",
                 bbox={"facecolor": "white", "edgecolor": "0.7", "linewidth": 0.5, "pad": 2})
 
 

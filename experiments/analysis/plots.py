@@ -33,7 +33,7 @@ from experiments.analysis import statistics as analysis
 from experiments.analysis.figure_models import (FEW, WORK, FigureModel, Panel, Series,  # noqa: F401
                                                 cactus_model, runtime_model, solved_model,
                                                 with_virtual_best, work_model)
-from experiments.analysis.figure_style import (PRINT_SIZES, STYLE, EntrantStyle,  # noqa: F401
+from experiments.analysis.figure_style import (NOTE_SIZE, PRINT_SIZES, STYLE, EntrantStyle,  # noqa: F401
                                                campaign_styles, caption_below, family_title, fit_width,
                                                legend_below, pyplot, save_failure, save_figure, strip_top,
                                                tight_box)
@@ -127,7 +127,7 @@ def censored_strip(ax: Axes, rows_above: dict[str, float], limit: float, low: fl
     if rows_above:
         ax.axhspan(limit, top, color="0.94", zorder=0, linewidth=0)
         ax.text(0.01, (limit * top) ** 0.5, f"> {analysis.format_seconds(limit)}",
-                transform=ax.get_yaxis_transform(), ha="left", va="center", fontsize=6.5, color="0.35")
+                transform=ax.get_yaxis_transform(), ha="left", va="center", fontsize=NOTE_SIZE, color="0.35")
     for locator, axis_set in ((LogLocator(), ax.yaxis.set_major_locator),
                               (LogLocator(subs="auto"), ax.yaxis.set_minor_locator)):
         ticks = [t for t in locator.tick_values(low, limit) if low <= t <= limit * 1.0001]
