@@ -175,7 +175,7 @@ def _numbers(texts: "pd.Series") -> np.ndarray:
     """Text numbers as floats (blank = NaN); ``inf`` where a text is no number."""
     import pandas as pd
     numbers = pd.to_numeric(texts.where(texts != "", None), errors="coerce")
-    out = numbers.to_numpy(dtype=float, na_value=np.nan)
+    out = numbers.to_numpy(dtype=float, na_value=np.nan, copy=True)  # never a read-only view
     out[numbers.isna().to_numpy() & (texts != "").to_numpy(dtype=bool)] = np.inf
     return out
 
