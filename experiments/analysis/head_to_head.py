@@ -129,8 +129,10 @@ def draw_scatter(model: FigureModel, width: float | None = None) -> Figure:
     if stacked and width is not None:      # a column: the square panels stacked, one x axis named
         fig, grid = plt.subplots(count, 1, figsize=(width, 2.7 * count + 0.3), squeeze=False, sharex=True)
         axes = list(grid[:, 0])
-    else:
-        fig, grid = plt.subplots(1, count, figsize=(width or 3.3 * count + 0.3, 3.4), squeeze=False)
+    else:                                  # side by side: one y axis named; as tall as square panels need
+        height = 3.4 if width is None else min(3.4, 0.9 * width / count + 1.2)
+        fig, grid = plt.subplots(1, count, figsize=(width or 3.3 * count + 0.3, height), squeeze=False,
+                                 sharey=True)
         axes = list(grid[0])
     panel_width = None if width is None else width if stacked else width / count
     every = 2 if panel_width is not None and panel_width < NARROW_PANEL else 1
@@ -143,7 +145,8 @@ def draw_scatter(model: FigureModel, width: float | None = None) -> Figure:
         _scatter_panel(ax, panel, order, limit, names, every)
         if not stacked or k == count - 1:
             ax.set_xlabel(panel.x.label)
-        ax.set_ylabel(panel.y.label)
+        if stacked or k == 0:
+            ax.set_ylabel(panel.y.label)
         ax.set_title(panel.title if count > 1 else f"{model.title}, {panel.title}")
     from matplotlib.lines import Line2D
     handles: list[Line2D] = [Line2D([], [], linestyle="none", marker=MARKERS[i % len(MARKERS)], markersize=4.5,
