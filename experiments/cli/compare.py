@@ -123,9 +123,9 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
         _campaigns(args, n_values, families, tolerance, renames, fail_above, fmt, normalise,
                    partial, force, pair_different)
         return
-    for flag, given in (("--as", renames), ("--fail-above", fail_above), ("--normalise", normalise),
+    for flag, value in (("--as", renames), ("--fail-above", fail_above), ("--normalise", normalise),
                         ("--pair-different", pair_different)):
-        if given:
+        if value:
             raise RaceError(f"{flag} compares two campaigns: race compare OLD NEW [ENTRANT...] "
                             f"({args[1] if len(args) > 1 else '?'} is not a campaign directory)")
     # only OLD NEW takes two arguments: name the one that is not a campaign
@@ -135,6 +135,7 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
         raise RaceError(f"{other}: a directory, but no campaign in it (expected runs.csv and "
                         "meta.json, or one campaign directory below it)")
     if len(args) == 2:
+        assert other is not None                       # one of the two, named above
         what = "not a campaign directory" if Path(other).exists() else "no such directory"
         raise RaceError(f"{other}: {what} (race compare OLD NEW takes two campaign directories; "
                         "RESULTS A B a campaign and two of its entrants)")

@@ -196,9 +196,9 @@ def example(name: str | None, param: str | None, list_only: bool, knuth: bool, r
                             f"printed)")
     problem = build(name, param, knuth=knuth, relaxed=relaxed, x=x_at, omit=omit)
     if count_only:
-        problem = problem.to_dlx()
-        cover_search.check_search_options(problem, heuristic, count_only, jobs)
-        cover_search.count_and_report(problem, True, limit, heuristic, stats, jobs)
+        dlx = problem.to_dlx()
+        cover_search.check_search_options(dlx, heuristic, count_only, jobs)
+        cover_search.count_and_report(dlx, True, limit, heuristic, stats, jobs)
         return
     from formats import exact_cover
     click.echo(exact_cover.format_dlx(problem, describe(name, param, knuth, relaxed, x_at, omit)),

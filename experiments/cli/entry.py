@@ -141,7 +141,7 @@ def _plainly(command) -> None:
 
     streams.closed_streams()
     numba_cache.configure()             # as the click group: before numba is imported
-    code = 0
+    code: str | int | None = 0
     try:
         ctrl_c_stops_kernels()          # Ctrl-C stops a long compiled search too
         try:

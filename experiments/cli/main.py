@@ -190,4 +190,4 @@ def main(ctx: click.Context) -> None:
 
 
 # the first line of ``race --help``: every method, from the one list (solvers/methods.py)
-main.help = main.help.replace("{methods}", f"{methods.description()}.")
+main.help = (main.help or "").replace("{methods}", f"{methods.description()}.")

@@ -99,6 +99,7 @@ def decode(puzzle: str, output: str, encoding: str, amo: str, index: int) -> Non
     if answer.status == sat_output.UNKNOWN:
         click.echo("no answer (the solver said UNKNOWN)", err=True)
         sys.exit(3)                                    # as race solve: no answer is not "none"
+    assert answer.model is not None                    # SATISFIABLE: parse() checked its model
     formula = _formula_for(grid, encoding, amo, answer.model, name)
     sat_output.parse(text, name, nvars=formula.nvars)     # the model must cover every variable
     try:

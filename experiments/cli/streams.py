@@ -18,7 +18,7 @@ def echo(text: str, err: bool = False) -> None:
     stream.flush()
 
 
-def end_now(code) -> None:
+def end_now(code: str | int | None) -> None:
     """End the race process with ``code`` (an int, None or a message, as sys.exit takes it)
     once the exit handlers ran and both streams are flushed, without the interpreter's
     teardown of every module."""
