@@ -19,6 +19,7 @@ latexmk it still writes the generated files and says how to install LaTeX.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,7 +128,7 @@ def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT
 
 
 def build(campaign_dir: str | Path, report_dir: str | Path = REPORT_DIR, pdf: bool = True,
-          landscape: str | Path | None = None, frontier: list[str | Path] = (),
+          landscape: str | Path | None = None, frontier: Sequence[str | Path] = (),
           paper: bool = False) -> ReportFiles:
     """Load the campaign, write ``report_dir/generated`` and (when ``pdf`` and latexmk is
     installed) build ``report_dir/report.pdf``: the campaign's own report

@@ -118,6 +118,7 @@ def add_head_to_head(m: Macros, campaign: analysis.Campaign) -> None:
         for q in HEAD_TO_HEAD:
             m.add(f"headToHead{q}", MISSING)
         return
+    assert pair is not None                        # a result comes from a pair
     row = next((r for r in result.rows if r.n is None), result.rows[-1])
     values = {"A": f"\\texttt{{{escape(pair[0])}}}", "B": f"\\texttt{{{escape(pair[1])}}}",
               "Family": escape(family), "Pairs": row.pairs, "AWins": row.a_wins, "BWins": row.b_wins,

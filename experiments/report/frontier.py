@@ -115,7 +115,8 @@ def add_main_reach(m: Macros, groups: pd.DataFrame, table: pd.DataFrame | None) 
     answered); ``\\ifhasFrontierMain`` when there is such an n."""
     families = [f for f in dict.fromkeys(groups["family"])
                 if table is not None and "family" in table.columns and (table["family"] == f).any()]
-    rows = table[table["family"].isin(families)] if families else pd.DataFrame(columns=["n", "median_s"])
+    rows = table[table["family"].isin(families)] if families and table is not None \
+        else pd.DataFrame(columns=["n", "median_s"])
     measured = rows[rows["median_s"].map(math.isfinite)]
     m.flag("hasFrontierMain", len(measured) > 0)
     m.add("frontierMainFamilies", _listed([escape(f) for f in families]))

@@ -28,6 +28,7 @@ import html as html_escape
 import json
 import math
 import re
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -85,7 +86,7 @@ def _column(values: pd.Series) -> list:
     """:func:`_clean` of each value of one column, the float columns converted at once."""
     if values.dtype.kind == "f":
         array = values.to_numpy(float)
-        out = np.where(np.isnan(array), None, np.where(np.isinf(array), "inf", array.astype(object)))
+        out = np.where(np.isnan(array), np.array(None), np.where(np.isinf(array), "inf", array.astype(object)))
         return [float(v) if isinstance(v, float) else v for v in out.tolist()]
     if values.dtype.kind in "iub":
         return values.to_numpy().tolist()
@@ -200,7 +201,7 @@ def frontier_rows(campaigns: list[analysis.Campaign]) -> list[list[str]]:
 
 
 def page_data(campaign: analysis.Campaign, landscape: analysis.Campaign | None = None,
-              grids: bool = True, frontier: list[analysis.Campaign] = ()) -> tuple[dict, dict[str, str]]:
+              grids: bool = True, frontier: Sequence[analysis.Campaign] = ()) -> tuple[dict, dict[str, str]]:
     """The page's data (JSON-safe) and its figures (plotly's JSON text, by figure name);
     ``frontier``: the frontier campaigns of the section "Where the methods stop", if any."""
     from experiments.analysis.head_to_head import head_to_head_pair
@@ -281,7 +282,7 @@ def fill(template: str, parts: dict[str, str]) -> str:
 
 
 def render(campaign: analysis.Campaign, landscape: analysis.Campaign | None = None, grids: bool = True,
-           frontier: list[analysis.Campaign] = ()) -> str:
+           frontier: Sequence[analysis.Campaign] = ()) -> str:
     """The whole page as one string."""
     data, figures = page_data(campaign, landscape, grids, frontier)
     static = resources.files("experiments.report") / "static"
@@ -321,7 +322,7 @@ def _has_hole_axis(campaign: analysis.Campaign) -> bool:
 
 
 def write(campaign_dir: str | Path, out: str | Path, landscape: Path | None = None,
-          grids: bool = True, frontier: list[str | Path] = ()) -> Path:
+          grids: bool = True, frontier: Sequence[str | Path] = ()) -> Path:
     """Write the page of the campaign in ``campaign_dir`` to ``out``; return its path.
     ``frontier``: the frontier campaign directories (:func:`experiments.analysis.frontier.load`),
     read before anything is written."""

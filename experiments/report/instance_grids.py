@@ -232,6 +232,7 @@ def unpack(packed: dict, instance: str) -> InstanceGrid:
     n, clues, mask, index, label, source = packed["grids"][instance]
     solution = packed["solutions"][index] if index is not None else None
     if mask is not None:
+        assert solution is not None                # a mask stands for the clues of a known solution
         w = width(n)
         bits = "".join(f"{int(d, 16):04b}" for d in mask)
         clues = "".join(solution[i * w:(i + 1) * w] if bits[i] == "1" else "0" * w for i in range(n ** 4))

@@ -4,6 +4,7 @@ report.tex) and the sizes of the three reductions."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -27,7 +28,7 @@ def sizes_table(ns: list[int]) -> pd.DataFrame:
 CI_HEADER = f"{100 * CONFIDENCE:.0f}\\,\\% CI"
 
 
-def _tabular(columns: str, header: list[str], body: list[list[str] | str]) -> str:
+def _tabular(columns: str, header: list[str], body: Sequence[list[str] | str]) -> str:
     """A booktabs tabular; a body entry that is a string is emitted as-is (e.g. \\midrule)."""
     lines = [f"\\begin{{tabular}}{{{columns}}}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
     for row in body:
