@@ -169,7 +169,10 @@ def load(meta: dict) -> str | None:
     state = meta.get("machine_state")
     if not isinstance(state, dict):
         return None
-    ends = [state.get(key) if isinstance(state.get(key), dict) else {} for key in ("start", "end")]
+    ends: list[dict] = []
+    for key in ("start", "end"):
+        part = state.get(key)
+        ends.append(part if isinstance(part, dict) else {})
     average = [(e.get("load_avg") or [None])[0] for e in ends]
     others = [e.get("others_busy_cores") for e in ends]
 
@@ -210,6 +213,7 @@ def normalise_factor(old: analysis.Campaign, new: analysis.Campaign) -> float:
         if not value:
             raise RaceError(f"--normalise: campaign {campaign.name} ({campaign.path}) has no "
                             "calibration in its meta.json (run by an older race run)")
+    assert a is not None and b is not None         # each checked just above
     return a / b
 
 

@@ -215,6 +215,7 @@ def landscape_plot(campaign: analysis.Campaign):
     (a matplotlib Figure; draw it inside ``plt.rc_context(plots.STYLE)``)."""
     from experiments.analysis.figure_style import pyplot
     plt = pyplot()
+    from matplotlib.artist import Artist
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -265,7 +266,7 @@ def landscape_plot(campaign: analysis.Campaign):
         ax.set_xlabel("fraction of empty cells")
     for row in grid:
         row[0].set_ylabel("median wall time (s, log scale)")
-    handles = [Line2D([], [], **styles[e].matplotlib()) for e in entrants]
+    handles: list[Artist] = [Line2D([], [], **styles[e].matplotlib()) for e in entrants]
     labels = list(entrants)
     handles += [Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9),
                 Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",

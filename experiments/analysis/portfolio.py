@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -241,7 +242,7 @@ def learn(campaigns: analysis.Campaign | list[analysis.Campaign]) -> pd.DataFram
     campaigns = campaigns if isinstance(campaigns, list) else [campaigns]
     picks = _fill_unanswered(family_picks(campaigns))
     source = "+".join(c.name for c in campaigns)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for n in sorted(picks["n"].unique()):
         here = picks[(picks["n"] == n) & picks["empty_median"].notna() & (picks["entrant"] != "")]
         here = here.sort_values("empty_median").reset_index(drop=True)
