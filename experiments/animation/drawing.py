@@ -85,14 +85,17 @@ def render(board: Board, frames: list[Frame], total: int, cut: bool, solver: str
         if suffix in (".gif", ".mp4"):
             from formats.whole_file import replacing
             with replacing(out) as temporary:         # whole or not at all (a full disk)
-                anim.save(temporary, writer=animation.PillowWriter(fps=fps) if suffix == ".gif"
-                          else animation.FFMpegWriter(fps=fps))
+                # matplotlib's stubs say int; both writers take a fractional rate (--fps 0.5)
+                anim.save(temporary,
+                          writer=animation.PillowWriter(fps=fps)  # type: ignore[arg-type]
+                          if suffix == ".gif"
+                          else animation.FFMpegWriter(fps=fps))  # type: ignore[arg-type]
         else:
             matplotlib.rcParams["animation.embed_limit"] = 200.0
             # matplotlib names the page's elements by a random uuid4: a fixed one keeps the
             # promise "same input, same options, same file"
-            with mock.patch.object(animation.uuid, "uuid4", return_value=uuid.UUID(int=0)):
-                page = anim.to_jshtml(fps=fps)
+            with mock.patch("matplotlib.animation.uuid.uuid4", return_value=uuid.UUID(int=0)):
+                page = anim.to_jshtml(fps=fps)  # type: ignore[arg-type]  # stubs: int; 0.5 works
             from formats.whole_file import write_whole
             write_whole(out, page, sync=False)
     finally:

@@ -159,6 +159,7 @@ def dlx_events(board: Board) -> Iterator[Event]:
                 if board.start[r, c] == 0 or board.problem == "queens":
                     changes.append((r, c, 0))
             del stack[step.level:]
+            assert step.option is not None                # a try names its option
             stack.append(step.option)
             r, c, v = place[step.option]
             what = "queen" if board.problem == "queens" else str(v)
@@ -195,7 +196,7 @@ def sat_events(board: Board, seed: int = 0, backend: str = "minisat22") -> Itera
     flipped: list[bool] = []
     shown = board.start.copy()
 
-    def state(literals) -> np.ndarray:
+    def state(literals: list[int]) -> tuple[np.ndarray, set[int]]:
         true = {lit for lit in literals if lit > 0}
         cells = np.zeros((side, side), dtype=np.int64)
         false = set(-lit for lit in literals if lit < 0)
@@ -252,6 +253,7 @@ def sat_events(board: Board, seed: int = 0, backend: str = "minisat22") -> Itera
                 yield Event("conflict", [], "sat: no open cell can take a value")
                 return
             r, c = best
+            assert options is not None                    # found with best
             decisions.append(var(r, c, options[0]))
             flipped.append(False)
             yield Event("place", [], f"sat: decide {'a queen' if board.problem == 'queens' else options[0]} "
