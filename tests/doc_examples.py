@@ -282,7 +282,7 @@ def run_document(path: Path, base: Path) -> list[Outcome]:
     working directory under ``base``; the outcome of every step."""
     cwd = workdir(base)
     env = environment(cwd)
-    outcomes = []
+    outcomes: list[Outcome] = []
     for example in examples(path):
         if example.not_run is None:
             outcomes.extend(run_step(example, step, cwd, env) for step in example.steps)

@@ -219,7 +219,7 @@ class LiarBox(Solver):
 LIARS = ("liar-unsat", "liar-other", "liar-count", "liar-box")
 
 
-FAKES = {
+FAKES: dict[str, tuple[str, dict[str, str]]] = {
     "liar-unsat": ("tests.fake_solvers:LiarUnsat", {}),
     "liar-other": ("tests.fake_solvers:LiarOtherPuzzle", {}),
     "liar-count": ("tests.fake_solvers:LiarCountNoGrid", {}),

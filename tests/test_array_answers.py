@@ -39,8 +39,11 @@ def _file(tmp_path: Path, extra: list[str], header: str = "", end: str = "\n") -
 def _array_path_taken(monkeypatch) -> list[int]:
     calls: list[int] = []
     real = array_answers.answer_file
-    monkeypatch.setattr(array_answers, "answer_file",
-                        lambda *a, **k: (lambda r: calls.append(r is not None) or r)(real(*a, **k)))
+    def noted(*a, **k):
+        answer = real(*a, **k)
+        calls.append(answer is not None)
+        return answer
+    monkeypatch.setattr(array_answers, "answer_file", noted)
     return calls
 
 

@@ -30,7 +30,11 @@ def _file(tmp_path: Path) -> Path:
 def _both_ways(monkeypatch, args: list[str]):
     calls = []
     real = batch.solve_array
-    monkeypatch.setattr(batch, "solve_array", lambda *a, **k: calls.append(1) or real(*a, **k))
+
+    def counted(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+    monkeypatch.setattr(batch, "solve_array", counted)
     fast = CliRunner().invoke(main, args)
     assert calls, "the batch path was not taken"
     monkeypatch.setattr(batch, "batch_capable", lambda spec: False)

@@ -21,7 +21,9 @@ BENCH_DATA = Path(__file__).parent / "bench" / "data"
 
 def _shipped(name: str) -> np.ndarray:
     path = BENCH_DATA / name
-    n, puzzles = grid_text.parse_one_line_many(path.read_text(), str(path))
+    parsed = grid_text.parse_one_line_many(path.read_text(), str(path))
+    assert parsed is not None, path
+    n, puzzles = parsed
     assert n == 3
     return puzzles
 

@@ -35,6 +35,13 @@ def _run(*args: str, timeout: float = 600) -> str:
     return done.stdout
 
 
+def _pdfinfo(field: str, info: str) -> str:
+    """The value pdfinfo printed for ``field``."""
+    found = re.search(rf"^{field}:\s+(.*)$", info, flags=re.M)
+    assert found is not None, f"pdfinfo printed no {field}"
+    return found.group(1).strip()
+
+
 @pytest.fixture(scope="session")
 def reports(tmp_path_factory) -> dict[str, dict]:
     """Per shape: the campaign directory, its PDF's text (pdftotext, plain and -layout), its
@@ -56,10 +63,10 @@ def reports(tmp_path_factory) -> dict[str, dict]:
             "campaign": campaign,
             "text": _pdftotext(pdf),
             "layout": _pdftotext(pdf, "-layout"),
-            "pages": int(re.search(r"^Pages:\s+(\d+)", info, flags=re.M).group(1)),
-            "title": re.search(r"^Title:\s+(.*)$", info, flags=re.M).group(1).strip(),
-            "subject": re.search(r"^Subject:\s+(.*)$", info, flags=re.M).group(1).strip(),
-            "author": re.search(r"^Author:\s+(.*)$", info, flags=re.M).group(1).strip(),
+            "pages": int(_pdfinfo("Pages", info)),
+            "title": _pdfinfo("Title", info),
+            "subject": _pdfinfo("Subject", info),
+            "author": _pdfinfo("Author", info),
             "export": _export_rows(_run("export", str(campaign), "-f", "markdown")),
             "tables": sorted(p for p in (root / f"{shape}-report" / "generated").glob("table_*.tex")
                              if p.name != "table_frontier.tex"),

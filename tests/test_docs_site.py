@@ -41,7 +41,7 @@ def site(tmp_path_factory) -> Path:
 
 
 def _nav_pages(nav) -> list[str]:
-    pages = []
+    pages: list[str] = []
     for item in nav:
         value = next(iter(item.values())) if isinstance(item, dict) else item
         pages.extend(_nav_pages(value) if isinstance(value, list) else [value])

@@ -59,7 +59,7 @@ def _static_styles(fig) -> dict[str, tuple]:
 
 def _plotly_styles(fig) -> dict[str, tuple]:
     """entrant -> (colour, symbol, dash) of the legend traces of a plotly figure."""
-    out = {}
+    out: dict[str, tuple] = {}
     for trace in fig.data:
         if trace.showlegend is not False and trace.name and trace.line.color:
             symbol = trace.marker.symbol if isinstance(trace.marker.symbol, str) else trace.marker.symbol[0]

@@ -97,7 +97,7 @@ def check_grids(pf: grid_text.PuzzleFile) -> None:
             result = solver.solve(grid)
             assert result.status in ("solved", "unsat")
             if result.status == "solved":
-                assert rules.is_solution_of(grid, result.solution)
+                assert result.solution is not None and rules.is_solution_of(grid, result.solution)
 
 
 @GRID_FUZZ

@@ -13,6 +13,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -28,7 +29,7 @@ from tests.test_report_frontier import frontier_campaign
 
 REPO = Path(__file__).resolve().parents[1]
 LANDSCAPE = REPO / "results" / "reference-landscape"
-OPTIONS = {"holes": 0.5, "pattern": "random"}
+OPTIONS: dict[str, Any] = {"holes": 0.5, "pattern": "random"}
 
 
 def _instance(root: Path, n: int, index: int, write: bool) -> tuple[str, str]:
@@ -53,7 +54,7 @@ def campaign_dir(tmp_path_factory) -> Path:
     for n in (2, 3):
         for index in range(3):
             instance, sha = _instance(root, n, index, write=n == 2)
-            common = {"instance_sha256": sha, "family": "holes", "holes": 0.5, "clues": 8 if n == 2 else 40}
+            common: dict[str, Any] = {"instance_sha256": sha, "family": "holes", "holes": 0.5, "clues": 8 if n == 2 else 40}
             search_status = "timeout" if (n, index) == (3, 2) else "solved"
             rows.append(run("search", n, instance, search_status, 0.001 * (index + 1) * n ** 3,
                             nodes=100 * (index + 1) * n, **common))
@@ -81,6 +82,7 @@ def page(campaign_dir) -> Path:
 def _block(text: str, element_id: str):
     found = re.search(rf'<script type="application/json\+gzip\+base64" id="{element_id}">([A-Za-z0-9+/=]*)</script>',
                       text)
+    assert found is not None, element_id
     return json.loads(gzip.decompress(base64.b64decode(found.group(1))))
 
 

@@ -64,7 +64,9 @@ def _latexmk(folder: Path, name: str) -> str:
 
 def _preamble(readme: str) -> list[str]:
     """The preamble lines the generated README gives (its first ```latex block)."""
-    block = re.search(r"```latex\n(.*?)```", readme, flags=re.S).group(1)
+    found = re.search(r"```latex\n(.*?)```", readme, flags=re.S)
+    assert found is not None, "no latex block in the README"
+    block = found.group(1)
     return [line for line in block.splitlines() if line.strip()]
 
 
@@ -192,7 +194,9 @@ def test_export_latex_is_the_summary_and_refuses_the_runs(tmp_path):
 
 def _pages(pdf: Path) -> int:
     info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
-    return int(re.search(r"^Pages:\s+(\d+)", info, flags=re.M).group(1))
+    found = re.search(r"^Pages:\s+(\d+)", info, flags=re.M)
+    assert found is not None, "pdfinfo printed no page count"
+    return int(found.group(1))
 
 
 def test_the_pdf_report_sets_floats_where_they_are_cited(tmp_path):

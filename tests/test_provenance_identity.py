@@ -119,7 +119,7 @@ def test_pair_different_is_for_two_campaigns(here):
 
 def _synthetic(root: Path, code: dict | None, provenance: dict | None = None) -> Path:
     rows = [cell("dlx", f"i{k}", 1.0 + k) for k in range(5)]
-    extra = {"entrants": ["dlx"]}
+    extra: dict[str, object] = {"entrants": ["dlx"]}
     if code is not None:
         extra["entrant_code"] = {"dlx": code}
     if provenance is not None:

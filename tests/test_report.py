@@ -58,7 +58,7 @@ def synthetic_campaign(root: Path, families: tuple[str, ...] = ("unique",)) -> P
             for k in range(3):
                 t = base * growth ** (n - 2) * (1 + k) * (100 if family == "hard" else 1)
                 status = _status(family, e, n, k, t, limit)
-                r = {c: "" for c in schema.COLUMNS}
+                r: dict[str, object] = {c: "" for c in schema.COLUMNS}
                 r.update(campaign="syn", entrant=e, solver=e, n=n, family=family, seed=0,
                          instance=f"{family}-n{n}-{k}.sudoku", instance_sha256=f"{family}{n}{k}",
                          clues=n ** 4 // 2 if family == "unique" else n ** 4 * 2 // 5, repeat=0, status=status,

@@ -35,7 +35,9 @@ SEED = 49
 def read(path: Path) -> np.ndarray:
     """The puzzles of a one-line 9x9 file as a (P, 9, 9) int32 array."""
     from formats import grid_text
-    n, puzzles = grid_text.parse_one_line_many(path.read_text(), str(path))
+    parsed = grid_text.parse_one_line_many(path.read_text(), str(path))
+    assert parsed is not None, path
+    n, puzzles = parsed
     assert n == 3, path
     return puzzles
 

@@ -65,10 +65,11 @@ sys.path.insert(0, str(HERE))
 
 import batch_data  # noqa: E402
 import peers  # noqa: E402
-from targets import Targets  # noqa: E402
+from tests.bench.targets import Targets  # noqa: E402
 from formats import grid_text  # noqa: E402
+from formats.grid import Grid  # noqa: E402
 from solvers import batch, registry  # noqa: E402
-from solvers.interface import SOLVED  # noqa: E402
+from solvers.interface import SOLVED, Result  # noqa: E402
 
 SAMPLE = ROOT / "tests" / "bench" / "data" / "sudoku17_sample.txt"
 TARGET_PER_S = 20_000
@@ -86,11 +87,19 @@ def shuffled(cells: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def puzzle_text(count: int) -> str:
-    _, seeds = grid_text.parse_one_line_many(SAMPLE.read_text(), str(SAMPLE))
+    parsed = grid_text.parse_one_line_many(SAMPLE.read_text(), str(SAMPLE))
+    assert parsed is not None
+    _, seeds = parsed
     rng = np.random.default_rng(14)
     grids = [seeds[i % len(seeds)] if i < len(seeds) else shuffled(seeds[i % len(seeds)], rng)
              for i in range(count)]
     return "\n".join("".join(map(str, g.ravel())) for g in grids) + "\n"
+
+
+def _solution(result: Result) -> Grid:
+    """The grid of a solved puzzle (every sample has one)."""
+    assert result.solution is not None
+    return result.solution
 
 
 def per_puzzle(text: str) -> tuple[float, float, list]:
@@ -98,15 +107,17 @@ def per_puzzle(text: str) -> tuple[float, float, list]:
     grids = grid_text.parse(text).grids
     solver = registry.create("dlx")
     results = [solver.solve(g) for g in grids]
-    lines = [grid_text.format_one_line(r.solution) for r in results]
+    lines = [grid_text.format_one_line(_solution(r)) for r in results]
     return time.process_time() - c0, time.perf_counter() - t0, [results, lines]
 
 
 def batched(text: str) -> tuple[float, float, list]:
     t0, c0 = time.perf_counter(), time.process_time()
-    n, puzzles = grid_text.parse_one_line_many(text)
+    parsed = grid_text.parse_one_line_many(text)
+    assert parsed is not None
+    n, puzzles = parsed
     results = batch.solve_array(puzzles, n)
-    solved = np.stack([r.solution.cells for r in results])
+    solved = np.stack([_solution(r).cells for r in results])
     lines = batch.format_one_line_many(solved)
     return time.process_time() - c0, time.perf_counter() - t0, [results, lines]
 

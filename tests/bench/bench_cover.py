@@ -57,7 +57,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
-from targets import Targets  # noqa: E402
+from tests.bench.targets import Targets  # noqa: E402
 
 from formats import dlx_format  # noqa: E402
 from generators import cover_problems, polyiamonds, polyominoes, polysticks  # noqa: E402
@@ -69,6 +69,14 @@ BIN = Path(sys.executable).parent
 RACE = [str(BIN / "race")] if (BIN / "race").exists() else \
     [sys.executable, "-c", "import sys; from experiments.cli.main import main; sys.argv[0] = 'race'; main()"]
 MINIEXACT = str(BIN / "miniexact") if (BIN / "miniexact").exists() else shutil.which("miniexact")
+
+
+def _miniexact() -> str:
+    """The miniexact command (:func:`main` refuses to start without it)."""
+    if MINIEXACT is None:
+        raise SystemExit("miniexact is not installed (pip install miniexact)")
+    return MINIEXACT
+
 
 #: the problems timed: name -> the arguments of race example
 TIMED = {
@@ -162,9 +170,11 @@ def paired(a: list[str], b: list[str], runs: int = RUNS):
     out_a = out_b = ""
     for _ in range(runs):
         c, w, out_a = run_cpu(a)
-        ac.append(c), aw.append(w)
+        ac.append(c)
+        aw.append(w)
         c, w, out_b = run_cpu(b)
-        bc.append(c), bw.append(w)
+        bc.append(c)
+        bw.append(w)
     med = statistics.median
     return med(ac), med(aw), med(bc), med(bw), out_a, out_b
 
@@ -203,6 +213,7 @@ def our_search(path: Path) -> tuple[int, int, float]:
         t0 = time.process_time()
         found = kernel.search()
         times.append(time.process_time() - t0)
+    assert found is not None
     return found.count, found.updates, statistics.median(times)
 
 
@@ -221,12 +232,12 @@ def timed_problems(folder: Path, targets: Targets) -> None:
             subprocess.run([*RACE, "example", *args], stdout=out, check=True, cwd=ROOT)
         runs = RUNS if name not in ("pentominoes 6x10", "dudeney --knuth") else max(3, RUNS // 2)
         race_cpu, _, mini_cpu, _, race_out, mini_out = paired(
-            [*RACE, "cover", str(path), "--count"], [MINIEXACT, "-c", "-e", "-D", str(path)], runs)
+            [*RACE, "cover", str(path), "--count"], [_miniexact(), "-c", "-e", "-D", str(path)], runs)
         count = int(race_out.strip())
         if count != miniexact_count(mini_out):
             raise SystemExit(f"{name}: race cover counts {count}, miniexact "
                              f"{miniexact_count(mini_out)}")
-        start_cpu = median_cpu([MINIEXACT, "-c", "-e", "-D", str(parse_only(path))], runs)
+        start_cpu = median_cpu([_miniexact(), "-c", "-e", "-D", str(parse_only(path))], runs)
         ours_count, updates, ours_s = our_search(path)
         assert ours_count == count
         mini_search = mini_cpu - start_cpu
@@ -341,10 +352,10 @@ def random_extended(folder: Path, targets: Targets) -> None:
         mini.write_text(miniexact_bounds(text))
         runs = max(3, RUNS // 2)
         race_cpu, _, mini_cpu, _, race_out, mini_out = paired(
-            [*RACE, "cover", str(path), "--count"], [MINIEXACT, "-m", "-e", "-D", str(mini)], runs)
+            [*RACE, "cover", str(path), "--count"], [_miniexact(), "-m", "-e", "-D", str(mini)], runs)
         slack_cpu, _, mini2_cpu, _, slack_out, _ = paired(
             [*RACE, "cover", str(path), "--count", "--heuristic", "slack"],
-            [MINIEXACT, "-m", "-e", "-D", str(mini)], runs)
+            [_miniexact(), "-m", "-e", "-D", str(mini)], runs)
         counts = {int(race_out.strip()), int(slack_out.strip()), miniexact_count(mini_out)}
         if len(counts) != 1:
             raise SystemExit(f"seed {seed}: counts differ: race cover {race_out.strip()}, "
@@ -410,8 +421,7 @@ def warm_bytecode() -> None:
 
 
 def main() -> None:
-    if MINIEXACT is None:
-        raise SystemExit("miniexact is not installed (pip install miniexact)")
+    _miniexact()
     if cover_native.library() is None:
         raise SystemExit(f"the C kernel cannot be built: {cover_native.NATIVE.why_not}")
     targets = Targets(__file__, "the miniexact command line (1.6.1, -c -e -D) on the same file, "

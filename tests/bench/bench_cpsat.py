@@ -27,7 +27,7 @@ ROOT = HERE.parents[1]
 sys.path[:0] = [str(HERE), str(ROOT)]
 
 from reference_set import puzzles                       # noqa: E402
-from targets import Targets                             # noqa: E402
+from tests.bench.targets import Targets                             # noqa: E402
 
 from solvers import rules                               # noqa: E402
 from solvers.cpsat import DEFAULT_MODEL, MODELS         # noqa: E402

@@ -76,7 +76,9 @@ def random_full_grid(n: int, rng: np.random.Generator) -> Grid:
     side = n * n
     cells = np.zeros((side, side), dtype=np.int32)
     cells[0] = rng.permutation(side) + 1
-    solved = DLX().solve(Grid(n, cells)).solution.cells
+    solution = DLX().solve(Grid(n, cells)).solution
+    assert solution is not None                    # a first row alone always completes
+    solved = solution.cells
     rows = np.concatenate([b * n + rng.permutation(n) for b in rng.permutation(n)])
     cols = np.concatenate([b * n + rng.permutation(n) for b in rng.permutation(n)])
     digits = np.concatenate([[0], rng.permutation(side) + 1])
@@ -253,7 +255,8 @@ def main() -> None:
     p25 = unique_puzzle(5, seed=25)
     sudokus = [("hard 9x9 (solve)", hard9, 1, 15), (f"9x9 count all ({many_count})", many, 0, 9),
                ("16x16 50% blank (solve)", p16, 1, 9), ("25x25 50% blank (solve)", p25, 1, 7)]
-    problems = [(name, sudoku_cover(g).problem, limit, reps, g) for name, g, limit, reps in sudokus]
+    problems: list[tuple[str, ExactCover, int, int, Grid | None]] = \
+        [(name, sudoku_cover(g).problem, limit, reps, g) for name, g, limit, reps in sudokus]
     problems += [(f"queens {n} (count)", queens(n), 0, 0, None) for n in range(8, 13)]
 
     targets = Targets(__file__, "the faster of miniexact (solve() calls) and exact-cover (one C "

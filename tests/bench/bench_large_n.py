@@ -64,7 +64,7 @@ from solvers.rules import is_solution_of                     # noqa: E402
 from solvers.sat_backends import find_kissat                 # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from targets import Targets                                   # noqa: E402
+from tests.bench.targets import Targets                                   # noqa: E402
 
 NS = (6, 8, 10, 12, 15, 20)
 #: n at which every at-most-one variant is run side by side (beyond: the default only)
@@ -103,11 +103,12 @@ def puzzle(n: int, holes: float, seed: int) -> Grid:
     return Grid(n, cells.reshape(n * n, n * n))
 
 
-def encode(grid: Grid, amo: str):
+def encode(grid: Grid, amo: str) -> sudoku_cnf.Formula | None:
     """The project's reduced encoding (compiled propagation, then exactly-one over the
     remaining candidates with at-most-one ``amo``). None when propagation finds a
     contradiction."""
     formula = sudoku_cnf.encode_reduced(grid, amo)
+    assert formula.var_cell is not None              # the reduced encoding numbers its variables
     return None if formula.var_cell.size == 2 and formula.var_cell[1] == -1 else formula
 
 
@@ -169,6 +170,7 @@ def _kissat(formula, limit: float, negative: bool):
                              *(["--phase=false"] if negative else [])],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL)     # parse errors of a stream cut at the limit
+    assert proc.stdin is not None and proc.stdout is not None     # both PIPE
     dimacs.write(proc.stdin, max(formula.nvars, 1), formula.blocks)
     proc.stdin.close()
     out = proc.stdout.read().decode()
@@ -193,7 +195,7 @@ def run_limited(grid: Grid, amo: str, backend: str, limit: float) -> dict:
     t0 = time.perf_counter()
     proc.start()
     child.close()
-    row = {"status": "t/o"}
+    row: dict[str, object] = {"status": "t/o"}
     while row["status"] == "t/o" and parent.poll(max(0.0, limit - (time.perf_counter() - t0))):
         try:
             row = parent.recv()
@@ -295,7 +297,7 @@ def recommend(results: dict, amos, limit: float) -> str:
                        for r in rows) for amo in amos}
     print("\ntotal wall s per encoding (cadical, timeouts = limit): "
           + ", ".join(f"{a}={t:.1f}" for a, t in sorted(totals.items(), key=lambda kv: kv[1])))
-    return min(totals, key=totals.get)
+    return min(totals, key=lambda amo: totals[amo])
 
 
 def check_targets(targets: Targets, results: dict, ns, limit: float) -> None:

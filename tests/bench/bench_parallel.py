@@ -48,10 +48,12 @@ ROOT = HERE.parents[1]
 sys.path[:0] = [str(HERE), str(ROOT)]
 
 from reference_set import puzzles                       # noqa: E402
-from targets import Targets                             # noqa: E402
+from tests.bench.targets import Targets                             # noqa: E402
 
 from solvers import rules                               # noqa: E402
-from solvers.interface import SOLVED                    # noqa: E402
+from formats.grid import Grid                           # noqa: E402
+from solvers.interface import SOLVED, Result, Solver    # noqa: E402
+from solvers.parallel import Parallel                   # noqa: E402
 from solvers.registry import BUILTIN                    # noqa: E402
 
 CAMPAIGN = "reference-hard-n5"
@@ -83,12 +85,13 @@ def _self_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def timed(solver, grid) -> tuple[float, float, object]:
+def timed(solver: Solver, grid: Grid) -> tuple[float, float, Result]:
     """(wall s, CPU s of this process and its children, result) of one verified solve."""
     c0, t0 = _self_cpu() + _children_cpu(), time.perf_counter()
     result = solver.solve(grid)
     wall = time.perf_counter() - t0
-    if result.status != SOLVED or not rules.is_solution_of(grid, result.solution):
+    if result.status != SOLVED or result.solution is None \
+            or not rules.is_solution_of(grid, result.solution):
         raise SystemExit(f"{getattr(solver, 'spec', solver)}: no verified answer ({result.status})")
     return wall, _self_cpu() + _children_cpu() - c0, result
 
@@ -96,6 +99,7 @@ def timed(solver, grid) -> tuple[float, float, object]:
 def measure(members_text: str, grids: list, single: str | None = None) -> dict:
     """Time the set's members alone and the set (and ``single`` alone, when it is not a member)."""
     parallel = BUILTIN.create(f"parallel:members={members_text}")
+    assert isinstance(parallel, Parallel)
     members = parallel.specs                    # as the entrant splits them (``\\,`` unescaped)
     alone = {spec: BUILTIN.create(spec) for spec in members}
     if single is not None and single not in alone:
@@ -123,8 +127,8 @@ def measure(members_text: str, grids: list, single: str | None = None) -> dict:
         wins[members[winner]] = wins.get(members[winner], 0) + 1
         parts.append(f"parallel {w:.2f} ({answer:.2f}, won by {members[winner]})")
         print(f"  {name} wall s (on free cores): " + ", ".join(parts), flush=True)
-    best = min(members, key=free.get)
-    best_wall = min(members, key=wall.get)
+    best = min(members, key=lambda s: free[s])
+    best_wall = min(members, key=lambda s: wall[s])
     print(f"members {members_text}: alone, wall on a free core: "
           + ", ".join(f"{s} {free[s]:.2f} s" for s in free) + "; measured wall: "
           + ", ".join(f"{s} {wall[s]:.2f} s" for s in wall))

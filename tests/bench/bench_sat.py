@@ -63,9 +63,11 @@ def solve_cell(backend: str, formula, cnf_path: str | None) -> tuple[str, float 
     """Search time of one backend on one formula, or a reason it was not run."""
     if backend == "kissat":
         runner = sat_backends.backend("kissat")
+        assert isinstance(runner, sat_backends.ExternalBackend) and cnf_path is not None
         answer, _, seconds = runner.solve_file(cnf_path, formula.nvars, TIMEOUT)
         if answer is None or answer.status == "UNKNOWN":
             return "t/o", None
+        assert answer.model is not None
         grid = sudoku_cnf.decode(formula, answer.model[answer.model > 0])
         return ("ok" if grid.empties() == 0 else "bad"), seconds
     if formula.nclauses > IN_PROCESS_MAX_CLAUSES:

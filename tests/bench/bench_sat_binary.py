@@ -68,9 +68,10 @@ ROOT = HERE.parents[1]
 sys.path[:0] = [str(HERE), str(ROOT)]
 
 from bench_large_n import puzzle                              # noqa: E402
-from targets import Targets                                   # noqa: E402
+from tests.bench.targets import Targets                                   # noqa: E402
 
 from formats import dimacs, grid_text                         # noqa: E402
+from formats.grid import Grid                                 # noqa: E402
 from solvers import sudoku_cnf                                # noqa: E402
 from solvers.rules import is_solution_of                      # noqa: E402
 from solvers.sat_counting import pysat_solver                 # noqa: E402
@@ -127,7 +128,7 @@ def in_process(blocks, grid, formula) -> tuple[float, float]:
     return wall, cpu
 
 
-def groups() -> list[tuple[str, list[tuple[str, object]]]]:
+def groups() -> list[tuple[str, list[tuple[str, Grid]]]]:
     """The puzzles, in groups with one in-process target each: (label, [(name, grid)])."""
     out = [(f"n={n} ({holes:.0%} holes, {seeds} seeds)",
             [(f"n{n}-{holes:.2f}-{seed}", puzzle(n, holes, seed)) for seed in range(seeds)])
@@ -179,7 +180,9 @@ def race_large(cadical: str, tmp: Path, targets: Targets) -> None:
     print(f"\nlarge puzzles, whole process, CPU s (cap: binary {CAP:g} s; race solve 2 x (binary "
           f"+ 0.3 s) where the binary answered, else {CAP:g} s; '-' = no answer within the cap);\n"
           f"race solve -s sat runs CaDiCaL 1.9.5, {SAME_VERSION} the binary's own 1.5.3 in-process")
-    both, same, missed = [], [], []
+    both: list[tuple[str, float, float]] = []
+    same: list[tuple[str, float, float]] = []
+    missed: list[tuple[str, float, float]] = []
     for label, path in generate_large(tmp / "large"):
         grid = grid_text.read(path).grids[0]
         formula = sudoku_cnf.encode_reduced(grid)
@@ -196,8 +199,8 @@ def race_large(cadical: str, tmp: Path, targets: Targets) -> None:
             again = first[1] <= cap and solved_by_race(grid, first[2]) and b_ok and b_cpu < 2
             runs.append([first, *(limited(command, cap) for _ in range(2 if again else 0))])
         # quick ones: the median of 3 runs each
-        b_wall, b_cpu = (statistics.median([v, *(r[i] for r in runs[0])])
-                         for i, v in ((0, b_wall), (1, b_cpu)))
+        b_wall = statistics.median([b_wall, *(r[0] for r in runs[0])])
+        b_cpu = statistics.median([b_cpu, *(r[1] for r in runs[0])])
         answers = [(statistics.median(r[0] for r in taken), statistics.median(r[1] for r in taken),
                     all(r[1] <= cap and solved_by_race(grid, r[2]) for r in taken))
                    for taken in runs[1:]]
@@ -279,8 +282,9 @@ def main() -> None:
         for name, path, cnf in whole:
             race = [run([py, "-c", RACE, "solve", "-s", "sat", str(path)]) for _ in range(3)]
             binary = [run([cadical, "-q", str(cnf)]) for _ in range(3)]
-            r_wall, r_cpu = (statistics.median(r[i] for r in race) for i in (0, 1))
-            b_wall, b_cpu = (statistics.median(r[i] for r in binary) for i in (0, 1))
+            r_wall, r_cpu = statistics.median(r[0] for r in race), statistics.median(r[1] for r in race)
+            b_wall, b_cpu = (statistics.median(r[0] for r in binary),
+                             statistics.median(r[1] for r in binary))
             print(f"  {name}: race {r_wall:.3f} / {r_cpu:.3f}   binary {b_wall:.3f} / {b_cpu:.3f}",
                   flush=True)
             targets.at_most(f"{name}: race solve -s sat / (binary + 0.3 s), whole process, CPU",

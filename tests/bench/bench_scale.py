@@ -31,7 +31,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
-from targets import Targets  # noqa: E402
+from tests.bench.targets import Targets  # noqa: E402
 
 from experiments.harness import synthetic_campaign  # noqa: E402
 
@@ -49,6 +49,7 @@ def race(*args: str) -> tuple[float, float, str]:
     proc = subprocess.Popen([*RACE, *args], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env={**os.environ, "MPLBACKEND": "Agg"})
+    assert proc.stdout is not None                 # stdout=PIPE
     output = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0

@@ -43,13 +43,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
-from targets import Targets  # noqa: E402
+from tests.bench.targets import Targets  # noqa: E402
 
 RUNS = 10
 #: puzzles of the whole-process throughput run (10,000 or more)
@@ -132,8 +133,8 @@ def nine_by_nine(directory: Path) -> list[Path]:
     for index, line in enumerate((ROOT / "tests" / "data" / "hard9.txt").read_text().split()):
         paths.append(directory / f"hard9-{index}.txt")
         paths[-1].write_text(line + "\n")
-    families = [("unique", {}), ("minimal", {}),
-                ("holes", {"holes": peak_holes(3), "pattern": "balanced"})]
+    families: list[tuple[str, dict[str, Any]]] = [
+        ("unique", {}), ("minimal", {}), ("holes", {"holes": peak_holes(3), "pattern": "balanced"})]
     for kind, options in families:
         for seed in AUTO_SEEDS:
             grid, meta = make(kind, 3, seed, 0, **options)
@@ -234,7 +235,7 @@ def main() -> int:
         print(f"    {name:18s}" + "".join(f"{cpus[e] * 1e3:14.0f}" for e in ("auto", *AUTO_RIVALS))
               + f"  {cpus['auto'] / fastest:12.2f}")
     totals = {e: sum(cpus[e] for cpus in auto.values()) for e in ("auto", *AUTO_RIVALS)}
-    single = min(AUTO_RIVALS, key=totals.get)
+    single = min(AUTO_RIVALS, key=lambda e: totals[e])
     print(f"    {'total':18s}" + "".join(f"{totals[e] * 1e3:14.0f}" for e in ("auto", *AUTO_RIVALS))
           + f"  {totals['auto'] / totals[single]:12.2f} (the fastest single entrant: {single})")
     targets.at_most("race --help: CPU s (target: <= 0.2 s wall, idle machine)", help_new[1], 0.2,

@@ -27,6 +27,7 @@ def run_one(path: Path) -> tuple[int, list[str], float]:
     proc = subprocess.Popen([sys.executable, str(path)], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, bufsize=1)
     lines = []
+    assert proc.stdout is not None                 # stdout=PIPE
     for line in proc.stdout:
         print(line, end="", flush=True)
         if line.startswith(PREFIX):

@@ -26,9 +26,7 @@ def per_call(fn: Callable[[], T], min_time: float = 0.2, repeats: int = 5) -> tu
     called (it is called at least ``repeats`` times)."""
     if repeats < 1 or min_time < 0:
         raise ValueError(f"need repeats >= 1 and min_time >= 0, got {repeats}, {min_time}")
-    per_repeat = []
-    out = None
-    for _ in range(repeats):
+    def one_repeat() -> tuple[float, T]:
         calls = 0
         t0 = time.perf_counter()
         while True:
@@ -36,8 +34,12 @@ def per_call(fn: Callable[[], T], min_time: float = 0.2, repeats: int = 5) -> tu
             calls += 1
             elapsed = time.perf_counter() - t0
             if elapsed >= min_time:
-                break
-        per_repeat.append(elapsed / calls)
+                return elapsed / calls, out
+
+    per_repeat = []
+    for _ in range(repeats):
+        seconds, out = one_repeat()
+        per_repeat.append(seconds)
     return statistics.median(per_repeat), out
 
 
