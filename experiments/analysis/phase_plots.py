@@ -25,16 +25,22 @@ PHASE_STYLE = {"t_check": ("0.92", ""), "t_build": ("0.75", "||"), "t_encode": (
                "t_verify": ("1.0", "oo")}
 
 
-def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None) -> Figure:
+#: the least room (inches) per bar for a bar whose n is named: closer bars name every second n
+BAR_ROOM = 0.2
+
+
+def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
+                  width: float | None = None) -> Figure:
     """One panel per SAT entrant: stacked bars of each phase's share of the median solve
     at every n, each bar labelled with the sum of the phase medians; the first family
-    (the assignment's), named in the title."""
+    (the assignment's), named in the title. ``width`` (inches): the width it is laid out for."""
     table = analysis.summary(campaign) if table is None else table
-    return draw_phases(phases_model(campaign, table))
+    return draw_phases(phases_model(campaign, table), width)
 
 
-def draw_phases(model: FigureModel) -> Figure:
-    """The phase-split model: a panel per entrant, its phases stacked per n."""
+def draw_phases(model: FigureModel, width: float | None = None) -> Figure:
+    """The phase-split model: a panel per entrant, its phases stacked per n (every second n
+    named where the bars of ``width`` inches would crowd their labels)."""
     plt = pyplot()
     if not model.panels:
         fig, ax = plt.subplots(figsize=(7.0, 1.2))
@@ -42,7 +48,8 @@ def draw_phases(model: FigureModel) -> Figure:
         ax.set_axis_off()
         return fig
     count = len(model.panels)
-    fig, axes = plt.subplots(1, count, figsize=(max(3.2, 1.75 * count + 1.0), 2.7), sharey=True, squeeze=False)
+    size = max(3.2, 1.75 * count + 1.0)
+    fig, axes = plt.subplots(1, count, figsize=(size, 2.7), sharey=True, squeeze=False)
     for ax, panel in zip(axes[0], model.panels):
         ns = [int(n) for n in (panel.series[0].x if panel.series else [])]
         bottom = np.zeros(len(ns))
@@ -54,9 +61,10 @@ def draw_phases(model: FigureModel) -> Figure:
         for k, (_, text) in enumerate(panel.labels):
             ax.text(k, 102, text, ha="center", va="bottom", fontsize=6, rotation=90)
         ax.set_xticks(range(len(ns)))
-        ax.set_xticklabels([str(n) for n in ns])
+        step = 2 if (width or size) / count / max(len(ns), 1) < BAR_ROOM else 1
+        ax.set_xticklabels([str(n) if k % step == 0 else "" for k, n in enumerate(ns)])
         ax.set_xlabel(panel.x.label)
-        ax.set_title(panel.title, fontsize=8, pad=30)
+        ax.set_title(panel.title, fontsize=8, pad=40)      # above the totals, at 8 pt too
         ax.set_ylim(*(panel.y.limits or (0.0, 100.0)))
         ax.grid(axis="x", visible=False)
         ax.set_xlim(-0.6, max(len(ns), 1) - 0.4)

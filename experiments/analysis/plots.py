@@ -313,7 +313,7 @@ def figure_builders(campaign: analysis.Campaign, table: pd.DataFrame | None = No
         "solved": lambda width: solved_figure(campaign, table, per_instance, width),
         "cactus": lambda width: cactus_figure(campaign, per_instance, width),
         "work": lambda width: work_figure(campaign, table, width),
-        "phases": lambda width: phases_figure(campaign, table),
+        "phases": lambda width: phases_figure(campaign, table, width),
         "scatter": lambda width: head_to_head.scatter_figure(campaign, width=width),
     }
 
