@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from typing import Callable
 from pathlib import Path
 
 import numpy as np
@@ -133,23 +134,23 @@ def load(path: str | Path, table: "RunsTable | None" = None) -> Campaign:
     csv_path, meta_path = root / "runs.csv", root / "meta.json"
     if not csv_path.is_file():
         raise RaceError(f"{csv_path}: missing (is {root} a campaign written by `race run`?)")
-    if table is None or table.path.resolve() != csv_path.resolve():
+    mine = table is None or table.path.resolve() != csv_path.resolve()
+    if table is None or mine:
         table = RunsTable(csv_path)
     _check_read(table.fresh())
     if not meta_path.is_file():
         raise RaceError(f"{meta_path}: missing (is {root} a campaign written by `race run`?)")
     meta = read_meta(meta_path)
     runs = _frame(_campaign_rows(table, meta, root))
-    runs["entrant"] = runs["entrant"].astype(str)
-    labels = entrant_labels([*map(str, meta.get("entrants") or []), *pd.unique(runs["entrant"])])
-    if labels:
-        runs["entrant"] = runs["entrant"].map(lambda spec: labels.get(spec, spec))
+    if mine:
+        table.release()                   # its rows are in ``runs`` now
+    labels = entrant_labels([*map(str, meta.get("entrants") or []),
+                             *map(str, pd.unique(runs["entrant"].dropna()))])
+    runs["entrant"] = _relabelled(runs["entrant"], lambda spec: labels.get(spec, spec), "nan")
     default = meta_family_labels(meta).split(",")[0].strip() or "unique"
-    family = runs["family"]
-    keys = (family.fillna(default) if isinstance(family.dtype, pd.StringDtype)
-            else family.astype(object).where(family.notna(), default)).astype(str).str.strip()
-    runs["family_key"] = keys
-    runs["family"] = keys.map(family_names(pd.unique(keys)))
+    runs["family_key"] = _relabelled(runs["family"], str.strip, default)
+    names = family_names([str(k) for k in pd.unique(runs["family_key"])])
+    runs["family"] = _relabelled(runs["family_key"], lambda key: names.get(key, key), default)
     runs = settle(runs, root)
     runs_cache.release()                  # what the checks and conversions held, given back
     return Campaign(root, runs, meta)
@@ -180,9 +181,17 @@ def settle(runs: pd.DataFrame, root: Path | None = None) -> pd.DataFrame:
         runs.loc[refuted, "message"] = [
             f"claimed no solution, but {by[i]} returned a verified solution of this instance"
             for i in ident[refuted]]
-        runs.loc[refuted, "status"] = Status.WRONG.value
-        runs.loc[refuted, "verified"] = "False"
+        _assign(runs, refuted, "status", Status.WRONG.value)
+        _assign(runs, refuted, "verified", "False")
     return runs
+
+
+def _assign(runs: pd.DataFrame, where: pd.Series, column: str, value: str) -> None:
+    """``runs.loc[where, column] = value``, a categorical column given the category first."""
+    values = runs[column]
+    if isinstance(values.dtype, pd.CategoricalDtype) and value not in values.cat.categories:
+        runs[column] = values.cat.add_categories([value])
+    runs.loc[where, column] = value
 
 
 def _recorded_refutations(runs: pd.DataFrame, root: Path) -> pd.DataFrame:
@@ -223,8 +232,8 @@ def _recorded_refutations(runs: pd.DataFrame, root: Path) -> pd.DataFrame:
         runs["message"] = runs["message"].astype(object)
         runs.loc[refuted, "message"] = [f"claimed no solution, but {evidence[i]}"
                                         for i in runs.loc[refuted, "instance"].astype(str)]
-        runs.loc[refuted, "status"] = Status.WRONG.value
-        runs.loc[refuted, "verified"] = "False"
+        _assign(runs, refuted, "status", Status.WRONG.value)
+        _assign(runs, refuted, "verified", "False")
     return runs
 
 
@@ -258,21 +267,74 @@ def _campaign_rows(table: RunsTable, meta: dict, root: Path) -> pd.DataFrame:
     return kept.reset_index(drop=True)
 
 
+#: text columns kept as categories (one small integer a row) when their values repeat: the
+#: long ones no reader converts to text as a whole; the others stay text (pandas' ``str``)
+CATEGORICAL = frozenset({"solver", "params", "instance", "instance_sha256", "worker", "message",
+                         "referee", "extra"})
+
+
 def _frame(runs: pd.DataFrame) -> pd.DataFrame:
-    """The rows as a table (blank cells NaN, numbers numeric)."""
+    """The rows as a table (blank cells NaN, numbers numeric, the text columns categorical:
+    one small integer per row, :func:`_text`)."""
     runs = runs.copy(deep=False)          # copy-on-write: only the columns changed are copied
-    for column in runs.columns:           # blank text -> NaN, column by column (no copy of the rest)
-        values = runs[column]
-        if values.dtype != float:
-            blank = (values == "").to_numpy(dtype=bool, na_value=False)
-            if blank.any():
-                runs[column] = values.where(~blank, np.nan)
-    for column in (*schema.NUMERIC, "seed", "clues"):
-        if runs[column].dtype != float:
-            runs[column] = runs_cache.numbers(runs[column])
+    numeric = {*schema.NUMERIC, "seed", "clues"}
+    for column in runs.columns:
+        if column in numeric:
+            runs[column] = _own(runs[column]) if runs[column].dtype == float \
+                else runs_cache.numbers(runs[column])
+        else:
+            runs[column] = _text(runs[column], column in CATEGORICAL)
     runs["n"] = runs["n"].astype(int)
     runs["repeat"] = runs["repeat"].fillna(0).astype(int)
     return runs
+
+
+def _own(values: pd.Series) -> pd.Series:
+    """``values`` in memory of their own: not a view of the file the rows were read from (a
+    mapped file's pages, once read, stay counted as the process's memory while any column
+    refers to them); a column blank in every row stays one NaN repeated."""
+    if isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "pyarrow":
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        text = pa.chunked_array(values.array._pa_array)
+        copied = pc.take(text, pa.array(np.arange(len(text), dtype=np.int64)))
+        return pd.Series(pd.arrays.ArrowStringArray(copied), index=values.index, name=values.name)
+    array = values.to_numpy()
+    if array.strides == (0,) or array.flags.owndata:
+        return values
+    return pd.Series(array.copy(), index=values.index, name=values.name)
+
+
+def _text(values: pd.Series, repeated: bool = True) -> pd.Series:
+    """A text column with its blanks as NaN: categorical (categories sorted) when its values
+    repeat (at most one distinct value per two rows), else as it is."""
+    blank = (values == "").to_numpy(dtype=bool, na_value=False)
+    if repeated and len(values):
+        codes, uniques = pd.factorize(values)
+        if 2 * len(uniques) <= len(values):
+            return _categorical(codes, [str(u) for u in uniques], None, values.index)
+    return values.where(~blank, np.nan) if blank.any() else _own(values)
+
+
+def _categorical(codes: np.ndarray, names: list[str], missing: str | None,
+                 index: pd.Index) -> pd.Series:
+    """The values ``names[codes]`` (code -1: ``missing``; a blank name or a missing None: NaN)
+    as a categorical with its categories sorted."""
+    categories = sorted({*names, *([missing] if missing is not None else [])} - {""})
+    place = {name: k for k, name in enumerate(categories)}
+    lookup = np.array([place.get(name, -1) for name in names]
+                      + [place.get(missing, -1) if missing is not None else -1], dtype=np.int32)
+    return pd.Series(pd.Categorical.from_codes(lookup[codes], categories=categories), index=index)
+
+
+def _relabelled(values: pd.Series, label: Callable[[str], str], missing: str) -> pd.Series:
+    """Each value of ``values`` under its ``label`` (a NaN: ``missing``), as text (pandas'
+    ``str``); the label is computed once per distinct value."""
+    import pyarrow as pa
+    codes, uniques = pd.factorize(values)
+    names = [label(str(u)) for u in uniques] + [missing]
+    text = pa.array(names, pa.string()).take(pa.array(np.where(codes < 0, len(names) - 1, codes)))
+    return pd.Series(text, index=values.index, dtype=pd.StringDtype("pyarrow", na_value=np.nan))
 
 
 def answered(runs: pd.DataFrame) -> pd.Series:

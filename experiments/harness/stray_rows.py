@@ -64,9 +64,13 @@ def _factorized(frame: "pd.DataFrame", column: str, strip: bool = False) -> tupl
     import pandas as pd
     if column not in frame:
         return np.full(len(frame), -1, dtype=np.int64), [""]
-    codes, uniques = pd.factorize(frame[column])
-    names = [u if isinstance(u, str) else "" if u is None or u != u else
-             f"{u:.9g}" if isinstance(u, float) else str(u) for u in uniques] + [""]
+    values = frame[column]
+    codes, uniques = pd.factorize(values)
+    if isinstance(values.dtype, (pd.StringDtype, pd.CategoricalDtype)) or values.dtype == object:
+        names = [u if isinstance(u, str) else "" for u in np.asarray(uniques, dtype=object).tolist()]
+    else:
+        names = [f"{u:.9g}" if isinstance(u, float) else str(u) for u in uniques.tolist()]
+    names.append("")
     return codes, [name.strip() for name in names] if strip else names
 
 
