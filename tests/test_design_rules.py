@@ -170,7 +170,7 @@ def import_graph() -> dict[str, set[str]]:
     for path, tree in sources(*LAYERS):
         name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
         modules[name] = tree
-    graph = {name: set() for name in modules}
+    graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, tree in modules.items():
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):

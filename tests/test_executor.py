@@ -396,6 +396,7 @@ def _orphan_a_worker(mode: str) -> tuple[int, str, bool]:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parent = subprocess.Popen([sys.executable, "-c", _ORPHAN_PARENT, mode], cwd=root,
                               stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None               # stdout=PIPE
     try:
         pid_text, tmpdir = parent.stdout.readline().split()
     finally:
