@@ -41,6 +41,8 @@ from experiments.harness.entrants import parse_entrants  # noqa: E402
 from experiments.harness.instances import read_instance  # noqa: E402
 from experiments.harness.scheduling import run  # noqa: E402
 from experiments.harness.executor import LocalExecutor  # noqa: E402
+from experiments.harness.identity import CellKey  # noqa: E402
+from experiments.harness.messages import Measurement, Outcome, Request  # noqa: E402
 from formats import grid_text  # noqa: E402
 from solvers import registry  # noqa: E402
 from tests.bench.targets import Targets  # noqa: E402
@@ -106,19 +108,19 @@ def executor_overhead(puzzles: list) -> tuple[list[float], list[float]]:
     solve, overhead = [], []
     try:
         for i, text in enumerate([texts[0]] + texts):          # the first cell starts the worker
-            request = {"entrant": entrant.spec, "init": entrant.init_request(),
-                       "solve": {"instance": f"p{i}", "text": text}}
+            request = Request(("bench", entrant.spec, 2, f"p{i}", 0), entrant.spec, f"p{i}", text)
             t0 = time.perf_counter()
-            executor.submit(i, request)
-            done = []
+            executor.submit_batch(entrant.init_request(), [request])
+            done: list[tuple[CellKey, Outcome]] = []
             while not done:
                 done = executor.poll(1.0)
             total = time.perf_counter() - t0
             outcome = done[0][1]
-            assert outcome["status"] == "solved", outcome
+            assert isinstance(outcome, Measurement) and outcome.status == "solved", outcome
+            assert outcome.wall_s is not None
             if i:
-                solve.append(outcome["wall_s"])
-                overhead.append(total - outcome["wall_s"])
+                solve.append(outcome.wall_s)
+                overhead.append(total - outcome.wall_s)
     finally:
         executor.close()
     return solve, overhead
@@ -142,10 +144,11 @@ def campaign_overhead(count: int, interleaved: bool = False) -> tuple[list[float
         prepared = prepare(config)
         executor = LocalExecutor(1, 10.0, 4096.0, min_time=0.0, cpus=cpus,
                                  keep_warm=len(config.entrants))
+        first = prepared.cells[0].instance
+        assert first is not None
         for entrant in config.entrants:               # every entrant's worker warm first
-            executor.submit("warm", {"entrant": entrant.spec, "init": entrant.init_request(),
-                                     "solve": {"instance": "w", "text": read_instance(
-                                         prepared.cells[0].instance)}})
+            executor.submit_batch(entrant.init_request(), [Request(
+                ("warm", entrant.spec, 2, "w", 0), entrant.spec, "w", read_instance(first))])
             while not executor.poll(1.0):
                 pass
         stamps = [time.perf_counter()]
