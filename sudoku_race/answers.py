@@ -4,7 +4,7 @@ The answer is a :class:`solvers.interface.Result`: ``status`` (``solved``, ``uns
 ``unknown``, ``wrong``), ``solution`` (a verified :class:`formats.grid.Grid`, or None),
 ``count`` and ``complete`` (an exact count, or a lower bound when a budget stopped it),
 ``counters`` and ``times``. Every grid is verified against the rules and the clues, and a
-"no solution" is confirmed by a second method (:func:`experiments.harness.referee.settle`),
+"no solution" is confirmed by a second method (:func:`experiments.harness.settle.settle`),
 as on the command line. Solvers are made once per entrant spec and kept warm.
 """
 
@@ -40,7 +40,7 @@ def count(grid: PuzzleLike, limit: int | None = None, solver: str = DEFAULT_COUN
 
 
 def _answer(grid, spec: str, limit: int | None) -> "Result":
-    from experiments.harness.referee import settle
+    from experiments.harness.settle import settle
     from solvers.registry import BUILTIN, INSTALLED, parse_spec
     entrant = _solver(spec)
     if entrant.picks:                      # auto: the entrant it picks for this puzzle, made here

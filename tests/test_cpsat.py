@@ -152,5 +152,5 @@ def test_without_ortools_a_race_of_only_cpsat_is_an_error(no_ortools, tmp_path):
 
 def test_meta_json_records_the_ortools_version():
     import importlib.metadata
-    from experiments.harness.provenance import packages
+    from experiments.harness.system_info import packages
     assert packages()["ortools"] == importlib.metadata.version("ortools")

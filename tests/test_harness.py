@@ -21,7 +21,8 @@ from experiments.harness import records, schema
 from experiments.harness.config import default_name, parse_n
 from experiments.harness.entrants import jsonable, parse_entrants, split_specs
 from experiments.harness.instances import ensure_instances, instance_dir, instance_name, read_instance
-from experiments.harness.scheduling import Cell, Escalation
+from experiments.harness.cells import Cell
+from experiments.harness.escalation import Escalation
 from experiments.cli.main import main
 from experiments.harness.worker import MIN_TIME, measure
 from experiments.harness.messages import Measurement

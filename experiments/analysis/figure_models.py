@@ -28,7 +28,7 @@ from experiments.analysis.figure_style import family_title
 from experiments.harness.schema import Status
 
 Scale = Literal["linear", "log", "symlog", "category"]
-Kind = Literal["line", "step", "bar", "points"]
+Mark = Literal["line", "step", "bar", "points"]
 
 
 def _no_mask() -> np.ndarray:
@@ -58,7 +58,7 @@ class Series:
     label: str
     x: np.ndarray
     y: np.ndarray
-    kind: Kind = "line"
+    mark: Mark = "line"
     offset: float = 0.0
     censored: np.ndarray = field(default_factory=_no_mask)
     hollow: np.ndarray = field(default_factory=_no_mask)
@@ -194,7 +194,7 @@ def runtime_model(campaign: analysis.Campaign, table: pd.DataFrame,
                 t = pts["time"].to_numpy(float)
                 x = pts["n"].to_numpy(float) + _jitter(len(pts), i, len(entrants), col)   # spread about n
                 points.append(Series(entrant, short_label(entrant), x, np.where(np.isfinite(t), t, np.nan),
-                                     kind="points", censored=~np.isfinite(t), rows=pts))
+                                     mark="points", censored=~np.isfinite(t), rows=pts))
         panels.append(Panel(family, family_title(campaign, family), _n_axis(campaign, family),
                             Axis("wall time per solve (s, log scale)", "log", (low, limit)),
                             tuple(series), points=tuple(points)))
@@ -248,7 +248,7 @@ def cactus_model(campaign: analysis.Campaign, instances: pd.DataFrame) -> Figure
         mine = frame[(frame["entrant"] == entrant) & np.isfinite(frame["time"].to_numpy(float))]
         mine = mine.sort_values("time", kind="mergesort")
         series.append(Series(entrant, short_label(entrant), np.arange(1, len(mine) + 1, dtype=float),
-                             mine["time"].to_numpy(float), kind="step", rows=mine))
+                             mine["time"].to_numpy(float), mark="step", rows=mine))
     total = int(instances.groupby("entrant").size().max()) if len(instances) else 0
     families = campaign.families
     which = (family_title(campaign, families[0]) if len(families) == 1

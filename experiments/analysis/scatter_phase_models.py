@@ -43,7 +43,7 @@ def phases_model(campaign: analysis.Campaign, table: pd.DataFrame) -> FigureMode
         values = rows[phases].fillna(0.0).to_numpy(dtype=float)
         totals = values.sum(axis=1)
         shares = 100 * values / np.where(totals > 0, totals, 1.0)[:, None]
-        series = tuple(Series(phase, PHASE_NAMES[phase], ns, shares[:, j], kind="bar",
+        series = tuple(Series(phase, PHASE_NAMES[phase], ns, shares[:, j], mark="bar",
                               rows=pd.DataFrame({"n": ns, "seconds": values[:, j], "total": totals}))
                        for j, phase in enumerate(phases))
         panels.append(Panel(entrant, short_label(entrant), Axis("box size n", "category"),
@@ -115,7 +115,7 @@ def scatter_model(campaign: analysis.Campaign, a: str, b: str) -> FigureModel:
             ta, tb = sub["time_a"].to_numpy(float), sub["time_b"].to_numpy(float)
             x = np.where(np.isinf(ta), _spread(len(ta), limit, 2 * n), ta)
             y = np.where(np.isinf(tb), _spread(len(tb), limit, 2 * n + 1), tb)
-            series.append(Series(f"n = {n}", f"n = {n}", x, y, kind="points",
+            series.append(Series(f"n = {n}", f"n = {n}", x, y, mark="points",
                                  censored=np.isinf(ta) | np.isinf(tb), rows=sub))
         slower = int((part["time_b"] > part["time_a"]).sum())
         title = f"{family}: {name_b} slower on {slower} of {len(part)}"

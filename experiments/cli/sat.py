@@ -116,11 +116,12 @@ def decode(puzzle: str, output: str, encoding: str, amo: str, index: int) -> Non
 
 def _check_unsat_claim(pf: grid_text.PuzzleFile, grid: Grid, puzzle_name: str, name: str) -> None:
     """Never trust a solver: the same referee as ``race solve``
-    (:func:`experiments.harness.referee.settle`). An UNSAT claim that a solution the puzzle
+    (:func:`experiments.harness.settle.settle`). An UNSAT claim that a solution the puzzle
     file holds refutes, or that the second method refutes whatever the file's header says,
     is a RaceError; one the second method cannot confirm is "no answer" (exit 3); a
     confirmed one whose file says there are solutions warns that the file is wrong."""
-    from experiments.harness.referee import settle, truth_of
+    from experiments.harness.referee import truth_of
+    from experiments.harness.settle import settle
     from solvers.interface import CLUES_CONFLICT, UNSAT, WRONG, Result
     from solvers.registry import create
     truth = truth_of(pf, name=puzzle_name) if len(pf.grids) == 1 and pf.metadata else None

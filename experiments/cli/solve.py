@@ -132,11 +132,11 @@ def _confirmed_in_batch(n: int, cells, result, solver, limit: int | None):
 
 def _refereed(grid, result, solver, limit: int | None, truth=None, name: str = ""):
     """``result`` with its claim checked by the referee in this process, under the command's
-    ``--timeout`` (:func:`experiments.harness.referee.settle`: a verified grid is proof, a
+    ``--timeout`` (:func:`experiments.harness.settle.settle`: a verified grid is proof, a
     "no solution" is confirmed by a second method whatever the file's record ``truth`` says,
     a count is counted again where the record disputes it or the solver is not a built-in
     one), and the warnings about a record the check showed wrong."""
-    from experiments.harness.referee import settle
+    from experiments.harness.settle import settle
     from solvers.registry import BUILTIN, parse_spec
     builtin = solver.name in BUILTIN.names() and solver.method != "external"
     method = solver.method

@@ -25,7 +25,7 @@ from experiments.harness.rows import Row
 from formats.errors import RaceError
 
 if TYPE_CHECKING:
-    from experiments.harness.executor import Executor
+    from experiments.harness.executor_protocol import Executor
 
 
 def prepare(config: Config, progress: bool = False, table: RunsTable | None = None) -> Prepared:

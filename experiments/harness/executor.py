@@ -1,24 +1,16 @@
 """Executors: run cells in killable worker processes, under time and memory limits.
 
-An executor (:class:`Executor`, the protocol both :class:`LocalExecutor` and
-:class:`experiments.harness.dask_executor.DaskExecutor` implement) takes batches of
-:class:`~experiments.harness.messages.Request` of one entrant with :meth:`submit_batch`
-(while :meth:`free` > 0, with the entrant's ``init`` request, see
-:mod:`experiments.harness.worker`) and hands back ``(key, outcome)`` pairs from
-:meth:`poll`: a :class:`~experiments.harness.messages.Measurement` (the worker's, with the
-``worker``, ``started_at`` and ``cores`` only the executor knows), or a
-:class:`~experiments.harness.messages.Returned` for a cell sent and not run. The limits are
+A :class:`LocalExecutor` is an :class:`~experiments.harness.executor_protocol.Executor`:
+it takes batches of cells and hands back their outcomes. The limits are
 enforced here, in the parent, never trusted to the worker:
 
 * **timeout**: a worker still busy ``timeout_s`` (+ a small grace) after the
   request was sent is killed with its whole process group (so an external
   solver binary dies too); a result whose measured wall time is over the limit
   is a timeout as well.
-* **memout**: the resident memory of the worker's process tree is polled every
-  :data:`MEMORY_POLL_S` (:mod:`solvers.process_tree`, psutil: on any system);
-  past ``memory_mb`` the group is killed. A
-  result whose peak (the worker's own reading, or the polls') is over the limit is a
-  memout as well: a cell quicker than a poll is held to the limit too.
+* **memout**: the cell's memory (its worker's, or what its solver started: :mod:`solvers.process_tree`)
+  is polled every :data:`MEMORY_POLL_S`; past ``memory_mb`` the group is killed, and a result
+  whose peak is over the limit is a memout as well.
 * **error**: a worker that dies (crash, signal) or fails to start (then the
   measurement says ``start_failed``); the next cell gets a fresh worker.
 
@@ -34,22 +26,21 @@ worker's program starts, inherited by the solver binaries it runs; see
 may use in its ``ready`` reply, kept in :attr:`LocalExecutor.worker_cpus`.
 
 :class:`LocalExecutor` keeps ``jobs`` workers (:class:`experiments.harness.worker_process.WorkerProcess`),
-each warm for one entrant and reused while healthy. :class:`experiments.harness.dask_executor.DaskExecutor` sends
-the cells to a dask.distributed cluster in small batches, where each runs in the same kind of killable worker.
+each warm for one entrant and reused while healthy.
 """
 
 from __future__ import annotations
 
 import select
 import time
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from experiments.harness import worker_zygote
 from experiments.harness.identity import CellKey
 from experiments.harness.messages import WIRE, Measurement, Outcome, Request, Returned
 from experiments.harness.provenance import utc_now
 from experiments.harness.worker_process import WorkerProcess, worker_env
+from experiments.harness.worker_slot import Slot
 from formats.errors import RaceError
 from solvers.status import Status
 
@@ -61,57 +52,6 @@ GRACE_S = 0.1
 POLL_S = 0.05
 #: seconds a worker may take to import and warm up its entrant
 INIT_TIMEOUT_S = 180.0
-
-
-class Executor(Protocol):
-    """What the scheduler needs of an executor (:mod:`experiments.harness.scheduling`)."""
-    #: how many cells may run at once (cores)
-    jobs: int
-    #: the repetition floor of a fast solve (s; :func:`experiments.harness.worker.measure`),
-    #: None until the campaign sets it from its size
-    min_time: float | None
-
-    def free(self) -> int:
-        """How many more cells (slots) it takes now."""
-
-    def warm_entrants(self) -> set[str]:
-        """Entrants with an idle warm worker (their cells cost no start-up)."""
-
-    def submit_batch(self, init: dict[str, Any], cells: list[Request]) -> None:
-        """Start ``cells`` (of one entrant, whose worker ``init`` creates)."""
-
-    def poll(self, max_wait: float = 0.5) -> list[tuple[CellKey, Outcome]]:
-        """The cells finished (or returned unrun) within ``max_wait`` s."""
-
-    def close(self) -> None:
-        """Stop every worker."""
-
-
-@dataclass
-class _Slot:
-    worker: WorkerProcess | None = None
-    #: the cells sent to the worker in one request, in the order it runs them
-    batch: list[Request] = field(default_factory=list)
-    #: the index in ``batch`` of the cell the worker is on
-    next: int = 0
-    phase: str = "idle"            # idle | init | solve | held (lent to another slot's cell)
-    deadline: float = 0.0
-    #: when the cell the worker is on started, as far as the parent can tell (monotonic)
-    sent: float = 0.0
-    started_at: str = ""
-    rss_peak: float = 0.0
-    #: the worker's own memory when its batch began (a solver that starts processes: the
-    #: cell's memory is theirs and what the worker grows by, not the worker's baseline)
-    base_mb: float = 0.0
-    cpu: int | None = None
-    parked: dict[str, WorkerProcess] = field(default_factory=dict)
-    #: the slots this slot's cell holds besides itself (a cell of several cores)
-    holds: list["_Slot"] = field(default_factory=list)
-
-    @property
-    def key(self) -> CellKey | None:
-        """The key of the cell the worker is on (None when idle)."""
-        return self.batch[self.next].key if self.next < len(self.batch) else None
 
 
 class LocalExecutor:
@@ -142,7 +82,7 @@ class LocalExecutor:
         self.die_with_parent = die_with_parent
         self.init_timeout_s = init_timeout_s
         self.env = worker_env()
-        self.slots = [_Slot(cpu=cpus[i] if cpus else None) for i in range(jobs)]
+        self.slots = [Slot(cpu=cpus[i] if cpus else None) for i in range(jobs)]
         self.cpus = list(cpus) if cpus else None
         self.keep_warm = max(int(keep_warm), 1)
         #: worker ident (host:pid) -> the CPUs it reported it may run on
@@ -207,7 +147,7 @@ class LocalExecutor:
         else:
             self._send_solve(slot)
 
-    def _park(self, slot: _Slot) -> None:
+    def _park(self, slot: Slot) -> None:
         """Keep the slot's idle worker warm for a later cell of its entrant (at most
         ``keep_warm`` per slot, the longest unused stopped first)."""
         worker, slot.worker = slot.worker, None
@@ -221,7 +161,7 @@ class LocalExecutor:
             slot.parked.pop(next(iter(slot.parked))).stop()
 
     @staticmethod
-    def _unpark(slot: _Slot, entrant: str) -> WorkerProcess | None:
+    def _unpark(slot: Slot, entrant: str) -> WorkerProcess | None:
         """The slot's parked worker of ``entrant`` if it is still alive."""
         worker = slot.parked.pop(entrant, None)
         if worker is not None and worker.proc.poll() is not None:
@@ -286,7 +226,7 @@ class LocalExecutor:
             self._zygote = None
 
     # -- the state machine of a slot -------------------------------------------
-    def _send_solve(self, slot: _Slot) -> None:
+    def _send_solve(self, slot: Slot) -> None:
         assert slot.worker is not None
         message: dict[str, Any] = {
             "op": "solve", "wire": WIRE, "timeout": self.timeout_s,
@@ -302,12 +242,12 @@ class LocalExecutor:
         self._started(slot, time.monotonic())
         slot.worker.send(message)     # a dead worker shows up as EOF on the next poll
 
-    def _started(self, slot: _Slot, now: float) -> None:
+    def _started(self, slot: Slot, now: float) -> None:
         """The worker is on the next cell of its batch from ``now`` (as the parent sees it)."""
         slot.sent, slot.started_at, slot.rss_peak = now, utc_now(), 0.0
         slot.deadline = now + self.timeout_s + GRACE_S
 
-    def _outcome(self, slot: _Slot, outcome: Measurement) -> Measurement:
+    def _outcome(self, slot: Slot, outcome: Measurement) -> Measurement:
         """The cell's measurement with what only the executor knows: its worker, when it
         started, the cores it held and the CPUs its worker may use."""
         worker = slot.worker
@@ -320,7 +260,7 @@ class LocalExecutor:
         outcome.cores = 1 + len(slot.holds)
         return outcome
 
-    def _finish(self, slot: _Slot, outcome: Measurement | None, done: list, healthy: bool,
+    def _finish(self, slot: Slot, outcome: Measurement | None, done: list, healthy: bool,
                 returned: str = "") -> None:
         """The cell the worker is on ends with ``outcome`` (None: it is returned too); the rest
         of the batch is returned (``returned`` says why) unless the worker goes on with it."""
@@ -341,7 +281,7 @@ class LocalExecutor:
             held.phase = "idle"
         slot.holds = []
 
-    def _harness_fault(self, slot: _Slot) -> str:
+    def _harness_fault(self, slot: Slot) -> str:
         """Why a worker's death is the harness's, not its entrant's ("" when it is not): a
         forked worker dies with its zygote."""
         worker = slot.worker
@@ -350,7 +290,7 @@ class LocalExecutor:
             return "the worker zygote ended under it"
         return ""
 
-    def _on_readable(self, slot: _Slot, done: list) -> None:
+    def _on_readable(self, slot: Slot, done: list) -> None:
         assert slot.worker is not None
         replies = slot.worker.receive()
         if replies is None:                               # EOF: the worker died
@@ -395,7 +335,7 @@ class LocalExecutor:
                 if slot.phase != "solve":
                     return
 
-    def _judge_limits(self, slot: _Slot, reply: Measurement) -> Measurement:
+    def _judge_limits(self, slot: Slot, reply: Measurement) -> Measurement:
         """A worker's measurement held to the limits: over the time limit it is a timeout,
         over the memory limit (reached between two polls) a memout."""
         wall = reply.wall_s
@@ -410,7 +350,7 @@ class LocalExecutor:
                                "MB limit (reached between two polls)", peak_rss_mb=peak)
         return reply
 
-    def _on_deadline(self, slot: _Slot, done: list) -> None:
+    def _on_deadline(self, slot: Slot, done: list) -> None:
         if slot.phase == "init":
             self._finish(slot, Measurement(Status.ERROR, "entrant did not warm up within "
                                            f"{self.init_timeout_s:g} s", start_failed=True),
@@ -422,7 +362,7 @@ class LocalExecutor:
                                        f"(limit {self.timeout_s:g} s)", peak_rss_mb=rss or None),
                      done, healthy=False, returned="an earlier cell of its batch timed out")
 
-    def _cell_rss(self, slot: _Slot) -> float:
+    def _cell_rss(self, slot: Slot) -> float:
         """The memory of the cell the worker is on: the worker's own (a solver that runs in
         it), or the processes below it and what the worker grew by since its batch began."""
         assert slot.worker is not None
@@ -431,7 +371,7 @@ class LocalExecutor:
             return own
         return below + max(0.0, own - slot.base_mb)
 
-    def _check_memory(self, slot: _Slot, done: list) -> None:
+    def _check_memory(self, slot: Slot, done: list) -> None:
         assert self.memory_mb is not None
         rss = self._cell_rss(slot)
         slot.rss_peak = max(slot.rss_peak, rss)

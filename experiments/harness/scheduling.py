@@ -4,16 +4,9 @@ Rules:
 
 * **Resume**: a cell (family, entrant, n, instance, repeat; :mod:`experiments.harness.identity`) that already has a row in
   ``runs.csv`` is not run again.
-* **Escalation** (the skip rule), per entrant and family: once an entrant's median at
-  some n is censored -- at least half of its cells there are not answered (timeout,
-  memout, error, unknown or skipped), which makes the median "> limit" whatever
-  the other cells give -- its cells at larger n of that family are recorded as
-  ``skipped`` at once (a ``wrong`` answer is censored too, but never a reason to skip:
-  an entrant that lies is run, and recorded ``wrong``, at every n), without waiting for the rest of that n. A cell at n is only
-  started once each smaller n of its entrant and family is *settled*: more than half of
-  its cells answered (the median is finite whatever comes) or all finished, so the rule
-  never races. The remaining cells at the censored n still run (the solved fraction
-  there is a measurement).
+* **Escalation** (the skip rule, :mod:`experiments.harness.escalation`): once an entrant's
+  median at some n is censored, its cells at larger n of that family are recorded as
+  ``skipped`` at once; a cell at n starts only once each smaller n is settled.
 * A worker that fails to start (e.g. its ``warmup()`` raises) records nothing: its
   cell goes back to the queue. An entrant whose worker fails :data:`START_ATTEMPTS`
   times gets no more cells this run; they stay without a record (counted in
@@ -36,22 +29,23 @@ from __future__ import annotations
 
 import math
 import time
-from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Callable
 
 from experiments.harness import records
+from experiments.harness.cell_queue import Queue
 from experiments.harness.cells import Cell, Prepared, interleave
+from experiments.harness.escalation import Escalation
 from experiments.harness.identity import CellKey
 from experiments.harness.instances import read_instance
 from experiments.harness.messages import Measurement, Request, Returned
 from experiments.harness.provenance import utc_now
 from experiments.harness.referee import Referee, _Case
 from experiments.harness.rows import Row, make_row
-from experiments.harness.schema import ANSWERED, Status
+from experiments.harness.schema import Status
 
 if TYPE_CHECKING:
-    from experiments.harness.executor import Executor
+    from experiments.harness.executor_protocol import Executor
 
 
 #: an entrant whose worker fails to start this many times gets no more cells this run
@@ -64,140 +58,6 @@ BATCH_S = 0.2
 MAX_BATCH = 256
 #: a cell the harness failed under (its worker's zygote died) is sent again at most this often
 RETRIES = 3
-
-
-class Queue:
-    """The pending cells in their order (:func:`interleave`'s or the fixed one), held per
-    entrant (a deque each, in that order), so that taking a batch of one entrant's cells costs
-    what the batch holds, whatever the campaign's size."""
-
-    def __init__(self, cells: list[Cell]) -> None:
-        self.by_entrant: dict[str, deque[tuple[int, Cell]]] = {}
-        for rank, cell in enumerate(cells):
-            self.by_entrant.setdefault(cell.entrant, deque()).append((rank, cell))
-        self.size = len(cells)
-
-    def __len__(self) -> int:
-        return self.size
-
-    def __iter__(self) -> Iterator[Cell]:
-        for queue in self.by_entrant.values():
-            for _, cell in queue:
-                yield cell
-
-    def keep(self, wanted: Callable[[Cell], bool]) -> None:
-        """Keep only the cells ``wanted`` says yes to."""
-        for entrant, queue in self.by_entrant.items():
-            self.by_entrant[entrant] = deque(x for x in queue if wanted(x[1]))
-        self.size = sum(map(len, self.by_entrant.values()))
-
-    def put_back(self, cells: list[tuple[int, Cell]]) -> None:
-        """Cells taken and not run: first in line again, in their order."""
-        for rank, cell in sorted(cells, key=lambda x: x[0], reverse=True):
-            self.by_entrant.setdefault(cell.entrant, deque()).appendleft((rank, cell))
-        self.size += len(cells)
-
-    def first(self, may_start: Callable[[Cell], bool], prefer: set[str] | None = None
-              ) -> tuple[int, Cell, int] | None:
-        """The first cell that may start, as (rank, cell, its place in its entrant's queue):
-        the first in the order, or with ``prefer``, the first of those entrants if any."""
-        best: tuple[int, Cell, int] | None = None
-        best_preferred: tuple[int, Cell, int] | None = None
-        for entrant, queue in self.by_entrant.items():
-            found = _startable(queue, may_start)
-            if found is None:
-                continue
-            if best is None or found[0] < best[0]:
-                best = found
-            if prefer and entrant in prefer and (best_preferred is None
-                                                 or found[0] < best_preferred[0]):
-                best_preferred = found
-        return best_preferred or best
-
-    def take(self, found: tuple[int, Cell, int], most: int) -> list[tuple[int, Cell]]:
-        """The cell ``found`` (:meth:`first`) and up to ``most`` - 1 of the same entrant,
-        family and n right behind it in its queue."""
-        rank, cell, at = found
-        queue = self.by_entrant[cell.entrant]
-        if at:                                  # behind cells that may not start yet: alone
-            del queue[at]
-            self.size -= 1
-            return [(rank, cell)]
-        batch = [queue.popleft()]
-        while queue and len(batch) < most and queue[0][1].n == cell.n \
-                and queue[0][1].family == cell.family:
-            batch.append(queue.popleft())
-        self.size -= len(batch)
-        return batch
-
-
-def _startable(queue: deque[tuple[int, Cell]], may_start: Callable[[Cell], bool]
-               ) -> tuple[int, Cell, int] | None:
-    """The first cell of ``queue`` that may start, with its place; the cells of one family and
-    n stand together, so one look per such group decides."""
-    group = None
-    for at, (rank, cell) in enumerate(queue):
-        if (cell.family, cell.n) == group:
-            continue
-        if may_start(cell):
-            return rank, cell, at
-        group = (cell.family, cell.n)
-    return None
-
-
-class Escalation:
-    """The skip rule (see the module docstring): per (entrant, family, n) how many cells
-    there are, how many are answered and how many censored; which n is the first with a
-    censored median, and whether a cell may start yet."""
-
-    def __init__(self, cells: list[Cell]) -> None:
-        self.total: dict[tuple[str, str, int], int] = {}
-        self.answered: dict[tuple[str, str, int], int] = {}
-        self.censored: dict[tuple[str, str, int], int] = {}
-        self.finished: dict[tuple[str, str, int], int] = {}
-        self.n_values: dict[tuple[str, str], list[int]] = {}
-        for cell in cells:
-            group = (cell.entrant, cell.family, cell.n)
-            self.total[group] = self.total.get(group, 0) + 1
-            line = self.n_values.setdefault((cell.entrant, cell.family), [])
-            if cell.n not in line:
-                line.append(cell.n)
-        for ns in self.n_values.values():
-            ns.sort()
-
-    def record(self, cell: Cell, status: str) -> None:
-        """Count a finished cell with this status (its word)."""
-        group = (cell.entrant, cell.family, cell.n)
-        self.finished[group] = self.finished.get(group, 0) + 1
-        if status in ANSWERED:
-            self.answered[group] = self.answered.get(group, 0) + 1
-        elif status != "wrong":         # a wrong answer is no reason to stop: every lie is recorded
-            self.censored[group] = self.censored.get(group, 0) + 1
-
-    def censored_median(self, group: tuple[str, str, int]) -> bool:
-        """True once at least half of the group's cells are censored (its median is "> limit")."""
-        return 2 * self.censored.get(group, 0) >= self.total.get(group, 0) > 0
-
-    def settled(self, group: tuple[str, str, int]) -> bool:
-        """True once the group's median is known: more than half answered, or all finished."""
-        return (2 * self.answered.get(group, 0) > self.total[group]
-                or self.finished.get(group, 0) >= self.total[group])
-
-    def dead_at(self, entrant: str, family: str = "") -> int | None:
-        """The smallest n where the entrant's median in ``family`` is censored, if any."""
-        for n in self.n_values.get((entrant, family), []):
-            if self.censored_median((entrant, family, n)):
-                return n
-        return None
-
-    def may_start(self, cell: Cell) -> bool:
-        """True when every smaller n of the cell's entrant and family is settled."""
-        for n in self.n_values[(cell.entrant, cell.family)]:
-            if n >= cell.n:
-                return True
-            if not self.settled((cell.entrant, cell.family, n)):
-                return False
-        return True
 
 
 @dataclass
