@@ -205,9 +205,10 @@ def test_race_portfolio_writes_a_table_auto_reads(tmp_path):
     puzzle.write_text(HARD9.read_text().splitlines()[2] + "\n")
     solved = CliRunner().invoke(cli, ["solve", "-s", f"auto:table={out}", "--stats", str(puzzle)])
     assert solved.exit_code == 0, solved.output
-    assert "auto picked dlx: n = 3 (9x9)" in solved.stderr
-    (grid,) = grid_text.parse(solved.stdout).grids
     (clues,) = grid_text.parse(puzzle.read_text()).grids
+    rule, _ = auto.choose(auto.read_rules(out), 3, float((clues.cells == 0).mean()))
+    assert f"auto picked {rule.entrant}: n = 3 (9x9)" in solved.stderr
+    (grid,) = grid_text.parse(solved.stdout).grids
     assert rules.is_solution_of(clues, grid)
 
 
@@ -216,21 +217,34 @@ def test_auto_is_the_default_of_solve_and_count_and_backtracking_one_option_away
     f = tmp_path / "p.sudoku"
     f.write_text(grid_text.format_native(p))
     default = CliRunner().invoke(cli, ["solve", "--stats", str(f)])
-    assert default.exit_code == 0 and "auto picked backtracking: n = 2 (4x4), 50% empty" in default.stderr
-    plain = CliRunner().invoke(cli, ["solve", "-s", "backtracking", "--stats", str(f)])
+    committed = auto.read_rules()
+    picked = auto.choose(committed, 2, 0.5)[0].entrant
+    assert default.exit_code == 0 and f"auto picked {picked}: n = 2 (4x4), 50% empty" in default.stderr
+    plain = CliRunner().invoke(cli, ["solve", "-s", picked, "--stats", str(f)])
     assert plain.exit_code == 0 and plain.stdout == default.stdout and "auto" not in plain.stderr
     counted = CliRunner().invoke(cli, ["count", "--stats", "-"], input=". . . .\n" * 4)
-    assert counted.stdout == "288\n" and "auto picked backtracking" in counted.stderr
+    empty_pick = auto.choose(committed, 2, 1.0)[0].entrant
+    assert counted.stdout == "288\n" and f"auto picked {empty_pick}: n = 2 (4x4), 100% empty" in counted.stderr
     assert "[default: auto]" in " ".join(CliRunner().invoke(cli, ["solve", "--help"]).output.split())
 
 
 def test_auto_picks_per_puzzle_when_the_puzzles_differ(tmp_path, rng):
-    lines = [grid_text.format_one_line(puzzle_from(full_grid(3, rng), share, rng)) for share in (0.2, 0.8)]
+    """Two puzzles of one n whose shares of empty cells fall under rules of two different
+    entrants of the committed table: each gets its own rule's entrant."""
+    committed = auto.read_rules()
+    n, (first, second) = next((r.n, (r, s)) for r in committed for s in committed
+                              if r.n == s.n and r.entrant != s.entrant and r.n <= 3)
+    shares = [round((rule.empty_from + rule.empty_to) / 2, 2) for rule in (first, second)]
+    lines = [grid_text.format_one_line(puzzle_from(full_grid(n, rng), share, rng)) for share in shares]
     f = tmp_path / "two.txt"
     f.write_text("\n".join(lines) + "\n")
     result = CliRunner().invoke(cli, ["solve", "--stats", str(f)])
     assert result.exit_code == 0, result.output
-    assert "puzzle 1: auto picked backtracking" in result.stderr and "puzzle 2: auto picked dlx" in result.stderr
+    picks = [auto.choose(committed, n, float((grid_text.parse(line).grids[0].cells == 0).mean()))[0].entrant
+             for line in lines]
+    assert picks == [first.entrant, second.entrant]
+    assert f"puzzle 1: auto picked {picks[0]}" in result.stderr
+    assert f"puzzle 2: auto picked {picks[1]}" in result.stderr
     solved = grid_text.parse(result.stdout).grids
     assert all(rules.is_solution_of(grid_text.parse(line).grids[0], s) for line, s in zip(lines, solved))
 
