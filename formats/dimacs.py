@@ -6,7 +6,7 @@ clauses are whitespace-separated non-zero literals in -VARS..VARS, each ended
 by ``0``, and a clause may span lines (or share a line with others).
 
 Writing: clauses come as 2-D int32 blocks (one clause width per block, the
-shape :mod:`solvers.sudoku_cnf` builds). A compiled kernel turns a chunk of a
+shape :mod:`solvers.sat.sudoku_cnf` builds). A compiled kernel turns a chunk of a
 block into ASCII in a reusable byte buffer that is streamed to the file, so
 tens of millions of clauses go out at disk speed without a Python object per
 literal (several times faster than PySAT's ``CNF.to_file``).
@@ -354,7 +354,7 @@ def _literal(token: str, nvars: int, name: str, line_no: int, column: int) -> in
 
 
 class _Formula(Protocol):
-    """What :func:`write_formula` reads of a :class:`solvers.sudoku_cnf.Formula`."""
+    """What :func:`write_formula` reads of a :class:`solvers.sat.sudoku_cnf.Formula`."""
     nvars: int
     blocks: list[np.ndarray]
 
@@ -362,5 +362,5 @@ class _Formula(Protocol):
 
 
 def write_formula(target: str | Path | IO[bytes], formula: _Formula) -> int:
-    """Write a :class:`solvers.sudoku_cnf.Formula` with its comment header."""
+    """Write a :class:`solvers.sat.sudoku_cnf.Formula` with its comment header."""
     return write(target, formula.nvars, formula.blocks, formula.header())

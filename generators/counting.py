@@ -16,8 +16,8 @@ the reduced grid (same solutions, fewer empties) goes to a solver backend:
 
 ``backtracking``  Algorithm 1's kernel (:func:`solvers.backtracking.backtrack`);
                   slow, but the reference.
-``dlx``           dancing links (:func:`solvers.dlx.count_sudoku`), no budget.
-``sat``           the incremental SAT counter (:class:`solvers.sat.IncrementalCounter`):
+``dlx``           dancing links (:func:`solvers.exact_cover.dlx.count_sudoku`), no budget.
+``sat``           the incremental SAT counter (:class:`solvers.sat.solver.IncrementalCounter`):
                   one fixed encoding, the clues as assumptions.
 ``robust``        the default: DLX with a node budget, then SAT for the grids
                   on which DLX ran out (DLX is fastest on average, but has heavy
@@ -215,7 +215,7 @@ def make_counter(n: int, name: str = "auto") -> SolutionCounter:
         raise RaceError(f"unknown counter {name!r} (known: {', '.join(COUNTER_BACKENDS)})")
     if name == "auto":
         try:
-            import solvers.dlx  # noqa: F401
+            import solvers.exact_cover.dlx  # noqa: F401
             name = "robust"
         except ImportError:
             name = "backtracking"

@@ -185,8 +185,8 @@ def unsat_proof(cells: np.ndarray, n: int) -> str | None:
     (not proved: satisfiable or out of budget). The puzzle chosen still needs the second
     opinion (:func:`_unsat_from_holes`)."""
     from formats.grid import Grid
-    from solvers import sudoku_cnf
-    from solvers.sat_counting import DEFAULT_BACKEND, pysat_solver
+    from solvers.sat import sudoku_cnf
+    from solvers.sat.counting import DEFAULT_BACKEND, pysat_solver
     if rules.propagate(cells, n).contradiction:
         return "propagation"
     formula = sudoku_cnf.encode_reduced(Grid(n, cells))

@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-from solvers.limited_process import die_with
+from solvers.processes.limited import die_with
 
 
 def make_rows(make_row: Callable[..., dict[str, str]], indices: list[int], jobs: int,

@@ -2,7 +2,7 @@
 for :class:`generators.counting.RobustCounter` on large grids.
 
 :class:`ReducedSAT` is one fresh solver per question on the ``reduced`` encoding of
-:mod:`solvers.sudoku_cnf`; :class:`WindowSAT` one incremental solver for a window of cells the
+:mod:`solvers.sat.sudoku_cnf`; :class:`WindowSAT` one incremental solver for a window of cells the
 removal phase is about to visit, the window's clues as assumptions.
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 from formats.errors import RaceError
 from formats.grid import Grid
 from solvers import rules
-from solvers.sat_counting import DEFAULT_BACKEND
+from solvers.sat.counting import DEFAULT_BACKEND
 
 #: CaDiCaL options of :class:`WindowSAT`: stable mode only (CaDiCaL's "sat"
 #: configuration). Replayed, seed 4, a fresh solver per question: 18.1 -> 14.7 s CPU,
@@ -37,13 +37,13 @@ WINDOW_OPTIONS = {"stabilizeonly": 1}
 class ReducedSAT:
     """One fresh SAT solver per question on the ``reduced`` encoding (Kwon &
     Jain: propagate, then variables only for the remaining candidates) of
-    :mod:`solvers.sudoku_cnf`. On the mostly-filled grids of the removal phase
+    :mod:`solvers.sat.sudoku_cnf`. On the mostly-filled grids of the removal phase
     the formula is small and a question costs a fraction of one on the full
     encoding; the model gives a witness."""
 
     def __init__(self, n: int, backend: str = DEFAULT_BACKEND) -> None:
-        from solvers.sat_counting import pysat_solver
-        from solvers import sudoku_cnf
+        from solvers.sat.counting import pysat_solver
+        from solvers.sat import sudoku_cnf
         self.n = n
         self.backend = backend
         self._new = pysat_solver
@@ -52,7 +52,7 @@ class ReducedSAT:
     def count(self, cells: np.ndarray, limit: int) -> int:
         """The number of solutions of ``cells``, capped at ``limit`` (models enumerated
         with blocking clauses over the candidate variables)."""
-        from solvers.sat_counting import enumerate_models
+        from solvers.sat.counting import enumerate_models
         formula = self._cnf.encode_reduced(Grid(self.n, cells), "pairwise")
         solver = self._new(self.backend, formula.blocks)
         try:
@@ -132,9 +132,10 @@ class WindowSAT:
 
     def __init__(self, n: int, cells: np.ndarray, window: np.ndarray,
                  backend: str = DEFAULT_BACKEND) -> None:
-        from solvers import clause_loading, sudoku_cnf
-        from solvers.sat_backends import configurable
-        from solvers.sat_counting import pysat_solver
+        from solvers.sat import clause_loading
+        from solvers.sat import sudoku_cnf
+        from solvers.sat.backends import configurable
+        from solvers.sat.counting import pysat_solver
         self.n = n
         side = n * n
         flat = np.asarray(cells, dtype=np.int32).reshape(-1)

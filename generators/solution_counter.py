@@ -14,7 +14,7 @@ from formats.grid import Grid
 from generators.sat_questions import ReducedSAT
 from solvers import rules
 from solvers.backtracking import backtrack
-from solvers.sat_counting import DEFAULT_BACKEND
+from solvers.sat.counting import DEFAULT_BACKEND
 
 #: Largest n at which the ``robust`` counter's SAT fallback is the incremental counter
 #: on the full encoding; beyond, a fresh solver on the reduced encoding per question.
@@ -151,14 +151,14 @@ class BacktrackingCounter(SolutionCounter):
 
 
 class DLXCounter(SolutionCounter):
-    """Dancing links (:func:`solvers.dlx.count_sudoku`, one shared matrix per n).
+    """Dancing links (:func:`solvers.exact_cover.dlx.count_sudoku`, one shared matrix per n).
     :meth:`try_count` / :meth:`try_solvable` take a node budget and may give up."""
 
     name = "dlx"
 
     def __init__(self, n: int) -> None:
         super().__init__(n)
-        from solvers.dlx import count_sudoku
+        from solvers.exact_cover.dlx import count_sudoku
         self._count_sudoku = count_sudoku
 
     def try_count(self, cells: np.ndarray, limit: int, node_limit: int) -> int | None:
@@ -190,14 +190,14 @@ class DLXCounter(SolutionCounter):
 
 
 class SATCounter(SolutionCounter):
-    """The incremental SAT counter (:class:`solvers.sat.IncrementalCounter`):
+    """The incremental SAT counter (:class:`solvers.sat.solver.IncrementalCounter`):
     one base encoding per n, the clues as assumptions. Gives no witness."""
 
     name = "sat"
 
     def __init__(self, n: int, backend: str = DEFAULT_BACKEND) -> None:
         super().__init__(n)
-        from solvers.sat import IncrementalCounter
+        from solvers.sat.solver import IncrementalCounter
         self._sat = IncrementalCounter(n, backend=backend)
 
     def _count(self, cells: np.ndarray, limit: int) -> int:

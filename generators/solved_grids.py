@@ -34,7 +34,7 @@ import numpy as np
 
 from formats.errors import RaceError
 from formats.grid import MAX_N, Grid
-from solvers.at_most_one import exactly_one
+from solvers.sat.at_most_one import exactly_one
 from solvers.rules import is_solved
 
 FILLS = ("symmetric", "latin", "las-vegas")
@@ -130,7 +130,7 @@ def las_vegas_grid(n: int, rng: np.random.Generator, conflicts: int = 20_000,
 
 def _complete(clues: Grid, rng: np.random.Generator, budget: int) -> Grid | None:
     from pysat.solvers import Solver
-    from solvers.sat_counting import DEFAULT_BACKEND
+    from solvers.sat.counting import DEFAULT_BACKEND
     from solvers import rules
     n, side = clues.n, clues.side
     found = rules.propagate(clues.cells, n)
@@ -163,7 +163,7 @@ def _complete(clues: Grid, rng: np.random.Generator, budget: int) -> Grid | None
 
 def _unit_groups(n: int, cube: np.ndarray) -> list[np.ndarray]:
     """The exactly-one groups of the candidates numbered in ``cube`` (0 = not a candidate)."""
-    from solvers import sudoku_cnf
+    from solvers.sat import sudoku_cnf
     out = []
     for rows in sudoku_cnf.groups(n, cube).values():
         width = np.count_nonzero(rows, axis=1)

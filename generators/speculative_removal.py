@@ -58,7 +58,7 @@ import time
 import numpy as np
 
 from formats.errors import RaceError
-from solvers.limited_process import die_with_parent
+from solvers.processes.limited import die_with_parent
 
 #: a removal phase goes over to workers after its first question that took this long
 #: (seconds): at n <= 4 no question does, and a fork costs more than it saves

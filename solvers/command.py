@@ -62,7 +62,7 @@ from formats import grid_text
 from formats.errors import RaceError
 from formats.grid import Grid
 from solvers.interface import RawAnswer, Solver
-from solvers.limited_process import MAX_OUTPUT, Finished, run_limited
+from solvers.processes.limited import MAX_OUTPUT, Finished, run_limited
 
 #: answers meaning "this puzzle has no solution" (compared lower-case, stripped)
 NO_SOLUTION_WORDS = frozenset({"no solution", "no solutions", "unsat", "unsatisfiable", "none"})

@@ -6,13 +6,13 @@
  * as the numba kernel it stands in for (tests/test_cover_native.py compares them problem by
  * problem):
  *
- *   cover_search_x   Algorithm X (solvers/algorithm_x.py, dlx_search): exact cover with
+ *   cover_search_x   Algorithm X (solvers/exact_cover/algorithm_x.py, dlx_search): exact cover with
  *                    secondary items, the S heuristic (MRV) or the first item; also splits a
  *                    search into pieces and searches one piece (race cover -j);
- *   cover_search_m   colors and multiplicities (solvers/algorithm_m.py, multiplicity_search).
+ *   cover_search_m   colors and multiplicities (solvers/exact_cover/algorithm_m.py, multiplicity_search).
  *
  * The data structure is the one of Knuth's TAOCP 7.2.2.1 and his dlx1 program, not the six
- * parallel link arrays of solvers/dancing_links.py. Items 1..N have LLINK, RLINK (the list of
+ * parallel link arrays of solvers/exact_cover/dancing_links.py. Items 1..N have LLINK, RLINK (the list of
  * active items: primary ones after the root 0, secondary ones after their own root N+1). Nodes
  * have TOP, ULINK, DLINK, COLOR: node i <= N is the header of item i and keeps the length of its
  * list, LEN(i) = TOP(i); the nodes of an option are consecutive, and a spacer node sits between
@@ -463,7 +463,7 @@ int cover_search_x(problem *p, run *run) {
 
 /* -- colors and multiplicities ---------------------------------------------------------- */
 
-/* The search of solvers/algorithm_m.py (its docstring tells the branching): an option is hidden
+/* The search of solvers/exact_cover/algorithm_m.py (its docstring tells the branching): an option is hidden
  * by unlinking all its nodes and goes on a trail, which is unwound to undo; a closed item leaves
  * the active list and goes on the trail as minus its number. */
 

@@ -1,7 +1,7 @@
 """The exact cover kernel of ``race cover`` in C (``cover_native.c``), called through ctypes.
 
-Why: the numba kernels (:func:`solvers.algorithm_x.dlx_search`,
-:func:`solvers.algorithm_m.multiplicity_search`) cost about 1.4 s of CPU to import numba and load
+Why: the numba kernels (:func:`solvers.exact_cover.algorithm_x.dlx_search`,
+:func:`solvers.exact_cover.algorithm_m.multiplicity_search`) cost about 1.4 s of CPU to import numba and load
 their cached machine code before the first node, which is most of a whole ``race cover`` run on
 Knuth's queens or Scott's problem. This module needs neither numba nor numpy: a problem goes in
 as ``array`` buffers (:class:`CoverKernel`), is linked in C in the layout of Knuth's TAOCP and
@@ -10,7 +10,7 @@ options; see the C file), and searched there. Same trees, same counts as the num
 (tests/test_cover_native.py).
 
 A ctypes call releases the GIL, so threads search side by side, each on its own copy
-(:meth:`CoverKernel.clone`): :mod:`solvers.cover_threads` splits one search over several
+(:meth:`CoverKernel.clone`): :mod:`solvers.exact_cover.threads` splits one search over several
 (:meth:`CoverKernel.split`, then ``search(prefix=piece)`` for each piece).
 Built with the package (setup.py) and loaded by :class:`solvers.native_library.NativeLibrary`;
 :func:`library` is None when the package holds no build (installed without a compiler), and the
@@ -27,8 +27,8 @@ from formats.dlx_format import DlxProblem
 
 from solvers.native_library import NativeLibrary
 
-MRV, FIRST = 0, 1               # as solvers.algorithm_x
-#: colors and multiplicities: Knuth's theta for the choice (solvers/algorithm_m.py, ``slack``)
+MRV, FIRST = 0, 1               # as solvers.exact_cover.algorithm_x
+#: colors and multiplicities: Knuth's theta for the choice (solvers/exact_cover/algorithm_m.py, ``slack``)
 SLACK = 2
 HEURISTICS = {"mrv": MRV, "first": FIRST, "slack": SLACK}
 #: the most nodes (headers, spacers and option entries) a problem may have: links are int32
@@ -122,7 +122,7 @@ class CoverKernel:
     least: as :mod:`formats.exact_cover` checks). ``colors`` (per entry of flat, 0 = none) and
     ``lower``/``upper`` (per primary item) are the extensions; ``extended`` makes the problem
     one for :meth:`search` with colors and multiplicities (the kernel of
-    :mod:`solvers.algorithm_m`), else it is searched by Algorithm X."""
+    :mod:`solvers.exact_cover.algorithm_m`), else it is searched by Algorithm X."""
 
     def __init__(self, items: int, primary: int, starts: array, flat: array,
                  colors: array | None = None, lower: array | None = None,

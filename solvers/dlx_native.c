@@ -3,12 +3,12 @@
  * side) without importing numba, whose start-up (about 0.4 s) is most of a whole `race solve`
  * over thousands of 9x9 puzzles.
  *
- * A line-for-line port of solvers/dlx.py `count_with_clues` and solvers/algorithm_x.py
+ * A line-for-line port of solvers/exact_cover/dlx.py `count_with_clues` and solvers/exact_cover/algorithm_x.py
  * `dlx_search` with the MRV heuristic (Knuth's S heuristic, the first item of minimal size,
  * the scan stopped at size 1 when no primary item is empty): the same covers in the same order,
  * so the same first solution, the same node counts and the same answers (tests/test_dlx_native.py
  * compares the two kernels puzzle by puzzle). The link block is the (6, size) uint32 block of
- * solvers/dancing_links.py (rows L, R, U, D, C, S); it is changed while a puzzle runs and
+ * solvers/exact_cover/dancing_links.py (rows L, R, U, D, C, S); it is changed while a puzzle runs and
  * restored before the next one. Work arrays come from the caller: no allocation here. */
 #include <stdint.h>
 
@@ -16,7 +16,7 @@ typedef uint32_t link;
 
 #define ROOT 0
 
-/* cover_counting_empty of solvers/algorithm_x.py: cover item c and keep *zeros, the number
+/* cover_counting_empty of solvers/exact_cover/algorithm_x.py: cover item c and keep *zeros, the number
  * of active primary items (headers 1..last) of size 0, up to date */
 static inline void cover(link *L, link *R, link *U, link *D, link *C, link *S, link c,
                          link last, int64_t *zeros) {

@@ -2,8 +2,8 @@
 
 Why: ``race solve`` over a file of thousands of 9x9 puzzles spends most of its whole run
 starting numba (about 0.4 s of CPU to import it and load its cached machine code) before the
-first puzzle is searched. The C port of the same kernel (:func:`solvers.dlx.count_with_clues`
-on :func:`solvers.algorithm_x.dlx_search`, MRV) needs only ctypes, and a ctypes call releases
+first puzzle is searched. The C port of the same kernel (:func:`solvers.exact_cover.dlx.count_with_clues`
+on :func:`solvers.exact_cover.algorithm_x.dlx_search`, MRV) needs only ctypes, and a ctypes call releases
 the GIL, so threads search side by side as with numba's ``nogil``.
 
 Loaded by :class:`solvers.native_library.NativeLibrary` from the package's own folder (built by
@@ -46,7 +46,7 @@ def _ptr(array: np.ndarray) -> int:
 def count_many(links: np.ndarray, puzzles: np.ndarray, n: int, limit: int, node_limit: int,
                solutions: np.ndarray, counts: np.ndarray, nodes: np.ndarray,
                complete: np.ndarray) -> None:
-    """The C kernel on one part of a batch (the arguments of ``solvers.batch._dlx_kernel``):
+    """The C kernel on one part of a batch (the arguments of ``solvers.exact_cover.batch._dlx_kernel``):
     ``links`` is this part's own (6, size) uint32 block, changed while it runs and restored;
     ``puzzles``/``solutions`` C-contiguous int32 (P, n², n²), ``counts``/``nodes`` int64,
     ``complete`` bool. Releases the GIL while it runs."""

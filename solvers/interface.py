@@ -130,7 +130,7 @@ class Solver:
     def starts_processes(self) -> bool:
         """Whether its cells start processes of their own (an outside program, members in
         processes): then the harness reads the memory of the worker's whole process tree,
-        otherwise the worker's alone (:mod:`solvers.process_tree`). Default: no."""
+        otherwise the worker's alone (:mod:`solvers.processes.tree`). Default: no."""
         return False
 
     @property
@@ -141,7 +141,7 @@ class Solver:
 
     @classmethod
     def batch_capable(cls, params: dict[str, str]) -> bool:
-        """Whether :mod:`solvers.batch` can solve many puzzles of this entrant (with these
+        """Whether :mod:`solvers.exact_cover.batch` can solve many puzzles of this entrant (with these
         parameters from its spec) in one compiled call. Default: no."""
         return False
 

@@ -75,10 +75,10 @@ from formats.errors import RaceError
 from formats.grid import Grid
 from solvers import rules
 from solvers.interface import SOLVED, UNSAT, WRONG, RawAnswer, Solver
-from solvers.limited_process import kill_group
-from solvers.member_processes import (Member, alive, close_pipes, kill_pid, placement, reap,
+from solvers.processes.limited import kill_group
+from solvers.processes.members import (Member, alive, close_pipes, kill_pid, placement, reap,
                                       set_subreaper, spawn_all, write_all)
-from solvers.process_tree import child_pids, descendants, kill_adopted
+from solvers.processes.tree import child_pids, descendants, kill_adopted
 
 if TYPE_CHECKING:
     from solvers.registry import Registry

@@ -39,11 +39,11 @@ _TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 #: parameters. Read-only: other solvers (e.g. a test's) go into a :class:`Registry`.
 SOLVERS: Mapping[str, tuple[str, Mapping[str, str]]] = MappingProxyType({
     "backtracking": ("solvers.backtracking:Backtracking", {}),
-    "dlx": ("solvers.dlx:DLX", {}),
-    "bitset": ("solvers.bitset:Bitset", {}),
-    "sat": ("solvers.sat:SAT", {}),
-    "kissat": ("solvers.sat:SAT", {"backend": "kissat"}),
-    "cpsat": ("solvers.cpsat:CPSAT", {}),
+    "dlx": ("solvers.exact_cover.dlx:DLX", {}),
+    "bitset": ("solvers.bitsets.solver:Bitset", {}),
+    "sat": ("solvers.sat.solver:SAT", {}),
+    "kissat": ("solvers.sat.solver:SAT", {"backend": "kissat"}),
+    "cpsat": ("solvers.sat.cpsat:CPSAT", {}),
     "parallel": ("solvers.parallel:Parallel", {}),
     "cmd": ("solvers.command:Command", {}),
     "auto": ("solvers.auto:Auto", {}),

@@ -160,7 +160,7 @@ class FlakyWarmup(Solver):
 
 def _solution(grid: Grid) -> np.ndarray:
     """A true solution of ``grid`` (DLX), the raw material of the cleverer lies."""
-    from solvers.dlx import DLX
+    from solvers.exact_cover.dlx import DLX
     return DLX().search(grid, 1, 1).solutions[0]
 
 

@@ -17,7 +17,8 @@ from experiments.cli.entry import plain_answer
 from experiments.cli.main import main
 from formats import grid_text
 from formats.one_line_array import puzzles_9x9
-from solvers import batch, bitset9_native
+from solvers import bitset9_native
+from solvers.exact_cover import batch
 
 pytestmark = pytest.mark.skipif(bitset9_native.library() is None,
                                 reason="no C compiler: the 9x9 bit-set kernel is not built")

@@ -1,4 +1,4 @@
-"""solvers.batch: many puzzles in one compiled call give the same verified
+"""solvers.exact_cover.batch: many puzzles in one compiled call give the same verified
 answers as the per-puzzle path (Solver.solve / Solver.count)."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import pytest
 from formats import grid_text
 from formats.errors import RaceError
 from formats.grid import Grid
-from solvers import batch, registry
+from solvers import registry
+from solvers.exact_cover import batch
 from solvers.interface import SOLVED, UNKNOWN, UNSAT, WRONG
 from tests.conftest import full_grid
 

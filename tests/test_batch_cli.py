@@ -1,5 +1,5 @@
 """`race solve` / `race count` over a one-line file of many puzzles: the batch path
-(solvers.batch, one compiled call) prints exactly what the per-puzzle path prints."""
+(solvers.exact_cover.batch, one compiled call) prints exactly what the per-puzzle path prints."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from experiments.cli.main import main
 from formats import grid_text
-from solvers import batch
+from solvers.exact_cover import batch
 
 DATA = Path(__file__).parent / "data"
 SEVENTEEN = Path(__file__).parent / "bench" / "data" / "sudoku17_sample.txt"

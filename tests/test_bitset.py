@@ -17,8 +17,8 @@ from formats.errors import RaceError
 from formats.grid import Grid
 from formats.grid_text import parse
 from solvers import registry
-from solvers.bitset import BRANCHES, Bitset, branch, luby
-from solvers.dlx import DLX
+from solvers.bitsets.solver import BRANCHES, Bitset, branch, luby
+from solvers.exact_cover.dlx import DLX
 from solvers.interface import RawAnswer
 from solvers.rules.bitset_fixpoint import fixpoint, touch_all
 from solvers.rules.bitsets import WORK, clear, full_set, place, queue, tables, touch, words

@@ -11,7 +11,7 @@ import pytest
 
 from formats import grid_text
 from solvers import bitset9_native, rules
-from solvers.batch import dlx_many
+from solvers.exact_cover.batch import dlx_many
 
 pytestmark = pytest.mark.skipif(bitset9_native.library() is None,
                                 reason="no C compiler: the 9x9 bit-set kernel is not built")

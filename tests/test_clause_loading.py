@@ -1,4 +1,4 @@
-"""solvers.clause_loading: clauses loaded in bulk into CaDiCaL are the clauses PySAT
+"""solvers.sat.clause_loading: clauses loaded in bulk into CaDiCaL are the clauses PySAT
 would have loaded one by one (same answers, same unsat proofs), and every case the
 bulk loop does not cover goes through PySAT."""
 
@@ -9,7 +9,8 @@ import pytest
 from pysat.solvers import Solver
 
 from formats.grid import Grid
-from solvers import clause_loading, sudoku_cnf
+from solvers.sat import clause_loading
+from solvers.sat import sudoku_cnf
 from formats.compiled import interpreted
 from solvers.rules import is_solution_of
 from tests.conftest import full_grid, puzzle_from

@@ -131,7 +131,7 @@ def test_ctrl_c_inside_a_solver_is_an_interrupt_not_its_failure(monkeypatch):
     """The solver interface turns a plugin's exception into 'solver X failed' (exit 2), but
     PySAT's report of Ctrl-C is the user's interrupt: exit 130, 'race: interrupted'."""
     import pysolvers
-    from solvers.dlx import DLX
+    from solvers.exact_cover.dlx import DLX
 
     def interrupted(self, grid, limit, keep):
         raise pysolvers.error("Caught keyboard interrupt")

@@ -88,8 +88,8 @@ def test_kissat_args_reach_kissat(tmp_path):
 def test_race_solvers_says_where_each_sat_program_is(monkeypatch, tmp_path):
     """kissat from the wheel (or $KISSAT, or PATH) with its version; a program missing from
     the PATH is said missing with how to install it."""
-    from solvers.sat_binaries import locate
-    from solvers.sat_programs import find_kissat
+    from solvers.sat.binaries import locate
+    from solvers.sat.programs import find_kissat
     monkeypatch.delenv("KISSAT", raising=False)
     r = run("solvers")
     assert r.exit_code == 0

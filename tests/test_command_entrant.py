@@ -19,7 +19,7 @@ from formats.grid import Grid
 from solvers import registry
 from solvers.command import Command, binary_provenance
 from solvers.interface import SOLVED, UNKNOWN, UNSAT, WRONG
-from solvers.limited_process import run_limited
+from solvers.processes.limited import run_limited
 from tests.conftest import process_alive
 
 HERE = Path(__file__).parent / "outside_solvers"

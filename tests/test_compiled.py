@@ -88,7 +88,8 @@ def test_interpreted_runs_the_python_function_and_nests():
 
 def test_dlx_gives_the_same_answers_interpreted_and_compiled():
     from formats import grid_text
-    from solvers import batch, rules
+    from solvers import rules
+    from solvers.exact_cover import batch
     n, puzzles = grid_text.parse_one_line_many("\n".join(SAMPLE.read_text().splitlines()[:40]) + "\n")
     counts, nodes, complete, solutions = batch.dlx_many(puzzles, n, limit=2)
     with interpreted():
@@ -135,7 +136,7 @@ def test_counting_and_other_solvers_stay_compiled(tmp_path, args):
 
 
 def test_many_puzzles_stay_compiled(tmp_path):
-    from solvers.dlx import DLX
+    from solvers.exact_cover.dlx import DLX
     INTERPRETED_MAX_PUZZLES = DLX.INTERPRETED_MAX_PUZZLES
     path = tmp_path / "many.txt"
     path.write_text("\n".join(SAMPLE.read_text().splitlines()[:INTERPRETED_MAX_PUZZLES + 1]) + "\n")
@@ -157,7 +158,7 @@ def _holes_puzzle_file(tmp_path, n: int, blanks: float, seed: int) -> Path:
 def test_race_solve_with_sat_at_small_n_does_not_import_numba(tmp_path, spec, n):
     """The SAT entrants build and load their formula interpreted up to their encoding's
     INTERPRETED_MAX_N, and the answer is still verified against the clues."""
-    from solvers.sat import SAT
+    from solvers.sat.solver import SAT
     from formats.grid_text import parse
     from solvers.registry import parse_spec
     from solvers.rules import is_solution_of
@@ -178,7 +179,7 @@ def test_race_count_with_sat_at_small_n_is_interpreted_and_exact(tmp_path):
 
 
 def test_race_solve_with_sat_beyond_the_interpreted_sizes_compiles(tmp_path):
-    from solvers.sat import SAT
+    from solvers.sat.solver import SAT
     from formats.grid_text import parse
     from solvers.rules import is_solution_of
     n = SAT.INTERPRETED_MAX_N["extended"] + 1
@@ -246,7 +247,7 @@ def test_the_vectorised_propagation_follows_long_chains_of_singles():
 
 def test_the_reduced_formula_and_its_dimacs_are_the_same_interpreted():
     from formats import dimacs
-    from solvers import sudoku_cnf
+    from solvers.sat import sudoku_cnf
     for grid in _puzzles_for_equivalence():
         compiled_formula = sudoku_cnf.encode_reduced(grid)
         compiled_text = dimacs.dumps(compiled_formula.nvars, compiled_formula.blocks)

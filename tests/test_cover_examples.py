@@ -22,8 +22,8 @@ from formats.errors import RaceError
 from formats.exact_cover import ExactCover
 from generators import cover_problems, polyiamonds, polyominoes, polysticks
 from generators.cover_examples import EXAMPLES, build
-from solvers.algorithm_x import FIRST, MRV, dlx_search
-from solvers.dancing_links import DancingLinks
+from solvers.exact_cover.algorithm_x import FIRST, MRV, dlx_search
+from solvers.exact_cover.dancing_links import DancingLinks
 
 
 def solve(problem: ExactCover, heuristic: int = MRV, limit: int = 0, order=None, keep: int = 0):
@@ -351,7 +351,7 @@ def test_scott_level_profile_is_the_papers_table(heuristic, table):
     """Line by line: the paper's nodes of level k are the options tried at depth k (its level 0
     is the X's one option; the root is not counted, hence its total 10,421 against our
     10,422), and its updates of level k are ours made there."""
-    from solvers.search_profile import level_profile
+    from solvers.exact_cover.search_profile import level_profile
     solutions, rows = level_profile(DancingLinks.from_problem(polyominoes.scott(x="23")), heuristic)
     assert solutions == 19
     assert [(n, u) for _, n, u in rows] == table

@@ -12,9 +12,9 @@ from formats import exact_cover
 from formats.errors import RaceError
 from formats.exact_cover import ExactCover
 from generators.cover_problems import queens
-from solvers.algorithm_m import MultiplicityProblem
-from solvers.algorithm_x import MRV, dlx_search
-from solvers.dancing_links import DancingLinks
+from solvers.exact_cover.algorithm_m import MultiplicityProblem
+from solvers.exact_cover.algorithm_x import MRV, dlx_search
+from solvers.exact_cover.dancing_links import DancingLinks
 
 #: Knuth's test case at the head of dlx3.w: its unique solution is options 1, 3, 4 (0-based)
 KNUTH_DLX3 = """| A simple example of color controls

@@ -22,11 +22,12 @@ from formats.errors import RaceError
 from formats.exact_cover import ExactCover
 from generators import cover_problems, polyiamonds, polyominoes, polysticks
 from generators.cover_examples import build
-from solvers import cover_native, cover_threads
-from solvers.algorithm_m import MultiplicityProblem
-from solvers.algorithm_x import dlx_search
+from solvers import cover_native
+from solvers.exact_cover import threads as cover_threads
+from solvers.exact_cover.algorithm_m import MultiplicityProblem
+from solvers.exact_cover.algorithm_x import dlx_search
 from solvers.cover_native import FIRST, MRV, SLACK, CoverKernel, StopFlag
-from solvers.dancing_links import DancingLinks
+from solvers.exact_cover.dancing_links import DancingLinks
 
 ROOT = Path(__file__).resolve().parents[1]
 

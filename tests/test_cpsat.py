@@ -15,7 +15,8 @@ from experiments.cli.main import main
 from formats import grid_text
 from formats.errors import RaceError
 from formats.grid import Grid
-from solvers import cpsat, rules
+from solvers import rules
+from solvers.sat import cpsat
 from solvers.interface import SOLVED, UNSAT, Stop
 from solvers.registry import BUILTIN, Unavailable
 from tests.conftest import full_grid, puzzle_from

@@ -9,9 +9,9 @@ from click.testing import CliRunner
 from experiments.cli.main import main
 from formats import exact_cover
 from generators.cover_problems import latin_square, queens
-from solvers.algorithm_x import FIRST, MRV, dlx_search
-from solvers.dance_trace import totals, trace
-from solvers.dancing_links import DancingLinks
+from solvers.exact_cover.algorithm_x import FIRST, MRV, dlx_search
+from solvers.exact_cover.dance_trace import totals, trace
+from solvers.exact_cover.dancing_links import DancingLinks
 
 TOY = "A B C D E F G\nC E F\nA D G\nB C F\nA D\nB G\nD E G\n"
 

@@ -43,10 +43,10 @@ def test_no_solver_name_appears_in_a_condition_outside_solvers():
 
 
 def test_no_sat_backend_name_appears_in_a_condition_outside_solvers():
-    """A SAT backend is asked what it can do (e.g. :func:`solvers.sat_backends.configurable`,
+    """A SAT backend is asked what it can do (e.g. :func:`solvers.sat.backends.configurable`,
     which knows every name of CaDiCaL), never told apart by its name outside solvers/:
     ``backend == "cadical195"`` missed its other names (cd19, cd195, ...)."""
-    from solvers.sat_backends import _pysat_names
+    from solvers.sat.backends import _pysat_names
     names = set(_pysat_names()) | {"kissat"}
     found = []
     for path, tree in sources(*OUTSIDE_SOLVERS):
@@ -68,8 +68,8 @@ def test_a_window_solver_configures_cadical_by_any_of_its_names(monkeypatch, nam
     import numpy as np
 
     from generators import counting
-    from solvers import sat_counting
-    from solvers.sat_backends import configurable
+    from solvers.sat import counting as sat_counting
+    from solvers.sat.backends import configurable
     calls = []
     real = sat_counting.pysat_solver
 

@@ -13,11 +13,11 @@ from formats.grid_text import parse
 from formats.compiled import interpreted
 from generators.cover_problems import latin_square, organ_pipe, queens
 from solvers import registry, rules
-from solvers.algorithm_x import FIRST, MRV, cover, dlx_search
+from solvers.exact_cover.algorithm_x import FIRST, MRV, cover, dlx_search
 from solvers.backtracking import Backtracking
-from solvers.dancing_links import DancingLinks, format_links, link_lr, link_ud, unlink_lr, unlink_ud
-from solvers.dlx import DLX, count_sudoku
-from solvers.sudoku_cover import decode, sudoku_cover
+from solvers.exact_cover.dancing_links import DancingLinks, format_links, link_lr, link_ud, unlink_lr, unlink_ud
+from solvers.exact_cover.dlx import DLX, count_sudoku
+from solvers.exact_cover.sudoku_cover import decode, sudoku_cover
 from tests.conftest import full_grid, puzzle_from
 
 EQ6 = np.array([[0, 0, 1, 0, 1, 1, 0],
@@ -259,7 +259,7 @@ def test_dlx_agrees_with_backtracking(seed, n, fraction):
 # -- large n: no n⁶ matrix -----------------------------------------------------------------------
 
 def test_candidates_only_cover_has_the_same_solutions():
-    from solvers.sudoku_cover import sudoku_cover
+    from solvers.exact_cover.sudoku_cover import sudoku_cover
     from tests.conftest import full_grid, puzzle_from
     solution = full_grid(3, np.random.default_rng(11))
     puzzle = puzzle_from(solution, 0.7, np.random.default_rng(12))
@@ -268,14 +268,15 @@ def test_candidates_only_cover_has_the_same_solutions():
     free = rules.candidate_table(puzzle.cells, 3)
     assert pruned.option_ids.size == puzzle.clues() + int(free.sum())
     counts = [registry.create("dlx").count(puzzle, limit=100).count]
-    from solvers.dlx import count_sudoku
+    from solvers.exact_cover.dlx import count_sudoku
     counts.append(count_sudoku(puzzle, 100)[0])
     assert counts[0] == counts[1] >= 1
 
 
 def test_dlx_at_n7_builds_only_the_candidates_left(monkeypatch):
     from generators.solved_grids import latin_grid
-    from solvers import dlx, sudoku_cover
+    from solvers.exact_cover import dlx
+    from solvers.exact_cover import sudoku_cover
     from tests.conftest import puzzle_from
     with pytest.raises(RaceError, match="n <= 6"):
         sudoku_cover.full_options(7)
@@ -359,7 +360,7 @@ def test_an_exhausted_search_is_unsat_and_a_spent_budget_unknown():
     from formats.grid import Grid
     from formats.grid_text import parse
     from solvers import rules
-    from solvers.dlx import DLX
+    from solvers.exact_cover.dlx import DLX
     grid = Grid(2, UNSAT_4x4)
     assert rules.is_consistent(grid)
     for heuristic in ("mrv", "first"):
@@ -372,9 +373,9 @@ def test_an_exhausted_search_is_unsat_and_a_spent_budget_unknown():
 
 def test_the_heuristic_parameter_reaches_the_search():
     from formats.grid import Grid
-    from solvers.algorithm_x import FIRST, MRV, dlx_search
-    from solvers.dlx import DLX
-    from solvers.sudoku_cover import sudoku_cover
+    from solvers.exact_cover.algorithm_x import FIRST, MRV, dlx_search
+    from solvers.exact_cover.dlx import DLX
+    from solvers.exact_cover.sudoku_cover import sudoku_cover
     grid = Grid(2, np.array([[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1]]))
     for name, code in (("mrv", MRV), ("first", FIRST)):
         dl = DancingLinks.from_problem(sudoku_cover(grid).problem)
@@ -387,7 +388,7 @@ def test_the_heuristic_parameter_reaches_the_search():
 
 def test_phase_times_lie_within_the_call():
     import time
-    from solvers.dlx import DLX
+    from solvers.exact_cover.dlx import DLX
     from formats.grid import Grid
     solver = DLX()
     solver.count(Grid(2))                            # compiled before the timed call
@@ -400,7 +401,7 @@ def test_phase_times_lie_within_the_call():
 
 def test_warmup_runs_and_leaves_the_shared_matrix_intact():
     from formats.grid import Grid
-    from solvers.dlx import DLX, count_sudoku
+    from solvers.exact_cover.dlx import DLX, count_sudoku
     DLX().warmup()
     assert count_sudoku(Grid(2), limit=0)[0] == 288
 
@@ -456,7 +457,7 @@ def test_mrv_early_stop_makes_knuths_choices(problem):
 
 def test_limit_one_and_a_budget_of_one_node():
     from formats.grid import Grid
-    from solvers.dlx import DLX
+    from solvers.exact_cover.dlx import DLX
     from tests.test_dlx import EQ6, run
     assert run(DancingLinks.from_problem(queens(6)), limit=1)[0] == 1          # 4 solutions there
     assert DLX().count(Grid(2), limit=1).count == 1
@@ -466,7 +467,7 @@ def test_limit_one_and_a_budget_of_one_node():
 
 def test_count_sudoku_writes_the_solution_it_found():
     from formats.grid_text import parse
-    from solvers.dlx import DLX, count_sudoku
+    from solvers.exact_cover.dlx import DLX, count_sudoku
     hard = parse(open("tests/data/hard9.txt").read()).grids[0]
     out = np.zeros_like(hard.cells)
     assert count_sudoku(hard, 1, 0, out) == (1, count_sudoku(hard, 1)[1], True)
@@ -486,7 +487,7 @@ def test_count_sudoku_beyond_the_full_matrix_counts_two_and_writes_the_first():
     emptied: each column's pair may swap per cycle), counted to 2, the first written out."""
     from solvers import rules
     from formats.grid import Grid
-    from solvers.dlx import FULL_MATRIX_MAX_N, count_sudoku
+    from solvers.exact_cover.dlx import FULL_MATRIX_MAX_N, count_sudoku
     assert 7 > FULL_MATRIX_MAX_N
     cells = rules.pattern_solution(7)
     cells[:2] = 0

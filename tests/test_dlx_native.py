@@ -13,8 +13,9 @@ import pytest
 
 from formats import grid_text
 from formats.compiled import interpreted
-from solvers import batch, dlx_native
-from solvers.dlx import full_links
+from solvers import dlx_native
+from solvers.exact_cover import batch
+from solvers.exact_cover.dlx import full_links
 
 ROOT = Path(__file__).resolve().parents[1]
 HARD9 = Path(__file__).parent / "data" / "hard9.txt"

@@ -213,7 +213,7 @@ def test_a_worker_over_its_memory_limit_is_killed_with_a_message():
 
 def test_children_and_tree_memory_include_a_child_process():
     import subprocess
-    from solvers import process_tree
+    from solvers.processes import tree as process_tree
     child = subprocess.Popen([sys.executable, "-c", "import sys, time; b = bytearray(60 << 20); "
                               "print('ready', flush=True); time.sleep(30)"], stdout=subprocess.PIPE)
     try:
@@ -241,7 +241,7 @@ def test_children_and_tree_memory_include_a_child_process():
 
 def test_tree_memory_of_a_process_that_is_gone_is_zero():
     import subprocess
-    from solvers import process_tree
+    from solvers.processes import tree as process_tree
     gone = subprocess.Popen(["true"])
     gone.wait()                                   # reaped: its pid names no process now
     assert process_tree.tree_rss_mb(gone.pid) == 0.0 and process_tree.descendants(gone.pid) == []
@@ -253,7 +253,7 @@ def test_a_process_that_ends_between_two_readings_does_not_stop_the_poller(monke
     in between is left out (its memory reads 0), never an error."""
     import subprocess
 
-    from solvers import process_tree
+    from solvers.processes import tree as process_tree
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         time.sleep(0.2)
@@ -435,7 +435,7 @@ def test_the_tree_memory_of_a_worker_counts_a_new_cells_processes_and_drops_ende
     first poll, one that ends stops counting at the next, without an error."""
     import subprocess
 
-    from solvers.process_tree import TreeMemory
+    from solvers.processes.tree import TreeMemory
     memory = TreeMemory(os.getpid(), whole_tree=True)
     alone = memory.rss_mb()
     child = subprocess.Popen([sys.executable, "-c", "import sys, time; b = bytearray(80 << 20); "

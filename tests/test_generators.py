@@ -85,8 +85,8 @@ def test_unique_and_minimal_have_exactly_one_solution(kind, n):
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_minimal_loses_uniqueness_on_removing_any_clue(n):
     # DLX needs ~10^5 nodes per count on these 16x16 grids; the SAT counter is far faster
-    from solvers.dlx import count_sudoku
-    from solvers.sat import IncrementalCounter
+    from solvers.exact_cover.dlx import count_sudoku
+    from solvers.sat.solver import IncrementalCounter
     with IncrementalCounter(n) as sat:
         check = (lambda g: count_sudoku(g, 2)[0]) if n <= 3 else (lambda g: sat.count(g, 2))
         for index in range(2 if n == 4 else 4):
@@ -625,8 +625,8 @@ def test_unique_beyond_n6_has_exactly_one_solution(n):
     """Algorithm 2 at n = 7, 8 (latin fill, robust counter: propagation, budgeted DLX,
     the reduced-encoding SAT fallback): the recorded solution is the only one, as an
     independent SAT count (the reduced encoding, fresh solver) confirms."""
-    from solvers.sat_counting import enumerate_models, pysat_solver
-    from solvers import sudoku_cnf
+    from solvers.sat.counting import enumerate_models, pysat_solver
+    from solvers.sat import sudoku_cnf
     grid, meta = puzzle_set.make("unique", n, 3, 0)
     assert meta["fill"] == "latin" and int(meta["clues"]) == grid.clues() < n ** 4
     formula = sudoku_cnf.encode_reduced(grid, "pairwise")

@@ -15,7 +15,8 @@ from experiments.cli.main import main
 from formats import dimacs, exact_cover, grid_text, sat_output
 from formats.errors import RaceError
 from formats.grid import MAX_N
-from solvers import registry, sat_backends
+from solvers import registry
+from solvers.sat import backends as sat_backends
 from tests.conftest import full_grid
 
 ROOT = Path(__file__).resolve().parents[1]

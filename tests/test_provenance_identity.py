@@ -269,14 +269,14 @@ def test_built_in_entrants_are_identified_by_their_sources():
     assert {i["kind"] for i in found.values()} == {"source"}
     assert found["dlx"]["digest"] == found["dlx:heuristic=first"]["digest"]    # same code
     assert found["dlx"]["digest"] != found["backtracking"]["digest"]
-    files, _ = code_identity.sources("solvers.dlx")
+    files, _ = code_identity.sources("solvers.exact_cover.dlx")
     names = {str(f.relative_to(ROOT)) for f in files}
-    assert {"solvers/dlx.py", "solvers/interface.py", "formats/grid.py"} <= names
-    assert "solvers/sat.py" not in names                             # not imported by dlx
+    assert {"solvers/exact_cover/dlx.py", "solvers/interface.py", "formats/grid.py"} <= names
+    assert "solvers/sat/solver.py" not in names                             # not imported by dlx
     assert found["dlx"]["kernel_sha256"] is None                     # no C kernel of its own
-    _, kernels = code_identity.sources("solvers.batch")             # the batch path's has one
+    _, kernels = code_identity.sources("solvers.exact_cover.batch")             # the batch path's has one
     assert [k.name for k in kernels] == ["dlx_native.c"]
-    assert code_identity.of_module("solvers.batch")["kernel_sha256"]
+    assert code_identity.of_module("solvers.exact_cover.batch")["kernel_sha256"]
 
 
 # -- the report says so --------------------------------------------------------------------

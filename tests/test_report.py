@@ -24,7 +24,7 @@ from experiments.report import build as report
 from experiments.report import latex, tables, tex
 from experiments.report.macros import campaign_macros
 from experiments.cli.main import main
-from solvers.sudoku_cnf import structural_clause_count
+from solvers.sat.sudoku_cnf import structural_clause_count
 from tests.test_report_frontier import frontier_campaign
 
 #: the committed reference campaign the committed report is built from

@@ -200,7 +200,7 @@ def test_propagation_agrees_with_brute_force_n2(seed, blanks, extra):
 @given(n=st.integers(2, 3), seed=st.integers(0, 2**32 - 1), blanks=st.floats(0.3, 0.9),
        wrong=st.booleans())
 def test_propagation_agrees_with_backtracking(n, seed, blanks, wrong):
-    from solvers.dlx import DLX
+    from solvers.exact_cover.dlx import DLX
     rng = np.random.default_rng(seed)
     solution = full_grid(n, rng)
     puzzle = puzzle_from(solution, blanks, rng)
@@ -241,7 +241,7 @@ def test_incremental_assignments_of_the_solution_never_contradict(n, seed, blank
 
 def test_a_clash_inside_a_box_only_is_caught_everywhere():
     """Two equal clues in one box, different rows and columns."""
-    from solvers.dlx import count_sudoku
+    from solvers.exact_cover.dlx import count_sudoku
     cells = np.zeros((9, 9), np.int32)
     cells[0, 0] = cells[1, 1] = 5
     grid = Grid(3, cells)

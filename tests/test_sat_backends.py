@@ -17,7 +17,9 @@ from experiments.cli.main import main
 from formats import dimacs, grid_text, sat_output
 from formats.errors import RaceError
 from formats.grid import Grid
-from solvers import registry, rules, sat_backends, sudoku_cnf
+from solvers import registry, rules
+from solvers.sat import backends as sat_backends
+from solvers.sat import sudoku_cnf
 
 BLANKS = {2: 0.7, 3: 0.6, 4: 0.5, 5: 0.4}
 ROOT = Path(__file__).resolve().parent.parent
@@ -279,7 +281,7 @@ def test_race_solve_with_kissat_subprocess():
 
 
 def test_negative_phase_reaches_each_backend():
-    from solvers import sat_backends
+    from solvers.sat import backends as sat_backends
     kissat = sat_backends.backend("kissat", negative_phase=True)
     assert "--phase=false" in kissat.command("f.cnf", "r.txt", 0)
     assert "--phase=false" not in sat_backends.backend("kissat").command("f.cnf", "r.txt", 0)
@@ -324,7 +326,7 @@ def test_solve_until_stops_at_its_conflict_bound_with_or_without_a_deadline():
     """A conflict bound alone is one budgeted call; with a deadline too, the slices stop once
     the bound is spent, long before the deadline (pigeonhole 8: ~10^5 conflicts)."""
     from pysat.examples.genhard import PHP
-    from solvers.sat_counting import pysat_solver
+    from solvers.sat.counting import pysat_solver
     for deadline in (None, time.perf_counter() + 60):
         solver = pysat_solver("cadical195", [PHP(8).clauses])
         t0 = time.perf_counter()
@@ -341,7 +343,7 @@ def test_solve_until_stops_at_its_conflict_bound_with_or_without_a_deadline():
 def test_each_cadical_configuration_reaches_the_solver_and_answers_are_verified(config, monkeypatch):
     """sat:config=NAME configures the in-process CaDiCaL before its clauses (the options of
     CaDiCaL's --sat/--unsat), solves, counts and proves unsat like the default."""
-    from solvers import sat_counting
+    from solvers.sat import counting as sat_counting
     seen = []
     real = sat_counting.pysat_solver
 

@@ -9,8 +9,9 @@ from hypothesis import given, settings, strategies as st
 from conftest import full_grid, puzzle_from
 from formats.errors import RaceError
 from formats.grid import Grid
-from solvers import registry, rules, sudoku_cnf
-from solvers.sat_counting import enumerate_models, pysat_solver
+from solvers import registry, rules
+from solvers.sat import sudoku_cnf
+from solvers.sat.counting import enumerate_models, pysat_solver
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5])

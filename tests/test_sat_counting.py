@@ -8,9 +8,10 @@ import pytest
 from conftest import full_grid, puzzle_from
 from formats.errors import RaceError
 from formats.grid import Grid
-from solvers import registry, sudoku_cnf
-from solvers.sat import IncrementalCounter
-from solvers.sat_counting import enumerate_models, pysat_solver
+from solvers import registry
+from solvers.sat import sudoku_cnf
+from solvers.sat.solver import IncrementalCounter
+from solvers.sat.counting import enumerate_models, pysat_solver
 
 
 def test_empty_4x4_has_288_solutions_incrementally():
@@ -57,7 +58,7 @@ def test_a_solver_stopped_by_ctrl_c_takes_no_more_clauses(monkeypatch):
     """PySAT leaves CaDiCaL mid-state when Ctrl-C stops a solve: adding the clause that
     retires the question (it was in a finally) aborted the process ("invalid API usage")."""
     from formats.grid import Grid
-    from solvers import sat_counting
+    from solvers.sat import counting as sat_counting
 
     counter = sat_counting.IncrementalCounter(2)
     added = []

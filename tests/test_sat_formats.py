@@ -16,8 +16,8 @@ from experiments.cli.main import main
 from formats import dimacs, sat_output
 from formats.errors import RaceError
 from formats.grid import Grid
-from solvers import sudoku_cnf
-from solvers.sudoku_cnf import structural_clause_count
+from solvers.sat import sudoku_cnf
+from solvers.sat.sudoku_cnf import structural_clause_count
 
 
 def test_dimacs_round_trip_matches_pysat(rng, tmp_path):

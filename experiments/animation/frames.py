@@ -8,7 +8,7 @@ solver is followed step by step until the first solution (or the step cap):
   values 1..n² tried with CanPlace from :mod:`solvers.rules`), and the same
   row-by-row search for N queens (files 0..N-1, a square attacked by an
   earlier queen is skipped);
-* ``dlx``: the dance of :mod:`solvers.dance_trace` on Knuth's N-queens cover
+* ``dlx``: the dance of :mod:`solvers.exact_cover.dance_trace` on Knuth's N-queens cover
   (:func:`generators.cover_problems.queens`) or the Sudoku's Task 18 matrix:
   each option tried is a placement, a return to a lower level a backtrack;
 * ``sat``: PySAT exposes no trail of its CDCL search, so the frames follow a
@@ -137,9 +137,9 @@ def _until_solution(events: Iterator[Event]) -> Iterator[Event]:
 
 def dlx_events(board: Board) -> Iterator[Event]:
     from generators.cover_problems import queens
-    from solvers.dance_trace import trace
-    from solvers.dancing_links import DancingLinks
-    from solvers.sudoku_cover import sudoku_cover
+    from solvers.exact_cover.dance_trace import trace
+    from solvers.exact_cover.dancing_links import DancingLinks
+    from solvers.exact_cover.sudoku_cover import sudoku_cover
 
     if board.problem == "queens":
         problem = queens(board.side)
@@ -177,7 +177,7 @@ def dlx_events(board: Board) -> Iterator[Event]:
 # -- SAT (DPLL over PySAT's propagation) ---------------------------------------------------
 
 def sat_events(board: Board, seed: int = 0, backend: str = "minisat22") -> Iterator[Event]:
-    from solvers.sat_counting import pysat_solver
+    from solvers.sat.counting import pysat_solver
 
     side = board.side
     if board.problem == "queens":
@@ -185,7 +185,7 @@ def sat_events(board: Board, seed: int = 0, backend: str = "minisat22") -> Itera
         values = 1
         var = lambda r, c, v: r * side + c + 1                       # noqa: E731
     else:
-        from solvers.sudoku_cnf import encode
+        from solvers.sat.sudoku_cnf import encode
         formula = encode(Grid(board.n, board.start.astype(np.int32)), "extended")
         clauses = [c for c in formula.clauses()]
         values = side

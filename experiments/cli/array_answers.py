@@ -4,7 +4,7 @@ whole arrays from the file to the printed lines.
 The file is read and parsed into one (P, 9, 9) array (:func:`formats.one_line_array.puzzles_9x9`,
 else :func:`formats.grid_text.parse_one_line_many`),
 solved or counted in one call of the C kernel, every solution checked at once (IsSolved and the
-clues: :func:`solvers.bitset_batch.answer_array`), and printed as one block of text; no Python
+clues: :func:`solvers.bitsets.batch.answer_array`), and printed as one block of text; no Python
 object is made per puzzle. What is printed, and the exit status, are those of the general path
 (:mod:`experiments.cli.solve`): a line per puzzle, an empty one where a puzzle has no solution
 ("puzzle i: no solution" on stderr, exit 1); a count per line, "(limit reached)" where the limit
@@ -29,7 +29,7 @@ def answer_file(command: str, source: str, spec: str, limit: int | None = 1) -> 
     entrant without parameters, or the file is not a one-line file of 9x9 puzzles.
     Raises RaceError for a file that cannot be read or parsed, and after writing the lines
     before it, for an answer that fails its check."""
-    from solvers import bitset_batch
+    from solvers.bitsets import batch as bitset_batch
     if spec.strip() not in bitset_batch.SPECS or source == "-":
         return None                         # stdin is read once: the general path reads it
     from formats.one_line_array import puzzles_9x9
@@ -75,7 +75,7 @@ def _confirm_no_solution(puzzles, none, where, spec: str) -> None:
     up to one; RaceError naming the first puzzle DLX finds a solution for."""
     if not len(none):
         return
-    from solvers.batch import dlx_many
+    from solvers.exact_cover.batch import dlx_many
     counts, _, _, _ = dlx_many(puzzles[none], 3, limit=1)
     found = counts.nonzero()[0]
     if len(found):

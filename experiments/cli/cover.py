@@ -67,7 +67,7 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
     \b
     The search runs in a C kernel built with the package
     (solvers/cover_native.c; installed without a compiler, the numba
-    kernels of solvers/algorithm_x.py and solvers/algorithm_m.py: the same
+    kernels of solvers/exact_cover/algorithm_x.py and solvers/exact_cover/algorithm_m.py: the same
     counts, a slower start). --show, --trace and --profile use the numba ones.
 
     \b
@@ -89,18 +89,18 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
                         "(no colors or multiplicities)")
     cover_search.check_search_options(problem, heuristic, count_only, jobs)
     if trace:
-        from solvers.algorithm_x import HEURISTICS
+        from solvers.exact_cover.algorithm_x import HEURISTICS
         _print_trace(exact_cover.ExactCover.from_dlx(problem), HEURISTICS.get(heuristic, 0),
                      trace_limit, limit)
     if show:
-        from solvers.dancing_links import DancingLinks, format_links
+        from solvers.exact_cover.dancing_links import DancingLinks, format_links
         dl = DancingLinks.from_problem(exact_cover.ExactCover.from_dlx(problem))
         click.echo(format_links(dl, max_options=None), err=True)
     cover_search.count_and_report(problem, count_only, limit, heuristic, stats, jobs)
     if profile:
-        from solvers.algorithm_x import HEURISTICS
-        from solvers.dancing_links import DancingLinks
-        from solvers.search_profile import format_profile, level_profile
+        from solvers.exact_cover.algorithm_x import HEURISTICS
+        from solvers.exact_cover.dancing_links import DancingLinks
+        from solvers.exact_cover.search_profile import format_profile, level_profile
         dl = DancingLinks.from_problem(exact_cover.ExactCover.from_dlx(problem))
         _, rows = level_profile(dl, HEURISTICS.get(heuristic, 0))
         click.echo("Knuth's level profile (all solutions; nodes = options tried at each level, "
@@ -109,10 +109,10 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
 
 
 def _print_trace(problem, heuristic: int, trace_limit: int, limit: int | None = None) -> None:
-    """The first ``trace_limit`` steps of the dance (solvers/dance_trace.py) on stdout, up to
+    """The first ``trace_limit`` steps of the dance (solvers/exact_cover/dance_trace.py) on stdout, up to
     the search's end: its ``limit``-th solution when a --limit is given (the search stops there)."""
-    from solvers.dance_trace import trace
-    from solvers.dancing_links import DancingLinks
+    from solvers.exact_cover.dance_trace import trace
+    from solvers.exact_cover.dancing_links import DancingLinks
 
     dl = DancingLinks.from_problem(problem)
     shown = found = 0

@@ -82,7 +82,7 @@ def search(problem, heuristic: str, limit: int | None, keep: int, jobs: int):
             echo(f"race: note: -j {jobs}: no compiled kernel ({cover_native.NATIVE.why_not}); "
                  f"the numba kernel counts on one thread", err=True)
         return search_numba(problem, heuristic, limit, keep)
-    from solvers import cover_threads
+    from solvers.exact_cover import threads as cover_threads
     try:
         t0 = time.perf_counter()
         kernel = cover_native.CoverKernel.from_dlx(problem)
@@ -104,12 +104,12 @@ def search_numba(problem, heuristic: str, limit: int | None, keep: int):
     import numpy as np
 
     from formats import exact_cover
-    from solvers.algorithm_x import HEURISTICS, dlx_search
-    from solvers.dancing_links import DancingLinks
+    from solvers.exact_cover.algorithm_x import HEURISTICS, dlx_search
+    from solvers.exact_cover.dancing_links import DancingLinks
 
     problem = exact_cover.ExactCover.from_dlx(problem)
     if problem.extended:
-        from solvers.algorithm_m import MultiplicityProblem
+        from solvers.exact_cover.algorithm_m import MultiplicityProblem
         MultiplicityProblem(exact_cover.parse("A\nA\n")).search()     # load the kernel
         t0 = time.perf_counter()
         prepared = MultiplicityProblem(problem)

@@ -39,7 +39,7 @@ def race() -> None:
 def plain_answer(args: list[str]) -> tuple[str, str, str, int | None] | None:
     """(command, source, spec, limit) when ``args`` are ``solve`` or ``count`` with a file
     (not ``-``), ``--solver``/``-s`` one of the specs of the 9x9 batch path
-    (:data:`solvers.bitset_batch.SPECS`) and, for ``count``, at most
+    (:data:`solvers.bitsets.batch.SPECS`) and, for ``count``, at most
     ``--limit``/``-l`` K (K >= 1), each once; else None (the click group serves them)."""
     if not args or args[0] not in ("solve", "count"):
         return None
@@ -61,7 +61,7 @@ def plain_answer(args: list[str]) -> tuple[str, str, str, int | None] | None:
             return None
     if source is None or spec is None:
         return None
-    from solvers.bitset_batch import SPECS
+    from solvers.bitsets.batch import SPECS
     if spec not in SPECS:
         return None
     return command, source, spec, limit if command == "count" else 1

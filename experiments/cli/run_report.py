@@ -78,7 +78,7 @@ def _page_in_child(directory: Path):
 
 
 def _page_to_pipe(directory: Path, pipe, parent: int) -> None:
-    from solvers.limited_process import die_with
+    from solvers.processes.limited import die_with
     die_with(parent)                    # a killed race leaves no page writer behind
     path, why = _page(directory)
     pipe.send((str(path) if path else "", why))

@@ -13,9 +13,11 @@ from formats import dimacs, grid_text, sat_output
 from formats.source import read_source
 from formats.errors import RaceError
 from formats.grid import Grid
-from solvers import at_most_one, rules, sudoku_cnf
-from solvers.sat import DEFAULT_ENCODING
-from solvers.sat_counting import DEFAULT_BACKEND
+from solvers import rules
+from solvers.sat import at_most_one
+from solvers.sat import sudoku_cnf
+from solvers.sat.solver import DEFAULT_ENCODING
+from solvers.sat.counting import DEFAULT_BACKEND
 
 
 def _one_grid(puzzle: str, index: int) -> tuple[grid_text.PuzzleFile, Grid]:
@@ -35,7 +37,7 @@ def _one_grid(puzzle: str, index: int) -> tuple[grid_text.PuzzleFile, Grid]:
               show_default=True, metavar="NAME",
               help=f"At-most-one encoding of reduced: {', '.join(at_most_one.VARIANTS)} (auto: "
                    "pairwise for narrow groups, product for wide ones; see "
-                   "solvers/at_most_one.py).")
+                   "solvers/sat/at_most_one.py).")
 @click.option("--out", "-o", "--output", "out", cls=Aliased, hidden_aliases=("--output",), default="-",
               show_default=True, help="DIMACS file (- = stdout).")
 @click.option("--index", "-i", type=params.Integer(min=1), default=1, show_default=True,
@@ -70,7 +72,7 @@ def encode(puzzle: str, encoding: str, amo: str, out: str, index: int) -> None:
               show_default=True, metavar="NAME",
               help=f"At-most-one encoding of reduced: {', '.join(at_most_one.VARIANTS)} (auto: "
                    "pairwise for narrow groups, product for wide ones; see "
-                   "solvers/at_most_one.py).")
+                   "solvers/sat/at_most_one.py).")
 @click.option("--index", "-i", type=params.Integer(min=1), default=1, show_default=True,
               help="Which puzzle of a one-line file with many.")
 def decode(puzzle: str, output: str, encoding: str, amo: str, index: int) -> None:
@@ -177,7 +179,7 @@ def sat_solve(cnf: str, backend: str, timeout: float, kissat_args: str) -> None:
     """
     import shlex
 
-    from solvers import sat_backends
+    from solvers.sat import backends as sat_backends
     try:
         options = tuple(shlex.split(kissat_args))
     except ValueError as exc:

@@ -1,6 +1,6 @@
 """``race solve``, ``race count``, ``race check``: answer puzzles from a file or stdin.
 
-A one-line file of many puzzles goes through :mod:`solvers.batch` when the
+A one-line file of many puzzles goes through :mod:`solvers.exact_cover.batch` when the
 entrant allows it (``batch_capable``): parsed at once, solved in one compiled
 call, verified vectorised. The output is the same as the per-puzzle path's.
 numpy and the solvers are imported inside the commands (``race --help`` stays fast).
@@ -86,7 +86,7 @@ def answers(source: str, spec: str, limit: int | None, stats: bool = False):
     except RaceError:
         capable = False                                # create() below names the problem
     if capable:
-        from solvers import batch
+        from solvers.exact_cover import batch
         capable = batch.batch_capable(spec)
     many = grid_text.parse_one_line_many(text, name) if capable else None
     if many is not None:                               # one-line puzzles of one size
@@ -232,7 +232,7 @@ def _solution_lines(results: list, fmt: str) -> list[str]:
     import numpy as np
 
     from formats import grid_text
-    from solvers.batch import format_one_line_many
+    from solvers.exact_cover.batch import format_one_line_many
     text = [""] * len(results)
     solved = [i for i, r in enumerate(results) if r.solution is not None]
     sizes = {results[i].solution.n for i in solved}

@@ -71,7 +71,7 @@ def list_solvers() -> None:
         click.echo(f"{name:14s} {doc}{alias}{origin}")
         if params:
             click.echo(f"{'':14s}   parameters: {params}")
-    from solvers.sat_binaries import PROGRAMS, locate
+    from solvers.sat.binaries import PROGRAMS, locate
     click.echo("\nSAT programs (sat:backend=NAME, race sat-solve --backend NAME):")
     for program in PROGRAMS:
         click.echo(f"  {locate(program).line()}")

@@ -64,7 +64,7 @@ def limit_wall_time(timeout: float | None, command: str, source: str) -> None:
         signal.signal(signal.SIGTERM, _exit_quietly)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
         os.setsid()
-        from solvers.limited_process import die_with_parent
+        from solvers.processes.limited import die_with_parent
         die_with_parent()
         return
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
@@ -177,7 +177,7 @@ def _exit_quietly(signum=None, frame=None) -> None:
 
 def _stop(pid: int) -> None:
     """SIGTERM the child, give it :data:`TERM_GRACE_S` to exit, then SIGKILL its group."""
-    from solvers.limited_process import kill_group
+    from solvers.processes.limited import kill_group
     try:
         os.kill(pid, signal.SIGTERM)
         end = time.monotonic() + TERM_GRACE_S

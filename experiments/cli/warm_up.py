@@ -76,7 +76,7 @@ def _batch(run: Path) -> None:
     import numpy as np
 
     from formats import grid_text
-    from solvers import batch
+    from solvers.exact_cover import batch
     grids = [g for path in sorted(run.rglob("*-n3-*.sudoku"))
              for g in grid_text.parse(path.read_text(encoding="utf-8"), str(path)).grids]
     if grids:

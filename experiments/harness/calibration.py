@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from formats.errors import RaceError
-from solvers.sat_counting import DEFAULT_BACKEND
+from solvers.sat.counting import DEFAULT_BACKEND
 
 #: the reference DLX problem: Knuth's N queens, and its exact (solutions, nodes, updates)
 QUEENS = 10
@@ -87,8 +87,8 @@ def _dlx_sampler(min_time: float = DLX_MIN_TIME) -> Callable[[], tuple[float, fl
     import numpy as np
 
     from generators.cover_problems import queens
-    from solvers.algorithm_x import MRV, dlx_search
-    from solvers.dancing_links import DancingLinks
+    from solvers.exact_cover.algorithm_x import MRV, dlx_search
+    from solvers.exact_cover.dancing_links import DancingLinks
 
     links = DancingLinks.from_problem(queens(QUEENS)).links
     chosen, depth = np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64)

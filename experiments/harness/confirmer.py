@@ -50,7 +50,7 @@ class Confirmation:
 def confirm(grid: Grid, by: str, timeout: float) -> Confirmation:
     """Solve ``grid`` with the entrant ``by`` in a process of its own (killed with its group
     past ``timeout`` seconds); its solution is verified here."""
-    from solvers.limited_process import run_limited
+    from solvers.processes.limited import run_limited
     from solvers.rules import is_solution_of
     with tempfile.TemporaryFile() as stdin:
         stdin.write(format_compact(grid).encode() + b"\n" + str(grid.n).encode() + b"\n")

@@ -8,7 +8,7 @@ enforced here, in the parent, never trusted to the worker:
   request was sent is killed with its whole process group (so an external
   solver binary dies too); a result whose measured wall time is over the limit
   is a timeout as well.
-* **memout**: the cell's memory (its worker's, or what its solver started: :mod:`solvers.process_tree`)
+* **memout**: the cell's memory (its worker's, or what its solver started: :mod:`solvers.processes.tree`)
   is polled every :data:`MEMORY_POLL_S`; past ``memory_mb`` the group is killed, and a result
   whose peak is over the limit is a memout as well.
 * **error**: a worker that dies (crash, signal) or fails to start (then the

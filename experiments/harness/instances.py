@@ -234,7 +234,7 @@ def count_solutions(grids: list, node_limit: int = COUNT_NODE_LIMIT,
     import numpy as np
     from tqdm import tqdm
 
-    from solvers.batch import dlx_many
+    from solvers.exact_cover.batch import dlx_many
     words = ["unchecked"] * len(grids)
     with tqdm(total=len(grids), unit="puzzle", desc="counting solutions", file=sys.stderr,
               disable=not progress or None, delay=2.0, mininterval=0.5) as bar:

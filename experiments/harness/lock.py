@@ -20,7 +20,7 @@ from pathlib import Path
 
 from experiments.harness.provenance import utc_now
 from formats.errors import RaceError
-from solvers.process_tree import exists
+from solvers.processes.tree import exists
 
 #: the lock file's name in a campaign directory
 LOCK_NAME = "run.lock"

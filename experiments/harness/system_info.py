@@ -39,7 +39,7 @@ def git_commit() -> str | None:
 def kissat_version() -> str | None:
     """``kissat --version`` of the binary the SAT solver would use, if there is one."""
     try:
-        from solvers.sat_backends import find_kissat
+        from solvers.sat.backends import find_kissat
         binary: str | None = find_kissat()
     except Exception:  # noqa: BLE001 - no SAT module or no binary: just "no version"
         binary = shutil.which("kissat")

@@ -169,7 +169,7 @@ def measure(solver: Any, grid: Any, min_time: float = MIN_TIME,
     parent, whose referee verifies it: the solver's own verdict is not trusted.
     """
     from formats.grid_text import format_compact
-    from solvers.process_tree import reaped_peak_kb
+    from solvers.processes.tree import reaped_peak_kb
 
     kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     kids_peak0, kids_cpu0 = kids0.ru_maxrss, kids0.ru_utime + kids0.ru_stime

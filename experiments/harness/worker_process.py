@@ -17,8 +17,8 @@ import tempfile
 from typing import IO, Any, Callable
 
 from experiments.harness import worker_tmpdir, worker_zygote
-from solvers.limited_process import die_with_parent as die_with_parent_signal
-from solvers.process_tree import TreeMemory, descendants
+from solvers.processes.limited import die_with_parent as die_with_parent_signal
+from solvers.processes.tree import TreeMemory, descendants
 
 
 def worker_env() -> dict[str, str]:

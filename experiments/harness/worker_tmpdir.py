@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shutil
 
-from solvers.limited_process import owned_temp_dir
+from solvers.processes.limited import owned_temp_dir
 
 
 def make() -> str:

@@ -38,7 +38,7 @@ import threading
 import time
 from typing import IO, Any, Callable
 
-from solvers.process_tree import exists
+from solvers.processes.tree import exists
 
 #: the environment variables a worker may have of its own (the rest is the zygote's)
 OWN_ENV = ("TMPDIR",)
@@ -56,7 +56,7 @@ class Zygote:
     workers that ask to die with their parent die with it)."""
 
     def __init__(self, env: dict[str, str], die_with_parent: bool = True) -> None:
-        from solvers.limited_process import die_with_parent as die_with_parent_signal
+        from solvers.processes.limited import die_with_parent as die_with_parent_signal
         self.key = _env_key(env)
         self.codes: dict[int, int] = {}
         self._buf = b""
@@ -196,7 +196,7 @@ def _preload() -> None:
     kernel): the part of a worker's start that does not depend on its entrant."""
     import experiments.harness.worker  # noqa: F401
     import solvers.registry  # noqa: F401
-    for name in ("solvers.backtracking", "solvers.dlx", "solvers.bitset", "solvers.sat"):
+    for name in ("solvers.backtracking", "solvers.exact_cover.dlx", "solvers.bitsets.solver", "solvers.sat.solver"):
         try:
             __import__(name)
         except ImportError:
@@ -217,7 +217,7 @@ def _child(request: dict[str, Any], fds: list[int], sock: socket.socket,
             os.close(fd)
         os.setsid()
         if request.get("die_with_parent"):
-            from solvers.limited_process import die_with_parent
+            from solvers.processes.limited import die_with_parent
             die_with_parent()
         if request.get("cpu") is not None:
             os.sched_setaffinity(0, {int(request["cpu"])})

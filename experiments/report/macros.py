@@ -29,7 +29,7 @@ from experiments.report.virtual_best import add_virtual_best
 from experiments.report.tex import (MISSING, Macros, escape, macro_name, number_word, tex_factor_high,
                                     tex_float, tex_int, tex_seconds)
 from solvers import methods
-from solvers.sudoku_cnf import structural_clause_count
+from solvers.sat.sudoku_cnf import structural_clause_count
 
 #: entrants and n the text may quote; their macros always exist
 CANONICAL_ENTRANTS: tuple[str, ...] = ("backtracking", "dlx", "sat", "kissat", "dlx:heuristic=first",

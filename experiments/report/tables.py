@@ -12,7 +12,7 @@ from experiments.analysis import plots
 from experiments.analysis.bootstrap import CONFIDENCE
 from experiments.analysis.statistics import PHASES
 from experiments.report.tex import MISSING, escape, tex_factor_high, tex_float, tex_int, tex_seconds
-from solvers.sudoku_cnf import structural_clause_count
+from solvers.sat.sudoku_cnf import structural_clause_count
 
 
 def sizes_table(ns: list[int]) -> pd.DataFrame:

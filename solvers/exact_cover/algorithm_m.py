@@ -5,9 +5,9 @@ x of an option may carry a color; options that give x the same color may be
 chosen together, an option naming x without a color excludes all others)
 and multiplicities (primary item j is covered between ``lower[j]`` and
 ``upper[j]`` times). The data structure is the one of
-:mod:`solvers.dancing_links` (same flat link block, same layout), plus
+:mod:`solvers.exact_cover.dancing_links` (same flat link block, same layout), plus
 ``COLOR[x]`` per node, and the search is one compiled loop like
-:func:`solvers.algorithm_x.dlx_search`, with the same counters.
+:func:`solvers.exact_cover.algorithm_x.dlx_search`, with the same counters.
 
 The search (the branching of Knuth's Algorithm M, undone through a trail
 instead of mirror-image uncovering):
@@ -36,7 +36,7 @@ instead of mirror-image uncovering):
 Work: ``nodes`` = the root plus one per branch taken; ``updates`` = one per
 node unlinked from an item list plus one per item unlinked from the root's
 list. (For a plain exact cover problem use
-:func:`~solvers.algorithm_x.dlx_search`, whose counts are Knuth's.)
+:func:`~solvers.exact_cover.algorithm_x.dlx_search`, whose counts are Knuth's.)
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ import numpy as np
 
 from formats.exact_cover import ExactCover
 from formats.compiled import kernel
-from solvers.dancing_links import ROOT, DancingLinks, link_lr, link_ud, unlink_lr, unlink_ud
+from solvers.exact_cover.dancing_links import ROOT, DancingLinks, link_lr, link_ud, unlink_lr, unlink_ud
 
 
 @kernel(cache=True, inline="always")

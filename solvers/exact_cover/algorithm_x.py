@@ -3,7 +3,7 @@
 The recursion of Search(h, S) is unrolled into an explicit stack: ``O[k]`` is
 the option node tried at level k (Knuth's O_k) and ``cols[k]`` the item
 covered there, so the search is one compiled loop (numba ``njit``) over the
-flat arrays of :mod:`solvers.dancing_links`.
+flat arrays of :mod:`solvers.exact_cover.dancing_links`.
 
 * Choose: ``MRV`` takes the first item of minimal size S in the root's list
   (Knuth's S heuristic, Algorithm 5); ``FIRST`` takes R[h] (no heuristic).
@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from formats.compiled import kernel
 
-from solvers.dancing_links import ROOT, link_lr, link_ud, unlink_lr, unlink_ud
+from solvers.exact_cover.dancing_links import ROOT, link_lr, link_ud, unlink_lr, unlink_ud
 
 MRV, FIRST = 0, 1
 HEURISTICS = {"mrv": MRV, "first": FIRST}

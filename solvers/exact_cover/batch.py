@@ -6,7 +6,7 @@ overhead per puzzle (building an exact cover matrix, a Grid, a Result). Here:
 * :func:`formats.grid_text.parse_one_line_many` (the one-line reader, vectorised)
   turns a one-line file into one ``(P, side, side)`` array;
 * :func:`dlx_many` runs the DLX counter over every puzzle in one compiled call,
-  on the full Sudoku matrix built once per n (:func:`solvers.dlx.full_links`):
+  on the full Sudoku matrix built once per n (:func:`solvers.exact_cover.dlx.full_links`):
   each puzzle's clues are covered, DLX (MRV) runs, the covers are undone;
 * :func:`solvers.rules.are_solutions_of` (IsSolved of the rules core, for many
   grids at once) checks every answer;
@@ -31,7 +31,7 @@ from formats.errors import RaceError
 from formats.grid import Grid
 from formats.grid_text import ONE_LINE_DIGITS
 from solvers import dlx_native, registry, rules
-from solvers.dlx import count_with_clues, full_links
+from solvers.exact_cover.dlx import count_with_clues, full_links
 from solvers.interface import SOLVED, UNKNOWN, UNSAT, WRONG, Result
 
 

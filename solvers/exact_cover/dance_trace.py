@@ -1,6 +1,6 @@
 """The dance, step by step: Algorithm X on dancing links as a stream of events (the thesis's log).
 
-:func:`trace` runs the same search as :func:`solvers.algorithm_x.dlx_search`
+:func:`trace` runs the same search as :func:`solvers.exact_cover.algorithm_x.dlx_search`
 (same Choose rule, same cover/uncover order, same node and update counts) in
 plain Python and yields one :class:`Step` per event:
 
@@ -22,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
-from solvers.algorithm_x import FIRST, MRV
-from solvers.dancing_links import ROOT, DancingLinks
+from solvers.exact_cover.algorithm_x import FIRST, MRV
+from solvers.exact_cover.dancing_links import ROOT, DancingLinks
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class Step:
 
 def trace(dl: DancingLinks, heuristic: int = MRV) -> Iterator[Step]:
     """The search on ``dl`` as steps (see the module docstring); ``heuristic`` is
-    :data:`~solvers.algorithm_x.MRV` or :data:`~solvers.algorithm_x.FIRST`."""
+    :data:`~solvers.exact_cover.algorithm_x.MRV` or :data:`~solvers.exact_cover.algorithm_x.FIRST`."""
     L, R, U, D, C, S = dl.links
     names = dl.names
     chosen: list[int] = []

@@ -1,9 +1,9 @@
 """The ``dlx`` solver: Sudoku via exact cover, dancing links and Algorithm X (Task 19).
 
 :class:`DLX` follows Task 19 literally: grid -> exact cover matrix
-(:func:`solvers.sudoku_cover.sudoku_cover`, clues by dropping rows) -> dancing
-links (:class:`solvers.dancing_links.DancingLinks`) -> DLX search
-(:func:`solvers.algorithm_x.dlx_search`) -> the chosen options decoded to grids.
+(:func:`solvers.exact_cover.sudoku_cover.sudoku_cover`, clues by dropping rows) -> dancing
+links (:class:`solvers.exact_cover.dancing_links.DancingLinks`) -> DLX search
+(:func:`solvers.exact_cover.algorithm_x.dlx_search`) -> the chosen options decoded to grids.
 Parameters: ``heuristic`` = mrv (Knuth's S heuristic) | first; ``node_limit``
 (0 = none) makes the answer ``unknown`` when the budget runs out.
 Counters: ``nodes``, ``updates`` (Knuth's). Times: ``build``, ``search``, ``decode``.
@@ -24,16 +24,16 @@ import numpy as np
 from formats.compiled import kernel
 
 from formats.grid import Grid
-from solvers.algorithm_x import HEURISTICS, MRV, cover, dlx_search, uncover
-from solvers.dancing_links import DancingLinks
+from solvers.exact_cover.algorithm_x import HEURISTICS, MRV, cover, dlx_search, uncover
+from solvers.exact_cover.dancing_links import DancingLinks
 from solvers.interface import RawAnswer, Solver
 from solvers import rules
-from solvers.sudoku_cover import FULL_MATRIX_MAX_N, full_options, item_names, sudoku_cover
+from solvers.exact_cover.sudoku_cover import FULL_MATRIX_MAX_N, full_options, item_names, sudoku_cover
 
 @lru_cache(maxsize=4)
 def full_links(n: int) -> np.ndarray:
     """The (6, size) link block of the full n⁶-option Sudoku matrix, built once
-    per n (n <= :data:`solvers.sudoku_cover.FULL_MATRIX_MAX_N`, else RaceError).
+    per n (n <= :data:`solvers.exact_cover.sudoku_cover.FULL_MATRIX_MAX_N`, else RaceError).
     :func:`count_with_clues` changes it while it runs and restores it."""
     side = n * n
     starts = np.arange(0, 4 * side ** 3 + 1, 4, dtype=np.int64)

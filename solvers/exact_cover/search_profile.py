@@ -6,7 +6,7 @@ at depth k (the paper's level 0 is the X's one option) and "the number of
 updates shown for level k is the number of times an element was removed ...
 between levels k-1 and k": the covers made while choosing at level k and
 while trying its options. :func:`level_profile` runs the search of
-:func:`solvers.algorithm_x.dlx_search` (same Choose, cover and uncover, all
+:func:`solvers.exact_cover.algorithm_x.dlx_search` (same Choose, cover and uncover, all
 solutions) and counts both per level; it reproduces the paper's two tables
 (with and without the S heuristic) line by line.
 """
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers.algorithm_x import MRV, choose, cover, uncover, uncover_option
+from solvers.exact_cover.algorithm_x import MRV, choose, cover, uncover, uncover_option
 from formats.compiled import kernel
-from solvers.dancing_links import ROOT, DancingLinks
+from solvers.exact_cover.dancing_links import ROOT, DancingLinks
 
 
 @kernel(cache=True, long_running=True)

@@ -11,7 +11,7 @@ is killed whatever happened, so a solver's forgotten children do not linger.
 
 This is the one place that knows how to run a child under limits; the ``cmd``
 entrant (:mod:`solvers.command`) uses it, and the external SAT backends
-(:mod:`solvers.sat_backends`) can too.
+(:mod:`solvers.sat.backends`) can too.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from formats.errors import RaceError
-from solvers.process_tree import child_pids, is_subreaper, kill_adopted, reap, set_subreaper
+from solvers.processes.tree import child_pids, is_subreaper, kill_adopted, reap, set_subreaper
 
 #: default bound on the bytes read from a child's stdout (and, separately, stderr).
 MAX_OUTPUT = 16 << 20

@@ -18,8 +18,8 @@ import numpy as np
 from formats.errors import RaceError
 from formats.grid import Grid
 from solvers.interface import SOLVED, WRONG, Solver
-from solvers.limited_process import die_with_parent, kill_group
-from solvers.process_tree import set_subreaper  # noqa: F401 (solvers.parallel's)
+from solvers.processes.limited import die_with_parent, kill_group
+from solvers.processes.tree import set_subreaper  # noqa: F401 (solvers.parallel's)
 
 #: the signals that stop a search (a Stop, Ctrl-C, race solve's limit), held while a member starts
 _STOPPING = {signal.SIGINT, signal.SIGTERM, signal.SIGALRM}

@@ -24,7 +24,7 @@ Encodings (k = group width; clauses and auxiliaries per group):
                 pairwise up to width :data:`AUTO_PAIRWISE_MAX`, else :data:`AUTO_WIDE`.
 
 Output: clauses as a list of fixed-width int32 blocks (an (m, w) array is m
-clauses of w literals), the layout of ``solvers.sudoku_cnf.Formula.blocks``;
+clauses of w literals), the layout of ``solvers.sat.sudoku_cnf.Formula.blocks``;
 :func:`flat_clauses` gives the DIMACS-style flat array with 0 terminators.
 """
 

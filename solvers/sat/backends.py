@@ -38,16 +38,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from formats.errors import RaceError
-from solvers import clause_loading
-from solvers.sat_counting import enumerate_models, pysat_solver, refuse_broken_pysat
-from solvers.sat_programs import (BASE_OUTPUT_BYTES, KILL_GRACE, TERM_GRACE,  # noqa: F401
+from solvers.sat import clause_loading
+from solvers.sat.counting import enumerate_models, pysat_solver, refuse_broken_pysat
+from solvers.sat.programs import (BASE_OUTPUT_BYTES, KILL_GRACE, TERM_GRACE,  # noqa: F401
                                   Enumeration, ExternalBackend, find_binary, find_kissat, output_limit,
                                   run_solver, work_directory)
 
 if TYPE_CHECKING:
     from pysat.solvers import Solver as PySATSolver
 
-    from solvers.sudoku_cnf import Formula
+    from solvers.sat.sudoku_cnf import Formula
 
 def _pysat_names() -> dict[str, str]:
     from pysat.solvers import SolverNames

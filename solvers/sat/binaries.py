@@ -2,7 +2,7 @@
 
 kissat comes with the Python dependencies (the ``passagemath-kissat`` wheel puts it at
 ``site-packages/sage_wheels/bin/kissat``; ``$KISSAT`` or the ``PATH`` go first, as
-:func:`solvers.sat_programs.find_kissat` looks); cadical and minisat are programs on the
+:func:`solvers.sat.programs.find_kissat` looks); cadical and minisat are programs on the
 ``PATH``, e.g. from Debian's packages of those names. :func:`locate` says for one of them where
 it is, where it came from and what ``--version`` prints; it never raises for a missing program.
 """
@@ -47,7 +47,7 @@ def locate(name: str) -> Located:
     """Where the program ``name`` (one of :data:`PROGRAMS`) is, its origin and version."""
     path: str | None
     if name == "kissat":
-        from solvers.sat_programs import find_kissat
+        from solvers.sat.programs import find_kissat
         try:
             path = find_kissat()
         except RaceError as exc:

@@ -26,7 +26,8 @@ import numpy as np
 
 from formats.errors import RaceError
 from formats.grid import Grid
-from solvers import clause_loading, sudoku_cnf
+from solvers.sat import clause_loading
+from solvers.sat import sudoku_cnf
 
 if TYPE_CHECKING:
     from pysat.solvers import Solver
@@ -57,7 +58,7 @@ def refuse_broken_pysat(name: str) -> None:
 
 def pysat_solver(name: str, clauses: Sequence[clause_loading.Block] | None = None) -> Solver:
     """A PySAT solver by name, refusing the broken in-process kissat, holding
-    ``clauses`` (blocks: see :func:`solvers.clause_loading.load`)."""
+    ``clauses`` (blocks: see :func:`solvers.sat.clause_loading.load`)."""
     from pysat.solvers import Solver
     refuse_broken_pysat(name)
     try:

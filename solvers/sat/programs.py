@@ -1,6 +1,6 @@
 """SAT solvers run as programs of their own (kissat, cadical, minisat, ...), speaking DIMACS:
 found (:func:`find_kissat`, :func:`find_binary`), run under limits (:func:`run_solver`) and
-asked for models (:class:`ExternalBackend`), for :func:`solvers.sat_backends.backend`.
+asked for models (:class:`ExternalBackend`), for :func:`solvers.sat.backends.backend`.
 
 The formula goes to a DIMACS file in a ``race-sat-PID-*`` temporary directory (removed on every
 path; one left by a killed process is removed by the next run); the solver runs in its own
@@ -25,17 +25,17 @@ import numpy as np
 from formats import dimacs, sat_output
 from formats.errors import RaceError
 from formats.source import decode_utf8
-from solvers.process_tree import reap
-from solvers.limited_process import child_setup, owned_temp_dir
+from solvers.processes.tree import reap
+from solvers.processes.limited import child_setup, owned_temp_dir
 
 if TYPE_CHECKING:
-    from solvers.sudoku_cnf import Formula
+    from solvers.sat.sudoku_cnf import Formula
 
 
 
 @dataclass
 class Enumeration:
-    """What every SAT backend answers (the in-process ones of :mod:`solvers.sat_backends` too):
+    """What every SAT backend answers (the in-process ones of :mod:`solvers.sat.backends` too):
     the models found (each an array of true variables), whether the search ran to its end
     (unsat proved or ``limit`` reached), counters and phase times."""
     models: list[np.ndarray]

@@ -5,11 +5,11 @@
 * ``backend``: a PySAT solver name (``cadical195``, the default; ``glucose4``,
   ``minisat22``, ...; never PySAT's ``kissat404``), ``kissat`` (the external
   binary, also registered as the entrant ``kissat``), or the name/path of any
-  DIMACS solver binary (``cadical``, ``minisat``); see :mod:`solvers.sat_backends`.
+  DIMACS solver binary (``cadical``, ``minisat``); see :mod:`solvers.sat.backends`.
 * ``encoding``: ``minimal`` (the assignment's clauses), ``extended`` or
   ``reduced`` (the default: fastest in ``tests/bench/bench_sat.py``; see
-  :mod:`solvers.sudoku_cnf`).
-* ``amo``: the at-most-one encoding of ``reduced`` (:data:`solvers.at_most_one.VARIANTS`:
+  :mod:`solvers.sat.sudoku_cnf`).
+* ``amo``: the at-most-one encoding of ``reduced`` (:data:`solvers.sat.at_most_one.VARIANTS`:
   ``pairwise``, ``sequential``, ``commander``, ``bimander``, ``binary``, ``product``,
   ``pysat-*``, ``auto``); ``auto`` (the default) is pairwise for narrow groups and
   ``product`` for wide ones, chosen by ``tests/bench/bench_large_n.py``.
@@ -45,12 +45,12 @@
   raced, sums sat 54.2, this 56.0, kissat 110.7 (README). The counters add up over both;
   ``handed_over`` (kept in runs.csv's ``extra``) is 1 when the fallback ran.
 
-Counting uses blocking clauses (:mod:`solvers.sat_counting`). Phase times:
+Counting uses blocking clauses (:mod:`solvers.sat.counting`). Phase times:
 ``encode``, ``write`` (external solvers only), ``search``, ``decode``.
 Counters: ``vars``, ``clauses``, ``conflicts``, ``decisions``, ``propagations``.
 
 :class:`IncrementalCounter` (for the generators) lives in
-:mod:`solvers.sat_counting` and is re-exported here.
+:mod:`solvers.sat.counting` and is re-exported here.
 """
 
 from __future__ import annotations
@@ -59,11 +59,13 @@ import time
 
 from formats.errors import RaceError
 from formats.grid import Grid
-from solvers import at_most_one, sat_backends, sudoku_cnf
+from solvers.sat import at_most_one
+from solvers.sat import backends as sat_backends
+from solvers.sat import sudoku_cnf
 from solvers.interface import RawAnswer, Solver
-from solvers.sat_counting import DEFAULT_BACKEND
-from solvers.sat_programs import Enumeration
-from solvers.sat_counting import IncrementalCounter  # noqa: F401  (API for the generators)
+from solvers.sat.counting import DEFAULT_BACKEND
+from solvers.sat.programs import Enumeration
+from solvers.sat.counting import IncrementalCounter  # noqa: F401  (API for the generators)
 
 #: the default encoding, chosen by the benchmark (tests/bench/bench_sat.py).
 DEFAULT_ENCODING = "reduced"

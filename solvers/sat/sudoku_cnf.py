@@ -39,7 +39,7 @@ from formats.compiled import is_interpreted, kernel
 
 from formats.errors import RaceError
 from formats.grid import Grid
-from solvers import at_most_one as amo_encodings
+from solvers.sat import at_most_one as amo_encodings
 from solvers import rules
 
 ENCODINGS = ("minimal", "extended", "reduced")
@@ -183,7 +183,7 @@ def encode_reduced(grid: Grid, amo: str = amo_encodings.DEFAULT,
     when interpreted), then encode only the remaining candidates: exactly-one per open
     cell over its candidates and per (row|column|box, value) over the cells where the
     value can still go, each at-most-one in the encoding ``amo``
-    (:mod:`solvers.at_most_one`; auxiliaries are numbered after the candidate
+    (:mod:`solvers.sat.at_most_one`; auxiliaries are numbered after the candidate
     variables). Memory is linear in the candidates: no array of n⁶ entries is built.
     Interpreted or compiled, the formula is the same (tested). Without ``propagation``
     the candidates are CanPlace's on the clues alone (no singles: a check that does not

@@ -11,7 +11,7 @@ puzzles. Measured in this run, JIT compile excluded (warm-up first):
 * baseline: the per-puzzle path of ``race solve`` today,
   ``registry.create('dlx').solve(grid)`` for each grid;
 * batch: :func:`formats.grid_text.parse_one_line_many` on the file text +
-  :func:`solvers.batch.solve_many` (one compiled call, vectorised
+  :func:`solvers.exact_cover.batch.solve_many` (one compiled call, vectorised
   verification, a verified Result per puzzle) + formatting the answer lines.
 
 Targets: batch >= 20,000 puzzles/s and faster than the baseline; every answer
@@ -68,7 +68,8 @@ import peers  # noqa: E402
 from tests.bench.targets import Targets  # noqa: E402
 from formats import grid_text  # noqa: E402
 from formats.grid import Grid  # noqa: E402
-from solvers import batch, registry  # noqa: E402
+from solvers import registry  # noqa: E402
+from solvers.exact_cover import batch
 from solvers.interface import SOLVED, Result  # noqa: E402
 
 SAMPLE = ROOT / "tests" / "bench" / "data" / "sudoku17_sample.txt"
@@ -139,7 +140,7 @@ def dlx_batch() -> int:
           "(CPU seconds of this process; wall in brackets)")
     print(f"  per-puzzle path (registry.create('dlx').solve): {base_s * 1e3:8.1f} ms  "
           f"{base_rate:9,.0f} puzzles/s  [{PUZZLES / base_wall:9,.0f}/s wall]")
-    print(f"  batch path (solvers.batch, one compiled call):  {fast_s * 1e3:8.1f} ms  "
+    print(f"  batch path (solvers.exact_cover.batch, one compiled call):  {fast_s * 1e3:8.1f} ms  "
           f"{fast_rate:9,.0f} puzzles/s  [{PUZZLES / fast_wall:9,.0f}/s wall]   "
           f"ratio {fast_rate / base_rate:.1f}x")
     failures = []

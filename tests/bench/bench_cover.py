@@ -284,7 +284,7 @@ def busiest_thread(path: Path) -> float:
     this process (what the -j 2 wall time is made of on two idle cores, start-up apart)."""
     import threading
 
-    from solvers import cover_threads
+    from solvers.exact_cover import threads as cover_threads
     kernel = CoverKernel.from_dlx(dlx_format.parse(path.read_text(), str(path)))
     _, pieces = cover_threads.split(kernel, 2)
     queue = iter(pieces)
@@ -312,8 +312,8 @@ def published(targets: Targets) -> None:
     """The source's numbers from the C kernel; the numba kernel's equal to the C kernel's."""
     import numpy as np
 
-    from solvers.algorithm_x import dlx_search
-    from solvers.dancing_links import DancingLinks
+    from solvers.exact_cover.algorithm_x import dlx_search
+    from solvers.exact_cover.dancing_links import DancingLinks
     print("\nPublished counts (C kernel; numba kernel the same nodes and updates):")
     header = f"{'problem':36s} {'sols':>7s} {'nodes':>11s} {'updates':>14s} {'C s':>7s} {'numba s':>8s}  source"
     print(header)

@@ -30,7 +30,7 @@ from reference_set import puzzles                       # noqa: E402
 from tests.bench.targets import Targets                             # noqa: E402
 
 from solvers import rules                               # noqa: E402
-from solvers.cpsat import DEFAULT_MODEL, MODELS         # noqa: E402
+from solvers.sat.cpsat import DEFAULT_MODEL, MODELS         # noqa: E402
 from solvers.interface import SOLVED, Stop              # noqa: E402
 from solvers.registry import BUILTIN                    # noqa: E402
 

@@ -45,10 +45,10 @@ from formats.grid import Grid  # noqa: E402
 from formats.grid_text import parse  # noqa: E402
 from generators import cover_problems, polyiamonds, polyominoes, polysticks  # noqa: E402
 from generators.cover_problems import queens  # noqa: E402
-from solvers.algorithm_x import FIRST, MRV, dlx_search  # noqa: E402
-from solvers.dancing_links import DancingLinks  # noqa: E402
-from solvers.dlx import DLX, count_sudoku  # noqa: E402
-from solvers.sudoku_cover import sudoku_cover  # noqa: E402
+from solvers.exact_cover.algorithm_x import FIRST, MRV, dlx_search  # noqa: E402
+from solvers.exact_cover.dancing_links import DancingLinks  # noqa: E402
+from solvers.exact_cover.dlx import DLX, count_sudoku  # noqa: E402
+from solvers.exact_cover.sudoku_cover import sudoku_cover  # noqa: E402
 from tests.bench.targets import Targets  # noqa: E402
 from tests.bench.timing import per_call, per_call_prepared  # noqa: E402
 from tests.conftest import full_grid as pattern_grid  # noqa: E402

@@ -5,10 +5,10 @@ Run: ``.venv/bin/python tests/bench/bench_large_n.py [--quick] [--seeds 5] [--li
 Instances: a random solved grid from ``generators.solved_grids.latin_grid`` (the
 las-vegas fill is too slow beyond n = 6, see that module), a fraction of its cells
 emptied at random, per n in {6, 8, 10, 12, 15, 20} and seed. Pipeline per instance:
-the project's ``reduced`` encoder (``solvers.sudoku_cnf.encode_reduced``: the compiled
+the project's ``reduced`` encoder (``solvers.sat.sudoku_cnf.encode_reduced``: the compiled
 singles propagation of the rules core, then exactly-one over the REMAINING candidates
 of every cell and every (row|column|box, value), with each at-most-one encoding of
-``solvers.at_most_one``); solved by CaDiCaL 1.9.5 in-process (PySAT; default phase,
+``solvers.sat.at_most_one``); solved by CaDiCaL 1.9.5 in-process (PySAT; default phase,
 and every variable false first: ``cadical-neg``) and by kissat (DIMACS streamed to its
 stdin). Every variant side by side up to n = 10; beyond, where timeouts dominate the
 cost, the default encoding on cadical and kissat only. Each solve runs in a forked child with a wall-clock
@@ -58,10 +58,10 @@ sys.path[:0] = [str(ROOT)]
 from formats import dimacs                                   # noqa: E402
 from formats.grid import Grid                                # noqa: E402
 from generators.solved_grids import latin_grid               # noqa: E402
-from solvers import sudoku_cnf                               # noqa: E402
-from solvers.sat_counting import pysat_solver               # noqa: E402
+from solvers.sat import sudoku_cnf                               # noqa: E402
+from solvers.sat.counting import pysat_solver               # noqa: E402
 from solvers.rules import is_solution_of                     # noqa: E402
-from solvers.sat_backends import find_kissat                 # noqa: E402
+from solvers.sat.backends import find_kissat                 # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tests.bench.targets import Targets                                   # noqa: E402

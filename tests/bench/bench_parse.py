@@ -23,7 +23,8 @@ from timing import per_call  # noqa: E402
 
 from formats import dimacs, grid_text  # noqa: E402
 from formats.grid import Grid  # noqa: E402
-from solvers import rules, sudoku_cnf  # noqa: E402
+from solvers import rules  # noqa: E402
+from solvers.sat import sudoku_cnf
 
 
 def native_text(n: int, seed: int) -> str:

@@ -39,9 +39,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from conftest import full_grid, puzzle_from          # noqa: E402
 from formats import dimacs, grid_text                # noqa: E402
 from formats.grid import Grid                        # noqa: E402
-from solvers import sat_backends, sudoku_cnf         # noqa: E402
-from solvers.sat import DEFAULT_ENCODING            # noqa: E402
-from solvers.sat_counting import IncrementalCounter, enumerate_models, pysat_solver  # noqa: E402
+from solvers.sat import backends as sat_backends         # noqa: E402
+from solvers.sat import sudoku_cnf
+from solvers.sat.solver import DEFAULT_ENCODING            # noqa: E402
+from solvers.sat.counting import IncrementalCounter, enumerate_models, pysat_solver  # noqa: E402
 from tests.bench.targets import Targets             # noqa: E402
 from tests.bench.timing import per_call             # noqa: E402
 

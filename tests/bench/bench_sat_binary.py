@@ -9,13 +9,13 @@ then, measured in this run:
 * baseline: the CaDiCaL binary (Debian ``cadical``: version 1.5.3, which reports itself as
   ``sc2021``; PySAT's ``cadical195`` in-process is the later 1.9.5, so on a hard puzzle the two
   searches differ) solving that DIMACS file, whole process (wall and CPU);
-* in-process: ``solvers.sat_counting.pysat_solver`` loading the same clauses (in bulk,
-  ``solvers.clause_loading``) and solving, warm (PySAT and the kernels loaded first);
+* in-process: ``solvers.sat.counting.pysat_solver`` loading the same clauses (in bulk,
+  ``solvers.sat.clause_loading``) and solving, warm (PySAT and the kernels loaded first);
 * whole process: ``race solve --solver sat`` on the puzzle file (seed 0 of each n), median of
   3 fresh processes;
 * the encoder's first call in a fresh interpreter (n = 8 and 10): what
   ``race solve`` pays before its first clause, in the mode it picks for one puzzle
-  (:meth:`solvers.sat.SAT.interpreted`: numpy up to n = 12, else numba's import and cache).
+  (:meth:`solvers.sat.solver.SAT.interpreted`: numpy up to n = 12, else numba's import and cache).
 
 Large puzzles, whole process: n = 10 at 34% and n = 12 at 35% random holes, made by
 ``race generate --n N --kind holes --holes H --pattern random --fill F --instances K --seed 0``
@@ -72,9 +72,9 @@ from tests.bench.targets import Targets                                   # noqa
 
 from formats import dimacs, grid_text                         # noqa: E402
 from formats.grid import Grid                                 # noqa: E402
-from solvers import sudoku_cnf                                # noqa: E402
+from solvers.sat import sudoku_cnf                                # noqa: E402
 from solvers.rules import is_solution_of                      # noqa: E402
-from solvers.sat_counting import pysat_solver                 # noqa: E402
+from solvers.sat.counting import pysat_solver                 # noqa: E402
 
 #: (n, hole fraction, seeds)
 INSTANCES = ((5, 0.60, 5), (6, 0.45, 5), (8, 0.33, 5), (10, 0.33, 5), (12, 0.25, 3))
@@ -92,8 +92,8 @@ FIRST_ENCODE = """
 import sys, time
 from formats import grid_text
 from formats.compiled import interpreted
-from solvers import sudoku_cnf
-from solvers.sat import SAT
+from solvers.sat import sudoku_cnf
+from solvers.sat.solver import SAT
 g = grid_text.read(sys.argv[1]).grids[0]
 t0, c0 = time.perf_counter(), time.process_time()
 with interpreted(SAT.interpreted(g.n, 1, 1)):      # as `race solve -s sat` of one puzzle does

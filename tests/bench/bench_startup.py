@@ -65,7 +65,7 @@ EAGER = ("import sys, importlib; from experiments.cli.main import COMMANDS, main
 #: imported and its cache loaded even for one puzzle; the batch path's C kernel turned off,
 #: or one puzzle would go to it and not to numba)
 COMPILED = ("import os, sys; os.environ['RACE_NATIVE'] = '0'; "
-            "from solvers.dlx import DLX; from solvers.sat import SAT; "
+            "from solvers.exact_cover.dlx import DLX; from solvers.sat.solver import SAT; "
             "DLX.INTERPRETED_MAX_PUZZLES = SAT.INTERPRETED_MAX_PUZZLES = 0; "
             "from experiments.cli.main import main; sys.argv[0] = 'race'; main()")
 PER_PUZZLE = ("import sys; from solvers import batch; batch.batch_capable = lambda spec: False; "
@@ -165,7 +165,7 @@ def cli_rate(path: Path, per_puzzle: bool) -> tuple[float, str]:
     from click.testing import CliRunner
 
     from experiments.cli.main import main
-    from solvers import batch
+    from solvers.exact_cover import batch
     real = batch.batch_capable
     batch.batch_capable = (lambda spec: False) if per_puzzle else real
     try:
