@@ -305,15 +305,30 @@ def _own(values: pd.Series) -> pd.Series:
     return pd.Series(array.copy(), index=values.index, name=values.name)
 
 
-def _text(values: pd.Series, repeated: bool = True) -> pd.Series:
-    """A text column with its blanks as NaN: categorical (categories sorted) when its values
-    repeat (at most one distinct value per two rows), else as it is."""
+def _text(values: pd.Series, categorical: bool = True) -> pd.Series:
+    """A text column with its blanks as NaN: when its values repeat (at most one distinct value
+    per two rows, or already categories), categorical with ``categorical`` (categories sorted),
+    else pandas' ``str`` made from the distinct values; a column of mostly distinct values as
+    it is (in memory of its own)."""
+    if not len(values):
+        return values
+    codes, uniques = pd.factorize(values)
+    if 2 * len(uniques) <= len(values) or isinstance(values.dtype, pd.CategoricalDtype):
+        names = [str(u) for u in uniques]
+        if categorical:
+            return _categorical(codes, names, None, values.index)
+        return _strings(codes, [name if name != "" else None for name in names], None, values.index)
     blank = (values == "").to_numpy(dtype=bool, na_value=False)
-    if repeated and len(values):
-        codes, uniques = pd.factorize(values)
-        if 2 * len(uniques) <= len(values):
-            return _categorical(codes, [str(u) for u in uniques], None, values.index)
     return values.where(~blank, np.nan) if blank.any() else _own(values)
+
+
+def _strings(codes: np.ndarray, names: list[str | None], missing: str | None,
+             index: pd.Index) -> pd.Series:
+    """The values ``names[codes]`` (code -1: ``missing``; None: NaN) as pandas' ``str``."""
+    import pyarrow as pa
+    listed = [*names, missing]
+    text = pa.array(listed, pa.string()).take(pa.array(np.where(codes < 0, len(listed) - 1, codes)))
+    return pd.Series(text, index=index, dtype=pd.StringDtype("pyarrow", na_value=np.nan))
 
 
 def _categorical(codes: np.ndarray, names: list[str], missing: str | None,
@@ -330,11 +345,8 @@ def _categorical(codes: np.ndarray, names: list[str], missing: str | None,
 def _relabelled(values: pd.Series, label: Callable[[str], str], missing: str) -> pd.Series:
     """Each value of ``values`` under its ``label`` (a NaN: ``missing``), as text (pandas'
     ``str``); the label is computed once per distinct value."""
-    import pyarrow as pa
     codes, uniques = pd.factorize(values)
-    names = [label(str(u)) for u in uniques] + [missing]
-    text = pa.array(names, pa.string()).take(pa.array(np.where(codes < 0, len(names) - 1, codes)))
-    return pd.Series(text, index=values.index, dtype=pd.StringDtype("pyarrow", na_value=np.nan))
+    return _strings(codes, [label(str(u)) for u in uniques], missing, values.index)
 
 
 def answered(runs: pd.DataFrame) -> pd.Series:

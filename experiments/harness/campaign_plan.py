@@ -5,17 +5,13 @@ families, repeats and instance files, and where those files are; what
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from experiments.harness.identity import row_family
 from experiments.harness.instance_families import file_stem, names_of
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 
 class Plan:
@@ -53,7 +49,7 @@ class Plan:
                                                            root / "instances") if d.is_dir()]
         self._digests: dict[str, str | None] = {}
         self._generated: dict[tuple[str, int], set[str]] = {}
-        self._manifest: "tuple[pd.Series, int] | None | bool" = False     # False: not read yet
+        self._manifest: tuple[dict[str, str], int] | None | bool = False     # False: not read yet
 
     def outside(self, row: dict[str, str]) -> str | None:
         """What of ``row``'s cell is outside the plan, in a few words, or None."""
@@ -156,18 +152,19 @@ class Plan:
                 pass
         return self._digests[path]
 
-    def manifest(self) -> "tuple[pd.Series, int] | None":
-        """The imported set's manifest.csv as file -> sha256 and when it was written (mtime
-        ns), when it hashes to the ``manifest_sha256`` meta.json recorded; else None (read
-        once per plan)."""
+    def manifest(self) -> tuple[dict[str, str], int] | None:
+        """The imported set's manifest.csv as file -> sha256 (files listed once) and when it
+        was written (mtime ns), when it hashes to the ``manifest_sha256`` meta.json recorded;
+        else None (read once per plan)."""
         if self._manifest is False:
             self._manifest = self._read_manifest()
         return self._manifest if not isinstance(self._manifest, bool) else None
 
-    def _read_manifest(self) -> "tuple[pd.Series, int] | None":
+    def _read_manifest(self) -> tuple[dict[str, str], int] | None:
         if self.imported is None or not self.manifest_sha256:
             return None
-        import pandas as pd
+        import pyarrow as pa
+        import pyarrow.csv as csv
         path = os.path.join(self.imported, "manifest.csv")
         try:
             info = os.stat(path)
@@ -178,11 +175,19 @@ class Plan:
         if hashlib.sha256(data).hexdigest() != self.manifest_sha256:
             return None
         try:
-            table = pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False, usecols=["file", "sha256"])
-        except (ValueError, UnicodeDecodeError, pd.errors.ParserError):
+            table = csv.read_csv(pa.py_buffer(data), convert_options=csv.ConvertOptions(
+                include_columns=["file", "sha256"], column_types={"file": pa.string(), "sha256": pa.string()},
+                strings_can_be_null=False))
+        except (pa.ArrowException, ValueError):
             return None
-        listed = pd.Series(table["sha256"].to_numpy(), index=table["file"].to_numpy())
-        return listed[~listed.index.duplicated(keep=False)], info.st_mtime_ns
+        files, shas = table["file"].to_pylist(), table["sha256"].to_pylist()
+        listed = dict(zip(files, shas))
+        if len(listed) != len(files):                 # a file listed twice vouches for nothing
+            seen: dict[str, int] = {}
+            for name in files:
+                seen[name] = seen.get(name, 0) + 1
+            listed = {name: sha for name, sha in listed.items() if seen[name] == 1}
+        return listed, info.st_mtime_ns
 
     def mismatch(self, row: dict[str, str]) -> bool:
         """True when the first instance file found for ``row`` has another sha256."""

@@ -4,7 +4,9 @@ Rows are appended as each cell finishes, one ``write(2)`` per row, so a killed
 campaign loses nothing that finished; a row whose write fails (ENOSPC) is cut
 off again, and the run ends with :class:`RecordWriteError`.
 
-Every row is validated when it is read (:func:`scan`): the header must be one
+The file is read by one owner, :class:`experiments.harness.runs_table.RunsTable` (in
+columns when every row is valid, else row by row by :func:`scan`), and every row is validated
+as it is read (the contract :func:`scan` spells out row by row): the header must be one
 valid line naming every required column (:data:`experiments.harness.schema.REQUIRED`;
 other columns missing from an older file read as empty); a row must be one
 line of valid UTF-8 without NUL, with one field per column, a known status, an
@@ -25,7 +27,6 @@ import errno
 import io
 import math
 import os
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -228,13 +229,16 @@ def _row(raw: bytes, names: list[str]) -> tuple[dict[str, str] | None, str | Non
 
 
 def read_rows(path: Path) -> list[dict[str, str]]:
-    """Every valid row of ``runs.csv`` in file order (an empty list when there is none yet)."""
-    return scan(path).rows
+    """Every valid row of ``runs.csv`` in file order, as written (an empty list when there is
+    none yet): :class:`experiments.harness.runs_table.RunsTable`'s."""
+    from experiments.harness.runs_table import RunsTable
+    return RunsTable(path, text=True).rows()
 
 
 def done_keys(path: Path) -> set[CellKey]:
     """The cells that already have a valid record in ``runs.csv``."""
-    return {cell_key(r) for r in read_rows(path)}
+    from experiments.harness.runs_table import RunsTable
+    return set(RunsTable(path).keys())
 
 
 def describe(damaged: list[Damaged], limit: int = 3) -> str:
@@ -244,22 +248,15 @@ def describe(damaged: list[Damaged], limit: int = 3) -> str:
     return printable(", ".join(parts) + more)
 
 
-def set_aside(path: Path) -> Scan:
+def set_aside(path: Path) -> list[Damaged]:
     """Move the damaged rows of ``path`` to ``runs.damaged.csv`` beside it (appended,
     with the time and reason) and rewrite ``path`` with the valid rows under the
-    canonical header; one line on stderr says what moved. Call with the campaign
-    lock held. Returns the scan (its ``rows`` are what remains)."""
-    found = scan(path)
-    if found.canonical:
-        return found
-    side = path.with_name(DAMAGED_NAME)
-    if found.damaged:
-        append_damaged(side, found.damaged)
-        print(f"race: warning: {printable(str(path))}: set aside {len(found.damaged)} damaged "
-              f"row(s) to {printable(str(side))}, their cells will be re-run: "
-              f"{describe(found.damaged)}", file=sys.stderr)
-    _rewrite(path, found.rows)
-    return found
+    canonical header; one line on stderr says what moved
+    (:meth:`experiments.harness.runs_table.RunsTable.set_aside_damaged`: the file read in
+    columns when every row is valid). Call with the campaign lock held. Returns the rows set
+    aside."""
+    from experiments.harness.runs_table import RunsTable
+    return RunsTable(path).set_aside_damaged()
 
 
 def append_damaged(side: Path, damaged: list[Damaged]) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from experiments.harness import records
 from experiments.harness.identity import CellKey
@@ -134,13 +134,10 @@ class RunsTable:
         frame = self.frame
         if not len(frame):
             return []
-        from experiments.harness.runs_cache import numbers
-        repeat = frame["repeat"].astype(str)
-        return list(zip(frame["family"].astype(str).str.strip().tolist(),
-                        frame["entrant"].astype(str).tolist(),
-                        numbers(frame["n"].astype(str)).astype(int).tolist(),
-                        frame["instance"].astype(str).tolist(),
-                        numbers(repeat.where(repeat != "", "0")).astype(int).tolist()))
+        columns = [_values(frame["family"], str.strip, ""), _values(frame["entrant"], str, ""),
+                   _values(frame["n"], _integer, 0), _values(frame["instance"], str, ""),
+                   _values(frame["repeat"], lambda text: _integer(text or "0"), 0)]
+        return list(zip(*columns))
 
     def statuses(self) -> dict[CellKey, str]:
         """Cell -> the status of its record, in file order."""
@@ -232,6 +229,28 @@ class RunsTable:
         if stray_free is not None:
             self._splits.append((stray_rows.checked_against(*stray_free),
                                  (np.arange(len(self.frame)), [])))
+
+
+def _integer(text: str) -> int:
+    return int(float(text)) if not text.isdigit() else int(text)
+
+
+def _values(column: "pd.Series", convert: "Callable[[str], Any]", blank: Any) -> list[Any]:
+    """A column's values (as text) each converted, in row order (a missing one: ``blank``);
+    converted once per distinct value."""
+    import numpy as np
+    import pandas as pd
+    codes, uniques = pd.factorize(column)
+    texts = np.asarray(uniques, dtype=object).tolist()
+    distinct = np.array([convert(_text(value)) for value in texts] + [blank], dtype=object)
+    return distinct[codes].tolist()
+
+
+def _text(value: Any) -> str:
+    """A value of a column as runs.csv holds it (blank ``""``)."""
+    if value is None or value != value:
+        return ""
+    return value if isinstance(value, str) else f"{value:.9g}" if isinstance(value, float) else str(value)
 
 
 def _note(strays: list[records.Damaged]) -> str:

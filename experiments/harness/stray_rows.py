@@ -180,8 +180,9 @@ def _vouched(instance: "pd.Series", sha: "pd.Series", plan: Plan) -> "np.ndarray
     if manifest is None:
         return np.zeros(len(instance), dtype=bool)
     listed, written = manifest
-    vouched = (instance.map(listed) == sha).to_numpy(dtype=bool, na_value=False).copy()
-    names = instance.to_numpy(dtype=object)
+    names = instance.tolist()
+    vouched = np.array([listed.get(name) == recorded for name, recorded in zip(names, sha.tolist())],
+                       dtype=bool)
     try:                                  # names looked up in the set's directory (no path joins)
         directory = os.open(str(plan.imported), os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
