@@ -15,7 +15,6 @@ import pandas as pd
 import pytest
 
 from experiments.analysis import bootstrap, statistics as analysis
-from experiments.cli.run_progress import estimate_line
 from experiments.harness import records, records_columnar, schema, synthetic_campaign
 from experiments.harness.runs_table import RunsTable
 from experiments.harness.worker import MIN_TIME, repetition_floor
@@ -145,14 +144,6 @@ def test_repetition_floor_fits_the_campaign():
     assert repetition_floor(49_151) == pytest.approx(60.0 / 49_151)
     assert repetition_floor(49_151) * 49_151 <= 60.0 + 1e-9
     assert repetition_floor(0) == MIN_TIME
-
-
-def test_estimate_line_waits_for_enough_cells():
-    assert estimate_line(10, 49_151, 5.0) is None         # too few cells to say
-    assert estimate_line(500, 49_151, 1.0) is None        # too early
-    line = estimate_line(1000, 49_151, 4.0)
-    assert line.startswith("estimate: about 3 min for the 48151 cells left") and "250 cells/s" in line
-    assert estimate_line(900, 1000, 10.0) is None         # most of it done already
 
 
 def test_synthetic_campaign_is_a_valid_campaign(tmp_path):

@@ -7,12 +7,12 @@ import shlex
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from experiments.cli import params
 from experiments.cli.dataset import InstancesParam, instance_set_settings
-from experiments.cli.run_progress import estimate_line
 from experiments.cli.run_report import report_lines, write_report
 from experiments.cli.generate import family_options
 from experiments.cli.invocation import current_registry
@@ -23,6 +23,10 @@ from experiments.harness.instance_families import Family, parse_families
 from experiments.harness.rows import Row
 from experiments.harness.schema import Status
 from formats.errors import RaceError
+
+if TYPE_CHECKING:
+    from experiments.cli.time_left import TimeLeft
+    from experiments.harness.cells import Prepared
 
 
 @click.command("run")
@@ -200,6 +204,18 @@ def _left_out(spec: str, why: str) -> None:
     click.echo(f"race: note: {spec} is left out of this race: {why}", err=True)
 
 
+def _time_left(prepared: Prepared) -> "TimeLeft":
+    """The estimate of the time left of ``prepared``'s run (:mod:`experiments.cli.time_left`),
+    its clock started now, with the campaign's earlier rows of the entrants and families that
+    have cells left."""
+    from experiments.cli.time_left import TimeLeft, recorded_rows
+    config = prepared.config
+    groups = [(cell.entrant, cell.family, cell.n) for cell in prepared.pending]
+    earlier = recorded_rows(config.runs_path, {(e, f) for e, f, _ in groups}) \
+        if prepared.recorded else []
+    return TimeLeft(groups, config.jobs or 1, config.timeout_s, time.perf_counter(), earlier)
+
+
 def _has_rows(path: Path) -> bool:
     """Whether ``path`` holds a row below its header (a resumed run set damaged rows aside)."""
     try:
@@ -221,11 +237,12 @@ def race(config: Config, summarize=None, report: bool | None = None,
     start, 2 when a figure or the page could not be written. ``progress`` False: no progress
     on stderr (:func:`experiments.cli.run_progress.progress`)."""
     from experiments.analysis import noise, statistics, summary
-    from experiments.cli import run_progress
+    from experiments.cli import run_progress, time_left
     bar = None
+    left: time_left.TimeLeft | None = None
 
-    def on_start(prepared) -> None:
-        nonlocal bar
+    def on_start(prepared: Prepared) -> None:
+        nonlocal bar, left
         done = len(prepared.cells) - len(prepared.pending)
         if config.instance_set is not None:      # an imported set: its own count per n
             sizes = "; ".join(f"n={n}: {len(v)}" for n, v in sorted(config.instance_set.by_n.items())
@@ -239,17 +256,18 @@ def race(config: Config, summarize=None, report: bool | None = None,
                    f"{len(prepared.pending)} to run, limit {config.timeout_s:g} s"
                    + (f" / {config.memory_mb:g} MB" if config.memory_mb else ""), err=True)
         bar = run_progress.progress(len(prepared.pending), progress)
-
-    clock = {"start": 0.0, "rows": 0, "told": False}
+        if bar.total:
+            left = _time_left(prepared)
 
     def on_row(row: Row) -> None:
+        if bar is None:                 # rows come after on_start
+            return
         bar.update(row)
-        clock["rows"] += 1
-        if not clock["told"]:
-            clock["start"] = clock["start"] or time.perf_counter()
-            line = estimate_line(clock["rows"], bar.total, time.perf_counter() - clock["start"])
+        if left is not None:
+            now = time.perf_counter()
+            left.add(row, now)
+            line = left.line(now)
             if line:
-                clock["told"] = True
                 bar.write(line)
 
     try:

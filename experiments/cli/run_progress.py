@@ -20,26 +20,6 @@ EVERY_S = 30.0
 STEP = 0.1
 
 
-def estimate_line(finished: int, total: int, seconds: float) -> str | None:
-    """How long the rest of a campaign will take, once enough of it ran to say (``finished`` of
-    ``total`` cells in ``seconds``, timed from the first row): after 20 cells and 1 % of them,
-    over 2 s; None before then (or when little is left)."""
-    if finished < max(20, total // 100) or seconds < 2.0 or total - finished < finished:
-        return None
-    rate = finished / seconds
-    left = (total - finished) / rate
-    return (f"estimate: about {_duration(left)} for the {total - finished} cells left "
-            f"({rate:.3g} cells/s over the first {finished})")
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
 class PlainProgress:
     """One line per :data:`EVERY_S` seconds or :data:`STEP` of ``total`` cells, then one at the
     end: ``race run: 12/40 cells (30%), 0:01:02; last: dlx n=3: solved``."""
@@ -80,7 +60,9 @@ class _Bar:
     def __init__(self, total: int, stream: TextIO) -> None:
         from tqdm import tqdm
         self.total, self.stream = total, stream
-        self.bar = tqdm(total=total, unit="cell", file=stream, dynamic_ncols=True, mininterval=0.25)
+        # no time left of tqdm's: the cells of the last n take longest (experiments.cli.time_left)
+        self.bar = tqdm(total=total, unit="cell", file=stream, dynamic_ncols=True, mininterval=0.25,
+                        bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}, {rate_fmt}{postfix}]")
 
     def write(self, line: str) -> None:
         self.bar.write(line, file=self.stream)
