@@ -5,8 +5,11 @@ changed since it was read says so and reads it again."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
+from typing import Any, Callable
 
-from click.testing import CliRunner
+import pytest
+from click.testing import CliRunner, Result
 
 from experiments.cli.main import main
 from experiments.harness import records, records_columnar
@@ -14,20 +17,20 @@ from experiments.harness.runs_table import RunsTable
 from tests.fake_solvers import fake_registry
 
 
-def race(out, *more):
+def race(out: Path, *more: str) -> Result:
     return CliRunner().invoke(main, ["run", "--no-report", "--out", str(out), "--kind", "unique",
                                      "--n", "2", "--timeout", "20", "--solvers", "slow:delay=0.01",
                                      "--instances", "3", "--jobs", "1", "--campaign", "c", *more],
                               obj={"registry": fake_registry()})
 
 
-def _count_reads(monkeypatch) -> dict[str, int]:
+def _count_reads(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """Count every read of a runs.csv: the table's, and the two readers under it (in columns,
     row by row), whoever calls them."""
     counts = {"table": 0, "columns": 0, "rows": 0}
 
-    def counted(name, real):
-        def call(*args, **kwargs):
+    def counted(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
             counts[name] += 1
             return real(*args, **kwargs)
         return call
@@ -37,7 +40,7 @@ def _count_reads(monkeypatch) -> dict[str, int]:
     return counts
 
 
-def test_a_resume_reads_runs_csv_once(tmp_path, monkeypatch):
+def test_a_resume_reads_runs_csv_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     first = race(tmp_path)
     assert first.exit_code == 0, first.output
     runs = tmp_path / "c" / "runs.csv"
@@ -52,7 +55,8 @@ def test_a_resume_reads_runs_csv_once(tmp_path, monkeypatch):
     assert runs.read_bytes() == before
 
 
-def test_a_resume_with_a_damaged_row_reads_once_and_sets_it_aside(tmp_path, monkeypatch):
+def test_a_damaged_row_is_set_aside_by_the_one_read_before_the_run(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     assert race(tmp_path).exit_code == 0
     runs = tmp_path / "c" / "runs.csv"
     lines = runs.read_text().splitlines(keepends=True)
@@ -66,7 +70,7 @@ def test_a_resume_with_a_damaged_row_reads_once_and_sets_it_aside(tmp_path, monk
     assert len(records.scan(runs.with_name(records.DAMAGED_NAME)).rows) == 0    # its own format
 
 
-def test_a_table_knows_when_its_file_changed_and_reads_it_again(tmp_path):
+def test_a_table_knows_when_its_file_changed_and_reads_it_again(tmp_path: Path) -> None:
     assert race(tmp_path).exit_code == 0
     runs = tmp_path / "c" / "runs.csv"
     table = RunsTable(runs)
