@@ -19,7 +19,7 @@ from experiments.cli.invocation import current_registry
 from experiments.harness.campaign import run_campaign
 from experiments.harness.config import DEFAULTS, Config, Invocation, default_name, parse_n
 from experiments.harness.entrants import DEFAULT_ENTRANTS, parse_entrants
-from experiments.harness.instance_families import Family, parse_families
+from experiments.harness.instance_families import HARD, Family, parse_families
 from experiments.harness.rows import Row
 from experiments.harness.schema import Status
 from formats.errors import RaceError
@@ -44,6 +44,10 @@ if TYPE_CHECKING:
                    "hard (balanced holes at the hardness peak of each n). --kind is its "
                    "older name.")
 @family_options
+@click.option("--peaks", "peaks_path", default=None, metavar="FILE",
+              help="Peak table the hard family reads (one `race landscape --peaks` wrote) "
+                   "[default: the committed generators/hardness_peaks.csv]; meta.json records "
+                   "it, and a resume must name the same table.")
 @click.option("--seed", type=params.Integer(min=0), default=DEFAULTS["seed"], show_default=True,
               help="Seed of the instance set.")
 @click.option("--timeout", "-t", type=params.SECONDS,
@@ -79,7 +83,8 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
         memory: float, repeats: int, jobs: int | None, out: str, executor: str,
         scheduler: str | None, name: str | None, order: str = "random", pin: bool = True,
         no_report: bool = False, progress: bool | None = None, quiet: bool = False,
-        mixed: bool = False, rerun: tuple[str, ...] = (), **options_given: str | None) -> None:
+        mixed: bool = False, rerun: tuple[str, ...] = (), peaks_path: str | None = None,
+        **options_given: str | None) -> None:
     """Race the entrants on generated instances for each box size n and record
     every measurement in OUT/CAMPAIGN/runs.csv (+ meta.json); then draw the
     campaign's figures (OUT/CAMPAIGN/plots/*.png: time, solved and work vs n,
@@ -107,9 +112,11 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
     Algorithm 2; hard is balanced holes at the hardness peak of each n, read
     from the committed table generators/hardness_peaks.csv (written by `race
     landscape`; an n not in it takes the nearest measured n's peak, the smaller
-    n on a tie). --holes/--pattern/--base go to the families that take them.
-    --instances PATH races your own puzzles instead (one family, named after
-    the set).
+    n on a tie), or from the table --peaks FILE names (one `race landscape
+    --peaks FILE` wrote; meta.json and the resume command record it, and a
+    resume with another table is refused). --holes/--pattern/--base go to the
+    families that take them. --instances PATH races your own puzzles instead
+    (one family, named after the set).
 
     \b
     Entrants that run several searches at once (parallel:members=A+B, one
@@ -145,6 +152,7 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
       race run --n 2,4 --timeout 5 --repeats 3 --jobs 1
       race run --n 2..4 --executor dask --scheduler tcp://10.0.0.1:8786
       race run --n 3 --family holes --holes 0.55 --pattern balanced
+      race run --n 3..5 --family hard --peaks my-peaks.csv
       race run --n 3..4 --repeats 3 --order fixed --no-pin
       race run --n 5 --family hard --solvers \\
         'cpsat,parallel:members=sat:config=sat+kissat:config=sat\\,seed=1'
@@ -154,6 +162,7 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
     if executor == "local" and scheduler:
         raise RaceError("--scheduler is only used with --executor dask")
     n_values = parse_n(n_text)
+    peaks = _peaks(peaks_path)
     instance_set, source = None, instances
     if isinstance(instances, Path):
         n_given = click.get_current_context().get_parameter_source("n_text").name != "DEFAULT"
@@ -162,7 +171,10 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
         name = name or default
         families, options = [Family(label, label)], {}
     else:
-        families, options = resolve_families(family_labels, options_given)
+        families, options = resolve_families(family_labels, options_given, peaks)
+    if peaks is not None and not any(f.label == HARD for f in families):
+        raise RaceError(f"--peaks: only the {HARD} family reads a peak table (--family "
+                        f"{','.join(f.label for f in families)})")
     family_labels = ",".join(f.label for f in families)
     entrants = parse_entrants(solvers, current_registry(), on_unavailable=_left_out)
     memory_mb = memory or None
@@ -189,7 +201,7 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
                     memory_mb=memory_mb, jobs=local_jobs if executor == "local" else (jobs or 0),
                     executor=executor, scheduler=scheduler, out=Path(out), campaign=name,
                     generator_options=options, families=families, instance_set=instance_set,
-                    order=order, pin=pin,
+                    order=order, pin=pin, peaks=peaks,
                     asked=Invocation(" ".join(shlex.quote(a) for a in ["race", *argv[1:]])
                                      if argv and Path(argv[0]).name == "race" else "",
                                      n_text, solvers, jobs))
@@ -197,6 +209,18 @@ def run(n_text: str, solvers: str, instances: int, family_labels: str, seed: int
     for line in settle(config, mixed, rerun):
         click.echo(line, err=True)
     race(config, report=not no_report, progress=False if quiet else progress)
+
+
+def _peaks(text: str | None) -> Path | None:
+    """The ``--peaks`` table as an absolute path (None when not given); RaceError naming it
+    when it is not a file (what is in it is read by the hard family)."""
+    if text is None:
+        return None
+    path = Path(text).expanduser().resolve()
+    if not path.is_file():
+        raise RaceError(f"--peaks: no such file{' (a directory)' if path.is_dir() else ''}",
+                        source=text)
+    return path
 
 
 def _left_out(spec: str, why: str) -> None:
@@ -327,8 +351,8 @@ def race(config: Config, summarize=None, report: bool | None = None,
         sys.exit(2)
 
 
-def resolve_families(family_labels: str, options_given: dict[str, str | None]
-                     ) -> tuple[list[Family], dict[str, object]]:
+def resolve_families(family_labels: str, options_given: dict[str, str | None],
+                     peaks: Path | None = None) -> tuple[list[Family], dict[str, object]]:
     """The families of ``--family`` with the family options given on the command line
     (``options_given``: the parameters of :func:`experiments.cli.generate.family_options`, None
     when not given; ``holes_text`` is ``--holes``), and those options in canonical form
@@ -336,7 +360,7 @@ def resolve_families(family_labels: str, options_given: dict[str, str | None]
     reaches the families whose generator takes it."""
     given = {("holes" if key == "holes_text" else key): value
              for key, value in options_given.items() if value is not None}
-    families = parse_families(family_labels, given)
+    families = parse_families(family_labels, given, peaks)
     canonical: dict[str, object] = {}
     for each in families:
         canonical.update(each.options)

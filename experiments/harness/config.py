@@ -102,12 +102,15 @@ class Config:
     #: after the family; a resumed campaign keeps what its meta.json says)
     instance_names: str = BY_FAMILY
     asked: Invocation = Invocation()
+    #: the peak table the hard family reads (``race run --peaks``, an absolute path; None:
+    #: the committed generators/hardness_peaks.csv); meta.json records it
+    peaks: Path | None = None
 
     def __post_init__(self) -> None:
         if not self.families:
             from experiments.harness.instance_families import parse_families
-            object.__setattr__(self, "families",
-                               parse_families(self.family_labels, self.generator_options))
+            object.__setattr__(self, "families", parse_families(
+                self.family_labels, self.generator_options, self.peaks))
 
     def with_(self, **changes: Any) -> "Config":
         """This campaign with ``changes`` (a new Config: this one stays as it is)."""
@@ -198,4 +201,6 @@ def resume_command(config: Config) -> str:
         parts += ["--order", config.order]
     if not config.pin:
         parts += ["--no-pin"]
+    if config.peaks is not None:
+        parts += ["--peaks", str(config.peaks)]
     return " ".join(shlex.quote(p) for p in parts)

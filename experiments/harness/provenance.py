@@ -64,7 +64,7 @@ def instance_set_meta(instance_set: Any) -> dict[str, Any]:
 
 def previous_meta(config: Config, code: bool = True) -> dict[str, Any]:
     """The campaign's existing ``meta.json`` ({} for a new campaign). Raises RaceError
-    when it was run with another seed, limits or generator options, or with a family
+    when it was run with another seed, limits, generator options or peak table, or with a family
     the new command drops (its rows would not compare), or when an entrant's code differs
     from the code that measured its rows (:func:`experiments.harness.code_identity.merge`;
     ``race run --mixed`` / ``--rerun`` settle that first; ``code`` False: not checked);
@@ -89,6 +89,7 @@ def previous_meta(config: Config, code: bool = True) -> dict[str, Any]:
         if key in old and old[key] != value:
             raise RaceError(f"campaign {config.campaign!r} was run with {key}={old[key]!r}, "
                             f"not {value!r}; choose another --campaign name", source=str(path))
+    _check_peaks(config, old.get("peaks"), path)
     _check_families(config, old.get("families", {}), path)
     if code:                                             # refuses an entrant whose code changed
         code_identity.merge(_recorded_code(old), code_identity.current(config.entrants), "",
@@ -103,7 +104,7 @@ RESUME_ADVICE = "move it aside to resume from runs.csv, or choose another --camp
 _SHAPE = {"campaign": str, "command": str, "created_at": str, "family_labels": str, "kind": str,
           "families": dict, "commands": list, "entrants": list, "n_values": list,
           "generator_options": dict, "entrant_provenance": dict, "entrant_code": dict,
-          "instances": int, "repeats": int}
+          "instances": int, "repeats": int, "peaks": str}
 #: fields that may also be null (what `race run` writes when it has nothing to record)
 _NULLABLE = {"machine": dict, "packages": dict, "machine_state": dict, "calibration": dict,
              "merged_from": list, "machines": list, "warnings": list}
@@ -233,6 +234,20 @@ def _labels(text: str) -> set[str]:
 
 
 
+def _check_peaks(config: Config, old: str | None, path: Path) -> None:
+    """Refuse a resume whose hard family reads another peak table (``race run --peaks``)
+    than the one meta.json records (none recorded: the committed table)."""
+    from generators.hardness_peaks import PEAKS_PATH
+    committed = str(PEAKS_PATH.resolve())
+    before, now = old or committed, str(config.peaks) if config.peaks is not None else committed
+    if before != now:
+        def named(table: str) -> str:
+            return f"--peaks {table}" if table != committed else "the committed peak table"
+        raise RaceError(f"campaign {config.campaign!r} was run with {named(before)}, not "
+                        f"{named(now)}: resume with the same table or choose another "
+                        "--campaign name", source=str(path))
+
+
 def _check_families(config: Config, old: dict[str, Any], path: Path) -> None:
     """Refuse a resume whose families generate other instances at an n already recorded
     (e.g. the hardness peak table changed under a ``hard`` campaign); new families and
@@ -295,6 +310,7 @@ def write_meta(config: Config) -> dict[str, Any]:
         "family_labels": config.family_labels,
         "seed": config.seed,
         **({"generator_options": config.generator_options} if config.generator_options else {}),
+        **({"peaks": str(config.peaks)} if config.peaks is not None else {}),
         "families": _merged_families(old.get("families", {}), config),
         "instances": max(int(old.get("instances", 0)), config.instances),
         "repeats": max(int(old.get("repeats", 0)), config.repeats),
