@@ -111,7 +111,8 @@ TIMEOUTS = [Entrant("fast", 1e-4, 2.0), Entrant("mid", 5e-4, 3.0), Entrant("stee
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("entrants", [STEADY, TIMEOUTS], ids=["steady", "timeouts"])
-def test_a_grown_campaign_is_estimated_within_2x_after_a_tenth_of_its_cells(seed, entrants):
+def test_a_grown_campaign_is_estimated_within_2x_after_a_tenth_of_its_cells(
+        seed: int, entrants: list[Entrant]) -> None:
     """A campaign grown by more n (n = 2..4 recorded, n = 5..8 to run): from 10 % of the
     cells to run on, the estimate covers every cell left and is within 2x of the truth."""
     recorded = cells(entrants, range(2, 5), 10, seed)
@@ -131,7 +132,7 @@ def test_a_grown_campaign_is_estimated_within_2x_after_a_tenth_of_its_cells(seed
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("entrants", [STEADY, TIMEOUTS], ids=["steady", "timeouts"])
-def test_a_fresh_campaign_says_a_number_only_when_it_holds(seed, entrants):
+def test_a_fresh_campaign_says_a_number_only_when_it_holds(seed: int, entrants: list[Entrant]) -> None:
     """A fresh campaign of n = 2..8: a tenth of its cells is the first n only, which says
     nothing of the last; the estimate is then partial (it names the n not measured yet) and
     every full estimate from 10 % on is within 2x of the truth; once three n are measured
@@ -148,7 +149,7 @@ def test_a_fresh_campaign_says_a_number_only_when_it_holds(seed, entrants):
     assert all(guess.full for share, guess, _ in seen if share >= 0.6)
 
 
-def test_an_unsteady_growth_is_not_extrapolated():
+def test_an_unsteady_growth_is_not_extrapolated() -> None:
     """An entrant whose time grows 1.5x then 40x per step (a hardness peak ahead): its next
     n is not guessed from that, the estimate names it as not measured yet."""
     entrants = [Entrant("steady", 1e-3, 2.0), Entrant("peak", 1e-3, 1.5, jump={4: 40.0})]
@@ -164,7 +165,7 @@ def test_an_unsteady_growth_is_not_extrapolated():
     assert "the cells of n = 5, 6" in time_left.describe(guess)
 
 
-def test_a_censored_median_foresees_the_skipped_cells():
+def test_a_censored_median_foresees_the_skipped_cells() -> None:
     """Once an entrant's cells at some n are half censored, its larger n cost nothing: the
     skip rule records them at once."""
     estimator = TimeLeft([("a", "hard", 3)] * 4 + [("a", "hard", 4)] * 4 + [("a", "hard", 5)] * 4,
@@ -179,7 +180,7 @@ def test_a_censored_median_foresees_the_skipped_cells():
     assert guess.seconds == pytest.approx(2 * (10 + 0.1), rel=0.05)    # the two left at n = 3
 
 
-def test_the_line_is_said_a_few_times_not_per_cell():
+def test_the_line_is_said_a_few_times_not_per_cell() -> None:
     """Fed a row every 0.05 s for 20 minutes of a steady campaign, the line comes rarely,
     never twice within EVERY_S, and reads as an estimate."""
     order = cells(STEADY, range(2, 9), 10, 0)
@@ -197,7 +198,7 @@ def test_the_line_is_said_a_few_times_not_per_cell():
     assert all(line.startswith("time left: ") for _, line in said)
 
 
-def test_the_line_names_what_is_not_measured_yet():
+def test_the_line_names_what_is_not_measured_yet() -> None:
     guess = Estimate(12.0, 700, {4: 200, 5: 200})
     assert time_left.describe(guess) == ("time left: no estimate yet: the cells of n = 4, 5 (400 of "
                                          "the 700 left) are not measured yet; the other 300 take "
@@ -209,7 +210,7 @@ def test_the_line_names_what_is_not_measured_yet():
     assert time_left.describe(Estimate(30.0, 80)) == "time left: about 30 s for the 80 cells left"
 
 
-def test_recorded_rows_reads_the_rows_of_the_entrants_and_families_left(tmp_path: Path):
+def test_recorded_rows_reads_the_rows_of_the_entrants_and_families_left(tmp_path: Path) -> None:
     runs = tmp_path / "runs.csv"
     runs.write_text("entrant,family,n,status,wall_s,timeout_s,cores\n"
                     "dlx,hard,4,solved,0.5,10,1\n"
