@@ -8,14 +8,12 @@ imported again); each writes its puzzle files and returns their manifest rows.
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from pathlib import Path
 from typing import Any
 
-from solvers.processes.limited import die_with
+from solvers.processes.control import pool as process_pool
 
 
 def make_rows(make_row: Callable[..., dict[str, str]], indices: list[int], jobs: int,
@@ -28,10 +26,8 @@ def make_rows(make_row: Callable[..., dict[str, str]], indices: list[int], jobs:
     kind, n, seed = set_key
     out_dir, options, stem = where
     rows: dict[str, dict[str, str]] = {}
-    context = multiprocessing.get_context("fork")
     # the processes die with the race: a killed race leaves none making files behind it
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=die_with,
-                             initargs=(os.getpid(),)) as pool:
+    with process_pool(jobs) as pool:
         futures = [pool.submit(make_row, kind, n, seed, index, out_dir, options, stem)
                    for index in indices]
         try:

@@ -58,7 +58,7 @@ import time
 import numpy as np
 
 from formats.errors import RaceError
-from solvers.processes.limited import die_with_parent
+from solvers.processes.control import die_with_parent, fork_context
 
 #: a removal phase goes over to workers after its first question that took this long
 #: (seconds): at n <= 4 no question does, and a fork costs more than it saves
@@ -181,7 +181,7 @@ class SpeculativeRemoval:
     def run(self) -> list[bool]:
         import multiprocessing
         from multiprocessing.connection import Connection, wait
-        context = multiprocessing.get_context("fork")
+        context = fork_context()
         order, start = self.order, self.start
         total = order.size - start
         keep: list[bool | None] = [None] * total       # decided: True kept, False removed

@@ -75,10 +75,9 @@ from formats.errors import RaceError
 from formats.grid import Grid
 from solvers import rules
 from solvers.interface import SOLVED, UNSAT, WRONG, RawAnswer, Solver
-from solvers.processes.limited import kill_group
-from solvers.processes.members import (Member, alive, close_pipes, kill_pid, placement, reap,
-                                      set_subreaper, spawn_all, write_all)
-from solvers.processes.tree import child_pids, descendants, kill_adopted
+from solvers.processes.control import kill, kill_group, running
+from solvers.processes.members import Member, close_pipes, placement, reap, spawn_all, write_all
+from solvers.processes.tree import child_pids, descendants, kill_adopted, set_subreaper
 
 if TYPE_CHECKING:
     from solvers.registry import Registry
@@ -232,7 +231,7 @@ class _Race:
         #: this process's children before the race (any other child of it at the end is an
         #: orphan it adopted: killed and reaped by stop)
         self.known = child_pids() | {m.pid for m in self.ready or ()}
-        if self.ready is not None and all(alive(m.pid) for m in self.ready):
+        if self.ready is not None and all(running(m.pid) for m in self.ready):
             self.members = self.ready
         else:
             for member in self.ready or ():          # one died while waiting: a fresh set
@@ -325,7 +324,7 @@ class _Race:
                     kill_group(os.getpgid(pid))
                 except (ProcessLookupError, PermissionError):
                     pass
-                kill_pid(pid)
+                kill(pid)
             kill_group(member.pid)
         for member in self.members:
             member.cpu_s = reap(member.pid)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import psutil
 
-from experiments.harness import records
+from experiments.harness import records, runs_table
 from solvers.interface import Solver
 from tests.test_records_faults import race, start, wait_rows
 from tests.test_harness import write_instances
@@ -52,7 +52,7 @@ def test_Z1_a_killed_zygote_ends_no_race_in_a_traceback(tmp_path):
     proc, out, err, runs = zygote_killed_run(tmp_path)
     assert "Traceback" not in err and "ValueError" not in err, err
     assert proc.returncode == 0, err
-    assert len(records.read_rows(runs)) == 24
+    assert len(runs_table.read_rows(runs)) == 24
 
 
 def test_Z2_cells_in_flight_when_the_zygote_dies_are_run_again_not_the_entrants_error(tmp_path):
@@ -197,7 +197,7 @@ print('STATS', {{int(p.split('/')[2]): k for p, k in opened.items()
         for stranger in strangers:
             stranger.kill()
             stranger.wait()
-    assert len(records.read_rows(tmp_path / "scan" / "runs.csv")) == 200, proc.stderr[-2000:]
+    assert len(runs_table.read_rows(tmp_path / "scan" / "runs.csv")) == 200, proc.stderr[-2000:]
     line = next((x for x in proc.stdout.splitlines() if x.startswith("STATS ")), "")
     assert line, proc.stdout[-2000:] + proc.stderr[-3000:]
     reads = eval(line.split(" ", 1)[1])                 # {pid: opens of its /proc/PID/stat}
@@ -220,7 +220,7 @@ def test_Z3_a_cells_memory_is_its_solvers_processes_not_the_worker_twice(tmp_pat
     r = race(["run", "--no-report", "--out", str(tmp_path), "--kind", "unique", "--n", "2",
               "--solvers", f"cmd:path={program}", "--instances", "2", "--jobs", "1",
               "--timeout", "30", "--memory", "320", "--campaign", "hog"])
-    rows = records.read_rows(tmp_path / "hog" / "runs.csv")
+    rows = runs_table.read_rows(tmp_path / "hog" / "runs.csv")
     assert r.exit_code == 0, r.output
     assert [row["status"] for row in rows] == ["solved", "solved"], [row["message"] for row in rows]
     for row in rows:                        # the program's own peak, each time it ran

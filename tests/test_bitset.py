@@ -23,6 +23,7 @@ from solvers.interface import RawAnswer
 from solvers.rules.bitset_fixpoint import fixpoint, touch_all
 from solvers.rules.bitsets import WORK, clear, full_set, place, queue, tables, touch, words
 from tests.conftest import full_grid, puzzle_from
+from experiments.harness import runs_table
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
@@ -197,12 +198,11 @@ def test_equals_dlx_on_random_puzzles(seed, n, fraction, restarts, rule):
 def test_its_counters_reach_runs_csv(tmp_path):
     from click.testing import CliRunner
     from experiments.cli.main import main
-    from experiments.harness import records
     result = CliRunner().invoke(main, ["run", "--no-report", "--n", "2..3", "--family", "unique,hard",
                                        "--instances", "2", "--solvers", "bitset,dlx", "--timeout", "30",
                                        "-j", "1", "--out", str(tmp_path), "--campaign", "c"])
     assert result.exit_code == 0, result.output
-    rows = [r for r in records.read_rows(tmp_path / "c" / "runs.csv") if r["entrant"] == "bitset"]
+    rows = [r for r in runs_table.read_rows(tmp_path / "c" / "runs.csv") if r["entrant"] == "bitset"]
     assert len(rows) == 2 * 2 * 2
     for row in rows:
         assert row["status"] == "solved" and row["verified"] == "True"

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from experiments.cli.main import main
-from experiments.harness import dask_executor, records
+from experiments.harness import dask_executor, runs_table
 from experiments.harness.synthetic_campaign import write_instances
 from tests.fake_solvers import fake_registry
 from experiments.harness.messages import Measurement, Request
@@ -49,7 +49,7 @@ def test_batched_cells_come_back_once_each_with_their_faults(tmp_path, monkeypat
     assert result.exit_code == 1, result.output          # bad-warmup's cells are not recorded
     (executor,) = made
     assert executor.sent < executor.sent_cells           # the cells really went out in batches
-    rows = records.read_rows(tmp_path / "out" / "c" / "runs.csv")
+    rows = runs_table.read_rows(tmp_path / "out" / "c" / "runs.csv")
     # each cell once: no batch lost a cell or ran one twice into the records
     cells = Counter((r["entrant"], r["instance"], r["repeat"]) for r in rows)
     assert set(cells.values()) == {1}

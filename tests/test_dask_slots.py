@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from experiments.cli.main import main
-from experiments.harness import dask_executor, records
+from experiments.harness import dask_executor, runs_table
 from experiments.harness.pinning import allocate
 from experiments.harness.synthetic_campaign import write_instances
 
@@ -50,7 +50,7 @@ def test_local_cluster_slots_pinned_apart_and_kept_warm(tmp_path, monkeypatch, w
                                            "--n", "3", "--campaign", "c", "--executor", "dask",
                                            "--scheduler", cluster.scheduler_address])
     assert result.exit_code == 0, result.output
-    rows = records.read_rows(tmp_path / "out" / "c" / "runs.csv")
+    rows = runs_table.read_rows(tmp_path / "out" / "c" / "runs.csv")
     assert len(rows) == 24 and {r["status"] for r in rows} == {"solved"}
     meta = json.loads((tmp_path / "out" / "c" / "meta.json").read_text())
     pinned = meta["pinning"]["workers"]            # measurement worker (host:pid) -> its CPUs

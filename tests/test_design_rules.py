@@ -191,6 +191,51 @@ def test_no_import_goes_up_a_layer():
                     "experiments <- sudoku_race):\n" + "\n".join(sorted(up)))
 
 
+#: solvers/ by method: a method's package imports no other method's
+METHODS_OF_SOLVERS = ("solvers.exact_cover", "solvers.sat", "solvers.bitsets")
+
+
+def test_the_method_packages_of_solvers_stand_apart():
+    """solvers/ holds one subpackage per method (exact cover, SAT, bit sets) and one for the
+    processes: a method's modules import no other method's package, and solvers.processes
+    imports none of them (what several methods share is in solvers/, solvers.rules or
+    solvers.processes)."""
+    def package(module: str) -> str | None:
+        return next((p for p in (*METHODS_OF_SOLVERS, "solvers.processes")
+                     if module == p or module.startswith(p + ".")), None)
+    for name in (*METHODS_OF_SOLVERS, "solvers.processes"):
+        assert (ROOT / name.replace(".", "/") / "__init__.py").is_file(), name
+    crossing = [f"{m} -> {t}" for m, targets in import_graph().items() for t in targets
+                if package(m) and package(t) and package(m) != package(t)
+                and package(t) != "solvers.processes"]
+    assert not crossing, "\n".join(sorted(crossing))
+    flat = sorted(p.name for p in (ROOT / "solvers").glob("*.py"))
+    assert len(flat) <= 16, flat                      # the rest lives in the subpackages
+
+
+#: the calls that start, kill or reap a process, or fork a pool
+_PROCESS_CALLS = {("os", "fork"), ("os", "kill"), ("os", "killpg"), ("os", "wait4"),
+                  ("os", "waitpid"), ("os", "setsid"), ("multiprocessing", "get_context")}
+
+
+def test_processes_are_started_killed_and_reaped_in_solvers_processes():
+    """os.fork, kill, killpg, wait4, waitpid, setsid, a multiprocessing context and a process
+    pool are used in solvers/processes/ only (control.py; tree.py reads the tree and adopts
+    orphans): the harness, parallel's members, cmd:, the generators' pools, the report's
+    writer and the CLI's time limit all go through solvers.processes.control."""
+    found = []
+    for path, tree in sources(*LAYERS):
+        if path.parent == ROOT / "solvers" / "processes":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                    and (node.value.id, node.attr) in _PROCESS_CALLS:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value.id}.{node.attr}")
+            if isinstance(node, ast.Name) and node.id == "ProcessPoolExecutor":
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} ProcessPoolExecutor")
+    assert not found, found
+
+
 def test_no_import_circle():
     graph = import_graph()
     circles, index, low, stack, on_stack = [], {}, {}, [], set()

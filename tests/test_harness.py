@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, strategies as st
 
-from experiments.harness import records, schema
+from experiments.harness import records, runs_table, schema
 from experiments.harness.config import default_name, parse_n
 from experiments.harness.entrants import jsonable, parse_entrants, split_specs
 from experiments.harness.instances import ensure_instances, instance_dir, instance_name, read_instance
@@ -92,7 +92,7 @@ def race_with(solvers: registry.Registry, out: Path, *args: str):
 def rows_of(out: Path, campaign: str | None = None) -> list[dict[str, str]]:
     directories = [d for d in out.iterdir() if d.name != "instances"]
     directory = out / campaign if campaign else directories[0]
-    return records.read_rows(directory / "runs.csv")
+    return runs_table.read_rows(directory / "runs.csv")
 
 
 #: the entrants of the end-to-end campaign, each with the phases it times and the counters
@@ -112,7 +112,7 @@ def test_small_campaign_end_to_end(out):
     directory = out / "small"
     header = (directory / "runs.csv").read_text().splitlines()[0].split(",")
     assert tuple(header) == schema.COLUMNS
-    rows = records.read_rows(directory / "runs.csv")
+    rows = runs_table.read_rows(directory / "runs.csv")
     assert len(rows) == 3 * 2 * 2
     assert {(r["entrant"], int(r["n"])) for r in rows} == {(e, n) for e in entrants for n in (2, 3)}
     manifest = {}
@@ -243,18 +243,18 @@ def test_interrupted_campaign_resumes_without_rerunning(out, fakes):
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
     runs = out / "resume" / "runs.csv"
     deadline = time.monotonic() + 60
-    while len(records.read_rows(runs)) < 3 and time.monotonic() < deadline:
+    while len(runs_table.read_rows(runs)) < 3 and time.monotonic() < deadline:
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 130, stderr
     assert "resume" in stderr
-    before = records.read_rows(runs)
+    before = runs_table.read_rows(runs)
     assert 3 <= len(before) < 8
     r = CliRunner().invoke(main, args, obj={"registry": fakes})
     assert r.exit_code == 0, r.output
     assert f"{len(before)} already recorded, {8 - len(before)} to run" in r.output
-    after = records.read_rows(runs)
+    after = runs_table.read_rows(runs)
     assert len(after) == 8 and after[: len(before)] == before
     assert len({records.cell_key(row) for row in after}) == 8
     assert all(row["status"] == "solved" for row in after)
@@ -262,14 +262,14 @@ def test_interrupted_campaign_resumes_without_rerunning(out, fakes):
 
 def test_cut_last_row_is_dropped_and_repaired(tmp_path):
     path = tmp_path / "runs.csv"
-    with records.RunsWriter(path) as w:
+    with runs_table.RunsWriter(path) as w:
         w.write(Row(entrant="a", n=2, instance="x", repeat=0, status="solved"))
     with open(path, "a") as f:
         f.write("cam,b,b,{},2,unique,0,y,")           # a row cut by a kill
-    assert [r["entrant"] for r in records.read_rows(path)] == ["a"]
-    with records.RunsWriter(path) as w:
+    assert [r["entrant"] for r in runs_table.read_rows(path)] == ["a"]
+    with runs_table.RunsWriter(path) as w:
         w.write(Row(entrant="c", n=3, instance="z", repeat=1, status="timeout"))
-    rows = records.read_rows(path)
+    rows = runs_table.read_rows(path)
     assert [(r["entrant"], r["status"]) for r in rows] == [("a", "solved"), ("c", "timeout")]
 
 

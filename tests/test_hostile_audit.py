@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from experiments.cli.main import main
-from experiments.harness import records
+from experiments.harness import runs_table
 from formats import grid_text
 from generators import puzzle_set
 from solvers.registry import BUILTIN
@@ -58,7 +58,7 @@ def test_w1_a_cmd_program_that_always_says_no_solution_is_wrong_in_a_race(tmp_pa
     liar = script(tmp_path, "liar.py", 'print("no solution")\n')
     result = invoke("run", "--no-report", "--n", "2", "--instances", "2", "--kind", "unique", "--out",
                     str(tmp_path / "r"), "--solvers", f"cmd:path={liar}", "--timeout", "10")
-    rows = records.read_rows(next((tmp_path / "r").glob("race-*")) / "runs.csv")
+    rows = runs_table.read_rows(next((tmp_path / "r").glob("race-*")) / "runs.csv")
     assert [r["status"] for r in rows] == ["wrong", "wrong"]
     assert "WRONG ANSWERS: 2" in result.output
 
@@ -156,7 +156,7 @@ def test_l3_a_resume_without_meta_json_keeps_the_seed_and_the_limit(tmp_path):
     assert result.exit_code == 2 and "seed" in result.output
     result = invoke(*args, "--seed", "0", "--timeout", "7")
     assert result.exit_code == 2 and "timeout_s" in result.output
-    assert len(records.read_rows(tmp_path / "c" / "runs.csv")) == 1
+    assert len(runs_table.read_rows(tmp_path / "c" / "runs.csv")) == 1
 
 
 def test_l4_an_edited_program_is_recorded_both_ways_with_a_warning(tmp_path):
@@ -220,7 +220,7 @@ def test_l5_a_program_that_leaves_a_child_holding_stdout_answers_at_once(tmp_pat
     assert done.returncode == 0 and time.monotonic() - t0 < 20
     result = invoke("run", "--no-report", "--instances", EMPTY4, "--out", str(tmp_path / "r"), "--solvers",
                     f"cmd:path={program}", "--timeout", "10")
-    rows = records.read_rows(next((tmp_path / "r").glob("race-*")) / "runs.csv")
+    rows = runs_table.read_rows(next((tmp_path / "r").glob("race-*")) / "runs.csv")
     assert [r["status"] for r in rows] == ["solved"], result.output
 
 
@@ -300,7 +300,7 @@ def test_k1_a_cmd_programs_child_dies_with_its_cell(tmp_path):
     sleeper = ROOT / "tests" / "outside_solvers" / "sleeper.py"
     invoke("run", "--no-report", "--instances", EMPTY4, "--out", str(tmp_path / "r"), "--timeout", "3",
            "--solvers", f"cmd:path={sleeper},args={{input}} {pidfile}")
-    rows = records.read_rows(next((tmp_path / "r").glob("race-*")) / "runs.csv")
+    rows = runs_table.read_rows(next((tmp_path / "r").glob("race-*")) / "runs.csv")
     assert [r["status"] for r in rows] == ["timeout"]
     child = int(pidfile.read_text())
     deadline = time.monotonic() + 10

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments.harness import records
+from experiments.harness import runs_table
 from experiments.harness.entrants import parse_entrants, split_specs
 from experiments.harness.executor import LocalExecutor
 from formats import grid_text
@@ -247,7 +247,7 @@ def test_the_scheduler_runs_nothing_beside_a_cell_of_all_the_cores(tmp_path):
     run(prepare(config), executor)
     assert 3 <= len(executor.seen) <= 18                  # one batch or more per entrant
     assert all(cores == 1 or busy == 0 for cores, busy in executor.seen)   # alone on its cores
-    rows = records.read_rows(config.runs_path)
+    rows = runs_table.read_rows(config.runs_path)
     cores = {r["entrant"].split(":")[0] + str(len(r["entrant"].split("+"))): r["cores"] for r in rows}
     # three members on two slots: the members share them
     assert cores == {"dlx1": "1", "parallel2": "2", "parallel3": "2"}
@@ -312,7 +312,7 @@ def test_race_run_says_when_a_parallel_entrant_has_more_members_than_jobs(tmp_pa
     assert r.exit_code == 0, r.output
     assert ("race: note: parallel:members=dlx+backtracking runs 2 searches at once but --jobs is 1: "
             "its cells hold 1 core(s), which its members share") in r.stderr
-    (row,) = records.read_rows(next(tmp_path.glob("*/runs.csv")))
+    (row,) = runs_table.read_rows(next(tmp_path.glob("*/runs.csv")))
     assert row["status"] == "solved" and row["cores"] == "1"
 
 

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from experiments.analysis import campaign_diff, mixed_campaign, noise
 from experiments.analysis import statistics as analysis
 from experiments.cli.main import main
-from experiments.harness import code_identity, records
+from experiments.harness import code_identity, runs_table
 from tests.test_analysis import write_campaign
 from tests.test_compare import cell
 from tests.test_html_report import _block
@@ -201,7 +201,7 @@ def test_rerun_moves_the_entrants_rows_aside_and_runs_its_cells_again(here):
     done = race("c", "--rerun", SPEC, solvers=f"{SPEC},dlx")
     assert done.exit_code == 0, done.output
     assert lines(Path("res/c/runs.replaced.csv")) == mine           # moved, byte for byte
-    rows = records.read_rows(Path("res/c/runs.csv"))
+    rows = runs_table.read_rows(Path("res/c/runs.csv"))
     assert len(rows) == 6 and sum(r["entrant"] == SPEC for r in rows) == 3
     assert [row for row in lines(Path("res/c/runs.csv")) if not row.startswith(f"c,{SPEC},")] \
         == [row for row in old_rows if row not in mine]              # dlx's rows untouched

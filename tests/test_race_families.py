@@ -16,7 +16,7 @@ from hypothesis import given, strategies as st
 
 from experiments.analysis import landscape, statistics
 from experiments.cli.landscape import parse_fractions
-from experiments.harness import records, schema
+from experiments.harness import records, runs_table, schema
 from experiments.harness.instance_families import HARD, Family, parse_families
 from formats import grid_text
 from formats.errors import RaceError
@@ -89,7 +89,7 @@ def test_one_campaign_races_several_families_and_resumes(tmp_path):
              "--instances", "2", "--timeout", "30")
     assert r.exit_code == 0, r.output
     name = "race-n2-unique+hard-s0-i2-t30"
-    rows = records.read_rows(tmp_path / name / "runs.csv")
+    rows = runs_table.read_rows(tmp_path / name / "runs.csv")
     assert sorted((row["family"], row["holes"]) for row in rows) == [
         ("hard", f"{hardness_peaks.peak_holes(2):.9g}")] * 2 + [("unique", "")] * 2
     assert len({row["instance"] for row in rows}) == 4
@@ -103,17 +103,17 @@ def test_one_campaign_races_several_families_and_resumes(tmp_path):
     again = race(tmp_path, "--n", "2", "--kind", "unique,hard", "--solvers", "backtracking",
                  "--instances", "2", "--timeout", "30")
     assert again.exit_code == 0, again.output
-    assert records.read_rows(tmp_path / name / "runs.csv") == rows
+    assert runs_table.read_rows(tmp_path / name / "runs.csv") == rows
 
 
 def test_a_resume_may_add_a_family_but_not_drop_one(tmp_path):
     args = ("--n", "2", "--solvers", "backtracking", "--instances", "1", "--timeout", "30",
             "--campaign", "grow")
     assert race(tmp_path, "--kind", "hard", *args).exit_code == 0
-    rows = records.read_rows(tmp_path / "grow" / "runs.csv")
+    rows = runs_table.read_rows(tmp_path / "grow" / "runs.csv")
     grown = race(tmp_path, "--kind", "unique,hard", *args)
     assert grown.exit_code == 0, grown.output
-    after = records.read_rows(tmp_path / "grow" / "runs.csv")
+    after = runs_table.read_rows(tmp_path / "grow" / "runs.csv")
     assert after[:len(rows)] == rows                       # the hard row is kept, not re-run
     assert sorted(row["family"] for row in after) == ["hard", "unique"]
     meta = json.loads((tmp_path / "grow" / "meta.json").read_text())
@@ -124,7 +124,7 @@ def test_a_resume_may_add_a_family_but_not_drop_one(tmp_path):
     dropped = race(tmp_path, "--kind", "unique", *args)
     assert dropped.exit_code == 2
     assert "--family 'unique,hard'" in dropped.stderr and "not drop" in dropped.stderr
-    assert records.read_rows(tmp_path / "grow" / "runs.csv") == after
+    assert runs_table.read_rows(tmp_path / "grow" / "runs.csv") == after
 
 
 def test_an_older_runs_csv_gets_the_new_header_and_keeps_its_rows(tmp_path):
@@ -136,9 +136,9 @@ def test_an_older_runs_csv_gets_the_new_header_and_keeps_its_rows(tmp_path):
         writer.writerow({c: "" for c in old_columns} | {"entrant": "dlx", "n": "3", "instance": "a",
                                                         "repeat": "0", "status": "solved",
                                                         "message": ""})
-    records.set_aside(path)
+    runs_table.set_aside(path)
     assert path.read_text().splitlines()[0].split(",") == list(schema.COLUMNS)
-    (row,) = records.read_rows(path)
+    (row,) = runs_table.read_rows(path)
     assert (row["entrant"], row["n"], row["holes"], row["status"]) == ("dlx", "3", "", "solved")
 
 
@@ -149,7 +149,7 @@ def test_slow_entrant_is_skipped_at_larger_n_as_soon_as_its_median_is_censored(t
     r = race_with(fake_registry(), tmp_path, "--n", "2..4", "--solvers", "slow:delay=5,backtracking",
                   "--instances", "3", "--timeout", "0.5", "--jobs", "1", "--campaign", "skip")
     assert r.exit_code == 0, r.output
-    rows = records.read_rows(tmp_path / "skip" / "runs.csv")
+    rows = runs_table.read_rows(tmp_path / "skip" / "runs.csv")
     slow = [(int(row["n"]), row["status"]) for row in rows if row["entrant"] == "slow:delay=5"]
     # two timeouts out of three censor the median at n=2: n=3 and 4 are skipped before
     # the third n=2 cell runs (one worker, so the order of the rows is the order of events)
@@ -187,7 +187,7 @@ def test_landscape_campaign_has_the_hole_axis_resumes_and_writes_the_peak(tmp_pa
     from experiments.cli.main import main
     r = CliRunner().invoke(main, [*args, "--holes", "0.4,0.6"])
     assert r.exit_code == 0, r.output
-    rows = records.read_rows(tmp_path / "land" / "runs.csv")
+    rows = runs_table.read_rows(tmp_path / "land" / "runs.csv")
     assert sorted(float(row["holes"]) for row in rows) == [0.4, 0.4, 0.6, 0.6]
     for row in rows:
         meta = grid_text.read(tmp_path / "instances" / row["instance"]).metadata
@@ -198,7 +198,7 @@ def test_landscape_campaign_has_the_hole_axis_resumes_and_writes_the_peak(tmp_pa
     assert "peak n=2:" in r.output and (tmp_path / "land" / "landscape.png").stat().st_size > 0
     r = CliRunner().invoke(main, [*args, "--holes", "0.4..0.6:0.1"])
     assert r.exit_code == 0, r.output
-    grown = records.read_rows(tmp_path / "land" / "runs.csv")
+    grown = runs_table.read_rows(tmp_path / "land" / "runs.csv")
     assert grown[:4] == rows and sorted(float(row["holes"]) for row in grown[4:]) == [0.5, 0.5]
     before = peaks.read_bytes()                  # a quicker landscape leaves the table alone
     quick = ["landscape", "--n", "2", "--solvers", "backtracking", "--instances", "1", "--timeout",
@@ -293,7 +293,7 @@ def test_a_runs_csv_with_the_old_kind_column_reads_and_resumes_as_today(tmp_path
     old = Path(__file__).resolve().parent / "data" / "runs-kind-column.csv"
     header = old.read_text().split("\n", 1)[0].split(",")
     assert "kind" in header and "family" not in header      # written before the rename
-    rows = records.read_rows(old)
+    rows = runs_table.read_rows(old)
     assert {row["family"] for row in rows} == {"unique", "hard", "holes@0.33"}
     assert all("kind" not in row for row in rows)
     campaign_dir = tmp_path / "reference"
@@ -306,10 +306,10 @@ def test_a_runs_csv_with_the_old_kind_column_reads_and_resumes_as_today(tmp_path
     assert len(campaign.runs) == len(rows)
     copy = tmp_path / "runs.csv"
     copy.write_bytes(old.read_bytes())
-    cells = records.done_keys(copy)
-    records.set_aside(copy)                                  # what a resume does first
+    cells = runs_table.done_keys(copy)
+    runs_table.set_aside(copy)                                  # what a resume does first
     assert copy.read_text().split("\n", 1)[0] == ",".join(schema.COLUMNS)
-    assert records.done_keys(copy) == cells and len(cells) == len(rows)
+    assert runs_table.done_keys(copy) == cells and len(cells) == len(rows)
 
 
 def test_families_sharing_a_label_are_told_apart_by_their_key(tmp_path):
@@ -364,7 +364,7 @@ def test_the_holes_family_at_its_default_fraction_records_it(tmp_path):
     default (no --holes) it was left blank."""
     r = race(tmp_path, "--n", "2", "--kind", "holes", "--instances", "1", "--solvers", "dlx")
     assert r.exit_code == 0, r.output
-    (row,) = records.read_rows(next(tmp_path.glob("race-*")) / "runs.csv")
+    (row,) = runs_table.read_rows(next(tmp_path.glob("race-*")) / "runs.csv")
     assert row["family"] == "holes" and float(row["holes"]) == 0.5 and int(row["clues"]) == 8
 
 
@@ -374,7 +374,7 @@ def test_a_new_hard_campaign_names_its_instance_files_hard(tmp_path):
     assert r.exit_code == 0, r.output
     peak = hardness_peaks.peak_holes(2)
     folder = f"hard-n2-s0-holes{peak:g}-balanced"
-    rows = records.read_rows(tmp_path / "fresh" / "runs.csv")
+    rows = runs_table.read_rows(tmp_path / "fresh" / "runs.csv")
     assert sorted(row["instance"] for row in rows) == [f"{folder}/hard-n2-s0-{i:04d}.sudoku"
                                                        for i in range(2)]
     assert all(row["status"] == "solved" for row in rows)
@@ -390,7 +390,7 @@ def test_a_new_hard_campaign_names_its_instance_files_hard(tmp_path):
     again = race(tmp_path, "--n", "2", "--kind", "hard", "--solvers", "backtracking",
                  "--instances", "2", "--timeout", "30", "--campaign", "fresh")
     assert again.exit_code == 0 and "2 already recorded, 0 to run" in again.output, again.output
-    assert records.read_rows(tmp_path / "fresh" / "runs.csv") == rows
+    assert runs_table.read_rows(tmp_path / "fresh" / "runs.csv") == rows
     assert not (tmp_path / "fresh" / records.DAMAGED_NAME).exists()
     # without the cache, the report regenerates each hard-... file from its generator identity
     from experiments.report.instance_grids import campaign_grids
@@ -408,7 +408,7 @@ def test_a_committed_hard_campaign_keeps_its_holes_files_and_resumes_with_nothin
     shutil.copytree(source, tmp_path / source.name)
     meta = json.loads((source / "meta.json").read_text())
     assert "instance_names" not in meta
-    before = records.read_rows(source / "runs.csv")
+    before = runs_table.read_rows(source / "runs.csv")
     assert all(row["instance"].startswith("holes-n6-s0-holes0.5-balanced/holes-n6-s0-")
                for row in before)
     r = race(tmp_path, "--kind", "hard", "--n", "6", "--solvers", "sat:config=sat", "--instances",
@@ -418,7 +418,7 @@ def test_a_committed_hard_campaign_keeps_its_holes_files_and_resumes_with_nothin
     assert "set aside" not in r.output
     assert not (tmp_path / source.name / records.DAMAGED_NAME).exists()
     assert sorted(p.name for p in (tmp_path / "instances").iterdir()) == ["holes-n6-s0-holes0.5-balanced"]
-    after = records.read_rows(tmp_path / source.name / "runs.csv")
+    after = runs_table.read_rows(tmp_path / source.name / "runs.csv")
     assert [(row["instance"], row["instance_sha256"], row["status"], row["wall_s"]) for row in after] \
         == [(row["instance"], row["instance_sha256"], row["status"], row["wall_s"]) for row in before]
     # the files the rows name are there, with the sha256 the rows recorded

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from experiments.cli.main import main
-from experiments.harness import records
+from experiments.harness import records, runs_table
 from experiments.harness.lock import LOCK_NAME
 from experiments.harness.scheduling import START_ATTEMPTS
 from experiments.harness.rows import Row
@@ -56,7 +56,7 @@ def start(args: list[str], env: dict | None = None) -> subprocess.Popen:
 
 def wait_rows(path: Path, count: int, proc: subprocess.Popen) -> None:
     deadline = time.monotonic() + 60
-    while len(records.read_rows(path)) < count:
+    while len(runs_table.read_rows(path)) < count:
         assert proc.poll() is None and time.monotonic() < deadline, "the campaign ended early"
         time.sleep(0.02)
 
@@ -82,7 +82,7 @@ def test_parent_killed_mid_run_then_resumed_records_each_cell_once(out):
     wait_rows(runs, 3, proc)
     proc.kill()                                          # SIGKILL: no clean-up at all
     proc.communicate(timeout=30)
-    before = records.read_rows(runs)
+    before = runs_table.read_rows(runs)
     assert 3 <= len(before) < 8
     r = race(args)
     assert r.exit_code == 0, r.output
@@ -125,7 +125,7 @@ def test_a_kill_in_the_middle_of_a_cell_loses_nothing(tmp_path, order):
         time.sleep(0.01)
     proc.kill()
     proc.communicate(timeout=30)
-    before = records.read_rows(runs)
+    before = runs_table.read_rows(runs)
     assert 2 <= len(before) < 8
     resumed = race(args(outs["killed"]))
     assert resumed.exit_code == 0, resumed.output
@@ -302,7 +302,7 @@ def test_disk_full_ends_the_run_with_one_line_and_loses_nothing(out, monkeypatch
     args = ["run", "--no-report", "--out", str(out), *SMALL, "--campaign", "full"]
     runs = out / "full" / "runs.csv"
     calls = {"rows": 0}
-    real_write = records._write
+    real_write = runs_table._write
 
     def write_until_full(fd: int, data) -> int:
         calls["rows"] += 1
@@ -312,8 +312,8 @@ def test_disk_full_ends_the_run_with_one_line_and_loses_nothing(out, monkeypatch
             return real_write(fd, data[: len(data) // 2])
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(records, "_write", write_until_full)
-    monkeypatch.setattr(records, "FLUSH_ROWS", 1)        # a write per row, as each is held
+    monkeypatch.setattr(runs_table, "_write", write_until_full)
+    monkeypatch.setattr(runs_table, "FLUSH_ROWS", 1)        # a write per row, as each is held
     r = race(args)
     assert r.exit_code == 2
     assert r.output.count("race: error:") == 1
@@ -323,7 +323,7 @@ def test_disk_full_ends_the_run_with_one_line_and_loses_nothing(out, monkeypatch
     assert "--campaign full" in error
     found = records.scan(runs)
     assert found.canonical and len(found.rows) == 2    # the half row was cut off again
-    monkeypatch.setattr(records, "_write", real_write)
+    monkeypatch.setattr(runs_table, "_write", real_write)
     r = race(args)
     assert r.exit_code == 0, r.output
     assert "2 already recorded, 2 to run" in r.output
@@ -360,7 +360,7 @@ def test_worker_start_failure_is_retried_on_resume(out):
     r = race(args)
     assert r.exit_code == 1, r.output
     assert "engine not installed yet" in r.output and "its 4 cell(s) are not recorded" in r.output
-    assert records.read_rows(runs) == []
+    assert runs_table.read_rows(runs) == []
     assert START_ATTEMPTS == 2
     flag.unlink()                                       # the engine is there now
     r = race(args)
@@ -394,7 +394,7 @@ def test_kissat_cells_killed_at_the_limit_leave_no_temporary_files(out, tmp_path
     proc = start(args, env={"KISSAT": str(kissat), "TMPDIR": str(temp)})
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 0, stderr
-    rows = records.read_rows(out / "kissat" / "runs.csv")
+    rows = runs_table.read_rows(out / "kissat" / "runs.csv")
     assert [row["status"] for row in rows] == ["timeout", "timeout"]
     assert all(row["message"].startswith("killed after") for row in rows)
     assert sorted(p.name for p in temp.rglob("*")) == []
@@ -417,7 +417,7 @@ def test_any_text_in_a_row_stays_one_valid_record(tmp_path, messages):
     """Newlines, NUL, quotes or any Unicode in a field never split or damage a record."""
     path = tmp_path / f"runs-{abs(hash(tuple(messages)))}.csv"
     path.unlink(missing_ok=True)
-    with records.RunsWriter(path) as writer:
+    with runs_table.RunsWriter(path) as writer:
         for row in _rows(messages):
             writer.write(Row(**row))
     found = records.scan(path)
@@ -434,7 +434,7 @@ def test_a_file_cut_anywhere_reads_as_a_prefix_of_its_rows(tmp_path, messages, c
     """A kill at any byte leaves the rows before the cut valid, at most one damaged, never more."""
     path = tmp_path / f"cut-{abs(hash((tuple(messages), cut)))}.csv"
     path.unlink(missing_ok=True)
-    with records.RunsWriter(path) as writer:
+    with runs_table.RunsWriter(path) as writer:
         for row in _rows(messages):
             writer.write(Row(**row))
     data = path.read_bytes()

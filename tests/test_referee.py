@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from experiments.cli.main import main
-from experiments.harness import records
+from experiments.harness import records, runs_table
 from experiments.harness.referee import (Confirmation, Referee, Truth, confirm, confirmer_for,
                                          proof_refutes, record_disputes, truth_of)
 from formats import grid_text
@@ -218,7 +218,7 @@ def liar_campaigns(tmp_path_factory):
 @pytest.mark.parametrize("campaign", ["beside", "alone"])
 def test_every_liar_row_is_wrong_and_the_summary_says_so(liar_campaigns, campaign):
     out, beside, alone = liar_campaigns
-    rows = records.read_rows(out / campaign / "runs.csv")
+    rows = runs_table.read_rows(out / campaign / "runs.csv")
     liars = [r for r in rows if r["entrant"] in LIARS]
     assert len(liars) == len(LIARS) * 2 * 2
     assert {r["status"] for r in liars} == {"wrong"}
@@ -257,7 +257,7 @@ def test_compare_export_and_report_agree_with_the_referee(liar_campaigns, tmp_pa
 def test_a_liar_in_the_landscape_is_wrong(tmp_path):
     result = invoke("landscape", "--n", "2", "--holes", "0.5", "--instances", "2", "--out",
                     str(tmp_path), "--solvers", "dlx,liar-unsat", "--no-peaks", "--timeout", "10")
-    rows = records.read_rows(next(d for d in tmp_path.iterdir() if d.name != "instances")
+    rows = runs_table.read_rows(next(d for d in tmp_path.iterdir() if d.name != "instances")
                              / "runs.csv")
     assert {r["status"] for r in rows if r["entrant"] == "liar-unsat"} == {"wrong"}
     assert "WRONG" in result.output
@@ -268,7 +268,7 @@ def test_a_false_claim_on_an_imported_set_is_wrong(tmp_path):
     (tmp_path / "p.txt").write_text(grid_text.format_one_line(grid) + "\n")
     invoke("run", "--no-report", "--instances", str(tmp_path / "p.txt"), "--out", str(tmp_path / "r"),
            "--solvers", "liar-unsat", "--timeout", "10")
-    rows = records.read_rows(next(d for d in (tmp_path / "r").iterdir() if d.name != "instances")
+    rows = runs_table.read_rows(next(d for d in (tmp_path / "r").iterdir() if d.name != "instances")
                              / "runs.csv")
     assert [r["status"] for r in rows] == ["wrong"]
     assert "claimed no solution, but sat found a verified solution" in rows[0]["message"]
@@ -387,7 +387,7 @@ def test_a_race_on_forged_records_keeps_verified_grids_and_confirms_every_none(t
     result = invoke("run", "--instances", str(tmp_path / "set"), "--out", str(tmp_path / "r"),
                     "--campaign", "c", "--solvers", "liar-unsat,dlx", "--order", "fixed",
                     "--jobs", "1", "--timeout", "10")
-    rows = {(r["entrant"], r["instance"]): r for r in records.read_rows(tmp_path / "r" / "c" / "runs.csv")}
+    rows = {(r["entrant"], r["instance"]): r for r in runs_table.read_rows(tmp_path / "r" / "c" / "runs.csv")}
     assert rows["liar-unsat", files[0]]["status"] == "wrong"
     assert rows["dlx", files[0]]["status"] == "solved"
     assert "the instance's record is wrong" in rows["dlx", files[0]]["referee"]
@@ -419,13 +419,13 @@ def test_families_that_share_puzzles_are_two_families(tmp_path):
             "--pattern", "balanced", "--solvers", "dlx", "--out", str(tmp_path), "--timeout", "10")
     first = invoke(*args)
     directory = next(d for d in tmp_path.iterdir() if d.name != "instances")
-    rows = records.read_rows(directory / "runs.csv")
+    rows = runs_table.read_rows(directory / "runs.csv")
     assert len(rows) == 6 and {r["family"] for r in rows} == {"hard", "holes@0.7"}
     assert "damaged" not in first.output
     assert "== hard" in first.output and "== holes" in first.output
     again = invoke(*args)
     assert "0 to run" in again.output and "damaged" not in again.output
-    assert len(records.read_rows(directory / "runs.csv")) == 6
+    assert len(runs_table.read_rows(directory / "runs.csv")) == 6
     assert not (directory / records.DAMAGED_NAME).exists()
 
 

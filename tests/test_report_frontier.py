@@ -13,7 +13,7 @@ from experiments.analysis import frontier
 from experiments.analysis import growth as growth_fit
 from experiments.analysis import statistics as analysis
 from experiments.cli.main import main
-from experiments.harness import records
+from experiments.harness import runs_table
 from experiments.harness.provenance import save_meta
 from experiments.report import build as report
 from experiments.report import frontier as report_frontier
@@ -36,7 +36,7 @@ def frontier_campaign(root: Path, n: int = 6, name: str = "hard-n6", answers=ANS
     limit on each core). Puzzle 4 nobody answers; cpsat also returns an unverified grid on
     puzzle 0 in 1 s, which is no answer."""
     root.mkdir(parents=True, exist_ok=True)
-    with records.RunsWriter(root / "runs.csv") as writer:
+    with runs_table.RunsWriter(root / "runs.csv") as writer:
         for entrant, answered in answers.items():
             cores = CORES.get(entrant, 1)
             for k in range(5):

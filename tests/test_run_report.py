@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from experiments.analysis import statistics as analysis
 from experiments.cli.main import main
-from experiments.harness import records
+from experiments.harness import runs_table
 from experiments.report import instance_grids
 from formats.errors import RaceError
 from tests.test_harness import write_instances
@@ -78,12 +78,12 @@ def test_a_resumed_run_with_nothing_to_run_draws_the_figures_again(finished):
     plots = root / "c" / "plots"
     for path in plots.iterdir():
         path.unlink()
-    before = records.read_rows(root / "c" / "runs.csv")
+    before = runs_table.read_rows(root / "c" / "runs.csv")
     again = race(root)
     assert again.exit_code == 0, again.output
     assert "0 to run" in again.stderr
     assert all((plots / f"{figure}.png").is_file() for figure in FIGURES)
-    assert records.read_rows(root / "c" / "runs.csv") == before
+    assert runs_table.read_rows(root / "c" / "runs.csv") == before
 
 
 def test_no_report_draws_nothing_and_says_how(out):
@@ -107,7 +107,7 @@ def test_figures_that_fail_are_one_line_and_the_rows_are_kept(out, monkeypatch):
     assert errors == [f"race: error: the figures were not drawn: ValueError: a renderer's own bug "
                       f"(the rows are kept in {out / 'c' / 'runs.csv'})"]
     assert "Traceback" not in result.output
-    assert len(records.read_rows(out / "c" / "runs.csv")) == 4        # 2 entrants x 2 instances
+    assert len(runs_table.read_rows(out / "c" / "runs.csv")) == 4        # 2 entrants x 2 instances
     assert (out / "c" / "report.html").is_file()                      # the page does not depend on them
     assert f"results: {out / 'c' / 'runs.csv'}" in result.stdout
     assert "figures: none drawn (failed)" in result.stdout
@@ -146,7 +146,7 @@ def test_ctrl_c_while_drawing_names_the_rows(out, monkeypatch):
     assert f"results: {out / 'c' / 'runs.csv'}" in result.stdout
     assert f"interrupted while drawing the figures: every cell is recorded; race plot {out / 'c'}" \
         in result.stderr
-    assert len(records.read_rows(out / "c" / "runs.csv")) == 4
+    assert len(runs_table.read_rows(out / "c" / "runs.csv")) == 4
 
 
 def test_an_interrupted_run_says_where_its_rows_are_and_draws_nothing(out):

@@ -55,9 +55,9 @@ def _page_in_child(directory: Path):
     returns what :func:`_page` returns. None (write it here) with one usable CPU or no fork."""
     if len(os.sched_getaffinity(0)) < 2:
         return None
-    import multiprocessing
+    from solvers.processes.control import fork_context
     try:
-        context = multiprocessing.get_context("fork")
+        context = fork_context()
         ours, theirs = context.Pipe(duplex=False)
         child = context.Process(target=_page_to_pipe, args=(directory, theirs, os.getpid()),
                                 daemon=True)
@@ -78,7 +78,7 @@ def _page_in_child(directory: Path):
 
 
 def _page_to_pipe(directory: Path, pipe, parent: int) -> None:
-    from solvers.processes.limited import die_with
+    from solvers.processes.control import die_with
     die_with(parent)                    # a killed race leaves no page writer behind
     path, why = _page(directory)
     pipe.send((str(path) if path else "", why))

@@ -30,6 +30,8 @@ from typing import Callable, TypeVar
 
 import click
 
+from solvers.processes import control
+
 #: exit status of ``race solve|count`` without an answer (the limit, or no answer found)
 TIMEOUT_EXIT = 3
 #: after SIGTERM, how long the child gets to stop the solvers it started before SIGKILL
@@ -56,16 +58,13 @@ def limit_wall_time(timeout: float | None, command: str, source: str) -> None:
     ask_r, ask_w = os.pipe()
     verdict_r, verdict_w = os.pipe()
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
-    pid = os.fork()
+    pid = control.fork_here(new_session=True)           # the child: a group of its own
     if pid == 0:
         os.close(ask_r)
         os.close(verdict_w)
         _pipes = (ask_w, verdict_r)
         signal.signal(signal.SIGTERM, _exit_quietly)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
-        os.setsid()
-        from solvers.processes.limited import die_with_parent
-        die_with_parent()
         return
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     os.close(ask_w)
@@ -75,7 +74,8 @@ def limit_wall_time(timeout: float | None, command: str, source: str) -> None:
         if _asked_in_time(pid, ask_r, time.monotonic() + timeout, command, source):
             with contextlib.suppress(OSError):      # gone already: its status says how
                 os.write(verdict_w, b"1")
-            os._exit(_exit_code(os.waitpid(pid, 0)[1], command, source))
+            ended = control.reap(pid)
+            os._exit(_exit_code(ended[0] if ended else 0, command, source))
     except BaseException:
         _stop(pid)
         raise
@@ -89,9 +89,9 @@ def _asked_in_time(pid: int, ask_r: int, deadline: float, command: str, source: 
     """Did the child ask to answer by ``deadline``? A child that ends without asking ends
     the parent with its status."""
     while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            os._exit(_exit_code(status, command, source))
+        ended = control.reap(pid, block=False)
+        if ended is not None:
+            os._exit(_exit_code(ended[0], command, source))
         if _asked(ask_r):
             return True
         if past(deadline):
@@ -177,16 +177,9 @@ def _exit_quietly(signum=None, frame=None) -> None:
 
 def _stop(pid: int) -> None:
     """SIGTERM the child, give it :data:`TERM_GRACE_S` to exit, then SIGKILL its group."""
-    from solvers.processes.limited import kill_group
-    try:
-        os.kill(pid, signal.SIGTERM)
-        end = time.monotonic() + TERM_GRACE_S
-        while time.monotonic() < end and os.waitpid(pid, os.WNOHANG) == (0, 0):
-            time.sleep(POLL_S)
-    except (ChildProcessError, ProcessLookupError):
-        pass                                            # reaped: gone
-    kill_group(pid)
-    try:
-        os.waitpid(pid, 0)
-    except ChildProcessError:
-        pass
+    control.kill(pid, signal.SIGTERM)
+    end = time.monotonic() + TERM_GRACE_S
+    while time.monotonic() < end and control.running(pid):
+        time.sleep(POLL_S)
+    control.kill_group(pid)
+    control.reap(pid)                                   # reaped already: nothing to do

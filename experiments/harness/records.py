@@ -23,11 +23,9 @@ moves it to ``runs.damaged.csv`` with the reason, reporting one line on stderr.
 from __future__ import annotations
 
 import csv
-import errno
 import io
 import math
 import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +34,7 @@ from experiments.harness.identity import CellKey, row_key, upgrade_row
 from experiments.harness.provenance import utc_now
 from experiments.harness.schema import (COLUMNS, NUMERIC, REQUIRED,
                                         SEVERITY, STATUSES)
-from experiments.harness.rows import Row, encode
+from experiments.harness.rows import encode
 from formats.errors import RaceError, printable
 from formats.grid import MAX_N
 from formats.whole_file import write_whole
@@ -50,12 +48,6 @@ _VERIFIED = frozenset({"", "true", "false", "1", "0", "1.0", "0.0"})
 _INTEGERS = ("n", "repeat", "seed", "clues", "cores")
 
 
-#: the system call that appends rows (a seam for the disk-full tests)
-_write = os.write
-#: a :class:`RunsWriter` writes what it holds at the latest once it holds this many rows ...
-FLUSH_ROWS = 512
-#: ... or once its first row held is this old (s)
-FLUSH_S = 0.5
 
 
 class RecordWriteError(RaceError):
@@ -228,35 +220,11 @@ def _row(raw: bytes, names: list[str]) -> tuple[dict[str, str] | None, str | Non
     return (None, why) if why else (row, None)
 
 
-def read_rows(path: Path) -> list[dict[str, str]]:
-    """Every valid row of ``runs.csv`` in file order, as written (an empty list when there is
-    none yet): :class:`experiments.harness.runs_table.RunsTable`'s."""
-    from experiments.harness.runs_table import RunsTable
-    return RunsTable(path, text=True).rows()
-
-
-def done_keys(path: Path) -> set[CellKey]:
-    """The cells that already have a valid record in ``runs.csv``."""
-    from experiments.harness.runs_table import RunsTable
-    return set(RunsTable(path).keys())
-
-
 def describe(damaged: list[Damaged], limit: int = 3) -> str:
     """The damaged lines in a few words: ``line 5 (cut short ...), line 9 (...)``."""
     parts = [f"line {d.line} ({d.reason})" for d in damaged[:limit]]
     more = f" and {len(damaged) - limit} more" if len(damaged) > limit else ""
     return printable(", ".join(parts) + more)
-
-
-def set_aside(path: Path) -> list[Damaged]:
-    """Move the damaged rows of ``path`` to ``runs.damaged.csv`` beside it (appended,
-    with the time and reason) and rewrite ``path`` with the valid rows under the
-    canonical header; one line on stderr says what moved
-    (:meth:`experiments.harness.runs_table.RunsTable.set_aside_damaged`: the file read in
-    columns when every row is valid). Call with the campaign lock held. Returns the rows set
-    aside."""
-    from experiments.harness.runs_table import RunsTable
-    return RunsTable(path).set_aside_damaged()
 
 
 def append_damaged(side: Path, damaged: list[Damaged]) -> None:
@@ -302,79 +270,3 @@ def encode_row(row: dict[str, Any]) -> bytes:
     """``row`` (as read back: column -> text) as the line runs.csv holds (what a row set aside
     keeps)."""
     return encode(map(row.get, COLUMNS))
-
-
-class RunsWriter:
-    """Appends rows to ``runs.csv``: on opening, sets damaged rows aside
-    (:func:`set_aside`; ``checked``: the caller's :class:`~experiments.harness.runs_table.RunsTable`
-    did, as a campaign's ``prepare`` does) and writes the header of a new file; then the rows, held until
-    :meth:`flush` (the harness flushes after each round of finished cells), at most
-    :data:`FLUSH_ROWS` rows or :data:`FLUSH_S` seconds, in one ``write`` each time: a killed
-    campaign loses at most the rows of that round, whose cells the resume runs again. A
-    failed write (ENOSPC, EIO) is cut off and raised as :class:`RecordWriteError`; every row
-    before it stays."""
-
-    def __init__(self, path: Path, checked: bool = False) -> None:
-        self.path = path
-        self._fd: int | None = None
-        self._held: list[bytes] = []
-        self._since = 0.0
-        if not checked:
-            set_aside(path)
-        try:
-            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
-            if os.fstat(self._fd).st_size == 0:
-                self._append(_header_line())
-        except OSError as exc:
-            raise self._error(exc) from None
-
-    def write(self, row: Row) -> None:
-        """Append one record, held until :meth:`flush` or until :data:`FLUSH_ROWS` rows or
-        :data:`FLUSH_S` seconds are held."""
-        if not self._held:
-            self._since = time.monotonic()
-        self._held.append(row.line())
-        if len(self._held) >= FLUSH_ROWS or time.monotonic() - self._since >= FLUSH_S:
-            self.flush()
-
-    def flush(self) -> None:
-        """Write the rows held, in one ``write``."""
-        if self._held:
-            data, self._held = b"".join(self._held), []
-            self._append(data)
-
-    def _append(self, data: bytes) -> None:
-        # one write(2) to the OS per row: survives a kill of this process (not a power cut,
-        # by design: an fsync per row would cost more than the harness overhead budget)
-        fd = self._fd
-        if fd is None:
-            raise RecordWriteError("the record is closed", source=str(self.path))
-        size = os.fstat(fd).st_size
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[_write(fd, view):]
-        except OSError as exc:
-            try:
-                os.ftruncate(fd, size)             # no half row left behind
-            except OSError:
-                pass
-            raise self._error(exc) from None
-
-    def _error(self, exc: OSError) -> RecordWriteError:
-        what = "disk full" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
-        return RecordWriteError(f"cannot write a record ({what})", source=str(self.path))
-
-    def close(self) -> None:
-        if self._fd is not None:
-            try:
-                self.flush()
-            finally:
-                os.close(self._fd)
-                self._fd = None
-
-    def __enter__(self) -> "RunsWriter":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

@@ -32,7 +32,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from experiments.harness import records
+from experiments.harness import runs_table
 from experiments.harness.cell_queue import Queue
 from experiments.harness.cells import Cell, Prepared, interleave
 from experiments.harness.escalation import Escalation
@@ -79,7 +79,7 @@ class RunStats:
 class _Race:
     """The state of one :func:`run`: pending and in-flight cells, escalation, start failures."""
 
-    def __init__(self, prepared: "Prepared", executor: "Executor", writer: records.RunsWriter,
+    def __init__(self, prepared: "Prepared", executor: "Executor", writer: runs_table.RunsWriter,
                  on_row: Callable[[Row], None] | None) -> None:
         self.config = prepared.config
         self.executor, self.writer, self.on_row = executor, writer, on_row
@@ -341,7 +341,7 @@ def run(prepared: "Prepared", executor: "Executor",
     On KeyboardInterrupt the executor is closed and the exception re-raised:
     every finished cell is already on disk."""
     # prepare read runs.csv and set its damaged and stray rows aside: not read again here
-    with records.RunsWriter(prepared.config.runs_path, checked=True) as writer:
+    with runs_table.RunsWriter(prepared.config.runs_path, checked=True) as writer:
         try:
             race = _Race(prepared, executor, writer, on_row)
             started = time.perf_counter()

@@ -14,10 +14,11 @@ import signal
 import subprocess
 import sys
 import tempfile
-from typing import IO, Any, Callable
+from typing import IO, Any
 
 from experiments.harness import worker_tmpdir, worker_zygote
-from solvers.processes.limited import die_with_parent as die_with_parent_signal
+from solvers.processes import control
+from solvers.processes.control import start_hook
 from solvers.processes.tree import TreeMemory, descendants
 
 
@@ -29,20 +30,6 @@ def worker_env() -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     env.setdefault("PYTHONUNBUFFERED", "1")
     return env
-
-
-def _start_hook(die_with_parent: bool, cpu: int | None) -> Callable[[], None] | None:
-    """What the worker's child process does before its program starts: ask to die with
-    the parent, and run on ``cpu`` alone (None: wherever the OS likes)."""
-    if not die_with_parent and cpu is None:
-        return None
-
-    def hook() -> None:
-        if die_with_parent:
-            die_with_parent_signal()
-        if cpu is not None:
-            os.sched_setaffinity(0, {cpu})
-    return hook
 
 
 class WorkerProcess:
@@ -65,7 +52,7 @@ class WorkerProcess:
             self.proc = self._fork(zygote, env, die_with_parent, cpu) or subprocess.Popen(
                 [sys.executable, "-m", "experiments.harness.worker"], stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True,
-                env=env, bufsize=0, preexec_fn=_start_hook(die_with_parent, cpu))
+                env=env, bufsize=0, preexec_fn=start_hook(die_with_parent, cpu))
         except BaseException:
             worker_tmpdir.remove(self.tmpdir)
             raise
@@ -132,7 +119,7 @@ class WorkerProcess:
         groups.discard(os.getpgrp())
         for group in groups:
             try:
-                os.killpg(group, signal.SIGKILL)
+                control.kill_group(group)
             except (ProcessLookupError, PermissionError):
                 pass
         self.proc.wait()

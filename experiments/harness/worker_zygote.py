@@ -38,6 +38,7 @@ import threading
 import time
 from typing import IO, Any, Callable
 
+from solvers.processes import control
 from solvers.processes.tree import exists
 
 #: the environment variables a worker may have of its own (the rest is the zygote's)
@@ -56,7 +57,7 @@ class Zygote:
     workers that ask to die with their parent die with it)."""
 
     def __init__(self, env: dict[str, str], die_with_parent: bool = True) -> None:
-        from solvers.processes.limited import die_with_parent as die_with_parent_signal
+        from solvers.processes.control import die_with_parent as die_with_parent_signal
         self.key = _env_key(env)
         self.codes: dict[int, int] = {}
         self._buf = b""
@@ -215,12 +216,8 @@ def _child(request: dict[str, Any], fds: list[int], sock: socket.socket,
         sock.close()
         for fd in wake:
             os.close(fd)
-        os.setsid()
-        if request.get("die_with_parent"):
-            from solvers.processes.limited import die_with_parent
-            die_with_parent()
         if request.get("cpu") is not None:
-            os.sched_setaffinity(0, {int(request["cpu"])})
+            control.pin({int(request["cpu"])})
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
             os.close(fd)
@@ -261,13 +258,8 @@ def serve(fd: int) -> None:
         readable = select.select([sock.fileno(), wake_r], [], [])[0]
         if wake_r in readable:
             os.read(wake_r, 4096)
-        while True:                             # reap every child that has ended
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                break
-            if pid == 0:
-                break
+        while (ended := control.reap_any()) is not None:    # every child that has ended
+            pid, status = ended
             code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
             sock.sendall((json.dumps({"op": "exit", "pid": pid, "code": code}) + "\n").encode())
         if sock.fileno() not in readable:
@@ -281,8 +273,9 @@ def serve(fd: int) -> None:
             line, buf = buf.split(b"\n", 1)
             mine, fds = fds[:3], fds[3:]
             request = json.loads(line)
-            try:
-                pid = os.fork()
+            try:                                # a session of its own, dying with the zygote if asked
+                pid = control.fork_here(new_session=True,
+                                        die_with_parent_too=bool(request.get("die_with_parent")))
             except OSError as exc:
                 for f in mine:
                     os.close(f)

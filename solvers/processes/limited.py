@@ -17,13 +17,10 @@ entrant (:mod:`solvers.command`) uses it, and the external SAT backends
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import re
-import resource
 import selectors
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -31,7 +28,8 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from formats.errors import RaceError
-from solvers.processes.tree import child_pids, is_subreaper, kill_adopted, reap, set_subreaper
+from solvers.processes.control import kill_group, start_hook
+from solvers.processes.tree import exists, child_pids, is_subreaper, kill_adopted, reap, set_subreaper
 
 #: default bound on the bytes read from a child's stdout (and, separately, stderr).
 MAX_OUTPUT = 16 << 20
@@ -53,43 +51,6 @@ class Finished:
     seconds: float = 0.0
     #: which output flooded: "stdout" or "stderr" ("" when none did)
     flooded_stream: str = ""
-
-
-def die_with_parent() -> None:
-    """In a child before exec: ask the kernel to SIGKILL it when its parent dies
-    (``PR_SET_PDEATHSIG``), so a killed harness or worker leaves no orphan behind."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
-    except OSError:
-        pass
-
-
-def die_with(parent: int) -> None:
-    """In a forked child: die with ``parent`` (:func:`die_with_parent`), and at once if it is
-    gone already (ended between the fork and this call)."""
-    die_with_parent()
-    if os.getppid() != parent:
-        os._exit(1)
-
-
-def child_setup(memory_bytes: int = 0, file_bytes: int = 0):
-    """A ``preexec_fn``: die with the parent, and cap the address space
-    (``RLIMIT_AS``) and the size of any file written (``RLIMIT_FSIZE``) when > 0."""
-    def setup() -> None:                  # runs in the child, before exec
-        die_with_parent()
-        if memory_bytes > 0:
-            resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-        if file_bytes > 0:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))   # SIGXFSZ beyond
-    return setup
-
-
-def kill_group(pid: int) -> None:
-    """SIGKILL the process group led by ``pid`` (gone already: nothing to do)."""
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def run_limited(command: list[str], *, stdin: BinaryIO | None = None, pass_fds: tuple[int, ...] = (),
@@ -120,7 +81,7 @@ def _run(command: list[str], stdin: BinaryIO | None, pass_fds: tuple[int, ...], 
     try:
         proc = subprocess.Popen(command, stdin=stdin if stdin is not None else subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=pass_fds,
-                                start_new_session=True, preexec_fn=child_setup(memory_bytes=memory))
+                                start_new_session=True, preexec_fn=start_hook(memory_bytes=memory))
     except OSError as exc:
         raise RaceError(f"cannot run {command[0]}: {exc.strerror}") from None
     try:
@@ -199,16 +160,6 @@ def owned_temp_dir(tag: str) -> str:
         entries = []
     for entry in entries:
         match = pattern.fullmatch(entry)
-        if match and not _alive(int(match.group(1))):
+        if match and not exists(int(match.group(1))):
             shutil.rmtree(os.path.join(root, entry), ignore_errors=True)
     return tempfile.mkdtemp(prefix=f"race-{tag}-{os.getpid()}-", dir=root)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True
-    return True

@@ -18,8 +18,8 @@ import numpy as np
 from formats.errors import RaceError
 from formats.grid import Grid
 from solvers.interface import SOLVED, WRONG, Solver
-from solvers.processes.limited import die_with_parent, kill_group
-from solvers.processes.tree import set_subreaper  # noqa: F401 (solvers.parallel's)
+from solvers.processes import control
+from solvers.processes.control import kill_group
 
 #: the signals that stop a search (a Stop, Ctrl-C, race solve's limit), held while a member starts
 _STOPPING = {signal.SIGINT, signal.SIGTERM, signal.SIGALRM}
@@ -75,11 +75,11 @@ def _spawn(index: int, solver: Solver, others: list[Member]) -> Member:
     # knows of would be left running
     signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
     try:
-        pid = os.fork()
-        if pid == 0:                                           # the member's process
-            inherited = [answer_read, command_write] + [fd for m in others
-                                                        for fd in (m.fd, m.command) if fd >= 0]
-            _member_main(solver, command_read, answer_write, inherited)
+        inherited = [answer_read, command_write] + [fd for m in others
+                                                    for fd in (m.fd, m.command) if fd >= 0]
+        # the member's process: its own group (killed with whatever it starts), dies with this
+        pid = control.fork(lambda: _member_main(solver, command_read, answer_write, inherited),
+                           new_session=True)
         return Member(index, pid, answer_read, command_write)
     except OSError as exc:
         os.close(answer_read)
@@ -100,8 +100,6 @@ def _member_main(solver: Solver, command: int, write: int, inherited: list[int])
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
         for fd in inherited:                     # the other processes' pipe ends
             os.close(fd)
-        os.setsid()                              # its own group: killed with whatever it starts
-        die_with_parent()
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, signal.SIG_DFL)
         data = b""
@@ -149,29 +147,8 @@ def close_pipes(member: Member) -> None:
     member.fd = member.command = -1
 
 
-def alive(pid: int) -> bool:
-    """Whether this process's child ``pid`` is still running (not exited, not reaped)."""
-    try:
-        done, _ = os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return False
-    if done:        # exited already: its status is gone, so its CPU is not counted -- rare
-        return False
-    return True
-
-
-def kill_pid(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 def reap(pid: int, block: bool = True) -> float:
     """Wait for ``pid`` (a child of this process) and return its CPU seconds, its own and its
     waited-for children's; 0 when it is not (or no longer) this process's child."""
-    try:
-        done, _, usage = os.wait4(pid, 0 if block else os.WNOHANG)
-    except ChildProcessError:
-        return 0.0
-    return usage.ru_utime + usage.ru_stime if done else 0.0
+    ended = control.reap(pid, block)
+    return ended[1].ru_utime + ended[1].ru_stime if ended else 0.0

@@ -21,6 +21,8 @@ from __future__ import annotations
 import os
 import time
 
+from solvers.processes import control
+
 #: seconds between two readings of which processes form a busy worker's tree (their memory
 #: is read at every poll); a process that starts in between is counted from the next one
 TREE_REFRESH_S = 0.25
@@ -224,7 +226,6 @@ def kill_adopted(known: set[int], rounds: int = 10) -> float:
     child subreaper (a solver's program that double-forked and left with ``setsid``), with
     their process groups and everything below them, until none is left (an orphan's own
     children are adopted in turn when it dies). Returns their CPU seconds."""
-    import signal
     cpu = 0.0
     for _ in range(rounds):
         adopted = child_pids() - known
@@ -232,12 +233,10 @@ def kill_adopted(known: set[int], rounds: int = 10) -> float:
             break
         for pid in adopted:
             for below in [*descendants(pid), pid]:
-                for kill, target in ((os.killpg, _group(below)), (os.kill, below)):
-                    try:
-                        if target > 0:
-                            kill(target, signal.SIGKILL)
-                    except (ProcessLookupError, PermissionError):
-                        pass
+                if _group(below) > 0:
+                    control.kill_group(_group(below))
+                if below > 0:
+                    control.kill(below)
         for pid in adopted:
             try:
                 _, _, usage = os.wait4(pid, 0)

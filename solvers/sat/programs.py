@@ -26,7 +26,8 @@ from formats import dimacs, sat_output
 from formats.errors import RaceError
 from formats.source import decode_utf8
 from solvers.processes.tree import reap
-from solvers.processes.limited import child_setup, owned_temp_dir
+from solvers.processes.control import kill_group, start_hook
+from solvers.processes.limited import owned_temp_dir
 
 if TYPE_CHECKING:
     from solvers.sat.sudoku_cnf import Formula
@@ -124,7 +125,7 @@ def run_solver(command: list[str], timeout: float | None, workdir: str,
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         try:
             proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                    start_new_session=True, preexec_fn=child_setup(file_bytes=limit))
+                                    start_new_session=True, preexec_fn=start_hook(file_bytes=limit))
         except OSError as exc:
             raise RaceError(f"cannot run {command[0]}: {exc.strerror}") from None
     try:
@@ -154,10 +155,7 @@ def _read_output(path: str, program: str, limit: int) -> bytes:
 
 
 def _kill_group(proc: subprocess.Popen, sig: int = signal.SIGKILL) -> None:
-    try:
-        os.killpg(proc.pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
+    kill_group(proc.pid, sig)
 
 
 def work_directory() -> str:

@@ -48,6 +48,7 @@ from solvers import registry  # noqa: E402
 from tests.bench.targets import Targets  # noqa: E402
 from tests.conftest import full_grid, puzzle_from  # noqa: E402
 from tests.test_harness import write_instances  # noqa: E402
+from experiments.harness import runs_table
 
 CELLS = 300
 TARGET_MS = 1.0     # the harness budget per warm cell (absolute)
@@ -153,8 +154,7 @@ def campaign_overhead(count: int, interleaved: bool = False) -> tuple[list[float
                 pass
         stamps = [time.perf_counter()]
         run(prepared, executor, on_row=lambda row: stamps.append(time.perf_counter()))
-        from experiments.harness import records
-        rows = records.read_rows(config.runs_path)
+        rows = runs_table.read_rows(config.runs_path)
         solve = [float(r["wall_s"]) for r in rows]
         assert len(rows) == len(config.entrants) * instances
         assert all(r["status"] == "solved" for r in rows)
