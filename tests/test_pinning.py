@@ -70,14 +70,14 @@ def test_a_pinned_worker_runs_on_its_cpu_and_says_so():
     ex = LocalExecutor(1, timeout_s=30.0, min_time=0.0, cpus=[cpu])
     try:
         outcome = run_one(ex, "slow:delay=0.01")
-        assert outcome["status"] == "solved"
-        assert ex.worker_cpus == {outcome["worker"]: [cpu]}
+        assert outcome.status == "solved"
+        assert ex.worker_cpus == {outcome.worker: [cpu]}
     finally:
         ex.close()
     free = LocalExecutor(1, timeout_s=30.0, min_time=0.0)
     try:
         outcome = run_one(free, "slow:delay=0.01")
-        assert free.worker_cpus == {outcome["worker"]: pinning.usable_cpus()}
+        assert free.worker_cpus == {outcome.worker: pinning.usable_cpus()}
     finally:
         free.close()
     with pytest.raises(ValueError):
@@ -90,19 +90,19 @@ def test_a_slot_keeps_a_warm_worker_per_entrant():
     from tests.test_executor import run_one
     ex = LocalExecutor(1, timeout_s=30.0, min_time=0.0, keep_warm=2)
     try:
-        first = [run_one(ex, spec)["worker"] for spec in ("slow:delay=0.01", "slow:delay=0.02")]
-        again = [run_one(ex, spec)["worker"] for spec in ("slow:delay=0.01", "slow:delay=0.02")]
+        first = [run_one(ex, spec).worker for spec in ("slow:delay=0.01", "slow:delay=0.02")]
+        again = [run_one(ex, spec).worker for spec in ("slow:delay=0.01", "slow:delay=0.02")]
         assert first == again and first[0] != first[1]
         assert ex.warm_entrants() == {"slow:delay=0.01", "slow:delay=0.02"}
-        third = run_one(ex, "slow:delay=0.03")["worker"]          # evicts the longest unused
-        assert run_one(ex, "slow:delay=0.02")["worker"] == first[1]
-        assert run_one(ex, "slow:delay=0.01")["worker"] not in first + [third]
+        third = run_one(ex, "slow:delay=0.03").worker          # evicts the longest unused
+        assert run_one(ex, "slow:delay=0.02").worker == first[1]
+        assert run_one(ex, "slow:delay=0.01").worker not in first + [third]
     finally:
         ex.close()
     single = LocalExecutor(1, timeout_s=30.0, min_time=0.0)      # keep_warm=1: the old way
     try:
-        a = run_one(single, "slow:delay=0.01")["worker"]
+        a = run_one(single, "slow:delay=0.01").worker
         run_one(single, "slow:delay=0.02")
-        assert run_one(single, "slow:delay=0.01")["worker"] != a
+        assert run_one(single, "slow:delay=0.01").worker != a
     finally:
         single.close()

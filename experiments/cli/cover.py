@@ -67,8 +67,9 @@ def cover(source: str, count_only: bool, limit: int | None, heuristic: str, stat
     \b
     The search runs in a C kernel built with the package
     (solvers/cover_native.c; installed without a compiler, the numba
-    kernels of solvers/exact_cover/algorithm_x.py and solvers/exact_cover/algorithm_m.py: the same
-    counts, a slower start). --show, --trace and --profile use the numba ones.
+    kernels of solvers/exact_cover/algorithm_x.py and algorithm_m.py:
+    the same counts, a slower start). --show, --trace and --profile use
+    the numba ones.
 
     \b
     Example:

@@ -1,4 +1,5 @@
-"""The campaign record: ``runs.csv``, one row per cell (the contract in briefs/records.md).
+"""The campaign record: ``runs.csv``, one row per cell (its columns in docs/formats.md,
+their meaning in :mod:`experiments.harness.schema`).
 
 Rows are appended as each cell finishes, one ``write(2)`` per row, so a killed
 campaign loses nothing that finished; a row whose write fails (ENOSPC) is cut

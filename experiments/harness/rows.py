@@ -1,7 +1,7 @@
 """A row of runs.csv, made in one place (:func:`make_row`) from one cell's measurement.
 
 :class:`Row` has one field per column of :data:`experiments.harness.schema.COLUMNS`, in that
-order; :meth:`Row.line` is the line runs.csv holds. The record contract (briefs/records.md):
+order; :meth:`Row.line` is the line runs.csv holds. The record contract (docs/formats.md, "runs.csv"):
 a cell that hit its limit gets the limit in its time columns (a timeout is never averaged as a
 number); a skipped or failed cell has no times; a solver's counters and phases beyond the
 schema's go to ``extra`` as JSON, never dropped.

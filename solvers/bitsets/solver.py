@@ -255,6 +255,17 @@ class Bitset(Solver):
                   "seed": (0, None), "node_limit": (0, None)}
     counters = WORK
     phases = ("build", "search")
+    #: ``race solve`` of up to this many puzzles of box size <= :data:`INTERPRETED_MAX_N`
+    #: runs the kernels interpreted: a 9x9 takes milliseconds, numba's start-up about 0.6 s
+    INTERPRETED_MAX_PUZZLES = 16
+    INTERPRETED_MAX_N = 3
+
+    @classmethod
+    def interpreted(cls, n: int, puzzles: int, limit: int | None,
+                    params: dict[str, str] | None = None) -> bool:
+        """Only to find one solution of a few puzzles with n <= 3 (a count may walk a large
+        tree, which the compiled kernel does much faster)."""
+        return puzzles <= cls.INTERPRETED_MAX_PUZZLES and limit == 1 and n <= cls.INTERPRETED_MAX_N
 
     def warmup(self) -> None:
         grid = Grid(2, np.array([[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1]]))
@@ -268,11 +279,13 @@ class Bitset(Solver):
         out = np.zeros((max(keep, 1), side, side), dtype=np.int64)
         work = np.zeros(len(WORK), dtype=np.int64)
         t1 = time.perf_counter()
-        count, complete = bitset_search(clues, grid.n, units, cell_units, full,
-                                        self.params["rules"] == "locked",
-                                        BRANCHES.index(self.params["branch"]), limit or 0,
-                                        int(self.params["node_limit"]), keep, out, work,
-                                        int(self.params["restarts"]), int(self.params["seed"]))
+        # interpreted, the popcount's multiply wraps as in the compiled kernel, without a warning
+        with np.errstate(over="ignore"):
+            count, complete = bitset_search(clues, grid.n, units, cell_units, full,
+                                            self.params["rules"] == "locked",
+                                            BRANCHES.index(self.params["branch"]), limit or 0,
+                                            int(self.params["node_limit"]), keep, out, work,
+                                            int(self.params["restarts"]), int(self.params["seed"]))
         t2 = time.perf_counter()
         return RawAnswer(count=int(count), solutions=[out[s] for s in range(min(count, keep))],
                          complete=bool(complete) or (limit is not None and count >= limit),

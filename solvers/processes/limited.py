@@ -98,29 +98,32 @@ def _run(command: list[str], stdin: BinaryIO | None, pass_fds: tuple[int, ...], 
         reap(proc)
         raise
     finally:
-        proc.stdout.close()
-        proc.stderr.close()
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
     killed = timed_out or bool(flooded)
     return Finished(out, err, None if killed else code, timed_out, bool(flooded),
-                    time.perf_counter() - t0, flooded or "")
+                    time.perf_counter() - t0, flooded)
 
 
-def _read_bounded(proc: subprocess.Popen, timeout: float, max_output: int
-                  ) -> tuple[bytes, bytes, bool, bool]:
-    """Read both pipes until EOF, the deadline or the byte bound. Once the program itself
+def _read_bounded(proc: "subprocess.Popen[bytes]", timeout: float, max_output: int
+                  ) -> tuple[bytes, bytes, bool, str]:
+    """Read both pipes until EOF, the deadline or the byte bound: (stdout, stderr, timed out,
+    the stream that passed the bound: "stdout", "stderr" or "" when none did). Once the program itself
     has exited, what is left in the pipes is read for at most :data:`EXIT_GRACE` s: a child
     it forked and left holding the pipes does not hold the answer back."""
     deadline = time.monotonic() + timeout if timeout > 0 else None
     chunks: dict[int, list[bytes]] = {1: [], 2: []}
     sizes = {1: 0, 2: 0}
     exited_at = None
+    assert proc.stdout is not None and proc.stderr is not None      # both piped
     with selectors.DefaultSelector() as selector:
         selector.register(proc.stdout, selectors.EVENT_READ, 1)
         selector.register(proc.stderr, selectors.EVENT_READ, 2)
         while selector.get_map():
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
-                return b"".join(chunks[1]), b"".join(chunks[2]), True, False
+                return b"".join(chunks[1]), b"".join(chunks[2]), True, ""
             if exited_at is None and proc.poll() is not None:
                 exited_at = time.monotonic()
             if exited_at is not None:
@@ -144,8 +147,8 @@ def _read_bounded(proc: subprocess.Popen, timeout: float, max_output: int
         try:
             proc.wait(max(deadline - time.monotonic(), 0.0))
         except subprocess.TimeoutExpired:
-            return b"".join(chunks[1]), b"".join(chunks[2]), True, False
-    return b"".join(chunks[1]), b"".join(chunks[2]), False, False
+            return b"".join(chunks[1]), b"".join(chunks[2]), True, ""
+    return b"".join(chunks[1]), b"".join(chunks[2]), False, ""
 
 
 def owned_temp_dir(tag: str) -> str:

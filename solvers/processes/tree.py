@@ -20,8 +20,12 @@ from __future__ import annotations
 
 import os
 import time
+from typing import TYPE_CHECKING
 
 from solvers.processes import control
+
+if TYPE_CHECKING:
+    import subprocess
 
 #: seconds between two readings of which processes form a busy worker's tree (their memory
 #: is read at every poll); a process that starts in between is counted from the next one
@@ -183,7 +187,7 @@ class TreeMemory:
 _REAPED_KB = [0]
 
 
-def reap(proc, timeout: float | None = None) -> int:
+def reap(proc: "subprocess.Popen[bytes]", timeout: float | None = None) -> int:
     """``proc.wait(timeout)`` for a :class:`subprocess.Popen`, reaped with ``wait4`` so its own
     peak memory is kept (:func:`reaped_peak_kb`): a solver's program measured exactly, however
     briefly it ran. Raises :class:`subprocess.TimeoutExpired` as ``wait`` does."""
