@@ -18,7 +18,7 @@ from click.testing import CliRunner
 matplotlib.use("Agg")
 
 from experiments.analysis import plots  # noqa: E402
-from experiments.analysis import statistics as analysis  # noqa: E402
+from experiments.analysis import censored_stats  # noqa: E402
 from experiments.analysis.entrant_labels import LABEL_CHARS, short_label  # noqa: E402
 from experiments.analysis.figure_style import pyplot, save_figure  # noqa: E402
 from experiments.cli.main import main  # noqa: E402
@@ -73,7 +73,7 @@ def test_L2_a_5000_character_entrant_is_cut_in_figures_and_tables_and_whole_in_a
     campaign = small_campaign(tmp_path / "long", ["dlx", LONG])
     out = _race("plot", campaign, "-o", tmp_path / "plots")
     assert "wrote" in out and (tmp_path / "plots" / "runtime.png").is_file()
-    loaded = analysis.load(campaign)
+    loaded = censored_stats.load(campaign)
     fig = plots.runtime_figure(loaded)
     labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
     assert short_label(LONG) in labels and max(len(label) for label in labels if "\n" not in label) <= 60

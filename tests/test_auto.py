@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from experiments.analysis import portfolio
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.cli.main import main as cli
 from formats import grid_text
 from formats.errors import RaceError
@@ -79,7 +79,7 @@ def test_the_committed_table_is_learned_from_the_reference_campaign():
     results/reference-hard-n6 results/reference-hard-n5-fallback results/reference-hard-n5-fallback-s10
     results/reference-hard-n5-fallback-s0 results/reference-hard-n5-config-s10
     results/reference-hard-n5-config-s11 results/reference-hard-n6-config` writes the same table."""
-    learned = portfolio.learn([analysis.load(c) for c in (REFERENCE, HARD5, HARD6, *FALLBACK5, *CONFIG)])
+    learned = portfolio.learn([censored_stats.load(c) for c in (REFERENCE, HARD5, HARD6, *FALLBACK5, *CONFIG)])
     committed = pd.read_csv(auto.TABLE_PATH)
     assert committed["entrant"].tolist() == learned["entrant"].tolist()
     assert committed[["n", "wins", "instances"]].values.tolist() == learned[["n", "wins", "instances"]].values.tolist()
@@ -103,7 +103,7 @@ def test_learn_picks_among_the_entrants_that_answered_most(tmp_path):
         rows += [run("fast", 3, f"t{k}", "solved", 0.1, family="few", clues=40),
                  run("safe", 3, f"t{k}", "solved", 0.3, family="few", clues=40)]
     rows.append(run("cmd:path=x", 3, "t0", "solved", 0.01, family="few", clues=40))   # never picked
-    campaign = analysis.load(write_campaign(tmp_path / "c", rows,
+    campaign = censored_stats.load(write_campaign(tmp_path / "c", rows,
                                             {"entrants": ["fast", "safe", "cmd:path=x"]}))
     with pytest.raises(RaceError, match="no built-in entrant"):
         portfolio.learn(campaign)
@@ -128,7 +128,7 @@ def test_a_family_nobody_answered_at_some_n_takes_its_own_pick_at_the_nearest_n(
                      for e in ("dlx", "sat")]
             rows += [run("dlx", n, f"e{n}{k}", "solved", 0.1, family="easy", clues=n ** 4 * 2 // 3),
                      run("sat", n, f"e{n}{k}", "solved", 0.3, family="easy", clues=n ** 4 * 2 // 3)]
-    campaign = analysis.load(write_campaign(tmp_path / "c", rows, {"entrants": ["dlx", "sat"]}))
+    campaign = censored_stats.load(write_campaign(tmp_path / "c", rows, {"entrants": ["dlx", "sat"]}))
     table = portfolio.learn(campaign)
     for n in (3, 4):
         mine = table[table["n"] == n]
@@ -149,10 +149,10 @@ def test_campaigns_are_pooled_per_family_and_n(tmp_path):
                           family="hard", clues=30),
                       run("kissat", 3, f"g{k}", "solved" if k < 3 else "timeout", 8.0 if k < 3 else None,
                           family="hard", clues=30)]
-    main = analysis.load(write_campaign(tmp_path / "main", main_rows, {"entrants": ["sat", "kissat"]}))
+    main = censored_stats.load(write_campaign(tmp_path / "main", main_rows, {"entrants": ["sat", "kissat"]}))
     alone = portfolio.learn(main)
     assert alone.set_index("n").loc[3, "entrant"] == "sat"          # as at n = 2
-    longer = analysis.load(write_campaign(tmp_path / "long", long_rows, {"entrants": ["sat", "kissat"]}))
+    longer = censored_stats.load(write_campaign(tmp_path / "long", long_rows, {"entrants": ["sat", "kissat"]}))
     table = portfolio.learn([main, longer]).set_index("n")
     assert table.loc[3, "entrant"] == "kissat" and table.loc[3, "instances"] == 8
     assert table.loc[3, "reason"].startswith("hard: 2/8 wins, 3/8 answered, PAR-2 ")   # sat won g0
@@ -175,7 +175,7 @@ def test_among_equal_answers_the_lowest_par2_is_picked_and_shares_not_counts_com
                      instance_sha256=f"h{k}"),
                  run("kissat", 5, f"h{k}", "solved", 0.11 if k < 3 else 1.0, family="hard", clues=280,
                      instance_sha256=f"h{k}")]
-    first = analysis.load(write_campaign(tmp_path / "a", rows, {"entrants": ["sat", "kissat"]}))
+    first = censored_stats.load(write_campaign(tmp_path / "a", rows, {"entrants": ["sat", "kissat"]}))
     table = portfolio.learn(first)
     assert table["entrant"].tolist() == ["kissat"] and table.loc[0, "wins"] == 1
     assert table.loc[0, "reason"].startswith("hard: 1/4 wins, 4/4 answered, PAR-2 ")
@@ -185,14 +185,14 @@ def test_among_equal_answers_the_lowest_par2_is_picked_and_shares_not_counts_com
     # (0.555 s), though over its own puzzles, with the easy g0, it would look better still
     other = [run("sat:fallback=kissat", 5, k, "solved", t, family="hard", clues=280, instance_sha256=k)
              for k, t in (("h0", 0.2), ("h3", 0.8), ("g0", 0.01))]
-    second = analysis.load(write_campaign(tmp_path / "b", other, {"entrants": ["sat:fallback=kissat"]}))
+    second = censored_stats.load(write_campaign(tmp_path / "b", other, {"entrants": ["sat:fallback=kissat"]}))
     pooled = portfolio.learn([first, second])
     assert pooled["entrant"].tolist() == ["sat:fallback=kissat"] and pooled.loc[0, "instances"] == 3
     assert "PAR-2 500 ms against 555 ms for kissat, the next best, on the 2 puzzles they all raced, " \
         "fastest on 1 of them" in pooled.loc[0, "reason"]      # h3 (0.8 s); sat was fastest on h0
     slower = [run("sat:fallback=kissat", 5, k, "solved", t, family="hard", clues=280, instance_sha256=k)
               for k, t in (("h0", 0.5), ("h3", 0.8), ("g0", 0.01))]
-    third = analysis.load(write_campaign(tmp_path / "c", slower, {"entrants": ["sat:fallback=kissat"]}))
+    third = censored_stats.load(write_campaign(tmp_path / "c", slower, {"entrants": ["sat:fallback=kissat"]}))
     assert portfolio.learn([first, third])["entrant"].tolist() == ["kissat"]   # 0.65 s > 0.555 s
 
 
@@ -283,9 +283,9 @@ def test_a_puzzle_raced_again_with_a_longer_limit_counts_as_answered(tmp_path, c
                     timeout_s=3 * LIMIT, wall_s=3 * LIMIT, cpu_s=3 * LIMIT) for k in range(1, 4)]
         return rows + [run(entrant, 6, "h0", "solved", seconds * LIMIT, family="hard", clues=700,
                            instance_sha256="h0", timeout_s=3 * LIMIT)]
-    campaigns = [analysis.load(write_campaign(tmp_path / "a", a, {"entrants": ["sat", "kissat"]})),
-                 analysis.load(write_campaign(tmp_path / "b", longer("kissat", 2.0), {"entrants": ["kissat"]} | long)),
-                 analysis.load(write_campaign(tmp_path / "c", longer("sat:config=sat", cfg_time), {"entrants": ["sat:config=sat"]} | long))]
+    campaigns = [censored_stats.load(write_campaign(tmp_path / "a", a, {"entrants": ["sat", "kissat"]})),
+                 censored_stats.load(write_campaign(tmp_path / "b", longer("kissat", 2.0), {"entrants": ["kissat"]} | long)),
+                 censored_stats.load(write_campaign(tmp_path / "c", longer("sat:config=sat", cfg_time), {"entrants": ["sat:config=sat"]} | long))]
     table = portfolio.learn(campaigns)
     assert table["entrant"].tolist() == [expected]
     other = "kissat" if expected == "sat:config=sat" else "sat:config=sat"
@@ -301,7 +301,7 @@ def test_two_par2_means_that_round_alike_are_printed_apart(tmp_path):
                      instance_sha256=f"h{k}"),
                  run("sat", 5, f"h{k}", "solved", 1.0002 if k else 1.232, family="hard", clues=280,
                      instance_sha256=f"h{k}")]
-    table = portfolio.learn(analysis.load(write_campaign(tmp_path / "a", rows, {"entrants": ["dlx", "sat"]})))
+    table = portfolio.learn(censored_stats.load(write_campaign(tmp_path / "a", rows, {"entrants": ["dlx", "sat"]})))
     assert table["entrant"].tolist() == ["dlx"]
     assert "PAR-2 1.0578 s against 1.0581 s for sat" in table.loc[0, "reason"]
 
@@ -314,7 +314,7 @@ def test_families_that_share_their_puzzles_each_count(tmp_path):
         for k in range(3):
             rows += [run("dlx", 2, f"shared{k}", "solved", 0.1, family=family, clues=5),
                      run("sat", 2, f"shared{k}", "solved", 0.3, family=family, clues=5)]
-    campaign = analysis.load(write_campaign(tmp_path / "c", rows, {"entrants": ["dlx", "sat"]}))
+    campaign = censored_stats.load(write_campaign(tmp_path / "c", rows, {"entrants": ["dlx", "sat"]}))
     table = portfolio.learn(campaign)
     assert table[["n", "entrant", "wins", "instances"]].values.tolist() == [[2, "dlx", 6, 6]]
     reason = table.loc[0, "reason"]
@@ -368,5 +368,5 @@ def test_race_portfolio_by_default_writes_the_current_directory_not_the_package(
     assert [p.name for p in tmp_path.iterdir()] == ["portfolio.csv"]
     assert "wrote portfolio.csv" in result.output
     assert "auto:table=portfolio.csv" in result.output
-    expected = portfolio.learn([analysis.load(REFERENCE)])["entrant"].tolist()
+    expected = portfolio.learn([censored_stats.load(REFERENCE)])["entrant"].tolist()
     assert [r.entrant for r in auto.read_rules(tmp_path / "portfolio.csv")] == expected

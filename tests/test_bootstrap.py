@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from experiments.analysis import bootstrap
 from experiments.analysis import growth
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis.signed_rank import average_ranks, exact_cdf, signed_rank_test
 
 
@@ -36,7 +36,7 @@ def test_median_interval_is_deterministic_with_a_seed():
 def test_median_interval_contains_the_median(values, censored, seed):
     data = values + [math.inf] * censored
     interval = bootstrap.median_interval(data, resamples=400, seed=seed)
-    assert interval.estimate == analysis.censored_quantile(data, 0.5)
+    assert interval.estimate == censored_stats.censored_quantile(data, 0.5)
     assert interval.low <= interval.high
     assert interval.contains(interval.estimate)
     assert interval.low >= min(data) and interval.high <= max(data)
@@ -49,7 +49,7 @@ def test_censoring_reaches_the_interval():
     # 8 of 20 censored: the median is measured, but a resample often draws half censored
     some = bootstrap.median_interval(solved + [math.inf] * 8)
     assert math.isfinite(some.estimate) and math.isfinite(some.low) and math.isinf(some.high)
-    assert analysis.format_interval(some.low, some.high, 20.0).endswith("> 20 s]")
+    assert censored_stats.format_interval(some.low, some.high, 20.0).endswith("> 20 s]")
     # 1 of 20 censored: a resample practically never draws 10 of them
     rare = bootstrap.median_interval(solved + [13.0 + k for k in range(7)] + [math.inf])
     assert math.isfinite(rare.high)
@@ -78,7 +78,7 @@ def test_growth_table_carries_the_interval(tmp_path):
     from tests.test_analysis import run, write_campaign
     rows = [run("a", n, f"i{k}", "solved", t * f) for n, t in ((2, 0.01), (3, 0.1), (4, 1.0))
             for k, f in enumerate((0.5, 1.0, 2.0))]
-    table = growth.growth_table(analysis.load(write_campaign(tmp_path / "g", rows)))
+    table = growth.growth_table(censored_stats.load(write_campaign(tmp_path / "g", rows)))
     row = table.iloc[0]
     assert row["factor"] == pytest.approx(10.0)
     assert row["factor_lo"] <= 10.0 <= row["factor_hi"] and row["factor_hi"] < 100
@@ -132,7 +132,7 @@ def test_summary_text_shows_intervals_and_families(tmp_path):
     rows = [run("a", n, f"{family}{k}", "solved", 10.0 ** (n - 3) * (1 + k), family=family)
             for family in ("hard", "unique") for n in (2, 3) for k in range(5)]
     rows += [run("a", 4, f"hard{k}", "timeout" if k < 2 else "solved", 0.5, family="hard") for k in range(5)]
-    campaign = analysis.load(write_campaign(tmp_path / "s", rows))
+    campaign = censored_stats.load(write_campaign(tmp_path / "s", rows))
     assert campaign.families == ["unique", "hard"]          # the assignment's family first
     text = summary_text(campaign)
     lines = text.splitlines()
@@ -140,7 +140,7 @@ def test_summary_text_shows_intervals_and_families(tmp_path):
     assert lines.index("[unique puzzles]") < lines.index("[hard puzzles]")
     hard4 = next(line for line in lines if line.split()[:2] == ["a", "4"])
     assert "3/5" in hard4 and "> 10 s]" in hard4            # censored upper end of the interval
-    table = analysis.summary(campaign)
+    table = censored_stats.summary(campaign)
     r = table[(table["family"] == "unique") & (table["n"] == 2)].iloc[0]
     assert r["median_lo"] <= r["median_s"] <= r["median_hi"]
     assert "unique: a" in text and "hard: a" in text and "x10 " in text

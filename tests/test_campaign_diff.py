@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from experiments.analysis import campaign_diff
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.cli.main import main
 from tests.test_analysis import write_campaign
 from tests.test_compare import cell
@@ -41,7 +41,7 @@ BASE = [1.0, 2.0, 3.0, 4.0, 5.0, 1.5, 2.5, 3.5, 4.5, 5.5]
 def test_same_times_are_ties_and_no_regression(tmp_path):
     old = campaign(tmp_path / "old", {"dlx": BASE, "sat": BASE})
     new = campaign(tmp_path / "new", {"dlx": BASE, "sat": BASE})
-    result = campaign_diff.diff(analysis.load(old), analysis.load(new))
+    result = campaign_diff.diff(censored_stats.load(old), censored_stats.load(new))
     assert [(r.entrant, r.family, r.n, r.pairs, r.ties) for r in result.rows] == \
         [("dlx", "unique", 2, 10, 10), ("sat", "unique", 2, 10, 10)]
     assert all(r.ratio.estimate == 1.0 and r.test.p == 1.0 for r in result.rows)
@@ -53,7 +53,7 @@ def test_a_slower_entrant_is_a_regression(tmp_path):
     old = campaign(tmp_path / "old", {"dlx": BASE, "sat": BASE}, {"git_commit": "aaa"})
     new = campaign(tmp_path / "new", {"dlx": [1.5 * t for t in BASE], "sat": BASE},
                    {"git_commit": "bbb", "packages": {"numpy": "2.1"}})
-    result = campaign_diff.diff(analysis.load(old), analysis.load(new))
+    result = campaign_diff.diff(censored_stats.load(old), censored_stats.load(new))
     dlx, sat = result.rows
     assert (dlx.old_wins, dlx.new_wins, dlx.ties) == (10, 0, 0)
     assert dlx.ratio.estimate == pytest.approx(1.5) and dlx.ratio.low == pytest.approx(1.5)
@@ -71,7 +71,7 @@ def test_an_interval_reaching_below_one_is_no_regression(tmp_path):
     noisy = [t * f for t, f in zip(BASE, [3, 3, 3, 3, 3, 3, 0.5, 0.5, 0.5, 0.5])]
     old = campaign(tmp_path / "old", {"dlx": BASE})
     new = campaign(tmp_path / "new", {"dlx": noisy})
-    (row,) = campaign_diff.diff(analysis.load(old), analysis.load(new)).rows
+    (row,) = campaign_diff.diff(censored_stats.load(old), censored_stats.load(new)).rows
     assert row.ratio.estimate == 3.0 and row.ratio.low < 1.0
     assert not row.regression(1.2)
 
@@ -79,14 +79,14 @@ def test_an_interval_reaching_below_one_is_no_regression(tmp_path):
 def test_renamed_entrants_and_selection(tmp_path):
     old = campaign(tmp_path / "old", {"dlx": BASE, "sat": BASE})
     new = campaign(tmp_path / "new", {"dlx:heuristic=first": [2 * t for t in BASE], "sat": BASE})
-    result = campaign_diff.diff(analysis.load(old), analysis.load(new),
+    result = campaign_diff.diff(censored_stats.load(old), censored_stats.load(new),
                                 renames={"dlx": "dlx:heuristic=first"})
     assert [r.entrant for r in result.rows] == ["dlx=dlx:heuristic=first", "sat"]
     assert result.rows[0].ratio.estimate == pytest.approx(2.0)
-    only = campaign_diff.diff(analysis.load(old), analysis.load(new), ["sat"])
+    only = campaign_diff.diff(censored_stats.load(old), censored_stats.load(new), ["sat"])
     assert [r.entrant for r in only.rows] == ["sat"]
     with pytest.raises(campaign_diff.RaceError, match="'dlx' is not in campaign new"):
-        campaign_diff.diff(analysis.load(old), analysis.load(new), ["dlx"])
+        campaign_diff.diff(censored_stats.load(old), censored_stats.load(new), ["dlx"])
     with pytest.raises(campaign_diff.RaceError, match="expected OLD_ENTRANT=NEW_ENTRANT"):
         campaign_diff.parse_renames(["dlx"])
 
@@ -95,7 +95,7 @@ def test_pairs_need_the_same_instance_hash_family_and_n(tmp_path):
     old = campaign(tmp_path / "old", {"dlx": BASE}, n=2)
     new = campaign(tmp_path / "new", {"dlx": BASE}, n=3)
     with pytest.raises(campaign_diff.RaceError, match="share no instance"):
-        campaign_diff.diff(analysis.load(old), analysis.load(new))
+        campaign_diff.diff(censored_stats.load(old), censored_stats.load(new))
 
 
 def test_normalise_divides_by_the_calibration(tmp_path):
@@ -103,16 +103,16 @@ def test_normalise_divides_by_the_calibration(tmp_path):
                                                      "machine": {"hostname": "laptop"}})
     new = campaign(tmp_path / "new", {"dlx": [2 * t for t in BASE]},
                    {"calibration": calibration(0.02), "machine": {"hostname": "server"}})
-    raw = campaign_diff.diff(analysis.load(old), analysis.load(new))
+    raw = campaign_diff.diff(censored_stats.load(old), censored_stats.load(new))
     assert raw.rows[0].ratio.estimate == pytest.approx(2.0)
     assert ("machine", "laptop", "server") in raw.differences
     assert ("calibration_s", 0.01, 0.02) in raw.differences
-    fair = campaign_diff.diff(analysis.load(old), analysis.load(new), normalise=True)
+    fair = campaign_diff.diff(censored_stats.load(old), censored_stats.load(new), normalise=True)
     assert fair.factor == pytest.approx(0.5) and fair.rows[0].ratio.estimate == pytest.approx(1.0)
     assert fair.rows[0].ties == 10
     bare = campaign(tmp_path / "bare", {"dlx": BASE})
     with pytest.raises(campaign_diff.RaceError, match="has no calibration"):
-        campaign_diff.diff(analysis.load(old), analysis.load(bare), normalise=True)
+        campaign_diff.diff(censored_stats.load(old), censored_stats.load(bare), normalise=True)
 
 
 def busy_meta() -> dict:
@@ -168,7 +168,7 @@ def test_merge_keeps_each_machine(tmp_path):
     out = tmp_path / "both"
     result = CliRunner().invoke(main, ["merge", str(laptop), str(server), "-o", str(out)])
     assert result.exit_code == 0, result.output
-    merged = analysis.load(out)
+    merged = censored_stats.load(out)
     assert len(merged.runs) == 30 and set(merged.entrants) == {"dlx", "sat"}
     dlx = merged.runs[merged.runs["entrant"] == "dlx"]
     assert sorted(dlx["repeat"].unique()) == [0, 1]                # two machines = two repeats
@@ -331,7 +331,7 @@ def test_a_run_out_directory_names_its_one_campaign(tmp_path):
     gate = runner.invoke(main, ["compare", str(tmp_path / "a"), str(tmp_path / "b"),
                                 "--fail-above", "1.2"])
     assert gate.exit_code == 1 and "regression: NEW slower than 1.2x OLD" in gate.output
-    assert analysis.campaign_root(tmp_path / "a") == old
+    assert censored_stats.campaign_root(tmp_path / "a") == old
     exported = runner.invoke(main, ["export", str(tmp_path / "a"), "-f", "markdown"])
     assert exported.exit_code == 0 and "| dlx" in exported.output
     plotted = runner.invoke(main, ["plot", str(tmp_path / "a")])
@@ -374,7 +374,7 @@ def test_merge_refuses_a_campaign_twice_or_with_its_copy(tmp_path):
     other = _stamped(tmp_path / "other", "server:7")
     fine = CliRunner().invoke(main, ["merge", str(one), str(other), "-o", str(tmp_path / "m")])
     assert fine.exit_code == 0, fine.output
-    assert len(analysis.load(tmp_path / "m").runs) == 20
+    assert len(censored_stats.load(tmp_path / "m").runs) == 20
 
 
 @pytest.mark.parametrize("damage", ["header", "binary", "empty", "list-meta"])
@@ -406,7 +406,7 @@ def test_merge_keeps_a_sources_damaged_rows_aside_not_lost(tmp_path):
     result = CliRunner().invoke(main, ["merge", str(one), str(cut), "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert "1 damaged row(s)" in result.output and "runs.damaged.csv" in result.output
-    assert len(analysis.load(out).runs) == 19
+    assert len(censored_stats.load(out).runs) == 19
     aside = (out / "runs.damaged.csv").read_text()
     assert "cut short" in aside and str(cut / "runs.csv") in aside
 
@@ -447,7 +447,7 @@ def test_compare_refuses_a_rename_to_nothing_and_a_gate_of_nan(tmp_path):
 def test_compare_names_the_entrants_only_one_campaign_ran(tmp_path):
     old = campaign(tmp_path / "old", {"dlx": BASE, "backtracking": BASE})
     new = campaign(tmp_path / "new", {"dlx": BASE, "sat": BASE})
-    result = campaign_diff.diff(analysis.load(old), analysis.load(new))
+    result = campaign_diff.diff(censored_stats.load(old), censored_stats.load(new))
     assert [r.entrant for r in result.rows] == ["dlx"]
     notes = " ".join(result.warnings)
     assert "not compared: backtracking (only OLD old" in notes and "not compared: sat (only NEW new" in notes

@@ -261,11 +261,11 @@ def test_a_sentence_whose_number_is_missing_is_left_out(tmp_path):
     """Without LaTeX: on a campaign where backtracking answers nothing beyond n = 2 and is skipped,
     it gets no median beyond n = 2 and no 'went from ... to' sentence; a family where only one
     entrant has a median at some n gets no comparison at that n; nothing says n/a."""
-    from experiments.analysis import statistics as analysis
+    from experiments.analysis import censored_stats
     from experiments.report import campaign_report, campaign_text
     from tests.test_report import synthetic_campaign
-    campaign = analysis.load(synthetic_campaign(tmp_path / "syn", families=("hard", "unique")))
-    table = analysis.summary(campaign)
+    campaign = censored_stats.load(synthetic_campaign(tmp_path / "syn", families=("hard", "unique")))
+    table = censored_stats.summary(campaign)
     said = campaign_text.entrant_sentences(table, "hard", "backtracking")
     assert said[0] == (r"\texttt{backtracking} answered every puzzle at $n=2$, then 0 of 3 at $n=3$ (2 of "
                        "those runs skipped, not run); 3 of 9 over the $n$ it ran.")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.cli.main import main
 from solvers import methods, registry
 
@@ -28,7 +28,7 @@ def flat(path: Path) -> str:
 
 @functools.cache
 def summary(name: str):
-    return analysis.summary(analysis.load(RESULTS / name))
+    return censored_stats.summary(censored_stats.load(RESULTS / name))
 
 
 def row(name: str, family: str, entrant: str, n: int):
@@ -55,13 +55,13 @@ def grid(n: int) -> str:
 
 
 def seconds(value: float) -> str:
-    return analysis.format_seconds(value)
+    return censored_stats.format_seconds(value)
 
 
 def answered(name: str) -> dict[str, set[str]]:
     """Per entrant of campaign ``name``, the instances it answered."""
-    runs = analysis.load(RESULTS / name).runs
-    ok = runs[analysis.answered(runs)]
+    runs = censored_stats.load(RESULTS / name).runs
+    ok = runs[censored_stats.answered(runs)]
     return {e: set(ok.loc[ok["entrant"] == e, "instance"]) for e in runs["entrant"].unique()}
 
 
@@ -103,14 +103,14 @@ def test_readme_docs_help_and_site_name_the_same_methods():
 def test_the_papers_title_names_the_methods_its_campaign_raced():
     from experiments.analysis.growth import growth_table
     from experiments.report.macros import campaign_macros
-    campaign = analysis.load(RESULTS / "reference-n2-10")
+    campaign = censored_stats.load(RESULTS / "reference-n2-10")
     tex = (ROOT / "report" / "report.tex").read_text(encoding="utf-8")
     # \reportTitle is both the title page's title and the PDF's metadata title
     assert re.search(r"\\title\{\\reportTitle\\\\", tex)
     assert re.search(r"pdftitle=\{\\reportTitle\}", tex)
     title = re.search(r"\\newcommand\{\\reportTitle\}\{(.*)\}$", tex, flags=re.M).group(1)
     assert r"\campaignMethodCount" in title and r"\campaignMethods" in title
-    table = analysis.summary(campaign)
+    table = censored_stats.summary(campaign)
     text = campaign_macros(campaign, table, growth_table(campaign, table),
                            {"campaignMethodCount", "campaignMethods"}).text()
     assert r"\newcommand{\campaignMethodCount}{four}" in text
@@ -134,7 +134,7 @@ def unique_sentence() -> str:
 
 def test_readme_says_what_the_reference_campaign_measured():
     text = flat(ROOT / "README.md")
-    campaign = analysis.load(RESULTS / REF)
+    campaign = censored_stats.load(RESULTS / REF)
     assert (campaign.meta["instances"], campaign.timeout_s) == (10, 20)
     assert "10 puzzles per family and n, 20 s each" in text
     assert f"the median of each of its {methods.count_word(len(campaign.entrants))} entrants" in text
@@ -189,8 +189,8 @@ def test_the_frontier_counts_in_readme_index_and_performance():
     best = ["sat:config=sat", "kissat:config=sat", "parallel:members=sat:config=sat+kissat:config=sat"]
     each = {len(n6[e]) for e in best}
     together = len(set().union(*n6.values()))
-    total6 = analysis.load(RESULTS / "reference-hard-n6").runs["instance"].nunique()
-    total7 = analysis.load(RESULTS / "reference-hard-n7").runs["instance"].nunique()
+    total6 = censored_stats.load(RESULTS / "reference-hard-n6").runs["instance"].nunique()
+    total7 = censored_stats.load(RESULTS / "reference-hard-n7").runs["instance"].nunique()
     assert each == {3} and together == 4 and (total6, total7) == (20, 10)
     assert not set().union(*n7.values())
     readme = flat(ROOT / "README.md")
@@ -205,7 +205,7 @@ def test_the_frontier_counts_in_readme_index_and_performance():
     counts = [len(n6[e]) for e in ["sat:config=sat", "kissat:config=sat", "cpsat:model=int", best[2]]]
     assert f"| 6 (50%) | {total6} | {' | '.join(map(str, counts))} | {together} |" in perf
     assert f"| 7 (45%) | {total7} | 0 | 0 | 0 | not raced | 0 |" in perf
-    runs = analysis.load(RESULTS / "reference-hard-n6").runs
+    runs = censored_stats.load(RESULTS / "reference-hard-n6").runs
     par2 = row("reference-hard-n6", "hard", best[2], 6)["par2_s"]
     assert f"its PAR-2 ({par2:.0f} s wall) is the lowest" in perf
     assert par2 == summary("reference-hard-n6")["par2_s"].min()
@@ -219,7 +219,7 @@ def test_the_frontier_counts_in_readme_index_and_performance():
     entrants = ["sat:config=sat", "kissat:config=sat", "cpsat:model=int", best[2]]
     for number, instance in puzzles.items():
         for entrant, cell in zip(entrants, rows[number]):
-            hit = runs[(runs["instance"] == instance) & (runs["entrant"] == entrant) & analysis.answered(runs)]
+            hit = runs[(runs["instance"] == instance) & (runs["entrant"] == entrant) & censored_stats.answered(runs)]
             if len(hit):
                 assert cell.split()[0] == f"{hit['wall_s'].iloc[0]:.1f}", (number, entrant, cell)
             else:
@@ -254,11 +254,11 @@ def par2_sums(name: str, family: str | None = None, n: int | None = None) -> dic
     """Per entrant of campaign ``name`` (on ``family`` at ``n`` when given): PAR-2 summed over
     the puzzles, an unanswered one counting as twice the limit."""
     import math
-    campaign = analysis.load(RESULTS / name)
+    campaign = censored_stats.load(RESULTS / name)
     runs = campaign.runs
     if family is not None:
         runs = runs[(runs["family"] == family) & (runs["n"] == n)]
-    times = analysis.instance_times(runs)
+    times = censored_stats.instance_times(runs)
     return {e: sum(t if math.isfinite(t) else 2 * campaign.timeout_s for t in group["time"])
             for e, group in times.groupby("entrant", sort=False)}
 
@@ -297,7 +297,7 @@ def test_the_auto_page_table_of_its_evaluation():
         cells = [f"**{sums[e]:.2f}**" if sums[e] == best else f"{sums[e]:.2f}" for e in order]
         assert f"| {seed} | {' | '.join(cells)} |" in text, (seed, cells)
     assert "90 puzzles per entrant" in text
-    assert all(len(analysis.load(RESULTS / f"eval-auto-s{s}").runs.query("entrant == 'auto'")) == 90
+    assert all(len(censored_stats.load(RESULTS / f"eval-auto-s{s}").runs.query("entrant == 'auto'")) == 90
                for s in (3, 21, 41))
 
 
@@ -310,8 +310,8 @@ def test_the_auto_page_on_the_parallel_entrant_and_seed_41():
     other = row("reference-hard-n6", "hard", "sat:config=sat", 6)["par2_s"]
     assert f"it answered 3 (as many as `sat:config=sat` and `kissat:config=sat` alone) with a PAR-2 of " \
            f"{mine:.0f} s of wall time against {other:.0f} s for `sat:config=sat`" in text
-    runs = analysis.load(RESULTS / "eval-auto-s41").runs
-    hard6 = runs[(runs["family"] == "hard") & (runs["n"] == 6) & analysis.answered(runs)]
+    runs = censored_stats.load(RESULTS / "eval-auto-s41").runs
+    hard6 = runs[(runs["family"] == "hard") & (runs["n"] == 6) & censored_stats.answered(runs)]
     only = [i for i, g in hard6.groupby("instance") if set(g["entrant"]) == {"kissat"}]
     assert len(only) == 1
     seconds_taken = float(hard6.loc[hard6["instance"] == only[0], "wall_s"].iloc[0])
@@ -321,7 +321,7 @@ def test_the_auto_page_on_the_parallel_entrant_and_seed_41():
 
 def test_the_generators_page_on_the_committed_landscape_and_peaks():
     text = flat(ROOT / "docs" / "generators.md")
-    landscape = analysis.load(RESULTS / "reference-landscape")
+    landscape = censored_stats.load(RESULTS / "reference-landscape")
     assert (landscape.meta["instances"], landscape.timeout_s) == (5, 20)
     assert "(`results/reference-landscape`: balanced holes, 5 puzzles per point, 20 s limit)" in text
     with open(ROOT / "generators" / "hardness_peaks.csv", newline="") as f:
@@ -332,7 +332,7 @@ def test_the_generators_page_on_the_committed_landscape_and_peaks():
     for n in (6, 7):
         at_peak = runs[(runs["n"] == n) & (runs["holes"].astype(float).round(2) == peaks[n])
                        & runs["entrant"].isin(["sat", "kissat"])]
-        assert len(at_peak) == 10 and not analysis.answered(at_peak).any()
+        assert len(at_peak) == 10 and not censored_stats.answered(at_peak).any()
     assert max(runs["n"]) == 7
     assert ("from n = 6 on, at the peak, neither SAT entrant (sat, kissat) answers any of the 5 puzzles "
             "within 20 s") in text
@@ -355,8 +355,8 @@ def test_the_backtracking_page_on_the_reference_campaign():
 
 
 def test_the_compare_and_reports_pages_describe_the_hard_25x25_campaigns():
-    n5 = analysis.load(RESULTS / "reference-hard-n5")
-    config = analysis.load(RESULTS / "reference-hard-n5-config-s10")
+    n5 = censored_stats.load(RESULTS / "reference-hard-n5")
+    config = censored_stats.load(RESULTS / "reference-hard-n5-config-s10")
     assert n5.entrants == ["sat", "kissat"] and n5.meta["seed"] == 10 and n5.n_values == [5]
     assert set(n5.runs["family"]) == {"hard"} and n5.runs["instance_sha256"].nunique() == 20
     assert config.entrants == ["sat:config=sat"]

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from experiments.analysis import bootstrap, compare
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis.signed_rank import SignedRank
 from experiments.cli.main import main
 from tests.test_analysis import run, write_campaign
@@ -37,7 +37,7 @@ def paired(tmp_path):
 
 
 def test_outcomes_ratio_and_test_by_hand(paired):
-    result = compare.compare(analysis.load(paired), "a", "b", families=["unique"])
+    result = compare.compare(censored_stats.load(paired), "a", "b", families=["unique"])
     assert len(result.rows) == 1
     row = result.rows[0]
     assert (row.family, row.n, row.pairs, row.a_wins, row.b_wins, row.ties) == ("unique", 2, 6, 2, 2, 2)
@@ -51,7 +51,7 @@ def test_outcomes_ratio_and_test_by_hand(paired):
 
 
 def test_pairs_match_on_hash_n_and_kind(paired):
-    campaign = analysis.load(paired)
+    campaign = censored_stats.load(paired)
     pairs = compare.paired_times(campaign, "a", "b")
     assert len(pairs) == 7 and "unique-i7.sudoku" not in set(pairs["instance"])
     result = compare.compare(campaign, "a", "b")
@@ -62,7 +62,7 @@ def test_pairs_match_on_hash_n_and_kind(paired):
 
 
 def test_tolerance_decides_ties(paired):
-    wide = compare.compare(analysis.load(paired), "a", "b", families=["unique"], tolerance=2.5).rows[0]
+    wide = compare.compare(censored_stats.load(paired), "a", "b", families=["unique"], tolerance=2.5).rows[0]
     assert (wide.a_wins, wide.b_wins, wide.ties) == (1, 1, 4)   # 3 -> 9 and 5 -> 1 stay outside
 
 
@@ -70,11 +70,11 @@ def test_spread_of_repeats_warns(tmp_path):
     rows = [cell("a", "i1", t, repeat=k) for k, t in enumerate((1.0, 1.0, 1.02))]
     rows += [cell("a", "i2", t, repeat=k) for k, t in enumerate((1.0, 2.0, 1.5))]
     rows += [cell("b", key, 1.0, repeat=k) for key in ("i1", "i2") for k in range(3)]
-    campaign = analysis.load(write_campaign(tmp_path / "r", rows, {"entrants": ["a", "b"]}))
+    campaign = censored_stats.load(write_campaign(tmp_path / "r", rows, {"entrants": ["a", "b"]}))
     warnings = compare.spread_warnings(campaign, ["a", "b"])
     assert len(warnings) == 1 and warnings[0].startswith("WARNING: a: the repeats of 1 of 2 instances")
     assert "unique-i2.sudoku" in warnings[0]
-    times = analysis.instance_times(campaign.runs).set_index(["entrant", "instance"])
+    times = censored_stats.instance_times(campaign.runs).set_index(["entrant", "instance"])
     assert times.loc[("a", "unique-i2.sudoku"), "spread"] == pytest.approx(0.5 / 1.5)
     assert times.loc[("b", "unique-i1.sudoku"), "spread"] == 0.0
 
@@ -102,7 +102,7 @@ def test_cli_compare_errors_exit_2_on_one_line(paired, tmp_path):
 
 def test_compare_on_the_reference_campaign():
     from tests.test_report import REFERENCE
-    result = compare.compare(analysis.load(REFERENCE), "dlx", "sat")
+    result = compare.compare(censored_stats.load(REFERENCE), "dlx", "sat")
     per_family = [*range(2, 11), None]
     assert [(r.family, r.n) for r in result.rows] == \
         [(k, n) for k in ("unique", "hard", "holes") for n in per_family]
@@ -155,38 +155,38 @@ def test_outcome_boundaries_and_ratio_censoring_rules():
 
 
 def test_pairs_are_ordered_by_family_then_n(tmp_path):
-    from experiments.analysis import statistics as analysis
+    from experiments.analysis import censored_stats
     from tests.test_compare import cell, write_campaign
     # the assignment's families in their order (unique, minimal, hard), any other family after
     keys = [("zeta", 1), ("hard", 2), ("unique", 3), ("minimal", 4)]
     rows = [cell(e, "i", 1.0, n=n, family=family) for family, n in keys for e in "ab"]
-    campaign = analysis.load(write_campaign(tmp_path / "f", rows, {"entrants": ["a", "b"]}))
+    campaign = censored_stats.load(write_campaign(tmp_path / "f", rows, {"entrants": ["a", "b"]}))
     pairs = compare.paired_times(campaign, "a", "b")
     assert list(zip(pairs["family"], pairs["n"])) == [("unique", 3), ("minimal", 4), ("hard", 2), ("zeta", 1)]
 
 
 def test_spread_warnings_note_and_two_repeats(tmp_path):
-    from experiments.analysis import statistics as analysis
+    from experiments.analysis import censored_stats
     from tests.test_compare import cell, write_campaign
-    once = analysis.load(write_campaign(tmp_path / "o", [cell(e, "i1", 1.0) for e in "ab"],
+    once = censored_stats.load(write_campaign(tmp_path / "o", [cell(e, "i1", 1.0) for e in "ab"],
                                         {"entrants": ["a", "b"]}))
     assert compare.spread_warnings(once, ["a", "b"]) == [
         "note: 1 repeat per instance, so the run-to-run spread was not measured "
         "(race run --repeats 3 measures it)"]
     rows = [cell("a", "i1", t, repeat=k) for k, t in enumerate((1.0, 3.0))]
     rows += [cell("b", "i1", 1.0, repeat=k) for k in range(2)]
-    twice = analysis.load(write_campaign(tmp_path / "t", rows, {"entrants": ["a", "b"]}))
+    twice = censored_stats.load(write_campaign(tmp_path / "t", rows, {"entrants": ["a", "b"]}))
     warnings = compare.spread_warnings(twice, ["a", "b"])
     assert len(warnings) == 1 and warnings[0].startswith("WARNING: a: the repeats of 1 of 1 instances")
 
 
 def test_instances_without_a_hash_pair_by_name_and_sort_by_family_n_name(tmp_path):
-    from experiments.analysis import statistics as analysis
+    from experiments.analysis import censored_stats
     from tests.test_analysis import run, write_campaign
     rows = [run(e, 2, name, "solved", t) for e in "ab" for name, t in (("y", 1.0), ("x", 2.0))]
     rows += [run(e, 3, "w", "solved", 1.0) for e in "ab"]
     rows[0]["instance_sha256"] = rows[2]["instance_sha256"] = "nan"   # as pandas wrote a missing one
-    pairs = compare.paired_times(analysis.load(write_campaign(tmp_path / "h", rows, {"entrants": ["a", "b"]})),
+    pairs = compare.paired_times(censored_stats.load(write_campaign(tmp_path / "h", rows, {"entrants": ["a", "b"]})),
                                  "a", "b")
     assert list(pairs.columns) == ["family", "n", "key", "instance", "time_a", "time_b"]
     assert pairs.index.tolist() == [0, 1, 2]
@@ -195,10 +195,10 @@ def test_instances_without_a_hash_pair_by_name_and_sort_by_family_n_name(tmp_pat
 
 
 def test_compare_pools_two_n_of_a_family(tmp_path):
-    from experiments.analysis import statistics as analysis
+    from experiments.analysis import censored_stats
     from tests.test_compare import cell, write_campaign
     rows = [cell(e, key, t, n=n) for n in (2, 3) for key in ("i1", "i2") for e, t in (("a", 1.0), ("b", 2.0))]
-    result = compare.compare(analysis.load(write_campaign(tmp_path / "p", rows, {"entrants": ["a", "b"]})),
+    result = compare.compare(censored_stats.load(write_campaign(tmp_path / "p", rows, {"entrants": ["a", "b"]})),
                              "a", "b")
     assert (result.campaign, result.a, result.b, result.tolerance) == ("p", "a", "b", compare.TOLERANCE)
     assert [(r.family, r.n, r.pairs, r.a_wins, r.ratio.estimate) for r in result.rows] == [
@@ -206,12 +206,12 @@ def test_compare_pools_two_n_of_a_family(tmp_path):
 
 
 def test_spread_warning_text_and_limit(tmp_path):
-    from experiments.analysis import statistics as analysis
-    from experiments.analysis.statistics import instance_times
+    from experiments.analysis import censored_stats
+    from experiments.analysis.censored_stats import instance_times
     from tests.test_compare import cell, write_campaign
     rows = [cell("a", "i1", t, repeat=k) for k, t in enumerate((1.0, 10.0))]
     rows += [cell("b", "i1", 1.0, repeat=k) for k in range(2)]
-    campaign = analysis.load(write_campaign(tmp_path / "s", rows, {"entrants": ["a", "b"]}))
+    campaign = censored_stats.load(write_campaign(tmp_path / "s", rows, {"entrants": ["a", "b"]}))
     spread = instance_times(campaign.runs).set_index("entrant").loc["a", "spread"]
     assert spread == pytest.approx(9.0 / math.sqrt(2.0) / 5.5)   # sample standard deviation / mean
     assert compare.spread_warnings(campaign, ["a", "b"], limit=0.7) == [

@@ -21,7 +21,7 @@ import plotly.graph_objects as go  # noqa: E402
 
 from experiments.analysis import figure_models, head_to_head, phase_plots, plots  # noqa: E402
 from experiments.analysis import scatter_phase_models  # noqa: E402
-from experiments.analysis import statistics as analysis  # noqa: E402
+from experiments.analysis import censored_stats  # noqa: E402
 from experiments.analysis.figure_style import PRINT_SIZES, campaign_styles  # noqa: E402
 from experiments.analysis.virtual_best import NAME as VBS  # noqa: E402
 from experiments.report import html_figures  # noqa: E402
@@ -33,7 +33,7 @@ B_TIMES: dict[int, list[float]] = {2: [0.1, 0.2, 0.4], 3: [0.5, 0.6, 0.8]}
 
 
 @pytest.fixture(scope="module")
-def small(tmp_path_factory: pytest.TempPathFactory) -> analysis.Campaign:
+def small(tmp_path_factory: pytest.TempPathFactory) -> censored_stats.Campaign:
     """Entrants a (a search counter; two timeouts at n = 3) and b (a SAT entrant: encode 30 %,
     search 70 % of each solve), the same three instances per n."""
     rows: list[dict[str, Any]] = []
@@ -45,19 +45,19 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> analysis.Campaign:
             t = B_TIMES[n][k]
             rows.append(run("b", n, f"i{n}{k}", "solved", t, t_encode=0.3 * t, t_search=0.7 * t))
     root = write_campaign(tmp_path_factory.mktemp("models") / "small", rows, {"entrants": ["a", "b"]})
-    return analysis.load(root)
+    return censored_stats.load(root)
 
 
 def _series(model: figure_models.FigureModel, key: str, panel: int = 0) -> figure_models.Series:
     return next(s for s in model.panels[panel].series if s.key == key)
 
 
-def _runtime(campaign: analysis.Campaign) -> figure_models.FigureModel:
-    per_instance = analysis.instance_times(campaign.runs)
-    return figure_models.runtime_model(campaign, analysis.summary(campaign, per_instance), per_instance)
+def _runtime(campaign: censored_stats.Campaign) -> figure_models.FigureModel:
+    per_instance = censored_stats.instance_times(campaign.runs)
+    return figure_models.runtime_model(campaign, censored_stats.summary(campaign, per_instance), per_instance)
 
 
-def test_the_runtime_model_takes_medians_and_marks_censored_ones(small: analysis.Campaign) -> None:
+def test_the_runtime_model_takes_medians_and_marks_censored_ones(small: censored_stats.Campaign) -> None:
     model = _runtime(small)
     a, b, best = (_series(model, key) for key in ("a", "b", VBS))
     assert list(a.x) == [2.0, 3.0] and a.y[0] == pytest.approx(2.0) and math.isnan(a.y[1])
@@ -71,23 +71,23 @@ def test_the_runtime_model_takes_medians_and_marks_censored_ones(small: analysis
     assert len({s.offset for s in model.panels[0].series}) == 3    # set apart along x only
 
 
-def test_the_solved_model_counts_answers_within_the_limit(small: analysis.Campaign) -> None:
-    model = figure_models.solved_model(small, analysis.summary(small))
+def test_the_solved_model_counts_answers_within_the_limit(small: censored_stats.Campaign) -> None:
+    model = figure_models.solved_model(small, censored_stats.summary(small))
     assert _series(model, "a").y == pytest.approx([100.0, 100.0 / 3])
     assert _series(model, "b").y == pytest.approx([100.0, 100.0])
     assert model.panels[0].y.scale == "linear"
 
 
-def test_the_cactus_model_sorts_the_answered_times(small: analysis.Campaign) -> None:
-    model = figure_models.cactus_model(small, analysis.instance_times(small.runs))
+def test_the_cactus_model_sorts_the_answered_times(small: censored_stats.Campaign) -> None:
+    model = figure_models.cactus_model(small, censored_stats.instance_times(small.runs))
     a = _series(model, "a")
     assert list(a.x) == [1.0, 2.0, 3.0, 4.0] and list(a.y) == [1.0, 1.0, 2.0, 3.0]   # no timeout on it
     assert list(_series(model, VBS).y) == pytest.approx(sorted(B_TIMES[2] + B_TIMES[3]))
     assert model.panels[0].x.label == "instances solved (of 6, all n)"
 
 
-def test_the_work_model_takes_medians_and_says_what_is_missing(small: analysis.Campaign) -> None:
-    model = figure_models.work_model(small, analysis.summary(small))
+def test_the_work_model_takes_medians_and_says_what_is_missing(small: censored_stats.Campaign) -> None:
+    model = figure_models.work_model(small, censored_stats.summary(small))
     nodes = next(p for p in model.panels if p.key.endswith("/nodes"))
     a = _series(model, "a", model.panels.index(nodes))
     assert list(a.y) == [22.0, 13.0]            # median of 12, 22, 32; the one solved at n = 3
@@ -97,16 +97,16 @@ def test_the_work_model_takes_medians_and_says_what_is_missing(small: analysis.C
     assert not updates.series and updates.note == "no entrant reports\nupdates"
 
 
-def test_the_phase_model_splits_the_median_solve(small: analysis.Campaign) -> None:
-    model = scatter_phase_models.phases_model(small, analysis.summary(small))
+def test_the_phase_model_splits_the_median_solve(small: censored_stats.Campaign) -> None:
+    model = scatter_phase_models.phases_model(small, censored_stats.summary(small))
     (panel,) = model.panels
     assert panel.key == "b"
     shares = {s.key: list(s.y) for s in panel.series}
     assert shares["t_encode"] == pytest.approx([30.0, 30.0]) and shares["t_search"] == pytest.approx([70.0, 70.0])
-    assert [text for _, text in panel.labels] == [analysis.format_seconds(0.2), analysis.format_seconds(0.6)]
+    assert [text for _, text in panel.labels] == [censored_stats.format_seconds(0.2), censored_stats.format_seconds(0.6)]
 
 
-def test_the_head_to_head_model_puts_censored_pairs_in_the_strip(small: analysis.Campaign) -> None:
+def test_the_head_to_head_model_puts_censored_pairs_in_the_strip(small: censored_stats.Campaign) -> None:
     model = scatter_phase_models.scatter_model(small, "a", "b")
     (panel,) = model.panels
     n3 = next(s for s in panel.series if s.key == "n = 3")
@@ -178,11 +178,11 @@ def _scales_interactive(fig: go.Figure) -> list[str]:
 
 
 @pytest.mark.parametrize("name", ["runtime", "solved", "cactus", "work"])
-def test_matplotlib_and_plotly_draw_the_same_series(small: analysis.Campaign, name: str) -> None:
+def test_matplotlib_and_plotly_draw_the_same_series(small: censored_stats.Campaign, name: str) -> None:
     """Both renderings of each model carry the model's series: the same x (offsets included)
     and y per entrant and panel, the same censored and hollow marks, the same y scales."""
-    per_instance = analysis.instance_times(small.runs)
-    table = analysis.summary(small, per_instance)
+    per_instance = censored_stats.instance_times(small.runs)
+    table = censored_stats.summary(small, per_instance)
     styles = campaign_styles(small)
     with plt.rc_context(STYLE):
         static = {"runtime": lambda: plots.runtime_figure(small, table, per_instance),
@@ -213,7 +213,7 @@ def test_matplotlib_and_plotly_draw_the_same_series(small: analysis.Campaign, na
     plt.close(static)
 
 
-def test_the_renderers_of_the_head_to_head_and_phases_draw_their_models(small: analysis.Campaign) -> None:
+def test_the_renderers_of_the_head_to_head_and_phases_draw_their_models(small: censored_stats.Campaign) -> None:
     """The static head to head draws each model point where the model puts it (censored ones
     hollow), and both phase figures stack the model's shares."""
     model = scatter_phase_models.scatter_model(small, "a", "b")
@@ -223,16 +223,16 @@ def test_the_renderers_of_the_head_to_head_and_phases_draw_their_models(small: a
     points = {(float(x), float(y)) for line in fig.axes[0].get_lines() if line.get_linestyle() == "None"
               for x, y in zip(np.asarray(line.get_xdata(), dtype=float), np.asarray(line.get_ydata(), dtype=float))}
     assert points == {(float(x), float(y)) for s in model.panels[0].series for x, y in zip(s.x, s.y)}
-    shares = scatter_phase_models.phases_model(small, analysis.summary(small)).panels[0].series
+    shares = scatter_phase_models.phases_model(small, censored_stats.summary(small)).panels[0].series
     bars = [float(p.get_height()) for p in static.axes[0].patches if isinstance(p, Rectangle)]
     assert bars == pytest.approx([v for s in shares for v in s.y])
-    page = html_figures.phases_figure(small, analysis.summary(small))
+    page = html_figures.phases_figure(small, censored_stats.summary(small))
     assert [list(t.y) for t in page.data if t.type == "bar"] == [pytest.approx(list(s.y)) for s in shares]
     plt.close(fig)
     plt.close(static)
 
 
-def test_the_head_to_head_reads_at_a_columns_width(small: analysis.Campaign) -> None:
+def test_the_head_to_head_reads_at_a_columns_width(small: censored_stats.Campaign) -> None:
     """At 3.3 in the head to head names every second decade only (at its own width, every
     decade) and its legend's lines are short."""
     def named_ticks(width: float | None) -> tuple[list[float], list[str]]:

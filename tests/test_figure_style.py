@@ -15,7 +15,7 @@ import pytest  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 
 from experiments.analysis import head_to_head, landscape, plots  # noqa: E402
-from experiments.analysis import statistics as analysis  # noqa: E402
+from experiments.analysis import censored_stats  # noqa: E402
 from experiments.analysis.figure_style import (FIXED_SLOTS, SLOTS, entrant_styles,  # noqa: E402
                                                slot_style)
 from experiments.report import html_figures, html_landscape  # noqa: E402
@@ -25,23 +25,23 @@ RESULTS = Path(__file__).resolve().parents[1] / "results"
 
 
 @pytest.fixture(scope="module")
-def reference() -> analysis.Campaign:
-    return analysis.load(RESULTS / "reference-n2-10")
+def reference() -> censored_stats.Campaign:
+    return censored_stats.load(RESULTS / "reference-n2-10")
 
 
 @pytest.fixture(scope="module")
 def reference_table(reference):
-    return analysis.summary(reference)
+    return censored_stats.summary(reference)
 
 
 @pytest.fixture(scope="module")
-def reference_landscape() -> analysis.Campaign:
-    return analysis.load(RESULTS / "reference-landscape")
+def reference_landscape() -> censored_stats.Campaign:
+    return censored_stats.load(RESULTS / "reference-landscape")
 
 
 @pytest.fixture(scope="module")
-def synthetic(tmp_path_factory) -> analysis.Campaign:
-    return analysis.load(synthetic_campaign(tmp_path_factory.mktemp("style") / "syn"))
+def synthetic(tmp_path_factory) -> censored_stats.Campaign:
+    return censored_stats.load(synthetic_campaign(tmp_path_factory.mktemp("style") / "syn"))
 
 
 def _static_styles(fig) -> dict[str, tuple]:
@@ -83,7 +83,7 @@ def test_an_entrant_keeps_one_style_in_every_figure_static_and_interactive(refer
     assert len({runtime[e] for e in entrants}) == 4
     assert runtime["sat"][0] != "#000000"          # black is backtracking's, in every figure
     page_runtime = _plotly_styles(html_figures.runtime_figure(reference, reference_table,
-                                                              analysis.instance_times(reference.runs)))
+                                                              censored_stats.instance_times(reference.runs)))
     page_land = _plotly_styles(html_landscape.landscape_figure(reference_landscape))
     for entrant in entrants:
         colour, marker, _ = runtime[entrant]
@@ -116,7 +116,7 @@ def test_the_campaign_caption_sits_under_every_label(synthetic, tmp_path, monkey
     scatter's right x label)."""
     captured = []
     monkeypatch.setattr(plots, "save_figure", lambda fig, path, **kw: captured.append((path.stem, fig)))
-    families = analysis.load(synthetic_campaign(tmp_path / "fam", families=("hard", "unique")))
+    families = censored_stats.load(synthetic_campaign(tmp_path / "fam", families=("hard", "unique")))
     plots.plot_all(families, tmp_path / "plots", formats=("png",))
     assert {name for name, _ in captured} == set(plots.FIGURES)
     for name, fig in captured:
@@ -140,8 +140,8 @@ def test_every_figure_names_its_family(synthetic, tmp_path, monkeypatch):
     for name, fig in captured:
         words = " ".join(t.get_text() for t in _texts(fig))
         assert "unique" in words, name
-    table = analysis.summary(synthetic)
-    rows = analysis.instance_times(synthetic.runs)
+    table = censored_stats.summary(synthetic)
+    rows = censored_stats.instance_times(synthetic.runs)
     for name, fig in {"runtime": html_figures.runtime_figure(synthetic, table, rows),
                       "solved": html_figures.solved_figure(synthetic, table),
                       "cactus": html_figures.cactus_figure(synthetic, rows),
@@ -240,7 +240,7 @@ def test_the_pages_censored_medians_at_the_limit_and_instances_a_marker_apart(re
     censored instance in its entrant's row of the strip above the limit, each row at least one
     marker (10 px and its outline) above the one below, on the figure's own log axis."""
     import math
-    page = html_figures.runtime_figure(reference, reference_table, analysis.instance_times(reference.runs))
+    page = html_figures.runtime_figure(reference, reference_table, censored_stats.instance_times(reference.runs))
     limit = reference.timeout_s
     medians = [t for t in page.data if t.xaxis == "x2" and str(t.name).endswith("(median > limit)")]
     assert len(medians) == len(reference.entrants) + 1   # each entrant and the virtual best

@@ -375,7 +375,7 @@ def test_a_stderr_flood_keeps_the_answer_and_chatter_before_the_grid_is_skipped(
 
 
 def test_long_entrant_names_are_never_cut_or_misaligned(tmp_path):
-    from experiments.analysis import statistics
+    from experiments.analysis import censored_stats
     from experiments.analysis.landscape import landscape_text
     from experiments.analysis.summary import summary_text
     from tests.test_analysis import run, write_campaign
@@ -383,7 +383,7 @@ def test_long_entrant_names_are_never_cut_or_misaligned(tmp_path):
     long_b = "cmd:path=/a/very/long/path/to/solver-one,args=--y"
     rows = [run(e, 2, f"i{k}", "solved", 0.5, family="holes", holes=0.5) for e in (long_a, long_b)
             for k in range(2)]
-    campaign = statistics.load(write_campaign(tmp_path / "c", rows, {"entrants": [long_a, long_b]}))
+    campaign = censored_stats.load(write_campaign(tmp_path / "c", rows, {"entrants": [long_a, long_b]}))
     lines = summary_text(campaign).splitlines()
     assert lines[2].startswith(long_a) and lines[3].startswith(long_b)
     assert lines[2].index(" 2 ") == lines[3].index(" 2 ") == lines[0].index(" n ")

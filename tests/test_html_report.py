@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.cli.main import main as cli
 from experiments.report import html as html_report
 from experiments.report import instance_grids
@@ -137,7 +137,7 @@ def test_grids_are_the_raced_puzzles_read_or_regenerated(campaign_dir, page):
 def test_a_grid_that_does_not_match_its_sha256_is_left_out_with_the_reason(tmp_path):
     instance, sha = _instance(tmp_path, 2, 0, write=True)
     rows = [run("a", 2, instance, "solved", 0.1, instance_sha256=sha, family="holes")]
-    campaign = analysis.load(write_campaign(tmp_path / "c", rows))
+    campaign = censored_stats.load(write_campaign(tmp_path / "c", rows))
     # edited once the campaign is read (read after, its row would be left out: not its file)
     (tmp_path / "instances" / instance).write_text((tmp_path / "instances" / instance).read_text()
                                                   .replace("# kind=holes", "# kind=holes\n# edited=1"))
@@ -147,7 +147,7 @@ def test_a_grid_that_does_not_match_its_sha256_is_left_out_with_the_reason(tmp_p
 
 def test_an_instance_without_file_or_generator_identity_is_reported(tmp_path):
     rows = [run("a", 2, "mine/puzzle.txt", "solved", 0.1, instance_sha256="00", family="unique")]
-    campaign = analysis.load(write_campaign(tmp_path / "c", rows))
+    campaign = censored_stats.load(write_campaign(tmp_path / "c", rows))
     grids, missing = instance_grids.campaign_grids(campaign)
     assert grids == {} and "no instance file" in missing["mine/puzzle.txt"]
 
@@ -335,8 +335,8 @@ def test_the_reference_page_with_its_landscape_fits_its_budget():
     """`race report results/reference-n2-10 --html --landscape results/reference-landscape`
     writes at most 2.5 MB: all but the grids here (quick), at most 2.0 MB, which leaves 0.5 MB
     for the packed grids of the 270 instances (0.36 MB measured)."""
-    campaign = analysis.load(REPO / "results" / "reference-n2-10")
-    text = html_report.render(campaign, analysis.load(LANDSCAPE), grids=False)
+    campaign = censored_stats.load(REPO / "results" / "reference-n2-10")
+    text = html_report.render(campaign, censored_stats.load(LANDSCAPE), grids=False)
     assert len(text.encode("utf-8")) <= 2_000_000
 
 
@@ -437,7 +437,7 @@ def test_the_page_fetches_nothing_in_chromium(browser, page):
 def test_a_large_campaign_s_page_holds_the_grids_of_its_slowest_instances_and_says_so(tmp_path, monkeypatch):
     from experiments.harness import synthetic_campaign
     root = synthetic_campaign.write(tmp_path, 12, ("dlx",))
-    campaign = analysis.load(root)
+    campaign = censored_stats.load(root)
     monkeypatch.setattr(instance_grids, "GRID_LIMIT", 3)
     rows = html_report.instance_rows(campaign)
     slowest = rows.sort_values("time", ascending=False, kind="mergesort")["instance"].tolist()[:3]

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 matplotlib.use("Agg")
 
 from experiments.analysis import plots  # noqa: E402
-from experiments.analysis import statistics as analysis  # noqa: E402
+from experiments.analysis import censored_stats  # noqa: E402
 from experiments.analysis.figure_style import PRINT_SIZES, STYLE, fit_width, parse_width, pyplot  # noqa: E402
 from experiments.cli.main import main  # noqa: E402
 from experiments.report import campaign_report  # noqa: E402
@@ -137,7 +137,7 @@ def test_figures_for_a_column_or_a_page_fit_and_read_at_8_to_10_points(tmp_path,
     """Every figure drawn for the width is no wider (the PDF's page), and every text in it is 8
     to 10 points: included at that width, it reads at that size."""
     inches = parse_width(width)
-    campaign = analysis.load(small_campaign(tmp_path / "c"))
+    campaign = censored_stats.load(small_campaign(tmp_path / "c"))
     plt = pyplot()
     builders = plots.figure_builders(campaign)
     with plt.rc_context(STYLE):
@@ -225,8 +225,8 @@ def test_the_pdf_report_sets_floats_where_they_are_cited(tmp_path):
 def test_solved_shares_are_drawn_where_they_are(tmp_path):
     """100 % is drawn at 100 (not 97 or 103): no entrant is lifted or lowered, the virtual best
     neither; entrants at one n are apart along x only."""
-    campaign = analysis.load(small_campaign(tmp_path / "c"))
-    table = analysis.summary(campaign)
+    campaign = censored_stats.load(small_campaign(tmp_path / "c"))
+    table = censored_stats.summary(campaign)
     fig = plots.solved_figure(campaign, table)
     checked = 0
     for ax in fig.axes:
@@ -248,15 +248,15 @@ def test_runtime_draws_censored_medians_at_the_limit(tmp_path):
     """As the caption says: a censored median is a hollow marker at the limit (10 s), not above it;
     the page's twin draws it there too."""
     from experiments.report import html_figures
-    campaign = analysis.load(small_campaign(tmp_path / "c"))
-    table = analysis.summary(campaign)
+    campaign = censored_stats.load(small_campaign(tmp_path / "c"))
+    table = censored_stats.summary(campaign)
     fig = plots.runtime_figure(campaign, table)
     hollow = [y for ax in fig.axes for line in ax.get_lines() if line.get_markerfacecolor() == "white"
               for y in line.get_ydata()]
     assert hollow and set(map(float, hollow)) == {LIMIT}
     assert "drawn at the limit" in campaign_report.FIGURES["runtime"]
     pyplot().close(fig)
-    page = html_figures.runtime_figure(campaign, table, analysis.instance_times(campaign.runs))
+    page = html_figures.runtime_figure(campaign, table, censored_stats.instance_times(campaign.runs))
     medians = [y for t in page.data if str(t.name).endswith("(median > limit)") for y in t.y]
     assert medians and set(map(float, medians)) == {LIMIT}
 

@@ -11,14 +11,14 @@ import pytest
 matplotlib.use("Agg")
 
 from experiments.analysis import phase_plots, plots  # noqa: E402
-from experiments.analysis import statistics as analysis  # noqa: E402
+from experiments.analysis import censored_stats  # noqa: E402
 from experiments.report import html as html_report  # noqa: E402
 from experiments.report import html_figures  # noqa: E402
 from tests.test_analysis import run, write_campaign  # noqa: E402
 
 
 @pytest.fixture
-def quick(tmp_path) -> analysis.Campaign:
+def quick(tmp_path) -> censored_stats.Campaign:
     """Two entrants solving everything at n = 2, 3 (a SAT-like one with phases); a third
     solving one instance of four at n = 3."""
     rows = []
@@ -30,7 +30,7 @@ def quick(tmp_path) -> analysis.Campaign:
             status = "solved" if n == 2 or k == 0 else "timeout"
             rows.append(run("b", n, f"i{n}{k}", status, 0.03 if status == "solved" else None,
                             nodes=7 * (k + 1)))
-    return analysis.load(write_campaign(tmp_path / "q", rows,
+    return censored_stats.load(write_campaign(tmp_path / "q", rows,
                                         {"entrants": ["s", "d", "b"], "memory_mb": 4096.0}))
 
 
@@ -42,7 +42,7 @@ def _legend_texts(fig) -> list[str]:
 def test_the_phase_split_says_what_the_number_above_a_bar_is(quick):
     static = phase_plots.phases_figure(quick)
     assert "above each bar: the sum of the phase medians" in static._suptitle.get_text()
-    page = html_figures.phases_figure(quick, analysis.summary(quick))
+    page = html_figures.phases_figure(quick, censored_stats.summary(quick))
     assert "the sum of the phase medians" in page.layout.title.subtitle.text
     (totals,) = [t for t in page.data if t.type == "scatter" and t.mode == "text"]
     assert list(totals.text) == ["10 ms", "10 ms"]              # 4 ms + 6 ms at n = 2 and 3
@@ -61,7 +61,7 @@ def test_the_censored_marker_is_in_a_legend_only_when_drawn(quick, tmp_path):
     assert any("censored" in t for t in _legend_texts(plots.runtime_figure(quick)))
     rows = [run(e, n, f"i{n}{k}", "solved", 0.01 * (k + 1)) for e in "sd" for n in (2, 3)
             for k in range(4)]
-    calm = analysis.load(write_campaign(tmp_path / "calm", rows, {"entrants": ["s", "d"]}))
+    calm = censored_stats.load(write_campaign(tmp_path / "calm", rows, {"entrants": ["s", "d"]}))
     assert not any("censored" in t for t in _legend_texts(plots.runtime_figure(calm)))
     from experiments.analysis import head_to_head
     assert not any("censored" in t for t in _legend_texts(head_to_head.scatter_figure(calm, "s", "d")))
@@ -118,7 +118,7 @@ def test_the_page_in_chromium_sorts_by_instance_fits_1400_px_and_reads_skipped(t
 
 
 def test_the_pages_work_figure_marks_a_median_of_a_few_instances(quick):
-    fig = html_figures.work_figure(quick, analysis.summary(quick))
+    fig = html_figures.work_figure(quick, censored_stats.summary(quick))
     assert "fewer than half the instances" in fig.layout.title.subtitle.text
     b = [t for t in fig.data if t.name == "b" and len(t.x)]
     assert b and all(list(t.marker.symbol)[-1].endswith("-open") for t in b)      # n = 3: 1 of 4

@@ -169,15 +169,15 @@ def test_plot_and_report_warn(tmp_path):
 
 
 def test_the_html_report_lists_the_noise_warnings(tmp_path):
-    from experiments.analysis import statistics as analysis
+    from experiments.analysis import censored_stats
     from experiments.report import html
     from tests.test_analysis import run, write_campaign
     busy = {"load_avg": [5.0, 4.0, 3.0], "usable_cpus": [0, 1], "others_busy_cores": 1.5, "busiest": []}
     rows = [run("a", 2, "i1", "solved", 1.0)]
     loaded = write_campaign(tmp_path / "busy", rows, {"machine_state": {"start": busy}, "jobs": 2})
-    assert any(w.startswith("the machine was busy") for w in html.warnings(analysis.load(loaded)))
+    assert any(w.startswith("the machine was busy") for w in html.warnings(censored_stats.load(loaded)))
     calm = write_campaign(tmp_path / "calm", rows, {"jobs": 2})
-    assert not any("busy" in w for w in html.warnings(analysis.load(calm)))
+    assert not any("busy" in w for w in html.warnings(censored_stats.load(calm)))
 
 
 def test_a_resume_with_nothing_to_run_keeps_the_drift_warning_and_the_verdict(tmp_path, quiet,
@@ -210,7 +210,7 @@ def test_a_resume_with_nothing_to_run_keeps_the_drift_warning_and_the_verdict(tm
     assert meta["calibration"]["start"] == meta["calibration"]["end"]    # the no-op's readings
     gate = CliRunner().invoke(main, ["compare", campaign, campaign, "--fail-above", "1.2"])
     assert gate.exit_code == 4 and "run 1 of 2" in gate.output, gate.output
-    from experiments.analysis.statistics import load
+    from experiments.analysis.censored_stats import load
     from experiments.report import html
     (shown,) = [w for w in html.warnings(load(campaign)) if "drifted" in w]   # the HTML page's
     assert shown == kept.removeprefix("WARNING: ")
@@ -222,7 +222,7 @@ def test_a_merge_keeps_each_sources_sessions(tmp_path):
     """Each source's sessions travel under merged_from: a source whose cells were measured under
     a drifted calibration, then resumed with nothing to run, still warns in the merge."""
     from experiments.analysis import noise
-    from experiments.analysis.statistics import load
+    from experiments.analysis.censored_stats import load
     from tests.test_campaign_diff import BASE, campaign
     drifted = {"start": {"dlx": {"seconds": 0.01}, "sat": {"seconds": 0.01}},
                "end": {"dlx": {"seconds": 0.0093}, "sat": {"seconds": 0.01}}}

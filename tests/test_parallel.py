@@ -343,7 +343,7 @@ def test_race_portfolio_may_pick_a_parallel_entrant_and_cpsat():
 def test_the_summary_and_the_report_give_wall_and_total_cpu_and_who_answered(tmp_path):
     from click.testing import CliRunner
     from experiments.analysis import multicore
-    from experiments.analysis import statistics as analysis
+    from experiments.analysis import censored_stats
     from experiments.cli.main import main
     from experiments.report import tables
     from tests.test_harness import write_instances
@@ -359,12 +359,12 @@ def test_the_summary_and_the_report_give_wall_and_total_cpu_and_who_answered(tmp
     answered_by = line.rsplit("answered by ", 1)[1]
     assert sum(int(part.rsplit(" ", 1)[1]) for part in answered_by.split(", ")) == 2
     assert set(part.rsplit(" ", 1)[0] for part in answered_by.split(", ")) <= {"dlx", "sat:config=sat,seed=3"}
-    campaign = analysis.load(next(tmp_path.glob("*/runs.csv")).parent)
+    campaign = censored_stats.load(next(tmp_path.glob("*/runs.csv")).parent)
     assert multicore.multicore_entrants(campaign) == [spec]
     section = tables.cores_section(campaign)
     assert "\\label{tab:cores}" in section and "total CPU" in section
     assert tables.cores_section(campaign.family(campaign.families[0])) != ""
-    only_single = analysis.Campaign(campaign.path, campaign.runs[campaign.runs["entrant"] == "backtracking"],
+    only_single = censored_stats.Campaign(campaign.path, campaign.runs[campaign.runs["entrant"] == "backtracking"],
                                     campaign.meta)
     assert tables.cores_section(only_single) == "" and multicore.summary_lines(only_single) == []
 

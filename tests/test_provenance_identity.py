@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from experiments.analysis import campaign_diff, mixed_campaign, noise
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.cli.main import main
 from experiments.harness import code_identity, runs_table
 from tests.test_analysis import write_campaign
@@ -131,9 +131,9 @@ def test_code_recorded_on_one_side_only_is_paired_and_shown(tmp_path):
     """A campaign made before identities were recorded: paired, its side [unknown]."""
     old = _synthetic(tmp_path / "old", None)
     new = _synthetic(tmp_path / "new", {"kind": "source", "digest": "b" * 64})
-    result = campaign_diff.diff(analysis.load(old), analysis.load(new))
+    result = campaign_diff.diff(censored_stats.load(old), censored_stats.load(new))
     assert result.code == [f"dlx [unknown] vs [{'b' * 6}..]"]
-    same = campaign_diff.diff(analysis.load(new), analysis.load(new))
+    same = campaign_diff.diff(censored_stats.load(new), censored_stats.load(new))
     assert same.code == []
 
 
@@ -142,7 +142,7 @@ def test_a_program_sha256_recorded_before_identities_counts(tmp_path):
     old = _synthetic(tmp_path / "old", None, {"path": "/p", "sha256": "a" * 64})
     new = _synthetic(tmp_path / "new", {"kind": "program", "digest": "b" * 64})
     with pytest.raises(Exception, match=r"\[aaaaaa\.\.\] vs \[bbbbbb\.\.\]"):
-        campaign_diff.diff(analysis.load(old), analysis.load(new))
+        campaign_diff.diff(censored_stats.load(old), censored_stats.load(new))
 
 
 def test_mixed_code_on_one_side_is_refused_unless_told(tmp_path):
@@ -150,8 +150,8 @@ def test_mixed_code_on_one_side_is_refused_unless_told(tmp_path):
                                         "earlier": [{"digest": "a" * 64, "rows": 2}]})
     new = _synthetic(tmp_path / "new", {"kind": "source", "digest": "b" * 64})
     with pytest.raises(Exception, match="mixed code"):
-        campaign_diff.diff(analysis.load(old), analysis.load(new))
-    result = campaign_diff.diff(analysis.load(old), analysis.load(new), pair_different=True)
+        campaign_diff.diff(censored_stats.load(old), censored_stats.load(new))
+    result = campaign_diff.diff(censored_stats.load(old), censored_stats.load(new), pair_different=True)
     assert result.code == [f"dlx [{'a' * 6}..]+[{'b' * 6}..] vs [{'b' * 6}..]"]
 
 
@@ -286,7 +286,7 @@ def test_the_report_says_a_campaign_mixes_code(here):
     edit(here / "mysolver.py")
     resumed = race("c", "--mixed", instances=4)
     assert resumed.exit_code == 0, resumed.output
-    campaign = analysis.load(Path("res/c"))
+    campaign = censored_stats.load(Path("res/c"))
     (line,) = [w for w in mixed_campaign.warnings(campaign) if "code" in w]
     assert line.startswith(f"{SPEC}: its rows mix code: [") and "(3 row(s) until" in line
     assert f"WARNING: {line}" in resumed.stderr.splitlines()       # the run's summary says so
@@ -305,10 +305,10 @@ def test_the_report_says_a_campaign_mixes_machines(tmp_path):
     for k, row in enumerate(rows):
         row["worker"] = f"{'alpha' if k < 2 else 'beta'}:{100 + k}"
     root = write_campaign(tmp_path / "c", rows, {"entrants": ["dlx"]})
-    (line,) = mixed_campaign.warnings(analysis.load(root))
+    (line,) = mixed_campaign.warnings(censored_stats.load(root))
     assert line == "its rows were measured on 2 machines: alpha (2 rows), beta (2 rows)"
     one = write_campaign(tmp_path / "one", [cell("dlx", "i0", 1.0)], {"entrants": ["dlx"]})
-    assert mixed_campaign.warnings(analysis.load(one)) == []
+    assert mixed_campaign.warnings(censored_stats.load(one)) == []
 
 
 def test_mixed_machines_are_read_from_the_worker_column():
@@ -339,7 +339,7 @@ def test_merge_keeps_the_shared_code_and_says_the_rows_mix_machines(tmp_path):
     assert merged.exit_code == 0, merged.output
     assert json.loads((tmp_path / "m" / "meta.json").read_text())["entrant_code"]["dlx"][
         "digest"] == "a" * 64
-    assert mixed_campaign.warnings(analysis.load(tmp_path / "m")) == [
+    assert mixed_campaign.warnings(censored_stats.load(tmp_path / "m")) == [
         "its rows were measured on 2 machines: alpha (3 rows), beta (3 rows)"]
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, strategies as st
 
-from experiments.analysis import landscape, statistics
+from experiments.analysis import landscape, censored_stats
 from experiments.cli.landscape import parse_fractions
 from experiments.harness import records, runs_table, schema
 from experiments.harness.instance_families import HARD, Family, parse_families
@@ -157,7 +157,7 @@ def test_slow_entrant_is_skipped_at_larger_n_as_soon_as_its_median_is_censored(t
         + [(2, "timeout")], [(row["n"], row["status"], row["message"]) for row in rows]
     assert all("median" in row["message"] for row in rows if row["status"] == "skipped")
     assert all(row["status"] == "solved" for row in rows if row["entrant"] == "backtracking")
-    table = statistics.summary(statistics.load(tmp_path / "skip"))
+    table = censored_stats.summary(censored_stats.load(tmp_path / "skip"))
     skipped = table[(table["entrant"] == "slow:delay=5") & (table["n"] == 4)].iloc[0]
     assert math.isinf(skipped["median_s"]) and skipped["solved"] == 0 and skipped["total"] == 3
 
@@ -255,7 +255,7 @@ def test_landscape_table_censors_work_with_time():
          "decisions": np.nan, "propagations": np.nan, "repeat": 0, "timeout_s": 10.0}
         for i, (s, w, k) in enumerate([("solved", 1.0, 100), ("timeout", 10.0, np.nan),
                                        ("solved", 3.0, 300)])])
-    campaign = statistics.Campaign(Path("."), runs, {"timeout_s": 10.0, "entrants": ["dlx"]})
+    campaign = censored_stats.Campaign(Path("."), runs, {"timeout_s": 10.0, "entrants": ["dlx"]})
     (row,) = landscape.landscape_table(campaign).to_dict("records")
     assert row["median_s"] == 3.0 and row["median_work"] == 300 and row["counter"] == "nodes"
     assert row["solved_frac"] == pytest.approx(2 / 3) and row["par2_s"] == pytest.approx(8.0)
@@ -264,8 +264,8 @@ def test_landscape_table_censors_work_with_time():
 def test_landscape_legend_names_every_entrant_even_those_absent_from_the_last_panel(tmp_path):
     """The committed landscape: sat and kissat at n = 3..7, backtracking and dlx only at
     n = 3..5; the legend (under the panels) still names all four."""
-    from experiments.analysis import landscape, statistics as analysis
-    campaign = analysis.load(Path(__file__).parents[1] / "results" / "reference-landscape")
+    from experiments.analysis import censored_stats, landscape
+    campaign = censored_stats.load(Path(__file__).parents[1] / "results" / "reference-landscape")
     assert campaign.n_values == [3, 4, 5, 6, 7]
     import matplotlib
     matplotlib.use("Agg")
@@ -300,7 +300,7 @@ def test_a_runs_csv_with_the_old_kind_column_reads_and_resumes_as_today(tmp_path
     campaign_dir.mkdir()
     (campaign_dir / "runs.csv").write_bytes(old.read_bytes())
     (campaign_dir / "meta.json").write_bytes((REFERENCE / "meta.json").read_bytes())
-    campaign = statistics.load(campaign_dir)
+    campaign = censored_stats.load(campaign_dir)
     assert campaign.families == ["unique", "hard", "holes"]   # no two share a label: named by it
     assert set(campaign.runs["family_key"]) == {"unique", "hard", "holes@0.33"}
     assert len(campaign.runs) == len(rows)
@@ -317,9 +317,9 @@ def test_families_sharing_a_label_are_told_apart_by_their_key(tmp_path):
     rows = [run(e, 2, f"i{k}", "solved", (1 + k) * (2 if e == "b" else 1) * (10 if share == 0.5 else 1),
                 family=f"holes@{share}", holes=share, instance_sha256=f"{share}-{k}")
             for share in (0.3, 0.5) for e in "ab" for k in range(3)]
-    campaign = statistics.load(write_campaign(tmp_path / "c", rows, {"family_labels": "holes"}))
+    campaign = censored_stats.load(write_campaign(tmp_path / "c", rows, {"family_labels": "holes"}))
     assert campaign.families == ["holes@0.3", "holes@0.5"]
-    table = statistics.summary(campaign)
+    table = censored_stats.summary(campaign)
     medians = {(r.family, r.entrant): r.median_s for r in table.itertuples()}
     assert medians == {("holes@0.3", "a"): 2.0, ("holes@0.3", "b"): 4.0,
                        ("holes@0.5", "a"): 20.0, ("holes@0.5", "b"): 40.0}
@@ -395,7 +395,7 @@ def test_a_new_hard_campaign_names_its_instance_files_hard(tmp_path):
     # without the cache, the report regenerates each hard-... file from its generator identity
     from experiments.report.instance_grids import campaign_grids
     shutil.rmtree(tmp_path / "instances")
-    grids, missing = campaign_grids(statistics.load(tmp_path / "fresh"))
+    grids, missing = campaign_grids(censored_stats.load(tmp_path / "fresh"))
     assert missing == {} and sorted(grids) == sorted(row["instance"] for row in rows)
     assert {g.source for g in grids.values()} == {"regenerated"}
 

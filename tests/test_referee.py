@@ -401,13 +401,13 @@ def test_an_unruled_none_is_not_made_wrong_by_a_header_alone(tmp_path):
     solution its instance file holds, not by the file's header (solutions=1)."""
     import hashlib
 
-    from experiments.analysis import statistics as analysis
+    from experiments.analysis import censored_stats
     from tests.test_summary import run as row, write_campaign
     data = grid_text.format_native(unsat_without_record(), {"solutions": "1"}).encode()
     (tmp_path / "instances" / "set").mkdir(parents=True)
     (tmp_path / "instances" / "set" / "u.sudoku").write_bytes(data)
     sha = hashlib.sha256(data).hexdigest()
-    campaign = analysis.load(write_campaign(tmp_path / "c", [row("a", 2, "u.sudoku", "unsat", 0.1,
+    campaign = censored_stats.load(write_campaign(tmp_path / "c", [row("a", 2, "u.sudoku", "unsat", 0.1,
                                                                  instance_sha256=sha)]))
     assert campaign.runs["status"].tolist() == ["unsat"]
 

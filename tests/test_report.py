@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from experiments.analysis import frontier as frontier_data
 from experiments.analysis import head_to_head, phase_plots, plots
 from experiments.analysis import growth as growth_fit
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.harness import schema
 from experiments.report import build as report
 from experiments.report import latex, tables, tex
@@ -105,7 +105,7 @@ def synthetic(tmp_path_factory) -> Path:
 def generated(synthetic, tmp_path_factory) -> tuple[Path, list[Path]]:
     """report.write_generated on the synthetic campaign: (report dir, files written)."""
     root = tmp_path_factory.mktemp("report")
-    return root, report.write_generated(analysis.load(synthetic), root)
+    return root, report.write_generated(censored_stats.load(synthetic), root)
 
 
 def race_command() -> list[str]:
@@ -152,7 +152,7 @@ def read_macros(path: Path) -> dict[str, str]:
 
 
 def test_generated_files_and_macros(synthetic, generated):
-    campaign = analysis.load(synthetic)
+    campaign = censored_stats.load(synthetic)
     root, written = generated
     gen = root / "generated"
     for name in ("table_summary.tex", "table_work.tex", "table_phases.tex", "table_growth.tex",
@@ -160,7 +160,7 @@ def test_generated_files_and_macros(synthetic, generated):
         assert gen / name in written and (gen / name).stat().st_size > 0
     macros = read_macros(gen / "macros.tex")
     assert len(macros) == len(set(macros))
-    table = analysis.summary(campaign)
+    table = censored_stats.summary(campaign)
     dlx2 = table[(table.entrant == "dlx") & (table.n == 2)].iloc[0]
     assert macros["dlxMedianNTwo"] == tex.tex_seconds(dlx2["median_s"])
     assert macros["dlxSolvedNTwo"] == "3/3"
@@ -187,8 +187,8 @@ def test_report_macros_are_exactly_those_report_tex_uses():
     source = re.sub(r"(?<!\\)%.*", "", source)
     own = set(re.findall(r"\\newcommand\{?\\([A-Za-z]+)", source))
     used = tex.used_names(source)
-    campaign = analysis.load(REFERENCE)
-    table = analysis.summary(campaign)
+    campaign = censored_stats.load(REFERENCE)
+    table = censored_stats.summary(campaign)
     text = campaign_macros(campaign, table, growth_fit.growth_table(campaign, table), used).text()
     defined = set(re.findall(r"^\\newcommand\{\\([A-Za-z]+)\}", text, flags=re.M))
     flags = set(re.findall(r"^\\newif\\if([A-Za-z]+)$", text, flags=re.M))
@@ -233,7 +233,7 @@ def test_plots_written_and_decodable(generated):
 
 
 def test_runtime_plot_shows_every_entrant_and_the_limit(synthetic):
-    campaign = analysis.load(synthetic)
+    campaign = censored_stats.load(synthetic)
     fig = plots.runtime_figure(campaign)
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert labels[:4] == ["backtracking", "dlx", "sat", "kissat"]
@@ -252,7 +252,7 @@ def test_phases_plot_without_sat_entrant(tmp_path, synthetic):
         writer.writeheader()
         writer.writerows(r for r in runs if r["entrant"] in ("backtracking", "dlx"))
     shutil.copy(synthetic / "meta.json", root / "meta.json")
-    campaign = analysis.load(root)
+    campaign = censored_stats.load(root)
     assert phase_plots.sat_entrants(campaign) == []
     fig = phase_plots.phases_figure(campaign)
     assert "no SAT entrant" in fig.axes[0].texts[0].get_text()
@@ -280,8 +280,8 @@ def test_reference_campaign_is_complete():
     """The committed reference: three families, every entrant at every n = 2..10 (run or
     skipped), at least 10 instances per family and n, no wrong answer, and SAT solving
     every instance of the fixed-share family up to n = 10."""
-    campaign = analysis.load(REFERENCE)
-    table = analysis.summary(campaign)
+    campaign = censored_stats.load(REFERENCE)
+    table = censored_stats.summary(campaign)
     assert campaign.n_values == list(range(2, 11))
     assert campaign.families == ["unique", "hard", "holes"]
     assert {"backtracking", "dlx", "sat", "kissat"} <= set(campaign.entrants)
@@ -312,7 +312,7 @@ def require_latex() -> None:
 
 def test_pdf_from_a_real_small_campaign(small_campaign, tmp_path):
     require_latex()
-    campaign = analysis.load(small_campaign)
+    campaign = censored_stats.load(small_campaign)
     assert campaign.entrants == ["backtracking", "dlx"] and campaign.n_values == [2, 3]
     assert (campaign.runs["status"] == "solved").all()
     result = CliRunner().invoke(main, ["report", str(small_campaign), "--report-dir", str(tmp_path), "--paper"])
@@ -353,7 +353,7 @@ def test_report_text_fits_six_pages(tmp_path):
     require_latex()
     frontier = [d for d in FRONTIER if (d / "runs.csv").is_file()]
     assert FRONTIER[0] in frontier, "make report's first frontier campaign is missing"
-    report.write_generated(analysis.load(REFERENCE), tmp_path, frontier=frontier_data.load(frontier))
+    report.write_generated(censored_stats.load(REFERENCE), tmp_path, frontier=frontier_data.load(frontier))
     text = (report.REPORT_DIR / "report.tex").read_text()
     text = re.sub(r"\\begin\{(figure|table)\}.*?\\end\{\1\}", "", text, flags=re.S)
     text = re.sub(r"\\begin\{thebibliography\}.*?\\end\{thebibliography\}", "", text, flags=re.S)
@@ -371,7 +371,7 @@ def families(tmp_path_factory) -> Path:
 
 
 def test_scatter_draws_pairs_and_censored_runs_at_the_limit(synthetic):
-    campaign = analysis.load(synthetic)
+    campaign = censored_stats.load(synthetic)
     fig = head_to_head.scatter_figure(campaign, "backtracking", "dlx")
     ax = fig.axes[0]
     assert (ax.get_xscale(), ax.get_yscale()) == ("log", "log")
@@ -389,9 +389,9 @@ def test_scatter_draws_pairs_and_censored_runs_at_the_limit(synthetic):
 
 
 def test_families_group_tables_figures_and_macros(families, tmp_path):
-    campaign = analysis.load(families)
+    campaign = censored_stats.load(families)
     assert campaign.families == ["unique", "hard"]
-    table = analysis.summary(campaign)
+    table = censored_stats.summary(campaign)
     assert list(dict.fromkeys(table["family"])) == ["unique", "hard"] and len(table) == 2 * 4 * 3
     written = report.write_generated(campaign, tmp_path)
     gen = tmp_path / "generated"
@@ -414,7 +414,7 @@ def test_families_group_tables_figures_and_macros(families, tmp_path):
 
 def test_report_builds_for_several_families_with_a_landscape_and_a_frontier(families, tmp_path):
     require_latex()
-    fig = plots.solved_figure(analysis.load(families))      # stands in for race landscape's figure
+    fig = plots.solved_figure(censored_stats.load(families))      # stands in for race landscape's figure
     fig.savefig(tmp_path / "landscape.pdf")
     frontier = frontier_campaign(tmp_path / "hard-n6")
     result = CliRunner().invoke(main, ["report", str(families), "--report-dir", str(tmp_path / "r"), "--paper",
@@ -438,7 +438,7 @@ def test_report_builds_for_several_families_with_a_landscape_and_a_frontier(fami
 
 
 def test_runtime_figure_of_the_reference_names_each_family_and_keeps_ticks_readable():
-    campaign = analysis.load(REFERENCE)
+    campaign = censored_stats.load(REFERENCE)
     fig = plots.runtime_figure(campaign)
     titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
     assert titles == ["unique puzzles", "hard puzzles", "holes puzzles (33% empty)"]
@@ -450,7 +450,7 @@ def test_log_axes_label_ticks_as_plain_text_not_tex_source(tmp_path):
     """The figures draw text as written (no mathtext, for `$` in entrant names), so the log
     axes need labels that are text too: matplotlib's own show `$\\mathdefault{10^{-4}}$`."""
     from experiments.analysis import landscape
-    campaign = analysis.load(REFERENCE)
+    campaign = censored_stats.load(REFERENCE)
     figures = [plots.runtime_figure(campaign), plots.cactus_figure(campaign),
                plots.work_figure(campaign), head_to_head.scatter_figure(campaign)]
     checked = 0
@@ -469,7 +469,7 @@ def test_log_axes_label_ticks_as_plain_text_not_tex_source(tmp_path):
                 checked += 1
     assert checked >= 5
     landscape_dir = REFERENCE.parent / "reference-landscape"
-    for path in landscape.landscape_figure(analysis.load(landscape_dir), tmp_path):
+    for path in landscape.landscape_figure(censored_stats.load(landscape_dir), tmp_path):
         if path.suffix == ".pdf":
             text = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True)
             if text.returncode == 0:

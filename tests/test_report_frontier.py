@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from experiments.analysis import frontier
 from experiments.analysis import growth as growth_fit
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.cli.main import main
 from experiments.harness import runs_table
 from experiments.harness.provenance import save_meta
@@ -67,7 +67,7 @@ def campaigns(tmp_path_factory) -> tuple[Path, Path]:
 
 
 def _rows(directory: Path):
-    loaded = [analysis.load(directory)]
+    loaded = [censored_stats.load(directory)]
     entrants = frontier.entrant_rows(loaded)
     return frontier.group_rows(loaded, entrants), entrants.set_index("entrant")
 
@@ -129,8 +129,8 @@ def test_frontier_table_rows_match_the_data(campaigns, tmp_path):
 
 
 def test_a_report_without_frontier_has_no_frontier_section(campaigns):
-    campaign = analysis.load(campaigns[0])
-    table = analysis.summary(campaign)
+    campaign = censored_stats.load(campaigns[0])
+    table = censored_stats.summary(campaign)
     macros = campaign_macros(campaign, table, growth_fit.growth_table(campaign, table)).text()
     assert r"\hasFrontierfalse" in macros and r"\hasFrontierCoresfalse" in macros
     assert r"\hasFrontierMainfalse" in macros and r"\newcommand{\frontierBest}{n/a}" in macros

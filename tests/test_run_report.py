@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.cli.main import main
 from experiments.harness import runs_table
 from experiments.report import instance_grids
@@ -68,7 +68,7 @@ def test_the_html_report_reads_the_raced_files_from_the_instance_cache(finished)
     """The runs name an instance by its file name; the file is in its set's directory of the
     cache (instances/unique-n2-s0/): it was regenerated, puzzle by puzzle, instead."""
     root, _ = finished
-    grids, missing = instance_grids.campaign_grids(analysis.load(root / "c"), regenerate=False)
+    grids, missing = instance_grids.campaign_grids(censored_stats.load(root / "c"), regenerate=False)
     assert missing == {} and len(grids) == 2
     assert {g.source for g in grids.values()} == {"file"}
 

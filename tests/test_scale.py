@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.analysis import bootstrap, statistics as analysis
+from experiments.analysis import bootstrap, censored_stats
 from experiments.harness import records, records_columnar, schema, synthetic_campaign
 from experiments.harness.runs_table import RunsTable
 from experiments.harness.worker import MIN_TIME, repetition_floor
@@ -28,13 +28,13 @@ ROOT = Path(__file__).resolve().parent.parent
 def reference_instance_times(runs: pd.DataFrame) -> pd.DataFrame:
     """The per-instance table computed the plain way: one group at a time."""
     frame = runs.copy()
-    frame["time"] = np.where(analysis.answered(frame) & frame["wall_s"].notna(), frame["wall_s"], np.inf)
+    frame["time"] = np.where(censored_stats.answered(frame) & frame["wall_s"].notna(), frame["wall_s"], np.inf)
     rank = {s: i for i, s in enumerate(schema.SEVERITY)}
     rows = []
     for (entrant, family, n, instance), group in frame.groupby(["entrant", "family", "n", "instance"],
                                                                sort=False):
         times = group["time"].to_numpy(float)
-        t = analysis.censored_quantile(times, 0.5)
+        t = censored_stats.censored_quantile(times, 0.5)
         worst = max(group["status"], key=lambda s: rank.get(s, 0))
         spread = (float(np.std(times, ddof=1) / np.mean(times))
                   if len(times) > 1 and np.isfinite(times).all() and np.mean(times) > 0 else math.nan)
@@ -55,7 +55,7 @@ def test_instance_times_match_the_group_by_group_definition(seed):
         "instance_sha256": "", "status": statuses,
         "verified": rng.choice(["True", "False", np.nan], size, p=[0.8, 0.1, 0.1]),
         "wall_s": np.where(rng.random(size) < 0.05, np.nan, rng.lognormal(0, 1, size))})
-    got = analysis.instance_times(runs).drop(columns="instance_sha256")
+    got = censored_stats.instance_times(runs).drop(columns="instance_sha256")
     want = reference_instance_times(runs)
     assert list(got["instance"]) == list(want["instance"])              # first-seen order
     pd.testing.assert_frame_equal(got.reset_index(drop=True), want[got.columns].reset_index(drop=True),
@@ -119,7 +119,7 @@ def test_columnar_reader_gives_the_rows_scan_gives_and_steps_aside_for_damage(tm
         path.write_text(body)
         assert records_columnar.read_valid(path) is None, why
     path.write_text(text.replace(",200,", ",nan,", 1))
-    campaign = analysis.load(root)                      # the row-by-row reader leaves it out
+    campaign = censored_stats.load(root)                      # the row-by-row reader leaves it out
     assert len(campaign.runs) == 299
 
 
@@ -148,7 +148,7 @@ def test_repetition_floor_fits_the_campaign():
 
 def test_synthetic_campaign_is_a_valid_campaign(tmp_path):
     root = synthetic_campaign.write(tmp_path, 40, ("dlx", "backtracking"), repeats=2)
-    campaign = analysis.load(root)
+    campaign = censored_stats.load(root)
     assert len(campaign.runs) == 40 and campaign.entrants == ["dlx", "backtracking"]
     from solvers.rules import is_solution_of
     import hashlib
@@ -159,7 +159,7 @@ def test_synthetic_campaign_is_a_valid_campaign(tmp_path):
         solution = grid_text.parse_compact(found.metadata["solution"], 3)
         assert is_solution_of(found.grids[0], solution)
         assert found.grids[0].clues() == row.clues
-    assert analysis.summary(campaign)["total"].tolist() == [10, 10]
+    assert censored_stats.summary(campaign)["total"].tolist() == [10, 10]
 
 
 def run_measured(args: list[str], cwd: Path) -> tuple[int, str, float]:
@@ -213,7 +213,7 @@ def test_every_analysis_command_at_200k_rows_in_bounded_memory(tmp_path):
 def test_html_grids_of_a_set_imported_anywhere(tmp_path):
     from experiments.report.instance_grids import campaign_grids
     root = synthetic_campaign.write(tmp_path / "results", 12, ("dlx",))
-    campaign = analysis.load(root)
+    campaign = censored_stats.load(root)
     elsewhere = tmp_path / "elsewhere" / "my-set"                # not under <out>/instances/
     (tmp_path / "results" / "instances" / "synthetic").rename(elsewhere.parent.mkdir() or elsewhere)
     campaign.meta["instance_set"]["directory"] = str(elsewhere)
@@ -269,4 +269,4 @@ def test_merge_keeps_each_row_as_written_and_shifts_the_later_source_s_repeats(t
     first, second, merged = rows(a), rows(b), rows(out)
     assert merged == first + [dict(r, repeat=str(int(r["repeat"]) + 2)) for r in second]
     assert (out / "runs.csv").read_text().splitlines()[0] == ",".join(schema.COLUMNS)
-    assert len(analysis.load(out).runs) == 80
+    assert len(censored_stats.load(out).runs) == 80

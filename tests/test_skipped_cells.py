@@ -11,7 +11,7 @@ import pytest
 matplotlib.use("Agg")
 
 from experiments.analysis import plots, skipped_cells, summary  # noqa: E402
-from experiments.analysis import statistics as analysis  # noqa: E402
+from experiments.analysis import censored_stats  # noqa: E402
 from experiments.report import html_figures, tables  # noqa: E402
 from tests.test_analysis import LIMIT, run, write_campaign  # noqa: E402
 
@@ -19,12 +19,12 @@ NOTE = "skipped, not run: a unique n=3"
 
 
 @pytest.fixture
-def skipping(tmp_path) -> analysis.Campaign:
+def skipping(tmp_path) -> censored_stats.Campaign:
     """a times out on both instances at n=2, so its n=3 cells are skipped; b solves all."""
     rows = [run("a", 2, f"i{k}", "timeout", None) for k in (1, 2)]
     rows += [run("a", 3, f"j{k}", "skipped", None) for k in (1, 2)]
     rows += [run("b", n, f"{'ij'[n - 2]}{k}", "solved", 0.1 * n * k) for n in (2, 3) for k in (1, 2)]
-    return analysis.load(write_campaign(tmp_path / "c", rows, {"entrants": ["a", "b"]}))
+    return censored_stats.load(write_campaign(tmp_path / "c", rows, {"entrants": ["a", "b"]}))
 
 
 def _hollow_points(fig) -> int:
@@ -50,8 +50,8 @@ def test_the_static_figures_leave_skipped_cells_out_and_name_them(skipping):
 
 
 def test_the_html_figures_leave_skipped_cells_out_and_name_them(skipping):
-    table = analysis.summary(skipping)
-    instances = analysis.instance_times(skipping.runs)
+    table = censored_stats.summary(skipping)
+    instances = censored_stats.instance_times(skipping.runs)
     runtime = html_figures.runtime_figure(skipping, table, instances)
     xs = [x for trace in runtime.data if trace.legendgroup == "a" for x in trace.x]
     assert xs and max(xs) < 2.5
@@ -63,7 +63,7 @@ def test_the_html_figures_leave_skipped_cells_out_and_name_them(skipping):
 
 
 def test_the_tables_read_skipped_and_say_how_skipped_runs_count(skipping):
-    table = analysis.summary(skipping)
+    table = censored_stats.summary(skipping)
     assert skipped_cells.mask(table).tolist() == [r.entrant == "a" and r.n == 3 for r in table.itertuples()]
     text = summary.summary_text(skipping, table)
     (row,) = [line for line in text.splitlines() if line.startswith("a ") and line.split()[1] == "3"]
@@ -93,11 +93,11 @@ def test_the_export_reads_skipped_with_no_time_and_no_par2(skipping):
 
 
 @pytest.fixture
-def all_skipped(tmp_path) -> analysis.Campaign:
+def all_skipped(tmp_path) -> censored_stats.Campaign:
     """a and b both time out on both instances at n=2, so every n=3 cell is skipped."""
     rows = [run(e, 2, f"i{k}", "timeout", None) for e in "ab" for k in (1, 2)]
     rows += [run(e, 3, f"j{k}", "skipped", None) for e in "ab" for k in (1, 2)]
-    return analysis.load(write_campaign(tmp_path / "c", rows, {"entrants": ["a", "b"]}))
+    return censored_stats.load(write_campaign(tmp_path / "c", rows, {"entrants": ["a", "b"]}))
 
 
 def test_the_virtual_best_where_every_entrant_was_skipped_is_skipped_not_censored(all_skipped):
@@ -105,12 +105,12 @@ def test_the_virtual_best_where_every_entrant_was_skipped_is_skipped_not_censore
     from experiments.report.virtual_best import vbs_tabular
     best = virtual_best.summary(all_skipped)
     assert skipped_cells.mask(best).tolist() == [False, True]            # n=2 censored, n=3 skipped
-    table = analysis.summary(all_skipped)
+    table = censored_stats.summary(all_skipped)
     drawn, entrants = plots.with_virtual_best(all_skipped, skipped_cells.drawn(table))
     assert drawn.loc[drawn["entrant"] == virtual_best.NAME, "n"].tolist() == [2]
     runtime = plots.runtime_figure(all_skipped)
     assert _hollow_points(runtime) == 3                  # a, b and the virtual best at n=2 only
-    html = html_figures.runtime_figure(all_skipped, table, analysis.instance_times(all_skipped.runs))
+    html = html_figures.runtime_figure(all_skipped, table, censored_stats.instance_times(all_skipped.runs))
     xs = [x for trace in html.data if trace.legendgroup == virtual_best.NAME for x in trace.x]
     assert xs and max(xs) < 2.5
     (row,) = [line for line in vbs_tabular(all_skipped, table).splitlines() if line.startswith("3 &")]

@@ -8,19 +8,19 @@ import pandas as pd
 import pytest
 
 from experiments.analysis import growth
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from tests.test_analysis import run, write_campaign
 
 
 def test_growth_table_rows_are_exact(tmp_path):
     rows = [run("a", n, "i", "solved", t) for n, t in ((2, 0.01), (3, 0.04), (5, 0.64), (6, 1.28))]
     rows += [run("b", 2, "i", "timeout", None), run("c", 4, "i", "solved", 0.5)]
-    c = analysis.load(write_campaign(tmp_path / "g", rows, {"entrants": ["a", "b", "c"]}))
+    c = censored_stats.load(write_campaign(tmp_path / "g", rows, {"entrants": ["a", "b", "c"]}))
     gt = growth.growth_table(c).set_index("entrant")
     a = gt.loc["a"]
     assert (a["n_from"], a["n_to"], a["points"]) == (2, 6, 4)
     assert a["last_ratio"] == pytest.approx(2.0)               # 1.28 / 0.64, the last step
-    g = growth.growth(analysis.summary(c), "a")
+    g = growth.growth(censored_stats.summary(c), "a")
     assert g.ratios == {3: pytest.approx(4.0), 6: pytest.approx(2.0)}   # no ratio across 3 -> 5
     # least squares over n = 2, 3, 5, 6 (mean 4, sum of squared deviations 10)
     slope = (2 * math.log10(1.28) + math.log10(0.64) - math.log10(0.04) - 2 * math.log10(0.01)) / 10
@@ -46,8 +46,8 @@ def test_instance_times_status_and_repeats(tmp_path):
             run("a", 2, "i1", "timeout", None, repeat=2),
             run("a", 2, "i0", "timeout", None), run("a", 2, "i0", "error", None, repeat=1),
             run("a", 3, "i3", "unsat", 2.0, verified=""), run("a", 3, "i4", "solved", None)]
-    c = analysis.load(write_campaign(tmp_path / "t", rows))
-    t = analysis.instance_times(c.runs)
+    c = censored_stats.load(write_campaign(tmp_path / "t", rows))
+    t = censored_stats.instance_times(c.runs)
     assert list(t.columns) == ["entrant", "family", "n", "instance", "instance_sha256", "time",
                                "status", "repeats", "spread"]
     assert list(t["instance"]) == ["i2", "i1", "i0", "i3", "i4"]     # first-seen order
@@ -57,14 +57,14 @@ def test_instance_times_status_and_repeats(tmp_path):
     assert got["i0"][1:] == (math.inf, "error", 2)             # by severity, not by name
     assert got["i3"] == (3, pytest.approx(2.0), "unsat", 1)    # unsat is an answer
     assert got["i4"][1:] == (math.inf, "solved", 1)            # no time: censored
-    empty = analysis.instance_times(c.runs.iloc[:0])
+    empty = censored_stats.instance_times(c.runs.iloc[:0])
     assert empty.empty and list(empty.columns) == list(t.columns)
 
 
 def test_answered_keeps_the_index():
     runs = pd.DataFrame({"status": ["solved", "solved", "unsat", "timeout", "wrong"],
                          "verified": [True, False, "", True, True]}, index=[7, 8, 9, 10, 11])
-    got = analysis.answered(runs)
+    got = censored_stats.answered(runs)
     assert got.dtype == bool and got.to_dict() == {7: True, 8: False, 9: True, 10: False, 11: False}
 
 
@@ -75,4 +75,4 @@ def test_answered_keeps_the_index():
     (math.inf, math.inf, "> limit"), (math.inf, 0.5, "> 500 ms"), (math.inf, 60, "> 60 s"),
 ])
 def test_format_seconds_at_every_boundary(value, limit, text):
-    assert analysis.format_seconds(value, limit) == text
+    assert censored_stats.format_seconds(value, limit) == text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis.summary import summary_text
 from tests.test_analysis import run, write_campaign
 
@@ -13,7 +13,7 @@ WRONG_HEAD = ("!!! WRONG ANSWERS: {} cell(s) gave a wrong answer (a grid that is
               "false claim); none counts as solved !!!")
 
 
-def two_families(tmp_path) -> analysis.Campaign:
+def two_families(tmp_path) -> censored_stats.Campaign:
     rows = [run("a", n, f"u{n}-{k}", "solved", t, family="unique") for n, t in ((2, 0.2), (3, 2.0))
             for k in range(3)]
     rows += [run("b", 2, f"u2-{k}", "solved", 0.5, family="unique") for k in range(2)]
@@ -22,7 +22,7 @@ def two_families(tmp_path) -> analysis.Campaign:
              for k, s in enumerate(("timeout", "memout", "wrong"))]
     rows += [run("a", 2, f"h{k}", "skipped", None, family="hard") for k in range(2)]
     rows += [run("b", 2, f"h{k}", s, 0.3, family="hard") for k, s in enumerate(("error", "unknown", "skipped"))]
-    return analysis.load(write_campaign(tmp_path / "s", rows, {"entrants": ["a", "b"]}))
+    return censored_stats.load(write_campaign(tmp_path / "s", rows, {"entrants": ["a", "b"]}))
 
 
 def test_summary_text_of_two_families_exactly(tmp_path):
@@ -71,7 +71,7 @@ def test_summary_text_of_two_families_exactly(tmp_path):
 
 def test_summary_text_uses_the_table_it_is_given(tmp_path):
     campaign = two_families(tmp_path)
-    table = analysis.summary(campaign)
+    table = censored_stats.summary(campaign)
     lines = summary_text(campaign, table[table["n"] == 2]).split("\n")
     assert [line.split()[:2] for line in lines[3:8]] == [["a", "2"], ["b", "2"], ["virtual", "best"],
                                                           ["[hard", "puzzles]"], ["a", "2"]]
@@ -83,7 +83,7 @@ def test_summary_text_of_one_family_lists_20_wrong_answers_and_refuted_claims(tm
     rows += [run("a", 3, f"j{k}", s, 2.0) for k, s in enumerate(("solved", "solved", "timeout"))]
     rows += [run("b", 2, f"i{k:02}", "unsat", 0.5) for k in range(21)]
     rows += [run("b", 2, f"i{k:02}", "wrong", 0.5, repeat=1, message=f"bad {k}") for k in range(21)]
-    lines = summary_text(analysis.load(write_campaign(tmp_path / "w", rows, {"entrants": ["a", "b"]}))
+    lines = summary_text(censored_stats.load(write_campaign(tmp_path / "w", rows, {"entrants": ["a", "b"]}))
                          ).split("\n")
     # a, n=3: 2, 2, censored: median 2 s, upper quartile censored, and a resample draws two or
     # three censored times with probability 7/27: the growth interval is unbounded above
@@ -116,14 +116,14 @@ def test_summary_text_of_one_family_lists_20_wrong_answers_and_refuted_claims(tm
 
 def test_summary_text_lists_exactly_20_wrong_answers_without_a_remainder(tmp_path):
     rows = [run("b", 2, f"i{k:02}", "wrong", 0.5, message="bad") for k in range(20)]
-    lines = summary_text(analysis.load(write_campaign(tmp_path / "w", rows))).split("\n")
+    lines = summary_text(censored_stats.load(write_campaign(tmp_path / "w", rows))).split("\n")
     assert lines[3:5] == ["", WRONG_HEAD.format(20)]
     assert lines[5:] == [f"!!!   b n=2 i{k:02} repeat 0: bad" for k in range(20)]
 
 
 def test_an_unsat_claim_nobody_contradicts_stays_an_answer(tmp_path):
     rows = [run("a", 2, "i1", "unsat", 0.5), run("b", 2, "i1", "timeout", None), run("b", 2, "i2", "solved", 1.0)]
-    text = summary_text(analysis.load(write_campaign(tmp_path / "u", rows)))
+    text = summary_text(censored_stats.load(write_campaign(tmp_path / "u", rows)))
     assert "WRONG" not in text.split("\n", 1)[1]
 
 
@@ -131,7 +131,7 @@ def test_a_refuted_claim_is_settled_when_no_row_has_a_message(tmp_path):
     """A campaign whose message column is blank throughout (read back as numbers) still has its
     refuted "no solution" turned into a wrong answer (it was a pandas TypeError)."""
     rows = [run("a", 2, "i1", "solved", 0.5), run("b", 2, "i1", "unsat", 0.1)]
-    campaign = analysis.load(write_campaign(tmp_path / "m", rows))
+    campaign = censored_stats.load(write_campaign(tmp_path / "m", rows))
     b = campaign.runs[campaign.runs["entrant"] == "b"].iloc[0]
     assert b["status"] == "wrong" and "a returned a verified solution" in b["message"]
 
@@ -150,11 +150,11 @@ def test_an_unruled_no_solution_claim_is_checked_against_its_instance_file(tmp_p
     sha = hashlib.sha256(data).hexdigest()
     rows = [run("liar", 2, "u0.sudoku", "unsat", 0.1, instance_sha256=sha),
             run("ruled", 2, "u0.sudoku", "unsat", 0.1, instance_sha256=sha, referee="as the run ruled")]
-    campaign = analysis.load(write_campaign(tmp_path / "c", rows))
+    campaign = censored_stats.load(write_campaign(tmp_path / "c", rows))
     status = dict(zip(campaign.runs["entrant"], campaign.runs["status"]))
     assert status == {"liar": "wrong", "ruled": "unsat"}
     message = campaign.runs.loc[campaign.runs["entrant"] == "liar", "message"].iloc[0]
     assert "claimed no solution, but the instance records its solution" in message
     other = write_campaign(tmp_path / "d", [run("liar", 2, "u0.sudoku", "unsat", 0.1,
                                                 instance_sha256="another-file")])
-    assert analysis.load(other).runs["status"].tolist() == ["unsat"]      # not that file
+    assert censored_stats.load(other).runs["status"].tolist() == ["unsat"]      # not that file

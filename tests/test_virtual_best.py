@@ -7,14 +7,14 @@ import math
 import numpy as np
 import pytest
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis import virtual_best
 from experiments.analysis.summary import summary_text
 from tests.test_analysis import LIMIT, run, write_campaign
 
 
 @pytest.fixture
-def race(tmp_path) -> analysis.Campaign:
+def race(tmp_path) -> censored_stats.Campaign:
     rows = [
         # n=2: a wins i1, i2; b wins i3 (a timed out), i4 nobody answered
         run("a", 2, "i1", "solved", 1.0), run("b", 2, "i1", "solved", 2.0),
@@ -26,11 +26,11 @@ def race(tmp_path) -> analysis.Campaign:
         run("a", 3, "i2", "timeout", None), run("b", 3, "i2", "solved", 0.6),
         run("a", 3, "i3", "skipped", None), run("b", 3, "i3", "solved", 0.7),
     ]
-    return analysis.load(write_campaign(tmp_path / "vbs", rows, {"entrants": ["a", "b"]}))
+    return censored_stats.load(write_campaign(tmp_path / "vbs", rows, {"entrants": ["a", "b"]}))
 
 
 def test_best_times_take_the_fastest_answer_and_censor_the_unanswered(race):
-    best = virtual_best.best_times(analysis.instance_times(race.runs), race.entrants)
+    best = virtual_best.best_times(censored_stats.instance_times(race.runs), race.entrants)
     got = {(r.n, r.instance): (r.time, r.winner) for r in best.itertuples()}
     assert got == {(2, "i1"): (1.0, "a"), (2, "i2"): (3.0, "a"), (2, "i3"): (4.0, "b"),
                    (2, "i4"): (math.inf, ""), (3, "i1"): (0.5, "a"), (3, "i2"): (0.6, "b"),
@@ -73,7 +73,7 @@ def test_speedup_interval_is_paired_over_instances():
 
 
 def test_one_entrant_has_no_vbs(tmp_path):
-    campaign = analysis.load(write_campaign(tmp_path / "one", [run("a", 2, "i1", "solved", 1.0)]))
+    campaign = censored_stats.load(write_campaign(tmp_path / "one", [run("a", 2, "i1", "solved", 1.0)]))
     assert not virtual_best.applies(campaign)
     assert "who wins" not in summary_text(campaign)
 

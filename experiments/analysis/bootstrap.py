@@ -54,7 +54,7 @@ NO_INTERVAL = Interval(math.nan, math.nan, math.nan)
 def censored_medians(samples: np.ndarray) -> np.ndarray:
     """The censored median of each row of ``samples`` (rows partitioned here): linear
     interpolation between the middle order statistics, ``inf`` when either is ``inf``
-    (the rule of :func:`experiments.analysis.statistics.censored_quantile`)."""
+    (the rule of :func:`experiments.analysis.censored_stats.censored_quantile`)."""
     values = np.asarray(samples, dtype=float)
     size = values.shape[1]
     lo, hi = (size - 1) // 2, size // 2

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.analysis import bootstrap
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis.compare import (TOLERANCE, format_ratio, interval_json, json_number,
                                           log_differences, outcomes, signed_rank_json,
                                           ratios)
@@ -80,7 +80,7 @@ def parse_renames(pairs: tuple[str, ...] | list[str]) -> dict[str, str]:
     return renames
 
 
-def entrant_pairs(old: analysis.Campaign, new: analysis.Campaign, entrants: list[str],
+def entrant_pairs(old: censored_stats.Campaign, new: censored_stats.Campaign, entrants: list[str],
                   renames: dict[str, str]) -> list[tuple[str, str]]:
     """(old spec, new spec) to compare: ``entrants`` (old specs; renamed by ``renames``),
     else every entrant of OLD that NEW has under the same or the renamed spec. Raises
@@ -109,20 +109,20 @@ def entrant_pairs(old: analysis.Campaign, new: analysis.Campaign, entrants: list
     return pairs
 
 
-def _times(campaign: analysis.Campaign, entrant: str, n_values, families) -> pd.DataFrame:
-    runs = analysis.instance_inputs(campaign.runs)
+def _times(campaign: censored_stats.Campaign, entrant: str, n_values, families) -> pd.DataFrame:
+    runs = censored_stats.instance_inputs(campaign.runs)
     runs = runs[runs["entrant"] == entrant]
     if n_values:
         runs = runs[runs["n"].isin(n_values)]
     if families:
-        runs = runs[analysis.of_families(runs["family"], families)]
-    times = analysis.instance_times(runs)
+        runs = runs[censored_stats.of_families(runs["family"], families)]
+    times = censored_stats.instance_times(runs)
     times["key"] = np.where(times["instance_sha256"].isin(["", "nan"]), times["instance"],
                             times["instance_sha256"])
     return times[["family", "n", "key", "instance", "time"]]
 
 
-def paired_times(old: analysis.Campaign, new: analysis.Campaign, old_entrant: str,
+def paired_times(old: censored_stats.Campaign, new: censored_stats.Campaign, old_entrant: str,
                  new_entrant: str, n_values: list[int] | None = None,
                  families: list[str] | None = None) -> pd.DataFrame:
     """One row per instance both sides ran: family, n, key, instance, time_old, time_new."""
@@ -201,7 +201,7 @@ def meta_differences(old: dict, new: dict) -> list[tuple[str, object, object]]:
     return found
 
 
-def normalise_factor(old: analysis.Campaign, new: analysis.Campaign) -> float:
+def normalise_factor(old: censored_stats.Campaign, new: censored_stats.Campaign) -> float:
     """score(OLD) / score(NEW), the factor NEW's times are multiplied by. Raises
     RaceError when either campaign has no calibration."""
     a, b = score(old.meta.get("calibration")), score(new.meta.get("calibration"))
@@ -217,7 +217,7 @@ def normalise_factor(old: analysis.Campaign, new: analysis.Campaign) -> float:
     return a / b
 
 
-def diff(old: analysis.Campaign, new: analysis.Campaign, entrants: list[str] | None = None,
+def diff(old: censored_stats.Campaign, new: censored_stats.Campaign, entrants: list[str] | None = None,
          renames: dict[str, str] | None = None, n_values: list[int] | None = None,
          families: list[str] | None = None, tolerance: float = TOLERANCE,
          normalise: bool = False, pair_different: bool = False) -> CampaignDiff:

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.analysis import bootstrap
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis.signed_rank import SignedRank, signed_rank_test
 from formats.errors import RaceError
 
@@ -60,7 +60,7 @@ class Comparison:
     warnings: list[str] = field(default_factory=list)
 
 
-def paired_times(campaign: analysis.Campaign, a: str, b: str, n_values: list[int] | None = None,
+def paired_times(campaign: censored_stats.Campaign, a: str, b: str, n_values: list[int] | None = None,
                  families: list[str] | None = None) -> pd.DataFrame:
     """One row per instance both ``a`` and ``b`` ran: family, n, key, instance, time_a,
     time_b (``inf`` = censored). Raises RaceError for an entrant not in the campaign."""
@@ -68,12 +68,12 @@ def paired_times(campaign: analysis.Campaign, a: str, b: str, n_values: list[int
         if name not in campaign.entrants:
             raise RaceError(f"entrant {name!r} is not in campaign {campaign.name} "
                             f"(its entrants: {', '.join(campaign.entrants)})")
-    runs = analysis.instance_inputs(campaign.runs)
+    runs = censored_stats.instance_inputs(campaign.runs)
     if n_values:
         runs = runs[runs["n"].isin(n_values)]
     if families:
-        runs = runs[analysis.of_families(runs["family"], families)]
-    times = analysis.instance_times(runs[runs["entrant"].isin([a, b])])
+        runs = runs[censored_stats.of_families(runs["family"], families)]
+    times = censored_stats.instance_times(runs[runs["entrant"].isin([a, b])])
     times["key"] = np.where(times["instance_sha256"].isin(["", "nan"]), times["instance"],
                             times["instance_sha256"])
     left = times[times["entrant"] == a][["family", "n", "key", "instance", "time"]]
@@ -122,15 +122,15 @@ def paired_row(family: str, n: int | None, pairs: pd.DataFrame, tolerance: float
                      signed_rank_test(log_differences(ta, tb)))
 
 
-def spread_warnings(campaign: analysis.Campaign, entrants: list[str],
+def spread_warnings(campaign: censored_stats.Campaign, entrants: list[str],
                     limit: float = SPREAD_LIMIT, per_instance: pd.DataFrame | None = None) -> list[str]:
     """pyperf-style warnings: per entrant, how many instances have repeats whose
     coefficient of variation exceeds ``limit``; a note when nothing was repeated.
-    ``per_instance``: the campaign's :func:`analysis.instance_times`, when at hand."""
+    ``per_instance``: the campaign's :func:`censored_stats.instance_times`, when at hand."""
     if per_instance is None:
-        runs = analysis.instance_inputs(campaign.runs)
+        runs = censored_stats.instance_inputs(campaign.runs)
         mine = runs["entrant"].isin(entrants)
-        per_instance = analysis.instance_times(runs if mine.all() else runs[mine])
+        per_instance = censored_stats.instance_times(runs if mine.all() else runs[mine])
     times = per_instance[per_instance["entrant"].isin(entrants)]
     if (times["repeats"] <= 1).all():
         return ["note: 1 repeat per instance, so the run-to-run spread was not measured "
@@ -148,7 +148,7 @@ def spread_warnings(campaign: analysis.Campaign, entrants: list[str],
     return out
 
 
-def compare(campaign: analysis.Campaign, a: str, b: str, n_values: list[int] | None = None,
+def compare(campaign: censored_stats.Campaign, a: str, b: str, n_values: list[int] | None = None,
             families: list[str] | None = None, tolerance: float = TOLERANCE) -> Comparison:
     """Compare ``b`` against ``a`` on their common instances (module docstring). Raises
     RaceError for an unknown entrant or when they share no instance."""
@@ -167,9 +167,9 @@ def compare(campaign: analysis.Campaign, a: str, b: str, n_values: list[int] | N
                       wrong_warnings(campaign, [a, b]) + spread_warnings(campaign, [a, b]))
 
 
-def wrong_warnings(campaign: analysis.Campaign, entrants: list[str]) -> list[str]:
+def wrong_warnings(campaign: censored_stats.Campaign, entrants: list[str]) -> list[str]:
     """One loud line per entrant with wrong answers (censored in every pair: never faster)."""
-    wrong = analysis.wrong_runs(campaign)
+    wrong = censored_stats.wrong_runs(campaign)
     out = []
     for entrant in entrants:
         count = int((wrong["entrant"] == entrant).sum())

@@ -8,7 +8,7 @@ within the limit) is a mark, never a number averaged in: a series' ``y`` is NaN 
 ``censored`` mask is set, and the renderers draw that point hollow at "> limit".
 
 This module builds the runtime, solved, cactus and work figures from a campaign's summary
-(:func:`experiments.analysis.statistics.summary`) and instance times; the phase split and
+(:func:`experiments.analysis.censored_stats.summary`) and instance times; the phase split and
 the head to head are built in :mod:`experiments.analysis.scatter_phase_models`.
 """
 
@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.analysis import skipped_cells, virtual_best
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis.entrant_labels import short_label
 from experiments.analysis.figure_style import family_title
 from experiments.harness.schema import Status
@@ -125,11 +125,11 @@ def dodge(index: int, count: int, width: float = 0.07) -> float:
     return (index - (count - 1) / 2) * width
 
 
-def with_virtual_best(campaign: analysis.Campaign, table: pd.DataFrame,
+def with_virtual_best(campaign: censored_stats.Campaign, table: pd.DataFrame,
                       per_instance: pd.DataFrame | None = None) -> tuple[pd.DataFrame, list[str]]:
     """``table`` with the virtual best solver's rows appended and the entrants to draw
     (the VBS last, so it takes the next style) when the campaign has two entrants or more;
-    ``per_instance``: the campaign's :func:`analysis.instance_times`, when at hand. A VBS row
+    ``per_instance``: the campaign's :func:`censored_stats.instance_times`, when at hand. A VBS row
     where every entrant was skipped is left out, like theirs."""
     entrants = list(campaign.entrants)
     if not virtual_best.applies(campaign):
@@ -152,7 +152,7 @@ def lowest(values: np.ndarray, limit: float) -> float:
     return float(values.min()) / 1.6 if values.size else limit / 1e3
 
 
-def _n_axis(campaign: analysis.Campaign, family: str) -> Axis:
+def _n_axis(campaign: censored_stats.Campaign, family: str) -> Axis:
     ns = campaign.family(family).n_values
     return Axis("box size n (grid n²×n²)", ticks=tuple(float(n) for n in ns),
                 limits=(min(ns) - 0.4, max(ns) + 0.4) if ns else None)
@@ -163,12 +163,12 @@ def _jitter(count: int, index: int, entrants: int, seed: int) -> np.ndarray:
     return dodge(index, entrants, 0.09) + rng.uniform(-0.03, 0.03, count)
 
 
-def runtime_model(campaign: analysis.Campaign, table: pd.DataFrame,
+def runtime_model(campaign: censored_stats.Campaign, table: pd.DataFrame,
                   instances: pd.DataFrame) -> FigureModel:
     """Median wall time per solve vs n, one panel per family: the medians (a censored one a
     mark at the limit), the interquartile band (its top cut at the limit), the virtual best as
     an entrant; ``points``: each instance's time (``inf`` censored), jittered about its n.
-    ``instances``: the campaign's instance times (:func:`analysis.instance_times` or the
+    ``instances``: the campaign's instance times (:func:`censored_stats.instance_times` or the
     page's rows, which add work counters for the hover boxes)."""
     limit = campaign.timeout_s
     left_out = skipped_cells.note(table)            # a skipped cell is no censored time: named
@@ -205,7 +205,7 @@ def runtime_model(campaign: analysis.Campaign, table: pd.DataFrame,
     return FigureModel("runtime", title, tuple(panels), limit, notes, tuple(entrants))
 
 
-def solved_model(campaign: analysis.Campaign, table: pd.DataFrame,
+def solved_model(campaign: censored_stats.Campaign, table: pd.DataFrame,
                  per_instance: pd.DataFrame | None = None) -> FigureModel:
     """The share (%) of instances solved within the limit vs n, one panel per family, the
     virtual best too; a skipped cell is left out (not 0 % solved) and named in the notes."""
@@ -225,14 +225,14 @@ def solved_model(campaign: analysis.Campaign, table: pd.DataFrame,
         title = (f"Solved within the limit, {family_title(campaign, family)}" if len(families) == 1
                  else f"{family}: solved")
         panels.append(Panel(family, title, _n_axis(campaign, family),
-                            Axis(f"solved within {analysis.format_seconds(campaign.timeout_s)} (%)",
+                            Axis(f"solved within {censored_stats.format_seconds(campaign.timeout_s)} (%)",
                                  "linear", (-5.0, 105.0)), tuple(series)))
     notes = (textwrap.fill(left_out, 60),) if left_out else ()
     return FigureModel("solved", "Instances solved within the limit", tuple(panels), None, notes,
                        tuple(entrants))
 
 
-def cactus_model(campaign: analysis.Campaign, instances: pd.DataFrame) -> FigureModel:
+def cactus_model(campaign: censored_stats.Campaign, instances: pd.DataFrame) -> FigureModel:
     """For each entrant (and the virtual best), its answered instances (all families and n)
     sorted by time: the k-th fastest at x = k; censored instances are not on the curve."""
     entrants = list(campaign.entrants)
@@ -258,7 +258,7 @@ def cactus_model(campaign: analysis.Campaign, instances: pd.DataFrame) -> Figure
     return FigureModel("cactus", f"Cactus plot, {which}", (panel,), campaign.timeout_s, (), tuple(entrants))
 
 
-def work_model(campaign: analysis.Campaign, table: pd.DataFrame) -> FigureModel:
+def work_model(campaign: censored_stats.Campaign, table: pd.DataFrame) -> FigureModel:
     """Median work counters over solved instances vs n: a panel per (family, counter), keys
     ``family/counter``; a median of 0 puts the panel on a symlog axis; a median over fewer
     than half the instances is hollow; a panel where every median is 0 or no entrant reports

@@ -4,8 +4,8 @@ A frontier campaign is an ordinary campaign (runs.csv + meta.json) that takes a 
 entrants to sizes where the main campaign's methods stop, typically one family at one large n.
 Every statistic here treats a puzzle without a verified answer as censored (its time is "more
 than the limit", never a number): repeats are collapsed per puzzle by
-:func:`experiments.analysis.statistics.instance_times` and medians over all puzzles are
-:func:`experiments.analysis.statistics.censored_quantile`.
+:func:`experiments.analysis.censored_stats.instance_times` and medians over all puzzles are
+:func:`experiments.analysis.censored_stats.censored_quantile`.
 
 :func:`load` reads them (``race report --frontier DIR``). :func:`entrant_rows` gives one row per
 (campaign, family, n, entrant): the cores the entrant's cells held, puzzles answered of those it
@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis import virtual_best
 from experiments.analysis.multicore import cores_of
 from formats.errors import RaceError
@@ -40,7 +40,7 @@ GROUP_COLUMNS = ["source", "campaign", "family", "n", "holes", "limit_s", "puzzl
                  "best_answered_median_s"]
 
 
-def load(directories: list[Path]) -> list[analysis.Campaign]:
+def load(directories: list[Path]) -> list[censored_stats.Campaign]:
     """The frontier campaigns in ``directories`` (each given once, in the order given).
     Raises RaceError naming the directory when one is missing or is no readable campaign."""
     campaigns, seen = [], set()
@@ -50,13 +50,13 @@ def load(directories: list[Path]) -> list[analysis.Campaign]:
             continue
         seen.add(key)
         try:
-            campaigns.append(analysis.load(directory))
+            campaigns.append(censored_stats.load(directory))
         except RaceError as exc:
             raise RaceError(f"--frontier {directory}: {exc}") from None
     return campaigns
 
 
-def _groups(campaign: analysis.Campaign):
+def _groups(campaign: censored_stats.Campaign):
     """(family, n, runs) of ``campaign``: families in the campaign's order, n ascending."""
     runs = campaign.runs
     for family in campaign.families:
@@ -65,7 +65,7 @@ def _groups(campaign: analysis.Campaign):
             yield family, n, mine[mine["n"] == n]
 
 
-def _limit(runs: pd.DataFrame, campaign: analysis.Campaign) -> float:
+def _limit(runs: pd.DataFrame, campaign: censored_stats.Campaign) -> float:
     value = pd.to_numeric(runs["timeout_s"], errors="coerce").max()
     return float(value) if pd.notna(value) else campaign.timeout_s
 
@@ -85,12 +85,12 @@ def _answered_median(times: np.ndarray) -> float:
     return float(np.median(finite)) if finite.size else math.nan
 
 
-def entrant_rows(campaigns: list[analysis.Campaign]) -> pd.DataFrame:
+def entrant_rows(campaigns: list[censored_stats.Campaign]) -> pd.DataFrame:
     """One row per (campaign, family, n, entrant) of ``campaigns`` (module docstring), in the
     order of ``campaigns``: ``source`` the campaign's place in it, ``campaign`` its name."""
     out = []
     for source, campaign in enumerate(campaigns):
-        per_instance = analysis.instance_times(campaign.runs)
+        per_instance = censored_stats.instance_times(campaign.runs)
         for family, n, runs in _groups(campaign):
             limit = _limit(runs, campaign)
             for entrant in campaign.entrants:
@@ -100,26 +100,26 @@ def entrant_rows(campaigns: list[analysis.Campaign]) -> pd.DataFrame:
                 mine = per_instance[(per_instance["entrant"] == entrant) & (per_instance["family"] == family)
                                     & (per_instance["n"] == n)]
                 times = mine["time"].to_numpy(dtype=float)
-                ok = cells[analysis.answered(cells)]
+                ok = cells[censored_stats.answered(cells)]
                 cpu = pd.to_numeric(ok["cpu_s"], errors="coerce").dropna()
                 out.append({"source": source, "campaign": campaign.name, "family": family, "n": n,
                             "entrant": entrant,
                             "cores": int(cores_of(cells).max()),
                             "answered": int(np.isfinite(times).sum()), "total": len(times),
-                            "median_s": analysis.censored_quantile(times, 0.5),
+                            "median_s": censored_stats.censored_quantile(times, 0.5),
                             "answered_median_s": _answered_median(times),
                             "cpu_answered_median_s": float(cpu.median()) if len(cpu) else math.nan,
-                            "par2_s": analysis.par2(times, limit), "limit_s": limit})
+                            "par2_s": censored_stats.par2(times, limit), "limit_s": limit})
     return pd.DataFrame(out, columns=ENTRANT_COLUMNS)
 
 
-def group_rows(campaigns: list[analysis.Campaign], entrants: pd.DataFrame | None = None) -> pd.DataFrame:
+def group_rows(campaigns: list[censored_stats.Campaign], entrants: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per (campaign, family, n) of ``campaigns`` (module docstring). ``entrants``:
     :func:`entrant_rows` of the same campaigns, when already computed."""
     entrants = entrant_rows(campaigns) if entrants is None else entrants
     out = []
     for source, campaign in enumerate(campaigns):
-        best_times = virtual_best.best_times(analysis.instance_times(campaign.runs), campaign.entrants)
+        best_times = virtual_best.best_times(censored_stats.instance_times(campaign.runs), campaign.entrants)
         for family, n, runs in _groups(campaign):
             times = best_times.loc[(best_times["family"] == family) & (best_times["n"] == n),
                                    "time"].to_numpy(dtype=float)
@@ -133,7 +133,7 @@ def group_rows(campaigns: list[analysis.Campaign], entrants: pd.DataFrame | None
                         "holes": _holes(runs, n),
                         "limit_s": _limit(runs, campaign), "puzzles": len(times), "anyone": anyone,
                         "nobody": len(times) - anyone,
-                        "median_s": analysis.censored_quantile(times, 0.5),
+                        "median_s": censored_stats.censored_quantile(times, 0.5),
                         "answered_median_s": _answered_median(times),
                         "best": str(best["entrant"]) if best is not None else "",
                         "best_answered": int(best["answered"]) if best is not None else 0,

@@ -16,7 +16,7 @@ import pandas as pd
 
 from experiments.analysis import bootstrap
 from experiments.analysis.campaign_data import Campaign
-from experiments.analysis.statistics import instance_times, summary
+from experiments.analysis.censored_stats import instance_times, summary
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 N_GREYS = ["0.75", "0.55", "0.35", "0.0", "0.6", "0.4", "0.2"]
 
 
-def head_to_head_pair(campaign: analysis.Campaign) -> tuple[str, str] | None:
+def head_to_head_pair(campaign: censored_stats.Campaign) -> tuple[str, str] | None:
     """The pair the report's scatter shows: the first entrant whose solver names a partner
     (:attr:`solvers.interface.Solver.partner`) that raced too, with that partner (dlx vs sat);
     else the first two entrants; None with fewer than two."""
@@ -94,7 +94,7 @@ def _scatter_panel(ax: Axes, panel: Panel, order: list[str], limit: float, names
                 bbox={"facecolor": "white", "edgecolor": "0.7", "linewidth": 0.5, "pad": 2})
 
 
-def scatter_figure(campaign: analysis.Campaign, a: str | None = None, b: str | None = None,
+def scatter_figure(campaign: censored_stats.Campaign, a: str | None = None, b: str | None = None,
                    width: float | None = None) -> Figure:
     """Per-instance head to head, log-log: A's time on x, B's on y, on the same instances
     (:func:`experiments.analysis.compare.paired_times`), one panel per family. A censored
@@ -158,7 +158,7 @@ def draw_scatter(model: FigureModel, width: float | None = None) -> Figure:
                               markeredgecolor="black", markersize=5.5))
         labels.append("censored (in the strip beyond the limit)")
     handles.append(Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9))
-    labels.append(f"time limit ({analysis.format_seconds(limit)})")
+    labels.append(f"time limit ({censored_stats.format_seconds(limit)})")
     for note in model.notes:            # never raced: no time, so no point (not a censored one)
         handles.append(Line2D([], [], linestyle="none"))
         labels.append(note)

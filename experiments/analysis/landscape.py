@@ -1,7 +1,7 @@
 """The hardness landscape of a ``race landscape`` campaign: per n and hole fraction, each
 entrant's solved fraction, censored median time and median work, and the peak.
 
-Censoring as everywhere (:mod:`experiments.analysis.statistics`): an instance without a
+Censoring as everywhere (:mod:`experiments.analysis.censored_stats`): an instance without a
 verified answer counts as "> limit" (``inf``) for time and work alike, so a median is
 ``inf`` when at least half the instances were not answered.
 
@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 
 #: work counters, in order of preference, for an entrant's "work" column
 WORK_ORDER = ("nodes", "conflicts", "decisions", "propagations")
@@ -41,15 +41,15 @@ _INDEX = re.compile(r"-(\d+)\.sudoku$")
 
 def work_counter(runs: pd.DataFrame, entrant: str) -> str | None:
     """The work counter reported for ``entrant``'s answered runs (first of WORK_ORDER)."""
-    mine = runs[(runs["entrant"] == entrant) & analysis.answered(runs)]
+    mine = runs[(runs["entrant"] == entrant) & censored_stats.answered(runs)]
     return next((c for c in WORK_ORDER if mine[c].notna().any()), None)
 
 
-def instance_table(campaign: analysis.Campaign) -> pd.DataFrame:
+def instance_table(campaign: censored_stats.Campaign) -> pd.DataFrame:
     """One row per (entrant, n, holes, index): time and work, median over repeats,
     ``inf`` when censored; ``work`` is NaN for an entrant without a work counter."""
     runs = campaign.runs.copy()
-    ok = analysis.answered(runs) & runs["wall_s"].notna()
+    ok = censored_stats.answered(runs) & runs["wall_s"].notna()
     runs["time"] = np.where(ok, runs["wall_s"], np.inf)
     runs["work"] = np.nan
     for entrant in runs["entrant"].unique():
@@ -61,12 +61,12 @@ def instance_table(campaign: analysis.Campaign) -> pd.DataFrame:
     rows = []
     for (entrant, n, holes, index), group in runs.groupby(["entrant", "n", "holes", "index"]):
         rows.append({"entrant": entrant, "n": int(n), "holes": float(holes), "index": int(index),
-                     "time": analysis.censored_quantile(group["time"].to_numpy(float), 0.5),
-                     "work": analysis.censored_quantile(group["work"].to_numpy(float), 0.5)})
+                     "time": censored_stats.censored_quantile(group["time"].to_numpy(float), 0.5),
+                     "work": censored_stats.censored_quantile(group["work"].to_numpy(float), 0.5)})
     return pd.DataFrame(rows, columns=["entrant", "n", "holes", "index", "time", "work"])
 
 
-def landscape_table(campaign: analysis.Campaign, per_instance: pd.DataFrame | None = None
+def landscape_table(campaign: censored_stats.Campaign, per_instance: pd.DataFrame | None = None
                     ) -> pd.DataFrame:
     """Per (n, holes, entrant): instances, solved_frac, median_s, par2_s, median_work and
     the work counter's name (entrants in campaign order)."""
@@ -78,9 +78,9 @@ def landscape_table(campaign: analysis.Campaign, per_instance: pd.DataFrame | No
         times = group["time"].to_numpy(float)
         rows.append({"n": int(n), "holes": float(holes), "entrant": entrant,
                      "instances": len(group), "solved_frac": float(np.isfinite(times).mean()),
-                     "median_s": analysis.censored_quantile(times, 0.5),
-                     "par2_s": analysis.par2(times, limit),
-                     "median_work": analysis.censored_quantile(group["work"].to_numpy(float), 0.5),
+                     "median_s": censored_stats.censored_quantile(times, 0.5),
+                     "par2_s": censored_stats.par2(times, limit),
+                     "median_work": censored_stats.censored_quantile(group["work"].to_numpy(float), 0.5),
                      "counter": work_counter(campaign.runs, entrant) or ""})
     table = pd.DataFrame(rows)
     if table.empty:
@@ -94,7 +94,7 @@ def _argmax_fraction(values: np.ndarray, times: np.ndarray, fractions: np.ndarra
     """The fraction (rows of ``values`` and ``times``: fractions x instances) with the
     largest censored median of ``values``, ties to the larger PAR-2 of ``times``, then to
     the smaller fraction."""
-    medians = np.array([analysis.censored_quantile(row, 0.5) for row in values])
+    medians = np.array([censored_stats.censored_quantile(row, 0.5) for row in values])
     par2 = np.where(np.isinf(times), 2 * limit, times).mean(axis=1)
     best = np.lexsort((-fractions, par2, medians))[-1]
     return float(fractions[best])
@@ -107,7 +107,7 @@ def peak(per_instance: pd.DataFrame, n: int, limit: float, resamples: int = RESA
     at_n = per_instance[per_instance["n"] == n]
     if at_n.empty:
         return None
-    par2 = {e: analysis.par2(g["time"].to_numpy(float), limit) for e, g in at_n.groupby("entrant")}
+    par2 = {e: censored_stats.par2(g["time"].to_numpy(float), limit) for e, g in at_n.groupby("entrant")}
     entrant = min(par2, key=lambda e: (par2[e], e))
     mine = at_n[at_n["entrant"] == entrant]
     measure = "work" if mine["work"].notna().all() else "time"
@@ -128,7 +128,7 @@ def peak(per_instance: pd.DataFrame, n: int, limit: float, resamples: int = RESA
             "measure": measure, "instances": columns}
 
 
-def peaks(campaign: analysis.Campaign, per_instance: pd.DataFrame | None = None,
+def peaks(campaign: censored_stats.Campaign, per_instance: pd.DataFrame | None = None,
           resamples: int = RESAMPLES) -> list[dict]:
     """The peak of every n of the campaign (n ascending)."""
     inst = instance_table(campaign) if per_instance is None else per_instance
@@ -136,12 +136,12 @@ def peaks(campaign: analysis.Campaign, per_instance: pd.DataFrame | None = None,
     return [p for p in found if p is not None]
 
 
-def landscape_text(campaign: analysis.Campaign) -> str:
+def landscape_text(campaign: censored_stats.Campaign) -> str:
     """The end-of-run summary: per n a table (hole fraction x entrant: solved, median time,
     median work) and the peak with its interval."""
     inst = instance_table(campaign)
     table = landscape_table(campaign, inst)
-    fmt = analysis.format_seconds
+    fmt = censored_stats.format_seconds
     limit = campaign.timeout_s
     entrants = [e for e in campaign.entrants if e in set(table["entrant"])]
     found = {p["n"]: p for p in peaks(campaign, inst)}
@@ -180,7 +180,7 @@ def _format_work(value: float) -> str:
     return f"{value:.3g}"
 
 
-def landscape_family(campaign: analysis.Campaign) -> str:
+def landscape_family(campaign: censored_stats.Campaign) -> str:
     """What the landscape's puzzles are: the family kind and the pattern its holes are cut
     in (e.g. ``holes puzzles, balanced holes``), from the runs' families and the metadata."""
     kinds = sorted({str(f).split("@")[0] for f in campaign.runs["family"].dropna().unique()}) or ["holes"]
@@ -188,7 +188,7 @@ def landscape_family(campaign: analysis.Campaign) -> str:
     return f"{'/'.join(kinds)} puzzles" + (f", {pattern} holes" if pattern else "")
 
 
-def landscape_figure(campaign: analysis.Campaign, out_dir: Path) -> list[Path]:
+def landscape_figure(campaign: censored_stats.Campaign, out_dir: Path) -> list[Path]:
     """Write :func:`landscape_plot` as ``landscape.pdf`` and ``landscape.png`` into
     ``out_dir``; return their paths."""
     from experiments.analysis.figure_style import pyplot
@@ -208,7 +208,7 @@ def landscape_figure(campaign: analysis.Campaign, out_dir: Path) -> list[Path]:
     return paths
 
 
-def landscape_plot(campaign: analysis.Campaign):
+def landscape_plot(campaign: censored_stats.Campaign):
     """Median time vs hole fraction, one panel per n, one line per entrant (each in its
     style of every figure; censored medians as hollow markers in the entrant's row of the
     strip above the limit), the peak's interval shaded, the campaign named under it all
@@ -272,7 +272,7 @@ def landscape_plot(campaign: analysis.Campaign):
                 Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
                        markeredgecolor="0.3", markersize=6),
                 Patch(color="0.85")]
-    labels += [f"time limit ({analysis.format_seconds(limit)})", "median > limit (censored)",
+    labels += [f"time limit ({censored_stats.format_seconds(limit)})", "median > limit (censored)",
                "hardness peak (90% bootstrap interval)"]
     fig.suptitle(f"Hardness landscape: {landscape_family(campaign)}, median time per instance "
                  f"vs the fraction of empty cells", fontsize=9)

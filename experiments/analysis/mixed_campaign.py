@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.harness.code_identity import mixing_lines
 from formats.errors import printable
 
@@ -28,7 +28,7 @@ def machines(runs: pd.DataFrame) -> dict[str, int]:
     return dict(sorted(hosts.items()))
 
 
-def warnings(campaign: analysis.Campaign) -> list[str]:
+def warnings(campaign: censored_stats.Campaign) -> list[str]:
     """One line per entrant whose rows mix code, and one when the rows were measured on
     more than one machine."""
     out = mixing_lines(campaign.meta)

@@ -18,7 +18,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 
 
 def cores_of(runs: pd.DataFrame) -> pd.Series:
@@ -28,7 +28,7 @@ def cores_of(runs: pd.DataFrame) -> pd.Series:
     return pd.to_numeric(runs["cores"], errors="coerce").fillna(1).clip(lower=1).astype(int)
 
 
-def multicore_entrants(campaign: analysis.Campaign) -> list[str]:
+def multicore_entrants(campaign: censored_stats.Campaign) -> list[str]:
     """The campaign's entrants (in its order) with a cell that held more than one core."""
     runs = campaign.runs
     several = set(runs.loc[cores_of(runs) > 1, "entrant"].astype(str))
@@ -53,7 +53,7 @@ def _winner(extra: object) -> int | None:
     return int(value) if isinstance(value, (int, float)) and value >= 0 else None
 
 
-def rows(campaign: analysis.Campaign) -> pd.DataFrame:
+def rows(campaign: censored_stats.Campaign) -> pd.DataFrame:
     """One row per (family, entrant, n) of the multi-core entrants (module docstring)."""
     runs = campaign.runs
     out = []
@@ -63,7 +63,7 @@ def rows(campaign: analysis.Campaign) -> pd.DataFrame:
         for (family, n), cells in mine.groupby(["family", "n"], sort=True):
             cores = int(cores_of(cells).max())
             limit = float(pd.to_numeric(cells["timeout_s"], errors="coerce").max())
-            ok = analysis.answered(cells)
+            ok = censored_stats.answered(cells)
             wall = np.where(ok, pd.to_numeric(cells["wall_s"], errors="coerce"), np.inf)
             cpu = np.where(ok, pd.to_numeric(cells["cpu_s"], errors="coerce"), np.inf)
             wins: dict[str, int] = {}
@@ -74,10 +74,10 @@ def rows(campaign: analysis.Campaign) -> pd.DataFrame:
                     wins[name] = wins.get(name, 0) + 1
             out.append({"family": family, "entrant": entrant, "n": int(n), "cores": cores,
                         "answered": int(ok.sum()), "total": len(cells),
-                        "wall_median_s": analysis.censored_quantile(wall, 0.5),
-                        "wall_par2_s": analysis.par2(wall, limit),
-                        "cpu_median_s": analysis.censored_quantile(cpu, 0.5),
-                        "cpu_par2_s": analysis.par2(cpu, limit * cores),
+                        "wall_median_s": censored_stats.censored_quantile(wall, 0.5),
+                        "wall_par2_s": censored_stats.par2(wall, limit),
+                        "cpu_median_s": censored_stats.censored_quantile(cpu, 0.5),
+                        "cpu_par2_s": censored_stats.par2(cpu, limit * cores),
                         "limit_s": limit, "wins": wins})
     return pd.DataFrame(out)
 
@@ -88,12 +88,12 @@ def wins_text(wins: dict[str, int]) -> str:
     return ", ".join(f"{name} {count}" for name, count in ordered) or "none"
 
 
-def summary_lines(campaign: analysis.Campaign) -> list[str]:
+def summary_lines(campaign: censored_stats.Campaign) -> list[str]:
     """The summary's block on the multi-core entrants ([] when there is none)."""
     table = rows(campaign)
     if table.empty:
         return []
-    fmt = analysis.format_seconds
+    fmt = censored_stats.format_seconds
     several = len(campaign.families) > 1
     out = ["", "entrants on several cores: the medians above are wall time (each held one core "
                "per member); their total CPU time over all members, and which member answered:"]

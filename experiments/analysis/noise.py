@@ -20,7 +20,7 @@ top of meta.json, the latest session's, are read only when there is no history.
 
 from __future__ import annotations
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.harness.calibration import drift_warning
 from experiments.harness.machine import busy_warning
 
@@ -77,7 +77,7 @@ def sessions(meta: dict, runs=None) -> list[tuple[dict, str]]:
     return found
 
 
-def machine_warnings(campaign: analysis.Campaign, where: str = "") -> list[str]:
+def machine_warnings(campaign: censored_stats.Campaign, where: str = "") -> list[str]:
     """The busy-machine and calibration-drift warnings of ``campaign`` (``where`` names it
     in the line, e.g. when two campaigns are compared), from each session that measured
     cells (:func:`sessions`), and for a merged campaign each source's."""
@@ -98,11 +98,11 @@ def machine_warnings(campaign: analysis.Campaign, where: str = "") -> list[str]:
     return list(dict.fromkeys(w for w in found if w))
 
 
-def warnings(campaign: analysis.Campaign, where: str = "", per_instance=None) -> list[str]:
+def warnings(campaign: censored_stats.Campaign, where: str = "", per_instance=None) -> list[str]:
     """Every noise warning of ``campaign``: the machine's, then the repeats' spread per
     entrant (nothing when each instance ran once), then rows of mixed code or machines
     (:func:`experiments.analysis.mixed_campaign.warnings`). ``per_instance``: the campaign's
-    :func:`analysis.instance_times`, when the caller has it."""
+    :func:`censored_stats.instance_times`, when the caller has it."""
     from experiments.analysis.compare import spread_warnings
     from experiments.analysis.mixed_campaign import warnings as mixing
     spread = [w if not where else w.replace("WARNING: ", f"WARNING: {where}: ", 1)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis.figure_models import FigureModel
 from experiments.analysis.figure_style import pyplot
 from experiments.analysis.scatter_phase_models import PHASE_NAMES, phases_model, sat_entrants  # noqa: F401
@@ -29,12 +29,12 @@ PHASE_STYLE = {"t_check": ("0.92", ""), "t_build": ("0.75", "||"), "t_encode": (
 BAR_ROOM = 0.2
 
 
-def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
+def phases_figure(campaign: censored_stats.Campaign, table: pd.DataFrame | None = None,
                   width: float | None = None) -> Figure:
     """One panel per SAT entrant: stacked bars of each phase's share of the median solve
     at every n, each bar labelled with the sum of the phase medians; the first family
     (the assignment's), named in the title. ``width`` (inches): the width it is laid out for."""
-    table = analysis.summary(campaign) if table is None else table
+    table = censored_stats.summary(campaign) if table is None else table
     return draw_phases(phases_model(campaign, table), width)
 
 

@@ -15,7 +15,7 @@ Each figure names its family and, under everything, its campaign.
 (6.8 in); without it, each figure takes the size it needs.
 
 :func:`plot_all` writes all of them; each ``*_figure`` function returns one
-matplotlib Figure built from a :class:`experiments.analysis.statistics.Campaign`.
+matplotlib Figure built from a :class:`experiments.analysis.censored_stats.Campaign`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 import numpy as np
 import pandas as pd
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis.figure_models import (FEW, WORK, FigureModel, Panel, Series,  # noqa: F401
                                                 cactus_model, runtime_model, solved_model,
                                                 with_virtual_best, work_model)
@@ -126,7 +126,7 @@ def censored_strip(ax: Axes, rows_above: dict[str, float], limit: float, low: fl
     ax.set_ylim(low, top)
     if rows_above:
         ax.axhspan(limit, top, color="0.94", zorder=0, linewidth=0)
-        ax.text(0.01, (limit * top) ** 0.5, f"> {analysis.format_seconds(limit)}",
+        ax.text(0.01, (limit * top) ** 0.5, f"> {censored_stats.format_seconds(limit)}",
                 transform=ax.get_yaxis_transform(), ha="left", va="center", fontsize=NOTE_SIZE, color="0.35")
     for locator, axis_set in ((LogLocator(), ax.yaxis.set_major_locator),
                               (LogLocator(subs="auto"), ax.yaxis.set_minor_locator)):
@@ -170,7 +170,7 @@ def draw_runtime(model: FigureModel, styles: dict[str, EntrantStyle], width: flo
         if len(axes) > 1:
             ax.set_title(panel.title)
     axes[0].set_ylabel(model.panels[0].y.label)
-    extra = [(_legend_handle(**LIMIT_LINE), f"time limit ({analysis.format_seconds(limit)})")]
+    extra = [(_legend_handle(**LIMIT_LINE), f"time limit ({censored_stats.format_seconds(limit)})")]
     if model.has_censored():              # the censored marker only when one is drawn
         extra.append((_legend_handle(linestyle="none", marker="o", markerfacecolor="white",
                                      markeredgecolor="0.3", markersize=6),
@@ -266,48 +266,48 @@ def draw_work(model: FigureModel, styles: dict[str, EntrantStyle], width: float 
     return fig
 
 
-def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
+def runtime_figure(campaign: censored_stats.Campaign, table: pd.DataFrame | None = None,
                    per_instance: pd.DataFrame | None = None, width: float | None = None) -> Figure:
     """Median wall time per solve vs n (log y), IQR band, the limit as a dashed line; a
     censored median is a hollow marker drawn at the limit, joined by a thin dotted line; one
     panel per instance family."""
-    per_instance = analysis.instance_times(campaign.runs) if per_instance is None else per_instance
-    table = analysis.summary(campaign, per_instance) if table is None else table
+    per_instance = censored_stats.instance_times(campaign.runs) if per_instance is None else per_instance
+    table = censored_stats.summary(campaign, per_instance) if table is None else table
     return draw_runtime(runtime_model(campaign, table, per_instance), campaign_styles(campaign), width)
 
 
-def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
+def solved_figure(campaign: censored_stats.Campaign, table: pd.DataFrame | None = None,
                   per_instance: pd.DataFrame | None = None, width: float | None = None) -> Figure:
     """Fraction of instances solved (verified) within the limit vs n, one panel per family."""
-    table = analysis.summary(campaign) if table is None else table
+    table = censored_stats.summary(campaign) if table is None else table
     return draw_solved(solved_model(campaign, table, per_instance), campaign_styles(campaign), width)
 
 
-def cactus_figure(campaign: analysis.Campaign, per_instance: pd.DataFrame | None = None,
+def cactus_figure(campaign: censored_stats.Campaign, per_instance: pd.DataFrame | None = None,
                   width: float | None = None) -> Figure:
     """Cactus plot: for each entrant, the k-th fastest solved instance (all n) at x = k
-    (``per_instance``: the campaign's :func:`analysis.instance_times`, when at hand)."""
-    per_instance = analysis.instance_times(campaign.runs) if per_instance is None else per_instance
+    (``per_instance``: the campaign's :func:`censored_stats.instance_times`, when at hand)."""
+    per_instance = censored_stats.instance_times(campaign.runs) if per_instance is None else per_instance
     return draw_cactus(cactus_model(campaign, per_instance), campaign_styles(campaign), width)
 
 
-def work_figure(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
+def work_figure(campaign: censored_stats.Campaign, table: pd.DataFrame | None = None,
                 width: float | None = None) -> Figure:
     """Median work counters over solved instances vs n, one panel per counter (log y;
     symlog when a median is 0; a note instead of a plot when every median is 0 or no
     entrant reports the counter) and one row of panels per instance family, one legend."""
-    table = analysis.summary(campaign) if table is None else table
+    table = censored_stats.summary(campaign) if table is None else table
     return draw_work(work_model(campaign, table), campaign_styles(campaign), width)
 
 
-def figure_builders(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
+def figure_builders(campaign: censored_stats.Campaign, table: pd.DataFrame | None = None,
                     per_instance: pd.DataFrame | None = None
                     ) -> dict[str, Callable[[float | None], "Figure"]]:
     """Each figure of :data:`FIGURES` by name: a function of the width (inches, or None) that
     draws it (on the current style)."""
     from experiments.analysis import head_to_head
-    per_instance = analysis.instance_times(campaign.runs) if per_instance is None else per_instance
-    table = analysis.summary(campaign, per_instance) if table is None else table
+    per_instance = censored_stats.instance_times(campaign.runs) if per_instance is None else per_instance
+    table = censored_stats.summary(campaign, per_instance) if table is None else table
     return {
         "runtime": lambda width: runtime_figure(campaign, table, per_instance, width),
         "solved": lambda width: solved_figure(campaign, table, per_instance, width),
@@ -341,13 +341,13 @@ def draw(build: Callable[[float | None], "Figure"], caption: str, width: float |
     return fig
 
 
-def plot_all(campaign: analysis.Campaign, outdir: str | Path,
+def plot_all(campaign: censored_stats.Campaign, outdir: str | Path,
              formats: tuple[str, ...] = ("pdf", "png"), table: pd.DataFrame | None = None,
              per_instance: pd.DataFrame | None = None, width: float | dict[str, float] | None = None,
              only: Iterable[str] | None = None) -> list[Path]:
     """Write every figure of :data:`FIGURES` (or those named in ``only``) as
     ``outdir/<name>.<fmt>``; return the paths. ``table`` and ``per_instance``: the campaign's
-    :func:`analysis.summary` and :func:`analysis.instance_times`, when the caller has them
+    :func:`censored_stats.summary` and :func:`censored_stats.instance_times`, when the caller has them
     (computed here otherwise). ``width``: inches (one for all, or per figure name) each figure
     is laid out for (:func:`draw`); None: each takes the size it needs."""
     plt = pyplot()

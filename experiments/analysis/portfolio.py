@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis import virtual_best
 from formats.errors import RaceError, write_reason
 from formats.whole_file import replacing
@@ -60,7 +60,7 @@ def _pickable(entrant: str) -> bool:
     return not cls.picks and cls.method != "external"
 
 
-def _tallies(campaign: analysis.Campaign) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def _tallies(campaign: censored_stats.Campaign) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Per (family key, n, entrant) of one campaign: ``wins``, ``solved``, ``median_s`` and
     ``instances``; per (family key, n, instance): its ``empty`` share; and per (family key,
     n, entrant, puzzle): the ``time`` (``inf`` unanswered) and the PAR-2 ``penalty`` of an
@@ -70,11 +70,11 @@ def _tallies(campaign: analysis.Campaign) -> tuple[pd.DataFrame, pd.DataFrame, p
         raise RaceError(f"campaign {campaign.name}: no built-in entrant to learn from "
                         f"(entrants: {', '.join(campaign.entrants)})")
     runs = campaign.runs[campaign.runs["entrant"].isin(entrants)]
-    sub = analysis.Campaign(campaign.path, runs.reset_index(drop=True),
+    sub = censored_stats.Campaign(campaign.path, runs.reset_index(drop=True),
                             campaign.meta | {"entrants": entrants})
     keys = dict(zip(runs["family"], runs["family_key"]))
-    table = analysis.summary(sub)
-    best = virtual_best.best_times(analysis.instance_times(sub.runs), entrants)
+    table = censored_stats.summary(sub)
+    best = virtual_best.best_times(censored_stats.instance_times(sub.runs), entrants)
     rows = []
     for family in sub.families:
         for n in sorted(best.loc[best["family"] == family, "n"].unique()):
@@ -91,7 +91,7 @@ def _tallies(campaign: analysis.Campaign) -> tuple[pd.DataFrame, pd.DataFrame, p
     shares = runs.drop_duplicates(["family_key", "n", "instance"]).assign(
         family=lambda f: f["family_key"],
         empty=lambda f: 1.0 - pd.to_numeric(f["clues"], errors="coerce") / f["n"].astype(float) ** 4)
-    times = analysis.instance_times(sub.runs)
+    times = censored_stats.instance_times(sub.runs)
     times = times.assign(family=times["family"].map(keys),
                          puzzle=times["instance_sha256"].where(times["instance_sha256"] != "",
                                                                campaign.name + "/" + times["instance"]),
@@ -100,7 +100,7 @@ def _tallies(campaign: analysis.Campaign) -> tuple[pd.DataFrame, pd.DataFrame, p
             times[["family", "n", "entrant", "puzzle", "time", "penalty"]])
 
 
-def family_picks(campaigns: analysis.Campaign | list[analysis.Campaign]) -> pd.DataFrame:
+def family_picks(campaigns: censored_stats.Campaign | list[censored_stats.Campaign]) -> pd.DataFrame:
     """Per (family key, n), the campaigns pooled: ``empty_median``, the pick (``entrant``),
     its ``wins`` of ``instances`` and the ``reason`` (before the fill-in of the cells
     nobody answered, whose ``entrant`` is "")."""
@@ -236,7 +236,7 @@ def _fill_unanswered(picks: pd.DataFrame) -> pd.DataFrame:
     return picks
 
 
-def learn(campaigns: analysis.Campaign | list[analysis.Campaign]) -> pd.DataFrame:
+def learn(campaigns: censored_stats.Campaign | list[censored_stats.Campaign]) -> pd.DataFrame:
     """The rule table (columns :data:`COLUMNS`), one row per n and range of empty share,
     learned from one campaign or several pooled (see the module docstring)."""
     campaigns = campaigns if isinstance(campaigns, list) else [campaigns]

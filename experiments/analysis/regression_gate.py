@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 
 #: the exit status of an inconclusive gate (0 pass, 1 fail, 2 error are taken)
 INCONCLUSIVE_EXIT = 4
@@ -50,7 +50,7 @@ class Verdict:
 _MADE: dict[tuple, tuple[weakref.ref, dict[tuple[str, int], dict[str, str]]]] = {}
 
 
-def _instances(campaign: analysis.Campaign, entrant: str, n_values: list[int] | None,
+def _instances(campaign: censored_stats.Campaign, entrant: str, n_values: list[int] | None,
                families: list[str] | None) -> dict[tuple[str, int], dict[str, str]]:
     """(family, n) -> {instance key: instance name} of what an entrant of ``campaign`` ran,
     within the filters; the key is what pairs cells across campaigns (its sha256, else its
@@ -66,12 +66,12 @@ def _instances(campaign: analysis.Campaign, entrant: str, n_values: list[int] | 
 
 def _made(runs: pd.DataFrame, entrant: str, n_values: list[int] | None,
           families: list[str] | None) -> dict[tuple[str, int], dict[str, str]]:
-    runs = analysis.instance_inputs(runs)                # what is read here, no other column
+    runs = censored_stats.instance_inputs(runs)                # what is read here, no other column
     runs = runs[runs["entrant"] == entrant]
     if n_values:
         runs = runs[runs["n"].isin(n_values)]
     if families:
-        runs = runs[analysis.of_families(runs["family"], families)]
+        runs = runs[censored_stats.of_families(runs["family"], families)]
     sha = runs["instance_sha256"].astype(object)
     name = runs["instance"].astype(str)
     keyed = pd.DataFrame({"family": runs["family"].astype(str), "n": runs["n"].astype(int),
@@ -92,7 +92,7 @@ def _listed(names: list[str]) -> str:
     return ", ".join(names[:SHOWN]) + more
 
 
-def missing(old: analysis.Campaign, new: analysis.Campaign, pairs: list[tuple[str, str]],
+def missing(old: censored_stats.Campaign, new: censored_stats.Campaign, pairs: list[tuple[str, str]],
             n_values: list[int] | None = None, families: list[str] | None = None,
             named: bool = False) -> list[str]:
     """What OLD ran that NEW lacks, in words: each entrant of OLD that no pair (old spec,
@@ -127,7 +127,7 @@ def missing(old: analysis.Campaign, new: analysis.Campaign, pairs: list[tuple[st
     return found
 
 
-def unpaired(old: analysis.Campaign, new: analysis.Campaign, pairs: list[tuple[str, str]],
+def unpaired(old: censored_stats.Campaign, new: censored_stats.Campaign, pairs: list[tuple[str, str]],
              n_values: list[int] | None = None, families: list[str] | None = None) -> list[str]:
     """One line per compared entrant, family and n that OLD or NEW ran but no instance of
     which both ran (raced on other instances, or by one side only): it has no row in the

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis.entrant_labels import short_label
 from experiments.analysis.figure_models import Axis, FigureModel, Panel, Series
 from experiments.analysis.figure_style import family_title
@@ -17,14 +17,14 @@ PHASE_NAMES = {"t_check": "check", "t_build": "build", "t_encode": "encode", "t_
                "t_search": "search", "t_decode": "decode", "t_verify": "verify"}
 
 
-def sat_entrants(campaign: analysis.Campaign) -> list[str]:
+def sat_entrants(campaign: censored_stats.Campaign) -> list[str]:
     """Entrants that report a CNF encoding phase (the SAT entrants)."""
     runs = campaign.runs
     return [e for e in campaign.entrants
             if runs.loc[runs["entrant"] == e, "t_encode"].notna().any()]
 
 
-def phases_model(campaign: analysis.Campaign, table: pd.DataFrame) -> FigureModel:
+def phases_model(campaign: censored_stats.Campaign, table: pd.DataFrame) -> FigureModel:
     """One panel per SAT entrant of the first family (the assignment's): a bar series per
     phase, its share (%) of the median solve at each n (x: the n), each n labelled with the
     sum of the phase medians; no panel and a note when no entrant is a SAT entrant."""
@@ -34,7 +34,7 @@ def phases_model(campaign: analysis.Campaign, table: pd.DataFrame) -> FigureMode
     title = f"SAT phase split, {family_title(campaign, family)}"
     if not entrants:
         return FigureModel("phases", "SAT phase split", (), None, ("no SAT entrant in this campaign",))
-    phases = [p for p in analysis.PHASES if first.loc[first["entrant"].isin(entrants), p].notna().any()]
+    phases = [p for p in censored_stats.PHASES if first.loc[first["entrant"].isin(entrants), p].notna().any()]
     panels = []
     for entrant in entrants:
         rows = first[first["entrant"] == entrant].sort_values("n")
@@ -48,7 +48,7 @@ def phases_model(campaign: analysis.Campaign, table: pd.DataFrame) -> FigureMode
                        for j, phase in enumerate(phases))
         panels.append(Panel(entrant, short_label(entrant), Axis("box size n", "category"),
                             Axis("share of median time (%)", "linear", (0.0, 100.0)), series,
-                            labels=tuple((float(n), analysis.format_seconds(t)) for n, t in zip(ns, totals))))
+                            labels=tuple((float(n), censored_stats.format_seconds(t)) for n, t in zip(ns, totals))))
     return FigureModel("phases", title, tuple(panels), None, ("above each bar: the sum of the phase medians",))
 
 
@@ -63,7 +63,7 @@ def _spread(count: int, limit: float, seed: int) -> np.ndarray:
     return np.asarray(limit * STRIP ** rng.uniform(0.15, 0.85, count), dtype=float)
 
 
-def _raced(campaign: analysis.Campaign, pairs: pd.DataFrame,
+def _raced(campaign: censored_stats.Campaign, pairs: pd.DataFrame,
            names: tuple[str, str]) -> tuple[pd.DataFrame, int]:
     """``pairs`` without those where either entrant's instance was skipped (never raced: it has
     no time, not a censored one), and how many were left out."""
@@ -87,7 +87,7 @@ def censored_counts(series: tuple[Series, ...], limit: float) -> dict[str, int]:
     return counts
 
 
-def scatter_model(campaign: analysis.Campaign, a: str, b: str) -> FigureModel:
+def scatter_model(campaign: censored_stats.Campaign, a: str, b: str) -> FigureModel:
     """Per-instance head to head of ``a`` (x) and ``b`` (y) on the same instances, log-log,
     a panel per family and a series per n (key ``n = <n>``); a censored time is drawn in the
     strip beyond the limit (limit .. limit * STRIP, spread out, seeded by n): its ``censored``

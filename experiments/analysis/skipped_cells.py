@@ -19,7 +19,7 @@ COUNTING = ("a skipped run (never raced: the entrant was censored at a smaller n
 
 
 def mask(table: pd.DataFrame) -> pd.Series:
-    """Per summary row (:func:`experiments.analysis.statistics.summary`), whether every run
+    """Per summary row (:func:`experiments.analysis.censored_stats.summary`), whether every run
     of its entrant, family and n was skipped."""
     if not len(table) or "skipped" not in table.columns or "runs" not in table.columns:
         return pd.Series(False, index=table.index)

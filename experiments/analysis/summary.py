@@ -7,7 +7,7 @@ An entrant that held several cores per cell (``parallel``) also gets its total C
 which member answered (:mod:`experiments.analysis.multicore`).
 Wrong answers are never a quiet number in a column: they are listed loudly
 below the table, including false "no solution" claims (the referee's verdicts, and
-disagreements settled by a verified grid, :func:`experiments.analysis.statistics.settle`).
+disagreements settled by a verified grid, :func:`experiments.analysis.censored_stats.settle`).
 """
 
 from __future__ import annotations
@@ -16,20 +16,20 @@ import math
 
 import pandas as pd
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis import growth as growth_fit
 from experiments.analysis import multicore, virtual_best
 from experiments.harness.schema import FAILURES, Status
 
 
-def summary_text(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
+def summary_text(campaign: censored_stats.Campaign, table: pd.DataFrame | None = None,
                  per_instance: pd.DataFrame | None = None) -> str:
-    """The summary table of ``campaign`` (``table``: its :func:`analysis.summary`, computed
+    """The summary table of ``campaign`` (``table``: its :func:`censored_stats.summary`, computed
     when None), one block per instance family when there are several, the growth factors
     with their intervals, then the loud warnings. ``per_instance``: the campaign's
-    :func:`analysis.instance_times`, when the caller has it (computed once here otherwise)."""
-    per_instance = analysis.instance_times(campaign.runs) if per_instance is None else per_instance
-    table = analysis.summary(campaign, per_instance) if table is None else table
+    :func:`censored_stats.instance_times`, when the caller has it (computed once here otherwise)."""
+    per_instance = censored_stats.instance_times(campaign.runs) if per_instance is None else per_instance
+    table = censored_stats.summary(campaign, per_instance) if table is None else table
     width = max([26, *(len(str(e)) + 2 for e in table["entrant"])]) if len(table) else 26
     widths = _widths(table)
     n_w, solved_w = widths
@@ -66,13 +66,13 @@ def _widths(table: pd.DataFrame) -> tuple[int, int]:
 
 def _row_text(row, width: int = 26, widths: tuple[int, int] = (3, 9)) -> str:
     n_w, solved_w = widths
-    fmt = analysis.format_seconds
+    fmt = censored_stats.format_seconds
     failures = "".join(f"{getattr(row, s):>9}" for s in FAILURES) + f"{row.wrong:>7}"
     if row.skipped and row.skipped == row.runs:
         return f"{row.entrant:<{width}}{row.n:>{n_w}}{'-':>{solved_w}}{Status.SKIPPED:>11}{'':>22}{'':>23}" + failures
     iqr = (f"{fmt(row.q25_s, row.limit_s)} .. {fmt(row.q75_s, row.limit_s)}"
            if not math.isnan(row.q25_s) else "")
-    ci = analysis.format_interval(row.median_lo, row.median_hi, row.limit_s)
+    ci = censored_stats.format_interval(row.median_lo, row.median_hi, row.limit_s)
     return (f"{row.entrant:<{width}}{row.n:>{n_w}}{f'{row.solved}/{row.total}':>{solved_w}}"
             f"{fmt(row.median_s, row.limit_s):>11}{ci:>22}{iqr:>23}" + failures)
 
@@ -80,18 +80,18 @@ def _row_text(row, width: int = 26, widths: tuple[int, int] = (3, 9)) -> str:
 def _vbs_rows(rows: pd.DataFrame, width: int = 26, widths: tuple[int, int] = (3, 9)) -> list[str]:
     """The virtual best solver's rows (no failure columns: it is not a run)."""
     n_w, solved_w = widths
-    fmt = analysis.format_seconds
+    fmt = censored_stats.format_seconds
     out = []
     for row in rows.itertuples():
         iqr = (f"{fmt(row.q25_s, row.limit_s)} .. {fmt(row.q75_s, row.limit_s)}"
                if not math.isnan(row.q25_s) else "")
-        ci = analysis.format_interval(row.median_lo, row.median_hi, row.limit_s)
+        ci = censored_stats.format_interval(row.median_lo, row.median_hi, row.limit_s)
         out.append(f"{virtual_best.NAME + ' (VBS)':<{width}}{row.n:>{n_w}}{f'{row.solved}/{row.total}':>{solved_w}}"
                    f"{fmt(row.median_s, row.limit_s):>11}{ci:>22}{iqr:>23}")
     return out
 
 
-def _wins_block(campaign: analysis.Campaign, table: pd.DataFrame, per_instance: pd.DataFrame) -> list[str]:
+def _wins_block(campaign: censored_stats.Campaign, table: pd.DataFrame, per_instance: pd.DataFrame) -> list[str]:
     """Who wins where: per family and n, the instances each entrant answered fastest,
     those nobody answered, and the VBS's speed-up over the best single entrant."""
     if not virtual_best.applies(campaign):
@@ -123,7 +123,7 @@ def _wins_block(campaign: analysis.Campaign, table: pd.DataFrame, per_instance: 
     return out
 
 
-def _growth_block(campaign: analysis.Campaign, table: pd.DataFrame, per_instance: pd.DataFrame) -> list[str]:
+def _growth_block(campaign: censored_stats.Campaign, table: pd.DataFrame, per_instance: pd.DataFrame) -> list[str]:
     """The fitted growth factor per step of n with its bootstrap interval, per family."""
     growth = growth_fit.growth_table(campaign, table, per_instance)
     growth = growth[growth["points"] >= 2]
@@ -140,8 +140,8 @@ def _growth_block(campaign: analysis.Campaign, table: pd.DataFrame, per_instance
     return out
 
 
-def _wrong_block(campaign: analysis.Campaign) -> list[str]:
-    wrong = analysis.wrong_runs(campaign)
+def _wrong_block(campaign: censored_stats.Campaign) -> list[str]:
+    wrong = censored_stats.wrong_runs(campaign)
     if wrong.empty:
         return []
     out = ["", f"!!! WRONG ANSWERS: {len(wrong)} cell(s) gave a wrong answer (a grid that is NOT "
@@ -153,9 +153,9 @@ def _wrong_block(campaign: analysis.Campaign) -> list[str]:
     return out
 
 
-def family_summaries(campaign: analysis.Campaign) -> str:
+def family_summaries(campaign: censored_stats.Campaign) -> str:
     """The end-of-run summary: one block per family, in the one family order
-    (:attr:`experiments.analysis.statistics.Campaign.families`), each headed by its hole
+    (:attr:`experiments.analysis.censored_stats.Campaign.families`), each headed by its hole
     fraction per n when it has one (one table when there is one family)."""
     families = campaign.families
     notes = "".join(f"\n{line}" for line in startup_notes(campaign))
@@ -170,7 +170,7 @@ def family_summaries(campaign: analysis.Campaign) -> str:
     return "\n\n".join(blocks) + notes
 
 
-def startup_notes(campaign: analysis.Campaign) -> list[str]:
+def startup_notes(campaign: censored_stats.Campaign) -> list[str]:
     """One note per outside program (a ``cmd`` entrant) whose start-up the campaign measured
     (``startup_s`` in meta.json's ``entrant_provenance``: its answer to an empty puzzle): each
     of its times includes that start, where an in-process entrant's include none."""
@@ -184,6 +184,6 @@ def startup_notes(campaign: analysis.Campaign) -> list[str]:
         name = labels.get(spec, spec)
         if isinstance(startup, (int, float)) and name in shown:
             notes.append(f"note: {name} is an outside program: each of its times includes its "
-                         f"start, {analysis.format_seconds(float(startup))} (its answer to an "
+                         f"start, {censored_stats.format_seconds(float(startup))} (its answer to an "
                          "empty puzzle, in meta.json's entrant_provenance)")
     return notes

@@ -4,7 +4,7 @@ The VBS is the portfolio an oracle would run: on each instance (family, n, insta
 its time is the best *answered* time over the entrants, censored (``inf``) when no
 entrant answered. Per family and n this module gives
 
-* :func:`summary`: the VBS's rows in the shape of :func:`experiments.analysis.statistics.summary`
+* :func:`summary`: the VBS's rows in the shape of :func:`experiments.analysis.censored_stats.summary`
   (solved/total, censored median with its bootstrap interval, quartiles, PAR-2), entrant
   :data:`NAME`, so tables and figures draw it like an entrant;
 * :func:`wins`: per family and n, how many instances each entrant wins (fastest answered;
@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.analysis import bootstrap
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.harness.schema import Status
 
 #: the VBS's name in tables and legends
@@ -34,13 +34,13 @@ NAME = "virtual best"
 KEYS = ["family", "n", "instance"]
 
 
-def applies(campaign: analysis.Campaign) -> bool:
+def applies(campaign: censored_stats.Campaign) -> bool:
     """Whether the campaign has a VBS worth showing (two entrants or more)."""
     return len(campaign.entrants) >= 2
 
 
 def best_times(per_instance: pd.DataFrame, entrants: list[str]) -> pd.DataFrame:
-    """One row per (family, n, instance) of ``per_instance`` (:func:`analysis.instance_times`):
+    """One row per (family, n, instance) of ``per_instance`` (:func:`censored_stats.instance_times`):
     ``time`` the best answered time over ``entrants`` (``inf`` when none answered) and
     ``winner`` the entrant that gave it ("" when none answered; an exact tie goes to the
     entrant earlier in ``entrants``)."""
@@ -56,13 +56,13 @@ def best_times(per_instance: pd.DataFrame, entrants: list[str]) -> pd.DataFrame:
     return best[[*KEYS, "instance_sha256", "time", "winner"]].reset_index(drop=True)
 
 
-def summary(campaign: analysis.Campaign, per_instance: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The VBS's rows per family and n, columns as in :func:`analysis.summary` that concern
+def summary(campaign: censored_stats.Campaign, per_instance: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The VBS's rows per family and n, columns as in :func:`censored_stats.summary` that concern
     times (family, entrant, n, total, solved, solved_frac, median_s, median_lo, median_hi,
     q25_s, q75_s, par2_s, limit_s), with ``runs`` (its instances) and ``skipped`` (those
     every entrant skipped): an n where every entrant was skipped is a skipped row
     (:mod:`experiments.analysis.skipped_cells`), not a censored one."""
-    per_instance = analysis.instance_times(campaign.runs) if per_instance is None else per_instance
+    per_instance = censored_stats.instance_times(campaign.runs) if per_instance is None else per_instance
     best = best_times(per_instance, campaign.entrants)
     raced = per_instance[per_instance["entrant"].isin(campaign.entrants)]
     unraced = (raced.assign(unraced=raced["status"].astype(str) == Status.SKIPPED.value)
@@ -81,11 +81,11 @@ def summary(campaign: analysis.Campaign, per_instance: pd.DataFrame | None = Non
             rows.append({"family": family, "entrant": NAME, "n": int(n), "total": len(times),
                          "runs": len(times), "skipped": skipped,
                          "solved": int(finite.sum()), "solved_frac": float(finite.mean()),
-                         "median_s": analysis.censored_quantile(times, 0.5),
+                         "median_s": censored_stats.censored_quantile(times, 0.5),
                          "median_lo": interval.low, "median_hi": interval.high,
-                         "q25_s": analysis.censored_quantile(times, 0.25),
-                         "q75_s": analysis.censored_quantile(times, 0.75),
-                         "par2_s": analysis.par2(times, limit), "limit_s": limit})
+                         "q25_s": censored_stats.censored_quantile(times, 0.25),
+                         "q75_s": censored_stats.censored_quantile(times, 0.75),
+                         "par2_s": censored_stats.par2(times, limit), "limit_s": limit})
     return pd.DataFrame(rows)
 
 
@@ -112,13 +112,13 @@ def _ratio(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
     return np.where(np.isinf(top) & np.isinf(bottom), np.nan, ratio)
 
 
-def wins(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
+def wins(campaign: censored_stats.Campaign, table: pd.DataFrame | None = None,
          per_instance: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per family and n: ``instances``, ``wins_<entrant>`` for each entrant, ``unanswered``
     (no entrant answered), ``best_single`` with its ``best_median_s``, the VBS's
     ``vbs_median_s`` and ``speedup`` with ``speedup_lo`` / ``speedup_hi``."""
-    per_instance = analysis.instance_times(campaign.runs) if per_instance is None else per_instance
-    table = analysis.summary(campaign) if table is None else table
+    per_instance = censored_stats.instance_times(campaign.runs) if per_instance is None else per_instance
+    table = censored_stats.summary(campaign) if table is None else table
     entrants = campaign.entrants
     best = best_times(per_instance, entrants)
     rows = []
@@ -131,7 +131,7 @@ def wins(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
             row["unanswered"] = int((here["winner"] == "").sum())
             single = _best_single(table, family, int(n), entrants)
             vbs = here.set_index("instance")["time"]
-            row["vbs_median_s"] = analysis.censored_quantile(vbs.to_numpy(float), 0.5)
+            row["vbs_median_s"] = censored_stats.censored_quantile(vbs.to_numpy(float), 0.5)
             row["best_single"] = single or ""
             if single is None:
                 row |= {"best_median_s": math.nan, "speedup": math.nan, "speedup_lo": math.nan,
@@ -141,7 +141,7 @@ def wins(campaign: analysis.Campaign, table: pd.DataFrame | None = None,
                                     & (per_instance["n"] == n)].set_index("instance")["time"]
                 paired = pd.concat([mine.rename("single"), vbs.rename("vbs")], axis=1, join="inner")
                 interval = speedup_interval(paired["single"].to_numpy(float), paired["vbs"].to_numpy(float))
-                row |= {"best_median_s": analysis.censored_quantile(mine.to_numpy(float), 0.5),
+                row |= {"best_median_s": censored_stats.censored_quantile(mine.to_numpy(float), 0.5),
                         "speedup": interval.estimate, "speedup_lo": interval.low,
                         "speedup_hi": interval.high}
             rows.append(row)

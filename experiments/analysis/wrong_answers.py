@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.harness.schema import Status
 
 #: instance names a line spells out before "and N more"
@@ -58,14 +58,14 @@ class Faults:
         return sum(1 for f, m, _ in self.wrong if (f, m) == (family, n))
 
 
-def _runs(campaign: analysis.Campaign, entrant: str, n_values: list[int] | None,
+def _runs(campaign: censored_stats.Campaign, entrant: str, n_values: list[int] | None,
           families: list[str] | None) -> pd.DataFrame:
-    runs = analysis.instance_inputs(campaign.runs)       # what faults reads, no other column
+    runs = censored_stats.instance_inputs(campaign.runs)       # what faults reads, no other column
     runs = runs[runs["entrant"] == entrant]
     if n_values:
         runs = runs[runs["n"].isin(n_values)]
     if families:
-        runs = runs[analysis.of_families(runs["family"], families)]
+        runs = runs[censored_stats.of_families(runs["family"], families)]
     return runs
 
 
@@ -91,7 +91,7 @@ def _where(runs: pd.DataFrame) -> list[tuple[str, int, str]]:
     return sorted(cells)
 
 
-def faults(old: analysis.Campaign, new: analysis.Campaign, old_entrant: str, new_entrant: str,
+def faults(old: censored_stats.Campaign, new: censored_stats.Campaign, old_entrant: str, new_entrant: str,
            n_values: list[int] | None = None, families: list[str] | None = None,
            label: str | None = None) -> Faults:
     """NEW's wrong answers and what it left unanswered where OLD answered (module docstring),
@@ -100,7 +100,7 @@ def faults(old: analysis.Campaign, new: analysis.Campaign, old_entrant: str, new
     mine = _runs(new, new_entrant, n_values, families)
     theirs = _runs(old, old_entrant, n_values, families)
     wrong = mine[mine["status"] == Status.WRONG]
-    answered_before = set(_key(theirs)[analysis.answered(theirs)])
+    answered_before = set(_key(theirs)[censored_stats.answered(theirs)])
     where_old_answered = mine[_key(mine).isin(answered_before)]
     unanswered = {status: _where(where_old_answered[where_old_answered["status"] == status])
                   for status in UNANSWERED}

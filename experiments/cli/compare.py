@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.cli import params
 from formats.errors import RaceError
 
@@ -18,10 +18,10 @@ FORMATS = ("text", "markdown", "json")
 
 
 def is_campaign(text: str) -> bool:
-    """True when ``text`` names a campaign (:func:`experiments.analysis.statistics.campaign_root`:
+    """True when ``text`` names a campaign (:func:`experiments.analysis.censored_stats.campaign_root`:
     a directory with runs.csv, or one holding campaigns, which loading then names)."""
     try:
-        return (analysis.campaign_root(text) / "runs.csv").is_file()
+        return (censored_stats.campaign_root(text) / "runs.csv").is_file()
     except RaceError:
         return True
 
@@ -144,7 +144,7 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
                         f"[ENTRANT...] (two campaign directories), got {len(args)} argument(s)")
     from experiments.analysis import compare as comparison
     from experiments.analysis import noise
-    campaign = analysis.load(Path(args[0]))
+    campaign = censored_stats.load(Path(args[0]))
     _known_families(families, [campaign])
     result = comparison.compare(campaign, args[1], args[2], n_values, families, tolerance)
     result.warnings = noise.machine_warnings(campaign) + result.warnings
@@ -160,9 +160,9 @@ def _campaigns(args, n_values, families, tolerance, renames, fail_above, fmt, no
     from experiments.cli.run_progress import large, slow_step
     shown = large(*args[:2])
     with slow_step("reading the campaigns", shown=shown):
-        old = analysis.load(Path(args[0]))
-        same = analysis.campaign_root(Path(args[0])).resolve() == analysis.campaign_root(Path(args[1])).resolve()
-        new = old if same else analysis.load(Path(args[1]))       # read-only: one read is enough
+        old = censored_stats.load(Path(args[0]))
+        same = censored_stats.campaign_root(Path(args[0])).resolve() == censored_stats.campaign_root(Path(args[1])).resolve()
+        new = old if same else censored_stats.load(Path(args[1]))       # read-only: one read is enough
     _known_families(families, [old, new])
     entrants, pairs_as = list(args[2:]), campaign_diff.parse_renames(renames)
     with slow_step("comparing them", shown=shown):
@@ -187,7 +187,7 @@ def _campaigns(args, n_values, families, tolerance, renames, fail_above, fmt, no
 def _known_families(families: list[str] | None, campaigns: list) -> None:
     """RaceError for a --family that no given campaign has (else: "share no instance")."""
     for family in families or []:
-        if not any(analysis.of_families(c.runs["family"], [family]).any() for c in campaigns):
+        if not any(censored_stats.of_families(c.runs["family"], [family]).any() for c in campaigns):
             have = ", ".join(dict.fromkeys(f for c in campaigns for f in c.families))
             raise RaceError(f"--family {family}: not a family of "
                             f"{' or '.join(c.name for c in campaigns)} (families: {have})")

@@ -18,17 +18,17 @@ TABLES = ("runs", "summary")
 
 def load_campaign(results_dir: Path):
     """The campaign in ``results_dir``: the one call into the analysis package."""
-    from experiments.analysis import statistics
-    return statistics.load(results_dir)
+    from experiments.analysis import censored_stats
+    return censored_stats.load(results_dir)
 
 
 def summary_rows(campaign) -> tuple[list[str], list[list[str]]]:
     """The summary table as printed by ``race plot``: family, entrant, n, solved/total,
     median, IQR, PAR-2, wrong; times formatted, censored ones as ``> limit``; a cell whose every
     run was skipped (never raced) says so, with no time and no PAR-2."""
-    from experiments.analysis import skipped_cells, statistics
-    table = statistics.summary(campaign)
-    fmt = statistics.format_seconds
+    from experiments.analysis import skipped_cells, censored_stats
+    table = censored_stats.summary(campaign)
+    fmt = censored_stats.format_seconds
     header = ["family", "entrant", "n", "solved", "median", "IQR", "PAR-2", "wrong"]
     never_raced = skipped_cells.mask(table).to_numpy()
     rows = [[str(getattr(row, "family", "")), row.entrant, str(row.n)]
@@ -151,9 +151,9 @@ def export(results_dir: Path, fmt: str, table: str | None, out: str) -> None:
         if table != "summary":
             raise RaceError("--format latex writes the summary table only (--table summary); "
                             "every run goes to csv, jsonl or parquet")
-        from experiments.analysis import statistics
+        from experiments.analysis import censored_stats
         from experiments.report.campaign_report import campaign_tabular
-        _write_text(campaign_tabular(campaign, statistics.summary(campaign)), out)
+        _write_text(campaign_tabular(campaign, censored_stats.summary(campaign)), out)
         return
     if fmt == "markdown":
         if table == "summary":
@@ -165,8 +165,8 @@ def export(results_dir: Path, fmt: str, table: str | None, out: str) -> None:
         _write_text(markdown_table(header, rows), out)
         return
     if table == "summary":
-        from experiments.analysis import statistics
-        frame = statistics.summary(campaign)
+        from experiments.analysis import censored_stats
+        frame = censored_stats.summary(campaign)
     else:
         frame = campaign.runs
     write_frame(frame, fmt, out)

@@ -44,8 +44,8 @@ def portfolio(results_dirs: tuple[Path, ...], out: Path) -> None:
       race solve -s auto:table=my-portfolio.csv --stats puzzle.sudoku
     """
     from experiments.analysis import portfolio as learned
-    from experiments.analysis import statistics as analysis
-    table = learned.learn([analysis.load(d) for d in results_dirs])
+    from experiments.analysis import censored_stats
+    table = learned.learn([censored_stats.load(d) for d in results_dirs])
     path = learned.write(table, out)
     click.echo(learned.describe(table))
     click.echo(f"wrote {path} (race solve -s {shlex.quote(f'auto:table={path}')} uses it)")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 
 
 @click.command()
@@ -39,10 +39,10 @@ def plot(results_dir: Path, out: Path | None, width: str | None, only: tuple[str
     from experiments.cli.run_progress import large, slow_step
     shown = large(results_dir)
     with slow_step("reading the campaign", shown=shown):
-        campaign = analysis.load(results_dir)
+        campaign = censored_stats.load(results_dir)
     with slow_step("computing the summary", shown=shown):
-        per_instance = analysis.instance_times(campaign.runs)
-        table = analysis.summary(campaign, per_instance)
+        per_instance = censored_stats.instance_times(campaign.runs)
+        table = censored_stats.summary(campaign, per_instance)
     with slow_step("drawing the figures", shown=shown):
         written = plots.plot_all(campaign, out if out is not None else campaign.path / "plots",
                                  table=table, per_instance=per_instance, width=inches, only=names)
@@ -114,7 +114,7 @@ def report(results_dir: Path, report_dir: Path | None, no_pdf: bool, landscape: 
       race report results/reference-n2-10 --frontier results/reference-hard-n6
       race report results/reference-n2-10 --html -o report.html
     """
-    results_dir = analysis.campaign_root(results_dir)     # a `race run --out` directory: its campaign
+    results_dir = censored_stats.campaign_root(results_dir)     # a `race run --out` directory: its campaign
     if html:
         from experiments.report import html as html_report
         if report_dir is not None or no_pdf or paper:

@@ -260,7 +260,7 @@ def race(config: Config, summarize=None, report: bool | None = None,
     interrupted (the rows are named, no figure is drawn), 1 when an entrant could not
     start, 2 when a figure or the page could not be written. ``progress`` False: no progress
     on stderr (:func:`experiments.cli.run_progress.progress`)."""
-    from experiments.analysis import noise, statistics, summary
+    from experiments.analysis import noise, censored_stats, summary
     from experiments.cli import run_progress, time_left
     bar = None
     left: time_left.TimeLeft | None = None
@@ -309,7 +309,7 @@ def race(config: Config, summarize=None, report: bool | None = None,
     campaign = None
     if _has_rows(directory / "runs.csv"):
         click.echo("summarising the campaign ...", err=True)
-        campaign = statistics.load(directory, table=done.table)     # read once: again only if changed
+        campaign = censored_stats.load(directory, table=done.table)     # read once: again only if changed
         click.echo((summarize or summary.family_summaries)(campaign))
         for warning in noise.warnings(campaign):
             click.echo(warning, err=True)

@@ -28,7 +28,7 @@ import numpy as np
 from experiments.analysis import frontier as frontier_data
 from experiments.analysis import growth as growth_fit
 from experiments.analysis import noise, phase_plots, plots
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.report import frontier as report_frontier
 from experiments.report import tables
 from experiments.report import virtual_best as report_vbs
@@ -83,9 +83,9 @@ def paper_widths(families: int) -> dict[str, float]:
     return {name: share * PAPER_TEXT_WIDTH for name, share in shares.items()}
 
 
-def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT_DIR,
+def write_generated(campaign: censored_stats.Campaign, report_dir: str | Path = REPORT_DIR,
                     landscape: Path | None = None,
-                    frontier: list[analysis.Campaign] | None = None) -> list[Path]:
+                    frontier: list[censored_stats.Campaign] | None = None) -> list[Path]:
     """Write figures, tables and macros.tex into ``report_dir/generated``; return the paths.
     macros.tex defines the macros ``report_dir/report.tex`` uses (every macro when there is
     no report.tex there). ``landscape``: the landscape figure to include (a PDF), if any;
@@ -93,7 +93,7 @@ def write_generated(campaign: analysis.Campaign, report_dir: str | Path = REPORT
     out = Path(report_dir) / "generated"
     source = Path(report_dir) / "report.tex"
     wanted = used_names(source.read_text(encoding="utf-8")) if source.is_file() else None
-    table = analysis.summary(campaign)
+    table = censored_stats.summary(campaign)
     growth = growth_fit.growth_table(campaign, table)
     written = plots.plot_all(campaign, out, width=paper_widths(len(campaign.families)))
     entrants = campaign.entrants
@@ -137,7 +137,7 @@ def build(campaign_dir: str | Path, report_dir: str | Path = REPORT_DIR, pdf: bo
     is not the committed report directory). ``landscape``: where the landscape campaign's
     figure is (see :func:`find_landscape`); ``frontier``: the frontier campaign directories
     (:func:`experiments.analysis.frontier.load`), all read before any file is written."""
-    campaign = analysis.load(campaign_dir)
+    campaign = censored_stats.load(campaign_dir)
     figure = find_landscape(Path(campaign_dir), Path(landscape) if landscape is not None else None)
     frontier_campaigns = frontier_data.load([Path(d) for d in frontier])
     root = Path(report_dir)
@@ -171,7 +171,7 @@ def _make_dir(root: Path) -> None:
         raise RaceError(f"{root}: cannot create the report directory ({exc.strerror or exc})") from None
 
 
-def _finish(campaign: analysis.Campaign, root: Path, files: list[Path], pdf: bool) -> ReportFiles:
+def _finish(campaign: censored_stats.Campaign, root: Path, files: list[Path], pdf: bool) -> ReportFiles:
     """The noise warnings, then the PDF built with latexmk (when asked and installed)."""
     generated = root / "generated"
     warned = "".join(f"{w}\n" for w in noise.warnings(campaign))

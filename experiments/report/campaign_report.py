@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from experiments.analysis import noise
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis.entrant_labels import short_label, shortened
 from experiments.report import campaign_text as text
 from experiments.report.tables import noise_paragraph
@@ -92,8 +92,8 @@ def table_names(families: list[str]) -> dict[str, str]:
 
 def summary_rows(table: pd.DataFrame, family: str) -> list[list[str]]:
     """The summary of one family as ``race export -f markdown`` prints it: entrant, n, solved,
-    median, IQR, PAR-2, wrong (times by :func:`experiments.analysis.statistics.format_seconds`)."""
-    fmt = analysis.format_seconds
+    median, IQR, PAR-2, wrong (times by :func:`experiments.analysis.censored_stats.format_seconds`)."""
+    fmt = censored_stats.format_seconds
     rows = []
     for row in table[table["family"] == family].itertuples():
         rows.append([row.entrant, str(row.n), f"{row.solved}/{row.total}", fmt(row.median_s, row.limit_s),
@@ -148,7 +148,7 @@ def summary_tabular(table: pd.DataFrame, family: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def campaign_tabular(campaign: analysis.Campaign, table: pd.DataFrame) -> str:
+def campaign_tabular(campaign: censored_stats.Campaign, table: pd.DataFrame) -> str:
     """The whole summary as one booktabs tabular (``race export -f latex``): the header comment
     of :func:`table_header`, then one block per family under an italic heading when the campaign
     has several, each block :func:`summary_tabular`'s rows."""
@@ -173,12 +173,12 @@ def _cell(value: str) -> str:
     return escape(value).replace(r"\textgreater{} ", r"$>$\,").replace(" ", r"\,")
 
 
-def write_figures(campaign: analysis.Campaign, out: Path, width: float = TEXT_WIDTH) -> list[Path]:
+def write_figures(campaign: censored_stats.Campaign, out: Path, width: float = TEXT_WIDTH) -> list[Path]:
     """The report's figures as PDF in ``out``: runtime and solved always, the cactus plot when
     an entrant answered a puzzle; each laid out for the width it is set at, ``width`` inches or
     nearly half of it (:data:`HALF`), its type 8 to 10 points there."""
     from experiments.analysis import plots
-    table = analysis.summary(campaign)
+    table = censored_stats.summary(campaign)
     only = ["runtime", "solved"] + (["cactus"] if (table["solved"] > 0).any() else [])
     widths = {name: width * HALF_SHARE if name in HALF else width for name in only}
     return plots.plot_all(campaign, out, formats=("pdf",), table=table, width=widths, only=only)
@@ -197,7 +197,7 @@ def _side_by_side(names: list[str]) -> str:
     return "\\begin{figure}[!htb]\n" + "\\hfill\n".join(parts) + "\n\\end{figure}\n"
 
 
-def family_section(campaign: analysis.Campaign, table: pd.DataFrame, family: str, file: str) -> str:
+def family_section(campaign: censored_stats.Campaign, table: pd.DataFrame, family: str, file: str) -> str:
     """One family's subsection: its table (``file``: the table's name in generated/), a paragraph
     per entrant, who was fastest per n and the sentence that cites the table."""
     label = f"tab:{Path(file).stem.removeprefix('table_')}"
@@ -219,7 +219,7 @@ def family_section(campaign: analysis.Campaign, table: pd.DataFrame, family: str
     return "\n".join(parts)
 
 
-def document(campaign: analysis.Campaign, table: pd.DataFrame, figures: list[str],
+def document(campaign: censored_stats.Campaign, table: pd.DataFrame, figures: list[str],
              landscape: bool = False, frontier: bool = False) -> str:
     """The whole report.tex of ``campaign``: each float set right after the paragraph that
     cites it (``[!htb]``, never a page of its own unless it fills four fifths of one)."""
@@ -265,7 +265,7 @@ def document(campaign: analysis.Campaign, table: pd.DataFrame, figures: list[str
     return "".join(body)
 
 
-def readme(campaign: analysis.Campaign, files: list[str]) -> str:
+def readme(campaign: censored_stats.Campaign, files: list[str]) -> str:
     """generated/README.md: what each file is and the preamble a document needs to use them."""
     lines = [f"# The tables and figures of campaign {campaign.name}", "",
              "Written by `race report`. Each table is a booktabs `tabular` (put it in a `table`",
@@ -283,13 +283,13 @@ def readme(campaign: analysis.Campaign, files: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_sources(campaign: analysis.Campaign, root: Path, landscape: Path | None = None,
+def write_sources(campaign: censored_stats.Campaign, root: Path, landscape: Path | None = None,
                   frontier_table: str | None = None) -> list[Path]:
     """Write ``root/report.tex`` and ``root/generated/`` (figures, one table per family, the
     landscape and frontier when given); return the paths written."""
     import shutil
     generated = root / "generated"
-    table = analysis.summary(campaign)
+    table = censored_stats.summary(campaign)
     written = write_figures(campaign, generated)
     for family, name in table_names(campaign.families).items():
         path = generated / name

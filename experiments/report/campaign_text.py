@@ -1,11 +1,11 @@
 """The sentences of a campaign's own report (``race report CAMPAIGN``), each computed from
-that campaign: its meta.json and the summary :func:`experiments.analysis.statistics.summary`
+that campaign: its meta.json and the summary :func:`experiments.analysis.censored_stats.summary`
 makes of its runs.
 
 A sentence is written only when every number it quotes exists in the campaign: an entrant
 that answered nothing has no median sentence, a campaign of one entrant no comparison. No
 sentence prints a placeholder for a missing number. Times are formatted as ``race export``
-formats them (:func:`experiments.analysis.statistics.format_seconds`), so each can be found
+formats them (:func:`experiments.analysis.censored_stats.format_seconds`), so each can be found
 in the export of the same campaign.
 """
 
@@ -16,7 +16,7 @@ import re
 
 import pandas as pd
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis.entrant_labels import short_label
 from experiments.report.tex import escape, tex_int
 from solvers import methods
@@ -26,7 +26,7 @@ def seconds(value: float) -> str | None:
     """A finite time as ``race export`` prints it, for LaTeX; None when there is none."""
     if value is None or not math.isfinite(value):
         return None
-    return escape(analysis.format_seconds(value)).replace(" ", "\\,")
+    return escape(censored_stats.format_seconds(value)).replace(" ", "\\,")
 
 
 #: the longest entrant name the sentences give whole (an outside program's path, say): it may
@@ -80,12 +80,12 @@ def n_list(ns: list[int]) -> str:
     return "$n=" + methods.join([f"{n}$" if i == 0 else f"${n}$" for i, n in enumerate(ns)])
 
 
-def title(campaign: analysis.Campaign) -> tuple[str, str]:
+def title(campaign: censored_stats.Campaign) -> tuple[str, str]:
     """The report's title and subtitle: what the campaign raced (solvers/methods.py)."""
     return "Sudoku solvers raced: " + methods.join(methods.raced(campaign.entrants)), f"campaign {campaign.name}"
 
 
-def _family_description(campaign: analysis.Campaign, family: str) -> str:
+def _family_description(campaign: censored_stats.Campaign, family: str) -> str:
     holes = campaign.holes_by_n(family)
     text = f"\\emph{{{escape(family)}}}"
     if holes:
@@ -98,7 +98,7 @@ def _family_description(campaign: analysis.Campaign, family: str) -> str:
     return text
 
 
-def campaign_paragraph(campaign: analysis.Campaign) -> str:
+def campaign_paragraph(campaign: censored_stats.Campaign) -> str:
     """What was raced, on what, under which limits, on which machine."""
     meta, runs = campaign.meta, campaign.runs
     entrants = campaign.entrants
@@ -145,7 +145,7 @@ STATUS_WORDS = {"solved": "answered and verified", "timeout": "hit the time limi
                 "unknown": "ended without an answer", "skipped": "were skipped (not run)"}
 
 
-def outcome_sentence(campaign: analysis.Campaign) -> str:
+def outcome_sentence(campaign: censored_stats.Campaign) -> str:
     """How the campaign's runs ended, naming only the outcomes that occurred."""
     counts = campaign.runs["status"].value_counts()
     parts = [f"{tex_int(int(counts[s]))} {STATUS_WORDS[s]}" for s in STATUS_WORDS if counts.get(s, 0)]

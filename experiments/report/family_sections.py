@@ -1,6 +1,6 @@
 """Macros of the instance families and of the head-to-head comparison.
 
-For every family of :data:`experiments.analysis.statistics.FAMILIES` (and any other
+For every family of :data:`experiments.analysis.censored_stats.FAMILIES` (and any other
 the campaign has) a flag ``\\ifhasFamily<Kind>`` and, per entrant, macros named
 ``\\<family><Entrant><Quantity>`` that do not depend on which n were raced: the
 largest n with a measured median and that median, the largest n solved on every
@@ -19,7 +19,7 @@ import math
 
 import pandas as pd
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis.compare import compare
 from experiments.analysis.head_to_head import head_to_head_pair
 from experiments.report.tex import (MISSING, Macros, escape, macro_name, tex_factor_high, tex_float,
@@ -39,11 +39,11 @@ def _capital(name: str) -> str:
     return name[0].upper() + name[1:]
 
 
-def add_families(m: Macros, campaign: analysis.Campaign, table: pd.DataFrame, growth: pd.DataFrame,
+def add_families(m: Macros, campaign: censored_stats.Campaign, table: pd.DataFrame, growth: pd.DataFrame,
                  canonical_entrants: tuple[str, ...]) -> None:
     """Every family's flag, sizes and per-entrant macros, then the head to head."""
     entrants = list(dict.fromkeys([*canonical_entrants, *campaign.entrants]))
-    for family in dict.fromkeys([*analysis.FAMILIES, *campaign.families]):
+    for family in dict.fromkeys([*censored_stats.FAMILIES, *campaign.families]):
         f = macro_name(family)
         present = family in campaign.families
         m.flag(f"hasFamily{_capital(f)}", present)
@@ -56,7 +56,7 @@ def add_families(m: Macros, campaign: analysis.Campaign, table: pd.DataFrame, gr
     add_head_to_head(m, campaign)
 
 
-def add_family_sizes(m: Macros, f: str, family: analysis.Campaign | None) -> None:
+def add_family_sizes(m: Macros, f: str, family: censored_stats.Campaign | None) -> None:
     """The family's n, instances per n and the median share of empty cells."""
     if family is None or family.runs.empty:
         for q in ("NValues", "NMin", "NMax", "Instances", "HolesPct"):
@@ -106,7 +106,7 @@ HEAD_TO_HEAD = ("A", "B", "Family", "Pairs", "AWins", "BWins", "Ties", "Ratio", 
                 "P")
 
 
-def add_head_to_head(m: Macros, campaign: analysis.Campaign) -> None:
+def add_head_to_head(m: Macros, campaign: censored_stats.Campaign) -> None:
     """The report's pair compared on the last family, all n pooled (``\\headToHead<Q>``)."""
     pair = head_to_head_pair(campaign)
     family = campaign.families[-1]

@@ -126,7 +126,7 @@ def add_main_reach(m: Macros, groups: pd.DataFrame, table: pd.DataFrame | None) 
 def add_frontier(m: Macros, groups: pd.DataFrame, entrants: pd.DataFrame,
                  table: pd.DataFrame | None = None) -> None:
     """The macros of the module docstring; ``table``: the main campaign's summary
-    (:func:`experiments.analysis.statistics.summary`), for where its methods stop."""
+    (:func:`experiments.analysis.censored_stats.summary`), for where its methods stop."""
     present = not groups.empty
     m.flag("hasFrontier", present)
     add_main_reach(m, groups, table)

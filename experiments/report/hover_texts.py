@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 
 if TYPE_CHECKING:
     from experiments.analysis.figure_models import Series
@@ -33,7 +33,7 @@ def instance_hover(row: pd.Series | dict[str, Any], limit: float) -> str:
     """instance, family, n, status, time and the counters it reports (one hover box)."""
     lines = [f"<b>{markup(row['entrant'])}</b>", f"instance {markup(row['instance'])}",
              f"{markup(row['family'])}, n = {row['n']}", f"status {markup(row['status'])}",
-             f"time {analysis.format_seconds(row['time'], limit)}"]
+             f"time {censored_stats.format_seconds(row['time'], limit)}"]
     for counter in HOVER_COUNTERS:
         value = row.get(counter)
         if value is not None and not (isinstance(value, float) and math.isnan(value)):
@@ -53,7 +53,7 @@ def instance_hovers(rows: pd.DataFrame, limit: float) -> np.ndarray:
     but the formatting of each number)."""
     if not len(rows):
         return np.array([], dtype=object)
-    times = [analysis.format_seconds(t, limit) for t in rows["time"].to_numpy(float).tolist()]
+    times = [censored_stats.format_seconds(t, limit) for t in rows["time"].to_numpy(float).tolist()]
     text = ("<b>" + escaped(rows["entrant"]) + "</b><br>instance " + escaped(rows["instance"]) + "<br>"
             + escaped(rows["family"]) + ", n = " + rows["n"].astype(str).to_numpy(object)
             + "<br>status " + escaped(rows["status"]) + "<br>time " + np.array(times, dtype=object))
@@ -77,9 +77,9 @@ def median_hovers(series: Series, family: str, limit: float) -> list[str]:
     interval and the interquartile range."""
     name = markup(series.key)
     return [f"<b>{name}</b><br>{markup(family)}, n = {int(r.n)}<br>solved {int(r.solved)}/{int(r.total)}"
-            f"<br>median {analysis.format_seconds(r.median_s, limit)}"
-            f"<br>95% CI {analysis.format_interval(r.median_lo, r.median_hi, limit)}"
-            f"<br>IQR {analysis.format_seconds(r.q25_s, limit)} .. {analysis.format_seconds(r.q75_s, limit)}"
+            f"<br>median {censored_stats.format_seconds(r.median_s, limit)}"
+            f"<br>95% CI {censored_stats.format_interval(r.median_lo, r.median_hi, limit)}"
+            f"<br>IQR {censored_stats.format_seconds(r.q25_s, limit)} .. {censored_stats.format_seconds(r.q75_s, limit)}"
             for r in _rows(series).itertuples()]
 
 
@@ -99,8 +99,8 @@ def work_hovers(series: Series, family: str, counter: str) -> list[str]:
 
 def phase_hovers(series: Series, entrant: str) -> list[str]:
     """Each bar of a phase series: the entrant, the phase, its median and the solve's."""
-    return [f"{markup(entrant)}, {markup(series.label)}: {analysis.format_seconds(r.seconds)} of "
-            f"{analysis.format_seconds(r.total)} (n = {int(r.n)})" for r in _rows(series).itertuples()]
+    return [f"{markup(entrant)}, {markup(series.label)}: {censored_stats.format_seconds(r.seconds)} of "
+            f"{censored_stats.format_seconds(r.total)} (n = {int(r.n)})" for r in _rows(series).itertuples()]
 
 
 def cactus_hovers(rows: pd.DataFrame, limit: float) -> np.ndarray:

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.analysis import frontier as frontier_data
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis import virtual_best
 from experiments.analysis.figure_style import campaign_styles
 from experiments.harness.schema import Status
@@ -48,15 +48,15 @@ from formats.whole_file import write_whole
 COUNTERS = ("nodes", "updates", "conflicts", "decisions", "propagations")
 
 
-def instance_rows(campaign: analysis.Campaign, per_instance: pd.DataFrame | None = None) -> pd.DataFrame:
+def instance_rows(campaign: censored_stats.Campaign, per_instance: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per (entrant, family, n, instance): time (``inf`` censored) and status as in
-    :func:`analysis.instance_times` (``per_instance``, when at hand), the median of each work
+    :func:`censored_stats.instance_times` (``per_instance``, when at hand), the median of each work
     counter over the answered repeats, ``work`` (the entrant's search counter: nodes, else
     conflicts), the share of empty cells and the clues."""
     runs = campaign.runs
-    rows = analysis.instance_times(runs) if per_instance is None else per_instance
+    rows = censored_stats.instance_times(runs) if per_instance is None else per_instance
     keys = ["entrant", "family", "n", "instance"]
-    ok = runs[keys + list(COUNTERS)][analysis.answered(runs)]      # no other column copied
+    ok = runs[keys + list(COUNTERS)][censored_stats.answered(runs)]      # no other column copied
     if len(ok):
         counters = ok.groupby(keys)[list(COUNTERS)].median().reset_index()
         rows = rows.merge(counters, on=keys, how="left")
@@ -98,7 +98,7 @@ def _records(frame: pd.DataFrame, columns: list[str]) -> list[list]:
     return [list(row) for row in zip(*(_column(frame[c]) for c in columns))] if len(frame) else []
 
 
-def warnings(campaign: analysis.Campaign, per_instance: pd.DataFrame | None = None) -> list[str]:
+def warnings(campaign: censored_stats.Campaign, per_instance: pd.DataFrame | None = None) -> list[str]:
     """What a reader must know before trusting the numbers: wrong answers, disagreements,
     uncommitted changes, damaged rows set aside, and the noise warnings (busy machine,
     calibration drift, repeats that disagree: :func:`experiments.analysis.noise.warnings`)."""
@@ -124,7 +124,7 @@ def warnings(campaign: analysis.Campaign, per_instance: pd.DataFrame | None = No
     return out
 
 
-def metadata(campaign: analysis.Campaign) -> list[list[str]]:
+def metadata(campaign: censored_stats.Campaign) -> list[list[str]]:
     """(label, value) pairs of the campaign's metadata for the page."""
     meta = campaign.meta
     machine = meta.get("machine") or {}
@@ -134,7 +134,7 @@ def metadata(campaign: analysis.Campaign) -> list[list[str]]:
              ("entrants", ", ".join(campaign.entrants)), ("entrants' code", _code(campaign)),
              ("families", ", ".join(campaign.families)),
              ("n", ", ".join(map(str, campaign.n_values))),
-             ("time limit", analysis.format_seconds(campaign.timeout_s)),
+             ("time limit", censored_stats.format_seconds(campaign.timeout_s)),
              ("memory limit", f"{meta['memory_mb']:g} MB" if meta.get("memory_mb") else ""),
              ("instances per family and n", meta.get("instances", "")), ("repeats", meta.get("repeats", "")),
              ("seed", meta.get("seed", "")), ("jobs", meta.get("jobs", "")),
@@ -146,7 +146,7 @@ def metadata(campaign: analysis.Campaign) -> list[list[str]]:
     return [[k, str(v)] for k, v in pairs if v not in ("", None)]
 
 
-def _code(campaign: analysis.Campaign) -> str:
+def _code(campaign: censored_stats.Campaign) -> str:
     """Each entrant with the code that measured its rows (meta.json's ``entrant_code``):
     ``dlx [1a42be..], mine [93b732..]+[83fe64..]``; "" when none is recorded."""
     from experiments.analysis.code_pairing import spec_of
@@ -160,7 +160,7 @@ SUMMARY_COLUMNS = ["family", "entrant", "n", "solved", "total", "median_s", "med
                    "q75_s", "par2_s", "timeout", "memout", "error", "unknown", "skipped", "wrong", "runs"]
 
 
-def _summary(campaign: analysis.Campaign, table: pd.DataFrame, per_instance: pd.DataFrame | None = None
+def _summary(campaign: censored_stats.Campaign, table: pd.DataFrame, per_instance: pd.DataFrame | None = None
              ) -> pd.DataFrame:
     rows = table
     if virtual_best.applies(campaign):
@@ -177,13 +177,13 @@ FRONTIER_COLUMNS = ["campaign", "family", "n", "empty", "limit", "puzzles", "ent
                     "median", "median of answered", "CPU median of answered"]
 
 
-def frontier_rows(campaigns: list[analysis.Campaign]) -> list[list[str]]:
+def frontier_rows(campaigns: list[censored_stats.Campaign]) -> list[list[str]]:
     """The frontier campaigns' table (:mod:`experiments.analysis.frontier`) as text cells in
     :data:`FRONTIER_COLUMNS`' order: per (campaign, family, n) a row per entrant, then a row
     "any entrant" (the puzzles some entrant answered, the medians of the fastest answer per
     puzzle); times written with each campaign's limit ("> 60 s": censored), "-" where a number
     does not apply (no answer; the CPU time of an entrant on one core)."""
-    fmt = analysis.format_seconds
+    fmt = censored_stats.format_seconds
     entrants = frontier_data.entrant_rows(campaigns)
     out = []
     for g in frontier_data.group_rows(campaigns, entrants).itertuples():
@@ -200,13 +200,13 @@ def frontier_rows(campaigns: list[analysis.Campaign]) -> list[list[str]]:
     return out
 
 
-def page_data(campaign: analysis.Campaign, landscape: analysis.Campaign | None = None,
-              grids: bool = True, frontier: Sequence[analysis.Campaign] = ()) -> tuple[dict, dict[str, str]]:
+def page_data(campaign: censored_stats.Campaign, landscape: censored_stats.Campaign | None = None,
+              grids: bool = True, frontier: Sequence[censored_stats.Campaign] = ()) -> tuple[dict, dict[str, str]]:
     """The page's data (JSON-safe) and its figures (plotly's JSON text, by figure name);
     ``frontier``: the frontier campaigns of the section "Where the methods stop", if any."""
     from experiments.analysis.head_to_head import head_to_head_pair
-    per_instance = analysis.instance_times(campaign.runs)
-    table = analysis.summary(campaign, per_instance)
+    per_instance = censored_stats.instance_times(campaign.runs)
+    table = censored_stats.summary(campaign, per_instance)
     rows = instance_rows(campaign, per_instance)
     limit = campaign.timeout_s
     styles = campaign_styles(campaign, *([landscape] if landscape is not None else []))
@@ -281,8 +281,8 @@ def fill(template: str, parts: dict[str, str]) -> str:
     return PLACEHOLDER.sub(part, template)
 
 
-def render(campaign: analysis.Campaign, landscape: analysis.Campaign | None = None, grids: bool = True,
-           frontier: Sequence[analysis.Campaign] = ()) -> str:
+def render(campaign: censored_stats.Campaign, landscape: censored_stats.Campaign | None = None, grids: bool = True,
+           frontier: Sequence[censored_stats.Campaign] = ()) -> str:
     """The whole page as one string."""
     data, figures = page_data(campaign, landscape, grids, frontier)
     static = resources.files("experiments.report") / "static"
@@ -296,7 +296,7 @@ def render(campaign: analysis.Campaign, landscape: analysis.Campaign | None = No
     })
 
 
-def landscape_campaign(campaign: analysis.Campaign, landscape: Path | None) -> analysis.Campaign | None:
+def landscape_campaign(campaign: censored_stats.Campaign, landscape: Path | None) -> censored_stats.Campaign | None:
     """The campaign whose hardness landscape the page draws: ``landscape`` when it is a
     campaign directory (runs.csv), else the campaign itself when it has several shares of
     empty cells at one n and family (a ``race landscape`` campaign), else None."""
@@ -305,7 +305,7 @@ def landscape_campaign(campaign: analysis.Campaign, landscape: Path | None) -> a
         if not (directory / "runs.csv").is_file():
             raise RaceError("--landscape: no landscape campaign here (expected a directory with "
                             "runs.csv, written by race landscape)", source=str(landscape))
-        given = analysis.load(directory)
+        given = censored_stats.load(directory)
         holes = pd.to_numeric(given.runs["holes"], errors="coerce")
         if not int(given.runs.assign(h=holes).groupby("n")["h"].nunique().max()) > 1:
             raise RaceError("--landscape: not a landscape (one share of empty cells per n and "
@@ -314,7 +314,7 @@ def landscape_campaign(campaign: analysis.Campaign, landscape: Path | None) -> a
     return campaign if _has_hole_axis(campaign) else None
 
 
-def _has_hole_axis(campaign: analysis.Campaign) -> bool:
+def _has_hole_axis(campaign: censored_stats.Campaign) -> bool:
     """Several shares of empty cells at one n and family: a ``race landscape`` campaign."""
     holes = pd.to_numeric(campaign.runs["holes"], errors="coerce")
     per = campaign.runs.assign(h=holes).groupby(["family", "n"])["h"].nunique()
@@ -326,7 +326,7 @@ def write(campaign_dir: str | Path, out: str | Path, landscape: Path | None = No
     """Write the page of the campaign in ``campaign_dir`` to ``out``; return its path.
     ``frontier``: the frontier campaign directories (:func:`experiments.analysis.frontier.load`),
     read before anything is written."""
-    campaign = analysis.load(campaign_dir)
+    campaign = censored_stats.load(campaign_dir)
     frontier_campaigns = frontier_data.load([Path(d) for d in frontier])
     text = render(campaign, landscape_campaign(campaign, landscape), grids, frontier_campaigns)
     path = Path(out)

@@ -26,7 +26,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from experiments.analysis import phase_plots
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis.figure_models import (FigureModel, Panel, Series, cactus_model, lowest, runtime_model,
                                                 solved_model, work_model)
 from experiments.analysis.figure_style import EntrantStyle, campaign_styles, censored_rows, strip_top
@@ -82,7 +82,7 @@ def _layout(fig: go.Figure, title: str, height: int = 420, legend_rows: int = 1,
 
 
 def seconds(value: float, limit: float | None) -> str:
-    return analysis.format_seconds(value, limit)
+    return censored_stats.format_seconds(value, limit)
 
 
 def _text(value: str) -> str:
@@ -194,7 +194,7 @@ def draw_runtime(model: FigureModel, styles: dict[str, EntrantStyle]) -> go.Figu
                    RUNTIME_HEIGHT, subtitle=_notes(model))
 
 
-def runtime_figure(campaign: analysis.Campaign, table: pd.DataFrame, instances: pd.DataFrame,
+def runtime_figure(campaign: censored_stats.Campaign, table: pd.DataFrame, instances: pd.DataFrame,
                    styles: dict[str, EntrantStyle] | None = None) -> go.Figure:
     """Time vs n per family: every instance as a faint point, the median as a line with its
     IQR band, the virtual best solver as its own line; a censored median hollow at the limit,
@@ -220,11 +220,11 @@ def draw_solved(model: FigureModel, styles: dict[str, EntrantStyle]) -> go.Figur
     return _layout(fig, markup(model.title), subtitle=_notes(model))
 
 
-def solved_figure(campaign: analysis.Campaign, table: pd.DataFrame,
+def solved_figure(campaign: censored_stats.Campaign, table: pd.DataFrame,
                   styles: dict[str, EntrantStyle] | None = None,
                   instances: pd.DataFrame | None = None) -> go.Figure:
     """Share of instances solved within the limit vs n, one panel per family, the VBS too
-    (``instances``: the campaign's :func:`analysis.instance_times`, when at hand)."""
+    (``instances``: the campaign's :func:`censored_stats.instance_times`, when at hand)."""
     return draw_solved(solved_model(campaign, table, instances), styles or campaign_styles(campaign))
 
 
@@ -247,7 +247,7 @@ def draw_cactus(model: FigureModel, styles: dict[str, EntrantStyle]) -> go.Figur
     return _layout(fig, markup(model.title))
 
 
-def cactus_figure(campaign: analysis.Campaign, instances: pd.DataFrame,
+def cactus_figure(campaign: censored_stats.Campaign, instances: pd.DataFrame,
                   styles: dict[str, EntrantStyle] | None = None) -> go.Figure:
     """The k-th fastest answered instance of each entrant (all families and n), the VBS too."""
     return draw_cactus(cactus_model(campaign, instances), styles or campaign_styles(campaign))
@@ -306,7 +306,7 @@ def draw_work(model: FigureModel, styles: dict[str, EntrantStyle]) -> go.Figure:
                    subtitle="hollow: a median over fewer than half the instances (the others unsolved)")
 
 
-def work_figure(campaign: analysis.Campaign, table: pd.DataFrame,
+def work_figure(campaign: censored_stats.Campaign, table: pd.DataFrame,
                 styles: dict[str, EntrantStyle] | None = None) -> go.Figure:
     """Median work counters over solved instances vs n: a row per family, a column per
     counter (log y; a median of 0 sits at the "0" tick below 1; a note instead of a plot
@@ -343,6 +343,6 @@ def draw_phases(model: FigureModel) -> go.Figure:
     return _layout(fig, markup(model.title), subtitle=_notes(model))
 
 
-def phases_figure(campaign: analysis.Campaign, table: pd.DataFrame) -> go.Figure:
+def phases_figure(campaign: censored_stats.Campaign, table: pd.DataFrame) -> go.Figure:
     """The SAT entrants' phase split: stacked shares of the median solve per n (first family)."""
     return draw_phases(phases_model(campaign, table))

@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis.figure_style import EntrantStyle, campaign_styles
 from experiments.report.html_figures import (LANDSCAPE_HEIGHT, _censored_axis, _layout, _lowest,
                                              _strip_rows, markup, seconds, trace_style)
@@ -22,7 +22,7 @@ def _work(value: float) -> str:
     return "&gt; limit" if math.isinf(value) else f"{value:,.0f}"
 
 
-def landscape_figure(landscape: analysis.Campaign, styles: dict[str, EntrantStyle] | None = None) -> go.Figure:
+def landscape_figure(landscape: censored_stats.Campaign, styles: dict[str, EntrantStyle] | None = None) -> go.Figure:
     """Median time vs share of empty cells, one panel per n, one line per entrant; censored
     medians hollow in their entrant's row above the limit, the hardness peak's interval
     shaded (a ``race landscape`` campaign)."""

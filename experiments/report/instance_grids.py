@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.harness.identity import family_label
 from formats import grid_text
 from formats.errors import RaceError
@@ -149,7 +149,7 @@ def slowest(rows: pd.DataFrame, limit: int = GRID_LIMIT) -> list[str]:
     return list(worst.index[order])
 
 
-def campaign_grids(campaign: analysis.Campaign, regenerate: bool = True, only: "list[str] | None" = None
+def campaign_grids(campaign: censored_stats.Campaign, regenerate: bool = True, only: "list[str] | None" = None
                    ) -> tuple[dict[str, InstanceGrid], dict[str, str]]:
     """The grid of every instance of ``campaign`` (or of those named in ``only``) by its
     ``instance`` path, and the reason for each instance left out (no file, not regenerable,

@@ -9,14 +9,14 @@ import subprocess
 from datetime import datetime
 from pathlib import Path
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from formats.errors import RaceError
 
 INSTALL_HINT = ("apt-get update && apt-get install -y texlive-latex-base texlive-latex-recommended "
                 "texlive-fonts-recommended latexmk poppler-utils")
 
 
-def campaign_epoch(campaign: analysis.Campaign) -> int | None:
+def campaign_epoch(campaign: censored_stats.Campaign) -> int | None:
     """The campaign's creation time (meta.json ``created_at``) in seconds since 1970."""
     try:
         stamp = datetime.fromisoformat(str(campaign.meta.get("created_at", "")).replace("Z", "+00:00"))

@@ -20,7 +20,7 @@ import pandas as pd
 
 from experiments.analysis import bootstrap
 from experiments.analysis import frontier as frontier_data
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis.compare import TOLERANCE
 from experiments.harness.schema import Status
 from experiments.report import family_sections
@@ -47,7 +47,7 @@ def _capital(name: str) -> str:
     return name[0].upper() + name[1:]
 
 
-def _params(campaign: analysis.Campaign, entrant: str) -> dict:
+def _params(campaign: censored_stats.Campaign, entrant: str) -> dict:
     values = campaign.runs.loc[campaign.runs["entrant"] == entrant, "params"].dropna()
     try:
         return json.loads(values.iloc[0]) if len(values) else {}
@@ -80,7 +80,7 @@ def _created(meta: dict) -> str:
         return created
 
 
-def add_campaign(m: Macros, campaign: analysis.Campaign) -> None:
+def add_campaign(m: Macros, campaign: censored_stats.Campaign) -> None:
     """The campaign's command, limits, counts, machine and versions."""
     meta, runs, ns = campaign.meta, campaign.runs, campaign.n_values
     m.add("campaignName", f"\\texttt{{{escape(campaign.name)}}}")
@@ -125,7 +125,7 @@ def add_campaign(m: Macros, campaign: analysis.Campaign) -> None:
         m.add(macro_name(package, "version"), escape(packages.get(package, MISSING)))
 
 
-def add_instances(m: Macros, campaign: analysis.Campaign, all_n: list[int]) -> None:
+def add_instances(m: Macros, campaign: censored_stats.Campaign, all_n: list[int]) -> None:
     """Clues per n and the sizes of the reductions (formulas)."""
     runs = campaign.runs
     for n in all_n:
@@ -149,7 +149,7 @@ def add_instances(m: Macros, campaign: analysis.Campaign, all_n: list[int]) -> N
         m.add(f"coverOnesN{w}", tex_int(4 * n ** 6))
 
 
-def add_entrant(m: Macros, campaign: analysis.Campaign, table: pd.DataFrame, growth: pd.DataFrame,
+def add_entrant(m: Macros, campaign: censored_stats.Campaign, table: pd.DataFrame, growth: pd.DataFrame,
                 entrant: str) -> None:
     """An entrant's parameters, totals, growth and solve-shape counts."""
     e = macro_name(entrant)
@@ -177,7 +177,7 @@ def add_entrant(m: Macros, campaign: analysis.Campaign, table: pd.DataFrame, gro
     m.add(f"{e}GrowthPoints", int(g["points"]) if g is not None else MISSING)
     runs = campaign.runs
     mine = runs["entrant"] == entrant
-    add_solve_shapes(m, e, runs[mine & analysis.answered(runs)])
+    add_solve_shapes(m, e, runs[mine & censored_stats.answered(runs)])
 
 
 def add_solve_shapes(m: Macros, e: str, solved: pd.DataFrame) -> None:
@@ -217,7 +217,7 @@ def add_entrant_at(m: Macros, e: str, w: str, r: pd.Series | None) -> None:
     search = r["t_search"]
     mups = r["updates"] / search / 1e6 if search and search > 0 and math.isfinite(r["updates"]) else math.nan
     m.add(f"{e}MupsSearch{w}", tex_float(mups))
-    phases = {p: r[p] for p in analysis.PHASES if not math.isnan(r[p])}
+    phases = {p: r[p] for p in censored_stats.PHASES if not math.isnan(r[p])}
     total = sum(phases.values())
     encode = phases.get("t_encode", 0.0) + phases.get("t_write", 0.0)
     m.add(f"{e}EncodeShare{w}", f"{100 * encode / total:.0f}" if total > 0 and "t_encode" in phases
@@ -246,7 +246,7 @@ def add_comparisons(m: Macros, table: pd.DataFrame, entrants: list[str], all_n: 
                       _compare(rows.get((a, n)), rows.get((b, n))))
 
 
-def campaign_macros(campaign: analysis.Campaign, table: pd.DataFrame, growth: pd.DataFrame,
+def campaign_macros(campaign: censored_stats.Campaign, table: pd.DataFrame, growth: pd.DataFrame,
                     wanted: set[str] | None = None, has_landscape: bool = False,
                     frontier: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> Macros:
     """The report's macros (see the module docstring); with ``wanted`` (the control words

@@ -10,7 +10,7 @@ import pandas as pd
 
 from experiments.analysis import plots
 from experiments.analysis.bootstrap import CONFIDENCE
-from experiments.analysis.statistics import PHASES
+from experiments.analysis.censored_stats import PHASES
 from experiments.report.tex import MISSING, escape, tex_factor_high, tex_float, tex_int, tex_seconds
 from solvers.sat.sudoku_cnf import structural_clause_count
 

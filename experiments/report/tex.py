@@ -7,7 +7,7 @@ import math
 import re
 import unicodedata
 
-from experiments.analysis.statistics import format_seconds
+from experiments.analysis.censored_stats import format_seconds
 
 #: what a macro or table cell says when the campaign lacks the number
 MISSING = "n/a"

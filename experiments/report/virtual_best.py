@@ -15,13 +15,13 @@ import math
 
 import pandas as pd
 
-from experiments.analysis import statistics as analysis
+from experiments.analysis import censored_stats
 from experiments.analysis import virtual_best
 from experiments.report.tables import CI_HEADER, _tabular
 from experiments.report.tex import MISSING, Macros, escape, tex_float, tex_seconds
 
 
-def vbs_tabular(campaign: analysis.Campaign, table: pd.DataFrame) -> str:
+def vbs_tabular(campaign: censored_stats.Campaign, table: pd.DataFrame) -> str:
     """Per family and n: the VBS's solved count and median with its interval, the wins of
     each entrant, the best single entrant and the VBS's speed-up over it with its interval."""
     if not virtual_best.applies(campaign):
@@ -66,7 +66,7 @@ def _tex_speedup(value: float) -> str:
     return r"$\infty$" if math.isinf(value) else tex_float(value)
 
 
-def add_virtual_best(m: Macros, campaign: analysis.Campaign, table: pd.DataFrame) -> None:
+def add_virtual_best(m: Macros, campaign: censored_stats.Campaign, table: pd.DataFrame) -> None:
     """The macros of the module docstring."""
     present = virtual_best.applies(campaign)
     m.flag("hasVbs", present)

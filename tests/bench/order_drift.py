@@ -41,7 +41,7 @@ def campaign(name, order, load):
         busy.kill()
         busy.wait()
     out = subprocess.run([PY, "-c", f"""
-from experiments.analysis import statistics as a, compare as c
+from experiments.analysis import censored_stats as a, compare as c
 camp = a.load('{OUT / name}')
 r = c.compare(camp, 'dlx', 'sat').rows[0]
 print(r.ratio.estimate, r.ratio.low, r.ratio.high)
