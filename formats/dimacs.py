@@ -21,15 +21,22 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Iterable, Iterator, Protocol
+from typing import IO, Protocol
 
 import numpy as np
 
-from formats.errors import RaceError
 from formats.compiled import is_interpreted, kernel
-from formats.source import BLANKS, decode_utf8, read_source, reject_carriage_return, split_lines
+from formats.errors import RaceError
+from formats.source import (
+    BLANKS,
+    decode_utf8,
+    read_source,
+    reject_carriage_return,
+    split_lines,
+)
 
 #: bytes of output per chunk of the writer (the buffer is reused).
 CHUNK_BYTES = 1 << 23

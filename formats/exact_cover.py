@@ -18,9 +18,9 @@ index :attr:`ExactCover.color_names` from 1), :attr:`ExactCover.lower` /
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -72,7 +72,7 @@ class ExactCover:
     # -- construction ------------------------------------------------------
     @classmethod
     def from_options(cls, items: Sequence[str], primary: int | None,
-                     options: Iterable[Sequence[int]], source: str | None = None) -> "ExactCover":
+                     options: Iterable[Sequence[int]], source: str | None = None) -> ExactCover:
         """A problem from item names and options given as lists of item indices.
         ``primary=None`` makes every item primary. Raises RaceError for an empty
         option, an index out of range or an item repeated in one option."""
@@ -83,7 +83,7 @@ class ExactCover:
         return cls.from_csr(items, primary, starts, flat, source=source)
 
     @classmethod
-    def from_dlx(cls, parsed: DlxProblem) -> "ExactCover":
+    def from_dlx(cls, parsed: DlxProblem) -> ExactCover:
         """The problem :func:`formats.dlx_format.parse` read (checked there)."""
         problem = cls(parsed.items, parsed.primary, np.array(parsed.starts, dtype=np.int64),
                       np.array(parsed.flat, dtype=INDEX_DTYPE))
@@ -111,7 +111,7 @@ class ExactCover:
 
     @classmethod
     def from_csr(cls, items: Sequence[str], primary: int | None, starts: np.ndarray,
-                 flat: np.ndarray, source: str | None = None, check: bool = True) -> "ExactCover":
+                 flat: np.ndarray, source: str | None = None, check: bool = True) -> ExactCover:
         """A problem from CSR arrays (``starts`` has one more entry than there are
         options). ``check`` validates indices, empty and repeated items."""
         items = list(items)
@@ -124,7 +124,7 @@ class ExactCover:
 
     @classmethod
     def from_dense(cls, matrix: np.ndarray, names: Sequence[str] | None = None,
-                   primary: int | None = None) -> "ExactCover":
+                   primary: int | None = None) -> ExactCover:
         """A problem from a dense 0-1 matrix (rows = options, columns = items).
         Columns are named ``names`` or 1, 2, ...; the first ``primary`` columns
         are primary (all by default). An all-zero row raises RaceError."""

@@ -45,7 +45,7 @@ class Grid:
         self.cells = cells
 
     @classmethod
-    def empty(cls, n: int) -> "Grid":
+    def empty(cls, n: int) -> Grid:
         """The all-empty grid of box size n."""
         return cls(n)
 
@@ -54,7 +54,7 @@ class Grid:
         """Number of rows (= columns = values) of the grid: n²."""
         return self.n * self.n
 
-    def copy(self) -> "Grid":
+    def copy(self) -> Grid:
         return Grid(self.n, self.cells.copy())
 
     def clues(self) -> int:

@@ -7,12 +7,12 @@ choices of a name (a solver, a parameter, one of its values, a SAT backend) asks
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 
 def closest(text: str, choices: Iterable[object]) -> str | None:
     """The choice spelled nearest to ``text`` (case aside), or None when none is near."""
-    import difflib                      # only on the way to an error: not at every start
+    import difflib  # only on the way to an error: not at every start
     named = {str(choice).lower(): str(choice) for choice in choices}
     found = difflib.get_close_matches(str(text).lower(), list(named), n=1, cutoff=0.6)
     return named[found[0]] if found else None

@@ -38,8 +38,13 @@ import numpy as np
 from formats.errors import RaceError
 from generators.sat_questions import WINDOW_OPTIONS, ReducedSAT, WindowSAT  # noqa: F401
 from generators.solution_counter import (  # noqa: F401  (the counters, by this name too)
-    INCREMENTAL_MAX_N, BacktrackingCounter, DLXCounter, ReducedSATCounter, SATCounter,
-    SolutionCounter)
+    INCREMENTAL_MAX_N,
+    BacktrackingCounter,
+    DLXCounter,
+    ReducedSATCounter,
+    SATCounter,
+    SolutionCounter,
+)
 
 #: counter backend names accepted by :func:`make_counter`
 COUNTER_BACKENDS = ("auto", "robust", "dlx", "sat", "backtracking")
@@ -105,7 +110,7 @@ class RobustCounter(SolutionCounter):
                 return None
         return self._reduced
 
-    def _window_for(self, cells: np.ndarray, c: int, ahead: np.ndarray) -> "WindowSAT":
+    def _window_for(self, cells: np.ndarray, c: int, ahead: np.ndarray) -> WindowSAT:
         """The window solver that can answer for cell ``c`` of ``cells``: the current
         one, else a new one over c and the next cells of ``ahead``."""
         if self._window is None or not self._window.covers(cells, c):

@@ -11,8 +11,8 @@ different" counts come out), its known answers and where they come from.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from formats.errors import RaceError
 from formats.exact_cover import ExactCover

@@ -156,7 +156,7 @@ def sudoku_file(path: str) -> ExactCover:
     """The Sudoku puzzle in the file (either grid format; ``-`` = stdin) as the
     assignment's exact cover matrix (Task 18: 4n⁴ items, one option per cell
     and value the clues allow). The file must hold one puzzle."""
-    from formats import grid_text                  # here: only this example needs the Sudoku stack
+    from formats import grid_text  # here: only this example needs the Sudoku stack
     from solvers.exact_cover.sudoku_cover import sudoku_cover
     puzzles = grid_text.read(path)
     if len(puzzles.grids) != 1:

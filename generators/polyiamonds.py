@@ -20,7 +20,7 @@ orientation, positions in (x, y) order.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from formats.errors import RaceError
 from formats.exact_cover import ExactCover

@@ -22,7 +22,7 @@ no placement fixed by a symmetry.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from formats.errors import RaceError
 from formats.exact_cover import ExactCover

@@ -23,7 +23,7 @@ count. Items: the pieces, then the sticks, then the secondary points.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable
+from collections.abc import Iterable
 
 from formats.errors import RaceError
 from formats.exact_cover import ExactCover

@@ -76,7 +76,7 @@ class CounterPool:
         while self._built:
             self._built.popitem()[1].close()
 
-    def __enter__(self) -> "CounterPool":
+    def __enter__(self) -> CounterPool:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -128,10 +128,9 @@ def _resolve(kind: str, n: int, seed: int, index: int, options: dict) -> tuple[d
                 raise RaceError(f"holes must be a fraction in [0, 1], got {resolved['holes']!r}") from None
         kinds.hole_count(n, resolved["holes"])
         resolved["holes"] = float(resolved["holes"])
-    if kind == "holes":
-        if resolved["pattern"] not in kinds.PATTERNS:
-            raise RaceError(f"pattern must be one of {', '.join(kinds.PATTERNS)}, "
-                            f"got {resolved['pattern']!r}")
+    if kind == "holes" and resolved["pattern"] not in kinds.PATTERNS:
+        raise RaceError(f"pattern must be one of {', '.join(kinds.PATTERNS)}, "
+                        f"got {resolved['pattern']!r}")
     if kind == "unsat":
         _resolve_unsat(n, resolved, options)
     return resolved, counter

@@ -42,8 +42,8 @@ class ReducedSAT:
     encoding; the model gives a witness."""
 
     def __init__(self, n: int, backend: str = DEFAULT_BACKEND) -> None:
-        from solvers.sat.counting import pysat_solver
         from solvers.sat import sudoku_cnf
+        from solvers.sat.counting import pysat_solver
         self.n = n
         self.backend = backend
         self._new = pysat_solver
@@ -132,8 +132,7 @@ class WindowSAT:
 
     def __init__(self, n: int, cells: np.ndarray, window: np.ndarray,
                  backend: str = DEFAULT_BACKEND) -> None:
-        from solvers.sat import clause_loading
-        from solvers.sat import sudoku_cnf
+        from solvers.sat import clause_loading, sudoku_cnf
         from solvers.sat.backends import configurable
         from solvers.sat.counting import pysat_solver
         self.n = n

@@ -37,8 +37,7 @@ def _solve(puzzle: Grid, extra=None, conflicts: int | None = None):
     """MiniSat on CanPlace's candidates of ``puzzle`` (plus the clause ``extra(formula)``
     when given; within ``conflicts`` when given): (True, False or None for out of budget,
     the model's grid or None)."""
-    from solvers.sat import clause_loading
-    from solvers.sat import sudoku_cnf
+    from solvers.sat import clause_loading, sudoku_cnf
     from solvers.sat.counting import pysat_solver
     formula = sudoku_cnf.encode_reduced(puzzle, "pairwise", propagation=False)
     clause = extra(formula) if extra is not None else None

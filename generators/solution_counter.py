@@ -117,7 +117,7 @@ class SolutionCounter:
     def close(self) -> None:
         """Release solver resources (SAT solvers)."""
 
-    def __enter__(self) -> "SolutionCounter":
+    def __enter__(self) -> SolutionCounter:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -34,8 +34,8 @@ import numpy as np
 
 from formats.errors import RaceError
 from formats.grid import MAX_N, Grid
-from solvers.sat.at_most_one import exactly_one
 from solvers.rules import is_solved
+from solvers.sat.at_most_one import exactly_one
 
 FILLS = ("symmetric", "latin", "las-vegas")
 
@@ -130,8 +130,9 @@ def las_vegas_grid(n: int, rng: np.random.Generator, conflicts: int = 20_000,
 
 def _complete(clues: Grid, rng: np.random.Generator, budget: int) -> Grid | None:
     from pysat.solvers import Solver
-    from solvers.sat.counting import DEFAULT_BACKEND
+
     from solvers import rules
+    from solvers.sat.counting import DEFAULT_BACKEND
     n, side = clues.n, clues.side
     found = rules.propagate(clues.cells, n)
     if found.contradiction:

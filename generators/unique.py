@@ -61,7 +61,7 @@ def default_fill(n: int) -> str:
 
 
 def solved(n: int, rng: np.random.Generator, counter: SolutionCounter | None, fill: str,
-           stats: "FillStats | None" = None) -> np.ndarray:
+           stats: FillStats | None = None) -> np.ndarray:
     """A random solved (n², n²) grid by ``fill`` (one of :data:`FILLS`), drawn from ``rng``;
     ``counter`` is needed by the ``algorithm2`` fill only."""
     if fill == "algorithm2":

@@ -25,8 +25,8 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from formats.compiled import compiled_here, is_interpreted, kernel
 
+from formats.compiled import compiled_here, is_interpreted, kernel
 from formats.grid import Grid
 from solvers.interface import RawAnswer, Solver
 from solvers.rules import can_place_cells

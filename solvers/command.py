@@ -244,7 +244,7 @@ class Command(Solver):
         return (1 if count is None else count), cells
 
 
-def startup_seconds(solver: "Command") -> float | None:
+def startup_seconds(solver: Command) -> float | None:
     """The fastest of :data:`STARTUP_RUNS` wall times of ``solver``'s program answering an
     empty puzzle, 4x4 (else 9x9, for a program that takes no other): its interpreter's or
     runtime's start, reading, a trivial search and exit, which each of its measured times

@@ -24,7 +24,6 @@ from array import array
 from pathlib import Path
 
 from formats.dlx_format import DlxProblem
-
 from solvers.native_library import NativeLibrary
 
 MRV, FIRST = 0, 1               # as solvers.exact_cover.algorithm_x
@@ -148,13 +147,13 @@ class CoverKernel:
             raise MemoryError("out of memory linking the problem")
 
     @classmethod
-    def from_dlx(cls, problem: DlxProblem) -> "CoverKernel":
+    def from_dlx(cls, problem: DlxProblem) -> CoverKernel:
         """The kernel of a :class:`formats.dlx_format.DlxProblem`: Algorithm X, or the search
         with colors and multiplicities when it has either."""
         return cls(len(problem.items), problem.primary, problem.starts, problem.flat,
                    problem.colors, problem.lower, problem.upper, problem.extended)
 
-    def clone(self) -> "CoverKernel":
+    def clone(self) -> CoverKernel:
         """An independent copy (for another thread)."""
         handle = self.lib.cover_clone(self.handle)
         if not handle:

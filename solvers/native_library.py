@@ -35,14 +35,22 @@ from collections.abc import Callable
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
-from solvers.private_paths import (GROUP_WRITABLE, Untrusted, make_private_folder,
-                                   open_private_file, open_private_folder, read_all)
+from solvers.private_paths import (
+    GROUP_WRITABLE,
+    Untrusted,
+    make_private_folder,
+    open_private_file,
+    open_private_folder,
+    read_all,
+)
 
 try:                                # the interpreter's own SHA-256: hashlib loads OpenSSL first,
-    from _sha256 import sha256      # 3 ms of a start-up that race cover counts in tens of ms
+    from _sha256 import (
+        sha256,  # 3 ms of a start-up that race cover counts in tens of ms
+    )
 except ImportError:                 # pragma: no cover - another Python's layout
     try:
-        from _sha2 import sha256    # Python 3.12 and later
+        from _sha2 import sha256  # Python 3.12 and later
     except ImportError:
         from hashlib import sha256
 

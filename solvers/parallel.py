@@ -61,6 +61,7 @@ Differently seeded CaDiCaL (its ``seed`` option) barely differs: ``sat:config=sa
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -76,7 +77,14 @@ from formats.grid import Grid
 from solvers import rules
 from solvers.interface import SOLVED, UNSAT, WRONG, RawAnswer, Solver
 from solvers.processes.control import kill, kill_group, running
-from solvers.processes.members import Member, close_pipes, placement, reap, spawn_all, write_all
+from solvers.processes.members import (
+    Member,
+    close_pipes,
+    placement,
+    reap,
+    spawn_all,
+    write_all,
+)
 from solvers.processes.tree import child_pids, descendants, kill_adopted, set_subreaper
 
 if TYPE_CHECKING:
@@ -202,10 +210,8 @@ class Parallel(Solver):
             close_pipes(member)
 
     def __del__(self) -> None:
-        try:
+        with contextlib.suppress(Exception):    # at interpreter exit, os may be half gone
             self.close()
-        except Exception:     # noqa: BLE001 - at interpreter exit, os may be half gone
-            pass
 
 
 class _Race:
@@ -243,10 +249,8 @@ class _Race:
         for member in self.members:
             cpu = self.cpus[member.index] if self.cpus else None
             line = json.dumps({"n": n, "cells": cells, "cpu": cpu}).encode() + b"\n"
-            try:
+            with contextlib.suppress(OSError):      # gone: its answer pipe says so
                 write_all(member.command, line)
-            except OSError:
-                pass                                # gone: its answer pipe says so
             os.close(member.command)
             member.command = -1
         self.t_started = time.perf_counter()
@@ -320,10 +324,8 @@ class _Race:
             member.below = below
             orphans += below
             for pid in below:
-                try:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
                     kill_group(os.getpgid(pid))
-                except (ProcessLookupError, PermissionError):
-                    pass
                 kill(pid)
             kill_group(member.pid)
         for member in self.members:

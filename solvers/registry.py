@@ -22,9 +22,9 @@ from __future__ import annotations
 import importlib
 import re
 import sys
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from formats.errors import RaceError
 
@@ -68,7 +68,7 @@ class Registry:
         self._entries = {name: (target, dict(fixed)) for name, (target, fixed) in source.items()}
         self.plugins: dict[str, str] = {}     # plugin entrant name -> the package providing it
 
-    def register(self, name: str, target: str, fixed: Mapping[str, str] | None = None) -> "Registry":
+    def register(self, name: str, target: str, fixed: Mapping[str, str] | None = None) -> Registry:
         """A new registry with ``name`` -> ``target`` (``module:Class``) and its fixed parameters."""
         if not name or ":" in name or "," in name:
             raise RaceError(f"solver name {name!r}: expected a non-empty name without ':' or ','")
@@ -90,7 +90,7 @@ class Registry:
         target, fixed = self._entries[name]
         return target, dict(fixed)
 
-    def solver_class(self, name: str) -> "type[Solver]":
+    def solver_class(self, name: str) -> type[Solver]:
         """The solver class of ``name`` (imported now); RaceError when unknown or
         unavailable (a plugin whose module fails to import, or not a Solver)."""
         from solvers.interface import Solver
@@ -105,7 +105,7 @@ class Registry:
             raise RaceError(f"solver {name!r} is not available: {target} is not a Solver class")
         return found
 
-    def create(self, spec: str) -> "Solver":
+    def create(self, spec: str) -> Solver:
         """A solver instance from an entrant spec; :class:`Unavailable` when its solver
         cannot run here (an optional dependency missing)."""
         name, params = parse_spec(spec)
@@ -195,7 +195,7 @@ def names() -> list[str]:
     return BUILTIN.names()
 
 
-def solver_class(name: str) -> "type[Solver]":
+def solver_class(name: str) -> type[Solver]:
     """The class of built-in solver ``name``."""
     return BUILTIN.solver_class(name)
 
@@ -234,6 +234,6 @@ def entrant_label(spec: str) -> str:
         return spec
 
 
-def create(spec: str) -> "Solver":
+def create(spec: str) -> Solver:
     """A built-in solver instance from an entrant spec."""
     return BUILTIN.create(spec)

@@ -10,10 +10,10 @@ answers, which are censored).
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """The outcome of one answer or cell (the value is the word written to runs.csv)."""
     SOLVED = "solved"
     UNSAT = "unsat"

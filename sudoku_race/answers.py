@@ -25,21 +25,21 @@ DEFAULT_SOLVER = "auto"
 DEFAULT_COUNTER = "dlx"
 
 
-def solve(grid: PuzzleLike, solver: str = DEFAULT_SOLVER) -> "Result":
+def solve(grid: PuzzleLike, solver: str = DEFAULT_SOLVER) -> Result:
     """Solve one puzzle (anything :func:`sudoku_race.puzzle` reads) with the entrant ``solver``
     (``"dlx"``, ``"sat:backend=kissat"``, ...; ``race solvers`` lists them). RaceError for a bad
     puzzle or entrant spec."""
     return _answer(puzzle(grid), solver, 1)
 
 
-def count(grid: PuzzleLike, limit: int | None = None, solver: str = DEFAULT_COUNTER) -> "Result":
+def count(grid: PuzzleLike, limit: int | None = None, solver: str = DEFAULT_COUNTER) -> Result:
     """Count the solutions of one puzzle, stopping at ``limit`` (None: all); the result's
     ``count`` is exact when ``complete``, else a lower bound. RaceError for a bad puzzle,
     entrant spec or limit (< 1)."""
     return _answer(puzzle(grid), solver, limit)
 
 
-def _answer(grid, spec: str, limit: int | None) -> "Result":
+def _answer(grid, spec: str, limit: int | None) -> Result:
     from experiments.harness.settle import settle
     from solvers.registry import BUILTIN, INSTALLED, parse_spec
     entrant = _solver(spec)
@@ -54,7 +54,7 @@ def _answer(grid, spec: str, limit: int | None) -> "Result":
 
 
 @lru_cache(maxsize=32)
-def _solver(spec: str) -> "Solver":
+def _solver(spec: str) -> Solver:
     """The solver of ``spec``, made once (its kernels loaded at its first answer)."""
     from solvers.registry import INSTALLED
     return INSTALLED.create(spec)

@@ -10,16 +10,18 @@ command line's: ``race report DIRECTORY --html -o report.html``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from formats.errors import RaceError
 
 if TYPE_CHECKING:
-    from experiments.harness.rows import Row
     import pandas as pd
+
+    from experiments.harness.rows import Row
 
 #: what :func:`run` calls after each measurement: (cells done, cells to run, the row written
 #: to runs.csv: ``entrant``, ``family``, ``n``, ``instance``, ``status``, ``wall_s``, ...)
@@ -35,8 +37,8 @@ class Results:
     counters and phase times; seconds, ``inf`` = censored), ``meta``
     (meta.json) and ``text``, the summary ``race run`` prints (also ``str(results)``)."""
     path: Path
-    runs: "pd.DataFrame"
-    summary: "pd.DataFrame"
+    runs: pd.DataFrame
+    summary: pd.DataFrame
     meta: dict
     text: str
     _campaign: Any = field(default=None, repr=False, compare=False)
@@ -63,7 +65,7 @@ class Comparison:
     what ``race compare`` prints (also ``str(comparison)``)."""
     a: str
     b: str
-    table: "pd.DataFrame"
+    table: pd.DataFrame
     text: str
     warnings: list[str]
 
@@ -75,10 +77,10 @@ def load(path: str | Path) -> Results:
     """The campaign in directory ``path`` (or the one campaign below it). RaceError when there
     is none, or its files are missing or malformed (a damaged row is left out and named on
     stderr, never counted)."""
-    from experiments.analysis import statistics, summary
-    campaign = statistics.load(Path(path))
-    per_instance = statistics.instance_times(campaign.runs)
-    table = statistics.summary(campaign, per_instance)
+    from experiments.analysis import censored_stats, summary
+    campaign = censored_stats.load(Path(path))
+    per_instance = censored_stats.instance_times(campaign.runs)
+    table = censored_stats.summary(campaign, per_instance)
     return Results(campaign.path, campaign.runs, table, campaign.meta,
                    summary.family_summaries(campaign), campaign)
 
@@ -131,7 +133,13 @@ def run(n: int | str | Iterable[int] = "2..3", solvers: str | Iterable[str] = "d
     import os
 
     from experiments.harness.campaign import run_campaign
-    from experiments.harness.config import DEFAULTS, Config, Invocation, default_name, parse_n
+    from experiments.harness.config import (
+        DEFAULTS,
+        Config,
+        Invocation,
+        default_name,
+        parse_n,
+    )
     from experiments.harness.entrants import parse_entrants
     from experiments.harness.instance_families import parse_families
     from solvers.registry import INSTALLED

@@ -124,6 +124,7 @@ class Slowed(Solver):
 
     def search(self, grid: Grid, limit, keep) -> RawAnswer:
         import os
+
         from solvers.backtracking import Backtracking
         factor = float(os.environ.get("SUDOKU_RACE_TEST_SLOWDOWN", "1"))
         time.sleep(float(self.params["delay"]) * factor)

@@ -13,10 +13,9 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experiments.analysis import growth
-from experiments.analysis import censored_stats
-from experiments.harness import schema
+from experiments.analysis import censored_stats, growth
 from experiments.cli.main import main
+from experiments.harness import schema
 from formats.errors import RaceError
 
 LIMIT = 10.0

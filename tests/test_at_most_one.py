@@ -7,12 +7,19 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pysat.solvers import Solver
 
 from formats.errors import RaceError
 from solvers.sat import at_most_one as amo_mod
-from solvers.sat.at_most_one import VARIANTS, amo, at_most_one, exactly_one, flat_clauses
+from solvers.sat.at_most_one import (
+    VARIANTS,
+    amo,
+    at_most_one,
+    exactly_one,
+    flat_clauses,
+)
 
 
 def admits(blocks, assumptions) -> bool:

@@ -4,8 +4,8 @@ when the race is killed, and what the parent reads of the machine per cell."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
-
 import subprocess
 import sys
 import time
@@ -15,9 +15,8 @@ import psutil
 
 from experiments.harness import records, runs_table
 from solvers.interface import Solver
-from tests.test_records_faults import race, start, wait_rows
 from tests.test_harness import write_instances
-import dataclasses
+from tests.test_records_faults import race, start, wait_rows
 
 
 def zygote_of(pid: int) -> psutil.Process:
@@ -125,7 +124,8 @@ def test_a_sleeping_cell_is_killed_within_a_quarter_second_of_its_limit_under_lo
     from when its search really began."""
     from experiments.harness.executor import LocalExecutor
     from experiments.harness.schema import Status
-    from tests.test_executor import key as key_of, request, run_one
+    from tests.test_executor import key as key_of
+    from tests.test_executor import request, run_one
     marks = tmp_path / "marks"
     marks.mkdir()
     limit = 1.0

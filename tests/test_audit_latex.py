@@ -17,8 +17,10 @@ from click.testing import CliRunner
 
 matplotlib.use("Agg")
 
-from experiments.analysis import plots  # noqa: E402
-from experiments.analysis import censored_stats  # noqa: E402
+from experiments.analysis import (
+    censored_stats,  # noqa: E402
+    plots,  # noqa: E402
+)
 from experiments.analysis.entrant_labels import LABEL_CHARS, short_label  # noqa: E402
 from experiments.analysis.figure_style import pyplot, save_figure  # noqa: E402
 from experiments.cli.main import main  # noqa: E402

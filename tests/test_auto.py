@@ -9,8 +9,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from experiments.analysis import portfolio
-from experiments.analysis import censored_stats
+from experiments.analysis import censored_stats, portfolio
 from experiments.cli.main import main as cli
 from formats import grid_text
 from formats.errors import RaceError

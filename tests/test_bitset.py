@@ -10,8 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from experiments.harness import runs_table
 from formats.datasets import read_collection
 from formats.errors import RaceError
 from formats.grid import Grid
@@ -21,9 +23,17 @@ from solvers.bitsets.solver import BRANCHES, Bitset, branch, luby
 from solvers.exact_cover.dlx import DLX
 from solvers.interface import RawAnswer
 from solvers.rules.bitset_fixpoint import fixpoint, touch_all
-from solvers.rules.bitsets import WORK, clear, full_set, place, queue, tables, touch, words
+from solvers.rules.bitsets import (
+    WORK,
+    clear,
+    full_set,
+    place,
+    queue,
+    tables,
+    touch,
+    words,
+)
 from tests.conftest import full_grid, puzzle_from
-from experiments.harness import runs_table
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
@@ -157,6 +167,7 @@ def test_equals_dlx_on_the_reference_campaigns_puzzles(n, labels, tmp_path):
     n = 5 the hard puzzles take DLX longer than its time limit: the random puzzles below.)"""
     import csv
     import hashlib
+
     from experiments.harness.instances import ensure_instances
     directory = ROOT / "results" / "reference-n2-10"
     meta = json.loads((directory / "meta.json").read_text())
@@ -197,6 +208,7 @@ def test_equals_dlx_on_random_puzzles(seed, n, fraction, restarts, rule):
 
 def test_its_counters_reach_runs_csv(tmp_path):
     from click.testing import CliRunner
+
     from experiments.cli.main import main
     result = CliRunner().invoke(main, ["run", "--no-report", "--n", "2..3", "--family", "unique,hard",
                                        "--instances", "2", "--solvers", "bitset,dlx", "--timeout", "30",

@@ -9,9 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experiments.analysis import bootstrap
-from experiments.analysis import growth
-from experiments.analysis import censored_stats
+from experiments.analysis import bootstrap, censored_stats, growth
 from experiments.analysis.signed_rank import average_ranks, exact_cdf, signed_rank_test
 
 

@@ -8,8 +8,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from experiments.analysis import campaign_diff
-from experiments.analysis import censored_stats
+from experiments.analysis import campaign_diff, censored_stats
 from experiments.cli.main import main
 from tests.test_analysis import write_campaign
 from tests.test_compare import cell

@@ -191,7 +191,7 @@ def test_every_sentence_about_an_entrant_matches_the_export(report):
     checked = 0
     # an entrant's sentences end where the next entrant's begin (a float LaTeX placed between
     # two paragraphs may stand in between, so not always after a full stop)
-    starts = re.compile(r" (?=(?:%s) answered )" % "|".join(map(re.escape, _entrants(report))))
+    starts = re.compile(r" (?=(?:{}) answered )".format("|".join(map(re.escape, _entrants(report)))))
     for family, text in sections.items():
         for sentence in starts.split(text):
             found = re.match(r"(\S+) answered (every puzzle at n = ([\d ,toand]+?))?(?:, then |\.|$)", sentence)

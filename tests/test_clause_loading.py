@@ -8,11 +8,10 @@ import numpy as np
 import pytest
 from pysat.solvers import Solver
 
-from formats.grid import Grid
-from solvers.sat import clause_loading
-from solvers.sat import sudoku_cnf
 from formats.compiled import interpreted
+from formats.grid import Grid
 from solvers.rules import is_solution_of
+from solvers.sat import clause_loading, sudoku_cnf
 from tests.conftest import full_grid, puzzle_from
 
 
@@ -84,6 +83,7 @@ def test_an_empty_clause_makes_the_formula_unsatisfiable_in_bulk_too(name):
 
 def test_race_sat_solve_answers_unsat_for_an_empty_clause():
     from click.testing import CliRunner
+
     from experiments.cli.main import main
     for text in ("p cnf 1 1\n0\n", "p cnf 8 3\n 0\n-3 4 0\n5 -6 7 8 0\n"):
         result = CliRunner().invoke(main, ["sat-solve", "-"], input=text)

@@ -116,6 +116,7 @@ def test_ctrl_c_inside_a_pysat_solver_is_an_interrupt_not_a_traceback(monkeypatc
     interrupt"), not KeyboardInterrupt: the CLI says 'race: interrupted', exit 130 (never 1,
     which `race solve` uses for "no solution"); any other pysolvers.error is not swallowed."""
     import pysolvers
+
     from experiments.cli import generate
     for exc in (KeyboardInterrupt(), pysolvers.error("Caught keyboard interrupt")):
         monkeypatch.setattr(generate, "make", _interrupted_in(exc))
@@ -131,6 +132,7 @@ def test_ctrl_c_inside_a_solver_is_an_interrupt_not_its_failure(monkeypatch):
     """The solver interface turns a plugin's exception into 'solver X failed' (exit 2), but
     PySAT's report of Ctrl-C is the user's interrupt: exit 130, 'race: interrupted'."""
     import pysolvers
+
     from solvers.exact_cover.dlx import DLX
 
     def interrupted(self, grid, limit, keep):
@@ -140,7 +142,7 @@ def test_ctrl_c_inside_a_solver_is_an_interrupt_not_its_failure(monkeypatch):
                                                np.random.default_rng(2)))
     r = run("solve", "-s", "dlx", "-", input=text)
     assert r.exit_code == 130 and r.stderr.strip() == "race: interrupted", r.output
-    from formats import compiled          # the CLI's Ctrl-C switch is for its command only
+    from formats import compiled  # the CLI's Ctrl-C switch is for its command only
     assert compiled._ctrl_c_stops is False
 
 

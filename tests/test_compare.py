@@ -7,8 +7,7 @@ import math
 import pytest
 from click.testing import CliRunner
 
-from experiments.analysis import bootstrap, compare
-from experiments.analysis import censored_stats
+from experiments.analysis import bootstrap, censored_stats, compare
 from experiments.analysis.signed_rank import SignedRank
 from experiments.cli.main import main
 from tests.test_analysis import run, write_campaign

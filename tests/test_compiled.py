@@ -104,10 +104,10 @@ def _race_in_fresh_interpreter(args: list[str]) -> tuple[str, bool]:
     """(stdout, whether the work ran compiled: numba loaded, or the batch path's C kernel
     (solvers.dlx_native) asked for, which happens only outside interpreted mode)."""
     code = ("import sys\nfrom experiments.cli.main import main\n"
-            "try:\n    main(%r)\nexcept SystemExit:\n    pass\n"
+            f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
             "native = 'solvers.dlx_native' in sys.modules and "
             "sys.modules['solvers.dlx_native'].NATIVE.tried\n"
-            "print('numba' in sys.modules or native, file=sys.stderr)" % (args,))
+            "print('numba' in sys.modules or native, file=sys.stderr)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=300, cwd=Path(__file__).parents[1])
     return proc.stdout, proc.stderr.strip().splitlines()[-1] == "True"
@@ -158,10 +158,10 @@ def _holes_puzzle_file(tmp_path, n: int, blanks: float, seed: int) -> Path:
 def test_race_solve_with_sat_at_small_n_does_not_import_numba(tmp_path, spec, n):
     """The SAT entrants build and load their formula interpreted up to their encoding's
     INTERPRETED_MAX_N, and the answer is still verified against the clues."""
-    from solvers.sat.solver import SAT
     from formats.grid_text import parse
     from solvers.registry import parse_spec
     from solvers.rules import is_solution_of
+    from solvers.sat.solver import SAT
     assert SAT.interpreted(n, 1, 1, parse_spec(spec)[1])
     path = _holes_puzzle_file(tmp_path, n, 0.3, seed=n)
     out, compiled = _race_in_fresh_interpreter(["solve", "-s", spec, str(path)])
@@ -179,9 +179,9 @@ def test_race_count_with_sat_at_small_n_is_interpreted_and_exact(tmp_path):
 
 
 def test_race_solve_with_sat_beyond_the_interpreted_sizes_compiles(tmp_path):
-    from solvers.sat.solver import SAT
     from formats.grid_text import parse
     from solvers.rules import is_solution_of
+    from solvers.sat.solver import SAT
     n = SAT.INTERPRETED_MAX_N["extended"] + 1
     assert not SAT.interpreted(n, 1, 1, {"encoding": "extended"})
     path = _holes_puzzle_file(tmp_path, n, 0.1, seed=n)

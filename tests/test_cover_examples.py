@@ -235,8 +235,8 @@ def test_tetrastick_rows_of_the_papers_figure_12():
     problem = polysticks.tetrastick_grid("L")
     assert problem.primary == 15 + 60 and problem.secondary == 16
     options = {frozenset(problem.option_names(o)) for o in range(len(problem))}
-    assert frozenset("V H23 I33 H33 V43 I44 V44".split()) in options
-    assert frozenset("Z H24 V33 I33 V32 H32".split()) in options
+    assert frozenset(["V", "H23", "I33", "H33", "V43", "I44", "V44"]) in options
+    assert frozenset(["Z", "H24", "V33", "I33", "V32", "H32"]) in options
 
 
 def test_tetrastick_solution_does_not_cross():
@@ -262,7 +262,7 @@ def test_windowed_sudoku_relaxed_agrees_with_miniexact():
     """The blog stopped the relaxed form at 49,536 solutions, "nowhere near done". With
     the first window fixed (values relabelled: 9! to one) we count 133,838, so
     48,567,133,440 in all; checked here against miniexact, an independent DLX."""
-    import miniexact    # in the test extra
+    import miniexact  # in the test extra
     problem = cover_problems.windowed_sudoku(relaxed=True, knuth=True)
     assert count(problem) == 133_838
     solver = miniexact.miniexacts_x()

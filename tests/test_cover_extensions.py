@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import miniexact            # in the test extra: an independent C implementation of Algorithms C and M
+import miniexact  # in the test extra: an independent C implementation of Algorithms C and M
 import numpy as np
 import pytest
 from click.testing import CliRunner

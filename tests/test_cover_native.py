@@ -23,10 +23,10 @@ from formats.exact_cover import ExactCover
 from generators import cover_problems, polyiamonds, polyominoes, polysticks
 from generators.cover_examples import build
 from solvers import cover_native
+from solvers.cover_native import FIRST, MRV, SLACK, CoverKernel, StopFlag
 from solvers.exact_cover import threads as cover_threads
 from solvers.exact_cover.algorithm_m import MultiplicityProblem
 from solvers.exact_cover.algorithm_x import dlx_search
-from solvers.cover_native import FIRST, MRV, SLACK, CoverKernel, StopFlag
 from solvers.exact_cover.dancing_links import DancingLinks
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,9 +16,9 @@ from formats import grid_text
 from formats.errors import RaceError
 from formats.grid import Grid
 from solvers import rules
-from solvers.sat import cpsat
 from solvers.interface import SOLVED, UNSAT, Stop
 from solvers.registry import BUILTIN, Unavailable
+from solvers.sat import cpsat
 from tests.conftest import full_grid, puzzle_from
 
 PUZZLE9 = (Path(__file__).parent / "data" / "hard9.txt").read_text().splitlines()[2]
@@ -153,5 +153,6 @@ def test_without_ortools_a_race_of_only_cpsat_is_an_error(no_ortools, tmp_path):
 
 def test_meta_json_records_the_ortools_version():
     import importlib.metadata
+
     from experiments.harness.system_info import packages
     assert packages()["ortools"] == importlib.metadata.version("ortools")

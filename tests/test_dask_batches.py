@@ -11,10 +11,10 @@ from click.testing import CliRunner
 
 from experiments.cli.main import main
 from experiments.harness import dask_executor, runs_table
-from experiments.harness.synthetic_campaign import write_instances
-from tests.fake_solvers import fake_registry
 from experiments.harness.messages import Measurement, Request
+from experiments.harness.synthetic_campaign import write_instances
 from solvers.status import Status
+from tests.fake_solvers import fake_registry
 
 distributed = pytest.importorskip("distributed")
 

@@ -12,9 +12,9 @@ import pytest
 
 from experiments.harness import config as harness_config
 from experiments.harness import schema
-from solvers.status import Status
 from solvers import registry
 from solvers.interface import RawAnswer, Solver
+from solvers.status import Status
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTSIDE_SOLVERS = ("formats", "generators", "experiments", "sudoku_race")

@@ -4,18 +4,26 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from formats.compiled import interpreted
 from formats.errors import RaceError
 from formats.exact_cover import ExactCover
 from formats.grid import Grid
 from formats.grid_text import parse
-from formats.compiled import interpreted
 from generators.cover_problems import latin_square, organ_pipe, queens
 from solvers import registry, rules
-from solvers.exact_cover.algorithm_x import FIRST, MRV, cover, dlx_search
 from solvers.backtracking import Backtracking
-from solvers.exact_cover.dancing_links import DancingLinks, format_links, link_lr, link_ud, unlink_lr, unlink_ud
+from solvers.exact_cover.algorithm_x import FIRST, MRV, cover, dlx_search
+from solvers.exact_cover.dancing_links import (
+    DancingLinks,
+    format_links,
+    link_lr,
+    link_ud,
+    unlink_lr,
+    unlink_ud,
+)
 from solvers.exact_cover.dlx import DLX, count_sudoku
 from solvers.exact_cover.sudoku_cover import decode, sudoku_cover
 from tests.conftest import full_grid, puzzle_from
@@ -275,8 +283,7 @@ def test_candidates_only_cover_has_the_same_solutions():
 
 def test_dlx_at_n7_builds_only_the_candidates_left(monkeypatch):
     from generators.solved_grids import latin_grid
-    from solvers.exact_cover import dlx
-    from solvers.exact_cover import sudoku_cover
+    from solvers.exact_cover import dlx, sudoku_cover
     from tests.conftest import puzzle_from
     with pytest.raises(RaceError, match="n <= 6"):
         sudoku_cover.full_options(7)
@@ -388,8 +395,9 @@ def test_the_heuristic_parameter_reaches_the_search():
 
 def test_phase_times_lie_within_the_call():
     import time
-    from solvers.exact_cover.dlx import DLX
+
     from formats.grid import Grid
+    from solvers.exact_cover.dlx import DLX
     solver = DLX()
     solver.count(Grid(2))                            # compiled before the timed call
     t0 = time.perf_counter()
@@ -485,10 +493,10 @@ def test_order_must_be_a_permutation_and_headers_belong_to_no_option():
 def test_count_sudoku_beyond_the_full_matrix_counts_two_and_writes_the_first():
     """n = 7 (the candidates-only matrix): a grid with 2^7 solutions (two rows of one band
     emptied: each column's pair may swap per cycle), counted to 2, the first written out."""
-    from solvers import rules
     from formats.grid import Grid
+    from solvers import rules
     from solvers.exact_cover.dlx import FULL_MATRIX_MAX_N, count_sudoku
-    assert 7 > FULL_MATRIX_MAX_N
+    assert FULL_MATRIX_MAX_N < 7
     cells = rules.pattern_solution(7)
     cells[:2] = 0
     grid = Grid(7, cells)

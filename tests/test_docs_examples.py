@@ -13,9 +13,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.doc_examples import (DOCUMENTS, ROOT, SHELL_LANGUAGES, Example, Step, examples,
-                                fenced_blocks, matches, run_document, run_step, screen,
-                                table_examples)
+from tests.doc_examples import (
+    DOCUMENTS,
+    ROOT,
+    SHELL_LANGUAGES,
+    Example,
+    Step,
+    examples,
+    fenced_blocks,
+    matches,
+    run_document,
+    run_step,
+    screen,
+    table_examples,
+)
 
 #: at most this many examples may be marked not-run (each says why in its mark)
 MAX_NOT_RUN = 8

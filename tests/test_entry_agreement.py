@@ -9,8 +9,15 @@ import threading
 
 import pytest
 
-from tests.test_entry import (CLICK_PROBE, ENTRY, GROUP, _race, _same, _timeless,
-                              problems)  # noqa: F401 (a fixture)
+from tests.test_entry import (
+    CLICK_PROBE,
+    ENTRY,
+    GROUP,
+    _race,
+    _same,
+    _timeless,
+    problems,  # noqa: F401 (a fixture)
+)
 
 QUEENS = "QUEENS"           # replaced by the path of queens 6
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 import time
 
 import numpy as np
@@ -14,13 +17,10 @@ from experiments.harness.identity import CellKey
 from experiments.harness.messages import Measurement, Request
 from experiments.harness.schema import Status
 from formats import grid_text
-from tests.conftest import full_grid, puzzle_from
-from tests.fake_solvers import fake_registry
-import os
-import sys
 from formats.grid import Grid
 from solvers.interface import RawAnswer, Solver
-from tests.conftest import process_alive
+from tests.conftest import full_grid, process_alive, puzzle_from
+from tests.fake_solvers import fake_registry
 
 
 def key(name: str) -> CellKey:
@@ -213,6 +213,7 @@ def test_a_worker_over_its_memory_limit_is_killed_with_a_message():
 
 def test_children_and_tree_memory_include_a_child_process():
     import subprocess
+
     from solvers.processes import tree as process_tree
     child = subprocess.Popen([sys.executable, "-c", "import sys, time; b = bytearray(60 << 20); "
                               "print('ready', flush=True); time.sleep(30)"], stdout=subprocess.PIPE)
@@ -241,6 +242,7 @@ def test_children_and_tree_memory_include_a_child_process():
 
 def test_tree_memory_of_a_process_that_is_gone_is_zero():
     import subprocess
+
     from solvers.processes import tree as process_tree
     gone = subprocess.Popen(["true"])
     gone.wait()                                   # reaped: its pid names no process now
@@ -347,6 +349,7 @@ def test_a_worker_inherits_the_environment_with_a_temp_dir_of_its_own(monkeypatc
 
 def test_a_worker_process_started_on_its_own_gets_the_default_environment():
     import select
+
     from experiments.harness.worker_process import WorkerProcess
     (entrant,) = parse_entrants("counts-calls", REGISTRY)
     worker = WorkerProcess(entrant.init_request())          # env None: worker_env()
@@ -422,10 +425,8 @@ def test_a_worker_dies_with_its_parent():
     try:
         assert alive
     finally:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         shutil.rmtree(tmpdir, ignore_errors=True)
 
 

@@ -12,16 +12,21 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import plotly.graph_objects as go  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
-import plotly.graph_objects as go  # noqa: E402
 
-from experiments.analysis import figure_models, head_to_head, phase_plots, plots  # noqa: E402
-from experiments.analysis import scatter_phase_models  # noqa: E402
-from experiments.analysis import censored_stats  # noqa: E402
+from experiments.analysis import (  # noqa: E402
+    censored_stats,  # noqa: E402
+    figure_models,
+    head_to_head,
+    phase_plots,
+    plots,
+    scatter_phase_models,  # noqa: E402
+)
 from experiments.analysis.figure_style import PRINT_SIZES, campaign_styles  # noqa: E402
 from experiments.analysis.virtual_best import NAME as VBS  # noqa: E402
 from experiments.report import html_figures  # noqa: E402

@@ -14,10 +14,18 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 
-from experiments.analysis import head_to_head, landscape, plots  # noqa: E402
-from experiments.analysis import censored_stats  # noqa: E402
-from experiments.analysis.figure_style import (FIXED_SLOTS, SLOTS, entrant_styles,  # noqa: E402
-                                               slot_style)
+from experiments.analysis import (  # noqa: E402
+    censored_stats,  # noqa: E402
+    head_to_head,
+    landscape,
+    plots,
+)
+from experiments.analysis.figure_style import (  # noqa: E402
+    FIXED_SLOTS,
+    SLOTS,
+    entrant_styles,
+    slot_style,
+)
 from experiments.report import html_figures, html_landscape  # noqa: E402
 from tests.test_report import synthetic_campaign  # noqa: E402
 

@@ -120,9 +120,9 @@ def test_wrong_answers_are_never_inconclusive_on_a_busy_machine(swapped):
 
 
 def test_an_error_where_old_answered_fails_the_gate(tmp_path):
+    from tests.test_analysis import write_campaign
     from tests.test_campaign_diff import BASE, campaign
     from tests.test_compare import cell
-    from tests.test_analysis import write_campaign
     old = campaign(tmp_path / "old", {"dlx": BASE})
     rows = [cell("dlx", f"i{k}", t) for k, t in enumerate(BASE)]
     rows[4] = cell("dlx", "i4", None, status="error")

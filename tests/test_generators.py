@@ -625,8 +625,8 @@ def test_unique_beyond_n6_has_exactly_one_solution(n):
     """Algorithm 2 at n = 7, 8 (latin fill, robust counter: propagation, budgeted DLX,
     the reduced-encoding SAT fallback): the recorded solution is the only one, as an
     independent SAT count (the reduced encoding, fresh solver) confirms."""
-    from solvers.sat.counting import enumerate_models, pysat_solver
     from solvers.sat import sudoku_cnf
+    from solvers.sat.counting import enumerate_models, pysat_solver
     grid, meta = puzzle_set.make("unique", n, 3, 0)
     assert meta["fill"] == "latin" and int(meta["clues"]) == grid.clues() < n ** 4
     formula = sudoku_cnf.encode_reduced(grid, "pairwise")
@@ -841,6 +841,7 @@ def test_a_removal_worker_that_dies_or_fails_is_a_one_line_error(question, messa
     """A worker that dies (killed, out of memory) or whose solver raises makes the removal a
     RaceError of one line naming the position (the CLI prints it, exit 2), not a traceback."""
     import re
+
     from formats.errors import RaceError
     from generators import speculative_removal
     solution = np.array([1, 2, 3, 4], dtype=np.int32)

@@ -15,25 +15,31 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
+from experiments.cli.main import main
 from experiments.harness import records, runs_table, schema
+from experiments.harness.cells import Cell
 from experiments.harness.config import default_name, parse_n
 from experiments.harness.entrants import jsonable, parse_entrants, split_specs
-from experiments.harness.instances import ensure_instances, instance_dir, instance_name, read_instance
-from experiments.harness.cells import Cell
 from experiments.harness.escalation import Escalation
-from experiments.cli.main import main
-from experiments.harness.worker import MIN_TIME, measure
+from experiments.harness.instances import (
+    ensure_instances,
+    instance_dir,
+    instance_name,
+    read_instance,
+)
 from experiments.harness.messages import Measurement
 from experiments.harness.referee import Referee
 from experiments.harness.rows import Row, make_row
-from solvers.status import Status
+from experiments.harness.worker import MIN_TIME, measure
 from formats import grid_text
 from formats.errors import RaceError
 from formats.grid import MAX_N, Grid
 from solvers import registry
 from solvers.backtracking import Backtracking
+from solvers.status import Status
 from tests.conftest import full_grid, puzzle_from
 from tests.fake_solvers import fake_registry
 

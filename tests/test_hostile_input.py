@@ -334,6 +334,7 @@ def test_integers_are_range_checked_before_any_work(tmp_path, args, said):
     """Huge limits reached numpy (87 TiB asked for) or numba (int64 overflow) as tracebacks;
     a negative number was called 'not an integer'."""
     from click.testing import CliRunner
+
     from experiments.cli.main import main
     q6 = tmp_path / "q6.dlx"
     q6.write_text(CliRunner().invoke(main, ["example", "queens", "6"]).output)

@@ -20,9 +20,17 @@ from click.testing import CliRunner
 
 matplotlib.use("Agg")
 
-from experiments.analysis import plots  # noqa: E402
-from experiments.analysis import censored_stats  # noqa: E402
-from experiments.analysis.figure_style import PRINT_SIZES, STYLE, fit_width, parse_width, pyplot  # noqa: E402
+from experiments.analysis import (
+    censored_stats,  # noqa: E402
+    plots,  # noqa: E402
+)
+from experiments.analysis.figure_style import (  # noqa: E402
+    PRINT_SIZES,
+    STYLE,
+    fit_width,
+    parse_width,
+    pyplot,
+)
 from experiments.cli.main import main  # noqa: E402
 from experiments.report import campaign_report  # noqa: E402
 from formats.errors import RaceError  # noqa: E402

@@ -5,6 +5,7 @@ started themselves is the documented limit (O2, docs/solvers/plugins.md)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -32,10 +33,8 @@ def _gone(pids: list[int], seconds: float = 5.0) -> bool:
 
 def _kill(pids: list[int]) -> None:
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def _wait_for(path: Path, seconds: float = 30.0) -> int:

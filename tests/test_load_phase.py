@@ -93,8 +93,8 @@ def test_a_node_limit_within_the_budget_stays_interpreted_and_is_kept():
 def _race(args: list[str]) -> tuple[subprocess.CompletedProcess, bool]:
     """`race ARGS` in a fresh interpreter, and whether numba was imported."""
     code = ("import sys\nfrom experiments.cli.main import main\n"
-            "try:\n    main(%r)\nexcept SystemExit as e:\n    code = e.code\n"
-            "print('numba' in sys.modules, file=sys.stderr)\nsys.exit(code)" % (args,))
+            f"try:\n    main({args!r})\nexcept SystemExit as e:\n    code = e.code\n"
+            "print('numba' in sys.modules, file=sys.stderr)\nsys.exit(code)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                           cwd=ROOT)
     return done, done.stderr.strip().splitlines()[-1] == "True"

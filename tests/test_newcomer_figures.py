@@ -10,8 +10,11 @@ import pytest
 
 matplotlib.use("Agg")
 
-from experiments.analysis import phase_plots, plots  # noqa: E402
-from experiments.analysis import censored_stats  # noqa: E402
+from experiments.analysis import (  # noqa: E402
+    censored_stats,  # noqa: E402
+    phase_plots,
+    plots,
+)
 from experiments.report import html as html_report  # noqa: E402
 from experiments.report import html_figures  # noqa: E402
 from tests.test_analysis import run, write_campaign  # noqa: E402

@@ -15,17 +15,17 @@ import pytest
 from experiments.harness import runs_table
 from experiments.harness.entrants import parse_entrants, split_specs
 from experiments.harness.executor import LocalExecutor
+from experiments.harness.messages import Measurement, Request
+from experiments.harness.rows import make_row
 from formats import grid_text
 from formats.errors import RaceError
 from solvers import rules
 from solvers.interface import SOLVED, UNKNOWN, UNSAT, Solver
 from solvers.parallel import Parallel, split_members
 from solvers.registry import BUILTIN
+from solvers.status import Status
 from tests.conftest import full_grid, process_alive, puzzle_from
 from tests.fake_solvers import fake_registry
-from experiments.harness.messages import Measurement, Request
-from experiments.harness.rows import make_row
-from solvers.status import Status
 
 PUZZLE9 = (Path(__file__).parent / "data" / "hard9.txt").read_text().splitlines()[2]
 
@@ -303,6 +303,7 @@ def test_members_are_warmed_once_in_this_process_before_the_first_race(puzzle):
 
 def test_race_run_says_when_a_parallel_entrant_has_more_members_than_jobs(tmp_path):
     from click.testing import CliRunner
+
     from experiments.cli.main import main
     from tests.test_harness import write_instances
     write_instances(tmp_path, 2, 1)
@@ -342,8 +343,8 @@ def test_race_portfolio_may_pick_a_parallel_entrant_and_cpsat():
 
 def test_the_summary_and_the_report_give_wall_and_total_cpu_and_who_answered(tmp_path):
     from click.testing import CliRunner
-    from experiments.analysis import multicore
-    from experiments.analysis import censored_stats
+
+    from experiments.analysis import censored_stats, multicore
     from experiments.cli.main import main
     from experiments.report import tables
     from tests.test_harness import write_instances

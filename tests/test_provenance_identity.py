@@ -13,8 +13,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from experiments.analysis import campaign_diff, mixed_campaign, noise
-from experiments.analysis import censored_stats
+from experiments.analysis import campaign_diff, censored_stats, mixed_campaign, noise
 from experiments.cli.main import main
 from experiments.harness import code_identity, runs_table
 from tests.test_analysis import write_campaign

@@ -5,16 +5,17 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import shutil
 import math
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from experiments.analysis import landscape, censored_stats
+from experiments.analysis import censored_stats, landscape
 from experiments.cli.landscape import parse_fractions
 from experiments.harness import records, runs_table, schema
 from experiments.harness.instance_families import HARD, Family, parse_families
@@ -184,6 +185,7 @@ def test_landscape_campaign_has_the_hole_axis_resumes_and_writes_the_peak(tmp_pa
     args = ["landscape", "--n", "2", "--solvers", "backtracking", "--instances", "2",
             "--timeout", "30", "--out", str(tmp_path), "--peaks", str(peaks), "--campaign", "land"]
     from click.testing import CliRunner
+
     from experiments.cli.main import main
     r = CliRunner().invoke(main, [*args, "--holes", "0.4,0.6"])
     assert r.exit_code == 0, r.output
@@ -339,6 +341,7 @@ def test_the_landscape_resume_command_keeps_the_peak_table_and_the_jobs(given, e
     """Following the printed resume command must not write the committed peak table when the
     interrupted run was told --no-peaks or --peaks FILE."""
     import shlex
+
     from experiments.harness.config import Config, Invocation, resume_command
     config = Config(n_values=[2], entrants=[], family_labels="holes", campaign="land",
                     generator_options={"pattern": "balanced"},
@@ -352,6 +355,7 @@ def test_the_landscape_resume_command_keeps_the_peak_table_and_the_jobs(given, e
 
 def test_landscape_refuses_a_peak_table_that_is_no_regular_file(tmp_path):
     from click.testing import CliRunner
+
     from experiments.cli.main import main
     r = CliRunner().invoke(main, ["landscape", "--n", "2", "--holes", "0.4", "--solvers", "dlx",
                                   "--instances", "1", "--out", str(tmp_path), "--peaks", "/dev/full"])
@@ -436,6 +440,7 @@ def test_landscape_by_default_writes_its_peaks_to_the_current_directory_not_the_
     """Without --peaks the peak table is ./hardness_peaks.csv, named in the output; the
     installed generators/hardness_peaks.csv (the one the hard family reads) is left as it was."""
     from click.testing import CliRunner
+
     from experiments.cli.main import main
     committed = hardness_peaks.PEAKS_PATH
     before = (committed.read_bytes(), committed.stat().st_mtime_ns)

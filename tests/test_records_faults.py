@@ -17,13 +17,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from experiments.cli.main import main
 from experiments.harness import records, runs_table
 from experiments.harness.lock import LOCK_NAME
-from experiments.harness.scheduling import START_ATTEMPTS
 from experiments.harness.rows import Row
+from experiments.harness.scheduling import START_ATTEMPTS
 from tests.fake_solvers import fake_registry
 from tests.test_harness import write_instances
 

@@ -12,14 +12,22 @@ from click.testing import CliRunner
 
 from experiments.cli.main import main
 from experiments.harness import records, runs_table
-from experiments.harness.referee import (Confirmation, Referee, Truth, confirm, confirmer_for,
-                                         proof_refutes, record_disputes, truth_of)
+from experiments.harness.messages import Measurement
+from experiments.harness.referee import (
+    Confirmation,
+    Referee,
+    Truth,
+    confirm,
+    confirmer_for,
+    proof_refutes,
+    record_disputes,
+    truth_of,
+)
 from formats import grid_text
 from formats.grid import Grid
 from generators import puzzle_set
-from tests.fake_solvers import LIARS, fake_registry, pattern_grid
-from experiments.harness.messages import Measurement
 from solvers.status import Status
+from tests.fake_solvers import LIARS, fake_registry, pattern_grid
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -402,7 +410,8 @@ def test_an_unruled_none_is_not_made_wrong_by_a_header_alone(tmp_path):
     import hashlib
 
     from experiments.analysis import censored_stats
-    from tests.test_summary import run as row, write_campaign
+    from tests.test_summary import run as row
+    from tests.test_summary import write_campaign
     data = grid_text.format_native(unsat_without_record(), {"solutions": "1"}).encode()
     (tmp_path / "instances" / "set").mkdir(parents=True)
     (tmp_path / "instances" / "set" / "u.sudoku").write_bytes(data)

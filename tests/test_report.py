@@ -15,15 +15,14 @@ import matplotlib.image as mpimg
 import pytest
 from click.testing import CliRunner
 
+from experiments.analysis import censored_stats, head_to_head, phase_plots, plots
 from experiments.analysis import frontier as frontier_data
-from experiments.analysis import head_to_head, phase_plots, plots
 from experiments.analysis import growth as growth_fit
-from experiments.analysis import censored_stats
+from experiments.cli.main import main
 from experiments.harness import schema
 from experiments.report import build as report
 from experiments.report import latex, tables, tex
 from experiments.report.macros import campaign_macros
-from experiments.cli.main import main
 from solvers.sat.sudoku_cnf import structural_clause_count
 from tests.test_report_frontier import frontier_campaign
 

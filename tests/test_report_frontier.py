@@ -9,16 +9,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from experiments.analysis import frontier
+from experiments.analysis import censored_stats, frontier
 from experiments.analysis import growth as growth_fit
-from experiments.analysis import censored_stats
 from experiments.cli.main import main
 from experiments.harness import runs_table
 from experiments.harness.provenance import save_meta
+from experiments.harness.rows import Row
 from experiments.report import build as report
 from experiments.report import frontier as report_frontier
 from experiments.report.macros import campaign_macros
-from experiments.harness.rows import Row
 
 LIMIT = 60.0
 SAT, KISSAT, CPSAT = "sat:config=sat", "kissat:config=sat", "cpsat:model=int"

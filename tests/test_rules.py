@@ -2,10 +2,11 @@ import functools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from formats.grid import Grid
 from formats.errors import RaceError
+from formats.grid import Grid
 from solvers import rules
 from tests.conftest import full_grid, puzzle_from
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-
 from conftest import full_grid, puzzle_from
+
 from experiments.cli.main import main
 from formats import dimacs, grid_text, sat_output
 from formats.errors import RaceError
@@ -326,6 +326,7 @@ def test_solve_until_stops_at_its_conflict_bound_with_or_without_a_deadline():
     """A conflict bound alone is one budgeted call; with a deadline too, the slices stop once
     the bound is spent, long before the deadline (pigeonhole 8: ~10^5 conflicts)."""
     from pysat.examples.genhard import PHP
+
     from solvers.sat.counting import pysat_solver
     for deadline in (None, time.perf_counter() + 60):
         solver = pysat_solver("cadical195", [PHP(8).clauses])

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
-
 from conftest import full_grid, puzzle_from
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from formats.errors import RaceError
 from formats.grid import Grid
 from solvers import registry, rules
@@ -237,6 +238,7 @@ def test_reduced_at_n7_from_a_latin_grid_is_solved_and_small():
 
 def test_cli_encode_and_decode_agree_on_the_amo(tmp_path):
     from click.testing import CliRunner
+
     from experiments.cli.main import main
     puzzle = puzzle_from(full_grid(3, np.random.default_rng(21)), 0.7, np.random.default_rng(22))
     (tmp_path / "p.sudoku").write_text(str(puzzle))

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import full_grid, puzzle_from
+
 from formats.errors import RaceError
 from formats.grid import Grid
 from solvers import registry
 from solvers.sat import sudoku_cnf
-from solvers.sat.solver import IncrementalCounter
 from solvers.sat.counting import enumerate_models, pysat_solver
+from solvers.sat.solver import IncrementalCounter
 
 
 def test_empty_4x4_has_288_solutions_incrementally():

@@ -7,11 +7,12 @@ from unittest.mock import patch
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
 from click.testing import CliRunner
+from conftest import full_grid, puzzle_from
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pysat.formula import CNF
 
-from conftest import full_grid, puzzle_from
 from experiments.cli.main import main
 from formats import dimacs, sat_output
 from formats.errors import RaceError

@@ -150,8 +150,9 @@ def test_synthetic_campaign_is_a_valid_campaign(tmp_path):
     root = synthetic_campaign.write(tmp_path, 40, ("dlx", "backtracking"), repeats=2)
     campaign = censored_stats.load(root)
     assert len(campaign.runs) == 40 and campaign.entrants == ["dlx", "backtracking"]
-    from solvers.rules import is_solution_of
     import hashlib
+
+    from solvers.rules import is_solution_of
     for row in campaign.runs.drop_duplicates("instance").itertuples():
         data = (tmp_path / "instances" / "synthetic" / row.instance).read_bytes()
         assert hashlib.sha256(data).hexdigest() == row.instance_sha256

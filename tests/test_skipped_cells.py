@@ -10,8 +10,12 @@ import pytest
 
 matplotlib.use("Agg")
 
-from experiments.analysis import plots, skipped_cells, summary  # noqa: E402
-from experiments.analysis import censored_stats  # noqa: E402
+from experiments.analysis import (  # noqa: E402
+    censored_stats,  # noqa: E402
+    plots,
+    skipped_cells,
+    summary,
+)
 from experiments.report import html_figures, tables  # noqa: E402
 from tests.test_analysis import LIMIT, run, write_campaign  # noqa: E402
 

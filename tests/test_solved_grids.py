@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from formats.errors import RaceError
 from formats.grid import MAX_N
-from generators.solved_grids import (FILLS, diagonal_clues, latin_grid, latin_square, shuffle,
-                                     solved_grid, symmetric_grid)
+from generators.solved_grids import (
+    FILLS,
+    diagonal_clues,
+    latin_grid,
+    latin_square,
+    shuffle,
+    solved_grid,
+    symmetric_grid,
+)
 from solvers.rules import is_consistent, is_solved
 
 SMALL = {"symmetric": 8, "latin": 8, "las-vegas": 4}    # largest n each fill runs at in this test

@@ -26,9 +26,8 @@ HEAVY = ("pandas", "numba", "matplotlib", "numpy", "pysat", "scipy", "dask")
 def _modules_after(args: list[str]) -> set[str]:
     """The top-level modules a fresh interpreter has imported after `race ARGS`."""
     code = ("import sys, json\nfrom experiments.cli.main import main\n"
-            "try:\n    main(%r)\nexcept SystemExit:\n    pass\n"
-            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)"
-            % (args,))
+            f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
+            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     return set(json.loads(proc.stderr.strip().splitlines()[-1]))
 

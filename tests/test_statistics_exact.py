@@ -7,8 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from experiments.analysis import growth
-from experiments.analysis import censored_stats
+from experiments.analysis import censored_stats, growth
 from tests.test_analysis import run, write_campaign
 
 

@@ -7,8 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from experiments.analysis import censored_stats
-from experiments.analysis import virtual_best
+from experiments.analysis import censored_stats, virtual_best
 from experiments.analysis.summary import summary_text
 from tests.test_analysis import LIMIT, run, write_campaign
 

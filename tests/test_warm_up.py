@@ -35,8 +35,9 @@ def test_every_command_is_one_the_race_command_line_takes():
 
 
 def test_the_small_problems_have_the_solutions_they_should(tmp_path):
-    from experiments.cli.main import main
     from click.testing import CliRunner
+
+    from experiments.cli.main import main
     for text, count in ((warm_up.SMALL, "2"), (warm_up.BOUNDS, None)):
         path = tmp_path / "p.dlx"
         path.write_text(text)

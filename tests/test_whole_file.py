@@ -10,10 +10,9 @@ from formats.whole_file import replacing, write_whole
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
     path = tmp_path / "table.csv"
     write_whole(path, "old\n")
-    with pytest.raises(OSError):
-        with replacing(path) as temporary:
-            temporary.write_text("half")
-            raise OSError(28, "No space left on device")
+    with pytest.raises(OSError), replacing(path) as temporary:
+        temporary.write_text("half")
+        raise OSError(28, "No space left on device")
     assert path.read_text() == "old\n" and sorted(tmp_path.iterdir()) == [path]
     write_whole(path, b"new\n")
     assert path.read_bytes() == b"new\n" and sorted(tmp_path.iterdir()) == [path]
@@ -31,10 +30,9 @@ def test_a_device_or_a_link_at_the_path_is_written_through_never_replaced(tmp_pa
     place (its error is the error), and a link's target gets the content."""
     import errno
     import os
+    import stat
 
     import pytest
-
-    import stat
 
     from formats.whole_file import write_whole
     full, null = tmp_path / "full", tmp_path / "null"     # private nodes: a regression

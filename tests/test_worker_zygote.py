@@ -9,11 +9,10 @@ import subprocess
 import sys
 import time
 
-
 from experiments.harness import executor as executor_module
 from experiments.harness import worker_zygote
-from experiments.harness.messages import Measurement
 from experiments.harness.executor import LocalExecutor
+from experiments.harness.messages import Measurement
 from experiments.harness.schema import Status
 from experiments.harness.worker_process import WorkerProcess, worker_env
 from tests.conftest import process_alive

@@ -11,17 +11,17 @@ and every disagreement settled by the verified grid (:func:`settle`). Every read
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from experiments.harness import records, runs_cache, schema
-from experiments.harness.runs_table import RunsTable
 from experiments.harness.identity import family_label, family_names, meta_family_labels
 from experiments.harness.provenance import read_meta
+from experiments.harness.runs_table import RunsTable
 from experiments.harness.schema import Status
 from formats.errors import RaceError, printable
 
@@ -68,7 +68,7 @@ class Campaign:
         seen = [str(f) for f in pd.unique(self.runs["family"].astype(str))]
         return sorted(seen, key=family_rank)
 
-    def family(self, name: str) -> "Campaign":
+    def family(self, name: str) -> Campaign:
         """The campaign restricted to the instances of the family named ``name``."""
         mine = self.runs["family"] == name
         runs = (self.runs if mine.all() else self.runs[mine]).reset_index(drop=True)
@@ -118,7 +118,7 @@ def campaign_root(path: str | Path) -> Path:
     return inside[0] if inside else root
 
 
-def load(path: str | Path, table: "RunsTable | None" = None) -> Campaign:
+def load(path: str | Path, table: RunsTable | None = None) -> Campaign:
     """Load ``path/runs.csv`` and ``path/meta.json`` (``path``: see :func:`campaign_root`).
     ``table``: that runs.csv as a command already read it (:class:`RunsTable`, read again
     only when the file changed since).

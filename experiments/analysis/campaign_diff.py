@@ -22,11 +22,17 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from experiments.analysis import bootstrap
-from experiments.analysis import censored_stats
-from experiments.analysis.compare import (TOLERANCE, format_ratio, interval_json, json_number,
-                                          log_differences, outcomes, signed_rank_json,
-                                          ratios)
+from experiments.analysis import bootstrap, censored_stats
+from experiments.analysis.compare import (
+    TOLERANCE,
+    format_ratio,
+    interval_json,
+    json_number,
+    log_differences,
+    outcomes,
+    ratios,
+    signed_rank_json,
+)
 from experiments.analysis.signed_rank import SignedRank, signed_rank_test
 from experiments.analysis.wrong_answers import Faults, faults
 from experiments.harness.calibration import score

@@ -40,8 +40,16 @@ import numpy as np
 import pandas as pd
 
 from experiments.analysis import bootstrap
-from experiments.analysis.campaign_data import (FAMILIES, Campaign, answered, campaign_root,  # noqa: F401
-                                                family_rank, load, of_families, settle)
+from experiments.analysis.campaign_data import (  # noqa: F401
+    FAMILIES,
+    Campaign,
+    answered,
+    campaign_root,
+    family_rank,
+    load,
+    of_families,
+    settle,
+)
 from experiments.harness import schema
 from experiments.harness.schema import Status
 

@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from experiments.analysis import bootstrap
-from experiments.analysis import censored_stats
+from experiments.analysis import bootstrap, censored_stats
 from experiments.analysis.signed_rank import SignedRank, signed_rank_test
 from formats.errors import RaceError
 

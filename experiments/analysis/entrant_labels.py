@@ -12,7 +12,7 @@ report (:func:`shortened` says which names were cut).
 from __future__ import annotations
 
 import hashlib
-from typing import Iterable
+from collections.abc import Iterable
 
 #: the longest name drawn or tabulated whole
 LABEL_CHARS = 28

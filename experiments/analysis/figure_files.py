@@ -38,7 +38,7 @@ def renderer_of(fig: Figure) -> RendererBase:
     return canvas.get_renderer()
 
 
-def tight_box(fig: Figure, dpi: float = 150) -> "Bbox":
+def tight_box(fig: Figure, dpi: float = 150) -> Bbox:
     """The box (inches) ``savefig(bbox_inches="tight")`` crops ``fig`` to, padded as it pads,
     with the text measured at ``dpi`` (the PNG's): measured once for every file the figure is
     saved as (each save would measure it again, drawing the figure twice). The figure is laid
@@ -72,7 +72,7 @@ def save_figure(fig: Figure, path: Path, **options: Any) -> None:
         raise RaceError(f"cannot write the figure ({save_failure(exc, fig)})", source=str(path)) from None
 
 
-def save_failure(exc: BaseException, fig: "Figure | None" = None) -> str:
+def save_failure(exc: BaseException, fig: Figure | None = None) -> str:
     """Why a figure was not saved, in words that name the cause: the disk (an OSError, or
     zlib's "buffer error" when the PDF backend ran out of room), or a figure too large to draw
     (a MemoryError, or the backend's "image size" / "too large" refusal), with its size."""

@@ -21,8 +21,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from experiments.analysis import skipped_cells, virtual_best
-from experiments.analysis import censored_stats
+from experiments.analysis import censored_stats, skipped_cells, virtual_best
 from experiments.analysis.entrant_labels import short_label
 from experiments.analysis.figure_style import family_title
 from experiments.harness.schema import Status

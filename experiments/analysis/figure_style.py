@@ -18,11 +18,17 @@ import functools
 import hashlib
 import math
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 # a figure written to a file: what every figure module imports from here
-from experiments.analysis.figure_files import renderer_of, save_failure, save_figure, tight_box  # noqa: F401
+from experiments.analysis.figure_files import (  # noqa: F401
+    renderer_of,
+    save_failure,
+    save_figure,
+    tight_box,
+)
 from experiments.analysis.virtual_best import NAME as VIRTUAL_BEST
 
 if TYPE_CHECKING:
@@ -330,7 +336,7 @@ def axes_height_points(fig: Figure, ax) -> float:
     return 0.85 * ax.get_position().height * fig.get_size_inches()[1] * 72
 
 
-def family_title(campaign: "Campaign", family: str) -> str:
+def family_title(campaign: Campaign, family: str) -> str:
     """``<family> puzzles``, with the share of holes when the family has one fixed share."""
     import pandas as pd
     runs = campaign.runs

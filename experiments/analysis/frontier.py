@@ -28,8 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.analysis import censored_stats
-from experiments.analysis import virtual_best
+from experiments.analysis import censored_stats, virtual_best
 from experiments.analysis.multicore import cores_of
 from formats.errors import RaceError
 

@@ -220,9 +220,13 @@ def landscape_plot(campaign: censored_stats.Campaign):
     from matplotlib.patches import Patch
 
     from experiments.analysis import plots
+    from experiments.analysis.figure_style import (
+        axes_height_points,
+        campaign_styles,
+        caption_below,
+        censored_rows,
+    )
     from experiments.analysis.log_axes import log_scale
-    from experiments.analysis.figure_style import (axes_height_points, campaign_styles, caption_below,
-                                                   censored_rows)
 
     inst = instance_table(campaign)
     table = landscape_table(campaign, inst)

@@ -5,7 +5,6 @@ encoding, writing, search, decoding and verifying, per n. It draws the model of
 from __future__ import annotations
 
 import warnings
-
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -14,7 +13,11 @@ import pandas as pd
 from experiments.analysis import censored_stats
 from experiments.analysis.figure_models import FigureModel
 from experiments.analysis.figure_style import pyplot
-from experiments.analysis.scatter_phase_models import PHASE_NAMES, phases_model, sat_entrants  # noqa: F401
+from experiments.analysis.scatter_phase_models import (  # noqa: F401
+    PHASE_NAMES,
+    phases_model,
+    sat_entrants,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

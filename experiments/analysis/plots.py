@@ -23,20 +23,42 @@ from __future__ import annotations
 import dataclasses
 import math
 import textwrap
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from experiments.analysis import censored_stats
-from experiments.analysis.figure_models import (FEW, WORK, FigureModel, Panel, Series,  # noqa: F401
-                                                cactus_model, runtime_model, solved_model,
-                                                with_virtual_best, work_model)
-from experiments.analysis.figure_style import (NOTE_SIZE, PRINT_SIZES, STYLE, EntrantStyle,  # noqa: F401
-                                               campaign_styles, caption_below, family_title, fit_width,
-                                               legend_below, pyplot, save_failure, save_figure, strip_top,
-                                               tight_box)
+from experiments.analysis.figure_models import (  # noqa: F401
+    FEW,
+    WORK,
+    FigureModel,
+    Panel,
+    Series,
+    cactus_model,
+    runtime_model,
+    solved_model,
+    with_virtual_best,
+    work_model,
+)
+from experiments.analysis.figure_style import (  # noqa: F401
+    NOTE_SIZE,
+    PRINT_SIZES,
+    STYLE,
+    EntrantStyle,
+    campaign_styles,
+    caption_below,
+    family_title,
+    fit_width,
+    legend_below,
+    pyplot,
+    save_failure,
+    save_figure,
+    strip_top,
+    tight_box,
+)
 from experiments.analysis.phase_plots import PHASE_NAMES, phases_figure  # noqa: F401
 from formats.errors import RaceError, write_reason
 
@@ -302,7 +324,7 @@ def work_figure(campaign: censored_stats.Campaign, table: pd.DataFrame | None = 
 
 def figure_builders(campaign: censored_stats.Campaign, table: pd.DataFrame | None = None,
                     per_instance: pd.DataFrame | None = None
-                    ) -> dict[str, Callable[[float | None], "Figure"]]:
+                    ) -> dict[str, Callable[[float | None], Figure]]:
     """Each figure of :data:`FIGURES` by name: a function of the width (inches, or None) that
     draws it (on the current style)."""
     from experiments.analysis import head_to_head
@@ -331,7 +353,7 @@ def chosen_figures(only: Iterable[str] | None) -> list[str]:
     return names
 
 
-def draw(build: Callable[[float | None], "Figure"], caption: str, width: float | None = None) -> "Figure":
+def draw(build: Callable[[float | None], Figure], caption: str, width: float | None = None) -> Figure:
     """``build(width)``'s figure with ``caption`` under it, laid out for ``width`` inches when
     given (:func:`experiments.analysis.figure_style.fit_width`: type of 8 to 10 points)."""
     fig = build(width)

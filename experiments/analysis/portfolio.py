@@ -40,8 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from experiments.analysis import censored_stats
-from experiments.analysis import virtual_best
+from experiments.analysis import censored_stats, virtual_best
 from formats.errors import RaceError, write_reason
 from formats.whole_file import replacing
 

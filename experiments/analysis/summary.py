@@ -16,9 +16,8 @@ import math
 
 import pandas as pd
 
-from experiments.analysis import censored_stats
+from experiments.analysis import censored_stats, multicore, virtual_best
 from experiments.analysis import growth as growth_fit
-from experiments.analysis import multicore, virtual_best
 from experiments.harness.schema import FAILURES, Status
 
 

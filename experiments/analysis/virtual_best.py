@@ -24,8 +24,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from experiments.analysis import bootstrap
-from experiments.analysis import censored_stats
+from experiments.analysis import bootstrap, censored_stats
 from experiments.harness.schema import Status
 
 #: the VBS's name in tables and legends

@@ -156,7 +156,12 @@ def compare(args: tuple[str, ...], n_text: str | None, family_text: str | None, 
 def _campaigns(args, n_values, families, tolerance, renames, fail_above, fmt, normalise,
                partial: bool = False, force: bool = False,
                pair_different: bool = False) -> None:
-    from experiments.analysis import campaign_diff, noise, regression_gate, wrong_answers
+    from experiments.analysis import (
+        campaign_diff,
+        noise,
+        regression_gate,
+        wrong_answers,
+    )
     from experiments.cli.run_progress import large, slow_step
     shown = large(*args[:2])
     with slow_step("reading the campaigns", shown=shown):

@@ -8,7 +8,6 @@ import click
 from experiments.cli import cover_search, params
 from formats.errors import RaceError
 
-
 _JOBS_HELP = ("With --count: split the search over N threads (the options of the first item "
               "chosen, or deeper, until each thread has many pieces). The top levels are searched "
               "once, so the nodes and updates printed by --stats are the sums over the pieces and "

@@ -11,6 +11,7 @@ import click
 from formats import datasets
 from formats.errors import RaceError
 
+
 def count_solutions(puzzles: list[datasets.DatasetPuzzle]) -> list[str]:
     """"0", "1", "many" or "unchecked" per puzzle
     (:func:`experiments.harness.instances.count_solutions`: a search budget per puzzle)."""

@@ -26,7 +26,7 @@ def summary_rows(campaign) -> tuple[list[str], list[list[str]]]:
     """The summary table as printed by ``race plot``: family, entrant, n, solved/total,
     median, IQR, PAR-2, wrong; times formatted, censored ones as ``> limit``; a cell whose every
     run was skipped (never raced) says so, with no time and no PAR-2."""
-    from experiments.analysis import skipped_cells, censored_stats
+    from experiments.analysis import censored_stats, skipped_cells
     table = censored_stats.summary(campaign)
     fmt = censored_stats.format_seconds
     header = ["family", "entrant", "n", "solved", "median", "IQR", "PAR-2", "wrong"]

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import click
 
 from experiments.cli import params
+from experiments.harness.identity import HARD
 from formats import grid_text
 from formats.errors import RaceError
 from generators import kinds
 from generators.counting import COUNTER_BACKENDS
 from generators.puzzle_set import KINDS, MAX_N, identity, make, write_set
 from generators.unique import FILLS
-from experiments.harness.identity import HARD
 
 
 def _int(name: str, text: str, low: int) -> int:

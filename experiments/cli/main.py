@@ -18,9 +18,9 @@ import sys
 import click
 
 from experiments.cli import numba_cache, streams
-from solvers import methods
 from formats.compiled import ctrl_c_stops_kernels
 from formats.errors import RaceError, is_interrupt
+from solvers import methods
 
 #: command name -> (module, attribute, short help). ``race --help`` prints the help
 #: from here without importing the module; tests/test_startup.py checks the table

@@ -43,8 +43,8 @@ def portfolio(results_dirs: tuple[Path, ...], out: Path) -> None:
       race portfolio results/my-campaign -o my-portfolio.csv
       race solve -s auto:table=my-portfolio.csv --stats puzzle.sudoku
     """
-    from experiments.analysis import portfolio as learned
     from experiments.analysis import censored_stats
+    from experiments.analysis import portfolio as learned
     table = learned.learn([censored_stats.load(d) for d in results_dirs])
     path = learned.write(table, out)
     click.echo(learned.describe(table))

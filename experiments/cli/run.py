@@ -13,11 +13,17 @@ import click
 
 from experiments.cli import params
 from experiments.cli.dataset import InstancesParam, instance_set_settings
-from experiments.cli.run_report import report_lines, write_report
 from experiments.cli.generate import family_options
 from experiments.cli.invocation import current_registry
+from experiments.cli.run_report import report_lines, write_report
 from experiments.harness.campaign import run_campaign
-from experiments.harness.config import DEFAULTS, Config, Invocation, default_name, parse_n
+from experiments.harness.config import (
+    DEFAULTS,
+    Config,
+    Invocation,
+    default_name,
+    parse_n,
+)
 from experiments.harness.entrants import DEFAULT_ENTRANTS, parse_entrants
 from experiments.harness.instance_families import HARD, Family, parse_families
 from experiments.harness.rows import Row
@@ -228,7 +234,7 @@ def _left_out(spec: str, why: str) -> None:
     click.echo(f"race: note: {spec} is left out of this race: {why}", err=True)
 
 
-def _time_left(prepared: Prepared) -> "TimeLeft":
+def _time_left(prepared: Prepared) -> TimeLeft:
     """The estimate of the time left of ``prepared``'s run (:mod:`experiments.cli.time_left`),
     its clock started now, with the campaign's earlier rows of the entrants and families that
     have cells left."""
@@ -260,7 +266,7 @@ def race(config: Config, summarize=None, report: bool | None = None,
     interrupted (the rows are named, no figure is drawn), 1 when an entrant could not
     start, 2 when a figure or the page could not be written. ``progress`` False: no progress
     on stderr (:func:`experiments.cli.run_progress.progress`)."""
-    from experiments.analysis import noise, censored_stats, summary
+    from experiments.analysis import censored_stats, noise, summary
     from experiments.cli import run_progress, time_left
     bar = None
     left: time_left.TimeLeft | None = None

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING, Any, Callable, TextIO
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from experiments.harness.rows import Row
@@ -30,7 +31,7 @@ class PlainProgress:
         self.started = self.said_at = clock()
         self.said_count = 0
 
-    def update(self, row: "Row") -> None:
+    def update(self, row: Row) -> None:
         self.done += 1
         self.last = f"{row.entrant} n={row.n}: {row.status}"
         now = self.clock()
@@ -67,7 +68,7 @@ class _Bar:
     def write(self, line: str) -> None:
         self.bar.write(line, file=self.stream)
 
-    def update(self, row: "Row") -> None:
+    def update(self, row: Row) -> None:
         self.bar.set_postfix_str(f"{row.entrant} n={row.n}: {row.status}", refresh=False)
         self.bar.update(1)
 
@@ -81,7 +82,7 @@ class _Silent:
     def write(self, line: str) -> None:
         pass
 
-    def update(self, row: "Row") -> None:
+    def update(self, row: Row) -> None:
         pass
 
     def close(self) -> None:
@@ -111,6 +112,7 @@ def large(*campaigns: Any) -> bool:
     """Whether any of the campaign directories ``campaigns`` holds a runs.csv of at least
     :data:`LARGE_BYTES` (its steps may take seconds: :class:`slow_step` may speak)."""
     import os
+
     from experiments.analysis.campaign_data import campaign_root
     for campaign in campaigns:
         try:
@@ -137,7 +139,7 @@ class slow_step:
         self.said = True
         print(f"race: {self.what} ...", file=self.stream, flush=True)
 
-    def __enter__(self) -> "slow_step":
+    def __enter__(self) -> slow_step:
         import threading
         self.started = time.monotonic()
         self.timer = threading.Timer(self.after, self._start) if self.after != float("inf") else None

@@ -29,7 +29,7 @@ def write_report(directory: Path) -> tuple[list[Path], list[str]]:
     click.echo("drawing the figures and the HTML report ...", err=True)
     page = _page_in_child(directory)
     try:
-        from experiments.analysis import plots, censored_stats
+        from experiments.analysis import censored_stats, plots
         written += plots.plot_all(censored_stats.load(directory), directory / "plots", formats=FIGURE_FORMATS)
     except Exception as exc:  # noqa: BLE001 - any renderer's failure is one line, the rows stay
         failed.append(f"the figures were not drawn: {_reason(exc)}")

@@ -10,14 +10,13 @@ import numpy as np
 from experiments.cli import params
 from experiments.cli.vocabulary import Aliased
 from formats import dimacs, grid_text, sat_output
-from formats.source import read_source
 from formats.errors import RaceError
 from formats.grid import Grid
+from formats.source import read_source
 from solvers import rules
-from solvers.sat import at_most_one
-from solvers.sat import sudoku_cnf
-from solvers.sat.solver import DEFAULT_ENCODING
+from solvers.sat import at_most_one, sudoku_cnf
 from solvers.sat.counting import DEFAULT_BACKEND
+from solvers.sat.solver import DEFAULT_ENCODING
 
 
 def _one_grid(puzzle: str, index: int) -> tuple[grid_text.PuzzleFile, Grid]:

@@ -75,8 +75,8 @@ def answers(source: str, spec: str, limit: int | None, stats: bool = False):
     entrant that picks another per puzzle (``auto``) is resolved first (:func:`resolve_pick`)."""
     from experiments.harness.referee import truth_of
     from formats import grid_text
-    from formats.source import read_source
     from formats.compiled import interpreted
+    from formats.source import read_source
     text, name = read_source(source, what="a puzzle file")
     from solvers.registry import parse_spec
     spec = resolve_pick(text, name, spec, stats)

@@ -49,8 +49,8 @@ def list_solvers() -> None:
       [project.entry-points."sudoku_race.solvers"]
       mysolver = "my_package.solver:MySolver"
     """
-    from formats.errors import RaceError
     from experiments.cli.invocation import current_registry
+    from formats.errors import RaceError
     registry = current_registry()
     for name in registry.names():
         _, fixed = registry.entry(name)

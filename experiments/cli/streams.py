@@ -50,9 +50,9 @@ def closed_streams() -> None:
     nowhere to go: a one-line error on stderr, exit 2. (A closed stdin is the readers'
     concern, when ``-`` is read: formats.source.)"""
     if sys.stderr is None:
-        sys.stderr = open(os.devnull, "w", encoding="utf-8")
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")   # noqa: SIM115 - for the process's life
     if sys.stdout is None:
-        sys.stdout = open(os.devnull, "w", encoding="utf-8")
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")   # noqa: SIM115 - for the process's life
         fail("standard output is closed: nowhere to write the answer")
 
 

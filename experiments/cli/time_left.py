@@ -29,9 +29,10 @@ from __future__ import annotations
 import csv
 import math
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Protocol
+from typing import Protocol
 
 from experiments.harness.schema import CENSORED, LIMIT_STATUSES, Status
 

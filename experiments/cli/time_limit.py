@@ -26,7 +26,8 @@ import os
 import signal
 import sys
 import time
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 import click
 

@@ -38,8 +38,9 @@ from __future__ import annotations
 import math
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from formats.errors import RaceError
 from solvers.sat.counting import DEFAULT_BACKEND

@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import signal
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from experiments.harness import records
+from experiments.harness.cells import Prepared, make_cells
 from experiments.harness.config import Config, resume_command
 from experiments.harness.instance_families import names_of
 from experiments.harness.instances import ensure_instances
 from experiments.harness.provenance import check_rows, previous_meta, write_meta
-from experiments.harness.cells import Prepared, make_cells
-from experiments.harness.runs_table import RunsTable
 from experiments.harness.rows import Row
+from experiments.harness.runs_table import RunsTable
 from formats.errors import RaceError
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ class CampaignRun:
         return 1 if self.stats is not None and self.stats.not_started else 0
 
 
-def make_executor(config: Config, cpus: list[int] | None = None) -> "Executor":
+def make_executor(config: Config, cpus: list[int] | None = None) -> Executor:
     """The executor ``config`` asks for (for dask, its ``jobs`` are the cluster's slots),
     its workers pinned to ``cpus`` (local) or to cores of their own machines (dask, with
     ``config.pin``); in the random order each slot keeps a warm worker per entrant."""
@@ -99,7 +100,7 @@ def make_executor(config: Config, cpus: list[int] | None = None) -> "Executor":
                          keep_warm=keep_warm)
 
 
-def run_campaign(config: Config, executor: "Executor | None" = None,
+def run_campaign(config: Config, executor: Executor | None = None,
                  on_row: Callable[[Row], None] | None = None,
                  on_start: Callable[[Prepared], None] | None = None,
                  progress: bool = False) -> CampaignRun:
@@ -114,7 +115,8 @@ def run_campaign(config: Config, executor: "Executor | None" = None,
     RaceError, naming the resume command, when a record cannot be written."""
     from experiments.harness import conditions
     from experiments.harness.lock import CampaignLock
-    from experiments.harness.scheduling import RunStats, run as run_cells
+    from experiments.harness.scheduling import RunStats
+    from experiments.harness.scheduling import run as run_cells
     resume = resume_command(config)
     if executor is None:
         cpus = conditions.pinned_cpus(config)
@@ -173,7 +175,7 @@ class _Stop:
                 signal.signal(sig, signal.SIG_IGN)
             raise KeyboardInterrupt
 
-    def __enter__(self) -> "_Stop":
+    def __enter__(self) -> _Stop:
         if threading.current_thread() is threading.main_thread():
             self.previous = {sig: signal.signal(sig, self.handle)
                              for sig in (signal.SIGINT, signal.SIGTERM)}

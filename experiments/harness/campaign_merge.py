@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from experiments.harness import code_identity, records, stray_rows
-from experiments.harness.runs_table import RunsTable
 from experiments.harness.provenance import read_meta, utc_now
+from experiments.harness.runs_table import RunsTable
 from formats.errors import RaceError, printable
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 SHARED = ("seed", "timeout_s", "memory_mb", "generator_options")
 
 
-def conditions(meta: dict[str, Any], rows: "pd.DataFrame") -> dict[str, Any]:
+def conditions(meta: dict[str, Any], rows: pd.DataFrame) -> dict[str, Any]:
     """What a campaign was raced under that changes a cell's outcome, by name: the limits,
     seed and generator options of meta.json (:data:`SHARED`), each family's options at each
     n, each ``cmd`` entrant's program (sha256), each entrant's code (meta.json's ``entrant_code``:
@@ -70,7 +70,7 @@ def conditions(meta: dict[str, Any], rows: "pd.DataFrame") -> dict[str, Any]:
     return found
 
 
-def _check_conditions(loaded: list[tuple[Path, "pd.DataFrame", dict[str, Any]]]) -> None:
+def _check_conditions(loaded: list[tuple[Path, pd.DataFrame, dict[str, Any]]]) -> None:
     """RaceError naming the first condition (:func:`conditions`) a source was raced under
     that differs from the first source's: their cells would mix two races under one name."""
     first_source, first_rows, first_meta = loaded[0]
@@ -85,7 +85,7 @@ def _check_conditions(loaded: list[tuple[Path, "pd.DataFrame", dict[str, Any]]])
                                 "outcomes of two races would pass for one)")
 
 
-def _load(source: Path) -> tuple["pd.DataFrame", dict[str, Any], list[records.Damaged]]:
+def _load(source: Path) -> tuple[pd.DataFrame, dict[str, Any], list[records.Damaged]]:
     """A source's valid rows (runs.csv's columns as written, blank ``""``), meta.json and damaged
     rows (RaceError when it cannot be read), read once (:class:`RunsTable`)."""
     runs, meta_path = source / "runs.csv", source / "meta.json"
@@ -115,12 +115,12 @@ def _load(source: Path) -> tuple["pd.DataFrame", dict[str, Any], list[records.Da
                                                 for d in damaged + strays]
 
 
-def _family(rows: "pd.DataFrame") -> "pd.Series":
+def _family(rows: pd.DataFrame) -> pd.Series:
     """Each row's family key (:func:`experiments.harness.identity.row_family`), stripped."""
     return rows["family"].astype(str).str.strip()
 
 
-def _check_measurements(loaded: list[tuple[Path, "pd.DataFrame", dict[str, Any]]]) -> None:
+def _check_measurements(loaded: list[tuple[Path, pd.DataFrame, dict[str, Any]]]) -> None:
     """RaceError when two sources hold the same measurement (where and when it ran, and what:
     a campaign and its copy); rows that do not say where and when are not compared."""
     import pandas as pd
@@ -148,7 +148,7 @@ def _check_measurements(loaded: list[tuple[Path, "pd.DataFrame", dict[str, Any]]
 MEASUREMENT = ["worker", "started_at", "entrant", "family", "n", "instance"]
 
 
-def _check_instances(loaded: list[tuple[Path, "pd.DataFrame", dict[str, Any]]]) -> None:
+def _check_instances(loaded: list[tuple[Path, pd.DataFrame, dict[str, Any]]]) -> None:
     """RaceError for the first row whose instance (family, n, name) has another sha256 than
     the one the first row naming it recorded: not the same instances."""
     import pandas as pd
@@ -167,7 +167,7 @@ def _check_instances(loaded: list[tuple[Path, "pd.DataFrame", dict[str, Any]]]) 
                         f"{seen['sha'][:12]}...: not the same instances")
 
 
-def _shift_repeats(loaded: list[tuple[Path, "pd.DataFrame", dict[str, Any]]]) -> "pd.DataFrame":
+def _shift_repeats(loaded: list[tuple[Path, pd.DataFrame, dict[str, Any]]]) -> pd.DataFrame:
     """The rows of every source in order, each later source's repeats shifted past those the
     earlier sources hold of the same (entrant, family, n, instance)."""
     import pandas as pd

@@ -5,7 +5,7 @@ entrant's cells costs what the batch holds, whatever the campaign's size
 from __future__ import annotations
 
 from collections import deque
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from experiments.harness.cells import Cell
 

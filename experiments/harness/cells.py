@@ -37,7 +37,7 @@ class Cell:
         return cell_key(self.family, self.entrant, self.n, self.instance_file, self.repeat)
 
 
-def cell_instance(family: "Family", instance: Instance) -> str:
+def cell_instance(family: Family, instance: Instance) -> str:
     """The ``instance`` column of a cell: the file name, prefixed by its set's directory
     when the family has options (``holes-n3-s0-holes0.55-balanced/holes-n3-s0-0000.sudoku``)
     so that the sets of one kind with different options never share a name."""

@@ -14,15 +14,29 @@ Without either, the resume is refused by :func:`experiments.harness.code_identit
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from experiments.harness import records
-from experiments.harness.code_identity import KEY, current, label, measured_by, merge, recorded, short
+from experiments.harness.code_identity import (
+    KEY,
+    current,
+    label,
+    measured_by,
+    merge,
+    recorded,
+    short,
+)
 from experiments.harness.lock import CampaignLock
+from experiments.harness.provenance import (
+    RESUME_ADVICE,
+    previous_meta,
+    read_meta,
+    save_meta,
+    utc_now,
+)
 from experiments.harness.runs_table import RunsTable
-from experiments.harness.provenance import (RESUME_ADVICE, previous_meta, read_meta, save_meta,
-                                            utc_now)
 from experiments.harness.schema import COLUMNS
 from formats.errors import RaceError, printable
 

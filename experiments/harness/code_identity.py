@@ -21,11 +21,13 @@ was told what to do (:mod:`experiments.harness.code_change`: ``--mixed``, ``--re
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from formats.errors import RaceError, printable
 
@@ -264,10 +266,8 @@ def _identity(module: str, python: list[Path], kernels: list[Path]) -> dict[str,
         names = importlib.metadata.packages_distributions().get(own[0], [])
         version = None
         if names:
-            try:
+            with contextlib.suppress(importlib.metadata.PackageNotFoundError):
                 version = importlib.metadata.version(names[0])
-            except importlib.metadata.PackageNotFoundError:
-                pass
         identity.update(kind="plugin", package=names[0] if names else None, version=version)
         identity["digest"] = hashlib.sha256(f"{whole}\n{identity['package']}\n{version}\n"
                                             .encode()).hexdigest()

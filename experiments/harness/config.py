@@ -5,15 +5,15 @@ default name, the command that resumes it)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from experiments.harness.entrants import Entrant
 from experiments.harness.instance_families import BY_FAMILY, Family
 from formats.errors import RaceError
 from formats.grid import MAX_N
-
 
 #: the defaults of a campaign, defined once (``race run`` and :class:`Config` use them):
 #: measured so that ``race run --n 2..5`` (= ``make race``) finishes within 15 minutes on a
@@ -112,7 +112,7 @@ class Config:
             object.__setattr__(self, "families", parse_families(
                 self.family_labels, self.generator_options, self.peaks))
 
-    def with_(self, **changes: Any) -> "Config":
+    def with_(self, **changes: Any) -> Config:
         """This campaign with ``changes`` (a new Config: this one stays as it is)."""
         return replace(self, **changes)
 

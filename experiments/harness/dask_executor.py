@@ -9,8 +9,9 @@ import os
 import tempfile
 import threading
 import time
+from collections.abc import Hashable
 from pathlib import Path
-from typing import Any, Hashable
+from typing import Any
 
 from experiments.harness.executor import LocalExecutor
 from experiments.harness.identity import CellKey

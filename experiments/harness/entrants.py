@@ -8,8 +8,9 @@ registered only in the parent's :class:`solvers.registry.Registry`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from formats.errors import RaceError
 from solvers import registry as solver_registry

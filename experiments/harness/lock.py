@@ -107,7 +107,7 @@ class CampaignLock:
         os.close(self._fd)
         self._fd = None
 
-    def __enter__(self) -> "CampaignLock":
+    def __enter__(self) -> CampaignLock:
         self.acquire()
         return self
 

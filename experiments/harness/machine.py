@@ -19,6 +19,7 @@ one-line warning the run summary, ``race plot``, the report and ``race compare``
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -118,10 +119,8 @@ def others_busy(interval: float = INTERVAL_S) -> tuple[float | None, list[dict[s
     try:
         procs = [p for p in psutil.process_iter(["pid", "name"]) if p.pid != me.pid]
         for p in procs:
-            try:
+            with contextlib.suppress(psutil.Error):
                 p.cpu_percent(None)
-            except psutil.Error:
-                pass
         total0, own0 = psutil.cpu_times(), sum(me.cpu_times()[:2])
         t0 = time.monotonic()
         time.sleep(interval)

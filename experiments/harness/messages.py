@@ -26,7 +26,7 @@ parent decodes tens of thousands of cells a second.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from experiments.harness.identity import CellKey
 from solvers.status import Status
@@ -93,7 +93,7 @@ class Measurement:
                 self.cpus]
 
     @classmethod
-    def from_wire(cls, items: list[Any]) -> "Measurement":
+    def from_wire(cls, items: list[Any]) -> Measurement:
         """The measurement of a worker's ``result`` list (:meth:`to_wire`); a status word
         outside the contract is an error that names it."""
         (_, _, word, solution, wall, cpu, peak, iterations, times, counters, message,
@@ -114,7 +114,7 @@ class Returned:
 
 
 #: what an executor hands back for a cell
-Outcome = Union[Measurement, Returned]
+Outcome = Measurement | Returned
 
 
 def status_of(word: Any) -> Status | None:

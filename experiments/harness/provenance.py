@@ -8,17 +8,28 @@ import math
 import platform
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from experiments.harness import code_identity
 from experiments.harness.config import Config
-from experiments.harness.instance_families import BY_KIND, NAMES_KEY, families_meta, names_of
 from experiments.harness.identity import meta_family_labels
-from experiments.harness.system_info import git_commit, kissat_version, machine, packages
+from experiments.harness.instance_families import (
+    BY_KIND,
+    NAMES_KEY,
+    families_meta,
+    names_of,
+)
+from experiments.harness.system_info import (
+    git_commit,
+    kissat_version,
+    machine,
+    packages,
+)
 from formats.errors import RaceError, printable
 from formats.whole_file import write_whole
+
 
 def utc_now() -> str:
     """The current time as ISO 8601 UTC with milliseconds (the second's text made once: the
@@ -27,7 +38,7 @@ def utc_now() -> str:
     second = int(now)
     if second != _STAMP[0]:
         _STAMP[0] = second
-        _STAMP[1] = datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+        _STAMP[1] = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
     return f"{_STAMP[1]}.{int((now - second) * 1000):03d}Z"
 
 

@@ -33,13 +33,11 @@ from typing import Any
 
 from experiments.harness.identity import CellKey, row_key, upgrade_row
 from experiments.harness.provenance import utc_now
-from experiments.harness.schema import (COLUMNS, NUMERIC, REQUIRED,
-                                        SEVERITY, STATUSES)
 from experiments.harness.rows import encode
+from experiments.harness.schema import COLUMNS, NUMERIC, REQUIRED, SEVERITY, STATUSES
 from formats.errors import RaceError, printable
 from formats.grid import MAX_N
 from formats.whole_file import write_whole
-
 
 #: where damaged rows go, next to runs.csv
 DAMAGED_NAME = "runs.damaged.csv"

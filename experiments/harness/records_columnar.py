@@ -69,7 +69,7 @@ def _plain_lines(path: Path) -> int | None:
     return lines if last == b"\n" else None
 
 
-def parse(path: Path, text: bool = False) -> "pa.Table | None":
+def parse(path: Path, text: bool = False) -> pa.Table | None:
     """``path`` parsed by pyarrow into every column of :data:`~experiments.harness.schema.COLUMNS`
     (text, and the :data:`FLOATS` as float64, blank = null; with ``text`` every column as
     written) when its bytes pass :func:`_plain_lines` and every line is one row of one field per
@@ -98,7 +98,7 @@ def parse(path: Path, text: bool = False) -> "pa.Table | None":
     return table if _finite(table, floats) else None
 
 
-def _finite(table: "pa.Table", floats: set[str]) -> bool:
+def _finite(table: pa.Table, floats: set[str]) -> bool:
     """Whether the ``floats`` columns of ``table`` hold only blanks and finite numbers >= 0
     (no ``nan`` or ``inf`` written: the row-by-row reader rejects those)."""
     import pyarrow.compute as pc
@@ -117,7 +117,7 @@ REPEATED = ("campaign", "entrant", "solver", "params", "family", "instance", "in
             "status", "verified", "worker", "message", "referee", "extra")
 
 
-def encoded(table: "pa.Table") -> "pa.Table":
+def encoded(table: pa.Table) -> pa.Table:
     """``table`` with each :data:`REPEATED` text column whose values do repeat
     dictionary-encoded (what :func:`frame` makes categorical)."""
     import pyarrow as pa
@@ -131,7 +131,7 @@ def encoded(table: "pa.Table") -> "pa.Table":
     return table
 
 
-def frame(table: "pa.Table") -> "pd.DataFrame":
+def frame(table: pa.Table) -> pd.DataFrame:
     """``table`` (:func:`parse`'s) as a pandas table: text columns of pandas' arrow string
     type (no Python object per value) or, dictionary-encoded (:func:`encoded`), categorical,
     float columns as float64 (null = NaN). A float column
@@ -152,7 +152,7 @@ def frame(table: "pa.Table") -> "pd.DataFrame":
     return result
 
 
-def read_valid(path: Path, text: bool = False) -> "pd.DataFrame | None":
+def read_valid(path: Path, text: bool = False) -> pd.DataFrame | None:
     """The rows of ``path`` as a table (:func:`frame`; with ``text`` every column as written,
     blank = ``""``) when every row is valid (module docstring); None when the file needs the
     row-by-row reader."""
@@ -164,14 +164,14 @@ def read_valid(path: Path, text: bool = False) -> "pd.DataFrame | None":
     return result if valid(result) else None
 
 
-def _distinct(values: "pd.Series") -> tuple[np.ndarray, "pd.Series"]:
+def _distinct(values: pd.Series) -> tuple[np.ndarray, pd.Series]:
     """Codes per row into the distinct values of a column (text; code -1 for a missing one)."""
     import pandas as pd
     codes, uniques = pd.factorize(values)
     return codes, pd.Series(np.asarray(uniques, dtype=object), dtype=object).astype(str)
 
 
-def _numbers(texts: "pd.Series") -> np.ndarray:
+def _numbers(texts: pd.Series) -> np.ndarray:
     """Text numbers as floats (blank = NaN); ``inf`` where a text is no number."""
     import pandas as pd
     numbers = pd.to_numeric(texts.where(texts != "", None), errors="coerce")
@@ -180,7 +180,7 @@ def _numbers(texts: "pd.Series") -> np.ndarray:
     return out
 
 
-def valid(table: "pd.DataFrame") -> bool:
+def valid(table: pd.DataFrame) -> bool:
     """Every row of ``table`` (:func:`frame`'s) passes
     :func:`experiments.harness.records.row_problem` and no two rows record the same cell.
     Each text column is checked on its distinct values."""
@@ -214,7 +214,7 @@ def valid(table: "pd.DataFrame") -> bool:
     return not _duplicated(distinct)
 
 
-def _duplicated(distinct: dict[str, tuple[np.ndarray, "pd.Series"]]) -> bool:
+def _duplicated(distinct: dict[str, tuple[np.ndarray, pd.Series]]) -> bool:
     """Whether two rows record the same cell (:func:`experiments.harness.identity.cell_key`):
     each key column's distinct values as the key takes them, combined into one number a row."""
     import pandas as pd

@@ -29,19 +29,30 @@ The confirmer (:mod:`experiments.harness.confirmer`) runs in a process of its ow
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Callable
 
+from experiments.harness.confirmer import (  # noqa: F401
+    MIN_CONFIRM_SECONDS,
+    SOLVED,
+    UNKNOWN,
+    UNSAT,
+    WRONG,
+    Confirmation,
+    confirm,
+    confirmer_for,
+)
+from experiments.harness.messages import Measurement
 from formats.errors import RaceError, printable
 from formats.grid import Grid
-from formats.grid_text import (PuzzleFile, one_line_cells, parse, parse_compact,
-                               single_character_cells)
-
-from experiments.harness.confirmer import (SOLVED, UNKNOWN, UNSAT, WRONG,  # noqa: F401
-                                           MIN_CONFIRM_SECONDS, Confirmation, confirm,
-                                           confirmer_for)
-from experiments.harness.messages import Measurement
+from formats.grid_text import (
+    PuzzleFile,
+    one_line_cells,
+    parse,
+    parse_compact,
+    single_character_cells,
+)
 from solvers.status import Status
 
 

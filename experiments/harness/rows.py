@@ -12,12 +12,19 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 from experiments.harness.messages import Measurement
-from experiments.harness.schema import COLUMNS, LIMIT_STATUSES, PHASES, WORK_COUNTERS, Status
+from experiments.harness.schema import (
+    COLUMNS,
+    LIMIT_STATUSES,
+    PHASES,
+    WORK_COUNTERS,
+    Status,
+)
 from formats.errors import printable
 
 if TYPE_CHECKING:
@@ -131,7 +138,7 @@ _PHASE_FIELDS = {p: f"t_{p}" for p in PHASES}
 _COUNTER_FIELDS = frozenset(WORK_COUNTERS)
 
 
-def make_row(campaign: str, seed: int, timeout_s: float, entrant: "Entrant", cell: "Cell",
+def make_row(campaign: str, seed: int, timeout_s: float, entrant: Entrant, cell: Cell,
              measurement: Measurement, holes: float | None = None) -> Row:
     """The row of ``cell`` (finished or skipped) of campaign ``campaign`` run on instances of
     seed ``seed`` under the limit ``timeout_s``, from its ``measurement``; ``holes`` the hole

@@ -14,12 +14,12 @@ ignored and replaced. A smaller file is parsed each time.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
 import tempfile
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -48,7 +48,7 @@ def _identity(info: os.stat_result) -> dict[str, int]:
             "ctime_ns": info.st_ctime_ns, "inode": info.st_ino, "device": info.st_dev}
 
 
-def read_valid(path: Path) -> "pd.DataFrame | None":
+def read_valid(path: Path) -> pd.DataFrame | None:
     """The valid rows of ``path`` as a table (module docstring), None when the file needs the
     row-by-row reader. The caller must not modify the table it gets."""
     path = Path(path)
@@ -101,13 +101,11 @@ def release() -> None:
 
 def _remove(path: str | None) -> None:
     if path is not None:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(path)
-        except OSError:
-            pass
 
 
-def _mapped(path: str) -> "pa.Table | None":
+def _mapped(path: str) -> pa.Table | None:
     """The table of the feather file ``path``, memory-mapped (None when it cannot be read)."""
     import pyarrow as pa
     import pyarrow.feather as feather
@@ -133,7 +131,7 @@ def _cached(cache: Path, identity: dict[str, int]) -> pd.DataFrame | None:
     return records_columnar.frame(table)
 
 
-def _laid_out(schema: "pa.Schema") -> bool:
+def _laid_out(schema: pa.Schema) -> bool:
     """Whether ``schema`` is a kept table's: every column in order, the float columns as
     float64, the others text (dictionary-encoded or not)."""
     import pyarrow as pa
@@ -151,7 +149,7 @@ def _laid_out(schema: "pa.Schema") -> bool:
     return True
 
 
-def _write(cache: Path, table: "pa.Table", identity: dict[str, int], mode: int) -> str | None:
+def _write(cache: Path, table: pa.Table, identity: dict[str, int], mode: int) -> str | None:
     """``table``, recording ``identity``, written whole to a new file beside ``cache`` (its
     path), readable as runs.csv is (``mode``), or None when it cannot be written (a read-only
     directory, a full disk)."""

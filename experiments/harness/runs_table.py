@@ -16,12 +16,14 @@ The append side is :class:`RunsWriter`'s.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from experiments.harness import records
 from experiments.harness.identity import CellKey
@@ -77,7 +79,7 @@ class RunsTable:
         self._frame, self._found, self._stamp, self._splits = frame, found, before, []
         self._lines = np.asarray(found.lines, dtype=np.int64) if found is not None else None
 
-    def _columns(self) -> "pd.DataFrame | None":
+    def _columns(self) -> pd.DataFrame | None:
         """The file read in columns, None when it needs the row-by-row reader (or is absent)."""
         from experiments.harness import records_columnar, runs_cache
         if self.text:
@@ -89,7 +91,7 @@ class RunsTable:
             self.read()
 
     @property
-    def frame(self) -> "pd.DataFrame":
+    def frame(self) -> pd.DataFrame:
         """The valid rows, every column of :data:`~experiments.harness.schema.COLUMNS`, in file
         order (read on first use). The caller must not modify it."""
         if self._frame is None:
@@ -124,7 +126,7 @@ class RunsTable:
         """Whether the file changed (or appeared, or went) since it was read."""
         return self._frame is None or stamp(self.path) != self._stamp
 
-    def fresh(self) -> "RunsTable":
+    def fresh(self) -> RunsTable:
         """This table, read again when the file changed since it was read."""
         if self.stale():
             self.read()
@@ -164,7 +166,7 @@ class RunsTable:
 
     # -- the campaign's rows and the strays ----------------------------------------------
 
-    def _split(self, meta: dict[str, Any], root: Path | None) -> tuple["np.ndarray", list[records.Damaged]]:
+    def _split(self, meta: dict[str, Any], root: Path | None) -> tuple[np.ndarray, list[records.Damaged]]:
         from experiments.harness import stray_rows
         against = stray_rows.checked_against(meta, root)
         for done, result in self._splits:
@@ -179,7 +181,7 @@ class RunsTable:
         damaged lines (:func:`experiments.harness.stray_rows.split`; found once per plan)."""
         return self._split(meta, root)[1]
 
-    def campaign_frame(self, meta: dict[str, Any], root: Path | None) -> "pd.DataFrame":
+    def campaign_frame(self, meta: dict[str, Any], root: Path | None) -> pd.DataFrame:
         """:attr:`frame` without the :meth:`strays`."""
         keep, strays = self._split(meta, root)
         return self.frame if not strays else self.frame.iloc[keep]
@@ -238,7 +240,7 @@ def _integer(text: str) -> int:
     return int(float(text)) if not text.isdigit() else int(text)
 
 
-def _values(column: "pd.Series", convert: "Callable[[str], Any]", blank: Any) -> list[Any]:
+def _values(column: pd.Series, convert: Callable[[str], Any], blank: Any) -> list[Any]:
     """A column's values (as text) each converted, in row order (a missing one: ``blank``);
     converted once per distinct value."""
     import numpy as np
@@ -261,14 +263,14 @@ def _note(strays: list[records.Damaged]) -> str:
     return note(strays)
 
 
-def _texts(values: "pd.Series") -> list[str]:
+def _texts(values: pd.Series) -> list[str]:
     """A column as runs.csv holds it: text as it is, floats as written (blank ``""``)."""
     if values.dtype == float:
         return ["" if v != v else f"{v:.9g}" for v in values.tolist()]
     return ["" if v is None or v != v else str(v) for v in values.tolist()]
 
 
-def _rows_frame(rows: list[dict[str, str]], text: bool) -> "pd.DataFrame":
+def _rows_frame(rows: list[dict[str, str]], text: bool) -> pd.DataFrame:
     """Rows read row by row as a table like the one read in columns."""
     import numpy as np
     import pandas as pd
@@ -365,10 +367,8 @@ class RunsWriter:
             while view:
                 view = view[_write(fd, view):]
         except OSError as exc:
-            try:
+            with contextlib.suppress(OSError):
                 os.ftruncate(fd, size)             # no half row left behind
-            except OSError:
-                pass
             raise self._error(exc) from None
 
     def _error(self, exc: OSError) -> records.RecordWriteError:
@@ -383,7 +383,7 @@ class RunsWriter:
                 os.close(self._fd)
                 self._fd = None
 
-    def __enter__(self) -> "RunsWriter":
+    def __enter__(self) -> RunsWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from experiments.harness import runs_table
 from experiments.harness.cell_queue import Queue
@@ -79,7 +80,7 @@ class RunStats:
 class _Race:
     """The state of one :func:`run`: pending and in-flight cells, escalation, start failures."""
 
-    def __init__(self, prepared: "Prepared", executor: "Executor", writer: runs_table.RunsWriter,
+    def __init__(self, prepared: Prepared, executor: Executor, writer: runs_table.RunsWriter,
                  on_row: Callable[[Row], None] | None) -> None:
         self.config = prepared.config
         self.executor, self.writer, self.on_row = executor, writer, on_row
@@ -332,7 +333,7 @@ class _Race:
                 raise RuntimeError("scheduler stalled: no cell can start")  # a bug
 
 
-def run(prepared: "Prepared", executor: "Executor",
+def run(prepared: Prepared, executor: Executor,
         on_row: Callable[[Row], None] | None = None) -> RunStats:
     """Run the pending cells on ``executor`` (see :mod:`experiments.harness.executor`),
     appending one row per cell to runs.csv as it finishes. Escalation turns cells

@@ -4,11 +4,16 @@ cell, for a :class:`solvers.interface.Result` in hand."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from experiments.harness.confirmer import SOLVED, UNKNOWN, UNSAT, WRONG, confirmer_for
-from experiments.harness.referee import (Truth, proof_refutes, record_disputes,
-                                         record_is_wrong)
+from experiments.harness.referee import (
+    Truth,
+    proof_refutes,
+    record_disputes,
+    record_is_wrong,
+)
 from formats.grid import Grid
 
 

@@ -26,8 +26,9 @@ in one line naming how many and why (:func:`note`).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -58,7 +59,7 @@ def stray_reason(row: dict[str, str], plan: Plan) -> tuple[str, str] | None:
     return None
 
 
-def _factorized(frame: "pd.DataFrame", column: str, strip: bool = False) -> tuple["np.ndarray", list[str]]:
+def _factorized(frame: pd.DataFrame, column: str, strip: bool = False) -> tuple[np.ndarray, list[str]]:
     """A column as codes into its distinct values as text (the last one ``""``: a blank,
     NaN or absent value; code -1 points to it), each stripped with ``strip``."""
     import pandas as pd
@@ -83,12 +84,12 @@ def _integer(text: str) -> int | None:
     return int(value) if value == value and value == int(value) else None
 
 
-def _flag(codes: "np.ndarray", names: list[str], bad: "Callable[[str], bool]") -> "np.ndarray":
+def _flag(codes: np.ndarray, names: list[str], bad: Callable[[str], bool]) -> np.ndarray:
     """Per row, whether its value (``names[codes]``) is ``bad``: decided once per value."""
     return np.array([bad(name) for name in names], dtype=bool)[codes]
 
 
-def _suspects(frame: "pd.DataFrame", plan: Plan) -> "np.ndarray":
+def _suspects(frame: pd.DataFrame, plan: Plan) -> np.ndarray:
     """Positions of the rows of ``frame`` (runs.csv's columns as read) that may be strays: a
     superset of them, found on each column's distinct values (codes per row, no text copied)
     and on the distinct (family, n, instance) and (..., sha256) of the rows; the instance files
@@ -170,7 +171,7 @@ def _misnamed(plan: Plan, family: str, size: int | None, instance: str) -> bool:
     return False
 
 
-def _vouched(instance: "pd.Series", sha: "pd.Series", plan: Plan) -> "np.ndarray":
+def _vouched(instance: pd.Series, sha: pd.Series, plan: Plan) -> np.ndarray:
     """Which (``instance``, recorded ``sha``) pairs an imported set's manifest.csv vouches for,
     so that the file need not be hashed: the manifest hashes to the sha256 meta.json recorded
     for it, lists the file with that sha256, and the file was not modified after the manifest
@@ -209,8 +210,8 @@ def checked_against(meta: dict[str, Any], root: Path | None) -> tuple[dict[str, 
     return {k: v for k, v in meta.items() if k not in _READINGS}, str(root)
 
 
-def split(frame: "pd.DataFrame", meta: dict[str, Any], root: Path | None,
-          lines: "np.ndarray | None" = None) -> tuple["np.ndarray", list[records.Damaged]]:
+def split(frame: pd.DataFrame, meta: dict[str, Any], root: Path | None,
+          lines: np.ndarray | None = None) -> tuple[np.ndarray, list[records.Damaged]]:
     """The strays of runs.csv read into columns (``frame``; ``lines``: the 1-based line of each
     of its rows, None when they are lines 2, 3, ... in order): the positions of the rows that
     are the campaign's, and the strays as damaged lines (their line, bytes and reason). The

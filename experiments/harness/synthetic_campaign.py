@@ -36,8 +36,8 @@ ENTRANTS: tuple[str, ...] = ("dlx",)
 
 def _base_puzzle(seed: int) -> tuple[np.ndarray, np.ndarray]:
     """One generated 9 x 9 puzzle with a unique solution and that solution (flat, 81 values)."""
-    from generators.puzzle_set import make
     from formats import grid_text
+    from generators.puzzle_set import make
     grid, meta = make("unique", 3, seed, 0)
     solution = grid_text.parse_compact(str(meta["solution"]), 3).cells.reshape(-1)
     return grid.cells.reshape(-1).astype(np.int8), solution.astype(np.int8)

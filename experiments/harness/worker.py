@@ -29,6 +29,7 @@ when stdin closes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -36,7 +37,8 @@ import socket
 import sys
 import time
 import traceback
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from experiments.harness.messages import WIRE, Measurement
 from solvers.status import Status
@@ -85,14 +87,10 @@ class _ProcFiles:
             return
         self.pid = os.getpid()
         self.clear_refs = self.status = None
-        try:
+        with contextlib.suppress(OSError):
             self.clear_refs = os.open("/proc/self/clear_refs", os.O_WRONLY | os.O_CLOEXEC)
-        except OSError:
-            pass
-        try:
+        with contextlib.suppress(OSError):
             self.status = os.open("/proc/self/status", os.O_RDONLY | os.O_CLOEXEC)
-        except OSError:
-            pass
 
     def reset_peak(self) -> bool:
         self._open()

@@ -8,6 +8,7 @@ decides when; this module knows how.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -44,7 +45,7 @@ class WorkerProcess:
                  zygote: worker_zygote.Zygote | None = None) -> None:
         self.entrant: str = init["spec"]
         self.ready: dict[str, Any] | None = None
-        self._stderr = tempfile.TemporaryFile()
+        self._stderr = tempfile.TemporaryFile()    # noqa: SIM115 - the worker's, closed with it
         self.tmpdir = worker_tmpdir.make()
         env = dict(env if env is not None else worker_env(), TMPDIR=self.tmpdir)
         self.proc: subprocess.Popen[bytes] | worker_zygote.ForkedWorker
@@ -112,16 +113,12 @@ class WorkerProcess:
         worker), then reap it."""
         groups = {self.proc.pid}
         for pid in descendants(self.proc.pid):
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 groups.add(os.getpgid(pid))
-            except (ProcessLookupError, PermissionError):
-                pass
         groups.discard(os.getpgrp())
         for group in groups:
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 control.kill_group(group)
-            except (ProcessLookupError, PermissionError):
-                pass
         self.proc.wait()
         self._close_files()
         self.memory.close()
@@ -138,10 +135,8 @@ class WorkerProcess:
 
     def _close_files(self) -> None:
         for f in (self.stdin, self.stdout, self._stderr):
-            try:
+            with contextlib.suppress(OSError):
                 f.close()
-            except OSError:
-                pass
 
     def death(self) -> str:
         """Why the worker died, with the tail of its stderr (call after EOF)."""

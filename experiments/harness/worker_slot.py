@@ -29,7 +29,7 @@ class Slot:
     cpu: int | None = None
     parked: dict[str, WorkerProcess] = field(default_factory=dict)
     #: the slots this slot's cell holds besides itself (a cell of several cores)
-    holds: list["Slot"] = field(default_factory=list)
+    holds: list[Slot] = field(default_factory=list)
 
     @property
     def key(self) -> CellKey | None:

@@ -27,6 +27,7 @@ environment, the worker is a fresh interpreter as before
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import select
@@ -36,7 +37,8 @@ import subprocess
 import sys
 import threading
 import time
-from typing import IO, Any, Callable
+from collections.abc import Callable
+from typing import IO, Any
 
 from solvers.processes import control
 from solvers.processes.tree import exists
@@ -145,10 +147,8 @@ class Zygote:
 
     def close(self) -> None:
         """End the zygote (its idle children are the executor's to stop first)."""
-        try:
+        with contextlib.suppress(OSError):
             self.sock.close()
-        except OSError:
-            pass
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -198,10 +198,8 @@ def _preload() -> None:
     import experiments.harness.worker  # noqa: F401
     import solvers.registry  # noqa: F401
     for name in ("solvers.backtracking", "solvers.exact_cover.dlx", "solvers.bitsets.solver", "solvers.sat.solver"):
-        try:
+        with contextlib.suppress(ImportError):
             __import__(name)
-        except ImportError:
-            pass
     from solvers.rules.bitsets import popcount
     popcount(7)
 

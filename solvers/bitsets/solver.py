@@ -27,13 +27,28 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from formats.compiled import kernel
 
+from formats.compiled import kernel
 from formats.grid import Grid
 from solvers.interface import RawAnswer, Solver
 from solvers.rules.bitset_fixpoint import fixpoint, touch_all
-from solvers.rules.bitsets import (GUESSES, NODES, ONE, PLACED, RESTARTS, WORK, ZERO, clear,
-                                   nth_value, place, popcount, set_size, tables, touch, value_of)
+from solvers.rules.bitsets import (
+    GUESSES,
+    NODES,
+    ONE,
+    PLACED,
+    RESTARTS,
+    WORK,
+    ZERO,
+    clear,
+    nth_value,
+    place,
+    popcount,
+    set_size,
+    tables,
+    touch,
+    value_of,
+)
 
 #: stack levels allocated first (doubled when a search goes deeper)
 FIRST_LEVELS = 16

@@ -43,9 +43,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from formats.exact_cover import ExactCover
 from formats.compiled import kernel
-from solvers.exact_cover.dancing_links import ROOT, DancingLinks, link_lr, link_ud, unlink_lr, unlink_ud
+from formats.exact_cover import ExactCover
+from solvers.exact_cover.dancing_links import (
+    ROOT,
+    DancingLinks,
+    link_lr,
+    link_ud,
+    unlink_lr,
+    unlink_ud,
+)
 
 
 @kernel(cache=True, inline="always")

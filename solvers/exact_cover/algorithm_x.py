@@ -27,9 +27,15 @@ exactly as they went in.
 from __future__ import annotations
 
 import numpy as np
-from formats.compiled import kernel
 
-from solvers.exact_cover.dancing_links import ROOT, link_lr, link_ud, unlink_lr, unlink_ud
+from formats.compiled import kernel
+from solvers.exact_cover.dancing_links import (
+    ROOT,
+    link_lr,
+    link_ud,
+    unlink_lr,
+    unlink_ud,
+)
 
 MRV, FIRST = 0, 1
 HEURISTICS = {"mrv": MRV, "first": FIRST}

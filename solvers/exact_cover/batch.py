@@ -25,8 +25,8 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from formats.compiled import interpreted, is_interpreted, kernel, load_seconds
 
+from formats.compiled import interpreted, is_interpreted, kernel, load_seconds
 from formats.errors import RaceError
 from formats.grid import Grid
 from formats.grid_text import ONE_LINE_DIGITS

@@ -19,8 +19,8 @@ step (use a copy of the structure).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
 
 from solvers.exact_cover.algorithm_x import FIRST, MRV
 from solvers.exact_cover.dancing_links import ROOT, DancingLinks

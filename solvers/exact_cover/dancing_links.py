@@ -31,8 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from formats.compiled import kernel
 
+from formats.compiled import kernel
 from formats.exact_cover import INDEX_DTYPE, ExactCover
 
 LINK_DTYPE = np.uint32      # unsigned on purpose (see the module docstring)
@@ -125,7 +125,7 @@ class DancingLinks:
     def size(self) -> int:
         return self.links.shape[1]
 
-    def copy(self) -> "DancingLinks":
+    def copy(self) -> DancingLinks:
         return DancingLinks(self.links.copy(), self.option_of, self.names, self.primary)
 
     def column_name(self, x: int) -> str:
@@ -155,7 +155,7 @@ class DancingLinks:
 
     # -- constructors ------------------------------------------------------------
     @classmethod
-    def from_problem(cls, problem: ExactCover, order: np.ndarray | None = None) -> "DancingLinks":
+    def from_problem(cls, problem: ExactCover, order: np.ndarray | None = None) -> DancingLinks:
         """Build from an :class:`ExactCover`. ``order`` (a permutation of the
         primary items) is the order in which their headers are linked into the
         root's list (default: the given order)."""
@@ -163,13 +163,13 @@ class DancingLinks:
 
     @classmethod
     def from_dense(cls, matrix: np.ndarray, names: list[str] | None = None,
-                   primary: int | None = None) -> "DancingLinks":
+                   primary: int | None = None) -> DancingLinks:
         """Build from a dense 0-1 matrix (rows = options, columns = items)."""
         return cls.from_problem(ExactCover.from_dense(matrix, names, primary))
 
     @classmethod
     def from_csr(cls, names: list[str], primary: int, starts: np.ndarray, flat: np.ndarray,
-                 order: np.ndarray | None = None) -> "DancingLinks":
+                 order: np.ndarray | None = None) -> DancingLinks:
         """Build from CSR option arrays (option o covers items flat[starts[o]:starts[o+1]])
         as the assignment describes: the root, the primary headers hooked right
         of each other (in ``order``; default: given order), secondary headers

@@ -21,14 +21,20 @@ import time
 from functools import lru_cache
 
 import numpy as np
-from formats.compiled import kernel
 
+from formats.compiled import kernel
 from formats.grid import Grid
+from solvers import rules
 from solvers.exact_cover.algorithm_x import HEURISTICS, MRV, cover, dlx_search, uncover
 from solvers.exact_cover.dancing_links import DancingLinks
+from solvers.exact_cover.sudoku_cover import (
+    FULL_MATRIX_MAX_N,
+    full_options,
+    item_names,
+    sudoku_cover,
+)
 from solvers.interface import RawAnswer, Solver
-from solvers import rules
-from solvers.exact_cover.sudoku_cover import FULL_MATRIX_MAX_N, full_options, item_names, sudoku_cover
+
 
 @lru_cache(maxsize=4)
 def full_links(n: int) -> np.ndarray:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers.exact_cover.algorithm_x import MRV, choose, cover, uncover, uncover_option
 from formats.compiled import kernel
+from solvers.exact_cover.algorithm_x import MRV, choose, cover, uncover, uncover_option
 from solvers.exact_cover.dancing_links import ROOT, DancingLinks
 
 

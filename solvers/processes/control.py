@@ -17,11 +17,13 @@ that one is gone already), so a killed race leaves nothing running behind it.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import resource
 import signal
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -33,10 +35,8 @@ PARENT_DEATH_SIGNAL = signal.SIGKILL
 def die_with_parent() -> None:
     """In a child (before exec, or forked): ask the kernel to SIGKILL it when its parent dies
     (``PR_SET_PDEATHSIG``); nothing where the kernel has no such call."""
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, PARENT_DEATH_SIGNAL)
-    except (OSError, AttributeError):
-        pass
 
 
 def die_with(parent: int) -> None:
@@ -118,7 +118,7 @@ def fork_context() -> Any:
     return multiprocessing.get_context("fork")
 
 
-def pool(jobs: int) -> "ProcessPoolExecutor":
+def pool(jobs: int) -> ProcessPoolExecutor:
     """A pool of ``jobs`` forked processes that die with this one."""
     from concurrent.futures import ProcessPoolExecutor
     return ProcessPoolExecutor(max_workers=jobs, mp_context=fork_context(), initializer=die_with,
@@ -127,18 +127,14 @@ def pool(jobs: int) -> "ProcessPoolExecutor":
 
 def kill(pid: int, sig: int = signal.SIGKILL) -> None:
     """Send ``sig`` (SIGKILL) to ``pid``; gone already or not ours: nothing to do."""
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.kill(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
     """Send ``sig`` (SIGKILL) to the process group ``pgid`` (gone already: nothing to do)."""
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def running(pid: int) -> bool:

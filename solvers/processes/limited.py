@@ -29,7 +29,14 @@ from typing import BinaryIO
 
 from formats.errors import RaceError
 from solvers.processes.control import kill_group, start_hook
-from solvers.processes.tree import exists, child_pids, is_subreaper, kill_adopted, reap, set_subreaper
+from solvers.processes.tree import (
+    child_pids,
+    exists,
+    is_subreaper,
+    kill_adopted,
+    reap,
+    set_subreaper,
+)
 
 #: default bound on the bytes read from a child's stdout (and, separately, stderr).
 MAX_OUTPUT = 16 << 20
@@ -106,7 +113,7 @@ def _run(command: list[str], stdin: BinaryIO | None, pass_fds: tuple[int, ...], 
                     time.perf_counter() - t0, flooded)
 
 
-def _read_bounded(proc: "subprocess.Popen[bytes]", timeout: float, max_output: int
+def _read_bounded(proc: subprocess.Popen[bytes], timeout: float, max_output: int
                   ) -> tuple[bytes, bytes, bool, str]:
     """Read both pipes until EOF, the deadline or the byte bound: (stdout, stderr, timed out,
     the stream that passed the bound: "stdout", "stderr" or "" when none did). Once the program itself

@@ -8,6 +8,7 @@ reaped and counted too).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -140,10 +141,8 @@ def close_pipes(member: Member) -> None:
     """Close this process's ends of a member's pipes."""
     for fd in (member.fd, member.command):
         if fd >= 0:
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
     member.fd = member.command = -1
 
 

@@ -187,7 +187,7 @@ class TreeMemory:
 _REAPED_KB = [0]
 
 
-def reap(proc: "subprocess.Popen[bytes]", timeout: float | None = None) -> int:
+def reap(proc: subprocess.Popen[bytes], timeout: float | None = None) -> int:
     """``proc.wait(timeout)`` for a :class:`subprocess.Popen`, reaped with ``wait4`` so its own
     peak memory is kept (:func:`reaped_peak_kb`): a solver's program measured exactly, however
     briefly it ran. Raises :class:`subprocess.TimeoutExpired` as ``wait`` does."""

@@ -8,11 +8,29 @@
 ``from solvers import rules`` then ``rules.is_solved(grid)`` etc.
 """
 
-from solvers.rules.checks import (UNIT_KINDS, Conflict, are_solutions_of, are_solved, can_place,
-                                  can_place_cells, candidate_table, cell_candidates, conflicts,
-                                  is_consistent, is_solution_of, is_solved, keeps_clues,
-                                  unit_value_counts)
-from solvers.rules.geometry import Units, box_of, pattern_solution, peers_of, unit_tables
+from solvers.rules.checks import (
+                                  UNIT_KINDS,
+                                  Conflict,
+                                  are_solutions_of,
+                                  are_solved,
+                                  can_place,
+                                  can_place_cells,
+                                  candidate_table,
+                                  cell_candidates,
+                                  conflicts,
+                                  is_consistent,
+                                  is_solution_of,
+                                  is_solved,
+                                  keeps_clues,
+                                  unit_value_counts,
+)
+from solvers.rules.geometry import (
+                                  Units,
+                                  box_of,
+                                  pattern_solution,
+                                  peers_of,
+                                  unit_tables,
+)
 from solvers.rules.propagation import Candidates, Propagation, propagate
 
 __all__ = ["UNIT_KINDS", "Candidates", "Conflict", "Propagation", "Units", "are_solutions_of",

@@ -16,9 +16,16 @@ pass over the whole grid.
 from __future__ import annotations
 
 import numpy as np
-from formats.compiled import kernel
 
-from solvers.rules.bitsets import RECHECKS, hidden_singles, locked_candidates, place, set_size, touch
+from formats.compiled import kernel
+from solvers.rules.bitsets import (
+    RECHECKS,
+    hidden_singles,
+    locked_candidates,
+    place,
+    set_size,
+    touch,
+)
 
 
 @kernel(cache=True, nogil=True)

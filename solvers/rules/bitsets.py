@@ -35,8 +35,8 @@ proves there is none. Work is counted in ``work`` (int64, :data:`WORK` names its
 from __future__ import annotations
 
 import numpy as np
-from formats.compiled import kernel
 
+from formats.compiled import kernel
 from solvers.rules.geometry import unit_tables
 
 ZERO = np.uint64(0)
@@ -274,7 +274,7 @@ def _remove(cand: np.ndarray, c: int, vals: np.ndarray, cell_units: np.ndarray, 
 @kernel(cache=True, nogil=True)
 def _meets(seg: np.ndarray, ll: int, pos: int, vals: np.ndarray) -> bool:
     """Some of ``vals`` are candidates in segment (``ll``, ``pos``): only then is it visited."""
-    for w in range(vals.size):
+    for w in range(vals.size):  # noqa: SIM110 - a compiled kernel: numba takes no generator
         if seg[ll, pos, w] & vals[w] != ZERO:
             return True
     return False

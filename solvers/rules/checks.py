@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from formats.compiled import kernel
 
+from formats.compiled import kernel
 from formats.grid import Grid
 from solvers.rules.geometry import unit_tables
 

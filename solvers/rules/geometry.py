@@ -18,7 +18,7 @@ The tables are built once per n, read-only, with vectorised numpy.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import NamedTuple
 
 import numpy as np
@@ -35,7 +35,7 @@ def box_of(n: int, i: int, j: int) -> int:
     return (i // n) * n + j // n
 
 
-@lru_cache(maxsize=None)
+@cache
 def unit_tables(n: int) -> Units:
     """``units`` (3n², n²) and ``cell_units`` (n⁴, 3) for box size ``n``, cached per n."""
     side = n * n

@@ -28,8 +28,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from formats.compiled import is_interpreted, kernel
 
+from formats.compiled import is_interpreted, kernel
 from solvers.rules.geometry import unit_tables
 
 

@@ -30,8 +30,8 @@ clauses of w literals), the layout of ``solvers.sat.sudoku_cnf.Formula.blocks``;
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Sequence
+from collections.abc import Sequence
+from functools import cache
 
 import numpy as np
 
@@ -126,7 +126,7 @@ def _pysat(k: int, encoding: str) -> tuple[list[Clause], int]:
     return [[(local[abs(v)] - 1, v > 0) for v in c] for c in cnf.clauses], len(aux)
 
 
-@lru_cache(maxsize=None)
+@cache
 def template(name: str, k: int) -> tuple[tuple[tuple[np.ndarray, np.ndarray], ...], int]:
     """The at-most-one encoding ``name`` for one group of width k: per clause width,
     (local indices (m, w), signs (m, w) of ±1), and the number of auxiliaries."""

@@ -40,9 +40,18 @@ import numpy as np
 from formats.errors import RaceError
 from solvers.sat import clause_loading
 from solvers.sat.counting import enumerate_models, pysat_solver, refuse_broken_pysat
-from solvers.sat.programs import (BASE_OUTPUT_BYTES, KILL_GRACE, TERM_GRACE,  # noqa: F401
-                                  Enumeration, ExternalBackend, find_binary, find_kissat, output_limit,
-                                  run_solver, work_directory)
+from solvers.sat.programs import (  # noqa: F401
+    BASE_OUTPUT_BYTES,
+    KILL_GRACE,
+    TERM_GRACE,
+    Enumeration,
+    ExternalBackend,
+    find_binary,
+    find_kissat,
+    output_limit,
+    run_solver,
+    work_directory,
+)
 
 if TYPE_CHECKING:
     from pysat.solvers import Solver as PySATSolver

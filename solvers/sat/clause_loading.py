@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
 from formats.compiled import is_interpreted, kernel
 
 if TYPE_CHECKING:

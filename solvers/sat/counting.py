@@ -19,6 +19,7 @@ solver (and everything it learnt about Sudoku) is reused across questions::
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -26,8 +27,7 @@ import numpy as np
 
 from formats.errors import RaceError
 from formats.grid import Grid
-from solvers.sat import clause_loading
-from solvers.sat import sudoku_cnf
+from solvers.sat import clause_loading, sudoku_cnf
 
 if TYPE_CHECKING:
     from pysat.solvers import Solver
@@ -144,14 +144,12 @@ class IncrementalCounter:
             self._solver.delete()
             self._solver = None
 
-    def __enter__(self) -> "IncrementalCounter":
+    def __enter__(self) -> IncrementalCounter:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __del__(self) -> None:
-        try:
+        with contextlib.suppress(Exception):
             self.close()
-        except Exception:
-            pass

@@ -10,6 +10,7 @@ session (its process group is killed once it returns or times out) and dies with
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -25,9 +26,9 @@ import numpy as np
 from formats import dimacs, sat_output
 from formats.errors import RaceError
 from formats.source import decode_utf8
-from solvers.processes.tree import reap
 from solvers.processes.control import kill_group, start_hook
 from solvers.processes.limited import owned_temp_dir
+from solvers.processes.tree import reap
 
 if TYPE_CHECKING:
     from solvers.sat.sudoku_cnf import Formula
@@ -133,10 +134,8 @@ def run_solver(command: list[str], timeout: float | None, workdir: str,
     except subprocess.TimeoutExpired:
         code = None
         _kill_group(proc, signal.SIGTERM)     # kissat and cadical print their statistics
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             reap(proc, TERM_GRACE)
-        except subprocess.TimeoutExpired:
-            pass
     finally:
         _kill_group(proc)
         reap(proc)

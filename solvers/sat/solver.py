@@ -59,13 +59,14 @@ import time
 
 from formats.errors import RaceError
 from formats.grid import Grid
-from solvers.sat import at_most_one
-from solvers.sat import backends as sat_backends
-from solvers.sat import sudoku_cnf
 from solvers.interface import RawAnswer, Solver
-from solvers.sat.counting import DEFAULT_BACKEND
+from solvers.sat import at_most_one, sudoku_cnf
+from solvers.sat import backends as sat_backends
+from solvers.sat.counting import (
+    DEFAULT_BACKEND,
+    IncrementalCounter,  # noqa: F401  (API for the generators)
+)
 from solvers.sat.programs import Enumeration
-from solvers.sat.counting import IncrementalCounter  # noqa: F401  (API for the generators)
 
 #: the default encoding, chosen by the benchmark (tests/bench/bench_sat.py).
 DEFAULT_ENCODING = "reduced"

@@ -31,16 +31,16 @@ vectorised over all groups at once: no Python loop over the n⁸ pairs.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import numpy as np
-from formats.compiled import is_interpreted, kernel
 
+from formats.compiled import is_interpreted, kernel
 from formats.errors import RaceError
 from formats.grid import Grid
-from solvers.sat import at_most_one as amo_encodings
 from solvers import rules
+from solvers.sat import at_most_one as amo_encodings
 
 ENCODINGS = ("minimal", "extended", "reduced")
 

@@ -65,12 +65,13 @@ sys.path.insert(0, str(HERE))
 
 import batch_data  # noqa: E402
 import peers  # noqa: E402
-from tests.bench.targets import Targets  # noqa: E402
+
 from formats import grid_text  # noqa: E402
 from formats.grid import Grid  # noqa: E402
 from solvers import registry  # noqa: E402
 from solvers.exact_cover import batch
 from solvers.interface import SOLVED, Result  # noqa: E402
+from tests.bench.targets import Targets  # noqa: E402
 
 SAMPLE = ROOT / "tests" / "bench" / "data" / "sudoku17_sample.txt"
 TARGET_PER_S = 20_000

@@ -57,12 +57,11 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
-from tests.bench.targets import Targets  # noqa: E402
-
 from formats import dlx_format  # noqa: E402
 from generators import cover_problems, polyiamonds, polyominoes, polysticks  # noqa: E402
 from solvers import cover_native  # noqa: E402
 from solvers.cover_native import FIRST, MRV, CoverKernel  # noqa: E402
+from tests.bench.targets import Targets  # noqa: E402
 
 RUNS = int(os.environ.get("BENCH_COVER_RUNS", "7"))
 BIN = Path(sys.executable).parent

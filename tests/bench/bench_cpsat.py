@@ -26,13 +26,13 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path[:0] = [str(HERE), str(ROOT)]
 
-from reference_set import puzzles                       # noqa: E402
-from tests.bench.targets import Targets                             # noqa: E402
+from reference_set import puzzles  # noqa: E402
 
-from solvers import rules                               # noqa: E402
-from solvers.sat.cpsat import DEFAULT_MODEL, MODELS         # noqa: E402
-from solvers.interface import SOLVED, Stop              # noqa: E402
-from solvers.registry import BUILTIN                    # noqa: E402
+from solvers import rules  # noqa: E402
+from solvers.interface import SOLVED, Stop  # noqa: E402
+from solvers.registry import BUILTIN  # noqa: E402
+from solvers.sat.cpsat import DEFAULT_MODEL, MODELS  # noqa: E402
+from tests.bench.targets import Targets  # noqa: E402
 
 CAMPAIGN = "reference-hard-n5"
 BASELINE = "sat:config=sat"

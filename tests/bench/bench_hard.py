@@ -37,10 +37,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path[:0] = [str(HERE), str(ROOT)]
 
-from tests.bench.targets import Targets                                   # noqa: E402
-
-from formats import grid_text                                 # noqa: E402
-from solvers.rules import is_solution_of                      # noqa: E402
+from formats import grid_text  # noqa: E402
+from solvers.rules import is_solution_of  # noqa: E402
+from tests.bench.targets import Targets  # noqa: E402
 
 TARGET_ENTRANT = "sat:config=sat"
 SEEDS = (0, 1)

@@ -35,20 +35,20 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from experiments.harness import runs_table
 from experiments.harness.campaign import prepare  # noqa: E402
 from experiments.harness.config import Config  # noqa: E402
 from experiments.harness.entrants import parse_entrants  # noqa: E402
-from experiments.harness.instances import read_instance  # noqa: E402
-from experiments.harness.scheduling import run  # noqa: E402
 from experiments.harness.executor import LocalExecutor  # noqa: E402
 from experiments.harness.identity import CellKey  # noqa: E402
+from experiments.harness.instances import read_instance  # noqa: E402
 from experiments.harness.messages import Measurement, Outcome, Request  # noqa: E402
+from experiments.harness.scheduling import run  # noqa: E402
 from formats import grid_text  # noqa: E402
 from solvers import registry  # noqa: E402
 from tests.bench.targets import Targets  # noqa: E402
 from tests.conftest import full_grid, puzzle_from  # noqa: E402
 from tests.test_harness import write_instances  # noqa: E402
-from experiments.harness import runs_table
 
 CELLS = 300
 TARGET_MS = 1.0     # the harness budget per warm cell (absolute)

@@ -55,16 +55,16 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT)]
 
-from formats import dimacs                                   # noqa: E402
-from formats.grid import Grid                                # noqa: E402
-from generators.solved_grids import latin_grid               # noqa: E402
-from solvers.sat import sudoku_cnf                               # noqa: E402
-from solvers.sat.counting import pysat_solver               # noqa: E402
-from solvers.rules import is_solution_of                     # noqa: E402
-from solvers.sat.backends import find_kissat                 # noqa: E402
+from formats import dimacs  # noqa: E402
+from formats.grid import Grid  # noqa: E402
+from generators.solved_grids import latin_grid  # noqa: E402
+from solvers.rules import is_solution_of  # noqa: E402
+from solvers.sat import sudoku_cnf  # noqa: E402
+from solvers.sat.backends import find_kissat  # noqa: E402
+from solvers.sat.counting import pysat_solver  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from tests.bench.targets import Targets                                   # noqa: E402
+from tests.bench.targets import Targets  # noqa: E402
 
 NS = (6, 8, 10, 12, 15, 20)
 #: n at which every at-most-one variant is run side by side (beyond: the default only)

@@ -47,14 +47,14 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path[:0] = [str(HERE), str(ROOT)]
 
-from reference_set import puzzles                       # noqa: E402
-from tests.bench.targets import Targets                             # noqa: E402
+from reference_set import puzzles  # noqa: E402
 
-from solvers import rules                               # noqa: E402
-from formats.grid import Grid                           # noqa: E402
-from solvers.interface import SOLVED, Result, Solver    # noqa: E402
-from solvers.parallel import Parallel                   # noqa: E402
-from solvers.registry import BUILTIN                    # noqa: E402
+from formats.grid import Grid  # noqa: E402
+from solvers import rules  # noqa: E402
+from solvers.interface import SOLVED, Result, Solver  # noqa: E402
+from solvers.parallel import Parallel  # noqa: E402
+from solvers.registry import BUILTIN  # noqa: E402
+from tests.bench.targets import Targets  # noqa: E402
 
 CAMPAIGN = "reference-hard-n5"
 #: the member sets measured (``+``-joined member specs; ``\\,`` separates a member's parameters)

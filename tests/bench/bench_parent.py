@@ -36,6 +36,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
 import bench_scale  # noqa: E402
+
 from tests.bench.targets import Targets  # noqa: E402
 
 #: ``race run`` in this Python, reporting its own CPU (children excluded) as its last line

@@ -36,15 +36,16 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from conftest import full_grid, puzzle_from          # noqa: E402
-from formats import dimacs, grid_text                # noqa: E402
-from formats.grid import Grid                        # noqa: E402
-from solvers.sat import backends as sat_backends         # noqa: E402
+from conftest import full_grid, puzzle_from  # noqa: E402
+
+from formats import dimacs, grid_text  # noqa: E402
+from formats.grid import Grid  # noqa: E402
+from solvers.sat import backends as sat_backends  # noqa: E402
 from solvers.sat import sudoku_cnf
-from solvers.sat.solver import DEFAULT_ENCODING            # noqa: E402
 from solvers.sat.counting import IncrementalCounter, enumerate_models, pysat_solver  # noqa: E402
-from tests.bench.targets import Targets             # noqa: E402
-from tests.bench.timing import per_call             # noqa: E402
+from solvers.sat.solver import DEFAULT_ENCODING  # noqa: E402
+from tests.bench.targets import Targets  # noqa: E402
+from tests.bench.timing import per_call  # noqa: E402
 
 TIMEOUT = 5.0                  # seconds per solve cell
 IN_PROCESS_MAX_CLAUSES = 3_000_000   # beyond this PySAT needs GBs: kissat only (via DIMACS)

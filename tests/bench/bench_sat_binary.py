@@ -67,14 +67,14 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path[:0] = [str(HERE), str(ROOT)]
 
-from bench_large_n import puzzle                              # noqa: E402
-from tests.bench.targets import Targets                                   # noqa: E402
+from bench_large_n import puzzle  # noqa: E402
 
-from formats import dimacs, grid_text                         # noqa: E402
-from formats.grid import Grid                                 # noqa: E402
-from solvers.sat import sudoku_cnf                                # noqa: E402
-from solvers.rules import is_solution_of                      # noqa: E402
-from solvers.sat.counting import pysat_solver                 # noqa: E402
+from formats import dimacs, grid_text  # noqa: E402
+from formats.grid import Grid  # noqa: E402
+from solvers.rules import is_solution_of  # noqa: E402
+from solvers.sat import sudoku_cnf  # noqa: E402
+from solvers.sat.counting import pysat_solver  # noqa: E402
+from tests.bench.targets import Targets  # noqa: E402
 
 #: (n, hole fraction, seeds)
 INSTANCES = ((5, 0.60, 5), (6, 0.45, 5), (8, 0.33, 5), (10, 0.33, 5), (12, 0.25, 3))

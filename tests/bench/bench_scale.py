@@ -31,9 +31,8 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
-from tests.bench.targets import Targets  # noqa: E402
-
 from experiments.harness import synthetic_campaign  # noqa: E402
+from tests.bench.targets import Targets  # noqa: E402
 
 PUZZLES = 49_151
 #: seconds and MB: the bounds of each step (the issue's table)

@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 T = TypeVar("T")
 P = TypeVar("P")
