@@ -107,15 +107,10 @@ class Backtracking(Solver):
     phases = ("build", "search")
     parameters = {"node_limit": (0, None)}
 
-    #: ``race solve`` or ``race count`` of up to this many puzzles of box size at most
-    #: :data:`INTERPRETED_MAX_N` starts interpreted (see the module docstring)
-    INTERPRETED_MAX_PUZZLES = 16
+    #: ``race solve`` or ``race count`` of a few puzzles of box size at most 3 starts
+    #: interpreted (see the module docstring and :meth:`Solver.interpreted`)
     INTERPRETED_MAX_N = 3
-
-    @classmethod
-    def interpreted(cls, n: int, puzzles: int, limit: int | None,
-                    params: dict[str, str] | None = None) -> bool:
-        return puzzles <= cls.INTERPRETED_MAX_PUZZLES and n <= cls.INTERPRETED_MAX_N
+    INTERPRETED_COUNTS = True
 
     def warmup(self) -> None:
         from formats.grid_text import parse

@@ -145,13 +145,25 @@ class Solver:
         parameters from its spec) in one compiled call. Default: no."""
         return False
 
+    #: ``race solve`` of up to this many puzzles of box size <= :data:`INTERPRETED_MAX_N` runs
+    #: the solver's kernels interpreted (a 9x9 takes milliseconds that way, against ~0.6 s to
+    #: import numba and load its cache); 0: never
+    INTERPRETED_MAX_PUZZLES = 16
+    INTERPRETED_MAX_N = 0
+    #: whether a count (``race count``, a limit above one) runs interpreted too: a count may walk
+    #: a large tree, which the compiled kernel does much faster
+    INTERPRETED_COUNTS = False
+
     @classmethod
     def interpreted(cls, n: int, puzzles: int, limit: int | None,
                     params: dict[str, str] | None = None) -> bool:
         """Whether ``race solve``/``count`` of ``puzzles`` puzzles of box size ``n`` (up to
         ``limit`` solutions; ``params`` from the entrant's spec) should run this solver's
-        kernels interpreted, never importing numba (a short start-up path). Default: no."""
-        return False
+        kernels interpreted, never importing numba (a short start-up path): within
+        :data:`INTERPRETED_MAX_PUZZLES` and :data:`INTERPRETED_MAX_N`, and for one solution
+        unless :data:`INTERPRETED_COUNTS`. Default: never."""
+        return (puzzles <= cls.INTERPRETED_MAX_PUZZLES and n <= cls.INTERPRETED_MAX_N
+                and (limit == 1 or cls.INTERPRETED_COUNTS))
     #: parameter name -> (default, allowed choices or None)
     parameters: ClassVar[dict[str, tuple[Any, tuple | None]]] = {}
 

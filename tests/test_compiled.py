@@ -157,7 +157,7 @@ def _holes_puzzle_file(tmp_path, n: int, blanks: float, seed: int) -> Path:
                                     ("sat:encoding=extended", 3)])
 def test_race_solve_with_sat_at_small_n_does_not_import_numba(tmp_path, spec, n):
     """The SAT entrants build and load their formula interpreted up to their encoding's
-    INTERPRETED_MAX_N, and the answer is still verified against the clues."""
+    INTERPRETED_MAX_N_OF, and the answer is still verified against the clues."""
     from formats.grid_text import parse
     from solvers.registry import parse_spec
     from solvers.rules import is_solution_of
@@ -182,7 +182,7 @@ def test_race_solve_with_sat_beyond_the_interpreted_sizes_compiles(tmp_path):
     from formats.grid_text import parse
     from solvers.rules import is_solution_of
     from solvers.sat.solver import SAT
-    n = SAT.INTERPRETED_MAX_N["extended"] + 1
+    n = SAT.INTERPRETED_MAX_N_OF["extended"] + 1
     assert not SAT.interpreted(n, 1, 1, {"encoding": "extended"})
     path = _holes_puzzle_file(tmp_path, n, 0.1, seed=n)
     out, compiled = _race_in_fresh_interpreter(["solve", "-s", "sat:encoding=extended",

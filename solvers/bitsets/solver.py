@@ -270,17 +270,8 @@ class Bitset(Solver):
                   "seed": (0, None), "node_limit": (0, None)}
     counters = WORK
     phases = ("build", "search")
-    #: ``race solve`` of up to this many puzzles of box size <= :data:`INTERPRETED_MAX_N`
-    #: runs the kernels interpreted: a 9x9 takes milliseconds, numba's start-up about 0.6 s
-    INTERPRETED_MAX_PUZZLES = 16
+    #: ``race solve`` of a few puzzles up to 9x9 runs interpreted (:meth:`Solver.interpreted`)
     INTERPRETED_MAX_N = 3
-
-    @classmethod
-    def interpreted(cls, n: int, puzzles: int, limit: int | None,
-                    params: dict[str, str] | None = None) -> bool:
-        """Only to find one solution of a few puzzles with n <= 3 (a count may walk a large
-        tree, which the compiled kernel does much faster)."""
-        return puzzles <= cls.INTERPRETED_MAX_PUZZLES and limit == 1 and n <= cls.INTERPRETED_MAX_N
 
     def warmup(self) -> None:
         grid = Grid(2, np.array([[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1]]))

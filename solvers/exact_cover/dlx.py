@@ -133,23 +133,13 @@ class DLX(Solver):
     counters = ("nodes", "updates")
     phases = ("build", "search", "decode")
     partner = "sat"
-    #: ``race solve`` of up to this many puzzles of box size <= :data:`INTERPRETED_MAX_N`
-    #: runs the kernels interpreted: a 9x9 takes milliseconds that way, against ~0.6 s to
-    #: import numba and load its cache
-    INTERPRETED_MAX_PUZZLES = 16
+    #: ``race solve`` of a few puzzles up to 9x9 runs interpreted (:meth:`Solver.interpreted`)
     INTERPRETED_MAX_N = 3
 
     @classmethod
     def batch_capable(cls, params: dict[str, str]) -> bool:
         """The batch path runs DLX with the MRV heuristic (any ``node_limit``)."""
         return params.get("heuristic", "mrv") == "mrv" and set(params) <= {"heuristic", "node_limit"}
-
-    @classmethod
-    def interpreted(cls, n: int, puzzles: int, limit: int | None,
-                    params: dict[str, str] | None = None) -> bool:
-        """Only to find one solution of a few puzzles with n <= 3 (a count may walk a large
-        tree, which the compiled kernel does much faster)."""
-        return puzzles <= cls.INTERPRETED_MAX_PUZZLES and limit == 1 and n <= cls.INTERPRETED_MAX_N
 
     def warmup(self) -> None:
         grid = Grid(2, np.array([[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1]]))

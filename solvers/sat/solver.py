@@ -87,14 +87,14 @@ class SAT(Solver):
     phases = ("encode", "write", "search", "decode")
     partner = "dlx"
     #: ``race solve``/``count`` of up to this many puzzles builds and loads the formula
-    #: interpreted (numpy, no numba) when n <= :data:`INTERPRETED_MAX_N` of its encoding
+    #: interpreted (numpy, no numba) when n <= :data:`INTERPRETED_MAX_N_OF` its encoding
     INTERPRETED_MAX_PUZZLES = 16
     #: per encoding. Measured whole process, one puzzle, CPU s (compiled -> interpreted):
     #: reduced, sat: n = 8 (33 % holes) 1.0 -> 0.37, n = 10 1.6 -> 0.6-1.1, n = 12 (25 %)
     #: 1.35 -> 0.47, n = 15 1.8 -> 1.6; kissat: n = 10 1.45 -> 1.12, n = 15 1.55 -> 1.65
     #: (the interpreted propagation's first round costs n⁶). extended: n = 4 1.36 -> 0.56,
     #: n = 5 1.85 -> 1.73, n = 6 2.1 -> 4.2 (its n⁸ clauses need the compiled loader).
-    INTERPRETED_MAX_N = {"reduced": 12, "extended": 5, "minimal": 5}
+    INTERPRETED_MAX_N_OF = {"reduced": 12, "extended": 5, "minimal": 5}
     parameters = {
         "backend": (DEFAULT_BACKEND, None),
         "encoding": (DEFAULT_ENCODING, sudoku_cnf.ENCODINGS),
@@ -166,11 +166,11 @@ class SAT(Solver):
     def interpreted(cls, n: int, puzzles: int, limit: int | None,
                     params: dict[str, str] | None = None) -> bool:
         """Any limit: the kernels only build and load the formula; the SAT solver (compiled
-        C) does the search and the counting. Up to n = :data:`INTERPRETED_MAX_N` of the
+        C) does the search and the counting. Up to n = :data:`INTERPRETED_MAX_N_OF` the
         encoding (``reduced`` unless ``params`` say otherwise)."""
         encoding = (params or {}).get("encoding", DEFAULT_ENCODING)
         return (puzzles <= cls.INTERPRETED_MAX_PUZZLES
-                and n <= cls.INTERPRETED_MAX_N.get(encoding, 0))
+                and n <= cls.INTERPRETED_MAX_N_OF.get(encoding, 0))
 
     def warmup(self) -> None:
         """Import PySAT, compile the DIMACS writer and solve one 4x4 grid."""
