@@ -259,3 +259,88 @@ def test_the_head_to_head_reads_at_a_columns_width(small: censored_stats.Campaig
     assert max(len(line) for t in labels for line in t.splitlines()) <= 22, labels
     own, _ = named_ticks(None)
     assert len(own) == 7 and all(b / a == pytest.approx(10) for a, b in zip(own, own[1:])), own
+
+
+# -- the hardness landscape ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def hills(tmp_path_factory: pytest.TempPathFactory) -> censored_stats.Campaign:
+    """A landscape campaign: entrants a (nodes; every puzzle at n = 3 and 60% empty timed out)
+    and b, three shares of empty cells at n = 2 and 3, three puzzles each."""
+    rows: list[dict[str, Any]] = []
+    for n in (2, 3):
+        for holes in (0.4, 0.5, 0.6):
+            for k in range(3):
+                name = f"holes-n{n}-s0-holes{holes}/holes-n{n}-s0-{k:04d}.sudoku"
+                hard = n == 3 and holes == 0.6
+                t = 0.01 * n * (k + 1) * (1 + 10 * (holes == 0.5))
+                rows.append(run("a", n, name, "timeout" if hard else "solved", None if hard else t, holes=holes,
+                                family=f"holes@{holes}", **({} if hard else {"nodes": int(1000 * t)})))
+                rows.append(run("b", n, name, "solved", 2 * t, holes=holes, family=f"holes@{holes}", conflicts=k))
+    root = write_campaign(tmp_path_factory.mktemp("hills") / "hills", rows, {"entrants": ["a", "b"]})
+    return censored_stats.load(root)
+
+
+def test_the_landscape_model_takes_medians_marks_censored_ones_and_the_peak(hills: censored_stats.Campaign) -> None:
+    from experiments.analysis import landscape, landscape_model
+    model = landscape_model.landscape_model(hills)
+    assert [p.key for p in model.panels] == ["2", "3"] and model.keys == ("a", "b")
+    a3 = _series(model, "a", 1)
+    assert list(a3.x) == [0.4, 0.5, 0.6] and list(a3.censored) == [False, False, True]
+    assert a3.y[:2] == pytest.approx([0.06, 0.66]) and math.isnan(a3.y[2])
+    assert a3.rows is not None and list(a3.rows["solved_frac"]) == [1.0, 1.0, 0.0]
+    assert model.censored_keys() == ["a"]
+    found = {p["n"]: p for p in landscape.peaks(hills)}
+    for panel in model.panels:
+        peak = found[int(panel.key)]
+        assert panel.spans == (pytest.approx((peak["low"] - landscape_model.SPAN_PAD,
+                                              peak["high"] + landscape_model.SPAN_PAD)),)
+    assert model.notes == (landscape_model.PEAK,)
+    assert model.panels[0].y.limits == (pytest.approx(0.04 / 1.6), LIMIT)     # the smallest median
+
+
+def _spans_static(fig: Figure) -> list[list[tuple[float, float]]]:
+    """Each panel's shaded x ranges (axvspan: a rectangle whose y runs over the whole axes)."""
+    out = []
+    for ax in [a for a in fig.axes if a.get_visible() and a.get_lines()]:
+        spans = [(float(p.get_x()), float(p.get_x() + p.get_width())) for p in ax.patches
+                 if isinstance(p, Rectangle) and p.get_height() == pytest.approx(1.0) and p.get_width() < 1.0]
+        out.append(spans)
+    return out
+
+
+def _spans_interactive(fig: go.Figure) -> list[list[tuple[float, float]]]:
+    panels = sorted({t.xaxis or "x" for t in fig.data}, key=lambda a: int(a[1:] or 1))
+    return [[(float(s.x0), float(s.x1)) for s in fig.layout.shapes if s.type == "rect" and s.xref == axis]
+            for axis in panels]
+
+
+def test_matplotlib_and_plotly_draw_the_same_landscape(hills: censored_stats.Campaign) -> None:
+    """Both renderings of the landscape model carry its series (x, the measured y, the
+    censored marks, drawn above the limit), and the same peak spans per panel."""
+    from experiments.analysis import landscape, landscape_model
+    from experiments.report import html_landscape
+    model = landscape_model.landscape_model(hills)
+    styles = campaign_styles(hills)
+    with plt.rc_context(STYLE):
+        static = landscape.landscape_plot(hills)
+    page = html_landscape.landscape_figure(hills, styles)
+    colours = {style.colour.lower(): entrant for entrant, style in styles.items()}
+    drawn, shown = _static(static, colours), _interactive(page, {e: e for e in styles})
+    expected = {(p, s.key): s for p, panel in enumerate(model.panels) for s in panel.series}
+    assert set(drawn) == set(shown) == set(expected)
+    for key, series in expected.items():
+        mine, theirs = drawn[key], shown[key]
+        measured = ~series.censored
+        assert _finite_equal(mine["x"], series.x) and _finite_equal(theirs["x"], series.x), key
+        assert _finite_equal(mine["y"], series.y), key                   # NaN where censored
+        assert _finite_equal(theirs["y"][measured], series.y[measured]), key
+        assert (theirs["y"][series.censored] > LIMIT).all(), key         # in the strip above the limit
+        assert _finite_equal(mine.get("hollow_x", []), series.x[series.censored]), key
+        assert _finite_equal(theirs.get("hollow_x", []), series.x[series.censored]), key
+    spans = [list(p.spans) for p in model.panels]
+    assert all(spans) and _spans_static(static) == spans == _spans_interactive(page)
+    hollow = [line for ax in static.axes for line in ax.get_lines() if line.get_markerfacecolor() == "white"]
+    assert hollow and all((np.asarray(line.get_ydata(), dtype=float) > LIMIT).all() for line in hollow)
+    assert _scales_static(static) == _scales_interactive(page) == ["log", "log"]
+    plt.close(static)

@@ -9,7 +9,8 @@ within the limit) is a mark, never a number averaged in: a series' ``y`` is NaN 
 
 This module builds the runtime, solved, cactus and work figures from a campaign's summary
 (:func:`experiments.analysis.censored_stats.summary`) and instance times; the phase split and
-the head to head are built in :mod:`experiments.analysis.scatter_phase_models`.
+the head to head are built in :mod:`experiments.analysis.scatter_phase_models`, the hardness
+landscape in :mod:`experiments.analysis.landscape_model`.
 """
 
 from __future__ import annotations
@@ -78,7 +79,9 @@ class Series:
 class Panel:
     """One panel: its series, axes and title; ``note`` is drawn instead of a plot when there
     is nothing to read; ``points`` one point per instance (for a page that tells each one on
-    hover); ``labels`` texts written at x positions above the data (a bar's total)."""
+    hover); ``labels`` texts written at x positions above the data (a bar's total); ``spans``
+    x ranges (low, high) shaded behind the series (the landscape's hardness peak), named in
+    the figure's notes."""
 
     key: str
     title: str
@@ -88,6 +91,7 @@ class Panel:
     note: str = ""
     points: tuple[Series, ...] = ()
     labels: tuple[tuple[float, str], ...] = ()
+    spans: tuple[tuple[float, float], ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,6 +115,12 @@ class FigureModel:
     def has_censored(self) -> bool:
         """Whether a censored mark is drawn anywhere."""
         return any(s.marked(s.censored).any() for _, s in self.series)
+
+    def censored_keys(self) -> list[str]:
+        """The keys of the series with a censored mark in some panel, in the legend's order
+        (each gets a row of its own in a strip of censored values above the limit)."""
+        marked = {s.key for _, s in self.series if s.marked(s.censored).any()}
+        return [key for key in self.keys if key in marked]
 
 
 #: the counters of the work figure, with their panel titles

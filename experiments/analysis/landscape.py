@@ -24,11 +24,18 @@ import math
 import re
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from experiments.analysis import censored_stats
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from experiments.analysis.figure_models import FigureModel
+    from experiments.analysis.figure_style import EntrantStyle
 
 #: work counters, in order of preference, for an entrant's "work" column
 WORK_ORDER = ("nodes", "conflicts", "decisions", "propagations")
@@ -208,11 +215,22 @@ def landscape_figure(campaign: censored_stats.Campaign, out_dir: Path) -> list[P
     return paths
 
 
-def landscape_plot(campaign: censored_stats.Campaign):
-    """Median time vs hole fraction, one panel per n, one line per entrant (each in its
-    style of every figure; censored medians as hollow markers in the entrant's row of the
-    strip above the limit), the peak's interval shaded, the campaign named under it all
-    (a matplotlib Figure; draw it inside ``plt.rc_context(plots.STYLE)``)."""
+def landscape_plot(campaign: censored_stats.Campaign) -> Figure:
+    """The landscape of ``campaign`` (:func:`experiments.analysis.landscape_model.landscape_model`)
+    drawn by :func:`draw_landscape`, the campaign named under it all (a matplotlib Figure;
+    draw it inside ``plt.rc_context(plots.STYLE)``)."""
+    from experiments.analysis.figure_style import campaign_styles, caption_below
+    from experiments.analysis.landscape_model import landscape_model
+    fig = draw_landscape(landscape_model(campaign), campaign_styles(campaign))
+    caption_below(fig, f"campaign {campaign.name}")
+    return fig
+
+
+def draw_landscape(model: FigureModel, styles: dict[str, EntrantStyle]) -> Figure:
+    """The landscape model: a panel per n (three to a row), a line per entrant in its style of
+    every figure, censored medians hollow in the entrant's row of the strip above the limit
+    (joined by a dotted line), each panel's spans shaded, the legend in the last row's empty
+    place or under it all (a matplotlib Figure)."""
     from experiments.analysis.figure_style import pyplot
     plt = pyplot()
     from matplotlib.artist import Artist
@@ -220,67 +238,53 @@ def landscape_plot(campaign: censored_stats.Campaign):
     from matplotlib.patches import Patch
 
     from experiments.analysis import plots
-    from experiments.analysis.figure_style import (
-        axes_height_points,
-        campaign_styles,
-        caption_below,
-        censored_rows,
-    )
+    from experiments.analysis.figure_style import axes_height_points, censored_rows
     from experiments.analysis.log_axes import log_scale
 
-    inst = instance_table(campaign)
-    table = landscape_table(campaign, inst)
-    found = {p["n"]: p for p in peaks(campaign, inst)}
-    limit = campaign.timeout_s
-    ns = sorted(table["n"].unique())
-    styles = campaign_styles(campaign)
-    entrants = [e for e in campaign.entrants if e in set(table["entrant"])]
-    censored = [e for e in entrants if np.isinf(table.loc[table["entrant"] == e, "median_s"].to_numpy(float)).any()]
-    measured = table["median_s"].to_numpy(float)
-    measured = measured[np.isfinite(measured) & (measured > 0)]
-    low = float(measured.min()) / 1.6 if measured.size else limit / 1e3
-    columns = min(PANELS_PER_ROW, len(ns))
-    rows = -(-len(ns) // columns)
+    limit = model.limit if model.limit is not None else math.inf
+    if not model.panels:
+        fig, ax = plt.subplots(figsize=(3.4, 1.2))
+        ax.text(0.5, 0.5, "\n".join(model.notes), ha="center", va="center", transform=ax.transAxes, color="0.4")
+        ax.set_axis_off()
+        return fig
+    low = model.panels[0].y.limits[0] if model.panels[0].y.limits else limit / 1e3
+    columns = min(PANELS_PER_ROW, len(model.panels))
+    rows = -(-len(model.panels) // columns)
     fig, grid = plt.subplots(rows, columns, figsize=(2.5 * columns + 0.5, 2.4 * rows + 0.4), squeeze=False,
                              sharey=True)
     axes = list(grid.ravel())
-    rows_above = censored_rows(censored, limit, low, axes_height_points(fig, axes[0]))
-    for ax, n in zip(axes, ns):
-        at_n = table[table["n"] == n]
-        for entrant in entrants:
-            mine = at_n[at_n["entrant"] == entrant]
-            if mine.empty:
-                continue
-            style = styles[entrant].matplotlib()
-            median = mine["median_s"].to_numpy(float)
-            censored_at = np.isinf(median)
-            y = np.where(censored_at, rows_above.get(entrant, limit), median)
-            ax.plot(mine["holes"], np.where(censored_at, np.nan, median), **style)
+    rows_above = censored_rows(model.censored_keys(), limit, low, axes_height_points(fig, axes[0]))
+    for ax, panel in zip(axes, model.panels):
+        for series in panel.series:
+            style = styles[series.key].matplotlib()
+            censored_at = series.marked(series.censored)
+            ax.plot(series.x, series.y, **style)
             if censored_at.any():
-                ax.plot(mine["holes"], y, color=style["color"], linestyle=":", linewidth=0.9)
-                ax.plot(mine["holes"][censored_at], y[censored_at], linestyle="none",
+                y = np.where(censored_at, rows_above.get(series.key, limit), series.y)
+                ax.plot(series.x, y, color=style["color"], linestyle=":", linewidth=0.9)
+                ax.plot(series.x[censored_at], y[censored_at], linestyle="none",
                         marker=style["marker"], markerfacecolor="white",
                         markeredgecolor=style["color"], markersize=5)
-        if n in found:
-            ax.axvspan(found[n]["low"] - 0.01, found[n]["high"] + 0.01, color="0.85", zorder=0)
+        for x0, x1 in panel.spans:
+            ax.axvspan(x0, x1, color="0.85", zorder=0)
         ax.axhline(limit, color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)
         log_scale(ax)
         plots.censored_strip(ax, rows_above, limit, low)
-        ax.set_title(f"n = {n} ({n * n}\u00d7{n * n})")
-        ax.set_xlabel("fraction of empty cells")
+        ax.set_title(panel.title)
+        ax.set_xlabel(panel.x.label)
     for row in grid:
-        row[0].set_ylabel("median wall time (s, log scale)")
-    handles: list[Artist] = [Line2D([], [], **styles[e].matplotlib()) for e in entrants]
-    labels = list(entrants)
+        row[0].set_ylabel(model.panels[0].y.label)
+    handles: list[Artist] = [Line2D([], [], **styles[key].matplotlib()) for key in model.keys]
+    labels = list(model.keys)
     handles += [Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9),
                 Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
-                       markeredgecolor="0.3", markersize=6),
-                Patch(color="0.85")]
-    labels += [f"time limit ({censored_stats.format_seconds(limit)})", "median > limit (censored)",
-               "hardness peak (90% bootstrap interval)"]
-    fig.suptitle(f"Hardness landscape: {landscape_family(campaign)}, median time per instance "
-                 f"vs the fraction of empty cells", fontsize=9)
-    spare = axes[len(ns):]
+                       markeredgecolor="0.3", markersize=6)]
+    labels += [f"time limit ({censored_stats.format_seconds(limit)})", "median > limit (censored)"]
+    for note in model.notes:                   # the spans' name, with their grey
+        handles.append(Patch(color="0.85"))
+        labels.append(note)
+    fig.suptitle(model.title, fontsize=9)
+    spare = axes[len(model.panels):]
     if spare:                       # the legend in the row's empty place, not under it all
         for ax in spare:
             ax.set_visible(False)
@@ -292,5 +296,4 @@ def landscape_plot(campaign: censored_stats.Campaign):
                    ncol=2 if len(spare) > 1 else 1, frameon=False, handlelength=3.2)
     else:
         plots.legend_below(fig, handles, labels, min(len(labels), 4))
-    caption_below(fig, f"campaign {campaign.name}")
     return fig
