@@ -118,7 +118,7 @@ def test_the_head_to_head_model_puts_censored_pairs_in_the_strip(small: censored
     assert list(n3.censored) == [False, True, True]
     assert all(LIMIT < x < LIMIT * scatter_phase_models.STRIP for x in n3.x[n3.censored])
     assert list(n3.y) == B_TIMES[3]
-    assert scatter_phase_models.censored_counts(panel.series, LIMIT) == {"x": 2, "y": 0, "both": 0}
+    assert panel.corner == "> limit (shaded strips)\na only: 2"
     assert "b slower on 0 of 6" in panel.title
 
 
@@ -344,3 +344,89 @@ def test_matplotlib_and_plotly_draw_the_same_landscape(hills: censored_stats.Cam
     assert hollow and all((np.asarray(line.get_ydata(), dtype=float) > LIMIT).all() for line in hollow)
     assert _scales_static(static) == _scales_interactive(page) == ["log", "log"]
     plt.close(static)
+
+
+# -- the head to head: one table for the static figure and the page -------------------------------
+
+@pytest.fixture(scope="module")
+def rivals(tmp_path_factory: pytest.TempPathFactory) -> censored_stats.Campaign:
+    """Entrants a, b, c on two families, n = 2 and 3, four instances each: a times out on
+    every second instance at n = 3, b on the last one of each family at n = 3, c was skipped
+    on hard puzzles at n = 3 and ties a on the unique ones at n = 2."""
+    rows: list[dict[str, Any]] = []
+    for family in ("unique", "hard"):
+        for n in (2, 3):
+            for k in range(4):
+                name = f"{family}-n{n}-s0/{family}-n{n}-s0-{k:04d}.sudoku"
+                t = 0.01 * (k + 1) * n
+                a_out, b_out = n == 3 and k % 2 == 1, n == 3 and k == 3
+                rows.append(run("a", n, name, "timeout" if a_out else "solved", None if a_out else t, family=family))
+                rows.append(run("b", n, name, "timeout" if b_out else "solved", None if b_out else 1.5 * t,
+                                family=family))
+                skipped = family == "hard" and n == 3
+                tie = family == "unique" and n == 2
+                rows.append(run("c", n, name, "skipped" if skipped else "solved", None if skipped else
+                                t if tie else 0.5 * t, family=family))
+    root = write_campaign(tmp_path_factory.mktemp("rivals") / "rivals", rows, {"entrants": ["a", "b", "c"]})
+    return censored_stats.load(root)
+
+
+def _model_points(model: figure_models.FigureModel) -> dict[tuple[str, str], tuple[float, float, bool]]:
+    """(family, instance) -> (x, y, censored) of every point of a head-to-head model."""
+    found = {}
+    for panel in model.panels:
+        for s in panel.series:
+            assert s.rows is not None
+            for instance, x, y, off in zip(s.rows["instance"], s.x, s.y, s.censored):
+                found[(panel.key, str(instance))] = (float(x), float(y), bool(off))
+    return found
+
+
+@pytest.mark.parametrize("pair", [("a", "b"), ("b", "a"), ("a", "c"), ("c", "b")])
+def test_the_pages_head_to_head_agrees_with_the_static_model(rivals: censored_stats.Campaign,
+                                                             pair: tuple[str, str]) -> None:
+    """The page's head-to-head data, picked for a pair as its script picks them, give the
+    static model's points (the same strip places), its counts and its note."""
+    from experiments.report import html as html_report
+    a, b = pair
+    data, _ = html_report.page_data(rivals, grids=False)
+    h = data["head_to_head"]
+    page = {(f, i): (x, y, bool(cx or cy))
+            for f, i, x, y, cx, cy in zip(h["family"], h["instance"], h["at"][a], h["at"][b], h["censored"][a],
+                                          h["censored"][b]) if x is not None and y is not None}
+    model = scatter_phase_models.scatter_model(rivals, a, b)
+    assert page == _model_points(model) and page
+    limit = rivals.timeout_s
+    assert all(limit < v < limit * scatter_phase_models.STRIP for x, y, off in page.values() if off
+               for v in (x, y) if v > limit)
+    counts = {choice: dict(zip(h["pair_columns"], h["pairs"][choice][a][b])) for choice in h["pairs"]}
+    for panel in model.panels:
+        mine = counts[panel.key]
+        assert panel.title.endswith(f"slower on {mine['a_faster']} of {mine['pairs']}")
+        assert panel.corner == scatter_phase_models.censored_note(mine, (a, b))
+        points = [p for (f, _), p in page.items() if f == panel.key]
+        assert mine["pairs"] == len(points) == mine["a_faster"] + mine["b_faster"] + mine["ties"]
+        assert mine["x_only"] + mine["y_only"] + mine["both"] == sum(off for _, _, off in points)
+    every = counts[h["all"]]
+    assert every["pairs"] == len(page) and model.panels[0].x.limits == (every["low"], limit * scatter_phase_models.STRIP)
+    left_out = every["left_out"]
+    assert model.notes == ((f"left out: {left_out} pair(s) with a skipped side",) if left_out else ())
+    assert left_out == (4 if "c" in pair else 0)            # c skipped hard n = 3: never a point
+    if pair == ("a", "c"):
+        assert counts["unique"]["ties"] == 4                 # equal times at n = 2
+
+
+def test_a_censored_place_is_the_same_in_every_view(rivals: censored_stats.Campaign) -> None:
+    """A censored time's place in the strip comes from the instance and the entrant only: the
+    same whichever pair or family shows it, different for two entrants of one instance."""
+    from experiments.analysis import head_to_head_table
+    table = head_to_head_table.head_to_head_table(rivals)
+    off = np.isinf(table.time["a"])
+    assert off.sum() == 4
+    for name, place in zip(table.rows["instance"][off], table.at["a"][off]):
+        assert place == head_to_head_table.strip_place(name, "a", LIMIT)
+    ab, ac = scatter_phase_models.scatter_model(rivals, "a", "b"), scatter_phase_models.scatter_model(rivals, "a", "c")
+    xs = {k: v[0] for k, v in _model_points(ab).items()}
+    assert all(xs[k] == v[0] for k, v in _model_points(ac).items())
+    both = np.isinf(table.time["a"]) & np.isinf(table.time["b"])
+    assert both.any() and (table.at["a"][both] != table.at["b"][both]).all()   # not on the diagonal

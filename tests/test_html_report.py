@@ -287,6 +287,38 @@ def test_the_page_works_in_headless_chromium(browser, page, tmp_path):
     assert shot.stat().st_size > 10_000
 
 
+def test_the_pages_head_to_head_draws_the_static_models_points_and_counts(browser, page, campaign_dir):
+    """For a pair and a family chosen in the page, the script draws the points of
+    scatter_model (the same places in the strip beyond the limit) and its note gives the
+    counts the model's titles give."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from experiments.analysis.scatter_phase_models import scatter_model
+    campaign = censored_stats.load(campaign_dir)
+    browser.get(page.as_uri())
+    _wait(browser, "return document.body.dataset.ready === 'true'")
+    for a, b in (("search", "sat"), ("sat", "search")):
+        Select(browser.find_element(By.ID, "pair-a")).select_by_value(a)
+        Select(browser.find_element(By.ID, "pair-b")).select_by_value(b)
+        Select(browser.find_element(By.ID, "pair-family")).select_by_value("holes")
+        drawn = browser.execute_script(
+            "return document.getElementById('fig-scatter').data.slice(1).map(t => "
+            "t.x.map((x, i) => [x, t.y[i], t.customdata[i]]))")
+        model = scatter_model(campaign, a, b)
+        (panel,) = model.panels
+        expected = sorted((float(x), float(y), str(i)) for s in panel.series if s.rows is not None
+                          for x, y, i in zip(s.x, s.y, s.rows["instance"]))
+        censored = sorted((float(x), float(y), str(i)) for s in panel.series if s.rows is not None
+                          for x, y, i, off in zip(s.x, s.y, s.rows["instance"], s.censored) if off)
+        assert sorted(tuple(p) for trace in drawn for p in trace) == expected     # JSON keeps each float
+        assert sorted(tuple(p) for p in drawn[1]) == censored and len(censored) == 1
+        slower = int(panel.title.rsplit(" slower on ", 1)[1].split(" of ")[0])
+        note = browser.find_element(By.ID, "pair-note").text
+        assert note.startswith(f"{len(expected)} instance pairs: {a} faster on {slower}, "), note
+        assert "> limit: search only 1" in note                  # its timeout at n = 3, on x or on y
+
+
 @pytest.mark.parametrize("given", ["missing", "campaign"])
 def test_a_landscape_that_is_none_is_an_error_not_left_out_in_silence(campaign_dir, tmp_path, given):
     landscape = tmp_path / "nowhere" if given == "missing" else campaign_dir

@@ -81,7 +81,8 @@ class Panel:
     is nothing to read; ``points`` one point per instance (for a page that tells each one on
     hover); ``labels`` texts written at x positions above the data (a bar's total); ``spans``
     x ranges (low, high) shaded behind the series (the landscape's hardness peak), named in
-    the figure's notes."""
+    the figure's notes; ``corner`` a text written in the panel's top left corner (the head to
+    head's count of pairs beyond the limit)."""
 
     key: str
     title: str
@@ -92,6 +93,7 @@ class Panel:
     points: tuple[Series, ...] = ()
     labels: tuple[tuple[float, str], ...] = ()
     spans: tuple[tuple[float, float], ...] = ()
+    corner: str = ""
 
 
 @dataclass(frozen=True, eq=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from experiments.analysis import censored_stats
+from experiments.analysis.head_to_head_table import STRIP  # noqa: F401 - the strip the model draws
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -38,9 +39,6 @@ def head_to_head_pair(campaign: censored_stats.Campaign) -> tuple[str, str] | No
     return (entrants[0], entrants[1]) if len(entrants) >= 2 else None
 
 
-#: how far the censored strip beyond each limit line reaches (a factor of the limit), as the
-#: model draws it
-STRIP = 4.0
 #: a panel narrower than this (inches, a column's) names every second decade only
 NARROW_PANEL = 3.4
 #: a figure narrower than this (inches, a column) writes its legend in three columns of short lines
@@ -56,13 +54,11 @@ def _decades(ax: Axes, every: int) -> None:
         axis.set_minor_formatter(NullFormatter())
 
 
-def _scatter_panel(ax: Axes, panel: Panel, order: list[str], limit: float, names: tuple[str, str],
-                   every: int) -> None:
+def _scatter_panel(ax: Axes, panel: Panel, order: list[str], limit: float, every: int) -> None:
     """One family's pairs: filled markers measured; a censored time hollow in the shaded
-    strip beyond its limit line, with the counts of censored pairs written out."""
+    strip beyond its limit line; the panel's corner text (the counts of censored pairs)."""
     from experiments.analysis.figure_style import MARKERS, NOTE_SIZE
     from experiments.analysis.log_axes import log_scale
-    from experiments.analysis.scatter_phase_models import censored_counts
     for series in panel.series:
         i = order.index(series.key)
         censored = series.marked(series.censored)
@@ -83,13 +79,8 @@ def _scatter_panel(ax: Axes, panel: Panel, order: list[str], limit: float, names
     ax.set_xlim(low, top)
     ax.set_ylim(low, top)
     ax.set_aspect("equal")
-    counts = censored_counts(panel.series, limit)
-    a, b = names
-    said = [f"{a} only: {counts['x']}" if counts["x"] else "", f"{b} only: {counts['y']}" if counts["y"] else "",
-            f"both: {counts['both']}" if counts["both"] else ""]
-    said = [t for t in said if t]
-    if said:
-        ax.text(0.03, 0.97, "> limit (shaded strips)\n" + "\n".join(said), transform=ax.transAxes,
+    if panel.corner:
+        ax.text(0.03, 0.97, panel.corner, transform=ax.transAxes,
                 ha="left", va="top", fontsize=NOTE_SIZE, color="0.25",
                 bbox={"facecolor": "white", "edgecolor": "0.7", "linewidth": 0.5, "pad": 2})
 
@@ -139,10 +130,8 @@ def draw_scatter(model: FigureModel, width: float | None = None) -> Figure:
     keys = {s.key: int(s.rows["n"].iloc[0]) if s.rows is not None and len(s.rows) else 0
             for _, s in model.series}
     order = sorted(keys, key=keys.__getitem__)
-    names = (model.panels[0].x.label.removesuffix(": wall time (s)"),
-             model.panels[0].y.label.removesuffix(": wall time (s)"))
     for k, (ax, panel) in enumerate(zip(axes, model.panels)):
-        _scatter_panel(ax, panel, order, limit, names, every)
+        _scatter_panel(ax, panel, order, limit, every)
         if not stacked or k == count - 1:
             ax.set_xlabel(panel.x.label)
         if stacked or k == 0:

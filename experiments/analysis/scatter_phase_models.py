@@ -1,6 +1,7 @@
 """The models (:class:`experiments.analysis.figure_models.FigureModel`) of the SAT phase
 split and of the per-instance head to head: what those figures show, computed once for
-every renderer."""
+every renderer (the head to head from the wide table of
+:mod:`experiments.analysis.head_to_head_table`, which the HTML page ships too)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,12 @@ from experiments.analysis import censored_stats
 from experiments.analysis.entrant_labels import short_label
 from experiments.analysis.figure_models import Axis, FigureModel, Panel, Series
 from experiments.analysis.figure_style import family_title
-from experiments.harness.schema import Status
+from experiments.analysis.head_to_head_table import (
+    STRIP,
+    HeadToHeadTable,
+    head_to_head_table,
+)
+from formats.errors import RaceError
 
 PHASE_NAMES = {"t_check": "check", "t_build": "build", "t_encode": "encode", "t_write": "write",
                "t_search": "search", "t_decode": "decode", "t_verify": "verify"}
@@ -52,58 +58,38 @@ def phases_model(campaign: censored_stats.Campaign, table: pd.DataFrame) -> Figu
     return FigureModel("phases", title, tuple(panels), None, ("above each bar: the sum of the phase medians",))
 
 
-#: how far the censored strip beyond each limit line reaches (a factor of the limit)
-STRIP = 4.0
+def censored_note(counts: dict[str, int], names: tuple[str, str]) -> str:
+    """What a head-to-head panel says of its pairs beyond the limit (``counts``:
+    :meth:`HeadToHeadTable.counts`), "" when there is none."""
+    a, b = names
+    said = [f"{a} only: {counts['x_only']}" if counts["x_only"] else "",
+            f"{b} only: {counts['y_only']}" if counts["y_only"] else "",
+            f"both: {counts['both']}" if counts["both"] else ""]
+    said = [t for t in said if t]
+    return "> limit (shaded strips)\n" + "\n".join(said) if said else ""
 
 
-def _spread(count: int, limit: float, seed: int) -> np.ndarray:
-    """``count`` positions inside the censored strip (limit .. limit * STRIP, log-uniform,
-    seeded): censored points spread out instead of hiding each other on one spot."""
-    rng = np.random.default_rng(seed)
-    return np.asarray(limit * STRIP ** rng.uniform(0.15, 0.85, count), dtype=float)
-
-
-def _raced(campaign: censored_stats.Campaign, pairs: pd.DataFrame,
-           names: tuple[str, str]) -> tuple[pd.DataFrame, int]:
-    """``pairs`` without those where either entrant's instance was skipped (never raced: it has
-    no time, not a censored one), and how many were left out."""
-    runs = campaign.runs
-    gone = runs[runs["entrant"].isin(names) & (runs["status"] == Status.SKIPPED)]
-    keys = set(zip(gone["family"], gone["n"], gone["instance"]))
-    out = pd.Series([k in keys for k in zip(pairs["family"], pairs["n"], pairs["instance"])],
-                    index=pairs.index, dtype=bool)
-    return pairs[~out], int(out.sum())
-
-
-def censored_counts(series: tuple[Series, ...], limit: float) -> dict[str, int]:
-    """How many censored pairs of a head-to-head panel lie beyond the limit on x only
-    (``x``), on y only (``y``) and on both (``both``)."""
-    counts = {"x": 0, "y": 0, "both": 0}
-    for s in series:
-        off_x, off_y = s.censored & (s.x > limit), s.censored & (s.y > limit)
-        counts["x"] += int((off_x & ~off_y).sum())
-        counts["y"] += int((off_y & ~off_x).sum())
-        counts["both"] += int((off_x & off_y).sum())
-    return counts
-
-
-def scatter_model(campaign: censored_stats.Campaign, a: str, b: str) -> FigureModel:
+def scatter_model(campaign: censored_stats.Campaign, a: str, b: str, table: HeadToHeadTable | None = None
+                  ) -> FigureModel:
     """Per-instance head to head of ``a`` (x) and ``b`` (y) on the same instances, log-log,
-    a panel per family and a series per n (key ``n = <n>``); a censored time is drawn in the
-    strip beyond the limit (limit .. limit * STRIP, spread out, seeded by n): its ``censored``
-    mark is set and its x or y is that position. The notes count the pairs left out (a
-    skipped side)."""
-    from experiments.analysis.compare import paired_times
-    pairs, skipped = _raced(campaign, paired_times(campaign, a, b), (a, b))
+    a panel per family and a series per n (key ``n = <n>``), from the campaign's wide table
+    (:func:`experiments.analysis.head_to_head_table.head_to_head_table`; ``table``, when at
+    hand): a censored time is drawn at its place in the strip beyond the limit (its
+    ``censored`` mark set); each panel's title and corner, and the notes (pairs left out for a
+    skipped side), give the table's counts. A RaceError names an entrant not in the campaign."""
+    for name in (a, b):
+        if name not in campaign.entrants:
+            raise RaceError(f"entrant {name!r} is not in campaign {campaign.name} "
+                            f"(its entrants: {', '.join(campaign.entrants)})")
+    table = head_to_head_table(campaign) if table is None else table
+    pairs = table.pairs(a, b)
     families = list(dict.fromkeys(pairs["family"])) or campaign.families[:1]
     limit = campaign.timeout_s
-    name_a, name_b = short_label(a), short_label(b)
-    finite = np.concatenate([pairs["time_a"], pairs["time_b"]]).astype(float)
-    finite = finite[np.isfinite(finite) & (finite > 0)]
-    low = float(finite.min()) / 2 if finite.size else limit / 1e3
+    names = (short_label(a), short_label(b))
+    low = table.low(a, b)
     ns = sorted(int(n) for n in pairs["n"].unique())
-    axes = (Axis(f"{name_a}: wall time (s)", "log", (low, limit * STRIP)),
-            Axis(f"{name_b}: wall time (s)", "log", (low, limit * STRIP)))
+    axes = (Axis(f"{names[0]}: wall time (s)", "log", (low, limit * STRIP)),
+            Axis(f"{names[1]}: wall time (s)", "log", (low, limit * STRIP)))
     panels = []
     for family in families:
         part = pairs[pairs["family"] == family]
@@ -113,12 +99,11 @@ def scatter_model(campaign: censored_stats.Campaign, a: str, b: str) -> FigureMo
             if sub.empty:
                 continue
             ta, tb = sub["time_a"].to_numpy(float), sub["time_b"].to_numpy(float)
-            x = np.where(np.isinf(ta), _spread(len(ta), limit, 2 * n), ta)
-            y = np.where(np.isinf(tb), _spread(len(tb), limit, 2 * n + 1), tb)
-            series.append(Series(f"n = {n}", f"n = {n}", x, y, mark="points",
-                                 censored=np.isinf(ta) | np.isinf(tb), rows=sub))
-        slower = int((part["time_b"] > part["time_a"]).sum())
-        title = f"{family}: {name_b} slower on {slower} of {len(part)}"
-        panels.append(Panel(family, title, *axes, series=tuple(series)))
+            series.append(Series(f"n = {n}", f"n = {n}", sub["x"].to_numpy(float), sub["y"].to_numpy(float),
+                                 mark="points", censored=np.isinf(ta) | np.isinf(tb), rows=sub))
+        counts = table.counts(a, b, family)
+        title = f"{family}: {names[1]} slower on {counts['a_faster']} of {counts['pairs']}"
+        panels.append(Panel(family, title, *axes, series=tuple(series), corner=censored_note(counts, names)))
+    skipped = table.counts(a, b)["left_out"]
     notes = (f"left out: {skipped} pair(s) with a skipped side",) if skipped else ()
-    return FigureModel("scatter", f"{name_b} vs {name_a} per instance", tuple(panels), limit, notes)
+    return FigureModel("scatter", f"{names[1]} vs {names[0]} per instance", tuple(panels), limit, notes)

@@ -8,7 +8,8 @@ page's own script and style (``static/``) too, and the campaign's data: the inte
 figures of :mod:`experiments.report.html_figures`, a per-instance table that sorts and
 filters, the grid of each instance (clues, and the solution when one is known;
 :func:`experiments.report.instance_grids.pack`), the head-to-head scatter of any two
-entrants chosen in the page, the summary with its intervals, the virtual best solver and
+entrants chosen in the page (its points, strip places and counts computed here, once:
+:func:`head_to_head_data`), the summary with its intervals, the virtual best solver and
 "who wins where", the frontier campaigns given with ``--frontier`` (:func:`frontier_rows`),
 and the campaign's metadata (command, commit, machine, limits, warnings). Nothing is fetched
 from the network.
@@ -35,10 +36,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from experiments.analysis import censored_stats, virtual_best
 from experiments.analysis import frontier as frontier_data
-from experiments.analysis import censored_stats
-from experiments.analysis import virtual_best
+from experiments.analysis import head_to_head_table as h2h
 from experiments.analysis.figure_style import campaign_styles
+from experiments.analysis.head_to_head_table import HeadToHeadTable
 from experiments.harness.schema import Status
 from experiments.report import html_figures, html_landscape, instance_grids
 from formats.errors import RaceError, write_reason
@@ -200,6 +202,31 @@ def frontier_rows(campaigns: list[censored_stats.Campaign]) -> list[list[str]]:
     return out
 
 
+def head_to_head_data(table: HeadToHeadTable) -> dict:
+    """The page's head to head (:mod:`experiments.analysis.head_to_head_table`), for the
+    reader's choice of two entrants and a family: per instance its ``family``, ``n`` and
+    ``instance``; per entrant (``entrants``) where each of its values is drawn (``at``: the
+    time, or its place in the strip beyond the limit; None where it never raced the
+    instance), whether it is censored (``censored``, 1 or 0) and its ``status``; in ``pairs``,
+    for each family choice (``all``, then each of ``families``) and each ordered pair (a, b),
+    :data:`experiments.analysis.head_to_head_table.COUNTS` and ``low``, the bottom of both
+    axes (``pair_columns`` names them); ``top`` the axes' top (the strip's)."""
+    entrants = list(table.entrants)
+    choices = [h2h.ALL, *table.families]
+    return {
+        "entrants": entrants, "all": h2h.ALL, "families": table.families,
+        "family": table.rows["family"].tolist(), "n": table.rows["n"].astype(int).tolist(),
+        "instance": table.rows["instance"].tolist(),
+        "at": {e: _column(pd.Series(table.at[e])) for e in entrants},
+        "censored": {e: np.isinf(table.time[e]).astype(int).tolist() for e in entrants},
+        "status": {e: table.status[e].tolist() for e in entrants},
+        "pair_columns": [*h2h.COUNTS, "low"],
+        "pairs": {choice: {a: {b: [*table.counts(a, b, choice).values(), table.low(a, b, choice)]
+                               for b in entrants} for a in entrants} for choice in choices},
+        "top": table.limit * h2h.STRIP,
+    }
+
+
 def page_data(campaign: censored_stats.Campaign, landscape: censored_stats.Campaign | None = None,
               grids: bool = True, frontier: Sequence[censored_stats.Campaign] = ()) -> tuple[dict, dict[str, str]]:
     """The page's data (JSON-safe) and its figures (plotly's JSON text, by figure name);
@@ -230,6 +257,7 @@ def page_data(campaign: censored_stats.Campaign, landscape: censored_stats.Campa
         "name": campaign.name, "limit": limit, "entrants": campaign.entrants, "families": campaign.families,
         "vbs": virtual_best.NAME if virtual_best.applies(campaign) else None,
         "pair": list(head_to_head_pair(campaign) or campaign.entrants[:1] * 2),
+        "head_to_head": head_to_head_data(h2h.head_to_head_table(campaign, per_instance)),
         "columns": columns, "instances": _records(rows, columns),
         "summary_columns": SUMMARY_COLUMNS, "summary": _records(_summary(campaign, table, per_instance), SUMMARY_COLUMNS),
         "wins_columns": list(wins.columns), "wins": _records(wins, list(wins.columns)) if len(wins) else [],

@@ -86,44 +86,33 @@ function fillSelect(select, values, chosen) {
   if (chosen !== undefined) select.value = chosen;
 }
 
+// DATA.head_to_head: per instance where each entrant's value is drawn (its time, or its place
+// in the strip beyond the limit; null: never raced), and per family choice and ordered pair
+// the counts of the note, all computed once in Python: here two columns are picked and drawn
 function renderScatter() {
+  const H = DATA.head_to_head;
   const a = document.getElementById("pair-a").value;
   const b = document.getElementById("pair-b").value;
   const family = document.getElementById("pair-family").value;
-  const byKey = new Map();
-  for (const row of DATA.instances) {
-    if (family !== "all families" && row[COLUMN.family] !== family) continue;
-    const key = row[COLUMN.family] + "\u0000" + row[COLUMN.n] + "\u0000" + row[COLUMN.instance];
-    if (!byKey.has(key)) byKey.set(key, {});
-    byKey.get(key)[row[COLUMN.entrant]] = row;
-  }
+  if (!(a in H.at) || !(b in H.at)) return;                    // no entrant to pick
+  const xs = H.at[a], ys = H.at[b], offX = H.censored[a], offY = H.censored[b];
   const groups = { measured: { x: [], y: [], text: [], custom: [], n: [] },
                    censored: { x: [], y: [], text: [], custom: [], n: [] } };
-  const over = { a: 0, b: 0, both: 0 };
-  let aWins = 0, bWins = 0, skippedPairs = 0;
-  for (const pair of byKey.values()) {
-    const ra = pair[a], rb = pair[b];
-    if (!ra || !rb) continue;
-    // a skipped side was never raced: no time, so no point (never a censored one)
-    if (ra[COLUMN.status] === "skipped" || rb[COLUMN.status] === "skipped") { skippedPairs++; continue; }
-    const ta = ra[COLUMN.time], tb = rb[COLUMN.time];
-    const censored = isCensored(ta) || isCensored(tb);
-    const g = censored ? groups.censored : groups.measured;
-    const instance = ra[COLUMN.instance];
-    g.x.push(isCensored(ta) ? inStrip(instance + "\u0000x") : ta);
-    g.y.push(isCensored(tb) ? inStrip(instance + "\u0000y") : tb);
-    if (isCensored(ta) && isCensored(tb)) over.both++; else if (isCensored(ta)) over.a++; else if (isCensored(tb)) over.b++;
-    g.n.push(ra[COLUMN.n]);
-    g.custom.push(instance);
-    g.text.push(`instance ${markup(instance)}<br>${markup(ra[COLUMN.family])}, n = ${ra[COLUMN.n]}` +
-                `<br>${markup(a)}: ${markup(ra[COLUMN.status])}, ${fmtSeconds(ta)}` +
-                `<br>${markup(b)}: ${markup(rb[COLUMN.status])}, ${fmtSeconds(tb)}`);
-    const va = isCensored(ta) ? Infinity : ta, vb = isCensored(tb) ? Infinity : tb;
-    if (va < vb) aWins++; else if (vb < va) bWins++;
+  const said = (entrant, value, off, i) =>
+    `${markup(entrant)}: ${markup(H.status[entrant][i])}, ${off ? "> " + fmtSeconds(LIMIT) : fmtSeconds(value)}`;
+  for (let i = 0; i < H.instance.length; i++) {
+    if ((family !== H.all && H.family[i] !== family) || xs[i] === null || ys[i] === null) continue;
+    const g = offX[i] || offY[i] ? groups.censored : groups.measured;
+    g.x.push(xs[i]);
+    g.y.push(ys[i]);
+    g.n.push(H.n[i]);
+    g.custom.push(H.instance[i]);
+    g.text.push(`instance ${markup(H.instance[i])}<br>${markup(H.family[i])}, n = ${H.n[i]}` +
+                `<br>${said(a, xs[i], offX[i], i)}<br>${said(b, ys[i], offY[i], i)}`);
   }
-  const all = groups.measured.x.concat(groups.measured.y).filter((t) => t > 0);
-  const low = all.length ? Math.min(...all) / 2 : LIMIT / 1e3;
-  const top = LIMIT * STRIP;
+  const row = H.pairs[family][a][b];
+  const c = Object.fromEntries(H.pair_columns.map((name, k) => [name, row[k]]));
+  const low = c.low, top = H.top;
   const traces = [
     { x: [low, LIMIT], y: [low, LIMIT], mode: "lines", name: "equal times",
       line: { color: "#999", dash: "dot" }, hoverinfo: "skip" },
@@ -136,7 +125,7 @@ function renderScatter() {
   ];
   const strip = { type: "rect", layer: "below", fillcolor: "#efefef", line: { width: 0 } };
   const layout = {
-    title: { text: `Per instance, ${family === "all families" ? family : markup(family) + " puzzles"}: ` +
+    title: { text: `Per instance, ${family === H.all ? family : markup(family) + " puzzles"}: ` +
                    `${markup(a)} (x) vs ${markup(b)} (y); above the diagonal ${markup(b)} is slower` },
     xaxis: { type: "log", range: [Math.log10(low), Math.log10(top)], title: { text: markup(a) + " wall time (s)" } },
     yaxis: { type: "log", range: [Math.log10(low), Math.log10(top)], title: { text: markup(b) + " wall time (s)" } },
@@ -152,30 +141,20 @@ function renderScatter() {
   };
   const div = document.getElementById("fig-scatter");
   Plotly.react(div, traces, layout, PLOT_CONFIG);
-  const pairs = groups.measured.x.length + groups.censored.x.length;
-  const censored = [over.a ? `${a} only ${over.a}` : "", over.b ? `${b} only ${over.b}` : "",
-                    over.both ? `both ${over.both}` : ""].filter((t) => t);
+  const censored = [c.x_only ? `${a} only ${c.x_only}` : "", c.y_only ? `${b} only ${c.y_only}` : "",
+                    c.both ? `both ${c.both}` : ""].filter((t) => t);
   document.getElementById("pair-note").textContent =
-    `${pairs} instance pairs: ${a} faster on ${aWins}, ${b} faster on ${bWins}, ${pairs - aWins - bWins} ties` +
+    `${c.pairs} instance pairs: ${a} faster on ${c.a_faster}, ${b} faster on ${c.b_faster}, ${c.ties} ties` +
     (censored.length ? `; > limit: ${censored.join(", ")}` : "") +
-    (skippedPairs ? `; left out: ${skippedPairs} pair(s) with a skipped side (never raced)` : "");
-}
-
-// a censored time's place in the strip beyond the limit: spread out (from the instance's
-// name, so the same on every view), never piled on one spot
-const STRIP = 4;
-function inStrip(key) {
-  let h = 2166136261;
-  for (let i = 0; i < key.length; i++) { h ^= key.charCodeAt(i); h = Math.imul(h, 16777619); }
-  h ^= h >>> 16; h = Math.imul(h, 0x85ebca6b); h ^= h >>> 13; h = Math.imul(h, 0xc2b2ae35); h ^= h >>> 16;
-  return LIMIT * STRIP ** (0.15 + 0.7 * ((h >>> 0) / 4294967296));
+    (c.left_out ? `; left out: ${c.left_out} pair(s) with a skipped side (never raced)` : "");
 }
 
 function setupScatter() {
   const [a, b] = DATA.pair;
-  fillSelect(document.getElementById("pair-a"), DATA.entrants, a);
-  fillSelect(document.getElementById("pair-b"), DATA.entrants, b);
-  fillSelect(document.getElementById("pair-family"), ["all families", ...DATA.families], "all families");
+  const H = DATA.head_to_head;
+  fillSelect(document.getElementById("pair-a"), H.entrants, a);
+  fillSelect(document.getElementById("pair-b"), H.entrants, b);
+  fillSelect(document.getElementById("pair-family"), [H.all, ...H.families], H.all);
   for (const id of ["pair-a", "pair-b", "pair-family"]) {
     document.getElementById(id).addEventListener("change", renderScatter);
   }
