@@ -161,6 +161,45 @@ def sat_kernel(samples: int = SAT_SAMPLES, warmup: int = WARMUP) -> dict[str, An
     return _sat_reading(times[warmup:], cpu[warmup:], warmup, seen["conflicts"])
 
 
+#: seconds a calibration process may take (its reading is ~0.5 s after the kernels load)
+APART_TIMEOUT_S = 300.0
+#: what a calibration process runs: one reading, printed as JSON
+_PROGRAM = ("import json, sys\n"
+            "from experiments.harness.calibration import calibrate\n"
+            "print(json.dumps(calibrate(int(sys.argv[1]))))\n")
+
+
+def calibrate_apart(samples: int = SAMPLES, cpu: int | None = None,
+                    timeout: float = APART_TIMEOUT_S) -> dict[str, Any]:
+    """:func:`calibrate` in a fresh process of its own, on ``cpu`` alone when given (as a
+    pinned worker runs): the race's parent never loads the compiled kernels (numba: about
+    130 MB and a second or two of its CPU that no cell needs from it). A process that fails
+    gives ``{"error": ...}`` saying how."""
+    import json
+    import subprocess
+    import sys
+
+    from solvers.processes.control import start_hook
+    try:
+        done = subprocess.run([sys.executable, "-c", _PROGRAM, str(int(samples))],
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=timeout, preexec_fn=start_hook(cpu=cpu))
+    except subprocess.TimeoutExpired:
+        return {"error": f"the calibration process took over {timeout:g} s"}
+    except OSError as exc:
+        return {"error": f"the calibration process did not start: {exc}"}
+    lines = done.stdout.strip().splitlines()
+    if done.returncode == 0 and lines:
+        try:
+            reading = json.loads(lines[-1])
+        except ValueError:
+            reading = None
+        if isinstance(reading, dict):
+            return reading
+    said = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+    return {"error": f"the calibration process failed: {said}"}
+
+
 def samples_for(cells: int) -> int:
     """The DLX samples of each reading of a campaign with ``cells`` cells to run: the
     calibration's cost fits the campaign's (:data:`SMALL_CAMPAIGN`)."""

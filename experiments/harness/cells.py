@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from experiments.harness.config import Config
-from experiments.harness.identity import CellKey, cell_key
+from experiments.harness.identity import CellKey
 from experiments.harness.instances import Instance, instance_name
 
 if TYPE_CHECKING:
@@ -31,10 +30,11 @@ class Cell:
     instance: Instance | None = None
     family: str = ""
 
-    @cached_property
+    @property
     def key(self) -> CellKey:
-        """The cell's identity (:func:`experiments.harness.identity.cell_key`)."""
-        return cell_key(self.family, self.entrant, self.n, self.instance_file, self.repeat)
+        """The cell's identity (:func:`experiments.harness.identity.cell_key`; its fields are
+        of their types already, so made as the tuple it is: the parent asks for it per cell)."""
+        return self.family, self.entrant, self.n, self.instance_file, self.repeat
 
 
 def cell_instance(family: Family, instance: Instance) -> str:

@@ -21,7 +21,6 @@ computed from every run in ``runs_conditions`` that measured cells
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from experiments.harness import calibration, machine, pinning, provenance
@@ -39,18 +38,10 @@ def pinned_cpus(config: Config) -> list[int] | None:
 
 def _calibrate_on(cpu: int | None, samples: int = calibration.SAMPLES) -> dict[str, Any] | None:
     """A calibration reading of ``samples`` DLX samples, on ``cpu`` alone when given (as a
-    pinned worker runs); None when it cannot run here (the kernels' error is recorded instead)."""
-    before = None
-    if cpu is not None:
-        before = os.sched_getaffinity(0)
-        os.sched_setaffinity(0, {cpu})
-    try:
-        return calibration.calibrate(samples)
-    except Exception as exc:  # noqa: BLE001 - a missing kernel must not stop the race
-        return {"error": f"{type(exc).__name__}: {exc}"}
-    finally:
-        if before is not None:
-            os.sched_setaffinity(0, before)
+    pinned worker runs), taken by a process of its own
+    (:func:`experiments.harness.calibration.calibrate_apart`); a reading that could not be
+    taken records its error instead (a missing kernel must not stop the race)."""
+    return calibration.calibrate_apart(samples, cpu)
 
 
 #: seconds over which the machine reading samples the other processes' CPU use when the run

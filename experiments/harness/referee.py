@@ -29,9 +29,9 @@ The confirmer (:mod:`experiments.harness.confirmer`) runs in a process of its ow
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 
 from experiments.harness.confirmer import (  # noqa: F401
     MIN_CONFIRM_SECONDS,
@@ -182,6 +182,19 @@ def _second_solution(grid: Grid, first: Grid, text: str | None, name: str) -> bo
 
 #: the ``# key=value`` words of an instance's header that a verified grid can contradict
 _PROOF_KEYS = ("solution", "planted", "second")
+#: a key line of a puzzle file's header (``# key=value``; the key up to the first ``=``)
+_KEY_LINE = re.compile(r"^#([^=\n]*)=([^\n]*)$", re.M)
+
+
+def _plain(text: str, listed: str | None) -> bool:
+    """Whether the puzzle file ``text`` records nothing a verified grid could show wrong: no
+    solution of its own, no "none" (``kind=unsat``, ``solutions=0``, or ``listed`` "0": what
+    its set's manifest says). Its key lines (``# key=value``, the last of a key counts) read
+    in one pass: the referee asks this of every instance of a race."""
+    meta = {key.strip(): value.strip() for key, value in _KEY_LINE.findall(text)}
+    word = listed if listed not in (None, "", "unchecked") else meta.get("solutions")
+    return (not any(k in meta for k in _PROOF_KEYS) and meta.get("kind") != "unsat"
+            and word != "0" and meta.get("solutions") != "0")
 
 
 class _Case:
@@ -201,6 +214,8 @@ class _Case:
         self._truth: Truth | None = None
         #: the puzzle's cells as one line when each is one character (the batch check)
         self.cells = single_character_cells(text)
+        #: whether the file records nothing a verified grid could show wrong (:func:`_plain`)
+        self.plain = _plain(text, listed)
 
     @property
     def puzzle(self) -> PuzzleFile:
@@ -217,28 +232,6 @@ class _Case:
         if self._truth is None:
             self._truth = truth_of(self.puzzle, self.listed, self.name)
         return self._truth
-
-    @cached_property
-    def plain(self) -> bool:
-        """Whether the file records nothing a verified grid could show wrong: no solution of
-        its own, no "none" (``kind=unsat``, ``solutions=0``), read from its header alone."""
-        meta = {}
-        text, at = self.text, 0
-        while text.startswith("#", at):        # the header: the lines before the grid ...
-            end = text.find("\n", at)
-            if end < 0:
-                end = len(text)
-            at = end + 1
-        lines = text[:at].split("\n")
-        if "#" in text[at:]:                    # ... unless a key line comes later too
-            lines = text.split("\n")
-        for line in lines:
-            if line[:1] == "#" and "=" in line:
-                key, _, value = line[1:].partition("=")
-                meta[key.strip()] = value.strip()
-        word = self.listed if self.listed not in (None, "", "unchecked") else meta.get("solutions")
-        return (not any(k in meta for k in _PROOF_KEYS) and meta.get("kind") != "unsat"
-                and word != "0" and meta.get("solutions") != "0")
 
     def seen(self) -> Grid | None:
         """The verified grid seen in this run, if any."""

@@ -35,7 +35,7 @@ from experiments.harness import synthetic_campaign  # noqa: E402
 from tests.bench.targets import Targets  # noqa: E402
 
 PUZZLES = 49_151
-#: seconds and MB: the bounds of each step (the issue's table)
+#: seconds and MB: the bounds of each step
 RUN_S, RUN_MB, RESUME_S = 60.0, 400.0, 2.0
 ANALYSIS_S, ANALYSIS_MB = 5.0, 500.0
 MILLION_S, MILLION_MB = 15.0, 1024.0
@@ -80,7 +80,7 @@ def step(targets: Targets, what: str, wall: float, peak: float, most_s: float, m
 
 def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="bench-scale-"))
-    targets = Targets(__file__, "bounds of the issue's table on this machine (wall s, peak RSS GB)",
+    targets = Targets(__file__, "bounds of the campaign targets on this machine (wall s, peak RSS GB)",
                       "bound")
     instances, what = puzzle_set(work, PUZZLES)
     print(f"puzzles: {what}", flush=True)
