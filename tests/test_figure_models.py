@@ -282,8 +282,8 @@ def hills(tmp_path_factory: pytest.TempPathFactory) -> censored_stats.Campaign:
 
 
 def test_the_landscape_model_takes_medians_marks_censored_ones_and_the_peak(hills: censored_stats.Campaign) -> None:
-    from experiments.analysis import landscape, landscape_model
-    model = landscape_model.landscape_model(hills)
+    from experiments.analysis import landscape
+    model = landscape.landscape_model(hills)
     assert [p.key for p in model.panels] == ["2", "3"] and model.keys == ("a", "b")
     a3 = _series(model, "a", 1)
     assert list(a3.x) == [0.4, 0.5, 0.6] and list(a3.censored) == [False, False, True]
@@ -293,9 +293,9 @@ def test_the_landscape_model_takes_medians_marks_censored_ones_and_the_peak(hill
     found = {p["n"]: p for p in landscape.peaks(hills)}
     for panel in model.panels:
         peak = found[int(panel.key)]
-        assert panel.spans == (pytest.approx((peak["low"] - landscape_model.SPAN_PAD,
-                                              peak["high"] + landscape_model.SPAN_PAD)),)
-    assert model.notes == (landscape_model.PEAK,)
+        assert panel.spans == (pytest.approx((peak["low"] - landscape.SPAN_PAD,
+                                              peak["high"] + landscape.SPAN_PAD)),)
+    assert model.notes == (landscape.PEAK,)
     assert model.panels[0].y.limits == (pytest.approx(0.04 / 1.6), LIMIT)     # the smallest median
 
 
@@ -318,9 +318,9 @@ def _spans_interactive(fig: go.Figure) -> list[list[tuple[float, float]]]:
 def test_matplotlib_and_plotly_draw_the_same_landscape(hills: censored_stats.Campaign) -> None:
     """Both renderings of the landscape model carry its series (x, the measured y, the
     censored marks, drawn above the limit), and the same peak spans per panel."""
-    from experiments.analysis import landscape, landscape_model
+    from experiments.analysis import landscape
     from experiments.report import html_landscape
-    model = landscape_model.landscape_model(hills)
+    model = landscape.landscape_model(hills)
     styles = campaign_styles(hills)
     with plt.rc_context(STYLE):
         static = landscape.landscape_plot(hills)

@@ -10,7 +10,7 @@ within the limit) is a mark, never a number averaged in: a series' ``y`` is NaN 
 This module builds the runtime, solved, cactus and work figures from a campaign's summary
 (:func:`experiments.analysis.censored_stats.summary`) and instance times; the phase split and
 the head to head are built in :mod:`experiments.analysis.scatter_phase_models`, the hardness
-landscape in :mod:`experiments.analysis.landscape_model`.
+landscape in :func:`experiments.analysis.landscape.landscape_model`.
 """
 
 from __future__ import annotations

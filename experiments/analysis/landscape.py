@@ -16,13 +16,17 @@ Its uncertainty is a bootstrap over instances:
 the instances of one index share their solved grid across fractions (the generator's
 fill stream), so indices are resampled with replacement, paired across fractions, and
 the peak recomputed; ``low``/``high`` are the 5th and 95th percentiles of those peaks.
+
+**The figure**'s data, median time against the share of empty cells with each n's peak
+interval, is one model (:func:`landscape_model`) that two renderers draw: matplotlib
+(:mod:`experiments.analysis.landscape_drawing`) and plotly
+(:mod:`experiments.report.html_landscape`).
 """
 
 from __future__ import annotations
 
 import math
 import re
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,19 +34,15 @@ import numpy as np
 import pandas as pd
 
 from experiments.analysis import censored_stats
+from experiments.analysis.figure_models import Axis, FigureModel, Panel, Series, lowest
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-    from experiments.analysis.figure_models import FigureModel
-    from experiments.analysis.figure_style import EntrantStyle
 
 #: work counters, in order of preference, for an entrant's "work" column
 WORK_ORDER = ("nodes", "conflicts", "decisions", "propagations")
 #: bootstrap resamples of the peak
 RESAMPLES = 1000
-#: panels (one per n) in a row of the landscape figure
-PANELS_PER_ROW = 3
 _INDEX = re.compile(r"-(\d+)\.sudoku$")
 
 
@@ -215,85 +215,63 @@ def landscape_figure(campaign: censored_stats.Campaign, out_dir: Path) -> list[P
     return paths
 
 
+#: how far the shaded peak interval reaches beyond its ends (a share of empty cells)
+SPAN_PAD = 0.01
+#: what the shaded spans are (the figure's note)
+PEAK = "hardness peak (90% bootstrap interval)"
+#: the axes' labels
+X_LABEL = "fraction of empty cells"
+Y_LABEL = "median wall time (s, log scale)"
+
+
+def landscape_model(campaign: censored_stats.Campaign, per_instance: pd.DataFrame | None = None) -> FigureModel:
+    """The model (:class:`experiments.analysis.figure_models.FigureModel`) of the landscape
+    figure of ``campaign``, computed once for the static renderer
+    (:func:`experiments.analysis.landscape_drawing.draw_landscape`) and the page's
+    (:func:`experiments.report.html_landscape.draw_landscape`); ``per_instance``: its
+    :func:`instance_table`, when at hand. A panel per n (key ``str(n)``), a series per
+    entrant: x the share of empty cells, y the median time over the instances of that share
+    (NaN where it is beyond the limit, its ``censored`` mark set: drawn hollow in the
+    entrant's row of the strip above the limit), ``rows`` its :func:`landscape_table` rows
+    (what a hover box tells). Each panel's ``spans`` hold the hardness peak's 90% bootstrap
+    interval (:func:`peaks`), widened by :data:`SPAN_PAD` on each side so that an interval of
+    one share still shows. No panel when the campaign has no rows."""
+    inst = instance_table(campaign) if per_instance is None else per_instance
+    table = landscape_table(campaign, inst)
+    limit = campaign.timeout_s
+    title = (f"Hardness landscape: {landscape_family(campaign)}, median time per instance vs the "
+             f"fraction of empty cells")
+    if table.empty:
+        return FigureModel("landscape", title, (), limit, ("no landscape rows in this campaign",))
+    found = {p["n"]: p for p in peaks(campaign, inst)}
+    raced = set(table["entrant"])
+    entrants = [e for e in campaign.entrants if e in raced]
+    y_axis = Axis(Y_LABEL, "log", (lowest(table["median_s"].to_numpy(float), limit), limit))
+    panels = []
+    for n in sorted(int(n) for n in table["n"].unique()):
+        at_n = table[table["n"] == n]
+        series = []
+        for entrant in entrants:
+            rows = at_n[at_n["entrant"] == entrant].sort_values("holes", kind="mergesort").reset_index(drop=True)
+            if rows.empty:
+                continue
+            median = rows["median_s"].to_numpy(float)
+            series.append(Series(entrant, entrant, rows["holes"].to_numpy(float),
+                                 np.where(np.isinf(median), np.nan, median), censored=np.isinf(median), rows=rows))
+        peak = found.get(n)
+        spans = ((float(peak["low"]) - SPAN_PAD, float(peak["high"]) + SPAN_PAD),) if peak else ()
+        panels.append(Panel(str(n), f"n = {n} ({n * n}\u00d7{n * n})", Axis(X_LABEL), y_axis, tuple(series),
+                            spans=spans))
+    notes = (PEAK,) if any(p.spans for p in panels) else ()
+    return FigureModel("landscape", title, tuple(panels), limit, notes, tuple(entrants))
+
+
 def landscape_plot(campaign: censored_stats.Campaign) -> Figure:
-    """The landscape of ``campaign`` (:func:`experiments.analysis.landscape_model.landscape_model`)
-    drawn by :func:`draw_landscape`, the campaign named under it all (a matplotlib Figure;
-    draw it inside ``plt.rc_context(plots.STYLE)``)."""
+    """The landscape of ``campaign`` (:func:`landscape_model`) drawn by
+    :func:`experiments.analysis.landscape_drawing.draw_landscape`, the campaign named under it
+    all (a matplotlib Figure; draw it inside ``plt.rc_context(plots.STYLE)``)."""
     from experiments.analysis.figure_style import campaign_styles, caption_below
-    from experiments.analysis.landscape_model import landscape_model
+    from experiments.analysis.landscape_drawing import draw_landscape
     fig = draw_landscape(landscape_model(campaign), campaign_styles(campaign))
     caption_below(fig, f"campaign {campaign.name}")
-    return fig
-
-
-def draw_landscape(model: FigureModel, styles: dict[str, EntrantStyle]) -> Figure:
-    """The landscape model: a panel per n (three to a row), a line per entrant in its style of
-    every figure, censored medians hollow in the entrant's row of the strip above the limit
-    (joined by a dotted line), each panel's spans shaded, the legend in the last row's empty
-    place or under it all (a matplotlib Figure)."""
-    from experiments.analysis.figure_style import pyplot
-    plt = pyplot()
-    from matplotlib.artist import Artist
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
-
-    from experiments.analysis import plots
-    from experiments.analysis.figure_style import axes_height_points, censored_rows
-    from experiments.analysis.log_axes import log_scale
-
-    limit = model.limit if model.limit is not None else math.inf
-    if not model.panels:
-        fig, ax = plt.subplots(figsize=(3.4, 1.2))
-        ax.text(0.5, 0.5, "\n".join(model.notes), ha="center", va="center", transform=ax.transAxes, color="0.4")
-        ax.set_axis_off()
-        return fig
-    low = model.panels[0].y.limits[0] if model.panels[0].y.limits else limit / 1e3
-    columns = min(PANELS_PER_ROW, len(model.panels))
-    rows = -(-len(model.panels) // columns)
-    fig, grid = plt.subplots(rows, columns, figsize=(2.5 * columns + 0.5, 2.4 * rows + 0.4), squeeze=False,
-                             sharey=True)
-    axes = list(grid.ravel())
-    rows_above = censored_rows(model.censored_keys(), limit, low, axes_height_points(fig, axes[0]))
-    for ax, panel in zip(axes, model.panels):
-        for series in panel.series:
-            style = styles[series.key].matplotlib()
-            censored_at = series.marked(series.censored)
-            ax.plot(series.x, series.y, **style)
-            if censored_at.any():
-                y = np.where(censored_at, rows_above.get(series.key, limit), series.y)
-                ax.plot(series.x, y, color=style["color"], linestyle=":", linewidth=0.9)
-                ax.plot(series.x[censored_at], y[censored_at], linestyle="none",
-                        marker=style["marker"], markerfacecolor="white",
-                        markeredgecolor=style["color"], markersize=5)
-        for x0, x1 in panel.spans:
-            ax.axvspan(x0, x1, color="0.85", zorder=0)
-        ax.axhline(limit, color="0.3", linestyle=(0, (6, 3)), linewidth=0.9)
-        log_scale(ax)
-        plots.censored_strip(ax, rows_above, limit, low)
-        ax.set_title(panel.title)
-        ax.set_xlabel(panel.x.label)
-    for row in grid:
-        row[0].set_ylabel(model.panels[0].y.label)
-    handles: list[Artist] = [Line2D([], [], **styles[key].matplotlib()) for key in model.keys]
-    labels = list(model.keys)
-    handles += [Line2D([], [], color="0.3", linestyle=(0, (6, 3)), linewidth=0.9),
-                Line2D([], [], linestyle="none", marker="o", markerfacecolor="white",
-                       markeredgecolor="0.3", markersize=6)]
-    labels += [f"time limit ({censored_stats.format_seconds(limit)})", "median > limit (censored)"]
-    for note in model.notes:                   # the spans' name, with their grey
-        handles.append(Patch(color="0.85"))
-        labels.append(note)
-    fig.suptitle(model.title, fontsize=9)
-    spare = axes[len(model.panels):]
-    if spare:                       # the legend in the row's empty place, not under it all
-        for ax in spare:
-            ax.set_visible(False)
-        with warnings.catch_warnings():     # "Tight layout not applied": the figure is still drawn
-            warnings.simplefilter("ignore", UserWarning)
-            fig.tight_layout()
-        box = spare[0].get_position()
-        fig.legend(handles, labels, loc="center left", bbox_to_anchor=(box.x0 + 0.02, box.y0 + box.height / 2),
-                   ncol=2 if len(spare) > 1 else 1, frameon=False, handlelength=3.2)
-    else:
-        plots.legend_below(fig, handles, labels, min(len(labels), 4))
     return fig

@@ -1,5 +1,5 @@
 """The hardness-landscape figure of the HTML report (plotly): a thin renderer of the model of
-:func:`experiments.analysis.landscape_model.landscape_model` (computed there, once, for this
+:func:`experiments.analysis.landscape.landscape_model` (computed there, once, for this
 renderer and the static one), styled as :mod:`experiments.report.html_figures`' figures."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def landscape_figure(landscape: censored_stats.Campaign, styles: dict[str, Entra
     """Median time vs share of empty cells, one panel per n, one line per entrant; censored
     medians hollow in their entrant's row above the limit, the hardness peak's interval
     shaded (a ``race landscape`` campaign)."""
-    from experiments.analysis.landscape_model import landscape_model
+    from experiments.analysis.landscape import landscape_model
     return draw_landscape(landscape_model(landscape), styles or campaign_styles(landscape), landscape.name)
 
 
