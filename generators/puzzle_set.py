@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -346,11 +348,30 @@ def _set_row_alone(kind: str, n: int, seed: int, index: int, out_dir: Path, opti
         return _set_row(kind, n, seed, index, out_dir, pool, options, stem)
 
 
-def read_manifest(path: Path) -> list[dict[str, str]]:
-    """The rows of a manifest (empty when the file does not exist)."""
+def read_manifest(path: Path, data: bytes | None = None) -> list[dict[str, str]]:
+    """The rows of a manifest (empty when the file does not exist); ``data``: its bytes, when
+    already read. A row is read as :class:`csv.DictReader` reads it (a short row's missing
+    fields None, a long row's extra fields a list under None, blank lines skipped)."""
     try:
-        with open(path, newline="", encoding="utf-8") as fh:
-            return [dict(row) for row in csv.DictReader(fh)]
+        if data is None:
+            data = path.read_bytes()
+        rows = csv.reader(io.StringIO(data.decode("utf-8"), newline=""))
+        header = next(rows, None)
+        if header is None:
+            return []
+        width = len(header)
+        out: list[dict[str, Any]] = []
+        for values in rows:
+            if len(values) == width:
+                out.append(dict(zip(header, values)))
+            elif values:
+                row: dict[str, Any] = dict(zip(header, values))
+                if len(values) < width:
+                    row.update(dict.fromkeys(header[len(values):]))
+                else:
+                    row[None] = values[width:]  # type: ignore[index]
+                out.append(row)
+        return out
     except FileNotFoundError:
         return []
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
@@ -358,7 +379,6 @@ def read_manifest(path: Path) -> list[dict[str, str]]:
 
 
 def _manifest_text(rows: list[dict[str, str]]) -> str:
-    import io
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=MANIFEST_FIELDS, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()

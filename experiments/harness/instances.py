@@ -261,7 +261,7 @@ def _read_set(directory: Path, source: str) -> InstanceSet:
     by_n: dict[int, list[Instance]] = {}
     solutions: dict[str, str] = {}
     plain = plain_files(directory)
-    for line, row in enumerate(read_manifest(manifest), 2):
+    for line, row in enumerate(read_manifest(manifest, data), 2):
         try:
             instance = _instance(directory, row, manifest, line, plain)
         except (KeyError, ValueError, TypeError):

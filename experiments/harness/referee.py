@@ -191,10 +191,11 @@ def _plain(text: str, listed: str | None) -> bool:
     solution of its own, no "none" (``kind=unsat``, ``solutions=0``, or ``listed`` "0": what
     its set's manifest says). Its key lines (``# key=value``, the last of a key counts) read
     in one pass: the referee asks this of every instance of a race."""
-    meta = {key.strip(): value.strip() for key, value in _KEY_LINE.findall(text)}
-    word = listed if listed not in (None, "", "unchecked") else meta.get("solutions")
-    return (not any(k in meta for k in _PROOF_KEYS) and meta.get("kind") != "unsat"
-            and word != "0" and meta.get("solutions") != "0")
+    meta = {key.strip(): value for key, value in _KEY_LINE.findall(text)}
+    solutions = (meta.get("solutions") or "").strip()
+    word = listed if listed not in (None, "", "unchecked") else solutions
+    return (not any(k in meta for k in _PROOF_KEYS) and (meta.get("kind") or "").strip() != "unsat"
+            and word != "0" and solutions != "0")
 
 
 class _Case:

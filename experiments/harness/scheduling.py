@@ -122,11 +122,13 @@ class _Race:
         #: what the last sweep of :meth:`drop_dead` decided on (None: sweep next time)
         self.swept: tuple | None = None
 
-    def emit(self, cell: Cell, outcome: Measurement, checked: bool | None = None) -> None:
+    def emit(self, cell: Cell, outcome: Measurement, checked: bool | None = None,
+             case: _Case | None = None) -> None:
         """Write the row of a finished cell and update escalation and the stats (``checked``:
-        the referee's batch check of its grid, :meth:`Referee.check_many`, where made)."""
+        the referee's batch check of its grid, :meth:`Referee.check_many`, where made;
+        ``case``: the referee's case of its instance, where at hand)."""
         c = self.config
-        outcome = self.judge(cell, outcome, checked)
+        outcome = self.judge(cell, outcome, checked, case)
         if cell.instance is not None:
             self.done_with(cell.instance.sha256)
         row = make_row(c.campaign, c.seed, c.timeout_s, self.entrants[cell.entrant], cell,
@@ -184,14 +186,14 @@ class _Race:
         listed = instance_set.solutions.get(inst.file) if instance_set is not None else None
         return self.referee.case(inst.sha256, text, inst.file, listed)
 
-    def judge(self, cell: Cell, outcome: Measurement, checked: bool | None = None
-              ) -> Measurement:
+    def judge(self, cell: Cell, outcome: Measurement, checked: bool | None = None,
+              case: _Case | None = None) -> Measurement:
         """The measurement with its claim checked by the referee
         (:mod:`experiments.harness.referee`)."""
         if cell.instance is None or not outcome.answered:
             outcome.solution, outcome.verified = None, False
             return outcome
-        return self.referee.judge(self.case(cell), outcome, cell.entrant,
+        return self.referee.judge(case or self.case(cell), outcome, cell.entrant,
                                   self.entrants[cell.entrant].method, checked)
 
     def drop_dead(self) -> None:
@@ -282,10 +284,10 @@ class _Race:
                    for at, (key, outcome) in enumerate(finished)
                    if isinstance(outcome, Measurement) and outcome.status is Status.SOLVED
                    and self.inflight[key][1].instance]
-        checked: dict[int, bool | None] = {}
+        checked: dict[int, tuple[bool | None, _Case]] = {}
         if answers:                             # every returned grid checked in one pass
             verdicts = self.referee.check_many([(case, sent or "") for case, sent, _ in answers])
-            checked = {at: verdict for (_, _, at), verdict in zip(answers, verdicts)}
+            checked = {at: (verdict, case) for (case, _, at), verdict in zip(answers, verdicts)}
         for at, (key, outcome) in enumerate(finished):
             rank, cell = self.inflight.pop(key)
             if isinstance(outcome, Returned):
@@ -301,7 +303,7 @@ class _Race:
                 if self.start_failed(cell, outcome):
                     back.append((rank, cell))
             else:
-                self.emit(cell, outcome, checked.get(at))
+                self.emit(cell, outcome, *checked.get(at, (None, None)))
         if back:
             self.pending.put_back(back)
             for _, cell in back:
