@@ -20,15 +20,14 @@ was told what to do (:mod:`experiments.harness.code_change`: ``--mixed``, ``--re
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import hashlib
 import os
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from experiments.harness import import_scan
 from formats.errors import RaceError, printable
 
 #: the meta.json field: entrant spec -> its code identity
@@ -48,41 +47,23 @@ def _root() -> Path:
 
 # -- the sources a module reaches -------------------------------------------------------------
 
-#: a string that may name a file beside the module: ``portfolio.csv``, ``dlx_native.c``
-_FILE_NAME = re.compile(r"^[A-Za-z0-9_][\w-]{0,80}\.[A-Za-z0-9]{1,8}$")
 #: path -> ((mtime_ns, size), the module names it imports, the data files it names beside it)
 _PARSED: dict[Path, tuple[tuple[int, int], tuple[str, ...], tuple[Path, ...]]] = {}
 
 
 def _parse(path: Path) -> tuple[tuple[str, ...], tuple[Path, ...]]:
     """The modules ``path`` imports (absolute names; relative ones resolved) and the files
-    beside it that a string of it names (``"portfolio.csv"``), cached while unchanged."""
+    beside it that a string of it names (``"portfolio.csv"``), cached while unchanged (and
+    on disk by content: :mod:`experiments.harness.import_scan`)."""
     stat = path.stat()
     key = (stat.st_mtime_ns, stat.st_size)
     known = _PARSED.get(path)
     if known is not None and known[0] == key:
         return known[1], known[2]
-    tree = ast.parse(path.read_bytes(), filename=str(path))
     package = _module_name(path).rpartition(".")[0] if path.name != "__init__.py" \
         else _module_name(path)
-    names: list[str] = []
-    data: list[Path] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")
-                parts = parts[:len(parts) - node.level + 1] if node.level > 1 else parts
-                base = ".".join(p for p in [*parts, base] if p)
-            names.append(base)
-            names += [f"{base}.{alias.name}" for alias in node.names]    # a submodule, or not
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                and _FILE_NAME.match(node.value) and not node.value.endswith(".py"):
-            beside = path.with_name(node.value)
-            if beside.is_file():
-                data.append(beside)
+    names, files = import_scan.scan(path.read_bytes(), package, str(path))
+    data = [path.with_name(name) for name in files if path.with_name(name).is_file()]
     _PARSED[path] = (key, tuple(names), tuple(data))
     return tuple(names), tuple(data)
 
@@ -181,6 +162,7 @@ def sources(module: str) -> tuple[list[Path], list[Path]]:
                 if parent is not None and parent not in seen:
                     todo.append(parent)
                 package = package.rpartition(".")[0]
+    import_scan.save()
     kernels = {p.with_suffix(".c") for p in seen if p.with_suffix(".c").is_file()}
     kernels |= {p for p in data if p.suffix == ".c"}
     return sorted(seen | (data - kernels)), sorted(kernels)
