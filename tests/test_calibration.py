@@ -130,3 +130,54 @@ def test_a_campaign_passes_its_size_to_both_readings(tmp_path, monkeypatch):
                   "--timeout", "5", "--jobs", "1")
     assert result.exit_code == 0, result.output
     assert seen == [calibration.SMALL_SAMPLES, calibration.SMALL_SAMPLES]
+
+
+def test_a_run_takes_both_readings_in_one_process_of_its_own_and_its_parent_loads_no_kernel(
+        tmp_path, monkeypatch):
+    """The start and end readings come from one calibration process (the kernels load once),
+    not from the race's own process."""
+    from experiments.harness import conditions
+    from tests.test_harness import race
+    started, pids = [], []
+    real_start = calibration.Calibrator._start
+
+    def start(self):
+        proc = real_start(self)
+        if proc.pid not in pids:
+            started.append(self.cpu)
+            pids.append(proc.pid)
+        return proc
+    monkeypatch.setattr(calibration.Calibrator, "_start", start)
+    monkeypatch.setattr(calibration, "calibrate",       # never in this process
+                        lambda *args: pytest.fail("the race's own process calibrated"))
+    result = race(tmp_path / "out", "--n", "2", "--instances", "1", "--solvers", "dlx",
+                  "--timeout", "5", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    assert len(pids) == 1 and not conditions._CALIBRATORS
+    import json
+    (meta,) = (tmp_path / "out").glob("*/meta.json")
+    readings = json.loads(meta.read_text())["calibration"]
+    for moment in ("start", "end"):
+        assert readings[moment]["dlx"]["updates"] == calibration.QUEENS_WORK[2]
+        assert readings[moment]["score_s"] > 0
+
+
+@pytest.mark.parametrize("program, said", [
+    ("import sys\nsys.stderr.write('no kernel here\\n')\nsys.exit(3)\n", "no kernel here"),
+    ("print('not json', flush=True)\nimport time\ntime.sleep(0.2)\n", "exit status"),
+])
+def test_a_calibration_process_that_fails_gives_an_error_reading(monkeypatch, program, said):
+    monkeypatch.setattr(calibration, "_PROGRAM", program)
+    calibrator = calibration.Calibrator()
+    try:
+        reading = calibrator.reading(2)
+    finally:
+        calibrator.close()
+    assert set(reading) == {"error"} and said in reading["error"], reading
+
+
+def test_a_calibration_process_past_its_time_is_ended(monkeypatch):
+    monkeypatch.setattr(calibration, "_PROGRAM", "import time\ntime.sleep(60)\n")
+    calibrator = calibration.Calibrator(timeout=0.5)
+    reading = calibrator.reading(2)
+    assert "took over 0.5 s" in reading["error"] and calibrator._proc is None

@@ -161,43 +161,97 @@ def sat_kernel(samples: int = SAT_SAMPLES, warmup: int = WARMUP) -> dict[str, An
     return _sat_reading(times[warmup:], cpu[warmup:], warmup, seen["conflicts"])
 
 
-#: seconds a calibration process may take (its reading is ~0.5 s after the kernels load)
+#: seconds a calibration process may take over one reading (about 0.5 s once the kernels load)
 APART_TIMEOUT_S = 300.0
-#: what a calibration process runs: one reading, printed as JSON
+#: what a calibration process runs: a reading of N samples per line N read, printed as JSON
 _PROGRAM = ("import json, sys\n"
             "from experiments.harness.calibration import calibrate\n"
-            "print(json.dumps(calibrate(int(sys.argv[1]))))\n")
+            "for line in sys.stdin:\n"
+            "    try:\n"
+            "        out = calibrate(int(line))\n"
+            "    except Exception as exc:\n"
+            "        out = {'error': f'{type(exc).__name__}: {exc}'}\n"
+            "    print(json.dumps(out), flush=True)\n")
 
 
-def calibrate_apart(samples: int = SAMPLES, cpu: int | None = None,
-                    timeout: float = APART_TIMEOUT_S) -> dict[str, Any]:
-    """:func:`calibrate` in a fresh process of its own, on ``cpu`` alone when given (as a
-    pinned worker runs): the race's parent never loads the compiled kernels (numba: about
-    130 MB and a second or two of its CPU that no cell needs from it). A process that fails
-    gives ``{"error": ...}`` saying how."""
-    import json
-    import subprocess
-    import sys
+class Calibrator:
+    """Takes the readings of a run (:func:`calibrate`) in a process of its own, on ``cpu`` alone
+    when given (as a pinned worker runs): the race's parent never loads the compiled kernels
+    (numba: about 130 MB and a second of its CPU that no cell needs from it), and the kernels
+    load once for the start and the end readings. A reading that cannot be taken is
+    ``{"error": ...}`` saying why; :meth:`close` ends the process (it dies with its parent)."""
 
-    from solvers.processes.control import start_hook
-    try:
-        done = subprocess.run([sys.executable, "-c", _PROGRAM, str(int(samples))],
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=timeout, preexec_fn=start_hook(cpu=cpu))
-    except subprocess.TimeoutExpired:
-        return {"error": f"the calibration process took over {timeout:g} s"}
-    except OSError as exc:
-        return {"error": f"the calibration process did not start: {exc}"}
-    lines = done.stdout.strip().splitlines()
-    if done.returncode == 0 and lines:
+    def __init__(self, cpu: int | None = None, timeout: float = APART_TIMEOUT_S) -> None:
+        self.cpu, self.timeout = cpu, timeout
+        self._proc: Any = None
+        self._errors: Any = None
+
+    def reading(self, samples: int = SAMPLES) -> dict[str, Any]:
+        """One reading of ``samples`` DLX samples."""
+        import json
+        import select
         try:
-            reading = json.loads(lines[-1])
+            proc = self._start()
+            proc.stdin.write(f"{int(samples)}\n")
+            proc.stdin.flush()
+            if not select.select([proc.stdout], [], [], self.timeout)[0]:
+                self.close()
+                return {"error": f"the calibration process took over {self.timeout:g} s"}
+            line = proc.stdout.readline()
+        except OSError as exc:
+            self.close()
+            return {"error": f"the calibration process failed: {exc}"}
+        try:
+            reading = json.loads(line)
         except ValueError:
             reading = None
         if isinstance(reading, dict):
             return reading
-    said = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
-    return {"error": f"the calibration process failed: {said}"}
+        said = self._said()
+        self.close()
+        return {"error": f"the calibration process failed: {said}"}
+
+    def _start(self) -> Any:
+        if self._proc is None:
+            import subprocess
+            import sys
+            import tempfile
+
+            from solvers.processes.control import start_hook
+            self._errors = tempfile.TemporaryFile()  # noqa: SIM115 - held until close()
+            self._proc = subprocess.Popen([sys.executable, "-c", _PROGRAM], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, stderr=self._errors, text=True,
+                                          preexec_fn=start_hook(cpu=self.cpu))
+        return self._proc
+
+    def _said(self) -> str:
+        """The last line the process wrote to its standard error (or how it ended)."""
+        lines: list[bytes] = []
+        if self._errors is not None:
+            self._errors.seek(0)
+            lines = self._errors.read().strip().splitlines()
+        code = self._proc.poll() if self._proc is not None else None
+        return lines[-1].decode("utf-8", "replace") if lines else f"exit status {code}"
+
+    def close(self) -> None:
+        """End the process (and reap it)."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            import contextlib
+            import subprocess
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            for stream in (proc.stdout,):
+                with contextlib.suppress(OSError):
+                    stream.close()
+        if self._errors is not None:
+            self._errors.close()
+            self._errors = None
 
 
 def samples_for(cells: int) -> int:

@@ -154,6 +154,7 @@ def run_campaign(config: Config, executor: Executor | None = None,
                         f"resume: {resume}") from None
     finally:
         runner.close()
+        conditions.close()
     return CampaignRun(config, prepared, stats, stop.count > 0 or stats is None, resume, table)
 
 

@@ -36,12 +36,26 @@ def pinned_cpus(config: Config) -> list[int] | None:
     return pinning.allocate(config.jobs)
 
 
+#: the calibration process of this run, by the CPU it runs on (:func:`_calibrate_on`)
+_CALIBRATORS: dict[int | None, calibration.Calibrator] = {}
+
+
 def _calibrate_on(cpu: int | None, samples: int = calibration.SAMPLES) -> dict[str, Any] | None:
     """A calibration reading of ``samples`` DLX samples, on ``cpu`` alone when given (as a
-    pinned worker runs), taken by a process of its own
-    (:func:`experiments.harness.calibration.calibrate_apart`); a reading that could not be
-    taken records its error instead (a missing kernel must not stop the race)."""
-    return calibration.calibrate_apart(samples, cpu)
+    pinned worker runs), taken by the run's calibration process
+    (:class:`experiments.harness.calibration.Calibrator`, started at the first reading,
+    ended by :func:`close`); a reading that could not be taken records its error instead (a
+    missing kernel must not stop the race)."""
+    calibrator = _CALIBRATORS.get(cpu)
+    if calibrator is None:
+        calibrator = _CALIBRATORS[cpu] = calibration.Calibrator(cpu)
+    return calibrator.reading(samples)
+
+
+def close() -> None:
+    """End the run's calibration processes."""
+    while _CALIBRATORS:
+        _CALIBRATORS.popitem()[1].close()
 
 
 #: seconds over which the machine reading samples the other processes' CPU use when the run
@@ -75,6 +89,7 @@ def end(config: Config, started: dict[str, Any], cpus: list[int] | None,
     conditions["machine_state"] = {**started["machine_state"],
                                    "end": machine.reading() if calibrate else machine.reading(GLANCE_S)}
     conditions["calibration"] = {**started["calibration"], "end": cal_end}
+    close()
     conditions["pinning"] = {**started["pinning"], "workers": dict(worker_cpus or {})}
     if cells is not None:
         conditions["cells"] = int(cells)
