@@ -54,10 +54,12 @@ def make_cells(config: Config, instances: dict[tuple[str, int], list[Instance]])
             for n in config.n_values:
                 given: list[Instance | None] = list(instances.get((family.key, n)) or []) \
                     or [None] * config.instances
+                prefixed = bool(family.options_for(n))     # cell_instance, decided once per n
                 for index, inst in enumerate(given):
-                    file = (cell_instance(family, inst) if inst
-                            else instance_name(family.stem(config.instance_names), n, config.seed,
-                                               index))
+                    if inst is None:
+                        file = instance_name(family.stem(config.instance_names), n, config.seed, index)
+                    else:
+                        file = cell_instance(family, inst) if prefixed else inst.file
                     for repeat in range(config.repeats):
                         cells.append(Cell(entrant.spec, n, file, repeat, inst, family.key))
     return cells
