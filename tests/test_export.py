@@ -103,3 +103,16 @@ def test_parquet_to_a_missing_directory_names_the_file(campaign, tmp_path):
     target = tmp_path / "no" / "such" / "runs.parquet"
     code, out = _run(campaign, "-f", "parquet", "-o", target)
     assert code == 2 and str(target) in out and len(out.strip().splitlines()) == 1
+
+
+def test_whole_numbers_are_written_as_runs_csv_holds_them(campaign):
+    """The limit (a float column of whole numbers, none blank) is written 10, not 10.0, in CSV
+    and JSON lines; a column with a fraction or a blank stays as it is."""
+    code, out = _run(campaign, "-f", "csv")
+    rows = out.splitlines()
+    header = rows[0].split(",")
+    limit, wall = header.index("timeout_s"), header.index("wall_s")
+    assert code == 0 and [row.split(",")[limit] for row in rows[1:]] == ["10"] * 4
+    assert rows[1].split(",")[wall] == "0.001"
+    code, out = _run(campaign, "-f", "jsonl")
+    assert code == 0 and all('"timeout_s":10,' in line for line in out.splitlines())

@@ -84,9 +84,25 @@ def write_frame(frame, fmt: str, out: str) -> None:
         except OSError as exc:
             raise RaceError(f"cannot write: {exc.strerror or exc}", source=out) from None
         return
+    frame = _whole(frame)
     text = _typed(frame, json=True).to_json(orient="records", lines=True) if fmt == "jsonl" \
         else frame.to_csv(index=False, lineterminator="\n")
     _write_text(text, out)
+
+
+def _whole(frame):
+    """``frame`` with each float column that holds whole numbers only (none blank, e.g. the
+    limit ``timeout_s``) as integers: written ``20`` as runs.csv holds it, not ``20.0``."""
+    import numpy as np
+    whole = [column for column in frame.columns if frame[column].dtype.kind == "f" and len(frame)
+             and np.isfinite(values := frame[column].to_numpy()).all()
+             and (values == np.round(values)).all() and np.abs(values).max() < 2 ** 53]
+    if not whole:
+        return frame
+    frame = frame.copy()
+    for column in whole:
+        frame[column] = frame[column].astype(np.int64)
+    return frame
 
 
 def _typed(frame, json: bool = False):
