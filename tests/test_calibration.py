@@ -135,7 +135,7 @@ def test_a_campaign_passes_its_size_to_both_readings(tmp_path, monkeypatch):
 def test_a_run_takes_both_readings_in_one_process_of_its_own_and_its_parent_loads_no_kernel(
         tmp_path, monkeypatch):
     """The start and end readings come from one calibration process (the kernels load once),
-    not from the race's own process."""
+    not from the race's own process (which has not loaded numba, as `race run`'s has not)."""
     from experiments.harness import conditions
     from tests.test_harness import race
     started, pids = [], []
@@ -148,6 +148,7 @@ def test_a_run_takes_both_readings_in_one_process_of_its_own_and_its_parent_load
             pids.append(proc.pid)
         return proc
     monkeypatch.setattr(calibration.Calibrator, "_start", start)
+    monkeypatch.setattr(conditions, "_kernels_loaded", lambda: False)   # as in `race run`
     monkeypatch.setattr(calibration, "calibrate",       # never in this process
                         lambda *args: pytest.fail("the race's own process calibrated"))
     result = race(tmp_path / "out", "--n", "2", "--instances", "1", "--solvers", "dlx",
@@ -181,3 +182,20 @@ def test_a_calibration_process_past_its_time_is_ended(monkeypatch):
     calibrator = calibration.Calibrator(timeout=0.5)
     reading = calibrator.reading(2)
     assert "took over 0.5 s" in reading["error"] and calibrator._proc is None
+
+
+def test_a_process_with_numba_loaded_calibrates_itself(tmp_path, monkeypatch):
+    """A race started from Python where numba is loaded already (the API after a solve, a
+    notebook) takes its readings in its own process: no calibration process is started."""
+    from experiments.harness import conditions
+    from tests.test_harness import race
+    monkeypatch.setattr(conditions, "_kernels_loaded", lambda: True)
+    monkeypatch.setattr(calibration.Calibrator, "_start",
+                        lambda self: pytest.fail("a calibration process was started"))
+    result = race(tmp_path / "out", "--n", "2", "--instances", "1", "--solvers", "dlx",
+                  "--timeout", "5", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    import json
+    (meta,) = (tmp_path / "out").glob("*/meta.json")
+    readings = json.loads(meta.read_text())["calibration"]
+    assert all(readings[m]["dlx"]["updates"] == calibration.QUEENS_WORK[2] for m in ("start", "end"))

@@ -21,6 +21,7 @@ computed from every run in ``runs_conditions`` that measured cells
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from experiments.harness import calibration, machine, pinning, provenance
@@ -42,14 +43,40 @@ _CALIBRATORS: dict[int | None, calibration.Calibrator] = {}
 
 def _calibrate_on(cpu: int | None, samples: int = calibration.SAMPLES) -> dict[str, Any] | None:
     """A calibration reading of ``samples`` DLX samples, on ``cpu`` alone when given (as a
-    pinned worker runs), taken by the run's calibration process
-    (:class:`experiments.harness.calibration.Calibrator`, started at the first reading,
-    ended by :func:`close`); a reading that could not be taken records its error instead (a
-    missing kernel must not stop the race)."""
+    pinned worker runs). Taken by the run's calibration process
+    (:class:`experiments.harness.calibration.Calibrator`, started at the first reading, ended
+    by :func:`close`), unless this process has numba loaded already (a race started from
+    Python where solvers ran before: the API, a notebook, a test): then here, where the kernels
+    cost little more and a process of their own a second of CPU. A reading that could not be
+    taken records its error instead (a missing kernel must not stop the race)."""
+    if _kernels_loaded():
+        return _calibrate_here(cpu, samples)
     calibrator = _CALIBRATORS.get(cpu)
     if calibrator is None:
         calibrator = _CALIBRATORS[cpu] = calibration.Calibrator(cpu)
     return calibrator.reading(samples)
+
+
+def _kernels_loaded() -> bool:
+    """Whether this process has numba (the compiled kernels' compiler) loaded."""
+    import sys
+    return "numba" in sys.modules
+
+
+def _calibrate_here(cpu: int | None, samples: int) -> dict[str, Any]:
+    """:func:`experiments.harness.calibration.calibrate` in this process, on ``cpu`` alone
+    meanwhile when given."""
+    before = None
+    if cpu is not None:
+        before = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {cpu})
+    try:
+        return calibration.calibrate(samples)
+    except Exception as exc:  # noqa: BLE001 - a missing kernel must not stop the race
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    finally:
+        if before is not None:
+            os.sched_setaffinity(0, before)
 
 
 def close() -> None:
