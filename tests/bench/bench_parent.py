@@ -90,11 +90,23 @@ def cpu_per_cell_ms(work: Path, sets: dict[int, Path], jobs: int, tag: str) -> f
     cpu: dict[int, list[float]] = {count: [] for count in sets}
     for repeat in range(REPEATS):
         for count, instances in sets.items():
-            wall, used, _ = campaign(work, instances, jobs, f"{tag}-{count}-{repeat}")
+            name = f"{tag}-{count}-{repeat}"
+            wall, used, _ = campaign(work, instances, jobs, name)
             cpu[count].append(used)
-            print(f"{tag}: {count} cells at -j {jobs}: wall {wall:.1f} s, parent CPU {used:.2f} s",
-                  flush=True)
+            print(f"{tag}: {count} cells at -j {jobs}: wall {wall:.1f} s, parent CPU {used:.2f} s"
+                  f"{calibration(work / 'out' / name)}", flush=True)
     return 1000.0 * (min(cpu[LARGE]) - min(cpu[SMALL])) / (LARGE - SMALL)
+
+
+def calibration(directory: Path) -> str:
+    """The campaign's calibration scores at its start and end (what the machine's speed was:
+    a host that slowed down shows here), as a note."""
+    try:
+        readings = json.loads((directory / "meta.json").read_text())["calibration"]
+        start, end = (1000.0 * readings[moment]["score_s"] for moment in ("start", "end"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+    return f" (calibration score {start:.2f} -> {end:.2f} ms)"
 
 
 def raced(output: str) -> float:
