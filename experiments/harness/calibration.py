@@ -246,9 +246,8 @@ class Calibrator:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-            for stream in (proc.stdout,):
-                with contextlib.suppress(OSError):
-                    stream.close()
+            with contextlib.suppress(OSError):
+                proc.stdout.close()
         if self._errors is not None:
             self._errors.close()
             self._errors = None

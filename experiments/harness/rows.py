@@ -91,42 +91,20 @@ assert tuple(f.name for f in fields(Row)) == COLUMNS, "Row's fields are the colu
 
 def encode(values: Iterable[Any]) -> bytes:
     """One record's values (in column order) as one line: no field may hold a line break or
-    NUL (a reader splits on newlines, so a damaged row can never swallow the next). A value
-    is written as ``str`` writes it, a float to 9 significant digits, None as nothing."""
-    values = tuple(values)
-    kinds = tuple(map(type, values))
-    template = _TEMPLATES.get(kinds)
-    if template is None:            # the rows of a campaign come in a few shapes: one each
-        template = _template(kinds)
-        if len(_TEMPLATES) < 1024:
-            _TEMPLATES[kinds] = template
-    line = template.format(*values)         # one call, not one per field: the race's parent
-    if line.isprintable():                  # writes a row per cell
-        if '"' in line or line.count(",") != len(values) - 1:    # quote what needs it
+    NUL (a reader splits on newlines, so a damaged row can never swallow the next)."""
+    texts = ["" if value is None else value if value.__class__ is str else
+             f"{value:.9g}" if value.__class__ is float else str(value) for value in values]
+    line = ",".join(texts)
+    if line.isprintable():
+        if '"' in line or line.count(",") != len(COLUMNS) - 1:    # quote what needs it
             line = ",".join([_quoted(text) if '"' in text or "," in text else text
-                             for text in _texts(values)])
+                             for text in texts])
         return (line + "\n").encode("utf-8", "backslashreplace")
-    texts = [text if text.isprintable() else printable(text) for text in _texts(values)]
+    texts = [text if text.isprintable() else printable(text) for text in texts]
     _LINE.seek(0)
     _LINE.truncate()
     _WRITER.writerow(texts)
     return _LINE.getvalue().encode("utf-8", "backslashreplace")
-
-
-def _texts(values: tuple[Any, ...]) -> list[str]:
-    """Each value as its field's text (what :func:`encode`'s template writes)."""
-    return ["" if value is None else f"{value:.9g}" if value.__class__ is float else str(value)
-            for value in values]
-
-
-def _template(kinds: tuple[type, ...]) -> str:
-    """The format string of a row whose values are of the types ``kinds``."""
-    return ",".join("" if kind is type(None) else f"{{{i}:.9g}}" if kind is float else f"{{{i}!s}}"
-                    for i, kind in enumerate(kinds))
-
-
-#: the format string of a row, by the types of its values
-_TEMPLATES: dict[tuple[type, ...], str] = {}
 
 
 def _quoted(text: str) -> str:
