@@ -309,12 +309,39 @@ def single_character_cells(text: str) -> str | None:
     ``. 2 . 4`` or a one-line grid), row by row as one line of n⁴ characters; None for any
     other text (more or fewer cells than a grid, a wider token, several puzzles). A quick
     reading for the harness's batch check of answers; :func:`parse` is the reader of record."""
+    cells = _written_cells(text)
+    if cells is not None:
+        return cells
     for shape in _SINGLE_CELLS:
         found = shape.fullmatch(text)
         if found:
             cells = "".join(found.group(1).split())
             return cells if len(cells) in (16, 81) else None
     return None
+
+
+def _written_cells(text: str) -> str | None:
+    """:func:`single_character_cells` of a file as the generators and ``race import`` write
+    it (``#`` lines, then rows such as ``. 2 . 4``, one space between cells, each row ending
+    in a newline), without a regular expression; None for any other text (the expressions
+    decide)."""
+    start = 0
+    while text.startswith(("#", "\n"), start):
+        end = text.find("\n", start)
+        if end < 0:
+            return None
+        start = end + 1
+    rows = text[start:-1].split("\n") if text.endswith("\n") else ()
+    side = len(rows)
+    if side not in (4, 9):
+        return None
+    cells = []
+    for row in rows:
+        values = row[0::2]
+        if len(row) != 2 * side - 1 or row[1::2] != " " * (side - 1) or values.split() != [values]:
+            return None
+        cells.append(values)
+    return "".join(cells)
 
 
 #: comment and blank lines, then n² rows of n² one-character cells (n = 3, 2), or one line

@@ -170,3 +170,56 @@ def test_two_native_puzzles_in_one_file_are_named_as_such():
     one = ". . . .\n" * 4
     with pytest.raises(RaceError, match=r"8 grid rows of 4 cells: 2 puzzles of 4x4\?"):
         grid_text.parse("# index=0\n" + one + "# index=1\n" + one, "two.sudoku")
+
+
+def _by_expressions(text: str) -> str | None:
+    """single_character_cells as its regular expressions alone read ``text``."""
+    from formats.grid_text import _SINGLE_CELLS
+    for shape in _SINGLE_CELLS:
+        found = shape.fullmatch(text)
+        if found:
+            cells = "".join(found.group(1).split())
+            return cells if len(cells) in (16, 81) else None
+    return None
+
+
+_WRITTEN_PARTS = ["# kind=imported\n", "#\n", "\n", " \n", "# a b c d e f g h i\n",
+                  ". 2 . 4\n", "1 . 3 .\n", ". . . . . . . 1 .\n", "4 . . . . . . . .\n",
+                  "1 2\t3 4\n", ". . . . . . . .\n", "\u00a0 . . .\n", ". . .\r\n", "#"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_WRITTEN_PARTS), max_size=14), st.sampled_from(["", "\n", " "]))
+def test_the_written_form_is_read_as_the_expressions_read_it(parts, tail):
+    """The quick reading of files as the generators write them gives what the expressions
+    give, on texts near that form (headers, rows of both sizes, tabs, odd spaces, CR)."""
+    text = "".join(parts) + tail
+    assert grid_text.single_character_cells(text) == _by_expressions(text)
+
+
+def test_the_written_forms_are_read_quickly_and_right():
+    from formats.grid_text import _written_cells
+    nine = "# kind=imported\n# clues=17\n" + "".join(
+        " ".join(f"{(r * 3 + r // 3 + c) % 9 + 1}" for c in range(9)) + "\n" for r in range(9))
+    assert _written_cells(nine) == _by_expressions(nine) and len(_written_cells(nine)) == 81
+    four = ". 2 . 4\n3 . 1 .\n. 1 . 3\n4 . 2 .\n"
+    assert _written_cells(four) == ".2.43.1..1.34.2."
+    assert _written_cells(four[:-1]) is None and _written_cells(four + "\n") is None
+
+
+_HEADERS = ["# kind=imported\n", "#\n", "\n", " \n", "# a b c d e f g h i\n", "\t# x\n"]
+_NINE_ROWS = [". . . . . . . 1 .\n", "4 . . . . . . . .\n", "1 2 3 4 5 6 7 8 9\n",
+              "# . . . . . . . .\n", "1  2 3 4 5 6 7 8 9\n", ". . . . . . . . \n",
+              "1 2 3 4 5 6 7 8 \u00e9\n", "1 2 3 4 5 6 7 8 9"]
+_FOUR_ROWS = [". 2 . 4\n", "1 . 3 .\n", "1 2 3 \u00a0\n", "#. . .\n"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_HEADERS), max_size=3), st.booleans(),
+       st.data(), st.sampled_from(["", "\n", " \n"]))
+def test_near_written_grids_are_read_as_the_expressions_read_them(headers, nine, data, tail):
+    rows = _NINE_ROWS if nine else _FOUR_ROWS
+    count = data.draw(st.sampled_from([9, 4, 8, 10] if nine else [4, 3, 5, 9]))
+    weights = st.sampled_from(rows[:3] * 6 + rows)     # mostly written rows
+    text = "".join(headers) + "".join(data.draw(weights) for _ in range(count)) + tail
+    assert grid_text.single_character_cells(text) == _by_expressions(text)

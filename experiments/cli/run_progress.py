@@ -27,13 +27,20 @@ class PlainProgress:
 
     def __init__(self, total: int, stream: TextIO, clock: Callable[[], float] = time.monotonic) -> None:
         self.total, self.stream, self.clock = total, stream, clock
-        self.done, self.last = 0, ""
+        self.done = 0
+        self.row: Row | None = None             # the last row (said as ``last: ...``)
         self.started = self.said_at = clock()
         self.said_count = 0
 
+    @property
+    def last(self) -> str:
+        """What the line says of the last row ("" before the first)."""
+        row = self.row
+        return f"{row.entrant} n={row.n}: {row.status}" if row is not None else ""
+
     def update(self, row: Row) -> None:
         self.done += 1
-        self.last = f"{row.entrant} n={row.n}: {row.status}"
+        self.row = row
         now = self.clock()
         step = max(1, int(self.total * STEP))
         if now - self.said_at >= EVERY_S or self.done - self.said_count >= step:
@@ -45,9 +52,10 @@ class PlainProgress:
     def _say(self, now: float) -> None:
         share = 100 * self.done / self.total if self.total else 100.0
         elapsed = int(now - self.started)
+        last = self.last
         print(f"race run: {self.done}/{self.total} cells ({share:.0f}%), "
               f"{elapsed // 3600}:{elapsed // 60 % 60:02d}:{elapsed % 60:02d}"
-              + (f"; last: {self.last}" if self.last else ""), file=self.stream, flush=True)
+              + (f"; last: {last}" if last else ""), file=self.stream, flush=True)
         self.said_at, self.said_count = now, self.done
 
     def close(self) -> None:

@@ -158,19 +158,24 @@ class TimeLeft:
         self.checked_at: float | None = None
         self.said: tuple[float, float | None, tuple[int, ...]] | None = None
 
-    def _count(self, tally: _Tally, row: FinishedCell) -> None:
+    def _count(self, tally: _Tally, row: FinishedCell) -> float:
+        """Count ``row`` in ``tally``; its :func:`cost`."""
+        seconds = cost(row)
         tally.finished += 1
-        tally.seconds += cost(row)
+        tally.seconds += seconds
         tally.censored += _censored(str(row.status))
+        return seconds
 
     def add(self, row: FinishedCell, now: float) -> None:
         """Count a finished row of this run, at clock ``now``."""
         key = (row.entrant, row.family, int(row.n))
-        tally = self.groups.setdefault(key, _Tally(total=1, left=1))
-        self._count(tally, row)
+        tally = self.groups.get(key)
+        if tally is None:
+            tally = self.groups[key] = _Tally(total=1, left=1)
+        seconds = self._count(tally, row)
         tally.left = max(0, tally.left - 1)
         self.ran += 1
-        self.ran_seconds += cost(row)
+        self.ran_seconds += seconds
         if self.ran % self.window == 0:
             clock, work = self.mark
             self.windows.append(((now - clock) * self.jobs - (self.ran_seconds - work)) / self.window)

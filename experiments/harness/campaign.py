@@ -67,9 +67,9 @@ def prepare(config: Config, progress: bool = False, table: RunsTable | None = No
 class CampaignRun:
     """What :func:`run_campaign` did: the prepared campaign (None when interrupted while
     preparing), the scheduler's stats (None when it did not finish), whether a signal
-    stopped it, the command that resumes it, and runs.csv as the preparation read it (a
-    reader after the run takes it: :meth:`RunsTable.fresh` reads it again when rows were
-    appended)."""
+    stopped it, the command that resumes it, and runs.csv as the preparation read it with
+    the rows the run appended (:meth:`RunsTable.appended`; a reader after the run takes it:
+    :meth:`RunsTable.fresh` reads it again when the file changed otherwise)."""
     config: Config
     prepared: Prepared | None
     stats: Any
@@ -143,7 +143,7 @@ def run_campaign(config: Config, executor: Executor | None = None,
                     runner.min_time = repetition_floor(len(prepared.pending))
                 if on_start is not None:
                     on_start(prepared)
-                stats = run_cells(prepared, runner, on_row) if work else RunStats()
+                stats = run_cells(prepared, runner, on_row, table) if work else RunStats()
                 runner.close()
                 conditions.end(config, started, cpus, getattr(runner, "worker_cpus", None),
                                cells=stats.ran, calibrate=work, samples=samples)

@@ -13,8 +13,9 @@ conservative: what they cannot vouch for goes to the row-by-row reader, which de
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -53,19 +54,24 @@ def _plain_lines(path: Path) -> int | None:
     """The number of lines of ``path`` when it begins with the canonical header, holds no NUL
     or carriage return, places its quotes as fields do (:func:`_quotes_placed`) and ends with
     a newline; else None. Reads the file in blocks (bounded memory)."""
-    lines, carry, last = 0, b"\n", b""
     with open(path, "rb") as f:
         if f.read(len(_HEADER)) != _HEADER:
             return None
         f.seek(0)
-        while block := f.read(_BLOCK):
-            if b"\0" in block or b"\r" in block:
+        return _plain_blocks(iter(lambda: f.read(_BLOCK), b""))
+
+
+def _plain_blocks(blocks: Iterable[bytes]) -> int | None:
+    """:func:`_plain_lines` of the bytes ``blocks`` hold, one after the other."""
+    lines, carry, last = 0, b"\n", b""
+    for block in blocks:
+        if b"\0" in block or b"\r" in block:
+            return None
+        lines += block.count(b"\n")
+        if b'"' in block or carry[-1:] == b'"':
+            if not _quotes_placed(np.frombuffer(carry + block, dtype=np.uint8)):
                 return None
-            lines += block.count(b"\n")
-            if b'"' in block or carry[-1:] == b'"':
-                if not _quotes_placed(np.frombuffer(carry + block, dtype=np.uint8)):
-                    return None
-            carry, last = block[-2:], block[-1:]
+        carry, last = block[-2:], block[-1:]
     return lines if last == b"\n" else None
 
 
@@ -74,18 +80,34 @@ def parse(path: Path, text: bool = False) -> pa.Table | None:
     (text, and the :data:`FLOATS` as float64, blank = null; with ``text`` every column as
     written) when its bytes pass :func:`_plain_lines` and every line is one row of one field per
     column; else None."""
-    import pyarrow as pa
-    import pyarrow.csv as csv
     try:
         lines = _plain_lines(path)
     except OSError:
         return None
+    return _read(path, lines, text)
+
+
+def parse_rows(data: bytes) -> pa.Table | None:
+    """Rows as :class:`experiments.harness.runs_table.RunsWriter` appends them (whole lines
+    of :func:`experiments.harness.rows.encode`, no header) parsed as :func:`parse` parses a
+    file; None when they are not one row of one field per column a line. Their bytes are not
+    checked as a file's are (:func:`_plain_lines`, :func:`valid`): the encoder wrote them."""
+    import pyarrow as pa
+    if not data.endswith(b"\n"):
+        return None
+    return _read(pa.BufferReader(_HEADER + data), data.count(b"\n") + 1, False)
+
+
+def _read(source: Any, lines: int | None, text: bool) -> pa.Table | None:
+    """:func:`parse`'s reading of ``source`` (a path or a pyarrow stream) of ``lines`` lines."""
+    import pyarrow as pa
+    import pyarrow.csv as csv
     if lines is None or lines < 2:
         return None
     floats = set() if text else set(FLOATS)
     try:
         table = csv.read_csv(
-            path, read_options=csv.ReadOptions(block_size=1 << 22),
+            source, read_options=csv.ReadOptions(block_size=1 << 22),
             parse_options=csv.ParseOptions(newlines_in_values=False, ignore_empty_lines=False),
             convert_options=csv.ConvertOptions(
                 column_types={c: pa.float64() if c in floats else pa.string() for c in COLUMNS},

@@ -92,6 +92,36 @@ def read_valid(path: Path) -> pd.DataFrame | None:
     return frame
 
 
+def keep(path: Path, table: pa.Table) -> pa.Table:
+    """``table``, the valid rows of ``path`` as :func:`experiments.harness.records_columnar.encoded`
+    gives them (made without parsing the whole file: a run's rows added to those read before
+    it), kept as the file's cache when the file is large enough (:data:`MIN_BYTES`), and then
+    read back mapped (no second copy in memory); the table itself where nothing is kept."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return table
+    if info.st_size < MIN_BYTES:
+        return table
+    identity = _identity(info)
+    written = _write(path.with_name(NAME), table, identity, info.st_mode)
+    if written is None:
+        return table
+    try:
+        unchanged = _identity(os.stat(path)) == identity
+    except OSError:
+        unchanged = False
+    mapped = _mapped(written) if unchanged else None
+    if mapped is None:
+        _remove(written)
+        return table
+    try:
+        os.replace(written, path.with_name(NAME))
+    except OSError:
+        _remove(written)
+    return mapped
+
+
 def release() -> None:
     """Give the memory arrow holds but no longer uses back to the system (its allocator keeps
     what a large table freed)."""

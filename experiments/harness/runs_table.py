@@ -34,6 +34,7 @@ from formats.errors import printable
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+    import pyarrow as pa
 
 #: what says that the file changed: (size, modification time ns, inode, device); None: absent
 Stamp = tuple[int, int, int, int] | None
@@ -131,6 +132,37 @@ class RunsTable:
         if self.stale():
             self.read()
         return self
+
+    def appended(self, found: Stamp, start: int) -> None:
+        """Take the rows a :class:`RunsWriter` of this process appended (the campaign lock held:
+        no one else wrote), having found the file as ``found``, from byte ``start`` on: when
+        this table holds the file as it stood then, the rows are added to those it holds
+        without reading those again (and kept beside the file, :func:`runs_cache.keep`); else
+        nothing changes (the table is stale and reads the file again at next need). The
+        appended rows are the writer's own (:func:`experiments.harness.rows.make_row`'s) and
+        the campaign's: valid (not checked again as a read checks a file's rows), never strays."""
+        from experiments.harness import records_columnar, runs_cache
+        if (self._frame is None or self.text or self._stamp != found or len(self._lines if
+                self._lines is not None else ()) or self._found is not None and not self._found.canonical):
+            return
+        now = stamp(self.path)
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(start)
+                data = f.read()
+        except OSError:
+            return
+        added = records_columnar.parse_rows(data) if data else None
+        if added is None or stamp(self.path) != now:
+            return
+        before = len(self._frame)
+        combined = _combined(self._frame, added)
+        frame = records_columnar.frame(runs_cache.keep(self.path, records_columnar.encoded(combined)))
+        import numpy
+        mine = numpy.arange(before, len(frame))
+        self._splits = [(against, (numpy.concatenate([keep, mine]), strays))
+                        for against, (keep, strays) in self._splits]
+        self._frame, self._found, self._lines, self._stamp = frame, None, None, now
 
     # -- what the rows say ---------------------------------------------------------------
 
@@ -236,6 +268,27 @@ class RunsTable:
                                  (np.arange(len(self.frame)), [])))
 
 
+def _combined(frame: pd.DataFrame, added: pa.Table) -> pa.Table:
+    """The rows of ``frame`` (a table's, as read) followed by ``added`` (parsed rows), in the
+    types :func:`experiments.harness.records_columnar.parse` gives (text, the float columns as
+    float64, blank = null)."""
+    import numpy as np
+    import pyarrow as pa
+    if not len(frame):
+        return added
+    columns = []
+    for column in COLUMNS:
+        kind = added.schema.field(column).type
+        values = frame[column]
+        if kind == pa.float64():
+            columns.append(pa.array(values.to_numpy(dtype=float, na_value=np.nan), kind,
+                                    from_pandas=True))
+        else:
+            array = pa.array(values, from_pandas=True)      # text or its categories
+            columns.append(array if array.type == kind else array.cast(kind))
+    return pa.concat_tables([pa.table(columns, names=list(COLUMNS)), added])
+
+
 def _integer(text: str) -> int:
     return int(float(text)) if not text.isdigit() else int(text)
 
@@ -333,10 +386,15 @@ class RunsWriter:
         self._since = 0.0
         if not checked:
             set_aside(path)
+        #: the file as this writer found it, and the byte where its first row went: what
+        #: :meth:`RunsTable.appended` takes
+        self.found: Stamp = stamp(path)
+        self.start = 0
         try:
             self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
             if os.fstat(self._fd).st_size == 0:
                 self._append(records._header_line())
+            self.start = os.fstat(self._fd).st_size
         except OSError as exc:
             raise self._error(exc) from None
 

@@ -336,13 +336,15 @@ class _Race:
 
 
 def run(prepared: Prepared, executor: Executor,
-        on_row: Callable[[Row], None] | None = None) -> RunStats:
+        on_row: Callable[[Row], None] | None = None,
+        table: runs_table.RunsTable | None = None) -> RunStats:
     """Run the pending cells on ``executor`` (see :mod:`experiments.harness.executor`),
     appending one row per cell to runs.csv as it finishes. Escalation turns cells
     into ``skipped`` rows. ``on_row`` is called with each :class:`~experiments.harness.rows.Row`
     as it is written (progress).
     On KeyboardInterrupt the executor is closed and the exception re-raised:
-    every finished cell is already on disk."""
+    every finished cell is already on disk. ``table``: runs.csv as the preparation read it,
+    handed the rows appended once the run ends (:meth:`RunsTable.appended`)."""
     # prepare read runs.csv and set its damaged and stray rows aside: not read again here
     with runs_table.RunsWriter(prepared.config.runs_path, checked=True) as writer:
         try:
@@ -355,4 +357,6 @@ def run(prepared: Prepared, executor: Executor,
             executor.close()
             raise
     executor.close()
+    if table is not None:
+        table.appended(writer.found, writer.start)
     return race.stats
