@@ -452,3 +452,25 @@ def test_the_tree_memory_of_a_worker_counts_a_new_cells_processes_and_drops_ende
     assert memory.rss_mb() < alone + 70                 # gone before the tree is read again
     gone = memory.members.get(child.pid)
     assert memory.rss_mb() < alone + 70 and (gone is None or gone.mb() == 0.0)
+
+
+def test_a_workers_replies_decode_in_one_pass_and_what_orjson_refuses_as_json_reads_it():
+    """Replies come in whole lines, decoded together (orjson); a line orjson refuses (a NaN
+    time, an integer beyond 64 bits) is read by json, as before; a part line waits."""
+    import math
+
+    from experiments.harness.worker_process import WorkerProcess
+    read_end, write_end = os.pipe()
+    worker = WorkerProcess.__new__(WorkerProcess)
+    worker._buf = b""
+    worker.fileno = lambda: read_end                # type: ignore[method-assign]
+    try:
+        os.write(write_end, b'["result", 0, "solved", 1.5e-05]\n{"op": "ready"}\n["res')
+        assert worker.receive() == [["result", 0, "solved", 1.5e-05], {"op": "ready"}]
+        os.write(write_end, b'ult", 1, NaN, 123456789012345678901234567890]\n')
+        (reply,) = worker.receive()
+        assert reply[:2] == ["result", 1] and math.isnan(reply[2])
+        assert reply[3] == 123456789012345678901234567890
+    finally:
+        os.close(read_end)
+        os.close(write_end)
