@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from experiments.cli.main import main
@@ -573,3 +573,14 @@ def test_a_row_line_is_what_the_csv_module_writes(values):
         ["" if v is None else v if isinstance(v, str) else f"{v:.9g}" if isinstance(v, float)
          else str(v) for v in values])
     assert encode(values).decode() == buffer.getvalue()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(["nodes", "guesses", "a b", "é", "t_x", "k9", "Z_"]),
+                       st.one_of(st.integers(-10**30, 10**30), st.booleans(), st.floats(),
+                                 st.text(max_size=3)), min_size=1, max_size=5))
+def test_a_rows_extra_counters_are_written_as_json_writes_them(extra):
+    """The template of a row's extra counters (plain names, integer values) gives the very
+    text ``json.dumps(sort_keys=True)`` gives; anything else is written by json itself."""
+    from experiments.harness.rows import _extra_text
+    assert _extra_text(extra) == json.dumps(extra, sort_keys=True, default=str)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from operator import attrgetter
@@ -173,5 +174,26 @@ def make_row(campaign: str, seed: int, timeout_s: float, entrant: Entrant, cell:
             else:
                 extra[name] = value
         if extra:                           # a solver's own counters are kept, not dropped
-            row.extra = json.dumps(extra, sort_keys=True, default=str)
+            row.extra = _extra_text(extra)
     return row
+
+
+#: the ``extra`` of rows whose extra counters have these names, as a template for their values
+_EXTRA_TEMPLATES: dict[tuple[str, ...], str] = {}
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_]+")
+
+
+def _extra_text(extra: dict[str, Any]) -> str:
+    """``extra`` as JSON (``json.dumps(extra, sort_keys=True, default=str)``): where its names
+    are plain and its values integers (a solver's counters, the same names in every row of an
+    entrant), filled into the template of its names, made once."""
+    names = tuple(sorted(extra))
+    template = _EXTRA_TEMPLATES.get(names)
+    if template is None and len(_EXTRA_TEMPLATES) < 256 and all(
+            _PLAIN_NAME.fullmatch(name) for name in names):
+        template = _EXTRA_TEMPLATES[names] = \
+            "{{" + ", ".join(f'"{name}": {{}}' for name in names) + "}}"
+    values = [extra[name] for name in names]
+    if template is not None and all(value.__class__ is int for value in values):
+        return template.format(*values)
+    return json.dumps(extra, sort_keys=True, default=str)

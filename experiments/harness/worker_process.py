@@ -87,7 +87,11 @@ class WorkerProcess:
     def send(self, message: dict[str, Any]) -> bool:
         """Send one request; False when the worker is gone."""
         try:
-            self.stdin.write((json.dumps(message) + "\n").encode())
+            data = orjson.dumps(message)
+        except TypeError:               # what orjson cannot write (an integer beyond 64 bits)
+            data = json.dumps(message).encode()
+        try:
+            self.stdin.write(data + b"\n")
             return True
         except (BrokenPipeError, OSError):
             return False
