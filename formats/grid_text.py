@@ -310,8 +310,11 @@ def single_character_cells(text: str) -> str | None:
     other text (more or fewer cells than a grid, a wider token, several puzzles). A quick
     reading for the harness's batch check of answers; :func:`parse` is the reader of record."""
     cells = _written_cells(text)
-    if cells is not None:
-        return cells
+    return cells if cells is not None else _expression_cells(text)
+
+
+def _expression_cells(text: str) -> str | None:
+    """:func:`single_character_cells` read by its regular expressions (:data:`_SINGLE_CELLS`)."""
     for shape in _SINGLE_CELLS:
         found = shape.fullmatch(text)
         if found:

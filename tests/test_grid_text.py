@@ -172,17 +172,6 @@ def test_two_native_puzzles_in_one_file_are_named_as_such():
         grid_text.parse("# index=0\n" + one + "# index=1\n" + one, "two.sudoku")
 
 
-def _by_expressions(text: str) -> str | None:
-    """single_character_cells as its regular expressions alone read ``text``."""
-    from formats.grid_text import _SINGLE_CELLS
-    for shape in _SINGLE_CELLS:
-        found = shape.fullmatch(text)
-        if found:
-            cells = "".join(found.group(1).split())
-            return cells if len(cells) in (16, 81) else None
-    return None
-
-
 _WRITTEN_PARTS = ["# kind=imported\n", "#\n", "\n", " \n", "# a b c d e f g h i\n",
                   ". 2 . 4\n", "1 . 3 .\n", ". . . . . . . 1 .\n", "4 . . . . . . . .\n",
                   "1 2\t3 4\n", ". . . . . . . .\n", "\u00a0 . . .\n", ". . .\r\n", "#"]
@@ -194,14 +183,14 @@ def test_the_written_form_is_read_as_the_expressions_read_it(parts, tail):
     """The quick reading of files as the generators write them gives what the expressions
     give, on texts near that form (headers, rows of both sizes, tabs, odd spaces, CR)."""
     text = "".join(parts) + tail
-    assert grid_text.single_character_cells(text) == _by_expressions(text)
+    assert grid_text.single_character_cells(text) == grid_text._expression_cells(text)
 
 
 def test_the_written_forms_are_read_quickly_and_right():
     from formats.grid_text import _written_cells
     nine = "# kind=imported\n# clues=17\n" + "".join(
         " ".join(f"{(r * 3 + r // 3 + c) % 9 + 1}" for c in range(9)) + "\n" for r in range(9))
-    assert _written_cells(nine) == _by_expressions(nine) and len(_written_cells(nine)) == 81
+    assert _written_cells(nine) == grid_text._expression_cells(nine) and len(_written_cells(nine)) == 81
     four = ". 2 . 4\n3 . 1 .\n. 1 . 3\n4 . 2 .\n"
     assert _written_cells(four) == ".2.43.1..1.34.2."
     assert _written_cells(four[:-1]) is None and _written_cells(four + "\n") is None
@@ -222,4 +211,4 @@ def test_near_written_grids_are_read_as_the_expressions_read_them(headers, nine,
     count = data.draw(st.sampled_from([9, 4, 8, 10] if nine else [4, 3, 5, 9]))
     weights = st.sampled_from(rows[:3] * 6 + rows)     # mostly written rows
     text = "".join(headers) + "".join(data.draw(weights) for _ in range(count)) + tail
-    assert grid_text.single_character_cells(text) == _by_expressions(text)
+    assert grid_text.single_character_cells(text) == grid_text._expression_cells(text)
