@@ -13,7 +13,7 @@ conservative: what they cannot vouch for goes to the row-by-row reader, which de
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -248,3 +248,65 @@ def _duplicated(distinct: dict[str, tuple[np.ndarray, pd.Series]]) -> bool:
         same, _ = pd.factorize(pd.Series(values, dtype=object))    # "03" and "3" are one n
         key, _ = pd.factorize(key * (int(same.max(initial=0)) + 1) + same[codes])
     return bool(pd.Series(key).duplicated().any())
+
+
+def joined(frame: pd.DataFrame, added: pa.Table) -> pa.Table:
+    """The rows of ``frame`` (a table's, as read) followed by ``added`` (parsed rows), in the
+    types :func:`experiments.harness.records_columnar.parse` gives (text, the float columns as
+    float64, blank = null)."""
+    import numpy as np
+    import pyarrow as pa
+    if not len(frame):
+        return added
+    columns = []
+    for column in COLUMNS:
+        kind = added.schema.field(column).type
+        values = frame[column]
+        if kind == pa.float64():
+            columns.append(pa.array(values.to_numpy(dtype=float, na_value=np.nan), kind,
+                                    from_pandas=True))
+        else:
+            array = pa.array(values, from_pandas=True)      # text or its categories
+            columns.append(array if array.type == kind else array.cast(kind))
+    return pa.concat_tables([pa.table(columns, names=list(COLUMNS)), added])
+
+
+def rows_frame(rows: list[dict[str, str]], text: bool) -> pd.DataFrame:
+    """Rows read row by row as a table like the one read in columns."""
+    import numpy as np
+    import pandas as pd
+
+    frame = pd.DataFrame({c: pd.array([row[c] for row in rows],
+                                      dtype=pd.StringDtype("pyarrow", na_value=np.nan))
+                          for c in COLUMNS}, columns=list(COLUMNS))
+    if not text:
+        for column in FLOATS:
+            values = frame[column]
+            frame[column] = pd.to_numeric(values.where(values != "", None)).astype(np.float64) \
+                if len(values) else values.astype(np.float64)
+    return frame
+
+
+def values_of(column: pd.Series, convert: Callable[[str], Any], blank: Any) -> list[Any]:
+    """A column's values (as text) each converted, in row order (a missing one: ``blank``);
+    converted once per distinct value."""
+    import numpy as np
+    import pandas as pd
+    codes, uniques = pd.factorize(column)
+    texts = np.asarray(uniques, dtype=object).tolist()
+    distinct = np.array([convert(text_of(value)) for value in texts] + [blank], dtype=object)
+    return distinct[codes].tolist()
+
+
+def text_of(value: Any) -> str:
+    """A value of a column as runs.csv holds it (blank ``""``)."""
+    if value is None or value != value:
+        return ""
+    return value if isinstance(value, str) else f"{value:.9g}" if isinstance(value, float) else str(value)
+
+
+def texts_of(values: pd.Series) -> list[str]:
+    """A column as runs.csv holds it: text as it is, floats as written (blank ``""``)."""
+    if values.dtype == float:
+        return ["" if v != v else f"{v:.9g}" for v in values.tolist()]
+    return ["" if v is None or v != v else str(v) for v in values.tolist()]

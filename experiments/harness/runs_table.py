@@ -21,7 +21,6 @@ import errno
 import os
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +33,6 @@ from formats.errors import printable
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
-    import pyarrow as pa
 
 #: what says that the file changed: (size, modification time ns, inode, device); None: absent
 Stamp = tuple[int, int, int, int] | None
@@ -71,12 +69,14 @@ class RunsTable:
     def read(self) -> None:
         """Read the file (again): in columns when every row is valid, else row by row."""
         import numpy as np
+
+        from experiments.harness import records_columnar
         before = stamp(self.path)
         frame = self._columns()
         found = None
         if frame is None:
             found = records.scan(self.path)
-            frame = _rows_frame(found.rows, self.text)
+            frame = records_columnar.rows_frame(found.rows, self.text)
         self._frame, self._found, self._stamp, self._splits = frame, found, before, []
         self._lines = np.asarray(found.lines, dtype=np.int64) if found is not None else None
 
@@ -156,7 +156,7 @@ class RunsTable:
         if added is None or stamp(self.path) != now:
             return
         before = len(self._frame)
-        combined = _combined(self._frame, added)
+        combined = records_columnar.joined(self._frame, added)
         frame = records_columnar.frame(runs_cache.keep(self.path, records_columnar.encoded(combined)))
         import numpy
         mine = numpy.arange(before, len(frame))
@@ -171,9 +171,10 @@ class RunsTable:
         frame = self.frame
         if not len(frame):
             return []
-        columns = [_values(frame["family"], str.strip, ""), _values(frame["entrant"], str, ""),
-                   _values(frame["n"], _integer, 0), _values(frame["instance"], str, ""),
-                   _values(frame["repeat"], lambda text: _integer(text or "0"), 0)]
+        from experiments.harness.records_columnar import values_of
+        columns = [values_of(frame["family"], str.strip, ""), values_of(frame["entrant"], str, ""),
+                   values_of(frame["n"], _integer, 0), values_of(frame["instance"], str, ""),
+                   values_of(frame["repeat"], lambda text: _integer(text or "0"), 0)]
         return list(zip(*columns))
 
     def statuses(self) -> dict[CellKey, str]:
@@ -183,7 +184,8 @@ class RunsTable:
     def rows(self, columns: tuple[str, ...] = COLUMNS) -> list[dict[str, str]]:
         """The valid rows as column -> text (blank ``""``; a float as runs.csv writes it)."""
         frame = self.frame
-        listed = {c: _texts(frame[c]) for c in columns}
+        from experiments.harness.records_columnar import texts_of
+        listed = {c: texts_of(frame[c]) for c in columns}
         return [dict(zip(columns, values)) for values in zip(*(listed[c] for c in columns))]
 
     def conditions(self) -> list[dict[str, str]]:
@@ -192,9 +194,10 @@ class RunsTable:
         frame = self.frame
         if not len(frame):
             return []
+        from experiments.harness.records_columnar import texts_of
         part = frame[["campaign", "seed", "timeout_s"]].drop_duplicates()
         return [dict(zip(part.columns, values))
-                for values in zip(*(_texts(part[c]) for c in part.columns))]
+                for values in zip(*(texts_of(part[c]) for c in part.columns))]
 
     # -- the campaign's rows and the strays ----------------------------------------------
 
@@ -268,76 +271,13 @@ class RunsTable:
                                  (np.arange(len(self.frame)), [])))
 
 
-def _combined(frame: pd.DataFrame, added: pa.Table) -> pa.Table:
-    """The rows of ``frame`` (a table's, as read) followed by ``added`` (parsed rows), in the
-    types :func:`experiments.harness.records_columnar.parse` gives (text, the float columns as
-    float64, blank = null)."""
-    import numpy as np
-    import pyarrow as pa
-    if not len(frame):
-        return added
-    columns = []
-    for column in COLUMNS:
-        kind = added.schema.field(column).type
-        values = frame[column]
-        if kind == pa.float64():
-            columns.append(pa.array(values.to_numpy(dtype=float, na_value=np.nan), kind,
-                                    from_pandas=True))
-        else:
-            array = pa.array(values, from_pandas=True)      # text or its categories
-            columns.append(array if array.type == kind else array.cast(kind))
-    return pa.concat_tables([pa.table(columns, names=list(COLUMNS)), added])
-
-
 def _integer(text: str) -> int:
     return int(float(text)) if not text.isdigit() else int(text)
-
-
-def _values(column: pd.Series, convert: Callable[[str], Any], blank: Any) -> list[Any]:
-    """A column's values (as text) each converted, in row order (a missing one: ``blank``);
-    converted once per distinct value."""
-    import numpy as np
-    import pandas as pd
-    codes, uniques = pd.factorize(column)
-    texts = np.asarray(uniques, dtype=object).tolist()
-    distinct = np.array([convert(_text(value)) for value in texts] + [blank], dtype=object)
-    return distinct[codes].tolist()
-
-
-def _text(value: Any) -> str:
-    """A value of a column as runs.csv holds it (blank ``""``)."""
-    if value is None or value != value:
-        return ""
-    return value if isinstance(value, str) else f"{value:.9g}" if isinstance(value, float) else str(value)
 
 
 def _note(strays: list[records.Damaged]) -> str:
     from experiments.harness.stray_rows import note
     return note(strays)
-
-
-def _texts(values: pd.Series) -> list[str]:
-    """A column as runs.csv holds it: text as it is, floats as written (blank ``""``)."""
-    if values.dtype == float:
-        return ["" if v != v else f"{v:.9g}" for v in values.tolist()]
-    return ["" if v is None or v != v else str(v) for v in values.tolist()]
-
-
-def _rows_frame(rows: list[dict[str, str]], text: bool) -> pd.DataFrame:
-    """Rows read row by row as a table like the one read in columns."""
-    import numpy as np
-    import pandas as pd
-
-    from experiments.harness.records_columnar import FLOATS
-    frame = pd.DataFrame({c: pd.array([row[c] for row in rows],
-                                      dtype=pd.StringDtype("pyarrow", na_value=np.nan))
-                          for c in COLUMNS}, columns=list(COLUMNS))
-    if not text:
-        for column in FLOATS:
-            values = frame[column]
-            frame[column] = pd.to_numeric(values.where(values != "", None)).astype(np.float64) \
-                if len(values) else values.astype(np.float64)
-    return frame
 
 
 def read_rows(path: Path) -> list[dict[str, str]]:
