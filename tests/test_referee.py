@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from experiments.cli.main import main
 from experiments.harness import records, runs_table
@@ -453,3 +455,13 @@ def test_the_committed_reference_campaigns_still_read():
         assert found.rows and not found.damaged
         keys = [records.cell_key(r) for r in found.rows]
         assert len(set(keys)) == len(keys)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["# kind=imported\n", "#solutions=0\n", "# a=b=c\n", "#\n", "#x",
+                                 ". 2 . 4\n", "\n", "# planted=1 2 3\n", "1 # z=1\n", "#k=v"]),
+                max_size=8))
+def test_the_key_lines_are_found_in_the_header_alone_when_no_other_line_has_one(parts):
+    from experiments.harness.referee import _KEY_LINE, _key_lines
+    text = "".join(parts)
+    assert _KEY_LINE.findall(_key_lines(text)) == _KEY_LINE.findall(text)

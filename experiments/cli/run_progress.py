@@ -31,6 +31,7 @@ class PlainProgress:
         self.row: Row | None = None             # the last row (said as ``last: ...``)
         self.started = self.said_at = clock()
         self.said_count = 0
+        self.step = max(1, int(total * STEP))   # cells between two lines at most
 
     @property
     def last(self) -> str:
@@ -42,8 +43,7 @@ class PlainProgress:
         self.done += 1
         self.row = row
         now = self.clock()
-        step = max(1, int(self.total * STEP))
-        if now - self.said_at >= EVERY_S or self.done - self.said_count >= step:
+        if now - self.said_at >= EVERY_S or self.done - self.said_count >= self.step:
             self._say(now)
 
     def write(self, line: str) -> None:

@@ -191,11 +191,24 @@ def _plain(text: str, listed: str | None) -> bool:
     solution of its own, no "none" (``kind=unsat``, ``solutions=0``, or ``listed`` "0": what
     its set's manifest says). Its key lines (``# key=value``, the last of a key counts) read
     in one pass: the referee asks this of every instance of a race."""
-    meta = {key.strip(): value for key, value in _KEY_LINE.findall(text)}
+    meta = {key.strip(): value for key, value in _KEY_LINE.findall(_key_lines(text))}
     solutions = (meta.get("solutions") or "").strip()
     word = listed if listed not in (None, "", "unchecked") else solutions
     return (not any(k in meta for k in _PROOF_KEYS) and (meta.get("kind") or "").strip() != "unsat"
             and word != "0" and solutions != "0")
+
+
+def _key_lines(text: str) -> str:
+    """The part of a puzzle file ``text`` that holds its key lines: its leading ``#`` lines
+    when no ``#`` follows them (a file as the generators and ``race import`` write it), else
+    the whole text."""
+    end = 0
+    while text.startswith("#", end):
+        line_end = text.find("\n", end)
+        if line_end < 0:
+            return text
+        end = line_end + 1
+    return text if "#" in text[end:] else text[:end]
 
 
 class _Case:
