@@ -141,9 +141,12 @@ class RunsTable:
         nothing changes (the table is stale and reads the file again at next need). The
         appended rows are the writer's own (:func:`experiments.harness.rows.make_row`'s) and
         the campaign's: valid (not checked again as a read checks a file's rows), never strays."""
+        import numpy as np
+
         from experiments.harness import records_columnar, runs_cache
-        if (self._frame is None or self.text or self._stamp != found or len(self._lines if
-                self._lines is not None else ()) or self._found is not None and not self._found.canonical):
+        read_by_rows = self._lines is not None and len(self._lines) > 0     # lines not in order
+        damaged = self._found is not None and not self._found.canonical
+        if self._frame is None or self.text or self._stamp != found or read_by_rows or damaged:
             return
         now = stamp(self.path)
         try:
@@ -158,9 +161,8 @@ class RunsTable:
         before = len(self._frame)
         combined = records_columnar.joined(self._frame, added)
         frame = records_columnar.frame(runs_cache.keep(self.path, records_columnar.encoded(combined)))
-        import numpy
-        mine = numpy.arange(before, len(frame))
-        self._splits = [(against, (numpy.concatenate([keep, mine]), strays))
+        mine = np.arange(before, len(frame))
+        self._splits = [(against, (np.concatenate([keep, mine]), strays))
                         for against, (keep, strays) in self._splits]
         self._frame, self._found, self._lines, self._stamp = frame, None, None, now
 
