@@ -13,7 +13,7 @@ conservative: what they cannot vouch for goes to the row-by-row reader, which de
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,24 +54,19 @@ def _plain_lines(path: Path) -> int | None:
     """The number of lines of ``path`` when it begins with the canonical header, holds no NUL
     or carriage return, places its quotes as fields do (:func:`_quotes_placed`) and ends with
     a newline; else None. Reads the file in blocks (bounded memory)."""
+    lines, carry, last = 0, b"\n", b""
     with open(path, "rb") as f:
         if f.read(len(_HEADER)) != _HEADER:
             return None
         f.seek(0)
-        return _plain_blocks(iter(lambda: f.read(_BLOCK), b""))
-
-
-def _plain_blocks(blocks: Iterable[bytes]) -> int | None:
-    """:func:`_plain_lines` of the bytes ``blocks`` hold, one after the other."""
-    lines, carry, last = 0, b"\n", b""
-    for block in blocks:
-        if b"\0" in block or b"\r" in block:
-            return None
-        lines += block.count(b"\n")
-        if b'"' in block or carry[-1:] == b'"':
-            if not _quotes_placed(np.frombuffer(carry + block, dtype=np.uint8)):
+        while block := f.read(_BLOCK):
+            if b"\0" in block or b"\r" in block:
                 return None
-        carry, last = block[-2:], block[-1:]
+            lines += block.count(b"\n")
+            if b'"' in block or carry[-1:] == b'"':
+                if not _quotes_placed(np.frombuffer(carry + block, dtype=np.uint8)):
+                    return None
+            carry, last = block[-2:], block[-1:]
     return lines if last == b"\n" else None
 
 
@@ -252,9 +247,8 @@ def _duplicated(distinct: dict[str, tuple[np.ndarray, pd.Series]]) -> bool:
 
 def joined(frame: pd.DataFrame, added: pa.Table) -> pa.Table:
     """The rows of ``frame`` (a table's, as read) followed by ``added`` (parsed rows), in the
-    types :func:`experiments.harness.records_columnar.parse` gives (text, the float columns as
+    types :func:`parse` gives (text, the float columns as
     float64, blank = null)."""
-    import numpy as np
     import pyarrow as pa
     if not len(frame):
         return added
@@ -273,7 +267,6 @@ def joined(frame: pd.DataFrame, added: pa.Table) -> pa.Table:
 
 def rows_frame(rows: list[dict[str, str]], text: bool) -> pd.DataFrame:
     """Rows read row by row as a table like the one read in columns."""
-    import numpy as np
     import pandas as pd
 
     frame = pd.DataFrame({c: pd.array([row[c] for row in rows],
@@ -290,7 +283,6 @@ def rows_frame(rows: list[dict[str, str]], text: bool) -> pd.DataFrame:
 def values_of(column: pd.Series, convert: Callable[[str], Any], blank: Any) -> list[Any]:
     """A column's values (as text) each converted, in row order (a missing one: ``blank``);
     converted once per distinct value."""
-    import numpy as np
     import pandas as pd
     codes, uniques = pd.factorize(column)
     texts = np.asarray(uniques, dtype=object).tolist()
