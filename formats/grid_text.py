@@ -334,17 +334,18 @@ def _written_cells(text: str) -> str | None:
         if end < 0:
             return None
         start = end + 1
-    rows = text[start:-1].split("\n") if text.endswith("\n") else ()
-    side = len(rows)
-    if side not in (4, 9):
+    body = text[start:]
+    side = _SIDE_OF_BODY.get(len(body))     # each row 2·side characters, its newline included
+    if side is None or body[1::2] != _BETWEEN_CELLS[side]:
         return None
-    cells = []
-    for row in rows:
-        values = row[0::2]
-        if len(row) != 2 * side - 1 or row[1::2] != " " * (side - 1) or values.split() != [values]:
-            return None
-        cells.append(values)
-    return "".join(cells)
+    cells = body[0::2]
+    return cells if cells.split() == [cells] else None
+
+
+#: the length of the rows of a written 4x4 or 9x9 grid, all of them -> the side
+_SIDE_OF_BODY = {2 * side * side: side for side in (4, 9)}
+#: what stands between the cells of such a grid, row by row: a space, a newline at a row's end
+_BETWEEN_CELLS = {side: (" " * (side - 1) + "\n") * side for side in (4, 9)}
 
 
 #: comment and blank lines, then n² rows of n² one-character cells (n = 3, 2), or one line

@@ -575,6 +575,18 @@ def test_a_row_line_is_what_the_csv_module_writes(values):
     assert encode(values).decode() == buffer.getvalue()
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.integers(), st.booleans(), st.floats(),
+                          st.text(max_size=6)),
+                min_size=len(schema.COLUMNS), max_size=len(schema.COLUMNS)))
+def test_a_rows_line_is_the_encoding_of_its_values(values):
+    """Row.line (each field's text written out per column) is rows.encode of the row's values
+    in column order, whatever the fields hold (None, integers, booleans, floats, any text)."""
+    from experiments.harness.rows import _VALUES, encode
+    row = Row(*values)
+    assert row.line() == encode(_VALUES(row)) == encode(values)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(st.sampled_from(["nodes", "guesses", "a b", "é", "t_x", "k9", "Z_"]),
                        st.one_of(st.integers(-10**30, 10**30), st.booleans(), st.floats(),

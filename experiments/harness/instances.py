@@ -147,9 +147,13 @@ def ensure_instances(out: Path, kind: str, n: int, count: int, seed: int,
 _CHUNK = 1 << 16
 
 
-def read_instance(instance: Instance) -> str:
-    """The instance's text, checked against the manifest's sha256."""
-    fd = os.open(os.path.join(instance.directory, instance.file), os.O_RDONLY | os.O_CLOEXEC)
+def read_instance(instance: Instance, directory_fd: int | None = None) -> str:
+    """The instance's text, checked against the manifest's sha256; ``directory_fd``: its set's
+    directory held open (:func:`open_directory`), where its file is looked up alone."""
+    if directory_fd is None:
+        fd = os.open(os.path.join(instance.directory, instance.file), os.O_RDONLY | os.O_CLOEXEC)
+    else:                               # the name is the set's own (member): never absolute
+        fd = os.open(instance.file, os.O_RDONLY | os.O_CLOEXEC, dir_fd=directory_fd)
     try:                                # one open, one read: a race reads every instance
         data = os.read(fd, _CHUNK)
         if len(data) == _CHUNK:         # a short read of a regular file is its end
@@ -162,6 +166,15 @@ def read_instance(instance: Instance) -> str:
                         "race import again), or, for a generated set, delete its directory to "
                         "regenerate it", source=str(instance.path))
     return data.decode("utf-8")
+
+
+def open_directory(directory: Path) -> int | None:
+    """``directory`` held open for :func:`read_instance` (None where it cannot be: each file
+    is then opened by its whole path, and a failure names it)."""
+    try:
+        return os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None
 
 
 # -- user-supplied instances (race run --instances PATH) ------------------------------

@@ -28,9 +28,11 @@ Rules:
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from experiments.harness import runs_table
@@ -38,7 +40,7 @@ from experiments.harness.cell_queue import Queue
 from experiments.harness.cells import Cell, Prepared, interleave
 from experiments.harness.escalation import Escalation
 from experiments.harness.identity import CellKey
-from experiments.harness.instances import read_instance
+from experiments.harness.instances import Instance, open_directory, read_instance
 from experiments.harness.messages import Measurement, Request, Returned
 from experiments.harness.provenance import utc_now
 from experiments.harness.referee import Referee, _Case
@@ -108,6 +110,8 @@ class _Race:
         self._holes: dict[tuple[str, int], float | None] = {}
         #: instance texts by sha256, each read once
         self.texts: dict[str, str] = {}
+        #: the instance sets' directories, held open while the race reads their files
+        self.directories: dict[Path, int | None] = {}
         #: instance sha256 -> its cells still to record: its text and the referee's case are
         #: let go with its last row (a campaign of 49,151 puzzles holds only those in flight)
         self.uses: dict[str, int] = {}
@@ -172,6 +176,23 @@ class _Race:
             self._holes[key] = holes
         return self._holes[key]
 
+    def text(self, inst: Instance) -> str:
+        """The text of instance ``inst`` (read once, let go with its last row)."""
+        text = self.texts.get(inst.sha256)
+        if text is None:
+            directory = self.directories.get(inst.directory, -1)
+            if directory == -1:
+                directory = self.directories[inst.directory] = open_directory(inst.directory)
+            text = self.texts[inst.sha256] = read_instance(inst, directory)
+        return text
+
+    def close(self) -> None:
+        """Let go of the directories held open."""
+        for fd in self.directories.values():
+            if fd is not None:
+                os.close(fd)
+        self.directories.clear()
+
     def case(self, cell: Cell) -> _Case:
         """The referee's case of the cell's instance."""
         inst = cell.instance
@@ -179,9 +200,7 @@ class _Race:
         case = self.referee.cases.get(inst.sha256)
         if case is not None:
             return case
-        text = self.texts.get(inst.sha256)
-        if text is None:
-            text = self.texts[inst.sha256] = read_instance(inst)
+        text = self.text(inst)
         instance_set = self.config.instance_set
         listed = instance_set.solutions.get(inst.file) if instance_set is not None else None
         return self.referee.case(inst.sha256, text, inst.file, listed)
@@ -266,9 +285,7 @@ class _Race:
             for rank, cell in taken:
                 inst = cell.instance
                 assert inst is not None
-                text = self.texts.get(inst.sha256)
-                if text is None:
-                    text = self.texts[inst.sha256] = read_instance(inst)
+                text = self.text(inst)
                 self.left[(cell.entrant, cell.family, cell.n)] -= 1
                 batch.append(Request(cell.key, cell.entrant, inst.file, text, cores,
                                      (cell.family, cell.entrant, cell.n)))
@@ -347,6 +364,7 @@ def run(prepared: Prepared, executor: Executor,
     handed the rows appended once the run ends (:meth:`RunsTable.appended`)."""
     # prepare read runs.csv and set its damaged and stray rows aside: not read again here
     with runs_table.RunsWriter(prepared.config.runs_path, checked=True) as writer:
+        race = None
         try:
             race = _Race(prepared, executor, writer, on_row)
             started = time.perf_counter()
@@ -356,6 +374,9 @@ def run(prepared: Prepared, executor: Executor,
         except BaseException:
             executor.close()
             raise
+        finally:
+            if race is not None:
+                race.close()
     executor.close()
     if table is not None:
         table.appended(writer.found, writer.start)
