@@ -15,6 +15,21 @@ def pytest_configure(config) -> None:
     import signal
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    _workers_without_the_test_name()
+
+
+def _workers_without_the_test_name() -> None:
+    """A worker's environment is the test process's but for ``PYTEST_CURRENT_TEST``, which
+    pytest changes with every test: the races of successive tests then share their worker
+    zygote, as successive races of one program do (experiments.harness.worker_zygote.take)."""
+    from experiments.harness import executor, worker_process
+    plain = worker_process.worker_env
+
+    def worker_env() -> dict[str, str]:
+        env = plain()
+        env.pop("PYTEST_CURRENT_TEST", None)
+        return env
+    worker_process.worker_env = executor.worker_env = worker_env  # type: ignore[assignment]
 
 
 #: the test files that take longest on 2 cores, longest first: they start first, so the workers

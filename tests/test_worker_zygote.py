@@ -30,7 +30,8 @@ def worker_pid(outcome: Measurement) -> int:
     return int(outcome.worker.rsplit(":", 1)[1])
 
 
-def test_the_executor_forks_each_worker_from_its_zygote_and_ends_it_on_close():
+def test_the_executor_forks_each_worker_from_its_zygote_and_leaves_it_to_the_next():
+    worker_zygote.end_left()
     ex = LocalExecutor(2, timeout_s=0.5, min_time=0.0, cpus=[0, 0])
     try:
         first = run_one(ex, "dlx")
@@ -49,8 +50,39 @@ def test_the_executor_forks_each_worker_from_its_zygote_and_ends_it_on_close():
         assert ex._zygote is zygote
     finally:
         ex.close()
-    assert zygote.proc.returncode is not None           # ended with the executor
-    assert not process_alive(pid)
+    assert not process_alive(pid)                       # its workers end with the executor
+    assert zygote.alive()                               # the zygote waits for the next one
+    following = LocalExecutor(1, timeout_s=30.0, min_time=0.0)
+    try:
+        outcome = run_one(following, "dlx")
+        assert outcome.status == Status.SOLVED and following._zygote is zygote
+        assert parent_of(worker_pid(outcome)) == zygote.proc.pid
+    finally:
+        following.close()
+    worker_zygote.end_left()
+    assert zygote.proc.returncode is not None and not zygote.alive()
+
+
+def test_a_zygote_left_unused_ends_itself_and_is_never_taken_across_threads():
+    import threading
+    worker_zygote.end_left()
+    idle = worker_zygote.Zygote(worker_env(), idle_s=0.3)
+    assert idle.proc.wait(timeout=30) == 0              # no worker, no request: it ends
+    assert not idle.alive()
+    zygote = worker_zygote.take(worker_env())
+    worker_zygote.leave(zygote)
+    taken: list = []
+    other = threading.Thread(target=lambda: taken.append(worker_zygote.take(worker_env())))
+    other.start()
+    other.join()
+    try:
+        assert taken[0] is not zygote                   # another thread starts its own
+        assert worker_zygote.take(worker_env()) is zygote
+    finally:
+        zygote.close()
+        taken[0].close()
+    worker_zygote.leave(taken[0])                       # ended: not left for anyone
+    assert worker_zygote._LEFT == {}
 
 
 def test_a_forked_workers_end_reaches_the_parent_as_popens_would():
@@ -87,7 +119,7 @@ def test_without_a_zygote_or_when_it_cannot_start_workers_are_fresh_interpreters
 
     for wanted in (False, True):
         if wanted:
-            monkeypatch.setattr(executor_module.worker_zygote, "Zygote", cannot_start)
+            monkeypatch.setattr(executor_module.worker_zygote, "take", cannot_start)
         ex = LocalExecutor(1, timeout_s=30.0, min_time=0.0, zygote=wanted)
         try:
             outcome = run_one(ex, "dlx")

@@ -100,7 +100,7 @@ class LocalExecutor:
                 self._zygote.close()
                 self._zygote = None
             try:
-                self._zygote = worker_zygote.Zygote(self.env, self.die_with_parent)
+                self._zygote = worker_zygote.take(self.env, self.die_with_parent)
             except OSError:
                 self._zygote_wanted = False
                 self._zygote = None
@@ -221,8 +221,8 @@ class LocalExecutor:
             for worker in slot.parked.values():
                 worker.stop()
             slot.parked.clear()
-        if self._zygote is not None:
-            self._zygote.close()
+        if self._zygote is not None:            # the next executor of this thread forks from it
+            worker_zygote.leave(self._zygote)
             self._zygote = None
 
     # -- the state machine of a slot -------------------------------------------

@@ -18,9 +18,12 @@ reaps its children and sends ``{"op": "exit", "pid", "code"}`` for each (``code`
 :attr:`subprocess.Popen.returncode`: negative for a signal). :class:`ForkedWorker` is the
 parent's handle, with the part of :class:`subprocess.Popen` the harness uses.
 
-The executor (:mod:`experiments.harness.executor`) starts its zygote with its first worker and
-ends it when it closes. If the zygote cannot start or fork, or a worker needs another
-environment, the worker is a fresh interpreter as before
+The executor (:mod:`experiments.harness.executor`) takes its zygote (:func:`take`) with its
+first worker and leaves it when it closes (:func:`leave`): the next executor of the same thread
+and environment (a Python program or a notebook that runs several races) forks from it instead
+of paying a start of its own. A zygote left unused ends itself after :data:`IDLE_S`, and it
+ends with the process that started it. If the zygote cannot start or fork, or a worker needs
+another environment, the worker is a fresh interpreter as before
 (:mod:`experiments.harness.worker_process`).
 """
 
@@ -47,6 +50,9 @@ from solvers.processes.tree import exists
 OWN_ENV = ("TMPDIR",)
 #: how long the zygote may take to import and initialise before the harness gives up on it
 START_TIMEOUT_S = 60.0
+#: a zygote without a worker ends itself after this many seconds without a request; an executor
+#: takes a zygote left by an earlier one only within half of it (no race with its end)
+IDLE_S = 60.0
 
 
 def _env_key(env: dict[str, str]) -> tuple[tuple[str, str], ...]:
@@ -58,16 +64,21 @@ class Zygote:
     ``die_with_parent`` the kernel kills it when the thread that started it ends, and its
     workers that ask to die with their parent die with it)."""
 
-    def __init__(self, env: dict[str, str], die_with_parent: bool = True) -> None:
+    def __init__(self, env: dict[str, str], die_with_parent: bool = True,
+                 idle_s: float = IDLE_S) -> None:
         from solvers.processes.control import die_with_parent as die_with_parent_signal
         self.key = _env_key(env)
+        self.die_with_parent = die_with_parent
+        #: the thread that started it (with ``die_with_parent``, it ends when that thread does)
+        self.thread = threading.get_ident()
         self.codes: dict[int, int] = {}
         self._buf = b""
         self._lock = threading.Lock()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "experiments.harness.worker_zygote", str(theirs.fileno())],
+                [sys.executable, "-m", "experiments.harness.worker_zygote", str(theirs.fileno()),
+                 repr(float(idle_s))],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 pass_fds=(theirs.fileno(),), env=env, start_new_session=True,
                 preexec_fn=die_with_parent_signal if die_with_parent else None)
@@ -130,6 +141,7 @@ class Zygote:
             os.close(from_child)
             raise OSError("the worker zygote did not fork" +
                           (f": {reply['message']}" if reply else ""))
+        self.codes.pop(int(reply["pid"]), None)     # an earlier worker's of the same pid
         return ForkedWorker(self, int(reply["pid"]), os.fdopen(to_child, "wb", buffering=0),
                             os.fdopen(from_child, "rb", buffering=0))
 
@@ -190,6 +202,52 @@ def matches(zygote: Zygote, env: dict[str, str]) -> bool:
     return zygote.key == _env_key(env)
 
 
+#: the zygotes executors of this process left (:func:`leave`), by the thread that started
+#: each and its environment: (zygote, when it was left)
+_LEFT: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[Zygote, float]] = {}
+#: at most this many zygotes are left waiting at once (the oldest is ended first)
+MAX_LEFT = 2
+
+
+def take(env: dict[str, str], die_with_parent: bool = True) -> Zygote:
+    """A zygote for an executor of environment ``env``: the one an earlier executor of this
+    thread left for the same environment, if it is alive and was left less than half of
+    :data:`IDLE_S` ago; else a new one (OSError when it cannot start)."""
+    if die_with_parent:
+        left = _LEFT.pop((threading.get_ident(), _env_key(env)), None)
+        if left is not None:
+            zygote, when = left
+            if time.monotonic() - when < IDLE_S / 2 and zygote.alive():
+                return zygote
+            zygote.close()
+    return Zygote(env, die_with_parent)
+
+
+def leave(zygote: Zygote) -> None:
+    """An executor is done with ``zygote`` (its workers stopped): it waits for the next executor
+    of this thread and environment (:func:`take`), ending itself after :data:`IDLE_S`; one
+    that does not die with this process (or whose thread is another) is ended now."""
+    if not zygote.die_with_parent or zygote.thread != threading.get_ident() or not zygote.alive():
+        zygote.close()
+        return
+    key = (zygote.thread, zygote.key)
+    earlier = _LEFT.pop(key, None)
+    if earlier is not None and earlier[0] is not zygote:
+        earlier[0].close()
+    while len(_LEFT) >= MAX_LEFT:
+        _LEFT.pop(next(iter(_LEFT)))[0].close()
+    _LEFT[key] = (zygote, time.monotonic())
+
+
+def end_left() -> None:
+    """End every zygote waiting for an executor (at exit; a caller that wants none left)."""
+    while _LEFT:
+        _LEFT.popitem()[1][0].close()
+
+
+atexit.register(end_left)
+
+
 # -- the zygote's side ---------------------------------------------------------------------
 
 def _preload() -> None:
@@ -240,9 +298,10 @@ def _child(request: dict[str, Any], fds: list[int], sock: socket.socket,
             os._exit(code)
 
 
-def serve(fd: int) -> None:
+def serve(fd: int, idle_s: float = IDLE_S) -> None:
     """The zygote: preload, say ready, then fork a worker per request and report each exit,
-    until the parent closes the socket."""
+    until the parent closes the socket, or none of its workers is left and no request came
+    for ``idle_s`` seconds."""
     sock = socket.socket(fileno=fd)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
@@ -252,12 +311,17 @@ def serve(fd: int) -> None:
     sock.sendall(b'{"op": "ready"}\n')
     buf = b""
     fds: list[int] = []
+    children: set[int] = set()
     while True:
-        readable = select.select([sock.fileno(), wake_r], [], [])[0]
+        readable = select.select([sock.fileno(), wake_r], [], [],
+                                 None if children else idle_s)[0]
+        if not readable and not children:
+            return                              # idle: no worker, no request
         if wake_r in readable:
             os.read(wake_r, 4096)
         while (ended := control.reap_any()) is not None:    # every child that has ended
             pid, status = ended
+            children.discard(pid)
             code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
             sock.sendall((json.dumps({"op": "exit", "pid": pid, "code": code}) + "\n").encode())
         if sock.fileno() not in readable:
@@ -281,10 +345,11 @@ def serve(fd: int) -> None:
                 continue
             if pid == 0:
                 _child(request, mine, sock, (wake_r, wake_w))
+            children.add(pid)
             for f in mine:
                 os.close(f)
             sock.sendall((json.dumps({"op": "forked", "pid": pid}) + "\n").encode())
 
 
 if __name__ == "__main__":
-    serve(int(sys.argv[1]))
+    serve(int(sys.argv[1]), float(sys.argv[2]) if len(sys.argv) > 2 else IDLE_S)
