@@ -327,7 +327,8 @@ class LocalExecutor:
                                                    start_failed=True), done, healthy=False,
                                  returned="entrant failed to start")
                     return
-            elif slot.phase == "solve" and isinstance(reply, list) and reply[:1] == ["result"]:
+            elif slot.phase == "solve" and isinstance(reply, list) and reply and \
+                    reply[0] == "result":
                 measured = Measurement.from_wire(reply)
                 if measured.cpus and slot.worker.ready:       # a cell of several cores
                     self.worker_cpus[slot.worker.ready.get("worker", "?")] = measured.cpus
