@@ -152,14 +152,16 @@ def _wrong_block(campaign: censored_stats.Campaign) -> list[str]:
     return out
 
 
-def family_summaries(campaign: censored_stats.Campaign) -> str:
+def family_summaries(campaign: censored_stats.Campaign,
+                     per_instance: pd.DataFrame | None = None) -> str:
     """The end-of-run summary: one block per family, in the one family order
     (:attr:`experiments.analysis.censored_stats.Campaign.families`), each headed by its hole
-    fraction per n when it has one (one table when there is one family)."""
+    fraction per n when it has one (one table when there is one family). ``per_instance``: the
+    campaign's :func:`censored_stats.instance_times`, when the caller has it."""
     families = campaign.families
     notes = "".join(f"\n{line}" for line in startup_notes(campaign))
     if len(families) <= 1:
-        return summary_text(campaign) + notes
+        return summary_text(campaign, per_instance=per_instance) + notes
     blocks = []
     for family in families:
         holes = campaign.holes_by_n(family)

@@ -316,8 +316,10 @@ def race(config: Config, summarize=None, report: bool | None = None,
     if _has_rows(directory / "runs.csv"):
         click.echo("summarising the campaign ...", err=True)
         campaign = censored_stats.load(directory, table=done.table)     # read once: again only if changed
-        click.echo((summarize or summary.family_summaries)(campaign))
-        for warning in noise.warnings(campaign):
+        per_instance = censored_stats.instance_times(campaign.runs)      # for both, made once
+        click.echo(summarize(campaign) if summarize else
+                   summary.family_summaries(campaign, per_instance))
+        for warning in noise.warnings(campaign, per_instance=per_instance):
             click.echo(warning, err=True)
     stats = done.stats
     if stats is not None and stats.ran + stats.skipped and stats.seconds > 0:
