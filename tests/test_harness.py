@@ -471,6 +471,19 @@ def test_instances_come_from_the_generator_and_are_cached(tmp_path):
     first[0].path.write_text(first[0].path.read_text() + "# tampered\n")
     with pytest.raises(RaceError, match="sha256"):
         read_instance(first[0])
+    from experiments.harness.instances import open_directory
+    directory = open_directory(first[1].directory)
+    assert directory is not None
+    try:                                # the set's directory held open: the same text, errors
+        assert read_instance(first[1], directory) == read_instance(first[1])
+        with pytest.raises(RaceError, match="sha256"):
+            read_instance(first[0], directory)
+        first[1].path.unlink()
+        with pytest.raises(FileNotFoundError) as missing:
+            read_instance(first[1], directory)
+        assert missing.value.filename == str(first[1].path)     # named by its whole path
+    finally:
+        os.close(directory)
 
 
 def test_unknown_kind_exits_2_before_touching_the_disk(tmp_path):

@@ -153,7 +153,10 @@ def read_instance(instance: Instance, directory_fd: int | None = None) -> str:
     if directory_fd is None:
         fd = os.open(os.path.join(instance.directory, instance.file), os.O_RDONLY | os.O_CLOEXEC)
     else:                               # the name is the set's own (member): never absolute
-        fd = os.open(instance.file, os.O_RDONLY | os.O_CLOEXEC, dir_fd=directory_fd)
+        try:
+            fd = os.open(instance.file, os.O_RDONLY | os.O_CLOEXEC, dir_fd=directory_fd)
+        except OSError as exc:          # named by its whole path, as opened without the directory
+            raise OSError(exc.errno, exc.strerror, str(instance.path)) from None
     try:                                # one open, one read: a race reads every instance
         data = os.read(fd, _CHUNK)
         if len(data) == _CHUNK:         # a short read of a regular file is its end
