@@ -180,10 +180,9 @@ class _Race:
         """The text of instance ``inst`` (read once, let go with its last row)."""
         text = self.texts.get(inst.sha256)
         if text is None:
-            directory = self.directories.get(inst.directory, -1)
-            if directory == -1:
-                directory = self.directories[inst.directory] = open_directory(inst.directory)
-            text = self.texts[inst.sha256] = read_instance(inst, directory)
+            if inst.directory not in self.directories:
+                self.directories[inst.directory] = open_directory(inst.directory)
+            text = self.texts[inst.sha256] = read_instance(inst, self.directories[inst.directory])
         return text
 
     def close(self) -> None:
