@@ -85,6 +85,27 @@ def test_a_zygote_left_unused_ends_itself_and_is_never_taken_across_threads():
     assert worker_zygote._LEFT == {}
 
 
+def test_a_forked_worker_works_in_the_parents_directory_of_the_moment(tmp_path, monkeypatch):
+    """A zygote started in one directory and reused after the parent moved on forks each
+    worker where the parent is then (a relative ``cmd:path=./prog`` means the same to both)."""
+    (tmp_path / "first").mkdir()
+    (tmp_path / "then").mkdir()
+    monkeypatch.chdir(tmp_path / "first")
+    zygote = worker_zygote.Zygote(worker_env())
+    try:
+        monkeypatch.chdir(tmp_path / "then")
+        worker = WorkerProcess(request("hang")[0], zygote=zygote)
+        assert isinstance(worker.proc, worker_zygote.ForkedWorker)
+        assert select.select([worker], [], [], 60.0)[0] == [worker]
+        assert worker.receive()[0]["op"] == "ready"
+        assert os.readlink(f"/proc/{worker.pid}/cwd") == str(tmp_path / "then")
+        assert os.readlink(f"/proc/{zygote.proc.pid}/cwd") == str(tmp_path / "first")
+        os.kill(worker.pid, signal.SIGKILL)
+        assert worker.receive() is None
+    finally:
+        zygote.close()
+
+
 def test_a_forked_workers_end_reaches_the_parent_as_popens_would():
     from tests.test_executor import REGISTRY
     zygote = worker_zygote.Zygote(worker_env())

@@ -7,13 +7,14 @@ of 40 timeouts pays 40 s of them). The zygote pays them once: it imports what ev
 imports, initialises numba's compiler, then waits. Each worker is ``fork()``-ed from it, in a
 session of its own, pinned to its CPU, asked to die with the zygote (which dies with the
 harness), with the pipes and stderr file the parent handed over (``SCM_RIGHTS``) as its fds 0,
-1 and 2; it then runs :func:`experiments.harness.worker.main` as a fresh worker would, and
-loads its entrant's own compiled kernels itself (no other entrant's code is in its memory
-beyond what every worker holds). Its CPU time and peak memory are its own (a forked process
+1 and 2, in the parent's working directory of that moment (handed over as a fd too); it then
+runs :func:`experiments.harness.worker.main` as a fresh worker would, and loads its entrant's
+own compiled kernels itself (no other entrant's code is in its memory beyond what every
+worker holds). Its CPU time and peak memory are its own (a forked process
 starts with zero CPU time; the harness resets its peak RSS before each cell).
 
 The parent talks to the zygote over a Unix socket, one JSON line each way: ``{"op": "fork",
-"cpu", "die_with_parent", "env"}`` with three fds -> ``{"op": "forked", "pid"}``; the zygote
+"cpu", "die_with_parent", "env"}`` with four fds -> ``{"op": "forked", "pid"}``; the zygote
 reaps its children and sends ``{"op": "exit", "pid", "code"}`` for each (``code`` as
 :attr:`subprocess.Popen.returncode`: negative for a signal). :class:`ForkedWorker` is the
 parent's handle, with the part of :class:`subprocess.Popen` the harness uses.
@@ -121,6 +122,7 @@ class Zygote:
     def fork(self, env: dict[str, str], die_with_parent: bool, cpu: int | None,
              stderr: IO[bytes]) -> ForkedWorker:
         """A new worker forked by the zygote, with pipes to its stdin and stdout."""
+        here = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)   # as Popen: our cwd
         child_in, to_child = os.pipe()
         from_child, child_out = os.pipe()
         request = {"op": "fork", "cpu": cpu, "die_with_parent": die_with_parent,
@@ -128,7 +130,7 @@ class Zygote:
         try:
             with self._lock:
                 socket.send_fds(self.sock, [(json.dumps(request) + "\n").encode()],
-                                [child_in, child_out, stderr.fileno()])
+                                [child_in, child_out, stderr.fileno(), here])
                 reply = self._next(lambda m: m.get("op") in ("forked", "failed"),
                                    time.monotonic() + START_TIMEOUT_S)
         except OSError:
@@ -136,6 +138,7 @@ class Zygote:
         finally:
             os.close(child_in)
             os.close(child_out)
+            os.close(here)
         if reply is None or reply["op"] != "forked":
             os.close(to_child)
             os.close(from_child)
@@ -250,6 +253,11 @@ atexit.register(end_left)
 
 # -- the zygote's side ---------------------------------------------------------------------
 
+#: the fds of a fork request: the worker's stdin, stdout and stderr, and its working directory
+_FDS = 4
+#: the directory the zygote started in (``sys.path[0]`` of ``python -m``; set by :func:`serve`)
+_STARTED_IN: str | None = None
+
 def _preload() -> None:
     """Import what every worker imports and initialise numba's compiler (by loading one tiny
     kernel): the part of a worker's start that does not depend on its entrant."""
@@ -274,6 +282,12 @@ def _child(request: dict[str, Any], fds: list[int], sock: socket.socket,
             os.close(fd)
         if request.get("cpu") is not None:
             control.pin({int(request["cpu"])})
+        here = fds.pop()                        # the parent's working directory, now the worker's
+        os.fchdir(here)
+        os.close(here)
+        if sys.path and sys.path[0] == _STARTED_IN:     # as `python -m` in that directory
+            with contextlib.suppress(OSError):
+                sys.path[0] = os.getcwd()
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
             os.close(fd)
@@ -302,6 +316,8 @@ def serve(fd: int, idle_s: float = IDLE_S) -> None:
     """The zygote: preload, say ready, then fork a worker per request and report each exit,
     until the parent closes the socket, or none of its workers is left and no request came
     for ``idle_s`` seconds."""
+    global _STARTED_IN
+    _STARTED_IN = os.getcwd()
     sock = socket.socket(fileno=fd)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
@@ -326,14 +342,14 @@ def serve(fd: int, idle_s: float = IDLE_S) -> None:
             sock.sendall((json.dumps({"op": "exit", "pid": pid, "code": code}) + "\n").encode())
         if sock.fileno() not in readable:
             continue
-        data, got, _, _ = socket.recv_fds(sock, 1 << 16, 3)
+        data, got, _, _ = socket.recv_fds(sock, 1 << 16, _FDS)
         if not data:
             return
         buf += data
         fds += got
-        while b"\n" in buf and len(fds) >= 3:
+        while b"\n" in buf and len(fds) >= _FDS:
             line, buf = buf.split(b"\n", 1)
-            mine, fds = fds[:3], fds[3:]
+            mine, fds = fds[:_FDS], fds[_FDS:]
             request = json.loads(line)
             try:                                # a session of its own, dying with the zygote if asked
                 pid = control.fork_here(new_session=True,
