@@ -87,11 +87,13 @@ def test_a_zygote_left_unused_ends_itself_and_is_never_taken_across_threads():
 
 def test_a_forked_worker_works_in_the_parents_directory_of_the_moment(tmp_path, monkeypatch):
     """A zygote started in one directory and reused after the parent moved on forks each
-    worker where the parent is then (a relative ``cmd:path=./prog`` means the same to both)."""
+    worker where the parent is then (a relative ``cmd:path=./prog`` means the same to both),
+    with the parent's umask of then."""
     (tmp_path / "first").mkdir()
     (tmp_path / "then").mkdir()
     monkeypatch.chdir(tmp_path / "first")
     zygote = worker_zygote.Zygote(worker_env())
+    mask = os.umask(0o027)
     try:
         monkeypatch.chdir(tmp_path / "then")
         worker = WorkerProcess(request("hang")[0], zygote=zygote)
@@ -100,10 +102,17 @@ def test_a_forked_worker_works_in_the_parents_directory_of_the_moment(tmp_path, 
         assert worker.receive()[0]["op"] == "ready"
         assert os.readlink(f"/proc/{worker.pid}/cwd") == str(tmp_path / "then")
         assert os.readlink(f"/proc/{zygote.proc.pid}/cwd") == str(tmp_path / "first")
+        assert umask_of(worker.pid) == 0o027 != umask_of(zygote.proc.pid)
         os.kill(worker.pid, signal.SIGKILL)
         assert worker.receive() is None
     finally:
+        os.umask(mask)
         zygote.close()
+
+
+def umask_of(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1], 8) for line in f if line.startswith("Umask:"))
 
 
 def test_a_forked_workers_end_reaches_the_parent_as_popens_would():

@@ -7,15 +7,15 @@ of 40 timeouts pays 40 s of them). The zygote pays them once: it imports what ev
 imports, initialises numba's compiler, then waits. Each worker is ``fork()``-ed from it, in a
 session of its own, pinned to its CPU, asked to die with the zygote (which dies with the
 harness), with the pipes and stderr file the parent handed over (``SCM_RIGHTS``) as its fds 0,
-1 and 2, in the parent's working directory of that moment (handed over as a fd too); it then
-runs :func:`experiments.harness.worker.main` as a fresh worker would, and loads its entrant's
-own compiled kernels itself (no other entrant's code is in its memory beyond what every
-worker holds). Its CPU time and peak memory are its own (a forked process
+1 and 2, in the parent's working directory of that moment (handed over as a fd too) and with
+its umask; it then runs :func:`experiments.harness.worker.main` as a fresh worker would, and
+loads its entrant's own compiled kernels itself (no other entrant's code is in its memory
+beyond what every worker holds). Its CPU time and peak memory are its own (a forked process
 starts with zero CPU time; the harness resets its peak RSS before each cell).
 
 The parent talks to the zygote over a Unix socket, one JSON line each way: ``{"op": "fork",
-"cpu", "die_with_parent", "env"}`` with four fds -> ``{"op": "forked", "pid"}``; the zygote
-reaps its children and sends ``{"op": "exit", "pid", "code"}`` for each (``code`` as
+"cpu", "die_with_parent", "env", "umask"}`` with four fds -> ``{"op": "forked", "pid"}``; the
+zygote reaps its children and sends ``{"op": "exit", "pid", "code"}`` for each (``code`` as
 :attr:`subprocess.Popen.returncode`: negative for a signal). :class:`ForkedWorker` is the
 parent's handle, with the part of :class:`subprocess.Popen` the harness uses.
 
@@ -126,7 +126,7 @@ class Zygote:
         child_in, to_child = os.pipe()
         from_child, child_out = os.pipe()
         request = {"op": "fork", "cpu": cpu, "die_with_parent": die_with_parent,
-                   "env": {k: env[k] for k in OWN_ENV if k in env}}
+                   "env": {k: env[k] for k in OWN_ENV if k in env}, "umask": _umask()}
         try:
             with self._lock:
                 socket.send_fds(self.sock, [(json.dumps(request) + "\n").encode()],
@@ -197,6 +197,19 @@ class ForkedWorker:
                 raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout or 0.0)
             self.returncode = code if code is not None else -signal.SIGKILL
         return self.returncode
+
+
+def _umask() -> int | None:
+    """This process's umask, as a fresh worker would inherit it (None where the kernel does
+    not say: the worker keeps the zygote's)."""
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def matches(zygote: Zygote, env: dict[str, str]) -> bool:
@@ -292,6 +305,8 @@ def _child(request: dict[str, Any], fds: list[int], sock: socket.socket,
             os.dup2(fd, target)
             os.close(fd)
         os.environ.update(request.get("env") or {})
+        if request.get("umask") is not None:
+            os.umask(int(request["umask"]))
         import tempfile
         tempfile.tempdir = None                 # TMPDIR is the worker's own
         atexit._clear()                         # the zygote's exit handlers are not the worker's
