@@ -123,8 +123,12 @@ class Zygote:
              stderr: IO[bytes]) -> ForkedWorker:
         """A new worker forked by the zygote, with pipes to its stdin and stdout."""
         here = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)   # as Popen: our cwd
-        child_in, to_child = os.pipe()
-        from_child, child_out = os.pipe()
+        try:
+            child_in, to_child = os.pipe()
+            from_child, child_out = os.pipe()
+        except OSError:
+            os.close(here)
+            raise
         request = {"op": "fork", "cpu": cpu, "die_with_parent": die_with_parent,
                    "env": {k: env[k] for k in OWN_ENV if k in env}, "umask": _umask()}
         try:
@@ -270,6 +274,7 @@ atexit.register(end_left)
 _FDS = 4
 #: the directory the zygote started in (``sys.path[0]`` of ``python -m``; set by :func:`serve`)
 _STARTED_IN: str | None = None
+
 
 def _preload() -> None:
     """Import what every worker imports and initialise numba's compiler (by loading one tiny
