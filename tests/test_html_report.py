@@ -86,6 +86,20 @@ def _block(text: str, element_id: str):
     return json.loads(gzip.decompress(base64.b64decode(found.group(1))))
 
 
+def test_figures_packed_in_pieces_are_the_json_object_of_each_figures_own_json():
+    """The figures' text is compressed figure by figure (never joined whole); unpacked, it is
+    one JSON object of plotly's JSON of each figure, by name, and the figures are let go."""
+    import plotly.graph_objects as go
+    figures = {f"f{i}": go.Figure(go.Scatter(x=list(range(i * 1000)), y=[i] * (i * 1000)))
+               for i in range(1, 4)}
+    expected = {name: json.loads(fig.to_json(validate=False)) for name, fig in figures.items()}
+    page = html_report.packed_script("race-figures", pieces=html_report.figures_json(figures))
+    assert _block(page, "race-figures") == expected
+    assert figures == {}
+    assert _block(html_report.packed_script("race-data", {"a": [1, 2.5, None]}), "race-data") \
+        == {"a": [1, 2.5, None]}
+
+
 def _blocks(text: str) -> tuple[dict, dict]:
     return _block(text, "race-data"), _block(text, "race-figures")
 

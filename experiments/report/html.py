@@ -24,14 +24,15 @@ The template's placeholders are replaced in one pass over the template only
 from __future__ import annotations
 
 import base64
-import gzip
 import html as html_escape
 import json
 import math
 import re
-from collections.abc import Sequence
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -45,6 +46,9 @@ from experiments.harness.schema import Status
 from experiments.report import html_figures, html_landscape, instance_grids
 from formats.errors import RaceError, write_reason
 from formats.whole_file import write_whole
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 #: per-instance columns of the table (besides entrant, family, n, instance, status, time)
 COUNTERS = ("nodes", "updates", "conflicts", "decisions", "propagations")
@@ -228,8 +232,9 @@ def head_to_head_data(table: HeadToHeadTable) -> dict:
 
 
 def page_data(campaign: censored_stats.Campaign, landscape: censored_stats.Campaign | None = None,
-              grids: bool = True, frontier: Sequence[censored_stats.Campaign] = ()) -> tuple[dict, dict[str, str]]:
-    """The page's data (JSON-safe) and its figures (plotly's JSON text, by figure name);
+              grids: bool = True, frontier: Sequence[censored_stats.Campaign] = ()
+              ) -> tuple[dict, dict[str, go.Figure]]:
+    """The page's data (JSON-safe) and its figures (plotly figures, by figure name);
     ``frontier``: the frontier campaigns of the section "Where the methods stop", if any."""
     from experiments.analysis.head_to_head import head_to_head_pair
     per_instance = censored_stats.instance_times(campaign.runs)
@@ -267,7 +272,7 @@ def page_data(campaign: censored_stats.Campaign, landscape: censored_stats.Campa
         "grids": instance_grids.pack(found),
         "grids_missing": missing if grids else {"*": "grids left out (--no-grids)"},
     }
-    return data, {name: fig.to_json(validate=False) for name, fig in figures.items()}
+    return data, figures
 
 
 def grids_note(shown: int, instances: int) -> str:
@@ -282,20 +287,29 @@ STATIC = ("report.html", "report.css", "report.js", "plotly-cartesian.min.js")
 PLACEHOLDER = re.compile(r"\{\{([A-Z]+)\}\}")
 
 
-def packed_script(element_id: str, value=None, text: str | None = None) -> str:
-    """``value`` as JSON (or ``text``, JSON already), gzip-compressed and base64-encoded, in a
-    ``<script>`` element the browser does not run (the page's script unpacks it): base64 holds
-    no ``<``, ``&`` or quote, so no data can end the element or open another."""
-    if text is None:
-        text = json.dumps(value, separators=(",", ":"), allow_nan=False)
-    body = base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
+def packed_script(element_id: str, value=None, pieces: Iterable[str] | None = None) -> str:
+    """``value`` as JSON (or ``pieces``, JSON text in parts, each compressed as it comes: the
+    whole text is never held), gzip-compressed and base64-encoded, in a ``<script>`` element
+    the browser does not run (the page's script unpacks it): base64 holds no ``<``, ``&`` or
+    quote, so no data can end the element or open another."""
+    if pieces is None:
+        pieces = (json.dumps(value, separators=(",", ":"), allow_nan=False),)
+    packer = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)     # the gzip format
+    packed = [packer.compress(piece.encode("utf-8")) for piece in pieces]
+    packed.append(packer.flush())
+    body = base64.b64encode(b"".join(packed)).decode("ascii")
     return f'<script type="application/json+gzip+base64" id="{element_id}">{body}</script>'
 
 
-def figures_json(figures: dict[str, str]) -> str:
-    """One JSON object of the figures' JSON texts, by name (each written by plotly once, not
-    parsed and written again)."""
-    return "{" + ",".join(f"{json.dumps(name)}:{text}" for name, text in figures.items()) + "}"
+def figures_json(figures: dict[str, go.Figure]) -> Iterator[str]:
+    """One JSON object of the figures' JSON texts, by name, in pieces: each figure is written
+    by plotly once (not parsed and written again), and taken out of ``figures`` as it is, so
+    a large campaign's figures are never all held as text at once."""
+    yield "{"
+    for i, name in enumerate(list(figures)):
+        yield ("," if i else "") + json.dumps(name) + ":"
+        yield figures.pop(name).to_json(validate=False)
+    yield "}"
 
 
 def fill(template: str, parts: dict[str, str]) -> str:
@@ -313,13 +327,16 @@ def render(campaign: censored_stats.Campaign, landscape: censored_stats.Campaign
            frontier: Sequence[censored_stats.Campaign] = ()) -> str:
     """The whole page as one string."""
     data, figures = page_data(campaign, landscape, grids, frontier)
+    packed = packed_script("race-data", data)
+    del data                            # a large campaign's rows: let go before the figures' text
+    packed += packed_script("race-figures", pieces=figures_json(figures))
     static = resources.files("experiments.report") / "static"
     template, style, script, plotly = ((static / name).read_text(encoding="utf-8") for name in STATIC)
     return fill(template, {
         "TITLE": html_escape.escape(f"sudoku-race: {campaign.name}"),
         "STYLE": style,
         "PLOTLY": plotly,
-        "DATA": packed_script("race-data", data) + packed_script("race-figures", text=figures_json(figures)),
+        "DATA": packed,
         "SCRIPT": script,
     })
 
