@@ -683,21 +683,34 @@ def test_speculative_removal_makes_the_same_puzzles_as_one_core(n, seeds, worker
         with counting.RobustCounter(n, node_budget=1) as counter:
             plain = remove_clues(solution, n, np.random.default_rng([seed, 2]), counter, minimal=True,
                                  workers=1)
-            work = counter.calls + counter.decided
-        runs = []
+        runs, during, reported = [], [], []
         original = speculative_removal.SpeculativeRemoval.run
+        original_add = speculative_removal.SpeculativeRemoval._add_work
 
         def spy(self):
             runs.append(self)
-            return original(self)
+            before = self.counter.calls + self.counter.decided
+            try:
+                return original(self)
+            finally:
+                during.append(self.counter.calls + self.counter.decided - before)
+
+        def add_spy(self, work):
+            reported.append(work["calls"] + work["decided"])
+            return original_add(self, work)
         speculative_removal.SpeculativeRemoval.run = spy
+        speculative_removal.SpeculativeRemoval._add_work = add_spy
         try:
             with _JitteryCounter(n, node_budget=1) as counter:
                 fast = remove_clues(solution, n, np.random.default_rng([seed, 2]), counter,
                                     minimal=True, workers=workers, speculate_after=0.0)
-                assert counter.calls + counter.decided >= work     # the workers' questions count
         finally:
             speculative_removal.SpeculativeRemoval.run = original
+            speculative_removal.SpeculativeRemoval._add_work = original_add
+        # the workers' questions count, every one in the caller's counter (their premises differ
+        # from the loop's, so their total may fall a little either side of the loop's)
+        assert len(reported) == workers and sum(reported) > 0
+        assert during == [sum(reported)]
         assert len(runs) == 1 and runs[0].start == 1 and runs[0].asked >= n ** 4 - 1
         assert np.array_equal(fast.puzzle, plain.puzzle)
         assert np.array_equal(fast.multi, plain.multi)
